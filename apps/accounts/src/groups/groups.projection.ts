@@ -1,0 +1,52 @@
+/** Read model of groups, one document per live group. */
+import { type Group, StreamPrefixes } from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import type { Projection } from '@burrow/eventsourcing';
+import type { GroupCreatedData } from './group.js';
+
+export interface GroupDoc extends Group {
+  _id: string;
+  partnerId: string;
+  [key: string]: unknown;
+}
+
+export const groupsCollection = (docs: DocumentStore) => docs.collection<GroupDoc>('groups');
+
+export const toGroup = ({ _id, partnerId, ...group }: GroupDoc): Group => group;
+
+export const groupsProjection = (docs: DocumentStore): Projection => ({
+  name: 'groups',
+  prefixes: [StreamPrefixes.group],
+  async apply(event) {
+    const groups = groupsCollection(docs);
+    const id = event.stream.slice(StreamPrefixes.group.length);
+    const d = event.data as Record<string, unknown>;
+    if (event.type === 'GroupCreated') {
+      const c = d as unknown as GroupCreatedData;
+      await groups.upsert({
+        _id: id, partnerId: c.partnerId, group_id: c.groupId, name: c.name, plan_id: c.plan_id,
+        webapi_enable: c.webapi_enable, check_domain: c.check_domain, device_policy: null,
+      });
+      return;
+    }
+    const group = await groups.get(id);
+    if (!group) return;
+    switch (event.type) {
+      case 'GroupRenamed': group.name = d.name as string; break;
+      case 'GroupPlanChanged': group.plan_id = d.plan_id as number; break;
+      case 'GroupPolicyChanged':
+        group.webapi_enable = d.webapi_enable as boolean;
+        group.check_domain = d.check_domain as boolean;
+        break;
+      case 'GroupDeleted': await groups.delete(id); return;
+      default: return;
+    }
+    await groups.upsert(group);
+  },
+});
+
+/** The partner's live group, or null (another partner's group is as good as absent). */
+export async function findGroup(docs: DocumentStore, partnerId: string, groupId: number): Promise<GroupDoc | null> {
+  const group = await groupsCollection(docs).get(String(groupId));
+  return group && group.partnerId === partnerId ? group : null;
+}

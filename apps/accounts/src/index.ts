@@ -1,0 +1,1 @@
+export { startAccounts, type RunningService } from './accounts.service.js';

@@ -1,0 +1,39 @@
+/** Read model of the plan catalogue, and the queries over it. */
+import { conflict, type Plan, StreamPrefixes } from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import type { Projection } from '@burrow/eventsourcing';
+
+type PlanDoc = Plan & { _id: string; [key: string]: unknown };
+
+export const plansProjection = (docs: DocumentStore): Projection => ({
+  name: 'plans',
+  prefixes: [StreamPrefixes.planCatalogue],
+  async apply(event) {
+    if (event.type !== 'PlanAdded') return;
+    const d = event.data as unknown as Plan;
+    await docs.collection<PlanDoc>('plans').upsert({ _id: String(d.plan_id), plan_id: d.plan_id, storage_bytes: d.storage_bytes, name: d.name, promo: d.promo });
+  },
+});
+
+export async function listPlans(docs: DocumentStore): Promise<Plan[]> {
+  const plans = await docs.collection<PlanDoc>('plans').find({}, { sort: { plan_id: 1 } });
+  return plans.map(({ _id, ...plan }) => plan);
+}
+
+export async function getPlan(docs: DocumentStore, planId: number): Promise<Plan | null> {
+  const doc = await docs.collection<PlanDoc>('plans').get(String(planId));
+  if (!doc) return null;
+  const { _id, ...plan } = doc;
+  return plan;
+}
+
+/** The plan, or 409 naming plan_id (the spec's status for a nonexistent plan). */
+export async function requirePlan(docs: DocumentStore, planId: number): Promise<Plan> {
+  const plan = await getPlan(docs, planId);
+  if (!plan) throw conflict(`plan ${planId} does not exist`, ['plan_id']);
+  return plan;
+}
+
+export async function planMap(docs: DocumentStore): Promise<Map<number, Plan>> {
+  return new Map((await listPlans(docs)).map((p) => [p.plan_id, p]));
+}

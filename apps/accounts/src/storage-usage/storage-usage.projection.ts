@@ -1,0 +1,164 @@
+/**
+ * Accounts' view of what the storage catalog records: devices, share rooms and stored bytes per
+ * user and per partner. Fed by the storage catalog's `device-` and `share-` streams (the event
+ * store is the integration backbone), so quotas, device lists, the brand-wide share list and
+ * client revisions need no call to the storage service.
+ */
+import { type DeviceEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import type { Projection } from '@burrow/eventsourcing';
+import type { RecordedEvent } from '@burrow/event-store';
+import { usersCollection } from '../users/users.projection.js';
+
+export interface DeviceDoc {
+  _id: string;
+  userId: string;
+  partnerId: string;
+  name: string;
+  creation_time: number;
+  last_backup_complete: number | null;
+  lastlogin: number | null;
+  lastcommit: number | null;
+  client_revision: number;
+  sysplatform: string;
+  bytes: number;
+  [key: string]: unknown;
+}
+
+export interface ShareDoc extends UserShareRoom {
+  _id: string;
+  userId: string;
+  partnerId: string;
+  [key: string]: unknown;
+}
+
+export interface UsageDoc {
+  _id: string;
+  bytes_used: number;
+  share_count: number;
+  device_count: number;
+  [key: string]: unknown;
+}
+
+export const devicesCollection = (docs: DocumentStore) => docs.collection<DeviceDoc>('devices');
+export const sharesCollection = (docs: DocumentStore) => docs.collection<ShareDoc>('shares');
+const usageCollection = (docs: DocumentStore) => docs.collection<UsageDoc>('partner_usage');
+
+export async function usageOfPartner(docs: DocumentStore, partnerId: string): Promise<UsageDoc> {
+  return (await usageCollection(docs).get(partnerId)) ?? { _id: partnerId, bytes_used: 0, share_count: 0, device_count: 0 };
+}
+
+async function adjust(docs: DocumentStore, partnerId: string, userId: string, delta: Partial<Record<'bytes' | 'shares' | 'devices', number>>) {
+  const usage = await usageOfPartner(docs, partnerId);
+  usage.bytes_used += delta.bytes ?? 0;
+  usage.share_count += delta.shares ?? 0;
+  usage.device_count += delta.devices ?? 0;
+  await usageCollection(docs).upsert(usage);
+  const users = usersCollection(docs);
+  const user = await users.get(userId);
+  if (user) {
+    user.bytes_stored += delta.bytes ?? 0;
+    user.num_devices += delta.devices ?? 0;
+    await users.upsert(user);
+  }
+}
+
+/** Keeps the user's denormalised `share_rooms` list (every list item carries it) in step. */
+async function refreshUserShares(docs: DocumentStore, userId: string): Promise<void> {
+  const users = usersCollection(docs);
+  const user = await users.get(userId);
+  if (!user) return;
+  const rooms = await sharesCollection(docs).find({ userId }, { sort: { creation_time: 1, room_key: 1 } });
+  user.share_rooms = rooms.map(({ _id, userId: _u, partnerId: _p, ...room }) => room);
+  user.share_count = rooms.length;
+  await users.upsert(user);
+}
+
+async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as DeviceEvent;
+  const devices = devicesCollection(docs);
+  const deviceId = event.stream.slice(StreamPrefixes.device.length);
+  if (e.type === 'DeviceRegistered') {
+    const d = e.data;
+    await devices.upsert({
+      _id: deviceId, userId: d.userId, partnerId: d.partnerId, name: d.name, creation_time: d.at,
+      last_backup_complete: null, lastlogin: d.at, lastcommit: null, client_revision: d.client_revision,
+      sysplatform: d.sysplatform, bytes: 0,
+    });
+    await adjust(docs, d.partnerId, d.userId, { devices: 1 });
+    return;
+  }
+  const device = await devices.get(deviceId);
+  if (!device) return;
+  switch (e.type) {
+    case 'DeviceLoggedIn':
+      device.lastlogin = e.data.at;
+      if (e.data.client_revision !== undefined) device.client_revision = e.data.client_revision;
+      if (e.data.sysplatform !== undefined) device.sysplatform = e.data.sysplatform;
+      break;
+    case 'FileVersionCommitted':
+      device.lastcommit = e.data.at;
+      device.bytes += e.data.size;
+      await adjust(docs, device.partnerId, device.userId, { bytes: e.data.size });
+      break;
+    case 'BackupCompleted':
+      device.last_backup_complete = e.data.at;
+      break;
+    case 'FileVersionsPurged':
+      device.bytes -= e.data.bytes;
+      await adjust(docs, device.partnerId, device.userId, { bytes: -e.data.bytes });
+      break;
+    case 'DeviceRemoved':
+      await devices.delete(deviceId);
+      await adjust(docs, device.partnerId, device.userId, { devices: -1, bytes: -device.bytes });
+      return;
+  }
+  await devices.upsert(device);
+}
+
+async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as ShareEvent;
+  const shares = sharesCollection(docs);
+  const userId = event.stream.slice(StreamPrefixes.share.length);
+  const id = `${userId}:${e.data.room_key}`;
+  if (e.type === 'ShareRoomCreated') {
+    const d = e.data;
+    await shares.upsert({
+      _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description,
+      enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
+    });
+    await adjust(docs, d.partnerId, userId, { shares: 1 });
+    await refreshUserShares(docs, userId);
+    return;
+  }
+  const share = await shares.get(id);
+  if (!share) return;
+  switch (e.type) {
+    case 'ShareRoomUpdated':
+      if (e.data.name !== undefined) share.name = e.data.name;
+      if (e.data.description !== undefined) share.description = e.data.description;
+      share.update_time = e.data.at;
+      break;
+    case 'ShareRoomEnabled':
+    case 'ShareRoomDisabled':
+      share.enabled = e.type === 'ShareRoomEnabled';
+      share.update_time = e.data.at;
+      break;
+    case 'ShareRoomDeleted':
+      await shares.delete(id);
+      await adjust(docs, share.partnerId, userId, { shares: -1 });
+      await refreshUserShares(docs, userId);
+      return;
+  }
+  await shares.upsert(share);
+  await refreshUserShares(docs, userId);
+}
+
+export const storageUsageProjection = (docs: DocumentStore): Projection => ({
+  name: 'storage-usage',
+  prefixes: [StreamPrefixes.device, StreamPrefixes.share],
+  async apply(event) {
+    if (event.stream.startsWith(StreamPrefixes.device)) await applyDevice(docs, event);
+    else await applyShare(docs, event);
+  },
+});

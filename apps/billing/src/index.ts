@@ -1,0 +1,1 @@
+export { startBilling } from './billing.service.js';

@@ -1,0 +1,24 @@
+import { type Plan, Subjects } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Get, Header, Inject, UseGuards } from '@nestjs/common';
+import { PartnerGuard } from '../http/partner.guard.js';
+import { RPC } from '../http/rpc.js';
+import { ACCOUNTS_API_MOUNTS } from './mount.js';
+
+@Controller(ACCOUNTS_API_MOUNTS)
+@UseGuards(PartnerGuard)
+export class PlansController {
+  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
+
+  /** Credential check used by clients: 200 "pong" only with valid partner credentials. */
+  @Get('ping')
+  @Header('Content-Type', 'application/json')
+  ping(): string {
+    return JSON.stringify('pong');
+  }
+
+  @Get('plans')
+  plans(): Promise<Plan[]> {
+    return this.rpc.call(Subjects.accounts.listPlans);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Every error leaves the gateway as JSON `{"reason", ...}` with the right status: domain errors as
+ * the services raised them, framework errors (unknown route, bad method) as 404/405, anything
+ * unexpected as a logged 500 that reveals nothing.
+ */
+import { DomainError } from '@burrow/contracts';
+import type { Logger } from '@burrow/runtime';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import type { Response } from 'express';
+
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(private readonly log: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (exception instanceof DomainError) {
+      if (exception.status === 401 && !res.getHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Basic realm="burrow"');
+      res.status(exception.status).json(exception.body);
+      return;
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      res.status(status).json({ reason: status === 404 ? 'not found' : exception.message });
+      return;
+    }
+    this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception }, 'unhandled error');
+    res.status(500).json({ reason: 'internal error' });
+  }
+}

@@ -1,0 +1,25 @@
+/** Prometheus metrics for the gateway: request counts and latency by route and status. */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'burrow_http_requests_total',
+    help: 'HTTP requests handled by the gateway',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'burrow_http_request_duration_seconds',
+    help: 'HTTP request duration',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'burrow_gateway_' });
+  }
+}
+
+export const METRICS = Symbol('METRICS');

@@ -1,0 +1,58 @@
+/**
+ * Health for orchestrators: /healthz (the process is alive), /readyz (the bus answers and every
+ * service reports its stores reachable; 503 otherwise), /metrics (Prometheus).
+ */
+import { type HealthReply, Subjects } from '@burrow/contracts';
+import type { Infrastructure } from '@burrow/runtime';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { GATEWAY_INFRA, RPC } from '../http/rpc.js';
+import { type GatewayMetrics, METRICS } from './metrics.js';
+
+const READY_TIMEOUT_MS = 1500;
+
+@Controller()
+export class OpsController {
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(METRICS) private readonly metrics: GatewayMetrics,
+    @Inject(GATEWAY_INFRA) private readonly infra: Infrastructure,
+  ) {}
+
+  @Get('healthz')
+  healthz() {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async readyz(@Res() res: Response): Promise<void> {
+    const checks: Record<string, string> = {};
+    const services = [Subjects.accounts.health, Subjects.billing.health, Subjects.storage.health];
+    await Promise.all(
+      services.map(async (subject) => {
+        const name = subject.split('.')[0];
+        try {
+          const reply = await this.rpc.call<HealthReply>(subject, {}, { timeoutMs: READY_TIMEOUT_MS });
+          checks[name] = reply.ok ? 'ok' : 'failing';
+        } catch (error) {
+          checks[name] = (error as Error).message;
+        }
+      }),
+    );
+    try {
+      await (await this.infra.blobs()).ping();
+      checks.blobs = 'ok';
+    } catch (error) {
+      checks.blobs = (error as Error).message;
+    }
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4')
+  metricsText(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}

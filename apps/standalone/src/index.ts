@@ -1,0 +1,1 @@
+export { startSystem, type RunningSystem } from './system.js';

@@ -1,0 +1,42 @@
+/**
+ * The standalone composition root: all four apps in one process on the in-process bus, with the
+ * embedded adapters (or whatever the environment configures).
+ */
+import 'reflect-metadata';
+import { startAccounts } from '@burrow/accounts';
+import { startBilling } from '@burrow/billing';
+import { startGateway } from '@burrow/gateway';
+import { type BurrowConfig, Infrastructure } from '@burrow/runtime';
+import { startStorageCatalog } from '@burrow/storage-catalog';
+
+export interface RunningSystem {
+  infra: Infrastructure;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startSystem(config: BurrowConfig, options: { port?: number } = {}): Promise<RunningSystem> {
+  const infra = new Infrastructure(config);
+  const services: { close(): Promise<void> }[] = [];
+  try {
+    services.push(await startAccounts(infra));
+    services.push(await startBilling(infra));
+    services.push(await startStorageCatalog(infra));
+    const gateway = await startGateway(infra, options);
+    services.push(gateway);
+    return {
+      infra,
+      port: gateway.port,
+      url: `http://127.0.0.1:${gateway.port}`,
+      close: async () => {
+        for (const s of services.reverse()) await s.close();
+        await infra.close();
+      },
+    };
+  } catch (error) {
+    for (const s of services.reverse()) await s.close().catch(() => undefined);
+    await infra.close();
+    throw error;
+  }
+}

@@ -1,0 +1,1 @@
+export { startStorageCatalog } from './storage-catalog.service.js';

@@ -1,0 +1,1 @@
+export const STORAGE_CONTEXT = Symbol('STORAGE_CONTEXT');

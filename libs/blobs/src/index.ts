@@ -1,0 +1,3 @@
+export * from './port.js';
+export * from './local.js';
+export * from './minio.js';

@@ -1,0 +1,248 @@
+/**
+ * Production BlobStore: an S3 bucket on MinIO (`minio` client).
+ *
+ * `put` streams. The key (sha256) is known only after the last byte, so bytes are hashed on the
+ * way and uploaded in parts as a multipart upload to a temporary object `tmp/<uuid>`; at the end
+ * the temporary object is copied server-side to `<sha256>` (skipped when that blob exists) and
+ * removed. S3 needs the length of each part up front, so one part is held in memory while the
+ * previous one uploads: memory per put is at most about two parts, whatever the blob's size.
+ * A blob that fits in the first part (the common small file) never needs a temporary object: it is
+ * uploaded once, directly under its key.
+ *
+ * Part sizes start at `partSizeBytes` (default 16 MiB, S3's minimum is 5 MiB) and double every
+ * 1000 parts, so the 10,000-part limit of S3 is never the limit (16 MiB parts reach 16 GiB, the
+ * first 5000 parts ~0.5 TiB).
+ *
+ * A source that errors or a failed part aborts the multipart upload: no blob and no temporary
+ * object remain. A process killed mid-upload can leave an incomplete upload or a `tmp/` object;
+ * a bucket lifecycle rule on the `tmp/` prefix (expire + abort incomplete uploads after a day)
+ * cleans those up.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
+import { type BlobInfo, BlobNotFoundError, type BlobStore, type ByteRange, isBlobKey } from './port.js';
+
+export interface MinioBlobStoreOptions {
+  /** e.g. http://127.0.0.1:9000 (https:// for TLS) */
+  url: string;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region?: string;
+  /** first part size of multipart uploads; at least 5 MiB (default 16 MiB) */
+  partSizeBytes?: number;
+  /** how long connect() and ping() wait for an answer (default 5000 ms) */
+  timeoutMs?: number;
+}
+
+const MiB = 1024 * 1024;
+const MIN_PART = 5 * MiB;
+const MAX_PART = 5 * 1024 * MiB;
+/** a single CopyObject is limited to 5 GiB; larger objects are copied in parts */
+const MAX_SINGLE_COPY = 5 * 1024 * MiB;
+const TMP_PREFIX = 'tmp/';
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new TypeError(`blob sources must yield bytes, got ${typeof chunk}`);
+}
+
+export class MinioBlobStore implements BlobStore {
+  private constructor(
+    private readonly client: Client,
+    private readonly bucket: string,
+    private readonly partSize: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Connects, checks the server answers, and creates the bucket when it is missing. */
+  static async connect(options: MinioBlobStoreOptions): Promise<MinioBlobStore> {
+    const url = new URL(options.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new Error(`MINIO_URL must be http:// or https://, got ${url.protocol}`);
+    }
+    const useSSL = url.protocol === 'https:';
+    const client = new Client({
+      endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+      useSSL,
+      accessKey: options.accessKey,
+      secretKey: options.secretKey,
+      pathStyle: true,
+      ...(options.region ? { region: options.region } : {}),
+    });
+    const partSize = options.partSizeBytes ?? 16 * MiB;
+    if (partSize < MIN_PART || partSize > MAX_PART) {
+      throw new RangeError(`partSizeBytes must be between 5 MiB and 5 GiB, got ${partSize}`);
+    }
+    const timeoutMs = options.timeoutMs ?? 5000;
+    const store = new MinioBlobStore(client, options.bucket, partSize, timeoutMs);
+    try {
+      const exists = await withTimeout(client.bucketExists(options.bucket), timeoutMs, 'MinIO');
+      if (!exists) {
+        await withTimeout(client.makeBucket(options.bucket, options.region ?? ''), timeoutMs, 'MinIO').catch(
+          (error: unknown) => {
+            // created concurrently by another replica: fine
+            if (!(error instanceof S3Error && error.code === 'BucketAlreadyOwnedByYou')) throw error;
+          },
+        );
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`MinIO at ${options.url} (bucket ${options.bucket}) is not usable: ${reason}`, {
+        cause: error,
+      });
+    }
+    return store;
+  }
+
+  async put(source: Readable): Promise<BlobInfo> {
+    const hash = createHash('sha256');
+    let size = 0;
+    let chunks: Buffer[] = [];
+    let buffered = 0;
+
+    // multipart state, once the blob outgrows the first part
+    let tmp: string | null = null;
+    let uploadId: string | null = null;
+    const etags: { part: number; etag: string }[] = [];
+    let inflight: Promise<void> | null = null;
+    let uploadError: unknown = null;
+    let completed = false;
+
+    const partSizeFor = (part: number) => Math.min(MAX_PART, this.partSize * 2 ** Math.floor((part - 1) / 1000));
+    const startPart = async () => {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, buffered);
+      chunks = [];
+      buffered = 0;
+      if (uploadId === null) {
+        tmp = `${TMP_PREFIX}${randomUUID()}`;
+        uploadId = await this.client.initiateNewMultipartUpload(this.bucket, tmp, {
+          'Content-Type': 'application/octet-stream',
+        });
+      }
+      // at most one part uploads while the next one is read
+      if (inflight) await inflight;
+      if (uploadError) throw uploadError;
+      const part = etags.length + 1;
+      etags.push({ part, etag: '' });
+      inflight = this.client
+        .uploadPart(
+          { bucketName: this.bucket, objectName: tmp!, uploadID: uploadId, partNumber: part, headers: { 'Content-Length': body.length } },
+          body,
+        )
+        .then(
+          (res) => {
+            etags[part - 1].etag = res.etag;
+          },
+          (error: unknown) => {
+            uploadError = error;
+          },
+        );
+    };
+
+    try {
+      for await (const chunk of source) {
+        const buf = toBuffer(chunk);
+        if (buf.length === 0) continue;
+        hash.update(buf);
+        size += buf.length;
+        chunks.push(buf);
+        buffered += buf.length;
+        if (buffered >= partSizeFor(etags.length + 1)) await startPart();
+      }
+      const key = hash.digest('hex');
+
+      if (uploadId === null) {
+        // Small blob: everything is in memory already (less than one part); upload it directly.
+        if (!(await this.exists(key))) {
+          const body = Buffer.concat(chunks, buffered);
+          await this.client.putObject(this.bucket, key, body, body.length, {
+            'Content-Type': 'application/octet-stream',
+          });
+        }
+        return { key, size };
+      }
+
+      if (buffered > 0) await startPart();
+      if (inflight) await inflight;
+      if (uploadError) throw uploadError;
+      await this.client.completeMultipartUpload(this.bucket, tmp!, uploadId, etags);
+      completed = true;
+      if (!(await this.exists(key))) await this.copy(tmp!, key, size);
+      await this.client.removeObject(this.bucket, tmp!);
+      return { key, size };
+    } catch (error) {
+      chunks = [];
+      if (inflight) await inflight;
+      if (uploadId !== null && tmp !== null) {
+        const cleanup = completed
+          ? this.client.removeObject(this.bucket, tmp)
+          : this.client.abortMultipartUpload(this.bucket, tmp, uploadId);
+        await cleanup.catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  private async copy(from: string, to: string, size: number): Promise<void> {
+    const source = new CopySourceOptions({ Bucket: this.bucket, Object: from });
+    const dest = new CopyDestinationOptions({ Bucket: this.bucket, Object: to });
+    if (size <= MAX_SINGLE_COPY) await this.client.copyObject(source, dest);
+    else await this.client.composeObject(dest, [source]);
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    if (!isBlobKey(key)) throw new BlobNotFoundError(key);
+    try {
+      if (!range) return await this.client.getObject(this.bucket, key);
+      if (!(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start)) {
+        throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
+      }
+      return await this.client.getPartialObject(this.bucket, key, range.start, range.end - range.start + 1);
+    } catch (error) {
+      if (isNotFound(error)) throw new BlobNotFoundError(key);
+      throw error;
+    }
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    if (!isBlobKey(key)) return null;
+    try {
+      const info = await this.client.statObject(this.bucket, key);
+      return { key, size: info.size };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await this.stat(key)) !== null;
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!isBlobKey(key)) return;
+    await this.client.removeObject(this.bucket, key);
+  }
+
+  async ping(): Promise<void> {
+    const exists = await withTimeout(this.client.bucketExists(this.bucket), this.timeoutMs, 'MinIO ping');
+    if (!exists) throw new Error(`MinIO bucket ${this.bucket} does not exist`);
+  }
+}

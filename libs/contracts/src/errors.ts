@@ -1,0 +1,51 @@
+/**
+ * The one error shape of Burrow. Services throw DomainError; it crosses the bus as a plain
+ * object (`toWire`) and the gateway turns it back into an HTTP status and JSON body.
+ */
+export interface ErrorBody {
+  reason: string;
+  /** Only for 409: the fields in conflict (a list, always). */
+  conflicts?: string[];
+  /** 400: the invalid or missing fields. */
+  fields?: string[];
+  /** Card processor response code (billing 409). */
+  code?: string;
+}
+
+export interface WireError extends ErrorBody {
+  burrowError: true;
+  status: number;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.reason);
+    this.name = 'DomainError';
+  }
+
+  toWire(): WireError {
+    return { burrowError: true, status: this.status, ...this.body };
+  }
+
+  static fromWire(value: unknown): DomainError | undefined {
+    if (value && typeof value === 'object' && (value as WireError).burrowError === true) {
+      const { burrowError: _b, status, ...body } = value as WireError;
+      return new DomainError(status, body);
+    }
+    return undefined;
+  }
+}
+
+export const badRequest = (reason: string, fields: string[] = []) =>
+  new DomainError(400, fields.length ? { reason, fields } : { reason });
+export const unauthorized = (reason = 'authentication required') => new DomainError(401, { reason });
+export const paymentRequired = (reason: string) => new DomainError(402, { reason });
+export const forbidden = (reason: string) => new DomainError(403, { reason });
+export const notFound = (reason: string) => new DomainError(404, { reason });
+export const conflict = (reason: string, conflicts: string[]) => new DomainError(409, { reason, conflicts });
+export const cardDeclined = (code: string, reason: string) => new DomainError(409, { reason, code });
+export const payloadTooLarge = (reason: string) => new DomainError(413, { reason });
+export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });

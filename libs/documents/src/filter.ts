@@ -1,0 +1,130 @@
+/**
+ * Evaluates the MongoDB filter subset of the DocumentStore port against plain objects, with
+ * MongoDB's semantics for the cases read models rely on (null matches missing, equality against
+ * an array field matches any member, range operators only compare values of the same type).
+ */
+import type { Filter, SortSpec } from './port.js';
+
+export function getPath(doc: unknown, path: string): unknown {
+  let value: unknown = doc;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+const isOperatorObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => k.startsWith('$'));
+
+function equals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
+  if (typeof a === 'object' && typeof b === 'object' && a && b) return JSON.stringify(a) === JSON.stringify(b);
+  return false;
+}
+
+function matchesEq(actual: unknown, expected: unknown): boolean {
+  if (Array.isArray(actual) && !Array.isArray(expected)) return actual.some((m) => equals(m, expected));
+  return equals(actual, expected);
+}
+
+function comparable(a: unknown, b: unknown): boolean {
+  return (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string') ||
+    (typeof a === 'boolean' && typeof b === 'boolean');
+}
+
+function compareOp(actual: unknown, op: string, operand: unknown): boolean {
+  const values = Array.isArray(actual) ? actual : [actual];
+  return values.some((v) => {
+    if (!comparable(v, operand)) return false;
+    const a = v as number | string;
+    const b = operand as number | string;
+    switch (op) {
+      case '$gt': return a > b;
+      case '$gte': return a >= b;
+      case '$lt': return a < b;
+      case '$lte': return a <= b;
+      default: return false;
+    }
+  });
+}
+
+function matchesField(actual: unknown, condition: unknown): boolean {
+  if (!isOperatorObject(condition)) return matchesEq(actual, condition);
+  for (const [op, operand] of Object.entries(condition)) {
+    switch (op) {
+      case '$eq':
+        if (!matchesEq(actual, operand)) return false;
+        break;
+      case '$ne':
+        if (matchesEq(actual, operand)) return false;
+        break;
+      case '$gt': case '$gte': case '$lt': case '$lte':
+        if (!compareOp(actual, op, operand)) return false;
+        break;
+      case '$in':
+        if (!(operand as unknown[]).some((o) => matchesEq(actual, o))) return false;
+        break;
+      case '$nin':
+        if ((operand as unknown[]).some((o) => matchesEq(actual, o))) return false;
+        break;
+      case '$exists':
+        if ((actual !== undefined) !== Boolean(operand)) return false;
+        break;
+      case '$regex': {
+        const flags = typeof condition.$options === 'string' ? condition.$options : '';
+        const re = operand instanceof RegExp ? operand : new RegExp(String(operand), flags);
+        const values = Array.isArray(actual) ? actual : [actual];
+        if (!values.some((v) => typeof v === 'string' && re.test(v))) return false;
+        break;
+      }
+      case '$options':
+        break;
+      default:
+        throw new Error(`unsupported filter operator ${op}`);
+    }
+  }
+  return true;
+}
+
+export function matches(doc: unknown, filter: Filter = {}): boolean {
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '$and') {
+      if (!(condition as Filter[]).every((f) => matches(doc, f))) return false;
+    } else if (key === '$or') {
+      if (!(condition as Filter[]).some((f) => matches(doc, f))) return false;
+    } else if (key.startsWith('$')) {
+      throw new Error(`unsupported filter operator ${key}`);
+    } else if (!matchesField(getPath(doc, key), condition)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** MongoDB's cross-type sort order for the types read models store. */
+function typeRank(v: unknown): number {
+  if (v === undefined || v === null) return 1;
+  if (typeof v === 'number') return 2;
+  if (typeof v === 'string') return 3;
+  if (typeof v === 'object') return 4;
+  if (typeof v === 'boolean') return 5;
+  return 6;
+}
+
+export function compareBy(sort: SortSpec): (a: unknown, b: unknown) => number {
+  const keys = Object.entries(sort);
+  return (a, b) => {
+    for (const [path, dir] of keys) {
+      const x = getPath(a, path);
+      const y = getPath(b, path);
+      const rx = typeRank(x);
+      const ry = typeRank(y);
+      let c = rx - ry;
+      if (c === 0 && rx !== 1) c = x! < y! ? -1 : x! > y! ? 1 : 0;
+      if (c !== 0) return c * dir;
+    }
+    return 0;
+  };
+}

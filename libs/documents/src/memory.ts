@@ -1,0 +1,132 @@
+/**
+ * Embedded DocumentStore: collections kept in memory (read models are rebuilt from the event
+ * store at start). Unique indexes are enforced; a sort by an indexed key is not needed for speed
+ * at the sizes one process holds, but equality lookups on `_id` are O(1).
+ */
+import { compareBy, getPath, matches } from './filter.js';
+import {
+  type Collection,
+  type Document,
+  type DocumentStore,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexOptions,
+  type SortSpec,
+} from './port.js';
+
+const clone = <T>(v: T): T => structuredClone(v);
+const indexKey = (fields: string[], doc: unknown) => JSON.stringify(fields.map((f) => getPath(doc, f) ?? null));
+
+class MemoryCollection<T extends Document> implements Collection<T> {
+  readonly docs = new Map<string, T>();
+  /** unique index: fields, and key -> _id of the document holding it */
+  private readonly uniqueIndexes: { fields: string[]; owners: Map<string, string> }[] = [];
+
+  constructor(private readonly name: string) {}
+
+  async get(id: string): Promise<T | null> {
+    const doc = this.docs.get(id);
+    return doc ? clone(doc) : null;
+  }
+
+  private select(filter: Filter = {}): T[] {
+    const id = filter._id;
+    if (typeof id === 'string') {
+      const doc = this.docs.get(id);
+      return doc && matches(doc, filter) ? [doc] : [];
+    }
+    const out: T[] = [];
+    for (const doc of this.docs.values()) if (matches(doc, filter)) out.push(doc);
+    return out;
+  }
+
+  async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
+    let docs = this.select(filter);
+    if (options.sort) docs.sort(compareBy(options.sort));
+    const skip = options.skip ?? 0;
+    const end = options.limit ? skip + options.limit : undefined;
+    docs = docs.slice(skip, end);
+    return docs.map(clone);
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const [doc] = this.select(filter);
+    return doc ? clone(doc) : null;
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    if (Object.keys(filter).length === 0) return this.docs.size;
+    return this.select(filter).length;
+  }
+
+  async upsert(doc: T): Promise<void> {
+    const keys = this.uniqueIndexes.map((index) => indexKey(index.fields, doc));
+    this.uniqueIndexes.forEach((index, i) => {
+      const owner = index.owners.get(keys[i]);
+      if (owner !== undefined && owner !== doc._id) throw new DuplicateKeyError(this.name, keys[i]);
+    });
+    this.unindex(doc._id);
+    this.uniqueIndexes.forEach((index, i) => index.owners.set(keys[i], doc._id));
+    this.docs.set(doc._id, clone(doc));
+  }
+
+  private unindex(id: string): void {
+    const old = this.docs.get(id);
+    if (!old) return;
+    for (const index of this.uniqueIndexes) index.owners.delete(indexKey(index.fields, old));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    this.unindex(id);
+    return this.docs.delete(id);
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const victims = this.select(filter);
+    for (const doc of victims) {
+      this.unindex(doc._id);
+      this.docs.delete(doc._id);
+    }
+    return victims.length;
+  }
+
+  async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
+    if (!options.unique) return;
+    const fields = Object.keys(spec);
+    if (this.uniqueIndexes.some((index) => index.fields.join() === fields.join())) return;
+    const owners = new Map<string, string>();
+    for (const doc of this.docs.values()) {
+      const key = indexKey(fields, doc);
+      if (owners.has(key)) throw new DuplicateKeyError(this.name, key);
+      owners.set(key, doc._id);
+    }
+    this.uniqueIndexes.push({ fields, owners });
+  }
+
+  clear(): void {
+    this.docs.clear();
+    for (const index of this.uniqueIndexes) index.owners.clear();
+  }
+}
+
+export class MemoryDocumentStore implements DocumentStore {
+  private readonly collections = new Map<string, MemoryCollection<Document>>();
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    let c = this.collections.get(name);
+    if (!c) {
+      c = new MemoryCollection(name);
+      this.collections.set(name, c);
+    }
+    return c as unknown as Collection<T>;
+  }
+
+  async dropAll(): Promise<void> {
+    for (const c of this.collections.values()) c.clear();
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,3 @@
+export * from './port.js';
+export * from './sqlite.js';
+export * from './esdb.js';

@@ -1,0 +1,83 @@
+/**
+ * The EventStore port: append with an expected revision, read one stream, and subscribe to the
+ * global log from a position with a stream-prefix filter (catch-up first, then live).
+ *
+ * Positions are global, strictly increasing integers (`0` = before the first event). Revisions
+ * count the events of one stream from 0.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface NewEvent {
+  type: string;
+  data: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}
+
+export interface RecordedEvent {
+  stream: string;
+  revision: number;
+  position: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  /** milliseconds since the epoch, when the store recorded it */
+  recordedAt: number;
+}
+
+export interface AppendResult {
+  /** revision of the last appended event */
+  revision: number;
+  /** global position of the last appended event */
+  position: number;
+}
+
+export interface ReadOptions {
+  fromRevision?: number;
+  maxCount?: number;
+  direction?: 'forwards' | 'backwards';
+}
+
+export interface SubscriptionHandlers {
+  /** Called for every matching event in position order; awaited before the next one. */
+  onEvent(event: RecordedEvent): Promise<void> | void;
+  /**
+   * Called when everything up to `position` (matching or not) has been delivered. Lets a
+   * filtered subscriber advance its checkpoint past events it does not care about.
+   */
+  onCheckpoint?(position: number): Promise<void> | void;
+  onError?(error: Error): void;
+}
+
+export interface SubscribeOptions {
+  /** exclusive: events with a greater position are delivered */
+  fromPosition: number;
+  /** stream-name prefixes, e.g. ['group-', 'user-']; empty = every stream */
+  prefixes: string[];
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream; an empty list when the stream does not exist. */
+  readStream(stream: string, options?: ReadOptions): Promise<RecordedEvent[]>;
+  subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
+  /** Position of the newest event in the store (0 when empty). */
+  headPosition(): Promise<number>;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Embedded EventStore: one SQLite file (WAL), shared safely by several processes on one host.
+ *
+ * Appends run in an IMMEDIATE transaction, so the revision check and the insert are atomic across
+ * processes. Subscriptions poll by global position; `notifyAppended()` (called on local appends and
+ * when another process announces one over the bus) makes them poll at once, so the poll interval is
+ * only the fallback latency.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandlers,
+  WrongExpectedRevisionError,
+} from './port.js';
+
+interface Row {
+  position: number;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: number;
+}
+
+const BATCH = 500;
+
+export interface SqliteEventStoreOptions {
+  /** Fallback poll interval for live subscriptions (ms). */
+  pollIntervalMs?: number;
+  /** Called after every successful local append (e.g. to announce it on the bus). */
+  onAppended?: (position: number) => void;
+}
+
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly waiters = new Set<() => void>();
+  private readonly pollIntervalMs: number;
+  private closed = false;
+
+  private constructor(
+    file: string,
+    private readonly options: SqliteEventStoreOptions,
+  ) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position    INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream      TEXT    NOT NULL,
+        revision    INTEGER NOT NULL,
+        type        TEXT    NOT NULL,
+        data        TEXT    NOT NULL,
+        metadata    TEXT    NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        UNIQUE (stream, revision)
+      );`);
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+  }
+
+  static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
+    return new SqliteEventStore(file, options);
+  }
+
+  /** Wake live subscriptions now (another process appended). */
+  notifyAppended(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  setOnAppended(listener: (position: number) => void): void {
+    this.options.onAppended = listener;
+  }
+
+  private readonly appendTx = (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const current = (
+      this.db.prepare('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }
+    ).r;
+    const actual = current ?? 'no_stream';
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && current === null) ||
+      (expected === 'stream_exists' && current !== null) ||
+      (typeof expected === 'number' && current === expected);
+    if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
+    const insert = this.db.prepare(
+      'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    let revision = current ?? -1;
+    let position = 0;
+    const now = Date.now();
+    for (const e of events) {
+      revision += 1;
+      const info = insert.run(stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata ?? {}), now);
+      position = Number(info.lastInsertRowid);
+    }
+    return { revision, position };
+  };
+
+  async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
+    this.notifyAppended();
+    this.options.onAppended?.(result.position);
+    return result;
+  }
+
+  async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision;
+    const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`,
+      )
+      .all({ stream, from, limit: options.maxCount ?? -1 }) as Row[];
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    return (this.db.prepare('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
+    const prefixes = options.prefixes;
+    const filterSql = prefixes.length
+      ? `AND (${prefixes.map((_, i) => `substr(stream, 1, length(@p${i})) = @p${i}`).join(' OR ')})`
+      : '';
+    const params: Record<string, unknown> = {};
+    prefixes.forEach((p, i) => (params[`p${i}`] = p));
+    const select = this.db.prepare(
+      `SELECT * FROM events WHERE position > @after ${filterSql} ORDER BY position LIMIT ${BATCH}`,
+    );
+    const head = this.db.prepare('SELECT MAX(position) AS p FROM events');
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    let position = options.fromPosition;
+
+    const loop = async () => {
+      while (!stopped && !this.closed) {
+        // Read the head first: every event at or below it is committed, so after delivering the
+        // matching ones we may report the head as our checkpoint even if nothing matched.
+        const readTx = this.db.transaction(() => {
+          const h = (head.get() as { p: number | null }).p ?? 0;
+          const rows = select.all({ ...params, after: position }) as Row[];
+          return { h, rows };
+        });
+        const { h, rows } = readTx();
+        for (const row of rows) {
+          if (stopped) return;
+          await handlers.onEvent(toRecorded(row));
+          position = row.position;
+        }
+        if (rows.length === BATCH) continue;
+        if (h > position) position = h;
+        await handlers.onCheckpoint?.(position);
+        if (stopped) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, this.pollIntervalMs);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          wake = done;
+          this.waiters.add(done);
+        });
+        if (wake) this.waiters.delete(wake);
+        wake = null;
+      }
+    };
+    const running = loop().catch((error: Error) => {
+      if (handlers.onError) handlers.onError(error);
+      else console.error(JSON.stringify({ level: 'error', msg: 'subscription failed', error: error.message }));
+    });
+    return {
+      stop: async () => {
+        stopped = true;
+        const w = wake as (() => void) | null;
+        w?.();
+        await running;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.notifyAppended();
+    this.db.close();
+  }
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    stream: row.stream,
+    revision: row.revision,
+    position: row.position,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    recordedAt: row.recorded_at,
+  };
+}

@@ -1,0 +1,2 @@
+export * from './command-handler.js';
+export * from './projection-runner.js';

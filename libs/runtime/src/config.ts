@@ -1,0 +1,111 @@
+/**
+ * Configuration comes from the environment only, validated once at start. Every problem is
+ * reported together, each naming its variable, and the app stops.
+ */
+import { resolve } from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface BurrowConfig {
+  port: number;
+  dataDir: string;
+  partnerUsername?: string;
+  partnerPassword?: string;
+  secret?: string;
+  publicUrl?: string;
+  natsUrl?: string;
+  eventstoreUrl?: string;
+  mongodbUrl?: string;
+  minio?: { url: string; accessKey: string; secretKey: string; bucket: string };
+  logLevel: string;
+  rpcTimeoutMs: number;
+  plansFile?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const URL_SCHEMES: Record<string, string[]> = {
+  BURROW_PUBLIC_URL: ['http:', 'https:'],
+  NATS_URL: ['nats:', 'tls:', 'ws:', 'wss:'],
+  EVENTSTORE_URL: ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:'],
+  MONGODB_URL: ['mongodb:', 'mongodb+srv:'],
+  MINIO_URL: ['http:', 'https:'],
+};
+
+export function readConfig(env: Env = process.env): BurrowConfig {
+  const problems: string[] = [];
+  const get = (name: string) => {
+    const v = env[name]?.trim();
+    return v === '' ? undefined : v;
+  };
+  const url = (name: string) => {
+    const v = get(name);
+    if (v === undefined) return undefined;
+    try {
+      const u = new URL(v);
+      if (!URL_SCHEMES[name].includes(u.protocol)) {
+        problems.push(`${name} must use one of ${URL_SCHEMES[name].join(' ')} (got "${u.protocol}")`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL: "${v}"`);
+    }
+    return v;
+  };
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const v = get(name);
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${v}")`);
+      return fallback;
+    }
+    return Number(v);
+  };
+
+  const partnerUsername = get('BURROW_PARTNER_USERNAME');
+  const partnerPassword = get('BURROW_PARTNER_PASSWORD');
+  if ((partnerUsername === undefined) !== (partnerPassword === undefined)) {
+    problems.push('BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD must be set together');
+  }
+  if (partnerPassword !== undefined && partnerPassword.length < 8) {
+    problems.push('BURROW_PARTNER_PASSWORD must be at least 8 characters');
+  }
+  const secret = get('BURROW_SECRET');
+  if (secret !== undefined && secret.length < 32) problems.push('BURROW_SECRET must be at least 32 characters');
+  const logLevel = get('LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal error warn info debug trace silent (got "${logLevel}")`);
+  }
+
+  const minioUrl = url('MINIO_URL');
+  let minio: BurrowConfig['minio'];
+  if (minioUrl) {
+    const accessKey = get('MINIO_ACCESS_KEY');
+    const secretKey = get('MINIO_SECRET_KEY');
+    if (!accessKey) problems.push('MINIO_ACCESS_KEY is required when MINIO_URL is set');
+    if (!secretKey) problems.push('MINIO_SECRET_KEY is required when MINIO_URL is set');
+    minio = { url: minioUrl, accessKey: accessKey ?? '', secretKey: secretKey ?? '', bucket: get('MINIO_BUCKET') ?? 'burrow' };
+  }
+
+  const config: BurrowConfig = {
+    port: int('PORT', 8080, 0, 65535),
+    dataDir: resolve(get('BURROW_DATA_DIR') ?? './data'),
+    partnerUsername,
+    partnerPassword,
+    secret,
+    publicUrl: url('BURROW_PUBLIC_URL'),
+    natsUrl: url('NATS_URL'),
+    eventstoreUrl: url('EVENTSTORE_URL'),
+    mongodbUrl: url('MONGODB_URL'),
+    minio,
+    logLevel,
+    rpcTimeoutMs: int('BURROW_RPC_TIMEOUT_MS', 5000, 50, 120_000),
+    plansFile: get('BURROW_PLANS_FILE'),
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}

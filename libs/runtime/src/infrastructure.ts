@@ -1,0 +1,120 @@
+/**
+ * The composition of adapters chosen by configuration: the only place that knows which mode we run
+ * in. NATS_URL -> NATS transport, else the in-process bus; EVENTSTORE_URL -> EventStoreDB, else
+ * the SQLite file; MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the
+ * blob folder.
+ */
+import { EVENTS_APPENDED_SUBJECT } from '@burrow/contracts';
+import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
+import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
+import { EsdbEventStore, type EventStore, SqliteEventStore } from '@burrow/event-store';
+import { InProcessBus, InProcessClient, InProcessServer, natsClient, natsServer } from '@burrow/transport';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
+import { join } from 'node:path';
+import type { BurrowConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { loadOrCreateSecret } from './secrets.js';
+
+export class Infrastructure {
+  readonly secret: string;
+  private eventStorePromise: Promise<EventStore> | null = null;
+  private blobStorePromise: Promise<BlobStore> | null = null;
+  private readonly documentStores = new Map<string, Promise<DocumentStore>>();
+  private natsPromise: Promise<NatsConnection> | null = null;
+  private readonly closers: (() => Promise<void> | void)[] = [];
+
+  constructor(
+    readonly config: BurrowConfig,
+    /** shared by every app of one standalone process; null on NATS */
+    readonly bus: InProcessBus | null = config.natsUrl ? null : new InProcessBus(),
+  ) {
+    this.secret = loadOrCreateSecret(config.dataDir, config.secret);
+  }
+
+  get mode(): string {
+    return this.config.natsUrl ? 'nats' : 'in-process';
+  }
+
+  logger(name: string): Logger {
+    return createLogger(name, this.config.logLevel);
+  }
+
+  /** A plain NATS connection for broadcasts outside Nest's request/reply (append notices). */
+  private nats(): Promise<NatsConnection> {
+    if (!this.natsPromise) {
+      this.natsPromise = connect({ servers: this.config.natsUrl!, name: 'burrow-notices' }).then((nc) => {
+        this.closers.push(() => nc.drain());
+        return nc;
+      });
+    }
+    return this.natsPromise;
+  }
+
+  eventStore(): Promise<EventStore> {
+    if (!this.eventStorePromise) this.eventStorePromise = this.openEventStore();
+    return this.eventStorePromise;
+  }
+
+  private async openEventStore(): Promise<EventStore> {
+    if (this.config.eventstoreUrl) {
+      const store = await EsdbEventStore.connect(this.config.eventstoreUrl);
+      this.closers.push(() => store.close());
+      return store;
+    }
+    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'));
+    if (this.config.natsUrl) {
+      // Several processes share the file: announce appends so their subscriptions poll at once.
+      const nc = await this.nats();
+      store.setOnAppended(() => nc.publish(EVENTS_APPENDED_SUBJECT));
+      const sub = nc.subscribe(EVENTS_APPENDED_SUBJECT, { callback: () => store.notifyAppended() });
+      this.closers.push(() => sub.unsubscribe());
+    }
+    this.closers.push(() => store.close());
+    return store;
+  }
+
+  /** Read models of one service (each service owns its own database / in-memory store). */
+  documents(service: string): Promise<DocumentStore> {
+    let p = this.documentStores.get(service);
+    if (!p) {
+      p = (async () => {
+        const store = this.config.mongodbUrl
+          ? await MongoDocumentStore.connect(this.config.mongodbUrl, `burrow-${service}`)
+          : new MemoryDocumentStore();
+        this.closers.push(() => store.close());
+        return store;
+      })();
+      this.documentStores.set(service, p);
+    }
+    return p;
+  }
+
+  blobs(): Promise<BlobStore> {
+    if (!this.blobStorePromise) {
+      this.blobStorePromise = this.config.minio
+        ? MinioBlobStore.connect(this.config.minio)
+        : Promise.resolve(new LocalBlobStore(join(this.config.dataDir, 'blobs')));
+    }
+    return this.blobStorePromise;
+  }
+
+  /** The transport strategy a service listens on, in the queue group named after it. */
+  serverStrategy(queue: string): CustomTransportStrategy {
+    return this.config.natsUrl ? natsServer(this.config.natsUrl, queue) : new InProcessServer(this.bus!, queue);
+  }
+
+  client(name: string): ClientProxy {
+    return this.config.natsUrl ? (natsClient(this.config.natsUrl, name) as unknown as ClientProxy) : new InProcessClient(this.bus!);
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch {
+        // closing is best effort
+      }
+    }
+  }
+}

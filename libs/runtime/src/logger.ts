@@ -1,0 +1,25 @@
+/**
+ * Structured JSON logs (pino). Secrets are redacted by key wherever they appear, so a password or
+ * card number passed along by mistake never reaches the log.
+ */
+import { pino, type Logger } from 'pino';
+
+export const REDACTED_KEYS = [
+  'password',
+  'new_password',
+  'passwordHash',
+  'password_hash',
+  'temp_password',
+  'card_number',
+  'security_code',
+  'authorization',
+  'cookie',
+  'secret',
+];
+
+export type { Logger };
+
+export function createLogger(name: string, level = 'info', destination?: pino.DestinationStream): Logger {
+  const paths = REDACTED_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `req.headers.${k}`]);
+  return pino({ name, level, redact: { paths, censor: '[redacted]' }, base: { service: name } }, destination);
+}

@@ -1,0 +1,37 @@
+/**
+ * Entry-point plumbing for one service in its own process: validate configuration (a bad variable
+ * stops the app with a message naming it), require NATS, start, and shut down cleanly on signals.
+ */
+import { ConfigError, readConfig } from './config.js';
+import { Infrastructure } from './infrastructure.js';
+
+export async function runServiceProcess(
+  name: string,
+  start: (infra: Infrastructure) => Promise<{ close(): Promise<void> }>,
+): Promise<void> {
+  let infra: Infrastructure;
+  try {
+    const config = readConfig();
+    if (!config.natsUrl) throw new ConfigError([`NATS_URL is required to run ${name} as its own process (use "npm start" for standalone mode)`]);
+    infra = new Infrastructure(config);
+  } catch (error) {
+    process.stderr.write(`${name}: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const log = infra.logger(name);
+  try {
+    const service = await start(infra);
+    const stop = async (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      await service.close();
+      await infra.close();
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  } catch (error) {
+    log.fatal({ err: { message: (error as Error).message, stack: (error as Error).stack } }, 'failed to start');
+    await infra.close();
+    process.exit(1);
+  }
+}

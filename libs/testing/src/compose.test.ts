@@ -1,0 +1,312 @@
+// Checks the distributed deployment without Docker (no engine or compose plugin exists on the
+// development machines): docker-compose.yml must validate against the vendored compose-spec
+// schema (deploy/schema/compose-spec.json) and follow Burrow's own deployment rules, and
+// deploy/Dockerfile must follow the install rule from STACK-NOTES. Each rule is also exercised
+// against a deliberately broken copy, so a checker that silently accepts everything fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type ComposeService = { [key: string]: Json };
+type ComposeFile = { services: { [name: string]: ComposeService }; [key: string]: Json };
+
+/** Burrow's own processes: built from deploy/Dockerfile, talking over NATS. */
+const APP_SERVICES = ['gateway', 'accounts', 'billing', 'storage-catalog'] as const;
+/** The one service allowed to publish host ports. */
+const EDGE_SERVICE = 'edge';
+const REQUIRED_SERVICES = [...APP_SERVICES, EDGE_SERVICE, 'nats', 'eventstore', 'mongodb', 'minio'];
+const DOCKERFILE = 'deploy/Dockerfile';
+
+function findRepoRoot(start: string): string {
+  let dir = start;
+  for (;;) {
+    if (existsSync(join(dir, 'nx.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no directory containing nx.json above ${start}`);
+    dir = parent;
+  }
+}
+
+const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
+const readRepoFile = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
+
+function loadCompose(): ComposeFile {
+  // Compose resolves YAML merge keys (`<<: *anchor`), so the parser must too.
+  return parse(readRepoFile('docker-compose.yml'), { merge: true }) as ComposeFile;
+}
+
+// --- schema ------------------------------------------------------------------------------------
+
+/**
+ * Validators for the custom `format`s the compose schema uses. Values that still contain a
+ * `${...}` interpolation cannot be judged before Compose substitutes them, so they pass.
+ */
+const interpolated = (value: string): boolean => value.includes('${');
+const KNOWN_FORMATS: Record<string, (value: string) => boolean> = {
+  expose: (v) => interpolated(v) || /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(v),
+  ports: (v) => interpolated(v) || /^[\w.:[\]-]*\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(v),
+  duration: (v) => interpolated(v) || /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(v),
+};
+
+function formatsUsedIn(schema: Json, found = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) {
+    for (const item of schema) formatsUsedIn(item, found);
+  } else if (schema !== null && typeof schema === 'object') {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'format' && typeof value === 'string') found.add(value);
+      else formatsUsedIn(value, found);
+    }
+  }
+  return found;
+}
+
+function compileComposeValidator(): (doc: unknown) => string[] {
+  const schema = JSON.parse(readRepoFile('deploy/schema/compose-spec.json')) as { [key: string]: Json };
+  // The schema labels its definitions with draft-04 style `id` members. Ajv refuses `id` outright
+  // ("use $id"), so that keyword is removed and, with strict: false, ignored like any annotation.
+  const ajv = new Ajv2019({ strict: false, allErrors: true });
+  ajv.removeKeyword('id');
+  for (const format of formatsUsedIn(schema)) {
+    // A format this test does not know is accepted rather than failing the whole suite when the
+    // vendored schema is updated; known ones are really checked.
+    ajv.addFormat(format, KNOWN_FORMATS[format] ?? true);
+  }
+  const validate = ajv.compile(schema);
+  return (doc) =>
+    validate(doc)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+}
+
+// --- Burrow deployment rules -------------------------------------------------------------------
+
+const isObject = (v: Json | undefined): v is { [key: string]: Json } =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function environmentOf(service: ComposeService): Map<string, string | null> {
+  const env = new Map<string, string | null>();
+  const raw = service['environment'];
+  if (Array.isArray(raw)) {
+    for (const entry of raw) {
+      const text = String(entry);
+      const eq = text.indexOf('=');
+      if (eq === -1) env.set(text, null);
+      else env.set(text.slice(0, eq), text.slice(eq + 1));
+    }
+  } else if (isObject(raw)) {
+    for (const [key, value] of Object.entries(raw)) env.set(key, value === null ? null : String(value));
+  }
+  return env;
+}
+
+function dependenciesOf(service: ComposeService): Map<string, string> {
+  const raw = service['depends_on'];
+  const deps = new Map<string, string>();
+  if (Array.isArray(raw)) for (const name of raw) deps.set(String(name), 'service_started');
+  else if (isObject(raw)) {
+    for (const [name, spec] of Object.entries(raw)) {
+      deps.set(name, isObject(spec) && typeof spec['condition'] === 'string' ? spec['condition'] : 'service_started');
+    }
+  }
+  return deps;
+}
+
+/** Named volumes and host paths a service mounts (short `src:dst[:mode]` or long syntax). */
+function mountSourcesOf(service: ComposeService): { named: string[]; hostPaths: string[] } {
+  const named: string[] = [];
+  const hostPaths: string[] = [];
+  const raw = service['volumes'];
+  if (!Array.isArray(raw)) return { named, hostPaths };
+  for (const entry of raw) {
+    let source: string | undefined;
+    let type: string | undefined;
+    if (typeof entry === 'string') {
+      const parts = entry.split(':');
+      if (parts.length >= 2) source = parts[0];
+    } else if (isObject(entry)) {
+      source = typeof entry['source'] === 'string' ? entry['source'] : undefined;
+      type = typeof entry['type'] === 'string' ? entry['type'] : undefined;
+    }
+    if (source === undefined || type === 'tmpfs') continue;
+    if (type === 'bind' || source.startsWith('.') || source.startsWith('/') || source.startsWith('~')) {
+      hostPaths.push(source);
+    } else {
+      named.push(source);
+    }
+  }
+  return { named, hostPaths };
+}
+
+function hasHealthcheck(service: ComposeService): boolean {
+  const hc = service['healthcheck'];
+  return isObject(hc) && hc['disable'] !== true && hc['test'] !== undefined && hc['test'] !== null;
+}
+
+function deploymentRuleViolations(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const services = isObject(compose.services as Json) ? compose.services : {};
+  const names = new Set(Object.keys(services));
+
+  for (const required of REQUIRED_SERVICES) {
+    if (!names.has(required)) problems.push(`service "${required}" is missing`);
+  }
+
+  const gateway = services['gateway'];
+  if (gateway) {
+    if ('container_name' in gateway) problems.push('gateway sets container_name, so it cannot be scaled');
+    if ('ports' in gateway) problems.push('gateway publishes ports, so it cannot be scaled (the edge is the entry)');
+  }
+
+  for (const [name, service] of Object.entries(services)) {
+    if ('ports' in service && name !== EDGE_SERVICE) {
+      problems.push(`service "${name}" publishes ports; only "${EDGE_SERVICE}" may`);
+    }
+  }
+  const edgePorts = services[EDGE_SERVICE]?.['ports'];
+  const published = Array.isArray(edgePorts) ? edgePorts.map((p) => String(isObject(p) ? p['published'] : p)) : [];
+  for (const port of ['80', '443']) {
+    if (!published.some((p) => p === port || p.startsWith(`${port}:`))) {
+      problems.push(`edge does not publish port ${port}`);
+    }
+  }
+
+  for (const app of APP_SERVICES) {
+    const service = services[app];
+    if (!service) continue;
+    if ('container_name' in service) problems.push(`app service "${app}" sets container_name; every app must scale`);
+    const nats = environmentOf(service).get('NATS_URL');
+    if (!nats) problems.push(`app service "${app}" does not set NATS_URL`);
+    const build = service['build'];
+    if (!isObject(build)) {
+      problems.push(`app service "${app}" is not built from ${DOCKERFILE}`);
+      continue;
+    }
+    if (build['dockerfile'] !== DOCKERFILE) problems.push(`app service "${app}" does not use ${DOCKERFILE}`);
+    const args = build['args'];
+    const appArg = isObject(args) ? args['APP'] : undefined;
+    if (appArg !== app) problems.push(`app service "${app}" builds APP=${String(appArg)} instead of ${app}`);
+    else if (!existsSync(join(repoRoot, 'apps', app, 'package.json'))) problems.push(`apps/${app} does not exist`);
+  }
+
+  const declaredVolumes = new Set(isObject(compose['volumes']) ? Object.keys(compose['volumes']) : []);
+  for (const [name, service] of Object.entries(services)) {
+    for (const [dependency, condition] of dependenciesOf(service)) {
+      const target = services[dependency];
+      if (!target) {
+        problems.push(`service "${name}" depends on "${dependency}", which does not exist`);
+      } else if (condition === 'service_healthy' && !hasHealthcheck(target)) {
+        problems.push(`service "${name}" waits for "${dependency}" to be healthy, but it has no healthcheck`);
+      }
+    }
+    const { named, hostPaths } = mountSourcesOf(service);
+    for (const volume of named) {
+      if (!declaredVolumes.has(volume)) problems.push(`service "${name}" mounts undeclared volume "${volume}"`);
+    }
+    for (const path of hostPaths) {
+      if (!existsSync(resolve(repoRoot, path))) problems.push(`service "${name}" mounts missing host path "${path}"`);
+    }
+  }
+  return problems;
+}
+
+/** Dockerfile lines that are instructions, not comments (so a comment may discuss alternatives). */
+function dockerfileInstructions(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .join('\n');
+}
+
+function dockerfileViolations(text: string): string[] {
+  const problems: string[] = [];
+  const instructions = dockerfileInstructions(text);
+  if (!/\bnpm install\b/.test(instructions)) problems.push('the Dockerfile does not run npm install');
+  if (/\bnpm ci\b/.test(instructions)) problems.push('the Dockerfile runs npm ci, which fails on this lockfile');
+  if (!/^ARG APP\b/m.test(instructions)) problems.push('the Dockerfile has no ARG APP');
+  if (!/BURROW_APP/.test(instructions) || !/dist\/main\.js/.test(instructions)) {
+    problems.push('the Dockerfile does not start apps/$BURROW_APP/dist/main.js');
+  }
+  if (!/^HEALTHCHECK\b[\s\S]*\/healthz/m.test(instructions)) problems.push('the Dockerfile has no /healthz HEALTHCHECK');
+  if (!/^USER (?!root\b)\S+/m.test(instructions)) problems.push('the Dockerfile does not switch to a non-root user');
+  return problems;
+}
+
+// --- tests -------------------------------------------------------------------------------------
+
+const validateCompose = compileComposeValidator();
+
+test('docker-compose.yml validates against the vendored compose-spec schema', () => {
+  assert.deepEqual(validateCompose(loadCompose()), []);
+});
+
+test('docker-compose.yml follows the Burrow deployment rules', () => {
+  assert.deepEqual(deploymentRuleViolations(loadCompose()), []);
+});
+
+test('deploy/Dockerfile exists and installs with npm install', () => {
+  assert.ok(existsSync(join(repoRoot, DOCKERFILE)), `${DOCKERFILE} is missing`);
+  assert.deepEqual(dockerfileViolations(readRepoFile(DOCKERFILE)), []);
+});
+
+test('config files mounted by the compose stack exist', () => {
+  for (const path of ['deploy/nats/nats.conf', 'deploy/edge/Caddyfile', 'deploy/.env.example']) {
+    assert.ok(existsSync(join(repoRoot, path)), `${path} is missing`);
+  }
+});
+
+test('every required compose variable is documented in deploy/.env.example', () => {
+  const compose = readRepoFile('docker-compose.yml');
+  const example = readRepoFile('deploy/.env.example');
+  const required = new Set([...compose.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]));
+  assert.ok(required.size > 0, 'expected required variables (${VAR:?...}) in docker-compose.yml');
+  for (const name of required) {
+    assert.match(example, new RegExp(`^${name}=`, 'm'), `${name} is required by compose but not in .env.example`);
+  }
+});
+
+// The checks above must be able to fail: feed each one a deliberately broken copy.
+
+test('the schema check rejects an invalid compose file', () => {
+  const broken = structuredClone(loadCompose());
+  broken.services['gateway']!['not_a_compose_key'] = true;
+  assert.notDeepEqual(validateCompose(broken), []);
+  const badExpose = structuredClone(loadCompose());
+  badExpose.services['gateway']!['expose'] = ['eighty'];
+  assert.notDeepEqual(validateCompose(badExpose), []);
+});
+
+test('the rule check rejects a gateway that cannot scale', () => {
+  const withPorts = structuredClone(loadCompose());
+  withPorts.services['gateway']!['ports'] = ['8080:8080'];
+  const problems = deploymentRuleViolations(withPorts);
+  assert.ok(problems.some((p) => p.startsWith('gateway publishes ports')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('only "edge" may')), problems.join('\n'));
+
+  const withName = structuredClone(loadCompose());
+  withName.services['gateway']!['container_name'] = 'burrow-gateway';
+  assert.ok(deploymentRuleViolations(withName).some((p) => p.startsWith('gateway sets container_name')));
+});
+
+test('the rule check rejects a missing NATS_URL and a dangling depends_on', () => {
+  const compose = structuredClone(loadCompose());
+  const billing = compose.services['billing']!;
+  const env = Object.fromEntries(environmentOf(billing));
+  delete env['NATS_URL'];
+  billing['environment'] = env;
+  billing['depends_on'] = { 'no-such-service': { condition: 'service_started' } };
+  const problems = deploymentRuleViolations(compose);
+  assert.ok(problems.includes('app service "billing" does not set NATS_URL'), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('"no-such-service", which does not exist')), problems.join('\n'));
+});
+
+test('the Dockerfile check rejects npm ci', () => {
+  const dockerfile = readRepoFile(DOCKERFILE).replace(/\bnpm install\b/g, 'npm ci');
+  const problems = dockerfileViolations(dockerfile);
+  assert.ok(problems.some((p) => p.includes('runs npm ci')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('does not run npm install')), problems.join('\n'));
+});

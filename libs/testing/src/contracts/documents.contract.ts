@@ -1,0 +1,392 @@
+/**
+ * The DocumentStore contract: every adapter (in-memory, MongoDB) must pass it. MongoDB is the
+ * reference for the filter semantics, so expectations here are what MongoDB answers.
+ *
+ * Each test uses freshly named collections, so the suite can run against a shared server.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { type Collection, type Document, type DocumentStore, DuplicateKeyError, type Filter } from '@burrow/documents';
+import { rejection, uniqueId } from './util.js';
+
+export interface DocumentStoreFixture {
+  store: DocumentStore;
+  cleanup(): Promise<void>;
+}
+export type DocumentStoreFactory = () => Promise<DocumentStoreFixture>;
+
+interface Person extends Document {
+  name: string;
+  age?: number | string;
+  city?: string | null;
+  tags?: string[];
+  active?: boolean;
+  nickname?: string;
+  profile: { level?: number; country: string };
+  items?: { sku: string; qty: number }[];
+}
+
+const PEOPLE: Person[] = [
+  {
+    _id: 'p1',
+    name: 'Alice',
+    age: 30,
+    city: 'Oslo',
+    tags: ['admin', 'dev'],
+    active: true,
+    profile: { level: 3, country: 'NO' },
+    items: [
+      { sku: 'a', qty: 1 },
+      { sku: 'b', qty: 5 },
+    ],
+  },
+  {
+    _id: 'p2',
+    name: 'bob',
+    age: 25,
+    city: 'Bergen',
+    tags: ['dev'],
+    active: false,
+    profile: { level: 1, country: 'NO' },
+    items: [{ sku: 'b', qty: 2 }],
+  },
+  { _id: 'p3', name: 'Carol', age: 35, city: null, tags: [], active: true, profile: { level: 2, country: 'SE' }, items: [] },
+  // no city, no active, no items, no profile.level; age is a string
+  { _id: 'p4', name: 'dave', age: '40', tags: ['ops'], profile: { country: 'DK' } },
+  { _id: 'p5', name: 'Eve', age: 22, city: 'Oslo', tags: ['admin'], active: true, nickname: 'evil', profile: { level: 3, country: 'SE' } },
+];
+
+/** [description, filter, ids MongoDB returns] */
+const FILTER_CASES: [string, Filter, string[]][] = [
+  ['empty filter', {}, ['p1', 'p2', 'p3', 'p4', 'p5']],
+  ['equality', { city: 'Oslo' }, ['p1', 'p5']],
+  ['equality is case-sensitive', { name: 'alice' }, []],
+  ['equality on _id', { _id: 'p3' }, ['p3']],
+  ['equality on a missing field', { nope: 'x' }, []],
+  ['dotted path', { 'profile.country': 'NO' }, ['p1', 'p2']],
+  ['dotted path, number', { 'profile.level': 3 }, ['p1', 'p5']],
+  ['array membership', { tags: 'admin' }, ['p1', 'p5']],
+  ['array membership (2)', { tags: 'dev' }, ['p1', 'p2']],
+  ['boolean', { active: true }, ['p1', 'p3', 'p5']],
+  ['boolean false', { active: false }, ['p2']],
+  ['null matches null and missing', { city: null }, ['p3', 'p4']],
+  ['$eq', { city: { $eq: 'Bergen' } }, ['p2']],
+  ['$eq null', { city: { $eq: null } }, ['p3', 'p4']],
+  ['$ne', { age: { $ne: 30 } }, ['p2', 'p3', 'p4', 'p5']],
+  ['$ne null', { city: { $ne: null } }, ['p1', 'p2', 'p5']],
+  ['$ne matches a missing field', { active: { $ne: true } }, ['p2', 'p4']],
+  ['$ne on an array excludes any member', { tags: { $ne: 'admin' } }, ['p2', 'p3', 'p4']],
+  ['$gt compares numbers only with numbers', { age: { $gt: 25 } }, ['p1', 'p3']],
+  ['$gte', { age: { $gte: 25 } }, ['p1', 'p2', 'p3']],
+  ['$lt', { age: { $lt: 25 } }, ['p5']],
+  ['$lte', { age: { $lte: 25 } }, ['p2', 'p5']],
+  ['a range on one field', { age: { $gte: 22, $lt: 30 } }, ['p2', 'p5']],
+  ['$gt compares strings only with strings', { age: { $gt: '3' } }, ['p4']],
+  ['string order is binary (upper case before lower case)', { name: { $gt: 'a' } }, ['p2', 'p4']],
+  ['$lt on strings', { name: { $lt: 'D' } }, ['p1', 'p3']],
+  ['$gt on a dotted path', { 'profile.level': { $gt: 1 } }, ['p1', 'p3', 'p5']],
+  ['$in', { city: { $in: ['Oslo', 'Bergen'] } }, ['p1', 'p2', 'p5']],
+  ['$in with null matches missing', { city: { $in: [null] } }, ['p3', 'p4']],
+  ['$in against an array field', { tags: { $in: ['ops', 'dev'] } }, ['p1', 'p2', 'p4']],
+  ['$in on _id', { _id: { $in: ['p1', 'p9'] } }, ['p1']],
+  ['$in with an empty list', { city: { $in: [] } }, []],
+  ['$nin', { city: { $nin: ['Oslo'] } }, ['p2', 'p3', 'p4']],
+  ['$nin against an array field', { tags: { $nin: ['admin'] } }, ['p2', 'p3', 'p4']],
+  ['$exists true (null exists)', { city: { $exists: true } }, ['p1', 'p2', 'p3', 'p5']],
+  ['$exists false', { city: { $exists: false } }, ['p4']],
+  ['$exists on a dotted path', { 'profile.level': { $exists: false } }, ['p4']],
+  ['$exists on a sometimes-present field', { nickname: { $exists: true } }, ['p5']],
+  ['$regex', { name: { $regex: 'o' } }, ['p2', 'p3']],
+  ['$regex anchored, case-sensitive', { name: { $regex: '^a' } }, []],
+  ['$regex with $options i', { name: { $regex: '^a', $options: 'i' } }, ['p1']],
+  ['$regex with $options i (2)', { name: { $regex: 'E', $options: 'i' } }, ['p1', 'p4', 'p5']],
+  ['$regex against an array field', { tags: { $regex: '^op' } }, ['p4']],
+  ['$regex never matches non-strings', { age: { $regex: '3' } }, []],
+  ['several fields (implicit and)', { city: 'Oslo', active: true, age: { $gt: 25 } }, ['p1']],
+  ['$and', { $and: [{ tags: 'admin' }, { 'profile.country': 'SE' }] }, ['p5']],
+  ['$or', { $or: [{ city: 'Bergen' }, { age: { $gt: 33 } }] }, ['p2', 'p3']],
+  [
+    '$and with a nested $or',
+    { $and: [{ age: { $gt: 20 } }, { $or: [{ city: 'Oslo' }, { active: false }] }] },
+    ['p1', 'p2', 'p5'],
+  ],
+  ['$or next to a field', { 'profile.country': 'NO', $or: [{ age: 25 }, { age: 99 }] }, ['p2']],
+];
+
+export function documentStoreContract(name: string, factory: DocumentStoreFactory | null, skipReason?: string): void {
+  if (!factory) {
+    describe(`DocumentStore contract: ${name}`, { skip: skipReason ?? 'no adapter factory' }, () => undefined);
+    return;
+  }
+
+  describe(`DocumentStore contract: ${name}`, { timeout: 60_000 }, () => {
+    let fixture: DocumentStoreFixture;
+    let store: DocumentStore;
+    let people: Collection<Person>;
+    let cname: string;
+
+    const ids = (docs: Document[]) => docs.map((d) => d._id);
+    const sortedIds = (docs: Document[]) => ids(docs).sort();
+
+    beforeEach(async () => {
+      fixture = await factory();
+      store = fixture.store;
+      cname = uniqueId('people_');
+      people = store.collection<Person>(cname);
+      for (const p of PEOPLE) await people.upsert(structuredClone(p));
+    });
+
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    describe('get, find, findOne, count', () => {
+      it('gets a document by _id exactly as stored, or null', async () => {
+        assert.deepEqual(await people.get('p1'), PEOPLE[0]);
+        assert.deepEqual(await people.get('p4'), PEOPLE[3]);
+        assert.equal(await people.get('nope'), null);
+      });
+
+      for (const [description, filter, expected] of FILTER_CASES) {
+        it(`find: ${description} ${JSON.stringify(filter)}`, async () => {
+          assert.deepEqual(sortedIds(await people.find(filter)), expected);
+          assert.equal(await people.count(filter), expected.length, 'count agrees with find');
+        });
+      }
+
+      it('find: a dotted path reaches into an array of subdocuments', async () => {
+        assert.deepEqual(sortedIds(await people.find({ 'items.sku': 'b' })), ['p1', 'p2']);
+        assert.deepEqual(sortedIds(await people.find({ 'items.qty': { $gt: 4 } })), ['p1']);
+        assert.deepEqual(sortedIds(await people.find({ 'items.sku': { $in: ['a'] } })), ['p1']);
+      });
+
+      it('find without a filter returns everything', async () => {
+        assert.deepEqual(sortedIds(await people.find()), ['p1', 'p2', 'p3', 'p4', 'p5']);
+      });
+
+      it('findOne returns a match or null', async () => {
+        assert.deepEqual(await people.findOne({ city: 'Bergen' }), PEOPLE[1]);
+        const any = await people.findOne({ tags: 'admin' });
+        assert.ok(any && ['p1', 'p5'].includes(any._id));
+        assert.equal(await people.findOne({ city: 'Nowhere' }), null);
+      });
+
+      it('counts', async () => {
+        assert.equal(await people.count(), 5);
+        assert.equal(await people.count({}), 5);
+        assert.equal(await people.count({ city: 'Oslo' }), 2);
+        assert.equal(await people.count({ tags: 'nothing' }), 0);
+        assert.equal(await store.collection(uniqueId('empty_')).count(), 0, 'a collection never written is empty');
+      });
+    });
+
+    describe('sort, skip, limit', () => {
+      const numericAge = { age: { $gte: 0 } };
+
+      it('sorts ascending and descending', async () => {
+        assert.deepEqual(ids(await people.find(numericAge, { sort: { age: 1 } })), ['p5', 'p2', 'p1', 'p3']);
+        assert.deepEqual(ids(await people.find(numericAge, { sort: { age: -1 } })), ['p3', 'p1', 'p2', 'p5']);
+      });
+
+      it('sorts strings by binary order (upper case first)', async () => {
+        assert.deepEqual(ids(await people.find({}, { sort: { name: 1 } })), ['p1', 'p3', 'p5', 'p2', 'p4']);
+        assert.deepEqual(ids(await people.find({}, { sort: { name: -1 } })), ['p4', 'p2', 'p5', 'p3', 'p1']);
+      });
+
+      it('sorts by several keys, null and missing first', async () => {
+        // city: null (p3) and missing (p4) tie and come first; the tie breaks on name descending
+        assert.deepEqual(ids(await people.find({}, { sort: { city: 1, name: -1 } })), ['p4', 'p3', 'p2', 'p5', 'p1']);
+        assert.deepEqual(ids(await people.find({}, { sort: { city: -1, name: 1 } })), ['p1', 'p5', 'p2', 'p3', 'p4']);
+      });
+
+      it('sorts by dotted paths', async () => {
+        assert.deepEqual(
+          ids(await people.find({}, { sort: { 'profile.country': -1, 'profile.level': 1 } })),
+          ['p3', 'p5', 'p2', 'p1', 'p4'],
+        );
+      });
+
+      it('skips and limits after sorting', async () => {
+        const byName = { sort: { name: 1 } } as const;
+        assert.deepEqual(ids(await people.find({}, { ...byName, limit: 2 })), ['p1', 'p3']);
+        assert.deepEqual(ids(await people.find({}, { ...byName, skip: 1, limit: 2 })), ['p3', 'p5']);
+        assert.deepEqual(ids(await people.find({}, { ...byName, skip: 4 })), ['p4']);
+        assert.deepEqual(ids(await people.find({}, { ...byName, skip: 10 })), []);
+        assert.deepEqual(ids(await people.find({ city: 'Oslo' }, { ...byName, skip: 1, limit: 5 })), ['p5']);
+        assert.equal((await people.find({}, { limit: 3 })).length, 3);
+      });
+
+      it('pages through a larger collection without gaps or repeats', async () => {
+        const many = store.collection<Document & { n: number }>(uniqueId('many_'));
+        for (let n = 0; n < 57; n++) await many.upsert({ _id: `d${String(n).padStart(3, '0')}`, n: (n * 37) % 57 });
+        const seen: number[] = [];
+        for (let skip = 0; ; skip += 10) {
+          const page = await many.find({}, { sort: { n: 1 }, skip, limit: 10 });
+          if (page.length === 0) break;
+          seen.push(...page.map((d) => d.n));
+        }
+        assert.deepEqual(seen, Array.from({ length: 57 }, (_, i) => i));
+      });
+    });
+
+    describe('writes', () => {
+      it('upsert inserts, then replaces the whole document', async () => {
+        await people.upsert({ _id: 'p1', name: 'Alice II', profile: { country: 'FI' } });
+        assert.deepEqual(await people.get('p1'), { _id: 'p1', name: 'Alice II', profile: { country: 'FI' } });
+        assert.equal(await people.count(), 5);
+        assert.deepEqual(sortedIds(await people.find({ tags: 'admin' })), ['p5'], 'old fields no longer match');
+        await people.upsert({ _id: 'p6', name: 'Frank', profile: { country: 'IS' } });
+        assert.equal(await people.count(), 6);
+      });
+
+      it('stores copies: later changes to objects do not leak in or out', async () => {
+        const doc: Person = { _id: 'p7', name: 'Gina', tags: ['x'], profile: { country: 'NO' } };
+        await people.upsert(doc);
+        doc.name = 'changed after upsert';
+        doc.tags!.push('y');
+        const got = (await people.get('p7'))!;
+        assert.equal(got.name, 'Gina');
+        assert.deepEqual(got.tags, ['x']);
+        got.profile.country = 'changed after get';
+        const found = await people.find({ _id: 'p7' });
+        found[0].tags!.push('z');
+        assert.deepEqual(await people.get('p7'), { _id: 'p7', name: 'Gina', tags: ['x'], profile: { country: 'NO' } });
+      });
+
+      it('keeps collections apart', async () => {
+        const other = store.collection<Document & { v: number }>(uniqueId('other_'));
+        await other.upsert({ _id: 'p1', v: 1 });
+        assert.deepEqual(await other.get('p1'), { _id: 'p1', v: 1 });
+        assert.equal((await people.get('p1'))!.name, 'Alice');
+        assert.equal(await other.count(), 1);
+      });
+
+      it('delete removes one document and says whether it existed', async () => {
+        assert.equal(await people.delete('p2'), true);
+        assert.equal(await people.get('p2'), null);
+        assert.equal(await people.delete('p2'), false);
+        assert.equal(await people.delete('never'), false);
+        assert.equal(await people.count(), 4);
+      });
+
+      it('deleteMany removes the matches and counts them', async () => {
+        assert.equal(await people.deleteMany({ city: 'Oslo' }), 2);
+        assert.deepEqual(sortedIds(await people.find()), ['p2', 'p3', 'p4']);
+        assert.equal(await people.deleteMany({ city: 'Oslo' }), 0);
+        assert.equal(await people.deleteMany({ tags: { $in: ['ops', 'dev'] } }), 2);
+        assert.deepEqual(sortedIds(await people.find()), ['p3']);
+      });
+
+      it('round-trips JSON values exactly', async () => {
+        const weird = store.collection(uniqueId('json_'));
+        const doc = {
+          _id: 'w1',
+          text: 'quotes " and \\ and\nnewline',
+          unicode: 'Ærø – 東京 – 🐇',
+          float: 0.1,
+          negative: -3,
+          big: Number.MAX_SAFE_INTEGER,
+          yes: true,
+          nothing: null,
+          list: [1, 'two', [3], { four: 4 }, null],
+          nested: { a: { b: { c: [] } }, empty: {} },
+        };
+        await weird.upsert(structuredClone(doc));
+        assert.deepEqual(await weird.get('w1'), doc);
+      });
+    });
+
+    describe('indexes', () => {
+      interface User extends Document {
+        email: string;
+        partner?: string;
+        name?: string;
+      }
+
+      it('a unique index rejects a second document with the same key', async () => {
+        const users = store.collection<User>(cname + '_users');
+        await users.ensureIndex({ email: 1 }, { unique: true });
+        await users.ensureIndex({ email: 1 }, { unique: true }); // idempotent
+        await users.upsert({ _id: 'u1', email: 'a@x' });
+        await users.upsert({ _id: 'u2', email: 'b@x' });
+        const error = await rejection(users.upsert({ _id: 'u2', email: 'a@x' }));
+        assert.ok(error instanceof DuplicateKeyError, `expected DuplicateKeyError, got ${String(error)}`);
+        assert.equal(error.name, 'DuplicateKeyError');
+        assert.equal(error.collection, cname + '_users');
+        assert.equal((await users.get('u2'))!.email, 'b@x', 'the rejected upsert changed nothing');
+        await rejection(users.upsert({ _id: 'u3', email: 'a@x' }));
+        assert.equal(await users.get('u3'), null, 'the rejected insert stored nothing');
+
+        await users.upsert({ _id: 'u1', email: 'a@x', name: 'same key, same document' });
+        await users.upsert({ _id: 'u1', email: 'c@x' }); // frees a@x
+        await users.upsert({ _id: 'u2', email: 'a@x' });
+        await users.delete('u1'); // frees c@x
+        await users.upsert({ _id: 'u3', email: 'c@x' });
+        assert.deepEqual(
+          (await users.find({}, { sort: { _id: 1 } })).map((u) => [u._id, u.email]),
+          [
+            ['u2', 'a@x'],
+            ['u3', 'c@x'],
+          ],
+        );
+      });
+
+      it('a unique compound index considers every field', async () => {
+        const groups = store.collection<User>(cname + '_groups');
+        await groups.ensureIndex({ partner: 1, name: 1 }, { unique: true });
+        await groups.upsert({ _id: 'g1', email: '-', partner: 'p1', name: 'Sales' });
+        await groups.upsert({ _id: 'g2', email: '-', partner: 'p2', name: 'Sales' });
+        await groups.upsert({ _id: 'g3', email: '-', partner: 'p1', name: 'Support' });
+        const error = await rejection(groups.upsert({ _id: 'g4', email: '-', partner: 'p1', name: 'Sales' }));
+        assert.ok(error instanceof DuplicateKeyError);
+        assert.equal(await groups.count(), 3);
+      });
+
+      it('a non-unique index restricts nothing', async () => {
+        const logs = store.collection<User>(cname + '_logs');
+        await logs.ensureIndex({ email: 1 });
+        await logs.ensureIndex({ email: 1, partner: -1 });
+        await logs.upsert({ _id: 'l1', email: 'same' });
+        await logs.upsert({ _id: 'l2', email: 'same' });
+        assert.equal(await logs.count({ email: 'same' }), 2);
+      });
+
+      it('creating a unique index over duplicates fails with DuplicateKeyError', async () => {
+        const dups = store.collection<User>(cname + '_dups');
+        await dups.upsert({ _id: 'd1', email: 'same' });
+        await dups.upsert({ _id: 'd2', email: 'same' });
+        const error = await rejection(dups.ensureIndex({ email: 1 }, { unique: true }));
+        assert.ok(error instanceof DuplicateKeyError, `expected DuplicateKeyError, got ${String(error)}`);
+      });
+    });
+
+    describe('dropAll', () => {
+      it('empties every collection; handles taken before still work', async () => {
+        const other = store.collection<Document & { v: number }>(cname + '_other');
+        await other.upsert({ _id: 'o1', v: 1 });
+        await store.dropAll();
+        assert.equal(await people.count(), 0);
+        assert.deepEqual(await people.find(), []);
+        assert.equal(await people.get('p1'), null);
+        assert.equal(await other.count(), 0);
+        await other.upsert({ _id: 'o2', v: 2 });
+        assert.deepEqual(await other.find(), [{ _id: 'o2', v: 2 }]);
+        assert.equal(await store.collection(cname + '_other').count(), 1);
+      });
+
+      it('indexes can be ensured again after dropAll', async () => {
+        const users = store.collection<Document & { email: string }>(cname + '_u');
+        await users.ensureIndex({ email: 1 }, { unique: true });
+        await users.upsert({ _id: 'u1', email: 'a' });
+        await store.dropAll();
+        await users.ensureIndex({ email: 1 }, { unique: true });
+        await users.upsert({ _id: 'u2', email: 'a' });
+        assert.ok((await rejection(users.upsert({ _id: 'u3', email: 'a' }))) instanceof DuplicateKeyError);
+      });
+    });
+
+    it('ping answers', async () => {
+      await store.ping();
+    });
+  });
+}

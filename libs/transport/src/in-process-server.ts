@@ -1,0 +1,59 @@
+/**
+ * Nest custom transport strategy on the InProcessBus: a drop-in for the NATS server strategy in
+ * standalone mode. Handlers subscribe in the service's queue group, exactly as on NATS.
+ */
+import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import type { InProcessBus } from './in-process-bus.js';
+
+export class InProcessServer extends Server implements CustomTransportStrategy {
+  private unsubscribers: (() => void)[] = [];
+
+  constructor(
+    private readonly bus: InProcessBus,
+    private readonly queue: string,
+  ) {
+    super();
+  }
+
+  listen(callback: (...optionalParams: unknown[]) => unknown): void {
+    for (const [subject, handler] of this.messageHandlers) {
+      const queue = handler.isEventHandler ? undefined : this.queue;
+      this.unsubscribers.push(
+        this.bus.subscribe(subject, (message, reply) => void this.dispatch(subject, message, reply), queue),
+      );
+    }
+    callback();
+  }
+
+  private async dispatch(subject: string, raw: string, reply?: (response: string) => void): Promise<void> {
+    const packet = JSON.parse(raw) as { id?: string; data: unknown };
+    const context = new BaseRpcContext([subject]);
+    if (packet.id === undefined) {
+      await this.handleEvent(subject, { pattern: subject, data: packet.data }, context);
+      return;
+    }
+    const respond = (response: object) => reply?.(JSON.stringify({ ...response, id: packet.id }));
+    const handler = this.getHandlerByPattern(subject);
+    if (!handler) {
+      respond({ err: `no handler for ${subject}`, isDisposed: true });
+      return;
+    }
+    try {
+      const response$ = this.transformToObservable(await handler(packet.data, context));
+      this.send(response$, respond);
+    } catch (err) {
+      respond({ err, isDisposed: true });
+    }
+  }
+
+  close(): void {
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    this.unsubscribers = [];
+  }
+
+  on(): void {}
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './in-process-bus.js';
+export * from './in-process-server.js';
+export * from './in-process-client.js';
+export * from './rpc-client.js';
+export * from './nats.js';
