@@ -50,8 +50,9 @@ async function minioLeftovers(): Promise<string[]> {
   for await (const item of client.listObjectsV2(minio!.bucket, 'tmp/', true)) {
     if (item.name) names.push(`object ${item.name}`);
   }
-  for await (const upload of client.listIncompleteUploads(minio!.bucket, 'tmp/', true)) {
-    names.push(`upload ${upload.key}`);
+  // MinIO lists multipart uploads only for an exact object name or for everything: filter here
+  for await (const upload of client.listIncompleteUploads(minio!.bucket, '', true)) {
+    if (upload.key.startsWith('tmp/')) names.push(`upload ${upload.key}`);
   }
   return names;
 }

@@ -1,0 +1,33 @@
+/**
+ * End-to-end scenarios, written once and run against every way Burrow can be deployed here:
+ * standalone (one process) and multi-process on a real NATS server. Each scenario module exports a
+ * function that registers its tests given a target factory.
+ */
+import { after, before, describe } from 'node:test';
+import type { TestTarget } from '../harness/standalone.js';
+
+export type TargetFactory = () => Promise<TestTarget>;
+
+export interface ScenarioContext {
+  /** the running target (valid inside tests) */
+  target(): TestTarget;
+}
+
+/** Boots one target for a describe block and shuts it down after. */
+export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void) {
+  describe(name, { skip: factory ? false : skipReason }, () => {
+    let target: TestTarget | undefined;
+    before(async () => {
+      target = await factory!();
+    });
+    after(async () => {
+      await target?.close();
+    });
+    body({
+      target: () => {
+        if (!target) throw new Error('target not started');
+        return target;
+      },
+    });
+  });
+}

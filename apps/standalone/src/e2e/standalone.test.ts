@@ -1,0 +1,5 @@
+/** Every e2e scenario against Burrow in standalone mode (one process, embedded adapters). */
+import { startStandalone } from '../harness/standalone.js';
+import { registerAllScenarios } from './all-scenarios.js';
+
+registerAllScenarios('standalone', () => startStandalone(), undefined);

@@ -1,0 +1,3 @@
+export * from './standalone.js';
+export * from './multi-process.js';
+export * from './client.js';

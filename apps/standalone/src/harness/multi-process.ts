@@ -1,0 +1,101 @@
+/**
+ * Boots Burrow as separate processes on a real NATS server: accounts, billing, storage-catalog and
+ * two gateways, sharing one SQLite event store file and blob folder (DESIGN §2, multi-process mode).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { natsClient, RpcClient } from '@burrow/transport';
+import type { ClientProxy } from '@nestjs/microservices';
+import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
+
+const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+    srv.on('error', rej);
+  });
+}
+
+async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+export async function startMultiProcess(natsUrl: string): Promise<TestTarget> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
+  const children: ChildProcess[] = [];
+  let log = '';
+  const spawnApp = (app: string, env: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
+      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...env }) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const collect = (chunk: Buffer) => {
+      log = (log + `[${app}] ` + chunk.toString()).slice(-20_000);
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    children.push(child);
+    return child;
+  };
+  const operatorClient = natsClient(natsUrl, 'test-operator') as unknown as ClientProxy;
+  const operator = new RpcClient(operatorClient);
+  const close = async () => {
+    await operatorClient.close();
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((res) => {
+            if (c.exitCode !== null) return res();
+            c.once('exit', () => res());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 5000).unref();
+          }),
+      ),
+    );
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    // accounts first: it creates the event store schema and the first partner
+    spawnApp('accounts');
+    spawnApp('billing');
+    spawnApp('storage-catalog');
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) spawnApp('gateway', { PORT: String(port) });
+    const urls = ports.map((p) => `http://127.0.0.1:${p}`);
+    for (const url of urls) await waitReady(url, children, () => log);
+    // readiness says the services answer; the partner is bootstrapped right after accounts listens
+    const deadline = Date.now() + 15_000;
+    const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
+    while ((await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } })).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** NATS for tests: NATS_URL when set (run-tests.mjs sets it when a server is reachable). */
+export const natsUrlForTests = (): string | undefined => process.env.NATS_URL;

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * `npm test` (after the build): runs every compiled *.test.js with node's test runner.
+ * Finds a NATS server for the multi-process and NATS transport suites (NATS_URL, else one
+ * listening on 127.0.0.1:4222, else a `nats-server` binary started for this run) and says plainly
+ * which production-server suites run and which are skipped, and why.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync, mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+function findTests(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) findTests(path, out);
+    else if (name.endsWith('.test.js')) out.push(path);
+  }
+  return out;
+}
+
+const reachable = (host, port) =>
+  new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 500 });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+  });
+
+const env = { ...process.env };
+let natsChild = null;
+if (!env.NATS_URL) {
+  if (await reachable('127.0.0.1', 4222)) env.NATS_URL = 'nats://127.0.0.1:4222';
+  else {
+    const bin = ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
+    if (bin) {
+      const port = 14222 + Math.floor(Math.random() * 1000);
+      natsChild = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-sd', mkdtempSync(join(tmpdir(), 'nats-'))], { stdio: 'ignore' });
+      for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
+      env.NATS_URL = `nats://127.0.0.1:${port}`;
+    }
+  }
+}
+
+const servers = [
+  ['NATS', env.NATS_URL, 'NATS transport contract suite and multi-process e2e suites'],
+  ['EventStoreDB', env.EVENTSTORE_URL, 'EventStoreDB adapter contract suite'],
+  ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite'],
+  ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite'],
+];
+console.log('Production servers for this run:');
+for (const [name, url, suites] of servers) {
+  console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
+}
+
+const files = ['apps', 'libs'].flatMap((top) =>
+  readdirSync(join(root, top)).flatMap((p) => {
+    try { return findTests(join(root, top, p, 'dist')); } catch { return []; }
+  }),
+).sort();
+if (files.length === 0) {
+  console.error('no compiled tests found: run the build first');
+  process.exit(1);
+}
+const args = ['--test', '--test-reporter=spec', ...(process.env.TEST_ONLY ? files.filter((f) => f.includes(process.env.TEST_ONLY)) : files)];
+const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
+child.on('exit', (code) => {
+  natsChild?.kill();
+  process.exit(code ?? 1);
+});
