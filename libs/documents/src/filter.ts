@@ -14,6 +14,28 @@ export function getPath(doc: unknown, path: string): unknown {
   return value;
 }
 
+/**
+ * Every value a dotted path can reach, descending into arrays of subdocuments as MongoDB does
+ * (`{'items.sku': 'x'}` matches when any item's sku is 'x'). Missing paths yield [undefined].
+ */
+export function getPathValues(doc: unknown, path: string): unknown[] {
+  let values: unknown[] = [doc];
+  for (const key of path.split('.')) {
+    const next: unknown[] = [];
+    for (const v of values) {
+      if (v === null || typeof v !== 'object') continue;
+      if (Array.isArray(v) && !/^\d+$/.test(key)) {
+        for (const item of v) if (item !== null && typeof item === 'object' && !Array.isArray(item)) next.push((item as Record<string, unknown>)[key]);
+      } else {
+        next.push((v as Record<string, unknown>)[key]);
+      }
+    }
+    values = next;
+  }
+  const present = values.filter((v) => v !== undefined);
+  return present.length ? present : [undefined];
+}
+
 const isOperatorObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => k.startsWith('$'));
 
@@ -96,8 +118,12 @@ export function matches(doc: unknown, filter: Filter = {}): boolean {
       if (!(condition as Filter[]).some((f) => matches(doc, f))) return false;
     } else if (key.startsWith('$')) {
       throw new Error(`unsupported filter operator ${key}`);
-    } else if (!matchesField(getPath(doc, key), condition)) {
-      return false;
+    } else {
+      const candidates = getPathValues(doc, key);
+      const negative = isOperatorObject(condition) && ('$ne' in condition || '$nin' in condition);
+      // a negative condition must hold for every reachable value, a positive one for any
+      const ok = negative ? candidates.every((v) => matchesField(v, condition)) : candidates.some((v) => matchesField(v, condition));
+      if (!ok) return false;
     }
   }
   return true;

@@ -16,10 +16,10 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   }
 
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
-    for (const [subject, handler] of this.messageHandlers) {
-      const queue = handler.isEventHandler ? undefined : this.queue;
+    // As ServerNats does: every handler, event handlers included, joins the service's queue group.
+    for (const subject of this.messageHandlers.keys()) {
       this.unsubscribers.push(
-        this.bus.subscribe(subject, (message, reply) => void this.dispatch(subject, message, reply), queue),
+        this.bus.subscribe(subject, (message, reply) => void this.dispatch(subject, message, reply), this.queue),
       );
     }
     callback();

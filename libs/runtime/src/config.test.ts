@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, readConfig } from './config.js';
+
+describe('readConfig', () => {
+  it('applies defaults when nothing is set', () => {
+    const c = readConfig({});
+    assert.equal(c.port, 8080);
+    assert.match(c.dataDir, /\/data$/);
+    assert.equal(c.natsUrl, undefined);
+    assert.equal(c.rpcTimeoutMs, 5000);
+  });
+
+  it('reads every documented variable', () => {
+    const c = readConfig({
+      PORT: '9000', BURROW_DATA_DIR: '/tmp/x', BURROW_PARTNER_USERNAME: 'p', BURROW_PARTNER_PASSWORD: 'longenough',
+      BURROW_SECRET: 'x'.repeat(40), BURROW_PUBLIC_URL: 'https://b.example', NATS_URL: 'nats://h:4222',
+      EVENTSTORE_URL: 'esdb://h:2113?tls=false', MONGODB_URL: 'mongodb://h:27017', MINIO_URL: 'http://h:9000',
+      MINIO_ACCESS_KEY: 'a', MINIO_SECRET_KEY: 'b', MINIO_BUCKET: 'bk',
+    });
+    assert.equal(c.port, 9000);
+    assert.equal(c.dataDir, '/tmp/x');
+    assert.equal(c.natsUrl, 'nats://h:4222');
+    assert.deepEqual(c.minio, { url: 'http://h:9000', accessKey: 'a', secretKey: 'b', bucket: 'bk' });
+  });
+
+  it('names every malformed variable in one error', () => {
+    assert.throws(
+      () => readConfig({ PORT: 'eighty', NATS_URL: 'http://wrong-scheme', MONGODB_URL: 'not a url', MINIO_URL: 'http://m:9000', BURROW_SECRET: 'short' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        const text = error.problems.join('\n');
+        for (const name of ['PORT', 'NATS_URL', 'MONGODB_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'BURROW_SECRET']) assert.match(text, new RegExp(name));
+        return true;
+      },
+    );
+  });
+
+  it('requires partner username and password together', () => {
+    assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * Transport contract: what every service relies on from the bus, checked against the in-process
+ * bus and the real NATS server alike. Request/reply, a JSON round trip (no shared references),
+ * queue groups (one member of a group handles each request), broadcast events, domain errors
+ * crossing intact, and a bounded timeout (503) when nobody answers.
+ */
+import { DomainError, notFound } from '@burrow/contracts';
+import { RpcClient } from '@burrow/transport';
+import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type ClientProxy, type CustomTransportStrategy, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Catch, type RpcExceptionFilter } from '@nestjs/common';
+import { throwError } from 'rxjs';
+
+export interface TransportFactory {
+  server(queue: string): CustomTransportStrategy;
+  client(): ClientProxy;
+  close?(): Promise<void>;
+}
+
+@Catch()
+class TestWireFilter implements RpcExceptionFilter<unknown> {
+  catch(exception: unknown) {
+    return throwError(() => (exception instanceof DomainError ? exception.toWire() : { burrowError: true, status: 500, reason: 'internal error' }));
+  }
+}
+
+function echoModule(instance: string, prefix: string, log: string[], received: unknown[]): DynamicModule {
+  @Controller()
+  class Handlers {
+    @MessagePattern(`${prefix}.echo`)
+    echo(@Payload() data: Record<string, unknown>) {
+      received.push(data);
+      (data as { mutated?: boolean }).mutated = true;
+      return { ...data, handledBy: instance };
+    }
+
+    @MessagePattern(`${prefix}.fail`)
+    fail() {
+      throw notFound('nothing here');
+    }
+
+    @MessagePattern(`${prefix}.crash`)
+    crash() {
+      throw new Error('secret internals');
+    }
+
+    @MessagePattern(`${prefix}.slow`)
+    async slow() {
+      await new Promise((r) => setTimeout(r, 2000));
+      return 'late';
+    }
+
+    @EventPattern(`${prefix}.event`)
+    event(@Payload() data: { n?: unknown }) {
+      log.push(`${instance}:${String(data.n)}`);
+    }
+  }
+  @Module({ controllers: [Handlers] })
+  class EchoModule {}
+  return { module: EchoModule };
+}
+
+export function transportContract(name: string, factory: (() => Promise<TransportFactory>) | null, skipReason?: string) {
+  describe(`transport contract: ${name}`, { skip: factory ? false : skipReason }, () => {
+    const prefix = `contract.${process.pid}.${Date.now().toString(36)}`;
+    const log: string[] = [];
+    const received: unknown[] = [];
+    let transport: TransportFactory;
+    const apps: INestMicroservice[] = [];
+    let rpc: RpcClient;
+    let client: ClientProxy;
+
+    before(async () => {
+      transport = await factory!();
+      // two members of queue "svc" and one of queue "other"
+      for (const [instance, queue] of [['a1', 'svc'], ['a2', 'svc'], ['b1', 'other']]) {
+        const app = await NestFactory.createMicroservice(echoModule(instance, prefix, log, received), { strategy: transport.server(queue), logger: false });
+        app.useGlobalFilters(new TestWireFilter());
+        await app.listen();
+        apps.push(app);
+      }
+      client = transport.client();
+      await client.connect();
+      rpc = new RpcClient(client, 500);
+    });
+
+    after(async () => {
+      await client?.close();
+      for (const app of apps) await app.close();
+      await transport?.close?.();
+    });
+
+    it('request/reply returns the handler result after a JSON round trip', async () => {
+      const payload = { text: 'héllo', n: 42, nested: { list: [1, 2] }, when: new Date(0) };
+      const reply = await rpc.call<Record<string, unknown>>(`${prefix}.echo`, payload);
+      assert.equal(reply.text, 'héllo');
+      assert.deepEqual(reply.nested, { list: [1, 2] });
+      // a Date is serialised, not shared: the handler saw a string
+      assert.equal(reply.when, '1970-01-01T00:00:00.000Z');
+      // the handler mutated its copy; ours is untouched
+      assert.equal((payload as { mutated?: boolean }).mutated, undefined);
+    });
+
+    it('each request is handled by exactly one member of each queue group', async () => {
+      received.length = 0;
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => rpc.call<{ handledBy: string; i: number }>(`${prefix}.echo`, { i })));
+      // three subscribers in two groups: every request reached one member of "svc" and the one of "other"
+      assert.equal(received.length, 40);
+      assert.equal(replies.length, 20);
+      assert.deepEqual(replies.map((r) => r.i).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+    });
+
+    it('domain errors cross the bus with status and body intact', async () => {
+      await assert.rejects(rpc.call(`${prefix}.fail`, {}), (error: unknown) => {
+        assert.ok(error instanceof DomainError);
+        assert.equal(error.status, 404);
+        assert.equal(error.body.reason, 'nothing here');
+        return true;
+      });
+    });
+
+    it('an unexpected error becomes a 500 without leaking its message', async () => {
+      await assert.rejects(rpc.call(`${prefix}.crash`, {}), (error: unknown) => {
+        assert.ok(error instanceof DomainError);
+        assert.equal(error.status, 500);
+        assert.doesNotMatch(error.body.reason, /secret/);
+        return true;
+      });
+    });
+
+    it('a slow handler yields a 503 after the bounded timeout', async () => {
+      const started = Date.now();
+      await assert.rejects(rpc.call(`${prefix}.slow`, {}, { timeoutMs: 200 }), (error: unknown) => {
+        assert.ok(error instanceof DomainError);
+        assert.equal(error.status, 503);
+        return true;
+      });
+      assert.ok(Date.now() - started < 1500);
+    });
+
+    it('a subject nobody serves yields a 503, never a hang', async () => {
+      await assert.rejects(rpc.call(`${prefix}.nobody`, {}, { timeoutMs: 300 }), (error: unknown) => {
+        assert.ok(error instanceof DomainError);
+        assert.equal(error.status, 503);
+        return true;
+      });
+    });
+
+    it('an event reaches one member of each queue group, as on NATS', async () => {
+      log.length = 0;
+      await rpc.emit(`${prefix}.event`, { n: 7 });
+      const deadline = Date.now() + 2000;
+      while (log.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(log.length, 2);
+      assert.equal(log.filter((l) => l.startsWith('a')).length, 1);
+      assert.ok(log.includes('b1:7'));
+    });
+  });
+}
