@@ -11,6 +11,8 @@ export const Subjects = {
     authenticatePartner: 'accounts.partners.authenticate',
     createPartner: 'accounts.partners.create',
     partnerInfo: 'accounts.partners.info',
+    /** operator only: a partner's info by its username */
+    findPartner: 'accounts.partners.find',
     changePartnerPassword: 'accounts.partners.change-password',
     getSettings: 'accounts.partners.settings.get',
     updateSettings: 'accounts.partners.settings.update',

@@ -115,6 +115,13 @@ export class PartnersHandlers {
     }
   }
 
+  @MessagePattern(Subjects.accounts.findPartner)
+  async find(@Payload() { username }: { username: string }): Promise<PartnerInfo & { bytes_available: number | null; features: PartnerFeatures }> {
+    const p = typeof username === 'string' ? await partnersCollection(this.ctx.docs).findOne({ username }) : null;
+    if (!p) throw notFound(`no partner ${username}`);
+    return { partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username, bytes_available: p.bytes_available, features: p.features };
+  }
+
   @MessagePattern(Subjects.accounts.partnerInfo)
   async info(@Payload() { partnerId }: PartnerScoped): Promise<PartnerInfo> {
     const p = await this.partner(partnerId);

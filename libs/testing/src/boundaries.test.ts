@@ -1,0 +1,112 @@
+/**
+ * Enforces the monorepo's dependency rules from the Nx project tags (project.json), by reading
+ * every import in every project's sources:
+ * - an app never imports another app (only the composition root, apps/standalone, wires apps);
+ * - contracts import no other project; adapters (port libs) import only contracts;
+ * - domain code (a file that declares a decider) imports only contracts and its own feature files;
+ * - every imported workspace package is declared in the importer's package.json, so Nx's project
+ *   graph (and build order) is complete.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!readdirSync(dir).includes('nx.json')) dir = dirname(dir);
+  return dir;
+}
+
+const root = repoRoot();
+
+interface Project {
+  name: string;
+  dir: string;
+  type: string;
+  deps: Set<string>;
+}
+
+const projects: Project[] = ['apps', 'libs'].flatMap((top) =>
+  readdirSync(join(root, top)).map((name) => {
+    const dir = join(root, top, name);
+    const meta = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8')) as { tags: string[] };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const type = meta.tags.find((t) => t.startsWith('type:'))!.slice(5);
+    return { name, dir, type, deps: new Set(Object.keys(pkg.dependencies ?? {})) };
+  }),
+);
+const byName = new Map(projects.map((p) => [p.name, p]));
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sources(path, out);
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
+}
+
+const ALLOWED: Record<string, string[]> = {
+  contracts: [],
+  adapter: ['contracts'],
+  runtime: ['contracts', 'adapter', 'runtime'],
+  testing: ['contracts', 'adapter', 'runtime'],
+  app: ['contracts', 'adapter', 'runtime'],
+  composition: ['contracts', 'adapter', 'runtime', 'app', 'testing'],
+};
+
+describe('module boundaries (Nx tags)', () => {
+  const violations: string[] = [];
+  const undeclared: string[] = [];
+  const domainViolations: string[] = [];
+  for (const project of projects) {
+    for (const file of sources(join(project.dir, 'src'))) {
+      const rel = file.slice(root.length + 1);
+      const imports = importsOf(file);
+      const isDomain = project.type === 'app' && !file.endsWith('.test.ts') && /:\s*Decider</.test(readFileSync(file, 'utf8'));
+      for (const spec of imports) {
+        if (isDomain && !spec.startsWith('.') && spec !== '@burrow/contracts') domainViolations.push(`${rel} imports ${spec}`);
+        if (!spec.startsWith('@burrow/')) continue;
+        const target = byName.get(spec.split('/')[1]);
+        if (!target) {
+          violations.push(`${rel} imports unknown ${spec}`);
+          continue;
+        }
+        if (target === project) continue;
+        if (!ALLOWED[project.type].includes(target.type)) violations.push(`${rel} (${project.type}) imports ${spec} (${target.type})`);
+        if (!project.deps.has(`@burrow/${target.name}`)) undeclared.push(`${rel} imports @burrow/${target.name}, not in ${project.name}/package.json`);
+      }
+    }
+  }
+
+  it('every project has a known type tag', () => {
+    for (const p of projects) assert.ok(p.type in ALLOWED, `${p.name} has type ${p.type}`);
+    assert.ok(projects.filter((p) => p.type === 'app').length >= 4);
+  });
+
+  it('no project imports across a forbidden boundary (an app never imports an app)', () => {
+    assert.deepEqual(violations, []);
+  });
+
+  it('domain code (deciders) imports only contracts and its own feature files', () => {
+    assert.deepEqual(domainViolations, []);
+  });
+
+  it('every workspace import is declared in package.json', () => {
+    assert.deepEqual(undeclared, []);
+  });
+
+  it('the checker itself catches an app importing an app', () => {
+    const accounts = byName.get('accounts')!;
+    const gateway = byName.get('gateway')!;
+    assert.ok(!ALLOWED[accounts.type].includes(gateway.type));
+  });
+});
