@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * Interface A benchmark: requests/s and p50/p99 latency for GET /users/<u>,
+ * GET /users/?limit=1000 and POST /groups/<id>, next to two baselines measured in the same run on
+ * the same machine: a bare Node HTTP route, and the gateway's own /healthz (Nest + Express, no bus).
+ * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_USERS sets the user count.
+ *
+ *   npm run bench:accounts
+ */
+import { createServer, Agent, request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const { startStandalone } = await import('../apps/standalone/dist/harness/standalone.js');
+
+const USERS = Number(process.env.BENCH_USERS ?? 2500);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function call(url, { method = 'GET', auth, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: {
+      ...(auth ? { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } : {}),
+      ...(body ? { 'content-type': 'text/javascript' } : {}),
+    } }, (res) => {
+      let size = 0;
+      res.on('data', (c) => (size += c.length));
+      res.on('end', () => (res.statusCode < 400 ? resolve(size) : reject(new Error(`${method} ${url}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+
+async function measure(name, make, count = REQUESTS) {
+  for (let i = 0; i < Math.min(50, count); i++) await make(i); // warm-up
+  const latencies = [];
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < count) {
+      const i = next++;
+      const t = process.hrtime.bigint();
+      await make(i);
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { name, rps: count / seconds, p50: pick(0.5), p99: pick(0.99) };
+}
+
+const bare = createServer((req, res) => { res.setHeader('content-type', 'application/json'); res.end('"pong"'); });
+await new Promise((r) => bare.listen(0, '127.0.0.1', r));
+const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
+
+const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
+const target = await startStandalone({ LOG_LEVEL: 'silent' }, dataDir);
+const auth = `${target.partner.username}:${target.partner.password}`;
+try {
+  console.log(`setting up ${USERS} users ...`);
+  const group = JSON.parse(await new Promise((resolve, reject) => {
+    const u = new URL(`${target.url}/groups/`);
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ name: 'bench', plan_id: 1 }));
+  }));
+  let created = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (created < USERS) {
+      const i = created++;
+      await call(`${target.url}/users/`, { method: 'POST', auth, body: { name: `User ${i}`, email: `user${i}@bench.example`, username: `user${i}`, password: 'bench-password-1', plan_id: 1 } });
+    }
+  }));
+
+  const results = [
+    await measure('baseline: bare node http route', () => call(bareUrl)),
+    await measure('baseline: gateway /healthz (no bus)', () => call(`${target.url}/healthz`)),
+    await measure('GET /users/<u>', (i) => call(`${target.url}/users/user${i % USERS}`, { auth })),
+    await measure('GET /users/?limit=1000', (i) => call(`${target.url}/users/?limit=1000&offset=${(i % 3) * 1000}`, { auth }), Math.max(50, Math.floor(REQUESTS / 20))),
+    await measure('POST /groups/<id>', (i) => call(`${target.url}/groups/${group.group_id}`, { method: 'POST', auth, body: { webapi_enable: i % 2 === 0 } }), Math.max(100, Math.floor(REQUESTS / 4))),
+  ];
+  const base = results[0];
+  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, standalone mode, ${new Date().toISOString()}`);
+  console.log('route'.padEnd(40), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
+  for (const r of results) {
+    console.log(r.name.padEnd(40), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));
+  }
+} finally {
+  await target.close();
+  bare.close();
+  agent.destroy();
+  await rm(dataDir, { recursive: true, force: true });
+}
