@@ -40,13 +40,14 @@ async function waitReady(url: string, children: ChildProcess[], output: () => st
   throw new Error(`${url} not ready after ${timeoutMs} ms:\n${output()}`);
 }
 
-export async function startMultiProcess(natsUrl: string): Promise<TestTarget> {
+export async function startMultiProcess(natsUrl: string, extraEnv: Record<string, string> = {}): Promise<TestTarget & { stopApp(app: string): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
   const children: ChildProcess[] = [];
+  const byApp = new Map<string, ChildProcess[]>();
   let log = '';
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
-      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...env }) },
+      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...env }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (chunk: Buffer) => {
@@ -55,14 +56,14 @@ export async function startMultiProcess(natsUrl: string): Promise<TestTarget> {
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     children.push(child);
+    byApp.set(app, [...(byApp.get(app) ?? []), child]);
     return child;
   };
   const operatorClient = natsClient(natsUrl, 'test-operator') as unknown as ClientProxy;
   const operator = new RpcClient(operatorClient);
-  const close = async () => {
-    await operatorClient.close();
-    await Promise.all(
-      children.map(
+  const stop = (list: ChildProcess[]) =>
+    Promise.all(
+      list.map(
         (c) =>
           new Promise<void>((res) => {
             if (c.exitCode !== null) return res();
@@ -72,6 +73,9 @@ export async function startMultiProcess(natsUrl: string): Promise<TestTarget> {
           }),
       ),
     );
+  const close = async () => {
+    await operatorClient.close();
+    await stop(children);
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
@@ -90,7 +94,7 @@ export async function startMultiProcess(natsUrl: string): Promise<TestTarget> {
       if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close };
+    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])) };
   } catch (error) {
     await close();
     throw error;
