@@ -10,6 +10,8 @@ export interface ErrorBody {
   fields?: string[];
   /** Card processor response code (billing 409). */
   code?: string;
+  /** 429: seconds before a new attempt is considered */
+  retry_after?: number;
 }
 
 export interface WireError extends ErrorBody {
@@ -49,3 +51,5 @@ export const conflict = (reason: string, conflicts: string[]) => new DomainError
 export const cardDeclined = (code: string, reason: string) => new DomainError(409, { reason, code });
 export const payloadTooLarge = (reason: string) => new DomainError(413, { reason });
 export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });
+export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
+  new DomainError(429, { reason, retry_after: retryAfterSeconds });

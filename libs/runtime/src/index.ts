@@ -5,3 +5,4 @@ export * from './infrastructure.js';
 export * from './service-app.js';
 export * from './password-hash.js';
 export * from './process.js';
+export * from './failure-limiter.js';

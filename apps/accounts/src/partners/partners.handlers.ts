@@ -13,10 +13,11 @@ import {
   type PartnerSettings,
   Streams,
   Subjects,
+  tooManyRequests,
   unauthorized,
 } from '@burrow/contracts';
 import { handleCommand } from '@burrow/eventsourcing';
-import { hashPassword, verifyPassword } from '@burrow/runtime';
+import { FailureLimiter, hashPassword, verifyPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { createHmac, randomUUID } from 'node:crypto';
@@ -56,6 +57,8 @@ function parseBytesAvailable(value: unknown): number | null {
 export class PartnersHandlers {
   /** keyed hash of (username, password, stored hash) -> partnerId: a password change misses at once */
   private readonly verified = new Map<string, string>();
+  /** failed logins per partner username: 20 per 5 minutes, then 429 until the window passes */
+  private readonly failedLogins = new FailureLimiter({ maxFailures: 20, windowMs: 5 * 60_000 });
 
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
 
@@ -73,8 +76,15 @@ export class PartnersHandlers {
     const stored = doc?.passwordHash ?? DUMMY_HASH;
     const key = createHmac('sha256', this.ctx.secret).update(`${username}\0${password}\0${stored}`).digest('base64');
     if (doc && this.verified.get(key) === doc._id) return { partnerId: doc._id, username: doc.username };
+    const throttleKey = String(username).toLowerCase();
+    const wait = this.failedLogins.retryAfter(throttleKey);
+    if (wait > 0) throw tooManyRequests('too many failed logins for this account; retry later', wait);
     const ok = typeof password === 'string' && (await verifyPassword(password, stored));
-    if (!doc || !ok) throw unauthorized('invalid partner credentials');
+    if (!doc || !ok) {
+      this.failedLogins.fail(throttleKey);
+      throw unauthorized('invalid partner credentials');
+    }
+    this.failedLogins.reset(throttleKey);
     if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
     this.verified.set(key, doc._id);
     return { partnerId: doc._id, username: doc.username };

@@ -20,6 +20,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     if (exception instanceof DomainError) {
       if (exception.status === 401 && !res.getHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Basic realm="burrow"');
+      if (exception.status === 429 && exception.body.retry_after) res.setHeader('Retry-After', String(exception.body.retry_after));
       res.status(exception.status).json(exception.body);
       return;
     }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import supertest from 'supertest';
-import { partnerApi } from '../harness/client.js';
+import { createPartner, partnerApi } from '../harness/client.js';
 import type { ScenarioContext } from './scenarios.js';
 
 export function foundationScenarios({ target }: ScenarioContext) {
@@ -58,6 +58,18 @@ export function foundationScenarios({ target }: ScenarioContext) {
     for (const service of ['accounts', 'billing', 'storage-catalog', 'blobs']) assert.equal(ready.body.checks[service], 'ok');
     const metrics = await agent.get('/metrics').expect(200);
     assert.match(metrics.text, /burrow_http_requests_total\{[^}]*route="\/ping"/);
+  });
+
+  it('repeated failed logins for one account are throttled with 429 and Retry-After', async () => {
+    const { credentials } = await createPartner(target());
+    const wrong = partnerApi(target(), target().url, { username: credentials.username, password: 'wrong-password-x' });
+    for (let i = 0; i < 20; i++) assert.equal((await wrong.get('/ping')).status, 401);
+    const throttled = await wrong.get('/ping');
+    assert.equal(throttled.status, 429);
+    assert.ok(Number(throttled.headers['retry-after']) > 0);
+    assert.equal(typeof throttled.body.reason, 'string');
+    // even the right password waits: guessing cannot continue by luck
+    assert.equal((await partnerApi(target(), target().url, credentials).get('/ping')).status, 429);
   });
 
   it('an unknown route is a JSON 404', async () => {
