@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test` (after the build): runs every compiled *.test.js with node's test runner.
- * Finds a NATS server for the multi-process and NATS transport suites (NATS_URL, else one
- * listening on 127.0.0.1:4222, else a `nats-server` binary started for this run) and says plainly
+ * Finds a NATS server for the multi-process and NATS transport suites (NATS_URL, else a private
+ * `nats-server` started for this run, else one listening on 127.0.0.1:4222) and says plainly
  * which production-server suites run and which are skipped, and why.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -33,17 +33,18 @@ const reachable = (host, port) =>
 const env = { ...process.env };
 let natsChild = null;
 if (!env.NATS_URL) {
-  if (await reachable('127.0.0.1', 4222)) env.NATS_URL = 'nats://127.0.0.1:4222';
-  else {
-    const bin = ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
-    if (bin) {
-      const port = 14222 + Math.floor(Math.random() * 1000);
-      natsChild = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-sd', mkdtempSync(join(tmpdir(), 'nats-'))], { stdio: 'ignore' });
-      for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
-      env.NATS_URL = `nats://127.0.0.1:${port}`;
-    }
+  // A private server per run: subjects and queue groups are global on a NATS server, so two test
+  // runs sharing one would answer each other's requests. Fall back on the machine's server.
+  const bin = ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
+  if (bin) {
+    const port = 14222 + Math.floor(Math.random() * 20000);
+    natsChild = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-sd', mkdtempSync(join(tmpdir(), 'nats-'))], { stdio: 'ignore' });
+    for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
+    if (await reachable('127.0.0.1', port)) env.NATS_URL = `nats://127.0.0.1:${port}`;
   }
+  if (!env.NATS_URL && (await reachable('127.0.0.1', 4222))) env.NATS_URL = 'nats://127.0.0.1:4222';
 }
+process.on('exit', () => natsChild?.kill());
 
 const servers = [
   ['NATS', env.NATS_URL, 'NATS transport contract suite and multi-process e2e suites'],

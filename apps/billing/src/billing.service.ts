@@ -1,17 +1,57 @@
-/** Composition of the billing service. */
+/**
+ * Composition of the billing service: adapters from the infrastructure, the billing projection,
+ * the card processor, handlers. Used by this app's own process entry (`main.ts`) and by the
+ * standalone process.
+ */
+import { ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService } from '@burrow/runtime';
-import { type INestMicroservice, Module } from '@nestjs/common';
-import { BILLING_CONTEXT, HealthHandlers } from './health.handlers.js';
+import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
+import { BillingHandlers } from './billing-information/billing.handlers.js';
+import { billingProjection } from './billing-information/billing.projection.js';
+import type { CardProcessor } from './card-processor/card-processor.js';
+import { LocalCardProcessor } from './card-processor/local-card-processor.js';
+import { BILLING_CONTEXT, type BillingContext, type Clock, systemClock } from './context.js';
+import { HealthHandlers } from './health.handlers.js';
 
 @Module({})
 class BillingModule {}
 
-export async function startBilling(infra: Infrastructure): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
+export interface BillingOptions {
+  /** defaults to the embedded deterministic processor */
+  processor?: CardProcessor;
+  clock?: Clock;
+}
+
+export async function startBilling(
+  infra: Infrastructure,
+  options: BillingOptions = {},
+): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
+  const log = infra.logger('billing');
   const store = await infra.eventStore();
-  const app = await startService(
-    'billing',
-    { module: BillingModule, controllers: [HealthHandlers], providers: [{ provide: BILLING_CONTEXT, useValue: { store } }] },
-    infra,
-  );
-  return { app, close: () => app.close() };
+  const docs = await infra.documents('billing');
+  const runner = new ProjectionRunner(store, docs, [billingProjection(docs)], {
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+  });
+  await runner.start();
+  const ctx: BillingContext = {
+    store,
+    docs,
+    runner,
+    processor: options.processor ?? new LocalCardProcessor(),
+    clock: options.clock ?? systemClock,
+    log,
+  };
+  const module: DynamicModule = {
+    module: BillingModule,
+    controllers: [HealthHandlers, BillingHandlers],
+    providers: [{ provide: BILLING_CONTEXT, useValue: ctx }],
+  };
+  const app = await startService('billing', module, infra);
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await runner.stop();
+    },
+  };
 }

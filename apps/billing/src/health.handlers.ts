@@ -1,17 +1,16 @@
 import { type HealthReply, Subjects } from '@burrow/contracts';
-import type { EventStore } from '@burrow/event-store';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-
-export const BILLING_CONTEXT = Symbol('BILLING_CONTEXT');
+import { BILLING_CONTEXT, type BillingContext } from './context.js';
 
 @Controller()
 export class HealthHandlers {
-  constructor(@Inject(BILLING_CONTEXT) private readonly ctx: { store: EventStore }) {}
+  constructor(@Inject(BILLING_CONTEXT) private readonly ctx: BillingContext) {}
 
   @MessagePattern(Subjects.billing.health)
   async health(): Promise<HealthReply> {
     await this.ctx.store.ping();
-    return { service: 'billing', ok: true, position: await this.ctx.store.headPosition() };
+    await this.ctx.docs.ping();
+    return { service: 'billing', ok: true, position: this.ctx.runner.currentPosition };
   }
 }

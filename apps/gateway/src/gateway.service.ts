@@ -9,6 +9,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import type { Server } from 'node:http';
+import { BillingController } from './accounts-api/billing.controller.js';
 import { GroupsController } from './accounts-api/groups.controller.js';
 import { PartnerController } from './accounts-api/partner.controller.js';
 import { PlansController } from './accounts-api/plans.controller.js';
@@ -19,6 +20,7 @@ import { PartnerGuard } from './http/partner.guard.js';
 import { GATEWAY_INFRA, GATEWAY_LOGGER, RPC } from './http/rpc.js';
 import { GatewayMetrics, METRICS } from './ops/metrics.js';
 import { OpsController } from './ops/ops.controller.js';
+import { OpenApiController } from './openapi/openapi.controller.js';
 
 @Module({})
 class GatewayModule {}
@@ -30,7 +32,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export const GATEWAY_CONTROLLERS = [OpsController, PlansController, PartnerController, GroupsController, UsersController, ReportsController];
+export const GATEWAY_CONTROLLERS = [OpsController, PlansController, PartnerController, BillingController, GroupsController, UsersController, ReportsController, OpenApiController];
 
 export async function startGateway(infra: Infrastructure, options: { port?: number } = {}): Promise<RunningGateway> {
   const log = infra.logger('gateway');

@@ -1,7 +1,26 @@
 /** The list of scenario modules; both deployment modes run all of them. */
+import { billingScenarios } from './billing.scenarios.js';
+import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
+import { groupsScenarios } from './groups.scenarios.js';
+import { isolationScenarios } from './isolation.scenarios.js';
+import { paginationScenarios } from './pagination.scenarios.js';
+import { partnerScenarios } from './partner.scenarios.js';
+import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
+import { usersScenarios } from './users.scenarios.js';
 
 export function registerAllScenarios(mode: string, factory: TargetFactory | null, skipReason: string | undefined) {
   withTarget(`${mode}: foundation`, factory, skipReason, foundationScenarios);
+  withTarget(`${mode}: billing`, factory, skipReason, billingScenarios);
+  withTarget(`${mode}: groups`, factory, skipReason, groupsScenarios);
+  withTarget(`${mode}: users`, factory, skipReason, usersScenarios);
+  withTarget(`${mode}: partner`, factory, skipReason, partnerScenarios);
+  withTarget(`${mode}: reports`, factory, skipReason, reportsScenarios);
+  withTarget(`${mode}: tenant isolation`, factory, skipReason, isolationScenarios);
+  withTarget(`${mode}: concurrency and read-your-writes`, factory, skipReason, concurrencyScenarios);
+  // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
+  // run uses a smaller set (same test) to keep the suite's run time reasonable.
+  const users = mode === 'standalone' ? 2500 : 300;
+  withTarget(`${mode}: user list pagination`, factory, skipReason, (ctx) => paginationScenarios(ctx, { users, pageSize: users > 1000 ? 1000 : 100 }));
 }

@@ -1,0 +1,59 @@
+/**
+ * What Burrow may know about a card number without a processor: its shape (digits, length, Luhn
+ * check digit), its brand from the issuer prefix, and its last four digits. The number itself
+ * lives only in memory for the length of one request; nothing here logs or keeps it.
+ */
+
+export const CARD_NUMBER_MIN_DIGITS = 12;
+export const CARD_NUMBER_MAX_DIGITS = 19;
+
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay' | 'unknown';
+
+/**
+ * Digits only, with the spaces and dashes people type between groups removed; null when anything
+ * else is in it or the digit count is outside 12-19. Accepts a JSON number too (form clients).
+ */
+export function normalizeCardNumber(value: unknown): string | null {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) text = String(value);
+  else return null;
+  const digits = text.trim().replace(/[\s-]/g, '');
+  if (!/^\d+$/.test(digits)) return null;
+  if (digits.length < CARD_NUMBER_MIN_DIGITS || digits.length > CARD_NUMBER_MAX_DIGITS) return null;
+  return digits;
+}
+
+/** The Luhn (mod 10) check over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d+$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+const between = (digits: string, length: number, low: number, high: number) => {
+  const prefix = Number(digits.slice(0, length));
+  return prefix >= low && prefix <= high;
+};
+
+/** Brand by issuer identification number (the leading digits). */
+export function cardBrand(digits: string): CardBrand {
+  if (/^3[47]/.test(digits)) return 'amex';
+  if (/^4/.test(digits)) return 'visa';
+  if (between(digits, 2, 51, 55) || between(digits, 4, 2221, 2720)) return 'mastercard';
+  if (/^(6011|65)/.test(digits) || between(digits, 3, 644, 649) || between(digits, 6, 622126, 622925)) return 'discover';
+  if (between(digits, 4, 3528, 3589)) return 'jcb';
+  if (/^(36|38|39)/.test(digits) || between(digits, 3, 300, 305)) return 'diners';
+  if (/^62/.test(digits)) return 'unionpay';
+  return 'unknown';
+}
+
+export const lastFour = (digits: string): string => digits.slice(-4);

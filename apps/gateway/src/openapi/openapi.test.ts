@@ -1,0 +1,277 @@
+/**
+ * Keeps the OpenAPI document true to the gateway: its operations are exactly the routes the Nest
+ * controllers declare (read from the route metadata, both directions), every `$ref` resolves,
+ * every response has a description and examples, every example matches its schema, every 409 uses
+ * the Error schema and every 401 carries the Basic challenge. Pure: nothing is started.
+ */
+import 'reflect-metadata';
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import * as ajv2020 from 'ajv/dist/2020.js';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ACCOUNTS_API_MOUNTS } from '../accounts-api/mount.js';
+import { GATEWAY_CONTROLLERS } from '../gateway.service.js';
+import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, openApiDocument, type Parameter, type Response } from './openapi.js';
+
+type Json = Record<string, unknown>;
+const MOUNTS = ACCOUNTS_API_MOUNTS.filter((m) => m !== '');
+
+/** `apis/accounts/v1/users/:user/` -> `/users/{user}`: the form both sides are compared in. */
+function normalizeRoute(path: string): string {
+  let p = `/${path}`.replace(/\/{2,}/g, '/');
+  for (const mount of MOUNTS) {
+    const prefix = `/${mount}`;
+    if (p === prefix || p.startsWith(`${prefix}/`)) p = p.slice(prefix.length) || '/';
+  }
+  p = p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  if (p.length > 1) p = p.replace(/\/+$/, '');
+  return p;
+}
+
+const asList = (value: unknown): string[] => (value === undefined ? [''] : Array.isArray(value) ? value.map(String) : [String(value)]);
+
+/** `GET /users/{user}` for every route of every controller, over every mount. */
+function routesOf(controllers: readonly (new (...args: never[]) => unknown)[]): Set<string> {
+  const routes = new Set<string>();
+  for (const controller of controllers) {
+    const prefixes = asList(Reflect.getMetadata(PATH_METADATA, controller));
+    for (const key of Object.getOwnPropertyNames(controller.prototype)) {
+      if (key === 'constructor') continue;
+      const handler = (controller.prototype as Record<string, unknown>)[key];
+      if (typeof handler !== 'function') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (method === undefined) continue;
+      for (const prefix of prefixes) {
+        for (const path of asList(Reflect.getMetadata(PATH_METADATA, handler))) {
+          routes.add(`${RequestMethod[method]} ${normalizeRoute(`${prefix}/${path}`)}`);
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+/** `GET /users/{user}` for every operation of the document. */
+function operationsOf(doc: OpenApiDocument): Set<string> {
+  const ops = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) if (item[method]) ops.add(`${method.toUpperCase()} ${normalizeRoute(path)}`);
+  }
+  return ops;
+}
+
+function routeDiff(doc: OpenApiDocument, controllers: readonly (new (...args: never[]) => unknown)[]) {
+  const routes = routesOf(controllers);
+  const ops = operationsOf(doc);
+  return {
+    undocumented: [...routes].filter((r) => !ops.has(r)).sort(),
+    unrouted: [...ops].filter((o) => !routes.has(o)).sort(),
+  };
+}
+
+function resolvePointer(doc: unknown, ref: string): unknown {
+  assert.ok(ref.startsWith('#/'), `only local refs are used: ${ref}`);
+  let node: unknown = doc;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !(key in node)) return undefined;
+    node = (node as Json)[key];
+  }
+  return node;
+}
+
+const deref = <T>(value: T | { $ref: string }): T =>
+  value && typeof value === 'object' && '$ref' in value ? (resolvePointer(openApiDocument, (value as { $ref: string }).$ref) as T) : (value as T);
+
+function* refsIn(node: unknown, at = '#'): Generator<[string, string]> {
+  if (Array.isArray(node)) for (const [i, v] of node.entries()) yield* refsIn(v, `${at}/${i}`);
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') yield [at, v];
+      else if (k !== 'examples' && k !== 'example') yield* refsIn(v, `${at}/${k}`);
+    }
+  }
+}
+
+function operations(doc: OpenApiDocument): [string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.filter((m) => item[m]).map((m): [string, Operation] => [`${m.toUpperCase()} ${path}`, item[m]!]),
+  );
+}
+
+const mediaExamples = (media: MediaType): unknown[] => Object.values(media.examples ?? {}).map((e) => e.value);
+
+describe('OpenAPI document', () => {
+  it('documents every gateway route, on the path and method the route has', () => {
+    const { undocumented } = routeDiff(openApiDocument, GATEWAY_CONTROLLERS);
+    assert.deepEqual(undocumented, [], 'routes missing from the OpenAPI document');
+  });
+
+  it('documents nothing that is not a route', () => {
+    const { unrouted } = routeDiff(openApiDocument, GATEWAY_CONTROLLERS);
+    assert.deepEqual(unrouted, [], 'OpenAPI operations no controller serves');
+  });
+
+  it('the route check notices a missing or an extra operation (self-check)', () => {
+    const mutated = structuredClone(openApiDocument);
+    delete mutated.paths['/users/{user}'].delete;
+    delete mutated.paths['/openapi.json'];
+    mutated.paths['/partner/backup'] = { get: openApiDocument.paths['/partner/info'].get };
+    const diff = routeDiff(mutated, GATEWAY_CONTROLLERS);
+    assert.deepEqual(diff.undocumented, ['DELETE /users/{user}', 'GET /openapi.json']);
+    assert.deepEqual(diff.unrouted, ['GET /partner/backup']);
+  });
+
+  it('reads the routes over both interface-A mounts (and sees the ops endpoints at the root)', () => {
+    const routes = routesOf(GATEWAY_CONTROLLERS);
+    for (const r of ['GET /ping', 'POST /users', 'POST /groups/{id}', 'GET /partner/billing', 'POST /partner/billing', 'GET /healthz', 'GET /openapi.json']) {
+      assert.ok(routes.has(r), `expected the gateway to route ${r}`);
+    }
+    assert.equal(normalizeRoute('apis/accounts/v1/users/:user/shares/:room'), '/users/{user}/shares/{room}');
+    assert.equal(normalizeRoute('//groups/'), '/groups');
+    assert.equal(normalizeRoute('/'), '/');
+  });
+
+  it('has no two paths that are the same route, and unique operationIds', () => {
+    const seen = new Map<string, string>();
+    for (const path of Object.keys(openApiDocument.paths)) {
+      const key = normalizeRoute(path);
+      assert.ok(!seen.has(key), `${path} and ${seen.get(key)} are the same route`);
+      seen.set(key, path);
+    }
+    const ids = operations(openApiDocument).map(([, op]) => op.operationId);
+    assert.equal(new Set(ids).size, ids.length, 'duplicate operationId');
+  });
+
+  it('is OpenAPI 3.1 and names both mounts', () => {
+    assert.equal(openApiDocument.openapi, '3.1.0');
+    assert.deepEqual(openApiDocument.servers.map((s) => s.url), ['/', '/apis/accounts/v1']);
+    assert.match(openApiDocument.info.description, /\/apis\/accounts\/v1\//);
+    assert.deepEqual(openApiDocument.security, [{ basicAuth: [] }]);
+    const basic = openApiDocument.components.securitySchemes.basicAuth;
+    assert.equal(basic.type, 'http');
+    assert.equal(basic.scheme, 'basic');
+    for (const name of ['Plan', 'Group', 'User', 'Device', 'ShareRoom', 'BrandShareEntry', 'ClientRevisionCount', 'PartnerSettings', 'PartnerFeatures', 'PartnerQuota', 'PartnerInfo', 'BillingInformation', 'Error']) {
+      assert.ok(openApiDocument.components.schemas[name], `schema ${name} missing`);
+    }
+  });
+
+  it('resolves every $ref', () => {
+    const refs = [...refsIn(openApiDocument)];
+    assert.ok(refs.length > 50);
+    for (const [at, ref] of refs) assert.notEqual(resolvePointer(openApiDocument, ref), undefined, `${at}: $ref ${ref} does not resolve`);
+  });
+
+  it('declares every path template parameter, and only those', () => {
+    for (const [name, op] of operations(openApiDocument)) {
+      const path = name.split(' ')[1];
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      const params = (op.parameters ?? []).map((p) => deref<Parameter>(p));
+      const declared = params.filter((p) => p.in === 'path').map((p) => p.name).sort();
+      assert.deepEqual(declared, inPath, `${name}: path parameters`);
+      for (const p of params.filter((q) => q.in === 'path')) assert.equal(p.required, true, `${name}: ${p.name} must be required`);
+      for (const p of params) assert.ok(p.schema?.type, `${name}: parameter ${p.name} needs a typed schema`);
+    }
+  });
+
+  it('gives every response a description, every body examples, and every operation an example', () => {
+    for (const [name, op] of operations(openApiDocument)) {
+      assert.ok(Object.keys(op.responses).length > 0, `${name}: no responses`);
+      assert.ok(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s)), `${name}: no success response`);
+      let examples = 0;
+      for (const [status, raw] of Object.entries(op.responses)) {
+        const response = deref<Response>(raw);
+        assert.ok(response?.description, `${name} ${status}: no description`);
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          assert.ok(mediaExamples(media).length > 0, `${name} ${status} ${type}: no example`);
+          examples += mediaExamples(media).length;
+        }
+      }
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        assert.ok(mediaExamples(media).length > 0, `${name} request ${type}: no example`);
+        examples += mediaExamples(media).length;
+      }
+      assert.ok(examples > 0, `${name}: no example at all`);
+    }
+  });
+
+  it('authenticated operations can answer 401 with the Basic challenge and 429 with Retry-After; open ones are the ops endpoints', () => {
+    for (const [name, op] of operations(openApiDocument)) {
+      if (op.security && op.security.length === 0) {
+        assert.match(name, /^GET \/(healthz|readyz|metrics|openapi\.json)$/, `${name} is unauthenticated`);
+        continue;
+      }
+      const unauthorized = deref<Response>(op.responses['401']);
+      assert.ok(unauthorized, `${name}: no 401`);
+      assert.ok(unauthorized.headers?.['WWW-Authenticate'], `${name}: 401 without WWW-Authenticate`);
+      assert.match(String(unauthorized.headers['WWW-Authenticate'].example), /^Basic /);
+      assert.ok(deref<Response>(op.responses['503']), `${name}: no 503 (a service may not answer)`);
+      const throttled = deref<Response>(op.responses['429']);
+      assert.ok(throttled?.headers?.['Retry-After'], `${name}: no 429 with Retry-After (failed-login limit)`);
+    }
+  });
+
+  it('every error response (and every 409) uses the Error schema', () => {
+    for (const [name, op] of operations(openApiDocument)) {
+      for (const [status, raw] of Object.entries(op.responses)) {
+        if (Number(status) < 400 || name === 'GET /readyz') continue;
+        const response = deref<Response>(raw);
+        assert.equal(response.content?.['application/json']?.schema.$ref, '#/components/schemas/Error', `${name} ${status}: not the Error schema`);
+      }
+      if (op.responses['409']) {
+        const conflicts = mediaExamples(deref<Response>(op.responses['409']).content!['application/json']);
+        for (const body of conflicts as Json[]) assert.ok(Array.isArray(body.conflicts) || typeof body.code === 'string', `${name} 409 example without conflicts or code`);
+      }
+    }
+  });
+
+  it('every example matches its schema', () => {
+    const Ajv = ((ajv2020 as unknown as { default?: unknown }).default ?? ajv2020) as new (options: object) => {
+      addSchema(schema: object): void;
+      compile(schema: object): ((data: unknown) => boolean) & { errors?: unknown };
+    };
+    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+    // OpenAPI points into components; ajv gets the schemas as one document of $defs.
+    const rewrite = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    ajv.addSchema({ $id: 'components', $defs: rewrite(openApiDocument.components.schemas) });
+    const check = (where: string, media: MediaType) => {
+      const validate = ajv.compile(rewrite(media.schema));
+      for (const [key, example] of Object.entries(media.examples ?? {})) {
+        assert.ok(validate(example.value), `${where} example ${key}: ${JSON.stringify(validate.errors)}`);
+      }
+    };
+    let checked = 0;
+    for (const [name, op] of operations(openApiDocument)) {
+      for (const [status, raw] of Object.entries(op.responses)) {
+        for (const [type, media] of Object.entries(deref<Response>(raw).content ?? {})) {
+          check(`${name} ${status} ${type}`, media);
+          checked++;
+        }
+      }
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        check(`${name} request ${type}`, media);
+        checked++;
+      }
+    }
+    for (const [name, response] of Object.entries(openApiDocument.components.responses)) {
+      for (const media of Object.values(response.content ?? {})) check(`components.responses.${name}`, media);
+    }
+    assert.ok(checked > 60);
+  });
+
+  it('the schema check rejects a wrong example (self-check)', () => {
+    const Ajv = ((ajv2020 as unknown as { default?: unknown }).default ?? ajv2020) as new (options: object) => {
+      addSchema(schema: object): void;
+      compile(schema: object): (data: unknown) => boolean;
+    };
+    const ajv = new Ajv({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'components', $defs: JSON.parse(JSON.stringify(openApiDocument.components.schemas).replaceAll('"#/components/schemas/', '"components#/$defs/')) });
+    const validate = ajv.compile({ $ref: 'components#/$defs/User' });
+    const user = mediaExamples(deref<Response>(openApiDocument.paths['/users/{user}'].get!.responses['200']).content!['application/json'])[0] as Json;
+    assert.ok(validate(user));
+    const { email: _e, ...withoutEmail } = user;
+    assert.ok(!validate(withoutEmail));
+    assert.ok(!validate({ ...user, enabled: 'yes' }));
+  });
+});
