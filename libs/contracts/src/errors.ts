@@ -48,7 +48,8 @@ export const paymentRequired = (reason: string) => new DomainError(402, { reason
 export const forbidden = (reason: string) => new DomainError(403, { reason });
 export const notFound = (reason: string) => new DomainError(404, { reason });
 export const conflict = (reason: string, conflicts: string[]) => new DomainError(409, { reason, conflicts });
-export const cardDeclined = (code: string, reason: string) => new DomainError(409, { reason, code });
+/** The spec's card conflict body `{code, reason}`, with the empty `conflicts` list every 409 carries. */
+export const cardDeclined = (code: string, reason: string) => new DomainError(409, { reason, code, conflicts: [] });
 export const payloadTooLarge = (reason: string) => new DomainError(413, { reason });
 export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>

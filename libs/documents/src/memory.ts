@@ -17,11 +17,25 @@ import {
 
 const clone = <T>(v: T): T => structuredClone(v);
 const indexKey = (fields: string[], doc: unknown) => JSON.stringify(fields.map((f) => getPath(doc, f) ?? null));
+/** A filter value an equality index can answer: not an operator object, not an array. */
+const isPlainValue = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+function addLookup(index: { fields: string[]; ids: Map<string, Set<string>>; loose: Set<string> }, doc: Document) {
+  if (index.fields.some((f) => { const v = getPath(doc, f); return v !== null && typeof v === 'object'; })) {
+    index.loose.add(doc._id);
+    return;
+  }
+  const key = indexKey(index.fields, doc);
+  let ids = index.ids.get(key);
+  if (!ids) index.ids.set(key, (ids = new Set()));
+  ids.add(doc._id);
+}
 
 class MemoryCollection<T extends Document> implements Collection<T> {
   readonly docs = new Map<string, T>();
   /** unique index: fields, and key -> _id of the document holding it */
   private readonly uniqueIndexes: { fields: string[]; owners: Map<string, string> }[] = [];
+  /** every index (unique or not): fields, and key -> _ids, for equality lookups without a scan */
+  private readonly lookups: { fields: string[]; ids: Map<string, Set<string>>; loose: Set<string> }[] = [];
 
   constructor(private readonly name: string) {}
 
@@ -30,14 +44,28 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return doc ? clone(doc) : null;
   }
 
-  private select(filter: Filter = {}): T[] {
+  /** Candidate documents: by _id, or through the most selective index whose fields the filter pins. */
+  private candidates(filter: Filter): Iterable<T> {
     const id = filter._id;
     if (typeof id === 'string') {
       const doc = this.docs.get(id);
-      return doc && matches(doc, filter) ? [doc] : [];
+      return doc ? [doc] : [];
     }
+    let best: Set<string> | undefined;
+    for (const index of this.lookups) {
+      if (!index.fields.every((f) => f in filter && isPlainValue(filter[f]))) continue;
+      const hits = index.ids.get(JSON.stringify(index.fields.map((f) => filter[f] ?? null)));
+      // documents whose indexed field holds an array or object are checked every time
+      const ids = new Set([...(hits ?? []), ...index.loose]);
+      if (!best || ids.size < best.size) best = ids;
+    }
+    if (!best) return this.docs.values();
+    return [...best].map((i) => this.docs.get(i)!).filter(Boolean);
+  }
+
+  private select(filter: Filter = {}): T[] {
     const out: T[] = [];
-    for (const doc of this.docs.values()) if (matches(doc, filter)) out.push(doc);
+    for (const doc of this.candidates(filter)) if (matches(doc, filter)) out.push(doc);
     return out;
   }
 
@@ -68,13 +96,22 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     });
     this.unindex(doc._id);
     this.uniqueIndexes.forEach((index, i) => index.owners.set(keys[i], doc._id));
-    this.docs.set(doc._id, clone(doc));
+    const stored = clone(doc);
+    for (const index of this.lookups) addLookup(index, stored);
+    this.docs.set(doc._id, stored);
   }
 
   private unindex(id: string): void {
     const old = this.docs.get(id);
     if (!old) return;
     for (const index of this.uniqueIndexes) index.owners.delete(indexKey(index.fields, old));
+    for (const index of this.lookups) {
+      index.loose.delete(id);
+      const key = indexKey(index.fields, old);
+      const ids = index.ids.get(key);
+      ids?.delete(id);
+      if (ids && ids.size === 0) index.ids.delete(key);
+    }
   }
 
   async delete(id: string): Promise<boolean> {
@@ -92,8 +129,14 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 
   async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
-    if (!options.unique) return;
     const fields = Object.keys(spec);
+    // Only single values are indexed; an array-valued field would need one entry per member.
+    if (!this.lookups.some((index) => index.fields.join() === fields.join())) {
+      const index = { fields, ids: new Map<string, Set<string>>(), loose: new Set<string>() };
+      for (const doc of this.docs.values()) addLookup(index, doc);
+      this.lookups.push(index);
+    }
+    if (!options.unique) return;
     if (this.uniqueIndexes.some((index) => index.fields.join() === fields.join())) return;
     const owners = new Map<string, string>();
     for (const doc of this.docs.values()) {
@@ -107,6 +150,10 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   clear(): void {
     this.docs.clear();
     for (const index of this.uniqueIndexes) index.owners.clear();
+    for (const index of this.lookups) {
+      index.ids.clear();
+      index.loose.clear();
+    }
   }
 }
 

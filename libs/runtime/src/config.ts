@@ -25,6 +25,8 @@ export interface BurrowConfig {
   logLevel: string;
   rpcTimeoutMs: number;
   plansFile?: string;
+  /** Express `trust proxy` value: which hops' X-Forwarded-For to believe for the client address */
+  trustProxy?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -105,6 +107,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     logLevel,
     rpcTimeoutMs: int('BURROW_RPC_TIMEOUT_MS', 5000, 50, 120_000),
     plansFile: get('BURROW_PLANS_FILE'),
+    trustProxy: get('BURROW_TRUST_PROXY'),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -17,6 +17,9 @@ export const toGroup = ({ _id, partnerId, ...group }: GroupDoc): Group => group;
 export const groupsProjection = (docs: DocumentStore): Projection => ({
   name: 'groups',
   prefixes: [StreamPrefixes.group],
+  async init() {
+    await groupsCollection(docs).ensureIndex({ partnerId: 1 });
+  },
   async apply(event) {
     const groups = groupsCollection(docs);
     const id = event.stream.slice(StreamPrefixes.group.length);

@@ -157,6 +157,11 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
 export const storageUsageProjection = (docs: DocumentStore): Projection => ({
   name: 'storage-usage',
   prefixes: [StreamPrefixes.device, StreamPrefixes.share],
+  async init() {
+    await devicesCollection(docs).ensureIndex({ userId: 1 });
+    await devicesCollection(docs).ensureIndex({ partnerId: 1 });
+    await sharesCollection(docs).ensureIndex({ userId: 1 });
+  },
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.device)) await applyDevice(docs, event);
     else await applyShare(docs, event);

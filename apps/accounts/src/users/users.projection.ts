@@ -37,6 +37,9 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     const users = usersCollection(docs);
     await users.ensureIndex({ username: 1 }, { unique: true });
     await users.ensureIndex({ partnerId: 1, username: 1 });
+    await users.ensureIndex({ partnerId: 1, emailKey: 1 });
+    await users.ensureIndex({ partnerId: 1, group_id: 1 });
+    await users.ensureIndex({ partnerId: 1 });
   },
   async apply(event) {
     const users = usersCollection(docs);

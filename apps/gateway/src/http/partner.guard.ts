@@ -24,7 +24,7 @@ export class PartnerGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<PartnerRequest>();
     const credentials = basicCredentials(req);
     if (!credentials) throw unauthorized('partner credentials required (HTTP Basic)');
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const wait = this.failedByAddress.retryAfter(address);
     if (wait > 0) throw tooManyRequests('too many failed logins from this address; retry later', wait);
     try {
