@@ -45,6 +45,9 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
   server.disable('x-powered-by');
   server.set('etag', false);
   server.set('query parser', 'simple');
+  // Behind the edge proxy the socket address is the proxy's: trust its X-Forwarded-For only when
+  // configured (BURROW_TRUST_PROXY, e.g. "uniquelocal" inside the compose network).
+  if (infra.config.trustProxy) server.set('trust proxy', infra.config.trustProxy);
   server.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {

@@ -24,6 +24,7 @@ import { changeUser } from '../users/user-writes.js';
 import { allocationOf, type UserDoc, usersCollection } from '../users/users.projection.js';
 import { groupDecider } from './group.js';
 import { findGroup, groupsCollection, toGroup } from './groups.projection.js';
+import { adoptGroupPlan } from './member-plan.js';
 
 const MEMBER_PAGE = 1000;
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -119,6 +120,8 @@ export class GroupsHandlers {
       await reserveName(this.ctx.store, newNameStream, owner, 'name');
       renamedFrom = group.name;
     }
+    // The read model may lag the stream: whether the plan changed is decided by what was appended.
+    let planChanged = planChange;
     try {
       const result = await handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, {
         type: 'ChangeGroup',
@@ -128,6 +131,7 @@ export class GroupsHandlers {
         check_domain: changes.check_domain,
       });
       lastPosition = result.position;
+      planChanged ||= result.events.some((e) => e.type === 'GroupPlanChanged');
     } catch (error) {
       if (renamedFrom !== null) await releaseName(this.ctx.store, newNameStream, owner);
       throw error;
@@ -135,7 +139,11 @@ export class GroupsHandlers {
     if (renamedFrom !== null) {
       await this.releaseGroupName(partnerId, renamedFrom);
     }
-    if (planChange) lastPosition = (await this.reconcileMembers(partner, group_id)) ?? lastPosition;
+    if (planChanged) {
+      // every member written before our event is in the read model before we page it (member-plan.ts)
+      await this.ctx.runner.waitFor(lastPosition);
+      lastPosition = (await this.reconcileMembers(partner, group_id)) ?? lastPosition;
+    }
     await this.ctx.runner.waitFor(lastPosition);
     return toGroup(await this.requireGroup(partnerId, group_id));
   }
@@ -155,18 +163,7 @@ export class GroupsHandlers {
   private async reconcileMembers(partner: PartnerDoc, groupId: number): Promise<number | null> {
     let position: number | null = null;
     for await (const member of this.members(partner._id, groupId)) {
-      const p = await changeUser(
-        this.ctx,
-        partner,
-        member._id,
-        async (state) => {
-          if (state.group_id !== groupId) return {};
-          const { state: group } = await loadAggregate(this.ctx.store, Streams.group(groupId), groupDecider);
-          return group.deleted ? {} : { plan_id: group.plan_id };
-        },
-        { enforceQuota: false, reason: `group ${groupId} plan` },
-      );
-      position = p ?? position;
+      position = (await adoptGroupPlan(this.ctx, partner, member._id, groupId, `group ${groupId} plan`)) ?? position;
     }
     return position;
   }
@@ -205,9 +202,9 @@ export class GroupsHandlers {
             },
             { enforceQuota: false, reason: `group ${group_id} deleted` },
           );
-          position = p ?? position;
+          position = (await adoptGroupPlan(this.ctx, partner, member._id, targetId, `group ${group_id} deleted`)) ?? p ?? position;
         }
-        await this.ctx.runner.catchUp();
+        await this.ctx.runner.waitFor(position);
       }
     }
     await this.releaseGroupName(partnerId, group.name);

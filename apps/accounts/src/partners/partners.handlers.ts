@@ -68,12 +68,18 @@ export class PartnersHandlers {
     return doc;
   }
 
+  private async currentPasswordHash(partnerId: string): Promise<string> {
+    const events = await this.ctx.store.readStream(Streams.partner(partnerId), { direction: 'backwards' });
+    const latest = events.find((e) => e.type === 'PartnerPasswordChanged' || e.type === 'PartnerCreated');
+    return (latest?.data.passwordHash as string | undefined) ?? DUMMY_HASH;
+  }
+
   @MessagePattern(Subjects.accounts.authenticatePartner)
   async authenticate(@Payload() { username, password }: { username: string; password: string }): Promise<AuthenticatedPartner> {
-    // Another replica may have changed the password a moment ago: see every event stored so far.
-    await this.ctx.runner.catchUp();
     const doc = typeof username === 'string' ? await partnersCollection(this.ctx.docs).findOne({ username }) : null;
-    const stored = doc?.passwordHash ?? DUMMY_HASH;
+    // The stored hash comes from the partner's own stream, not the read model: a password changed
+    // a moment ago through another replica is already in force here.
+    const stored = doc ? await this.currentPasswordHash(doc._id) : DUMMY_HASH;
     const key = createHmac('sha256', this.ctx.secret).update(`${username}\0${password}\0${stored}`).digest('base64');
     if (doc && this.verified.get(key) === doc._id) return { partnerId: doc._id, username: doc.username };
     const throttleKey = String(username).toLowerCase();

@@ -74,7 +74,8 @@ export function validateSettings(body: unknown): Partial<PartnerSettings> {
   const out: Record<string, unknown> = {};
   const invalid: string[] = [];
   for (const [key, value] of Object.entries(body)) {
-    const validate = validators[key as keyof PartnerSettings];
+    // own keys only: `constructor`, `__proto__`, `toString`... are unknown settings, not validators
+    const validate = Object.hasOwn(validators, key) ? validators[key as keyof PartnerSettings] : undefined;
     const result = validate ? validate(value) : INVALID;
     if (result === INVALID) invalid.push(key);
     else out[key] = result;

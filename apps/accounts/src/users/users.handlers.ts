@@ -21,6 +21,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { findGroup } from '../groups/groups.projection.js';
+import { adoptGroupPlan } from '../groups/member-plan.js';
 import { validateNewPassword } from '../partners/partner.js';
 import { type PartnerDoc, partnersCollection } from '../partners/partners.projection.js';
 import { listPlans, planMap, requirePlan } from '../plans/plans.projection.js';
@@ -96,6 +97,8 @@ export class UsersHandlers {
     const emailStream = Streams.reservation('email', nameKey(email));
     await reserveName(this.ctx.store, usernameStream, userId, 'username');
     let allocated = 0;
+    const secret = password ?? tempPassword();
+    let position: number | null;
     try {
       await reserveName(this.ctx.store, emailStream, userId, 'email');
       allocated = allocationOf(plan, bonus);
@@ -105,7 +108,6 @@ export class UsersHandlers {
         allocated = 0;
         throw error;
       }
-      const secret = password ?? tempPassword();
       const result = await handleCommand(this.ctx.store, Streams.user(userId), userDecider, {
         type: 'CreateUser',
         data: {
@@ -114,16 +116,19 @@ export class UsersHandlers {
           share_id: username, creation_time: this.ctx.clock.now(), passwordHash: await hashPassword(secret),
         },
       });
-      await this.ctx.runner.waitFor(result.position);
-      const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
-      if (password === undefined) reply.temp_password = secret;
-      return reply;
+      position = result.position;
     } catch (error) {
       if (allocated) await allocate(this.ctx.store, partner._id, -allocated, { bytesAvailable: null, enforce: false, reason: `undo ${userId}` });
       await releaseName(this.ctx.store, emailStream, userId);
       await releaseName(this.ctx.store, usernameStream, userId);
       throw error;
     }
+    // The group's plan may have changed since it was read above (member-plan.ts).
+    if (groupId !== null && req.plan_id === undefined) position = (await adoptGroupPlan(this.ctx, partner, userId, groupId, `create ${userId}`)) ?? position;
+    await this.ctx.runner.waitFor(position);
+    const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
+    if (password === undefined) reply.temp_password = secret;
+    return reply;
   }
 
   private listFilter(req: ListUsersRequest): Filter {
@@ -220,6 +225,10 @@ export class UsersHandlers {
       throw error;
     }
     if (newEmail) await releaseName(this.ctx.store, Streams.reservation('email', nameKey(doc.email)), doc._id);
+    // Joining a group: its plan may have changed since it was read above (member-plan.ts).
+    if (changes.group_id !== undefined && changes.group_id !== null && changes.group_id !== doc.group_id && changes.plan_id === undefined) {
+      position = (await adoptGroupPlan(this.ctx, partner, doc._id, changes.group_id, `update ${doc._id}`)) ?? position;
+    }
     await this.ctx.runner.waitFor(position);
     return this.reloadRecord(doc._id);
   }
@@ -229,7 +238,9 @@ export class UsersHandlers {
     const doc = await this.findUser(partnerId, user);
     const result = await handleCommand(this.ctx.store, Streams.user(doc._id), userDecider, { type: 'DeleteUser', at: this.ctx.clock.now() });
     const plans = await planMap(this.ctx.docs);
-    await allocate(this.ctx.store, partnerId, -allocationOf(plans.get(doc.plan_id), doc.bonus_bytes), { bytesAvailable: null, enforce: false, reason: `delete ${doc._id}` });
+    // what the user held when deleted (the stream's state), not the read model's possibly older view
+    const held = result.state;
+    await allocate(this.ctx.store, partnerId, -allocationOf(plans.get(held.plan_id), held.bonus_bytes), { bytesAvailable: null, enforce: false, reason: `delete ${doc._id}` });
     await releaseName(this.ctx.store, Streams.reservation('username', nameKey(doc.username)), doc._id);
     await releaseName(this.ctx.store, Streams.reservation('email', nameKey(doc.email)), doc._id);
     await this.ctx.runner.waitFor(result.position);

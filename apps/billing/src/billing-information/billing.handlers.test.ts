@@ -109,7 +109,7 @@ describe('billing handlers', () => {
       handlers.update({ partnerId: 'p1', billing: { ...common, name: 'Other', card_number: '4000000000009995', security_code: '8264', expiration_month: 1, expiration_year: 2030 } }),
       409,
     );
-    assert.deepEqual(err.body, { reason: 'the card has insufficient funds', code: 'insufficient_funds' });
+    assert.deepEqual(err.body, { reason: 'the card has insufficient funds', code: 'insufficient_funds', conflicts: [] });
     assert.deepEqual(await handlers.get({ partnerId: 'p1' }), before);
     const stream = await store.readStream(Streams.billing('p1'));
     assert.equal(stream.length, events + 1);

@@ -32,9 +32,16 @@ const USER_WRITE_FIELDS = {
   password: { kind: 'string' },
 } as const;
 
+/** The bonus in bytes; 400 when it is no exact integer (clients read it as an int64). */
 function bonusBytes(fields: { bonus_bytes?: number; bonus_gigs?: number }): number | undefined {
-  if (fields.bonus_bytes !== undefined) return fields.bonus_bytes;
-  return fields.bonus_gigs === undefined ? undefined : fields.bonus_gigs * GIGABYTE;
+  if (fields.bonus_bytes !== undefined) {
+    if (!Number.isSafeInteger(fields.bonus_bytes)) throw badRequest('bonus_bytes is too large', ['bonus_bytes']);
+    return fields.bonus_bytes;
+  }
+  if (fields.bonus_gigs === undefined) return undefined;
+  const bytes = fields.bonus_gigs * GIGABYTE;
+  if (!Number.isSafeInteger(bytes)) throw badRequest('bonus_gigs is too large', ['bonus_gigs']);
+  return bytes;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

@@ -1013,8 +1013,8 @@ const paths: Record<string, PathItem> = {
           invoiceCard: ex('a card sent for invoice billing', err('invalid or missing parameters: card_number (not accepted for invoice billing)', { fields: ['card_number'] })),
         }),
         '409': error('Prepaid only: the card processor refused the card (`code` is its response code).', {
-          declined: ex('card declined', err('the card was declined', { code: 'card_declined' })),
-          funds: ex('insufficient funds', err('the card has insufficient funds', { code: 'insufficient_funds' })),
+          declined: ex('card declined', err('the card was declined', { code: 'card_declined', conflicts: [] })),
+          funds: ex('insufficient funds', err('the card has insufficient funds', { code: 'insufficient_funds', conflicts: [] })),
         }),
         ...WITH_BODY,
         '503': error('The card processor did not answer (nothing was stored), or the billing service did not answer in time (read back before retrying).', {

@@ -194,7 +194,8 @@ export function billingScenarios({ target }: ScenarioContext) {
     const before = (await partner.get('/partner/billing').expect(200)).body;
     for (const [number, code] of DECLINES) {
       const res = await partner.post('/partner/billing', { ...secrets.card(number), name: 'Someone Else', city: 'Elsewhere' }).expect(409);
-      assert.deepEqual(Object.keys(res.body).sort(), ['code', 'reason']);
+      assert.deepEqual(Object.keys(res.body).sort(), ['code', 'conflicts', 'reason']);
+      assert.deepEqual(res.body.conflicts, [], 'every 409 carries a conflicts list (CLIENT-FACTS)');
       assert.equal(res.body.code, code);
       assert.equal(typeof res.body.reason, 'string');
       assert.ok(res.body.reason.length > 0);
