@@ -127,6 +127,8 @@ export interface CreateUserRequest extends PartnerScoped {
   group_id?: number | null;
   bonus_bytes?: number;
   password?: string;
+  enabled?: boolean;
+  purgehold_active?: boolean;
 }
 
 export interface CreateUserReply {
@@ -172,7 +174,6 @@ export interface CreatePartnerRequest {
   brand_identifier?: string;
   bytes_available: number | null;
   features?: Partial<PartnerFeatures>;
-  billing_mode?: 'prepaid' | 'invoice';
 }
 
 export interface HealthReply {

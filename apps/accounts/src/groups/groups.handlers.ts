@@ -27,6 +27,7 @@ import { findGroup, groupsCollection, toGroup } from './groups.projection.js';
 import { adoptGroupPlan } from './member-plan.js';
 
 const MEMBER_PAGE = 1000;
+const MAX_GROUPS = 10_000;
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 @Controller()
@@ -58,7 +59,8 @@ export class GroupsHandlers {
   async list(@Payload() { partnerId, search }: PartnerScoped & { search?: string }): Promise<Group[]> {
     const filter: Record<string, unknown> = { partnerId };
     if (search) filter.name = { $regex: escapeRegex(search), $options: 'i' };
-    return (await groupsCollection(this.ctx.docs).find(filter, { sort: { group_id: 1 } })).map(toGroup);
+    // bounded like every list; the spec's group list has no paging parameters
+    return (await groupsCollection(this.ctx.docs).find(filter, { sort: { group_id: 1 }, limit: MAX_GROUPS })).map(toGroup);
   }
 
   @MessagePattern(Subjects.accounts.getGroup)

@@ -17,6 +17,7 @@ export class ReportsHandlers {
   /** Users of the brand that have shares, each with its rooms; limit/offset count users. */
   @MessagePattern(Subjects.accounts.brandShares)
   async shares(@Payload() { partnerId, limit, offset }: PartnerScoped & { limit?: number; offset?: number }): Promise<BrandShareEntry[]> {
+    if (limit === 0) return [];
     const users = await usersCollection(this.ctx.docs).find(
       { partnerId, share_count: { $gt: 0 } },
       { sort: { username: 1 }, skip: offset ?? 0, limit: Math.min(limit ?? MAX_PAGE, MAX_PAGE) },

@@ -60,6 +60,7 @@ export class UsersHandlers {
     const users = usersCollection(this.ctx.docs);
     const doc =
       (await users.findOne({ partnerId, username: user })) ??
+      (await users.findOne({ partnerId, usernameKey: user.toLowerCase() })) ??
       (user.includes('@') ? await users.findOne({ partnerId, emailKey: user.toLowerCase() }) : null);
     if (!doc) throw notFound(`no user ${user}`);
     return doc;
@@ -125,6 +126,10 @@ export class UsersHandlers {
     }
     // The group's plan may have changed since it was read above (member-plan.ts).
     if (groupId !== null && req.plan_id === undefined) position = (await adoptGroupPlan(this.ctx, partner, userId, groupId, `create ${userId}`)) ?? position;
+    if (req.enabled === false || req.purgehold_active === true) {
+      const flags = { enabled: req.enabled, purgehold_active: req.purgehold_active };
+      position = (await changeUser(this.ctx, partner, userId, () => flags, { enforceQuota: false, reason: `create ${userId}` })) ?? position;
+    }
     await this.ctx.runner.waitFor(position);
     const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
     if (password === undefined) reply.temp_password = secret;
@@ -158,6 +163,7 @@ export class UsersHandlers {
 
   @MessagePattern(Subjects.accounts.listUsers)
   async list(@Payload() req: ListUsersRequest): Promise<UserRecord[]> {
+    if (req.limit === 0) return [];
     let sort: Record<string, 1 | -1> = { username: 1 };
     if (req.order_by) {
       const desc = req.order_by.startsWith('-');

@@ -8,8 +8,9 @@ export interface UserDoc {
   partnerId: string;
   username: string;
   email: string;
-  /** lower-cased email for case-insensitive lookup */
+  /** lower-cased email and username for case-insensitive lookup */
   emailKey: string;
+  usernameKey: string;
   name: string;
   plan_id: number;
   group_id: number | null;
@@ -38,6 +39,7 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     await users.ensureIndex({ username: 1 }, { unique: true });
     await users.ensureIndex({ partnerId: 1, username: 1 });
     await users.ensureIndex({ partnerId: 1, emailKey: 1 });
+    await users.ensureIndex({ partnerId: 1, usernameKey: 1 });
     await users.ensureIndex({ partnerId: 1, group_id: 1 });
     await users.ensureIndex({ partnerId: 1 });
   },
@@ -48,7 +50,7 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     if (event.type === 'UserCreated') {
       const c = d as unknown as UserCreatedData & { passwordHash: string };
       await users.upsert({
-        _id: c.userId, partnerId: c.partnerId, username: c.username, email: c.email, emailKey: c.email.toLowerCase(),
+        _id: c.userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email, emailKey: c.email.toLowerCase(),
         name: c.name, plan_id: c.plan_id, group_id: c.group_id, bonus_bytes: c.bonus_bytes, enabled: true,
         purgehold_active: false, avatar_id: c.avatar_id, share_id: c.share_id, creation_time: c.creation_time,
         last_login: null, bytes_stored: 0, num_devices: 0, share_rooms: [], share_count: 0, passwordHash: c.passwordHash,

@@ -93,6 +93,8 @@ export class UsersController {
       group_id: fields.group_id,
       bonus_bytes: bonusBytes(fields),
       password: fields.password,
+      enabled: fields.enabled,
+      purgehold_active: fields.purgehold_active,
     });
     res.status(201).json(reply);
   }

@@ -353,4 +353,17 @@ export function usersScenarios({ target }: ScenarioContext) {
       assert.notEqual(again.user.avatar_id, u.user.avatar_id);
     });
   }
+
+  it('POST /users/ honours enabled and purgehold_active; lookups by username ignore case; limit=0 is an empty page', async () => {
+    const tag = Math.random().toString(36).slice(2, 8);
+    const created = await api()
+      .post('/users/', { name: 'Flags', email: `flags-${tag}@example.com`, username: `Flags${tag}`, password: 'flags-password-1', enabled: 'false', purgehold_active: true })
+      .expect(201);
+    assert.equal(created.body.user.enabled, false);
+    assert.equal(created.body.user.purgehold_active, true);
+    const byOtherCase = await api().get(`/users/flags${tag.toUpperCase()}`).expect(200);
+    assert.equal(byOtherCase.body.username, `Flags${tag}`);
+    assert.deepEqual((await api().get('/users/?limit=0').expect(200)).body, []);
+    assert.deepEqual((await api().get('/shares/?limit=0').expect(200)).body, []);
+  });
 }
