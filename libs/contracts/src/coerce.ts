@@ -78,7 +78,8 @@ export function parseFields<T extends object>(
   const out: Record<string, unknown> = {};
   const invalid: string[] = [];
   for (const [key, value] of Object.entries(body)) {
-    const spec = specs[key];
+    // own keys only: "constructor" or "__proto__" in a body must not find Object.prototype members
+    const spec = Object.hasOwn(specs, key) ? specs[key] : undefined;
     if (!spec) {
       if (options.rejectUnknown) invalid.push(key);
       continue;
