@@ -27,6 +27,9 @@ export interface BlobStore {
   ping(): Promise<void>;
 }
 
+/** What the gateway may do with blobs: read them (the storage catalog writes and deletes). */
+export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping'>;
+
 export class BlobNotFoundError extends Error {
   constructor(readonly key: string) {
     super(`blob not found: ${key}`);

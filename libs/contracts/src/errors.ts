@@ -2,6 +2,7 @@
  * The one error shape of Burrow. Services throw DomainError; it crosses the bus as a plain
  * object (`toWire`) and the gateway turns it back into an HTTP status and JSON body.
  */
+import { z } from 'zod';
 export interface ErrorBody {
   reason: string;
   /** Only for 409: the fields in conflict (a list, always). */
@@ -54,3 +55,21 @@ export const payloadTooLarge = (reason: string) => new DomainError(413, { reason
 export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
   new DomainError(429, { reason, retry_after: retryAfterSeconds });
+
+/** The 409 `conflicts` tokens clients test for (CLIENT-FACTS), and `move_to` for group deletes. */
+export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to'] as const;
+
+/** The error body as a schema, for the OpenAPI document. */
+export const ErrorResponse = z
+  .object({
+    reason: z.string().describe('human-readable reason'),
+    conflicts: z.array(z.enum(CONFLICT_TOKENS)).optional().describe('the conflicting fields, as tokens clients test for (409 only)'),
+    fields: z.array(z.string()).optional().describe('the invalid or missing request fields or query parameters (400)'),
+    code: z.string().optional().describe('the card processor response code (billing 409 only)'),
+    retry_after: z.int().min(1).optional().describe('seconds to wait before trying again (429 only; also the Retry-After header)'),
+  })
+  .meta({
+    id: 'Error',
+    description:
+      'Every error body. `conflicts` only on 409 (a list, always); `fields` on 400 when specific fields are invalid or missing; `code` on the billing 409 (card refused).',
+  });

@@ -1,17 +1,13 @@
 /**
- * Runs one command against one aggregate stream: read, fold, decide, append with the expected
- * revision. A concurrency conflict re-reads and retries (bounded, with jitter); a DomainError from
- * `decide` is thrown unchanged.
+ * Runs commands against one aggregate stream: read, fold, decide, append with the expected
+ * revision. A concurrency conflict re-reads and retries (the one retry policy); a DomainError from
+ * `decide` is thrown unchanged. Several commands (one request that changes several things) are
+ * decided in order and appended together.
  */
-import { type Decider, serviceUnavailable } from '@burrow/contracts';
-import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '@burrow/event-store';
-
-export interface DomainEvent {
-  type: string;
-  data: object;
-}
-
-export const SCHEMA_VERSION = 1;
+import { type Decider, decideAll } from '@burrow/contracts';
+import type { EventStore, RecordedEvent } from '@burrow/event-store';
+import { type AppendMetadata, appendEvents, type DomainEvent } from './append.js';
+import { retryOnConflict } from './retry.js';
 
 export const toDomainEvent = <E extends DomainEvent>(e: RecordedEvent): E => ({ type: e.type, data: e.data }) as E;
 
@@ -20,13 +16,9 @@ export interface CommandResult<S, E> {
   events: E[];
   /** global position of the last appended event; null when the command changed nothing */
   position: number | null;
+  /** the stream's revision after the command (null: the stream does not exist) */
+  revision: number | null;
 }
-
-export interface CommandOptions {
-  maxAttempts?: number;
-}
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function loadAggregate<S, E extends DomainEvent>(
   store: EventStore,
@@ -39,29 +31,23 @@ export async function loadAggregate<S, E extends DomainEvent>(
   return { state, revision: recorded.length ? recorded[recorded.length - 1].revision : null };
 }
 
-export async function handleCommand<S, C, E extends DomainEvent>(
+export interface CommandOptions {
+  metadata?: AppendMetadata;
+}
+
+export function handleCommand<S, C, E extends DomainEvent>(
   store: EventStore,
   stream: string,
   decider: Decider<S, C, E>,
-  command: C,
+  command: C | C[],
   options: CommandOptions = {},
 ): Promise<CommandResult<S, E>> {
-  const maxAttempts = options.maxAttempts ?? 25;
-  for (let attempt = 1; ; attempt++) {
+  const commands = Array.isArray(command) ? command : [command];
+  return retryOnConflict(stream.split('-')[0], async () => {
     const { state, revision } = await loadAggregate(store, stream, decider);
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { state, events, position: null };
-    try {
-      const result = await store.append(
-        stream,
-        events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata: { schemaVersion: SCHEMA_VERSION } })),
-        revision ?? 'no_stream',
-      );
-      return { state: events.reduce(decider.evolve, state), events, position: result.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= maxAttempts) throw serviceUnavailable(`too much contention on ${stream.split('-')[0]}; retry`);
-      await pause(Math.random() * Math.min(50, 2 * attempt));
-    }
-  }
+    const events = decideAll(decider, commands, state);
+    if (events.length === 0) return { state, events, position: null, revision };
+    const result = await appendEvents(store, stream, events, revision ?? 'no_stream', options.metadata);
+    return { state: events.reduce(decider.evolve, state), events, position: result.position, revision: result.revision };
+  });
 }

@@ -27,6 +27,10 @@ export interface BurrowConfig {
   plansFile?: string;
   /** Express `trust proxy` value: which hops' X-Forwarded-For to believe for the client address */
   trustProxy?: string;
+  /** multi-step writes unfinished for this long are taken to have crashed and are recovered */
+  recoveryGraceSeconds: number;
+  /** how often each service looks for unfinished multi-step writes */
+  recoveryIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -108,6 +112,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     rpcTimeoutMs: int('BURROW_RPC_TIMEOUT_MS', 5000, 50, 120_000),
     plansFile: get('BURROW_PLANS_FILE'),
     trustProxy: get('BURROW_TRUST_PROXY'),
+    recoveryGraceSeconds: int('BURROW_RECOVERY_GRACE_SECONDS', 60, 0, 86_400),
+    recoveryIntervalMs: int('BURROW_RECOVERY_INTERVAL_MS', 30_000, 100, 3_600_000),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -1,0 +1,6 @@
+export * from './events.js';
+export * from './limits.js';
+export * from './records.js';
+export * from './requests.js';
+export * from './streams.js';
+export * from './subjects.js';

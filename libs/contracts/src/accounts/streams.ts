@@ -1,0 +1,23 @@
+/** Stream names of the accounts service (DESIGN §3). */
+export const AccountsStreams = {
+  planCatalogue: 'plan-catalogue',
+  partner: (partnerId: string) => `partner-${partnerId}`,
+  group: (groupId: number) => `group-${groupId}`,
+  user: (userId: string) => `user-${userId}`,
+  /** the partner's storage allocation ledger */
+  allocation: (partnerId: string) => `allocation-${partnerId}`,
+  /** sequential ids: `counter-group_id`, `counter-avatar_id` */
+  counter: (name: string) => `counter-${name}`,
+  /** uniqueness reservations: `username-<name>`, `email-<email>`, `groupname-<partner>-<name>` ... */
+  reservation: (kind: 'username' | 'email' | 'groupname' | 'partnername', key: string) => `${kind}-${key}`,
+  /** first-start marker */
+  bootstrap: 'operator-bootstrap',
+} as const;
+
+export const AccountsStreamPrefixes = {
+  partner: 'partner-',
+  planCatalogue: 'plan-catalogue',
+  group: 'group-',
+  user: 'user-',
+  reservations: ['username-', 'email-', 'groupname-', 'partnername-'],
+} as const;

@@ -1,0 +1,3 @@
+export * from './events.js';
+export * from './streams.js';
+export * from './subjects.js';

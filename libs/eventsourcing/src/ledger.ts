@@ -1,0 +1,64 @@
+/**
+ * A running-total ledger: every change appends its delta and the new total with optimistic
+ * concurrency, so "the total never exceeds the limit" holds under concurrent writers, which a check
+ * against a read model cannot guarantee. Used for a partner's storage allocation.
+ *
+ * Every entry carries a `ref` (the multi-step write that made it), so recovery can tell whether a
+ * crashed write's entry was made, and undo it exactly once (`findEntry`).
+ */
+import type { Event } from '@burrow/contracts';
+import type { EventStore } from '@burrow/event-store';
+import { appendEvents } from './append.js';
+import { retryOnConflict } from './retry.js';
+
+export type LedgerEntryAppended = Event<'BytesAllocated', { delta: number; total: number; ref: string; reason: string }>;
+
+export interface LedgerWrite {
+  delta: number;
+  /** the write this entry belongs to; `undo:<ref>` for a compensation */
+  ref: string;
+  reason: string;
+  /** refuse positive deltas that would take the total past this (null: no limit) */
+  limit?: number | null;
+  /** thrown (not appended) when the limit would be passed */
+  refusal?: () => Error;
+}
+
+export interface LedgerHead {
+  total: number;
+  /** revision of the last entry, null when the ledger is empty */
+  revision: number | null;
+}
+
+export async function ledgerHead(store: EventStore, stream: string): Promise<LedgerHead> {
+  const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+  return { total: (last?.data.total as number | undefined) ?? 0, revision: last ? last.revision : null };
+}
+
+/** Appends one entry; a zero delta appends nothing. */
+export function appendToLedger(store: EventStore, stream: string, write: LedgerWrite): Promise<void> {
+  if (write.delta === 0) return Promise.resolve();
+  return retryOnConflict('ledger', async () => {
+    const head = await ledgerHead(store, stream);
+    if (write.delta > 0 && write.limit !== undefined && write.limit !== null && head.total + write.delta > write.limit) {
+      throw write.refusal?.() ?? new Error('ledger limit exceeded');
+    }
+    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: write.delta, total: head.total + write.delta, ref: write.ref, reason: write.reason } };
+    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream');
+  });
+}
+
+/**
+ * The entry with this ref appended after `afterRevision` (the head a write saw before it started),
+ * or null. Reads forward from there: bounded by the entries written since that write began.
+ */
+export async function findEntry(store: EventStore, stream: string, ref: string, afterRevision: number | null): Promise<LedgerEntryAppended['data'] | null> {
+  const from = afterRevision === null ? 0 : afterRevision + 1;
+  const PAGE = 500;
+  for (let revision = from; ; revision += PAGE) {
+    const page = await store.readStream(stream, { fromRevision: revision, maxCount: PAGE });
+    const hit = page.find((e) => e.data.ref === ref);
+    if (hit) return hit.data as LedgerEntryAppended['data'];
+    if (page.length < PAGE) return null;
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * Multi-step writes (one documented pattern, docs/decisions.md "Multi-step writes").
+ *
+ * A write that spans streams (reserve a name, allocate bytes, create the aggregate, release an old
+ * name) first records itself in its own stream `process-<service>-<id>` (`ProcessStarted`, with
+ * everything needed to finish or undo it), then runs its steps, then records `ProcessCompleted`
+ * (or `ProcessCompensated` after undoing them). Every step is idempotent for the same process.
+ *
+ * One append in the middle is the **commit point** (e.g. `UserCreated` on the new user's stream,
+ * appended with expected revision "no stream"). If the request fails before it, the steps taken are
+ * compensated at once. If the process dies (kill -9, power loss), recovery finds the process still
+ * pending, decides whether the commit point happened and, if it did not, claims it first (appends
+ * a marker at the expected revision, so a write still somehow running can no longer commit); then
+ * completes or compensates, exactly as the request would have.
+ */
+import type { Event } from '@burrow/contracts';
+import type { Collection, DocumentStore } from '@burrow/documents';
+import { type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
+import { randomUUID } from 'node:crypto';
+import { appendEvents } from './append.js';
+import type { Projection } from './projection-runner.js';
+
+export type ProcessStarted = Event<'ProcessStarted', { kind: string; data: object; startedAt: number }>;
+/** A value a step learned that recovery will need (merged into the process data). */
+export type ProcessNoted = Event<'ProcessNoted', { data: object }>;
+export type ProcessCompleted = Event<'ProcessCompleted', { at: number }>;
+export type ProcessCompensated = Event<'ProcessCompensated', { at: number; reason: string }>;
+
+export type Outcome = 'committed' | 'abandoned';
+
+export interface ProcessDefinition<D extends object> {
+  /** names the process in its stream and in logs: `CreateUser`, `ChangeUserEmail` */
+  kind: string;
+  /**
+   * Recovery only: did the commit point happen? If not, make sure it never can (claim it), and
+   * say 'abandoned'.
+   */
+  settle(data: D, processId: string): Promise<Outcome>;
+  /** What follows the commit point; idempotent. The request runs it too. */
+  complete(data: D, processId: string): Promise<void>;
+  /** Undoes every step that may have run before the commit point; idempotent. */
+  compensate(data: D, processId: string): Promise<void>;
+}
+
+/** Test hook: called at every step boundary (`CreateUser:reserve-email:before`). */
+export type FaultHook = (point: string) => void | Promise<void>;
+
+export const processStream = (service: string, id: string) => `process-${service}-${id}`;
+
+export interface ProcessLogOptions {
+  now?: () => number;
+  faults?: FaultHook;
+}
+
+/** One service's multi-step writes: starts them, and records how they ended. */
+export class ProcessLog {
+  private readonly now: () => number;
+
+  constructor(
+    readonly store: EventStore,
+    readonly service: string,
+    private readonly options: ProcessLogOptions = {},
+  ) {
+    this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  async begin<D extends object>(definition: ProcessDefinition<D>, data: D, id: string = randomUUID()): Promise<RunningProcess<D>> {
+    const started: ProcessStarted = { type: 'ProcessStarted', data: { kind: definition.kind, data, startedAt: this.now() } };
+    await appendEvents(this.store, processStream(this.service, id), [started], 'no_stream', { processId: id });
+    return new RunningProcess(this, definition, data, id);
+  }
+
+  async fault(point: string): Promise<void> {
+    await this.options.faults?.(point);
+  }
+
+  /** Appends the process's end; false if it had already ended (another recovery got there first). */
+  async end(id: string, event: ProcessCompleted | ProcessCompensated): Promise<boolean> {
+    const stream = processStream(this.service, id);
+    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    if (!last || last.type === 'ProcessCompleted' || last.type === 'ProcessCompensated') return false;
+    try {
+      await appendEvents(this.store, stream, [event], last.revision, { processId: id });
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) return false;
+      throw error;
+    }
+  }
+
+  async note(id: string, revision: number, data: object): Promise<void> {
+    const noted: ProcessNoted = { type: 'ProcessNoted', data: { data } };
+    await appendEvents(this.store, processStream(this.service, id), [noted], revision, { processId: id });
+  }
+
+  get clock(): () => number {
+    return this.now;
+  }
+}
+
+export class RunningProcess<D extends object> {
+  private revision = 0;
+
+  constructor(
+    private readonly log: ProcessLog,
+    readonly definition: ProcessDefinition<D>,
+    readonly data: D,
+    readonly id: string,
+  ) {}
+
+  /** Records what a step learned (an allocated id) before anything depends on it. */
+  async note(values: Partial<D>): Promise<void> {
+    await this.log.note(this.id, this.revision, values);
+    this.revision += 1;
+    Object.assign(this.data, values);
+  }
+
+  /** One step: fault hooks around it (tests kill the process there). */
+  async step<T>(name: string, run: () => Promise<T>): Promise<T> {
+    await this.log.fault(`${this.definition.kind}:${name}:before`);
+    const result = await run();
+    await this.log.fault(`${this.definition.kind}:${name}:after`);
+    return result;
+  }
+
+  /** The commit point happened: run what follows it and record the process as completed. */
+  async complete(): Promise<void> {
+    await this.step('complete', () => this.definition.complete(this.data, this.id));
+    await this.log.end(this.id, { type: 'ProcessCompleted', data: { at: this.log.clock() } });
+  }
+
+  /** The request failed before its commit point: undo the steps, record it, rethrow `error`. */
+  async abandon(error: unknown): Promise<never> {
+    await this.definition.compensate(this.data, this.id);
+    await this.log.end(this.id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: (error as Error)?.message ?? String(error) } });
+    throw error;
+  }
+}
+
+// ---- recovery ---------------------------------------------------------------------------------
+
+export interface PendingProcessDoc {
+  _id: string;
+  kind: string;
+  data: object;
+  startedAt: number;
+  [key: string]: unknown;
+}
+
+export const pendingProcessesCollection = (docs: DocumentStore): Collection<PendingProcessDoc> => docs.collection<PendingProcessDoc>('pending_processes');
+
+/** Read model of this service's unfinished multi-step writes (what recovery looks at). */
+export const pendingProcessesProjection = (docs: DocumentStore, service: string): Projection => ({
+  name: 'pending-processes',
+  prefixes: [`process-${service}-`],
+  async init() {
+    await pendingProcessesCollection(docs).ensureIndex({ startedAt: 1 });
+  },
+  async apply(event) {
+    const id = event.stream.slice(`process-${service}-`.length);
+    const pending = pendingProcessesCollection(docs);
+    if (event.type === 'ProcessStarted') {
+      const d = event.data as ProcessStarted['data'];
+      await pending.upsert({ _id: id, kind: d.kind, data: d.data, startedAt: d.startedAt });
+    } else if (event.type === 'ProcessNoted') {
+      const doc = await pending.get(id);
+      if (doc) await pending.upsert({ ...doc, data: { ...doc.data, ...(event.data as ProcessNoted['data']).data } });
+    } else {
+      await pending.delete(id);
+    }
+  },
+});
+
+export interface RecoveryReport {
+  completed: string[];
+  compensated: string[];
+  failed: { id: string; error: string }[];
+}
+
+/**
+ * Finishes what crashed: every pending process older than `graceSeconds` (a request still running
+ * elsewhere is younger) is settled, then completed or compensated. Idempotent, so several replicas
+ * may run it at once.
+ */
+export class ProcessRecovery {
+  private readonly definitions = new Map<string, ProcessDefinition<object>>();
+
+  constructor(
+    private readonly log: ProcessLog,
+    private readonly docs: DocumentStore,
+    definitions: ProcessDefinition<never>[],
+    private readonly graceSeconds: number,
+  ) {
+    for (const d of definitions) this.definitions.set(d.kind, d as unknown as ProcessDefinition<object>);
+  }
+
+  /** Pending processes, oldest first (for the admin CLI too). */
+  async pending(limit = 1000): Promise<PendingProcessDoc[]> {
+    return pendingProcessesCollection(this.docs).find({}, { sort: { startedAt: 1, _id: 1 }, limit });
+  }
+
+  async run(): Promise<RecoveryReport> {
+    const report: RecoveryReport = { completed: [], compensated: [], failed: [] };
+    const cutoff = this.log.clock() - this.graceSeconds;
+    const stale = await pendingProcessesCollection(this.docs).find({ startedAt: { $lte: cutoff } }, { sort: { startedAt: 1, _id: 1 }, limit: 1000 });
+    for (const p of stale) {
+      const definition = this.definitions.get(p.kind);
+      if (!definition) {
+        report.failed.push({ id: p._id, error: `no definition for ${p.kind}` });
+        continue;
+      }
+      try {
+        const outcome = await definition.settle(p.data, p._id);
+        if (outcome === 'committed') {
+          await definition.complete(p.data, p._id);
+          await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } });
+          report.completed.push(p._id);
+        } else {
+          await definition.compensate(p.data, p._id);
+          await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } });
+          report.compensated.push(p._id);
+        }
+      } catch (error) {
+        report.failed.push({ id: p._id, error: (error as Error).message });
+      }
+    }
+    return report;
+  }
+}
+
+/**
+ * Settles a process whose commit point creates a stream (expected revision "no stream"): appends
+ * `marker` there first, so the create can never happen later ('abandoned'), unless the stream
+ * already begins with `committedType` ('committed').
+ */
+export async function claimNewStream(store: EventStore, stream: string, marker: Event, committedType: string): Promise<Outcome> {
+  try {
+    await appendEvents(store, stream, [marker], 'no_stream');
+    return 'abandoned';
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    const [first] = await store.readStream(stream, { maxCount: 1 });
+    return first?.type === committedType ? 'committed' : 'abandoned';
+  }
+}
