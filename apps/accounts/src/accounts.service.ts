@@ -1,21 +1,27 @@
 /**
- * Composition of the accounts service: adapters from the infrastructure, projections, handlers.
- * Used by this app's own process entry (`main.ts`) and by the standalone process.
+ * Composition of the accounts service: adapters from the infrastructure, projections, the log and
+ * recovery of multi-step writes, and the bus handlers. Used by this app's own process entry
+ * (`main.ts`) and by the standalone process.
  */
-import { ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, startService } from '@burrow/runtime';
+import { ProcessLog, ProcessRecovery, pendingProcessesProjection, ProjectionRunner } from '@burrow/eventsourcing';
+import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
+import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
+import { createPartnerProcess } from './partners/create-partner.process.js';
 import { PartnersHandlers } from './partners/partners.handlers.js';
 import { partnersProjection } from './partners/partners.projection.js';
 import { PlansHandlers } from './plans/plans.handlers.js';
 import { plansProjection } from './plans/plans.projection.js';
 import { ReportsHandlers } from './reports/reports.handlers.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext, systemClock } from './shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { storageUsageProjection } from './storage-usage/storage-usage.projection.js';
+import { changeUserProcess } from './users/change-user.js';
+import { createUserProcess } from './users/create-user.process.js';
+import { deleteUserProcess } from './users/delete-user.process.js';
 import { UsersHandlers } from './users/users.handlers.js';
 import { usersProjection } from './users/users.projection.js';
 
@@ -27,6 +33,17 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** The accounts service's multi-step writes, by kind (what recovery can finish). */
+export const accountsProcesses = (ctx: AccountsContext) => [
+  createPartnerProcess(ctx),
+  createUserProcess(ctx),
+  changeUserProcess(ctx),
+  deleteUserProcess(ctx),
+  createGroupProcess(ctx),
+  updateGroupProcess(ctx),
+  deleteGroupProcess(ctx),
+];
+
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
   const log = infra.logger('accounts');
   const store = await infra.eventStore();
@@ -34,11 +51,22 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const runner = new ProjectionRunner(
     store,
     docs,
-    [plansProjection(docs), partnersProjection(docs), groupsProjection(docs), usersProjection(docs), storageUsageProjection(docs)],
+    [plansProjection(docs), partnersProjection(docs), groupsProjection(docs), usersProjection(docs), storageUsageProjection(docs), pendingProcessesProjection(docs, 'accounts')],
     { log: (level, msg, extra) => log[level](extra ?? {}, msg) },
   );
   await runner.start();
-  const ctx: AccountsContext = { store, docs, runner, clock: systemClock, secret: infra.secret, log };
+  const processes = new ProcessLog(store, 'accounts', { now: systemClock.now });
+  const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log };
+  const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
+  const recover = async () => {
+    try {
+      const report = await recovery.run();
+      if (report.completed.length || report.compensated.length) log.warn(report, 'recovered unfinished multi-step writes');
+      if (report.failed.length) log.error({ failed: report.failed }, 'some unfinished multi-step writes could not be recovered yet');
+    } catch (error) {
+      log.error({ err: { message: (error as Error).message } }, 'recovery failed');
+    }
+  };
   const module: DynamicModule = {
     module: AccountsModule,
     controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, ReportsHandlers],
@@ -47,9 +75,13 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const app = await startService('accounts', module, infra);
   await seedPlans(ctx, infra.config);
   await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers));
+  await recover();
+  const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
+  timer.unref();
   return {
     app,
     close: async () => {
+      clearInterval(timer);
       await app.close();
       await runner.stop();
     },

@@ -4,7 +4,7 @@
  * catalogue and the bootstrap marker are guarded by optimistic concurrency.
  */
 import { Streams } from '@burrow/contracts';
-import { handleCommand } from '@burrow/eventsourcing';
+import { appendEvents, handleCommand } from '@burrow/eventsourcing';
 import { WrongExpectedRevisionError } from '@burrow/event-store';
 import type { BurrowConfig } from '@burrow/runtime';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,6 @@ import { loadInitialPlans } from './plans/default-plans.js';
 import { planCatalogue } from './plans/plan-catalogue.js';
 import type { AccountsContext } from './shared/context.js';
 
-const BOOTSTRAP_STREAM = 'operator-bootstrap';
 
 export async function seedPlans(ctx: AccountsContext, config: BurrowConfig): Promise<void> {
   const plans = await loadInitialPlans(config.plansFile);
@@ -22,14 +21,14 @@ export async function seedPlans(ctx: AccountsContext, config: BurrowConfig): Pro
 }
 
 export async function bootstrapPartner(ctx: AccountsContext, config: BurrowConfig, partners: PartnersHandlers): Promise<void> {
-  const existing = await ctx.store.readStream(BOOTSTRAP_STREAM, { maxCount: 1 });
+  const existing = await ctx.store.readStream(Streams.bootstrap, { maxCount: 1 });
   if (existing.length) return;
   const username = config.partnerUsername ?? 'partner';
   const generated = config.partnerPassword === undefined;
   const password = config.partnerPassword ?? randomBytes(15).toString('base64url');
   try {
     // The marker holds no secret: only who was bootstrapped.
-    await ctx.store.append(BOOTSTRAP_STREAM, [{ type: 'OperatorBootstrapped', data: { username } }], 'no_stream');
+    await appendEvents(ctx.store, Streams.bootstrap, [{ type: 'OperatorBootstrapped', data: { username } }], 'no_stream');
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return;
     throw error;

@@ -4,13 +4,13 @@
  * standalone process.
  */
 import { ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, startService } from '@burrow/runtime';
+import { type Clock, type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { BillingHandlers } from './billing-information/billing.handlers.js';
 import { billingProjection } from './billing-information/billing.projection.js';
 import type { CardProcessor } from './card-processor/card-processor.js';
 import { LocalCardProcessor } from './card-processor/local-card-processor.js';
-import { BILLING_CONTEXT, type BillingContext, type Clock, systemClock } from './context.js';
+import { BILLING_CONTEXT, type BillingContext } from './context.js';
 import { HealthHandlers } from './health.handlers.js';
 
 @Module({})

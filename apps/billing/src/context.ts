@@ -6,15 +6,8 @@
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
 import type { ProjectionRunner } from '@burrow/eventsourcing';
-import type { Logger } from '@burrow/runtime';
+import type { Clock, Logger } from '@burrow/runtime';
 import type { CardProcessor } from './card-processor/card-processor.js';
-
-export interface Clock {
-  /** unix seconds */
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Math.floor(Date.now() / 1000) };
 
 export interface BillingContext {
   store: EventStore;

@@ -1,8 +1,7 @@
 /** Read model of groups, one document per live group. */
-import { type Group, StreamPrefixes } from '@burrow/contracts';
+import { type Group, type GroupCreated, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
-import type { GroupCreatedData } from './group.js';
 
 export interface GroupDoc extends Group {
   _id: string;
@@ -25,7 +24,7 @@ export const groupsProjection = (docs: DocumentStore): Projection => ({
     const id = event.stream.slice(StreamPrefixes.group.length);
     const d = event.data as Record<string, unknown>;
     if (event.type === 'GroupCreated') {
-      const c = d as unknown as GroupCreatedData;
+      const c = d as unknown as GroupCreated['data'];
       await groups.upsert({
         _id: id, partnerId: c.partnerId, group_id: c.groupId, name: c.name, plan_id: c.plan_id,
         webapi_enable: c.webapi_enable, check_domain: c.check_domain, device_policy: null,

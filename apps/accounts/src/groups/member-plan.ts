@@ -7,22 +7,21 @@
  */
 import { Streams } from '@burrow/contracts';
 import { loadAggregate } from '@burrow/eventsourcing';
-import type { PartnerDoc } from '../partners/partners.projection.js';
 import type { AccountsContext } from '../shared/context.js';
-import { changeUser } from '../users/user-writes.js';
+import { changeUser } from '../users/change-user.js';
 import { groupDecider } from './group.js';
 
 /** Puts the user on the group's current plan if still a member; the position written, or null. */
-export function adoptGroupPlan(ctx: AccountsContext, partner: PartnerDoc, userId: string, groupId: number, reason: string): Promise<number | null> {
+export function adoptGroupPlan(ctx: AccountsContext, partnerId: string, userId: string, groupId: number, reason: string): Promise<number | null> {
   return changeUser(
     ctx,
-    partner,
+    partnerId,
     userId,
     async (state) => {
       if (state.group_id !== groupId) return {};
       const { state: group } = await loadAggregate(ctx.store, Streams.group(groupId), groupDecider);
       return group.exists && !group.deleted ? { plan_id: group.plan_id } : {};
     },
-    { enforceQuota: false, reason },
+    { reason },
   );
 }

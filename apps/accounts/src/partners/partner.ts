@@ -1,5 +1,14 @@
 /** The partner aggregate (stream `partner-<id>`): identity, API password, limits, features, settings. */
-import { badRequest, type Decider, type PartnerFeatures, type PartnerSettings } from '@burrow/contracts';
+import {
+  badRequest,
+  type Command,
+  type Decider,
+  type PartnerCreated,
+  type PartnerEvent,
+  type PartnerFeatures,
+  type PartnerSettings,
+  serviceUnavailable,
+} from '@burrow/contracts';
 
 export const DEFAULT_FEATURES: PartnerFeatures = {
   netkes: false,
@@ -9,37 +18,22 @@ export const DEFAULT_FEATURES: PartnerFeatures = {
   email_as_username: false,
 };
 
-export interface PartnerCreatedData {
-  partnerId: string;
-  username: string;
-  company_name: string;
-  brand_identifier: string;
-  passwordHash: string;
-  bytes_available: number | null;
-  features: PartnerFeatures;
-  created_at: number;
-}
-
-export type PartnerEvent =
-  | { type: 'PartnerCreated'; data: PartnerCreatedData }
-  | { type: 'PartnerPasswordChanged'; data: { passwordHash: string; at: number } }
-  | { type: 'PartnerSettingsChanged'; data: { changes: Partial<PartnerSettings>; at: number } }
-  | { type: 'PartnerLimitsChanged'; data: { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number } };
-
-export type PartnerCommand =
-  | { type: 'CreatePartner'; data: PartnerCreatedData }
-  | { type: 'ChangePartnerPassword'; passwordHash: string; at: number }
-  | { type: 'ChangePartnerSettings'; changes: Partial<PartnerSettings>; at: number }
-  | { type: 'ChangePartnerLimits'; bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number };
+export type CreatePartner = Command<'CreatePartner', { data: PartnerCreated['data'] }>;
+export type ChangePartnerPassword = Command<'ChangePartnerPassword', { passwordHash: string; at: number }>;
+export type ChangePartnerSettings = Command<'ChangePartnerSettings', { changes: Partial<PartnerSettings>; at: number }>;
+export type ChangePartnerLimits = Command<'ChangePartnerLimits', { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number }>;
+export type PartnerCommand = CreatePartner | ChangePartnerPassword | ChangePartnerSettings | ChangePartnerLimits;
 
 export interface PartnerState {
   exists: boolean;
+  abandoned: boolean;
 }
 
 export const partnerDecider: Decider<PartnerState, PartnerCommand, PartnerEvent> = {
-  initialState: { exists: false },
+  initialState: { exists: false, abandoned: false },
   decide(command, state) {
     if (command.type === 'CreatePartner') {
+      if (state.abandoned) throw serviceUnavailable('this create was abandoned by crash recovery; retry');
       if (state.exists) throw badRequest('partner exists');
       return [{ type: 'PartnerCreated', data: command.data }];
     }
@@ -48,9 +42,7 @@ export const partnerDecider: Decider<PartnerState, PartnerCommand, PartnerEvent>
       case 'ChangePartnerPassword':
         return [{ type: 'PartnerPasswordChanged', data: { passwordHash: command.passwordHash, at: command.at } }];
       case 'ChangePartnerSettings':
-        return Object.keys(command.changes).length
-          ? [{ type: 'PartnerSettingsChanged', data: { changes: command.changes, at: command.at } }]
-          : [];
+        return Object.keys(command.changes).length ? [{ type: 'PartnerSettingsChanged', data: { changes: command.changes, at: command.at } }] : [];
       case 'ChangePartnerLimits': {
         const data: { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number } = { at: command.at };
         if (command.bytes_available !== undefined) data.bytes_available = command.bytes_available;
@@ -60,15 +52,8 @@ export const partnerDecider: Decider<PartnerState, PartnerCommand, PartnerEvent>
     }
   },
   evolve(state, event) {
-    return event.type === 'PartnerCreated' ? { exists: true } : state;
+    if (event.type === 'PartnerCreated') return { ...state, exists: true };
+    if (event.type === 'PartnerCreationAbandoned') return { ...state, abandoned: true };
+    return state;
   },
 };
-
-export const PASSWORD_MIN_LENGTH = 8;
-
-export function validateNewPassword(value: unknown, field = 'password'): string {
-  if (typeof value !== 'string' || value.length < PASSWORD_MIN_LENGTH || value.length > 1024) {
-    throw badRequest(`${field} must be a string of ${PASSWORD_MIN_LENGTH} to 1024 characters`, [field]);
-  }
-  return value;
-}

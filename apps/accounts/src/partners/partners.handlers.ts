@@ -1,57 +1,43 @@
-/** Bus handlers for partners: authentication, operator creation, password, settings, features, quota. */
+/** Bus handlers for partners: authentication, operator creation and limits, password, settings, features, quota. */
 import {
   type AuthenticatedPartner,
-  badRequest,
-  coerceInt,
-  type CreatePartnerRequest,
-  INVALID,
+  type ChangePartnerPasswordRequest,
+  CreatePartnerRequest,
   notFound,
+  type PartnerDetails,
   type PartnerFeatures,
   type PartnerInfo,
   type PartnerQuota,
   type PartnerScoped,
   type PartnerSettings,
+  parseRequest,
+  SetPartnerLimitsRequest,
   Streams,
   Subjects,
   tooManyRequests,
   unauthorized,
+  type UpdateSettingsRequest,
 } from '@burrow/contracts';
-import { handleCommand } from '@burrow/eventsourcing';
+import { handleCommand, reserveName } from '@burrow/eventsourcing';
 import { FailureLimiter, hashPassword, verifyPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { createHmac, randomUUID } from 'node:crypto';
-import { allocatedBytes } from '../reservations/allocation-ledger.js';
-import { nameKey, releaseName, reserveName } from '../reservations/reservation.js';
+import { allocatedBytes } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { usageOfPartner } from '../storage-usage/storage-usage.projection.js';
-import { DEFAULT_FEATURES, partnerDecider, validateNewPassword } from './partner.js';
-import { type PartnerDoc, partnersCollection } from './partners.projection.js';
-import { validateSettings } from './settings.js';
+import { createPartnerProcess, partnerNameReservation } from './create-partner.process.js';
+import { DEFAULT_FEATURES, partnerDecider } from './partner.js';
+import { type PartnerDoc, partnersCollection, requirePartner } from './partners.projection.js';
 
 /** A hash to verify against when the username is unknown, so timing does not reveal which names exist. */
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 const CACHE_LIMIT = 10_000;
 
-const FEATURE_KEYS = Object.keys(DEFAULT_FEATURES) as (keyof PartnerFeatures)[];
-
-export function parseFeatures(value: unknown): Partial<PartnerFeatures> {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('features must be an object', ['features']);
-  const out: Partial<PartnerFeatures> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (!FEATURE_KEYS.includes(k as keyof PartnerFeatures) || typeof v !== 'boolean') throw badRequest(`invalid feature ${k}`, ['features']);
-    out[k as keyof PartnerFeatures] = v;
-  }
-  return out;
-}
-
-function parseBytesAvailable(value: unknown): number | null {
-  if (value === null) return null;
-  const n = coerceInt(value);
-  if (n === INVALID || n < 0) throw badRequest('bytes_available must be a non-negative integer or null', ['bytes_available']);
-  return n;
-}
+const detailsOf = (p: PartnerDoc): PartnerDetails => ({
+  partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username,
+  bytes_available: p.bytes_available, features: p.features,
+});
 
 @Controller()
 export class PartnersHandlers {
@@ -61,12 +47,6 @@ export class PartnersHandlers {
   private readonly failedLogins = new FailureLimiter({ maxFailures: 20, windowMs: 5 * 60_000 });
 
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
-
-  private async partner(partnerId: string): Promise<PartnerDoc> {
-    const doc = await partnersCollection(this.ctx.docs).get(partnerId);
-    if (!doc) throw notFound('no such partner');
-    return doc;
-  }
 
   private async currentPasswordHash(partnerId: string): Promise<string> {
     const events = await this.ctx.store.readStream(Streams.partner(partnerId), { direction: 'backwards' });
@@ -96,60 +76,55 @@ export class PartnersHandlers {
     return { partnerId: doc._id, username: doc.username };
   }
 
+  /** Operator only (admin CLI, bootstrap): the request is parsed here, where it enters Burrow. */
   @MessagePattern(Subjects.accounts.createPartner)
-  async create(@Payload() request: CreatePartnerRequest): Promise<PartnerInfo> {
-    const invalid: string[] = [];
-    if (typeof request.username !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(request.username)) invalid.push('username');
-    if (typeof request.company_name !== 'string' || !request.company_name.trim()) invalid.push('company_name');
-    if (invalid.length) throw badRequest('invalid partner', invalid);
-    const password = validateNewPassword(request.password);
-    const features = { ...DEFAULT_FEATURES, ...parseFeatures(request.features) };
-    const bytesAvailable = parseBytesAvailable(request.bytes_available ?? null);
+  async create(@Payload() body: unknown): Promise<PartnerInfo> {
+    const request = parseRequest(CreatePartnerRequest, body, { what: 'partner' });
     const partnerId = randomUUID();
-    const reservation = Streams.reservation('partnername', nameKey(request.username));
-    await reserveName(this.ctx.store, reservation, partnerId, 'username');
+    const brand = request.brand_identifier || request.username.toLowerCase();
+    const process = await this.ctx.processes.begin(createPartnerProcess(this.ctx), { partnerId, username: request.username });
+    let position: number | null;
     try {
-      const brand = request.brand_identifier?.trim() || request.username.toLowerCase();
-      const result = await handleCommand(this.ctx.store, Streams.partner(partnerId), partnerDecider, {
-        type: 'CreatePartner',
-        data: {
-          partnerId,
-          username: request.username,
-          company_name: request.company_name.trim(),
-          brand_identifier: brand,
-          passwordHash: await hashPassword(password),
-          bytes_available: bytesAvailable,
-          features,
-          created_at: this.ctx.clock.now(),
-        },
-      });
-      await this.ctx.runner.waitFor(result.position);
-      return { partner_id: partnerId, company_name: request.company_name.trim(), brand_identifier: brand, username: request.username };
+      await process.step('reserve-name', () => reserveName(this.ctx.store, partnerNameReservation(request.username), partnerId, 'username'));
+      const data = {
+        partnerId,
+        username: request.username,
+        company_name: request.company_name,
+        brand_identifier: brand,
+        passwordHash: await hashPassword(request.password),
+        bytes_available: request.bytes_available,
+        features: { ...DEFAULT_FEATURES, ...request.features },
+        created_at: this.ctx.clock.now(),
+      };
+      position = (await process.step('commit', () =>
+        handleCommand(this.ctx.store, Streams.partner(partnerId), partnerDecider, { type: 'CreatePartner', data }, { metadata: { processId: process.id } }),
+      )).position;
     } catch (error) {
-      await releaseName(this.ctx.store, reservation, partnerId);
-      throw error;
+      return process.abandon(error);
     }
+    await process.complete();
+    await this.ctx.runner.waitFor(position);
+    return { partner_id: partnerId, company_name: request.company_name, brand_identifier: brand, username: request.username };
   }
 
   @MessagePattern(Subjects.accounts.findPartner)
-  async find(@Payload() { username }: { username: string }): Promise<PartnerInfo & { bytes_available: number | null; features: PartnerFeatures }> {
+  async find(@Payload() { username }: { username: string }): Promise<PartnerDetails> {
     const p = typeof username === 'string' ? await partnersCollection(this.ctx.docs).findOne({ username }) : null;
     if (!p) throw notFound(`no partner ${username}`);
-    return { partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username, bytes_available: p.bytes_available, features: p.features };
+    return detailsOf(p);
   }
 
   @MessagePattern(Subjects.accounts.partnerInfo)
   async info(@Payload() { partnerId }: PartnerScoped): Promise<PartnerInfo> {
-    const p = await this.partner(partnerId);
-    return { partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username };
+    const { bytes_available: _b, features: _f, ...info } = detailsOf(await requirePartner(this.ctx.docs, partnerId));
+    return info;
   }
 
   @MessagePattern(Subjects.accounts.changePartnerPassword)
-  async changePassword(@Payload() { partnerId, password }: PartnerScoped & { password: unknown }): Promise<null> {
-    const newPassword = validateNewPassword(password);
+  async changePassword(@Payload() { partnerId, password }: ChangePartnerPasswordRequest): Promise<null> {
     const result = await handleCommand(this.ctx.store, Streams.partner(partnerId), partnerDecider, {
       type: 'ChangePartnerPassword',
-      passwordHash: await hashPassword(newPassword),
+      passwordHash: await hashPassword(password),
       at: this.ctx.clock.now(),
     });
     await this.ctx.runner.waitFor(result.position);
@@ -158,48 +133,45 @@ export class PartnersHandlers {
 
   @MessagePattern(Subjects.accounts.getSettings)
   async settings(@Payload() { partnerId }: PartnerScoped): Promise<PartnerSettings> {
-    return (await this.partner(partnerId)).settings;
+    return (await requirePartner(this.ctx.docs, partnerId)).settings;
   }
 
   @MessagePattern(Subjects.accounts.updateSettings)
-  async updateSettings(@Payload() { partnerId, settings }: PartnerScoped & { settings: unknown }): Promise<PartnerSettings> {
-    const changes = validateSettings(settings);
-    await this.partner(partnerId);
+  async updateSettings(@Payload() { partnerId, settings }: UpdateSettingsRequest): Promise<PartnerSettings> {
+    await requirePartner(this.ctx.docs, partnerId);
     const result = await handleCommand(this.ctx.store, Streams.partner(partnerId), partnerDecider, {
       type: 'ChangePartnerSettings',
-      changes,
+      changes: settings,
       at: this.ctx.clock.now(),
     });
     await this.ctx.runner.waitFor(result.position);
-    return (await this.partner(partnerId)).settings;
+    return (await requirePartner(this.ctx.docs, partnerId)).settings;
   }
 
   @MessagePattern(Subjects.accounts.getFeatures)
   async features(@Payload() { partnerId }: PartnerScoped): Promise<PartnerFeatures> {
-    return (await this.partner(partnerId)).features;
+    return (await requirePartner(this.ctx.docs, partnerId)).features;
   }
 
   /** Operator only (admin CLI): the spec gives partners no way to change their own limits. */
   @MessagePattern(Subjects.accounts.setPartnerLimits)
-  async setLimits(
-    @Payload() request: { username: string; bytes_available?: unknown; features?: unknown },
-  ): Promise<PartnerInfo & { bytes_available: number | null; features: PartnerFeatures }> {
+  async setLimits(@Payload() body: unknown): Promise<PartnerDetails> {
+    const request = parseRequest(SetPartnerLimitsRequest, body, { what: 'limits' });
     const doc = await partnersCollection(this.ctx.docs).findOne({ username: request.username });
     if (!doc) throw notFound(`no partner ${request.username}`);
     const result = await handleCommand(this.ctx.store, Streams.partner(doc._id), partnerDecider, {
       type: 'ChangePartnerLimits',
-      bytes_available: request.bytes_available === undefined ? undefined : parseBytesAvailable(request.bytes_available),
-      features: request.features === undefined ? undefined : parseFeatures(request.features),
+      bytes_available: request.bytes_available,
+      features: request.features,
       at: this.ctx.clock.now(),
     });
     await this.ctx.runner.waitFor(result.position);
-    const p = await this.partner(doc._id);
-    return { partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username, bytes_available: p.bytes_available, features: p.features };
+    return detailsOf(await requirePartner(this.ctx.docs, doc._id));
   }
 
   @MessagePattern(Subjects.accounts.getQuota)
   async quota(@Payload() { partnerId }: PartnerScoped): Promise<PartnerQuota> {
-    const p = await this.partner(partnerId);
+    const p = await requirePartner(this.ctx.docs, partnerId);
     const usage = await usageOfPartner(this.ctx.docs, partnerId);
     return {
       bytes_available: p.bytes_available,

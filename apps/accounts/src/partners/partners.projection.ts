@@ -1,8 +1,7 @@
 /** Read model of partners: credentials for authentication, limits, features and settings. */
-import { type PartnerFeatures, type PartnerSettings, StreamPrefixes } from '@burrow/contracts';
+import { notFound, type PartnerCreated, type PartnerFeatures, type PartnerSettings, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
-import type { PartnerCreatedData } from './partner.js';
 import { DEFAULT_SETTINGS } from './settings.js';
 
 export interface PartnerDoc {
@@ -29,7 +28,7 @@ export const partnersProjection = (docs: DocumentStore): Projection => ({
     const partners = partnersCollection(docs);
     const partnerId = event.stream.slice(StreamPrefixes.partner.length);
     if (event.type === 'PartnerCreated') {
-      const d = event.data as unknown as PartnerCreatedData;
+      const d = event.data as unknown as PartnerCreated['data'];
       await partners.upsert({
         _id: d.partnerId,
         username: d.username,
@@ -62,3 +61,10 @@ export const partnersProjection = (docs: DocumentStore): Projection => ({
     await partners.upsert(doc);
   },
 });
+
+/** The partner's read-model document; 404 when unknown. */
+export async function requirePartner(docs: DocumentStore, partnerId: string): Promise<PartnerDoc> {
+  const doc = await partnersCollection(docs).get(partnerId);
+  if (!doc) throw notFound('no such partner');
+  return doc;
+}

@@ -1,5 +1,5 @@
 /** The plan catalogue aggregate (stream `plan-catalogue`): plan ids are allocated in order here. */
-import { badRequest, type Decider } from '@burrow/contracts';
+import { badRequest, type Command, type Decider, type PlanCatalogueEvent } from '@burrow/contracts';
 
 export interface PlanDefinition {
   name: string;
@@ -7,11 +7,9 @@ export interface PlanDefinition {
   promo: boolean;
 }
 
-export type PlanCatalogueEvent = { type: 'PlanAdded'; data: PlanDefinition & { plan_id: number } };
-
-export type PlanCatalogueCommand =
-  | { type: 'AddPlan'; plan: PlanDefinition }
-  | { type: 'SeedCatalogue'; plans: PlanDefinition[] };
+export type AddPlan = Command<'AddPlan', { plan: PlanDefinition }>;
+export type SeedCatalogue = Command<'SeedCatalogue', { plans: PlanDefinition[] }>;
+export type PlanCatalogueCommand = AddPlan | SeedCatalogue;
 
 export interface PlanCatalogueState {
   plans: (PlanDefinition & { plan_id: number })[];

@@ -1,5 +1,5 @@
 /** Bus handlers for the plan catalogue. */
-import { badRequest, type Plan, Streams, Subjects } from '@burrow/contracts';
+import { AddPlanRequest, type Plan, parseRequest, Streams, Subjects } from '@burrow/contracts';
 import { handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -16,13 +16,10 @@ export class PlansHandlers {
     return listPlans(this.ctx.docs);
   }
 
+  /** Operator only (admin CLI): the request is parsed here, where it enters Burrow. */
   @MessagePattern(Subjects.accounts.addPlan)
-  async add(@Payload() body: { name?: unknown; storage_bytes?: unknown; promo?: unknown }): Promise<Plan> {
-    const invalid: string[] = [];
-    if (typeof body.name !== 'string' || !body.name.trim()) invalid.push('name');
-    if (typeof body.storage_bytes !== 'number' || body.storage_bytes < 0 || !Number.isInteger(body.storage_bytes)) invalid.push('storage_bytes');
-    if (invalid.length) throw badRequest('invalid plan', invalid);
-    const plan = { name: (body.name as string).trim(), storage_bytes: body.storage_bytes as number, promo: body.promo === true };
+  async add(@Payload() body: unknown): Promise<Plan> {
+    const plan = parseRequest(AddPlanRequest, body, { what: 'plan' });
     const result = await handleCommand(this.ctx.store, Streams.planCatalogue, planCatalogue, { type: 'AddPlan', plan });
     await this.ctx.runner.waitFor(result.position);
     const added = result.events[0].data;

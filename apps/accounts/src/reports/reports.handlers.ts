@@ -1,10 +1,9 @@
 /** Partner-wide reports: the brand's share list and the client revisions of its devices. */
-import { type BrandShareEntry, type ClientRevisionCount, type PartnerScoped, Subjects } from '@burrow/contracts';
+import { type BrandSharesRequest, type BrandShareEntry, type ClientRevisionCount, type ClientRevisionsRequest, MAX_PAGE, Subjects } from '@burrow/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicesCollection } from '../storage-usage/storage-usage.projection.js';
-import { MAX_PAGE } from '../users/users.handlers.js';
 import { usersCollection } from '../users/users.projection.js';
 
 const DEVICE_PAGE = 1000;
@@ -16,7 +15,7 @@ export class ReportsHandlers {
 
   /** Users of the brand that have shares, each with its rooms; limit/offset count users. */
   @MessagePattern(Subjects.accounts.brandShares)
-  async shares(@Payload() { partnerId, limit, offset }: PartnerScoped & { limit?: number; offset?: number }): Promise<BrandShareEntry[]> {
+  async shares(@Payload() { partnerId, limit, offset }: BrandSharesRequest): Promise<BrandShareEntry[]> {
     if (limit === 0) return [];
     const users = await usersCollection(this.ctx.docs).find(
       { partnerId, share_count: { $gt: 0 } },
@@ -27,7 +26,7 @@ export class ReportsHandlers {
 
   @MessagePattern(Subjects.accounts.clientRevisions)
   async clientRevisions(
-    @Payload() req: PartnerScoped & { min_revision: number; max_revision: number; max_days_since_login: number },
+    @Payload() req: ClientRevisionsRequest,
   ): Promise<ClientRevisionCount[]> {
     const filter: Record<string, unknown> = { partnerId: req.partnerId };
     const revision: Record<string, number> = { $gte: req.min_revision };

@@ -1,23 +1,18 @@
 /**
  * What every accounts handler needs: the event store, this service's read models, the projection
- * runner (for read-your-writes), a clock and the signing secret. Built once in the composition root.
+ * runner (for read-your-writes), the log of multi-step writes, a clock and the signing secret.
+ * Built once in the composition root (accounts.service.ts).
  */
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
-import type { ProjectionRunner } from '@burrow/eventsourcing';
-import type { Logger } from '@burrow/runtime';
-
-export interface Clock {
-  /** unix seconds */
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Math.floor(Date.now() / 1000) };
+import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
+import type { Clock, Logger } from '@burrow/runtime';
 
 export interface AccountsContext {
   store: EventStore;
   docs: DocumentStore;
   runner: ProjectionRunner;
+  processes: ProcessLog;
   clock: Clock;
   secret: string;
   log: Logger;

@@ -1,14 +1,13 @@
 /**
- * Accounts' view of what the storage catalog records: devices, share rooms and stored bytes per
- * user and per partner. Fed by the storage catalog's `device-` and `share-` streams (the event
- * store is the integration backbone), so quotas, device lists, the brand-wide share list and
- * client revisions need no call to the storage service.
+ * Accounts' view of what the storage catalog records: each device, each share room, and usage per
+ * partner. Fed by the storage catalog's `device-` and `share-` streams (the event store is the
+ * integration backbone), so quotas, device lists, the brand-wide share list and client revisions
+ * need no call to the storage service. A deleted user's devices and rooms leave with them.
  */
 import { type DeviceEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
-import { usersCollection } from '../users/users.projection.js';
 
 export interface DeviceDoc {
   _id: string;
@@ -48,30 +47,12 @@ export async function usageOfPartner(docs: DocumentStore, partnerId: string): Pr
   return (await usageCollection(docs).get(partnerId)) ?? { _id: partnerId, bytes_used: 0, share_count: 0, device_count: 0 };
 }
 
-async function adjust(docs: DocumentStore, partnerId: string, userId: string, delta: Partial<Record<'bytes' | 'shares' | 'devices', number>>) {
+async function adjust(docs: DocumentStore, partnerId: string, delta: Partial<Record<'bytes' | 'shares' | 'devices', number>>) {
   const usage = await usageOfPartner(docs, partnerId);
   usage.bytes_used += delta.bytes ?? 0;
   usage.share_count += delta.shares ?? 0;
   usage.device_count += delta.devices ?? 0;
   await usageCollection(docs).upsert(usage);
-  const users = usersCollection(docs);
-  const user = await users.get(userId);
-  if (user) {
-    user.bytes_stored += delta.bytes ?? 0;
-    user.num_devices += delta.devices ?? 0;
-    await users.upsert(user);
-  }
-}
-
-/** Keeps the user's denormalised `share_rooms` list (every list item carries it) in step. */
-async function refreshUserShares(docs: DocumentStore, userId: string): Promise<void> {
-  const users = usersCollection(docs);
-  const user = await users.get(userId);
-  if (!user) return;
-  const rooms = await sharesCollection(docs).find({ userId }, { sort: { creation_time: 1, room_key: 1 } });
-  user.share_rooms = rooms.map(({ _id, userId: _u, partnerId: _p, ...room }) => room);
-  user.share_count = rooms.length;
-  await users.upsert(user);
 }
 
 async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<void> {
@@ -85,7 +66,7 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
       last_backup_complete: null, lastlogin: d.at, lastcommit: null, client_revision: d.client_revision,
       sysplatform: d.sysplatform, bytes: 0,
     });
-    await adjust(docs, d.partnerId, d.userId, { devices: 1 });
+    await adjust(docs, d.partnerId, { devices: 1 });
     return;
   }
   const device = await devices.get(deviceId);
@@ -99,18 +80,20 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
     case 'FileVersionCommitted':
       device.lastcommit = e.data.at;
       device.bytes += e.data.size;
-      await adjust(docs, device.partnerId, device.userId, { bytes: e.data.size });
+      await adjust(docs, device.partnerId, { bytes: e.data.size });
       break;
     case 'BackupCompleted':
       device.last_backup_complete = e.data.at;
       break;
     case 'FileVersionsPurged':
       device.bytes -= e.data.bytes;
-      await adjust(docs, device.partnerId, device.userId, { bytes: -e.data.bytes });
+      await adjust(docs, device.partnerId, { bytes: -e.data.bytes });
       break;
     case 'DeviceRemoved':
       await devices.delete(deviceId);
-      await adjust(docs, device.partnerId, device.userId, { devices: -1, bytes: -device.bytes });
+      await adjust(docs, device.partnerId, { devices: -1, bytes: -device.bytes });
+      return;
+    default:
       return;
   }
   await devices.upsert(device);
@@ -127,8 +110,7 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
       _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description,
       enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
     });
-    await adjust(docs, d.partnerId, userId, { shares: 1 });
-    await refreshUserShares(docs, userId);
+    await adjust(docs, d.partnerId, { shares: 1 });
     return;
   }
   const share = await shares.get(id);
@@ -146,17 +128,34 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
       break;
     case 'ShareRoomDeleted':
       await shares.delete(id);
-      await adjust(docs, share.partnerId, userId, { shares: -1 });
-      await refreshUserShares(docs, userId);
+      await adjust(docs, share.partnerId, { shares: -1 });
+      return;
+    default:
       return;
   }
   await shares.upsert(share);
-  await refreshUserShares(docs, userId);
+}
+
+/** The user's devices and rooms go with them (the storage catalog purges the data itself). */
+async function applyUserDeleted(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  if (event.type !== 'UserDeleted') return;
+  const userId = event.stream.slice(StreamPrefixes.user.length);
+  const devices = await devicesCollection(docs).find({ userId });
+  const shares = await sharesCollection(docs).find({ userId });
+  const partnerId = devices[0]?.partnerId ?? shares[0]?.partnerId;
+  if (!partnerId) return;
+  await adjust(docs, partnerId, {
+    bytes: -devices.reduce((sum, d) => sum + d.bytes, 0),
+    devices: -devices.length,
+    shares: -shares.length,
+  });
+  await devicesCollection(docs).deleteMany({ userId });
+  await sharesCollection(docs).deleteMany({ userId });
 }
 
 export const storageUsageProjection = (docs: DocumentStore): Projection => ({
   name: 'storage-usage',
-  prefixes: [StreamPrefixes.device, StreamPrefixes.share],
+  prefixes: [StreamPrefixes.device, StreamPrefixes.share, StreamPrefixes.user],
   async init() {
     await devicesCollection(docs).ensureIndex({ userId: 1 });
     await devicesCollection(docs).ensureIndex({ partnerId: 1 });
@@ -164,6 +163,7 @@ export const storageUsageProjection = (docs: DocumentStore): Projection => ({
   },
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.device)) await applyDevice(docs, event);
-    else await applyShare(docs, event);
+    else if (event.stream.startsWith(StreamPrefixes.share)) await applyShare(docs, event);
+    else await applyUserDeleted(docs, event);
   },
 });

@@ -1,9 +1,11 @@
-/** The user aggregate (stream `user-<userId>`). */
-import { type Decider, notFound, type UserCreatedData, type UserEvent } from '@burrow/contracts';
+/** The user aggregate (stream `user-<userId>`): one command per intent. */
+import { type Command, type Decider, notFound, serviceUnavailable, type UserChanges, type UserCreated, type UserEvent } from '@burrow/contracts';
 
 export interface UserState {
   exists: boolean;
   deleted: boolean;
+  /** recovery abandoned a crashed create: the stream holds no user */
+  abandoned: boolean;
   userId: string;
   partnerId: string;
   username: string;
@@ -16,47 +18,82 @@ export interface UserState {
   purgehold_active: boolean;
 }
 
-/** Resolved changes: validation (plans, groups, reservations, allocation) happened before. */
-export interface ResolvedUserChanges {
-  name?: string;
-  email?: string;
-  plan_id?: number;
-  group_id?: number | null;
-  bonus_bytes?: number;
-  enabled?: boolean;
-  purgehold_active?: boolean;
-  passwordHash?: string;
+export type CreateUser = Command<'CreateUser', { data: UserCreated['data']; enabled: boolean; purgehold_active: boolean }>;
+export type RenameUser = Command<'RenameUser', { name: string }>;
+export type ChangeUserEmail = Command<'ChangeUserEmail', { email: string }>;
+export type MoveUserToGroup = Command<'MoveUserToGroup', { group_id: number | null }>;
+export type ChangeUserPlan = Command<'ChangeUserPlan', { plan_id: number }>;
+export type SetUserBonus = Command<'SetUserBonus', { bonus_bytes: number }>;
+export type SetUserEnabled = Command<'SetUserEnabled', { enabled: boolean }>;
+export type SetUserPurgeHold = Command<'SetUserPurgeHold', { purgehold_active: boolean }>;
+export type ChangeUserPassword = Command<'ChangeUserPassword', { passwordHash: string }>;
+export type DeleteUser = Command<'DeleteUser', { at: number }>;
+export type UserCommand =
+  | CreateUser
+  | RenameUser
+  | ChangeUserEmail
+  | MoveUserToGroup
+  | ChangeUserPlan
+  | SetUserBonus
+  | SetUserEnabled
+  | SetUserPurgeHold
+  | ChangeUserPassword
+  | DeleteUser;
+
+/** Changes already resolved (plans, groups, reservations, allocation checked; the password hashed). */
+export type ResolvedUserChanges = Omit<UserChanges, 'password'> & { passwordHash?: string };
+
+/** One command per attribute a request changes, in the order their events are written. */
+export function userCommands(c: ResolvedUserChanges): UserCommand[] {
+  const out: UserCommand[] = [];
+  if (c.name !== undefined) out.push({ type: 'RenameUser', name: c.name });
+  if (c.email !== undefined) out.push({ type: 'ChangeUserEmail', email: c.email });
+  if (c.group_id !== undefined) out.push({ type: 'MoveUserToGroup', group_id: c.group_id });
+  if (c.plan_id !== undefined) out.push({ type: 'ChangeUserPlan', plan_id: c.plan_id });
+  if (c.bonus_bytes !== undefined) out.push({ type: 'SetUserBonus', bonus_bytes: c.bonus_bytes });
+  if (c.enabled !== undefined) out.push({ type: 'SetUserEnabled', enabled: c.enabled });
+  if (c.purgehold_active !== undefined) out.push({ type: 'SetUserPurgeHold', purgehold_active: c.purgehold_active });
+  if (c.passwordHash !== undefined) out.push({ type: 'ChangeUserPassword', passwordHash: c.passwordHash });
+  return out;
 }
 
-export type UserCommand =
-  | { type: 'CreateUser'; data: UserCreatedData & { passwordHash: string } }
-  | { type: 'ChangeUser'; changes: ResolvedUserChanges }
-  | { type: 'DeleteUser'; at: number };
-
 const initialState: UserState = {
-  exists: false, deleted: false, userId: '', partnerId: '', username: '', name: '', email: '',
+  exists: false, deleted: false, abandoned: false, userId: '', partnerId: '', username: '', name: '', email: '',
   plan_id: 0, group_id: null, bonus_bytes: 0, enabled: true, purgehold_active: false,
 };
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   initialState,
   decide(command, state) {
-    if (command.type === 'CreateUser') return state.exists ? [] : [{ type: 'UserCreated', data: command.data }];
-    if (!state.exists || state.deleted) throw notFound('no such user');
-    if (command.type === 'DeleteUser') return [{ type: 'UserDeleted', data: { deletedAt: command.at } }];
-    const c = command.changes;
-    const events: UserEvent[] = [];
-    if (c.name !== undefined && c.name !== state.name) events.push({ type: 'UserRenamed', data: { name: c.name } });
-    if (c.email !== undefined && c.email !== state.email) events.push({ type: 'UserEmailChanged', data: { email: c.email } });
-    if (c.group_id !== undefined && c.group_id !== state.group_id) events.push({ type: 'UserGroupChanged', data: { group_id: c.group_id } });
-    if (c.plan_id !== undefined && c.plan_id !== state.plan_id) events.push({ type: 'UserPlanChanged', data: { plan_id: c.plan_id } });
-    if (c.bonus_bytes !== undefined && c.bonus_bytes !== state.bonus_bytes) events.push({ type: 'UserBonusChanged', data: { bonus_bytes: c.bonus_bytes } });
-    if (c.enabled !== undefined && c.enabled !== state.enabled) events.push({ type: c.enabled ? 'UserEnabled' : 'UserDisabled', data: {} });
-    if (c.purgehold_active !== undefined && c.purgehold_active !== state.purgehold_active) {
-      events.push({ type: 'UserPurgeHoldChanged', data: { purgehold_active: c.purgehold_active } });
+    if (command.type === 'CreateUser') {
+      if (state.abandoned) throw serviceUnavailable('this create was abandoned by crash recovery; retry');
+      if (state.exists) return [];
+      const events: UserEvent[] = [{ type: 'UserCreated', data: command.data }];
+      if (!command.enabled) events.push({ type: 'UserDisabled', data: {} });
+      if (command.purgehold_active) events.push({ type: 'UserPurgeHoldChanged', data: { purgehold_active: true } });
+      return events;
     }
-    if (c.passwordHash !== undefined) events.push({ type: 'UserPasswordChanged', data: { passwordHash: c.passwordHash } });
-    return events;
+    if (!state.exists || state.deleted) throw notFound('no such user');
+    switch (command.type) {
+      case 'DeleteUser':
+        return [{ type: 'UserDeleted', data: { deletedAt: command.at } }];
+      case 'RenameUser':
+        return command.name === state.name ? [] : [{ type: 'UserRenamed', data: { name: command.name } }];
+      case 'ChangeUserEmail':
+        return command.email === state.email ? [] : [{ type: 'UserEmailChanged', data: { email: command.email } }];
+      case 'MoveUserToGroup':
+        return command.group_id === state.group_id ? [] : [{ type: 'UserGroupChanged', data: { group_id: command.group_id } }];
+      case 'ChangeUserPlan':
+        return command.plan_id === state.plan_id ? [] : [{ type: 'UserPlanChanged', data: { plan_id: command.plan_id } }];
+      case 'SetUserBonus':
+        return command.bonus_bytes === state.bonus_bytes ? [] : [{ type: 'UserBonusChanged', data: { bonus_bytes: command.bonus_bytes } }];
+      case 'SetUserEnabled':
+        return command.enabled === state.enabled ? [] : [{ type: command.enabled ? 'UserEnabled' : 'UserDisabled', data: {} }];
+      case 'SetUserPurgeHold':
+        return command.purgehold_active === state.purgehold_active ? [] : [{ type: 'UserPurgeHoldChanged', data: { purgehold_active: command.purgehold_active } }];
+      case 'ChangeUserPassword':
+        return [{ type: 'UserPasswordChanged', data: { passwordHash: command.passwordHash } }];
+    }
   },
   evolve(state, event) {
     switch (event.type) {
@@ -74,6 +111,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UserPurgeHoldChanged': return { ...state, purgehold_active: event.data.purgehold_active };
       case 'UserPasswordChanged': return state;
       case 'UserDeleted': return { ...state, deleted: true };
+      case 'UserCreationAbandoned': return { ...state, abandoned: true };
+      default: return state;
     }
   },
 };

@@ -6,54 +6,44 @@ import {
   type CreateUserRequest,
   type DeviceRecord,
   type ListUsersRequest,
+  MAX_PAGE,
   notFound,
-  type PartnerScoped,
+  type ShareRef,
   Streams,
   Subjects,
-  type UserChanges,
+  type UpdateUserRequest,
+  type UserCount,
+  USERNAME_PATTERN,
   type UserRecord,
+  type UserRef,
   type UserShareRoom,
 } from '@burrow/contracts';
 import type { Filter } from '@burrow/documents';
-import { handleCommand } from '@burrow/eventsourcing';
+import { handleCommand, nextId, reserveName } from '@burrow/eventsourcing';
 import { hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { findGroup } from '../groups/groups.projection.js';
 import { adoptGroupPlan } from '../groups/member-plan.js';
-import { validateNewPassword } from '../partners/partner.js';
-import { type PartnerDoc, partnersCollection } from '../partners/partners.projection.js';
+import { requirePartner } from '../partners/partners.projection.js';
 import { listPlans, planMap, requirePlan } from '../plans/plans.projection.js';
-import { allocate } from '../reservations/allocation-ledger.js';
-import { nextId } from '../reservations/counter.js';
-import { nameKey, releaseName, reserveName } from '../reservations/reservation.js';
+import { allocationOf, allocationRevision, ensureAllocation } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicesCollection, sharesCollection } from '../storage-usage/storage-usage.projection.js';
+import { changeUser } from './change-user.js';
+import { createUserProcess, emailReservation, usernameReservation } from './create-user.process.js';
+import { deleteUserProcess } from './delete-user.process.js';
 import { userDecider } from './user.js';
-import { changeUser } from './user-writes.js';
-import { allocationOf, toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
-
-/** Page size cap: bulk clients page 1000 at a time; nobody gets an unbounded list. */
-export const MAX_PAGE = 10_000;
-
-const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/;
-const SORTABLE = new Set(['avatar_id', 'username', 'name', 'email', 'creation_time', 'last_login', 'bytes_stored', 'bonus_bytes', 'plan_id', 'group_id', 'enabled', 'purgehold_active', 'num_devices']);
-const NUMERIC = new Set(['avatar_id', 'creation_time', 'last_login', 'bytes_stored', 'bonus_bytes', 'plan_id', 'group_id', 'num_devices', 'storage_bytes']);
-const BOOLEAN = new Set(['enabled', 'purgehold_active']);
+import { toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const tempPassword = () => randomBytes(12).toString('base64url');
+const MONGO_OPERATORS = { '=': '$eq', '>': '$gt', '>=': '$gte', '<': '$lt', '<=': '$lte' } as const;
 
 @Controller()
 export class UsersHandlers {
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
-
-  private async partner(partnerId: string): Promise<PartnerDoc> {
-    const p = await partnersCollection(this.ctx.docs).get(partnerId);
-    if (!p) throw notFound('no such partner');
-    return p;
-  }
 
   /** A user of this partner by username or email; 404 otherwise (other partners' users included). */
   private async findUser(partnerId: string, user: string): Promise<UserDoc> {
@@ -66,24 +56,19 @@ export class UsersHandlers {
     return doc;
   }
 
-  private async record(doc: UserDoc): Promise<UserRecord> {
-    return toUserRecord(doc, await planMap(this.ctx.docs));
-  }
-
   private async reloadRecord(userId: string): Promise<UserRecord> {
     const doc = await usersCollection(this.ctx.docs).get(userId);
     if (!doc) throw notFound('no such user');
-    return this.record(doc);
+    return toUserRecord(doc, await planMap(this.ctx.docs));
   }
 
   @MessagePattern(Subjects.accounts.createUser)
   async create(@Payload() req: CreateUserRequest): Promise<CreateUserReply> {
-    const partner = await this.partner(req.partnerId);
-    const email = req.email.trim();
-    let username = req.username?.trim();
-    if (!username) username = partner.features.email_as_username ? email : email.split('@')[0].replace(/[^A-Za-z0-9._-]/g, '');
-    if (!USERNAME.test(username)) throw badRequest('invalid username', ['username']);
-    const password = req.password === undefined ? undefined : validateNewPassword(req.password);
+    const partner = await requirePartner(this.ctx.docs, req.partnerId);
+    const email = req.email;
+    const username = req.username ?? (partner.features.email_as_username ? email : email.split('@')[0].replace(/[^A-Za-z0-9._-]/g, ''));
+    // a username derived from the email must follow the same rule as one given
+    if (!USERNAME_PATTERN.test(username)) throw badRequest('invalid username', ['username']);
 
     const groupId = req.group_id ?? null;
     const group = groupId === null ? null : await findGroup(this.ctx.docs, partner._id, groupId);
@@ -92,47 +77,44 @@ export class UsersHandlers {
     if (planId === undefined) throw conflict('no plans exist', ['plan_id']);
     const plan = await requirePlan(this.ctx.docs, planId);
     const bonus = req.bonus_bytes ?? 0;
+    const secret = req.password ?? tempPassword();
 
     const userId = randomUUID();
-    const usernameStream = Streams.reservation('username', nameKey(username));
-    const emailStream = Streams.reservation('email', nameKey(email));
-    await reserveName(this.ctx.store, usernameStream, userId, 'username');
-    let allocated = 0;
-    const secret = password ?? tempPassword();
+    const process = await this.ctx.processes.begin(createUserProcess(this.ctx), {
+      userId, partnerId: partner._id, username, email, ledgerFrom: await allocationRevision(this.ctx.store, partner._id),
+      adoptPlanOf: groupId !== null && req.plan_id === undefined ? groupId : null,
+    });
     let position: number | null;
     try {
-      await reserveName(this.ctx.store, emailStream, userId, 'email');
-      allocated = allocationOf(plan, bonus);
-      try {
-        await allocate(this.ctx.store, partner._id, allocated, { bytesAvailable: partner.bytes_available, enforce: true, reason: `create ${userId}`, refusal: 'payment required' });
-      } catch (error) {
-        allocated = 0;
-        throw error;
-      }
-      const result = await handleCommand(this.ctx.store, Streams.user(userId), userDecider, {
-        type: 'CreateUser',
-        data: {
-          userId, partnerId: partner._id, username, name: req.name.trim(), email, plan_id: plan.plan_id,
-          group_id: groupId, bonus_bytes: bonus, avatar_id: await nextId(this.ctx.store, Streams.counter('avatar_id')),
-          share_id: username, creation_time: this.ctx.clock.now(), passwordHash: await hashPassword(secret),
-        },
-      });
-      position = result.position;
+      await process.step('reserve-username', () => reserveName(this.ctx.store, usernameReservation(username), userId, 'username'));
+      await process.step('reserve-email', () => reserveName(this.ctx.store, emailReservation(email), userId, 'email'));
+      await process.step('allocate', () =>
+        ensureAllocation(this.ctx.store, {
+          partnerId: partner._id, delta: allocationOf(plan, bonus), ref: process.id, reason: `create ${userId}`,
+          after: process.data.ledgerFrom, limit: partner.bytes_available, refusal: 'payment required',
+        }),
+      );
+      const data = {
+        userId, partnerId: partner._id, username, name: req.name, email, plan_id: plan.plan_id, group_id: groupId,
+        bonus_bytes: bonus, avatar_id: await nextId(this.ctx.store, Streams.counter('avatar_id')), share_id: username,
+        creation_time: this.ctx.clock.now(), passwordHash: await hashPassword(secret),
+      };
+      position = (await process.step('commit', () =>
+        handleCommand(
+          this.ctx.store, Streams.user(userId), userDecider,
+          { type: 'CreateUser', data, enabled: req.enabled ?? true, purgehold_active: req.purgehold_active ?? false },
+          { metadata: { processId: process.id } },
+        ),
+      )).position;
     } catch (error) {
-      if (allocated) await allocate(this.ctx.store, partner._id, -allocated, { bytesAvailable: null, enforce: false, reason: `undo ${userId}` });
-      await releaseName(this.ctx.store, emailStream, userId);
-      await releaseName(this.ctx.store, usernameStream, userId);
-      throw error;
+      return process.abandon(error);
     }
-    // The group's plan may have changed since it was read above (member-plan.ts).
-    if (groupId !== null && req.plan_id === undefined) position = (await adoptGroupPlan(this.ctx, partner, userId, groupId, `create ${userId}`)) ?? position;
-    if (req.enabled === false || req.purgehold_active === true) {
-      const flags = { enabled: req.enabled, purgehold_active: req.purgehold_active };
-      position = (await changeUser(this.ctx, partner, userId, () => flags, { enforceQuota: false, reason: `create ${userId}` })) ?? position;
-    }
+    await process.complete();
+    // what `complete` appended (a group plan adopted) is visible too
     await this.ctx.runner.waitFor(position);
+    await this.ctx.runner.catchUp();
     const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
-    if (password === undefined) reply.temp_password = secret;
+    if (req.password === undefined) reply.temp_password = secret;
     return reply;
   }
 
@@ -144,20 +126,7 @@ export class UsersHandlers {
       const pattern = escapeRegex(req.search);
       filter.$or = [{ name: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }];
     }
-    if (req.search_by) {
-      const { field, op, value } = req.search_by;
-      if (!SORTABLE.has(field)) throw badRequest(`cannot search by ${field}`, ['search_by']);
-      let v: unknown = value;
-      if (NUMERIC.has(field)) {
-        if (!/^-?\d+$/.test(value)) throw badRequest(`search_by ${field} needs a number`, ['search_by']);
-        v = Number(value);
-      } else if (BOOLEAN.has(field)) {
-        if (!/^(0|1|true|false)$/i.test(value)) throw badRequest(`search_by ${field} needs a boolean`, ['search_by']);
-        v = /^(1|true)$/i.test(value);
-      }
-      const mongoOp = { '=': '$eq', '>': '$gt', '>=': '$gte', '<': '$lt', '<=': '$lte' }[op];
-      filter[field] = { [mongoOp]: v };
-    }
+    if (req.search_by) filter[req.search_by.field] = { [MONGO_OPERATORS[req.search_by.op]]: req.search_by.value };
     return filter;
   }
 
@@ -168,7 +137,6 @@ export class UsersHandlers {
     if (req.order_by) {
       const desc = req.order_by.startsWith('-');
       const field = desc ? req.order_by.slice(1) : req.order_by;
-      if (!SORTABLE.has(field)) throw badRequest(`cannot order by ${field}`, ['order_by']);
       // username is unique: the tie-break that makes paging stable
       sort = field === 'username' ? { username: desc ? -1 : 1 } : { [field]: desc ? -1 : 1, username: 1 };
     }
@@ -182,18 +150,18 @@ export class UsersHandlers {
   }
 
   @MessagePattern(Subjects.accounts.countUsers)
-  async count(@Payload() req: ListUsersRequest): Promise<{ user_count: number }> {
+  async count(@Payload() req: ListUsersRequest): Promise<UserCount> {
     return { user_count: await usersCollection(this.ctx.docs).count(this.listFilter(req)) };
   }
 
   @MessagePattern(Subjects.accounts.getUser)
-  async get(@Payload() { partnerId, user }: PartnerScoped & { user: string }): Promise<UserRecord> {
-    return this.record(await this.findUser(partnerId, user));
+  async get(@Payload() { partnerId, user }: UserRef): Promise<UserRecord> {
+    return toUserRecord(await this.findUser(partnerId, user), await planMap(this.ctx.docs));
   }
 
   @MessagePattern(Subjects.accounts.updateUser)
-  async update(@Payload() { partnerId, user, changes }: PartnerScoped & { user: string; changes: UserChanges }): Promise<UserRecord> {
-    const partner = await this.partner(partnerId);
+  async update(@Payload() { partnerId, user, changes }: UpdateUserRequest): Promise<UserRecord> {
+    const partner = await requirePartner(this.ctx.docs, partnerId);
     const doc = await this.findUser(partnerId, user);
     if (changes.plan_id !== undefined) await requirePlan(this.ctx.docs, changes.plan_id);
     let groupPlan: number | undefined;
@@ -202,59 +170,53 @@ export class UsersHandlers {
       if (!group) throw conflict(`group ${changes.group_id} does not exist`, ['group_id']);
       groupPlan = group.plan_id;
     }
-    const passwordHash = changes.password === undefined ? undefined : await hashPassword(validateNewPassword(changes.password));
-
-    const newEmail = changes.email !== undefined && changes.email.toLowerCase() !== doc.emailKey ? changes.email : undefined;
-    const emailStream = newEmail ? Streams.reservation('email', nameKey(newEmail)) : '';
-    if (newEmail) await reserveName(this.ctx.store, emailStream, doc._id, 'email');
-    let position: number | null;
-    try {
-      position = await changeUser(
-        this.ctx,
-        partner,
-        doc._id,
-        (state) => ({
-          name: changes.name,
-          email: changes.email,
-          group_id: changes.group_id,
-          // joining a group adopts its plan unless the same request names one
-          plan_id: changes.plan_id ?? (changes.group_id !== undefined && changes.group_id !== state.group_id ? groupPlan : undefined),
-          bonus_bytes: changes.bonus_bytes,
-          enabled: changes.enabled,
-          purgehold_active: changes.purgehold_active,
-          passwordHash,
-        }),
-        { enforceQuota: true, reason: `update ${doc._id}`, refusal: 'quota exceeded' },
-      );
-    } catch (error) {
-      if (newEmail) await releaseName(this.ctx.store, emailStream, doc._id);
-      throw error;
-    }
-    if (newEmail) await releaseName(this.ctx.store, Streams.reservation('email', nameKey(doc.email)), doc._id);
+    const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+    let position = await changeUser(
+      this.ctx,
+      partnerId,
+      doc._id,
+      (state) => ({
+        name: changes.name,
+        email: changes.email,
+        group_id: changes.group_id,
+        // joining a group adopts its plan unless the same request names one
+        plan_id: changes.plan_id ?? (changes.group_id !== undefined && changes.group_id !== state.group_id ? groupPlan : undefined),
+        bonus_bytes: changes.bonus_bytes,
+        enabled: changes.enabled,
+        purgehold_active: changes.purgehold_active,
+        passwordHash,
+      }),
+      { limit: partner.bytes_available, reason: `update ${doc._id}`, refusal: 'quota exceeded' },
+    );
     // Joining a group: its plan may have changed since it was read above (member-plan.ts).
     if (changes.group_id !== undefined && changes.group_id !== null && changes.group_id !== doc.group_id && changes.plan_id === undefined) {
-      position = (await adoptGroupPlan(this.ctx, partner, doc._id, changes.group_id, `update ${doc._id}`)) ?? position;
+      position = (await adoptGroupPlan(this.ctx, partnerId, doc._id, changes.group_id, `update ${doc._id}`)) ?? position;
     }
     await this.ctx.runner.waitFor(position);
     return this.reloadRecord(doc._id);
   }
 
   @MessagePattern(Subjects.accounts.deleteUser)
-  async delete(@Payload() { partnerId, user }: PartnerScoped & { user: string }): Promise<null> {
+  async delete(@Payload() { partnerId, user }: UserRef): Promise<null> {
     const doc = await this.findUser(partnerId, user);
-    const result = await handleCommand(this.ctx.store, Streams.user(doc._id), userDecider, { type: 'DeleteUser', at: this.ctx.clock.now() });
-    const plans = await planMap(this.ctx.docs);
-    // what the user held when deleted (the stream's state), not the read model's possibly older view
-    const held = result.state;
-    await allocate(this.ctx.store, partnerId, -allocationOf(plans.get(held.plan_id), held.bonus_bytes), { bytesAvailable: null, enforce: false, reason: `delete ${doc._id}` });
-    await releaseName(this.ctx.store, Streams.reservation('username', nameKey(doc.username)), doc._id);
-    await releaseName(this.ctx.store, Streams.reservation('email', nameKey(doc.email)), doc._id);
-    await this.ctx.runner.waitFor(result.position);
+    const process = await this.ctx.processes.begin(deleteUserProcess(this.ctx), {
+      userId: doc._id, partnerId, ledgerFrom: await allocationRevision(this.ctx.store, partnerId),
+    });
+    let position: number | null;
+    try {
+      position = (await process.step('commit', () =>
+        handleCommand(this.ctx.store, Streams.user(doc._id), userDecider, { type: 'DeleteUser', at: this.ctx.clock.now() }, { metadata: { processId: process.id } }),
+      )).position;
+    } catch (error) {
+      return process.abandon(error);
+    }
+    await process.complete();
+    await this.ctx.runner.waitFor(position);
     return null;
   }
 
   @MessagePattern(Subjects.accounts.userDevices)
-  async devices(@Payload() { partnerId, user }: PartnerScoped & { user: string }): Promise<DeviceRecord[]> {
+  async devices(@Payload() { partnerId, user }: UserRef): Promise<DeviceRecord[]> {
     const doc = await this.findUser(partnerId, user);
     const devices = await devicesCollection(this.ctx.docs).find({ userId: doc._id }, { sort: { creation_time: 1, name: 1 }, limit: MAX_PAGE });
     return devices.map((d) => ({
@@ -264,17 +226,16 @@ export class UsersHandlers {
   }
 
   @MessagePattern(Subjects.accounts.userShares)
-  async shares(@Payload() { partnerId, user }: PartnerScoped & { user: string }): Promise<UserShareRoom[]> {
+  async shares(@Payload() { partnerId, user }: UserRef): Promise<UserShareRoom[]> {
     return (await this.findUser(partnerId, user)).share_rooms;
   }
 
-  /** One share of a user; also tells the gateway the internal user id for enable/disable. */
   @MessagePattern(Subjects.accounts.userShare)
-  async share(@Payload() { partnerId, user, room_key }: PartnerScoped & { user: string; room_key: string }): Promise<{ share: UserShareRoom; userId: string }> {
+  async share(@Payload() { partnerId, user, room_key }: ShareRef): Promise<UserShareRoom> {
     const doc = await this.findUser(partnerId, user);
     const share = await sharesCollection(this.ctx.docs).get(`${doc._id}:${room_key}`);
     if (!share) throw notFound(`no share ${room_key}`);
-    const { _id, userId, partnerId: _p, ...room } = share;
-    return { share: room, userId };
+    const { _id, userId: _u, partnerId: _p, ...room } = share;
+    return room;
   }
 }

@@ -1,7 +1,22 @@
-/** Read model of users (one document per live user), and the user record clients see. */
-import { type Plan, StreamPrefixes, UNLIMITED_BYTES, type UserCreatedData, type UserRecord, type UserShareRoom } from '@burrow/contracts';
+/**
+ * Read model of users (one document per live user) and the user record clients see. It is the
+ * only writer of `users`, so it follows the storage catalog's streams too for what a user record
+ * carries from there (stored bytes, device count, share rooms), keeping a device -> user map of its
+ * own (`user_devices`) to attribute file versions to their user.
+ */
+import {
+  type DeviceEvent,
+  type Plan,
+  type ShareEvent,
+  StreamPrefixes,
+  UNLIMITED_BYTES,
+  type UserCreated,
+  type UserRecord,
+  type UserShareRoom,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
+import type { RecordedEvent } from '@burrow/event-store';
 
 export interface UserDoc {
   _id: string;
@@ -25,15 +40,133 @@ export interface UserDoc {
   num_devices: number;
   share_rooms: UserShareRoom[];
   share_count: number;
-  passwordHash: string;
+  [key: string]: unknown;
+}
+
+interface UserDeviceDoc {
+  _id: string;
+  userId: string;
+  bytes: number;
   [key: string]: unknown;
 }
 
 export const usersCollection = (docs: DocumentStore) => docs.collection<UserDoc>('users');
+const userDevices = (docs: DocumentStore) => docs.collection<UserDeviceDoc>('user_devices');
+
+async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const users = usersCollection(docs);
+  const userId = event.stream.slice(StreamPrefixes.user.length);
+  const d = event.data as Record<string, unknown>;
+  if (event.type === 'UserCreated') {
+    const c = d as unknown as UserCreated['data'];
+    await users.upsert({
+      _id: c.userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email, emailKey: c.email.toLowerCase(),
+      name: c.name, plan_id: c.plan_id, group_id: c.group_id, bonus_bytes: c.bonus_bytes, enabled: true,
+      purgehold_active: false, avatar_id: c.avatar_id, share_id: c.share_id, creation_time: c.creation_time,
+      last_login: null, bytes_stored: 0, num_devices: 0, share_rooms: [], share_count: 0,
+    });
+    return;
+  }
+  const user = await users.get(userId);
+  if (!user) return;
+  switch (event.type) {
+    case 'UserRenamed': user.name = d.name as string; break;
+    case 'UserEmailChanged': user.email = d.email as string; user.emailKey = user.email.toLowerCase(); break;
+    case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
+    case 'UserGroupChanged': user.group_id = d.group_id as number | null; break;
+    case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
+    case 'UserEnabled': user.enabled = true; break;
+    case 'UserDisabled': user.enabled = false; break;
+    case 'UserPurgeHoldChanged': user.purgehold_active = d.purgehold_active as boolean; break;
+    case 'UserDeleted':
+      await users.delete(userId);
+      await userDevices(docs).deleteMany({ userId });
+      return;
+    default: return;
+  }
+  await users.upsert(user);
+}
+
+async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as DeviceEvent;
+  const deviceId = event.stream.slice(StreamPrefixes.device.length);
+  const users = usersCollection(docs);
+  if (e.type === 'DeviceRegistered') {
+    await userDevices(docs).upsert({ _id: deviceId, userId: e.data.userId, bytes: 0 });
+    const user = await users.get(e.data.userId);
+    if (user) {
+      user.num_devices += 1;
+      await users.upsert(user);
+    }
+    return;
+  }
+  const device = await userDevices(docs).get(deviceId);
+  if (!device) return;
+  const user = await users.get(device.userId);
+  let bytes = 0;
+  switch (e.type) {
+    case 'FileVersionCommitted': bytes = e.data.size; break;
+    case 'FileVersionsPurged': bytes = -e.data.bytes; break;
+    case 'DeviceRemoved':
+      await userDevices(docs).delete(deviceId);
+      if (user) {
+        user.num_devices -= 1;
+        user.bytes_stored -= device.bytes;
+        await users.upsert(user);
+      }
+      return;
+    default: return;
+  }
+  device.bytes += bytes;
+  await userDevices(docs).upsert(device);
+  if (user) {
+    user.bytes_stored += bytes;
+    await users.upsert(user);
+  }
+}
+
+/** A user's `share_rooms` list (every list item carries it), kept in step with the share stream. */
+async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as ShareEvent;
+  const users = usersCollection(docs);
+  const user = await users.get(event.stream.slice(StreamPrefixes.share.length));
+  if (!user) return;
+  const rooms = user.share_rooms;
+  const index = rooms.findIndex((r) => r.room_key === e.data.room_key);
+  switch (e.type) {
+    case 'ShareRoomCreated':
+      if (index >= 0) return;
+      rooms.push({
+        room_key: e.data.room_key, name: e.data.name, description: e.data.description, enabled: true,
+        password_required: false, creation_time: e.data.at, update_time: e.data.at, last_login: null,
+      });
+      break;
+    case 'ShareRoomUpdated':
+      if (index < 0) return;
+      if (e.data.name !== undefined) rooms[index].name = e.data.name;
+      if (e.data.description !== undefined) rooms[index].description = e.data.description;
+      rooms[index].update_time = e.data.at;
+      break;
+    case 'ShareRoomEnabled':
+    case 'ShareRoomDisabled':
+      if (index < 0) return;
+      rooms[index].enabled = e.type === 'ShareRoomEnabled';
+      rooms[index].update_time = e.data.at;
+      break;
+    case 'ShareRoomDeleted':
+      if (index < 0) return;
+      rooms.splice(index, 1);
+      break;
+    default: return;
+  }
+  rooms.sort((a, b) => a.creation_time - b.creation_time || a.room_key.localeCompare(b.room_key));
+  user.share_count = rooms.length;
+  await users.upsert(user);
+}
 
 export const usersProjection = (docs: DocumentStore): Projection => ({
   name: 'users',
-  prefixes: [StreamPrefixes.user],
+  prefixes: [StreamPrefixes.user, StreamPrefixes.device, StreamPrefixes.share],
   async init() {
     const users = usersCollection(docs);
     await users.ensureIndex({ username: 1 }, { unique: true });
@@ -42,58 +175,17 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     await users.ensureIndex({ partnerId: 1, usernameKey: 1 });
     await users.ensureIndex({ partnerId: 1, group_id: 1 });
     await users.ensureIndex({ partnerId: 1 });
+    await userDevices(docs).ensureIndex({ userId: 1 });
   },
   async apply(event) {
-    const users = usersCollection(docs);
-    const userId = event.stream.slice(StreamPrefixes.user.length);
-    const d = event.data as Record<string, unknown>;
-    if (event.type === 'UserCreated') {
-      const c = d as unknown as UserCreatedData & { passwordHash: string };
-      await users.upsert({
-        _id: c.userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email, emailKey: c.email.toLowerCase(),
-        name: c.name, plan_id: c.plan_id, group_id: c.group_id, bonus_bytes: c.bonus_bytes, enabled: true,
-        purgehold_active: false, avatar_id: c.avatar_id, share_id: c.share_id, creation_time: c.creation_time,
-        last_login: null, bytes_stored: 0, num_devices: 0, share_rooms: [], share_count: 0, passwordHash: c.passwordHash,
-      });
-      return;
-    }
-    const user = await users.get(userId);
-    if (!user) return;
-    switch (event.type) {
-      case 'UserRenamed': user.name = d.name as string; break;
-      case 'UserEmailChanged': user.email = d.email as string; user.emailKey = user.email.toLowerCase(); break;
-      case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
-      case 'UserGroupChanged': user.group_id = d.group_id as number | null; break;
-      case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
-      case 'UserEnabled': user.enabled = true; break;
-      case 'UserDisabled': user.enabled = false; break;
-      case 'UserPurgeHoldChanged': user.purgehold_active = d.purgehold_active as boolean; break;
-      case 'UserPasswordChanged': user.passwordHash = d.passwordHash as string; break;
-      case 'UserDeleted': {
-        await users.delete(userId);
-        // The user's devices and shares go with them (the storage catalog purges the data).
-        const usage = await docs.collection<{ _id: string; bytes_used: number; share_count: number; device_count: number }>('partner_usage').get(user.partnerId);
-        if (usage) {
-          usage.bytes_used -= user.bytes_stored;
-          usage.device_count -= user.num_devices;
-          usage.share_count -= user.share_count;
-          await docs.collection('partner_usage').upsert(usage);
-        }
-        await docs.collection('devices').deleteMany({ userId });
-        await docs.collection('shares').deleteMany({ userId });
-        return;
-      }
-      default: return;
-    }
-    await users.upsert(user);
+    if (event.stream.startsWith(StreamPrefixes.user)) await applyUserEvent(docs, event);
+    else if (event.stream.startsWith(StreamPrefixes.device)) await applyDeviceEvent(docs, event);
+    else await applyShareEvent(docs, event);
   },
 });
 
 export const storageBytesOf = (plan: Plan | undefined, bonus: number) =>
   !plan ? bonus : plan.storage_bytes >= UNLIMITED_BYTES ? UNLIMITED_BYTES : plan.storage_bytes + bonus;
-
-/** Bytes a user takes from the partner's allocation: plan bytes + bonus. */
-export const allocationOf = (plan: Plan | undefined, bonus: number) => (plan?.storage_bytes ?? 0) + bonus;
 
 export function toUserRecord(u: UserDoc, plans: Map<number, Plan>): UserRecord {
   const plan = plans.get(u.plan_id);

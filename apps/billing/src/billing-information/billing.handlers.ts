@@ -6,15 +6,26 @@
  * The card number and security code exist only in this request's memory: they are handed to the
  * processor and dropped; events, read models, logs and replies carry brand and last four digits.
  */
-import { badRequest, cardDeclined, type PartnerScoped, serviceUnavailable, Streams, Subjects } from '@burrow/contracts';
+import {
+  badRequest,
+  type BillingAddress,
+  type BillingView,
+  cardDeclined,
+  type CardSummary,
+  type PartnerScoped,
+  serviceUnavailable,
+  Streams,
+  Subjects,
+  type UpdateBillingRequest,
+} from '@burrow/contracts';
 import { handleCommand, loadAggregate } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { cardBrand, lastFour } from '../card-processor/card-number.js';
 import type { CardAuthorization } from '../card-processor/card-processor.js';
 import { BILLING_CONTEXT, type BillingContext } from '../context.js';
-import { type BillingAddress, billingDecider, type CardSummary, isBillingMode } from './billing.js';
-import { billingOf, type BillingView } from './billing.projection.js';
+import { billingDecider, isBillingMode } from './billing.js';
+import { billingOf } from './billing.projection.js';
 import { type CardInput, parseBillingRequest } from './billing-request.js';
 
 const PARTNER_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -46,7 +57,7 @@ export class BillingHandlers {
   }
 
   @MessagePattern(Subjects.billing.updateBilling)
-  async update(@Payload() { partnerId, billing }: PartnerScoped & { billing: unknown }): Promise<BillingView> {
+  async update(@Payload() { partnerId, billing }: UpdateBillingRequest): Promise<BillingView> {
     const stream = partnerStream(partnerId);
     const { state } = await loadAggregate(this.ctx.store, stream, billingDecider);
     const request = parseBillingRequest(billing, state.mode, this.ctx.clock.now());

@@ -2,24 +2,10 @@
  * Read model of billing information, one document per partner that has a billing stream, and the
  * query that answers `GET /partner/billing`. A declined card leaves the document as it was.
  */
-import { StreamPrefixes } from '@burrow/contracts';
+import { type BillingEvent, type BillingView, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
-import { type BillingEvent, type BillingMode, type CardSummary, DEFAULT_BILLING_MODE } from './billing.js';
-
-/** What a partner sees: the mode and the stored information, null before the first update. */
-export interface BillingView {
-  billing_mode: BillingMode;
-  name: string | null;
-  address: string[] | null;
-  city: string | null;
-  state: string | null;
-  postal_code: string | null;
-  country: string | null;
-  card: CardSummary | null;
-  /** unix seconds of the last accepted update; null before it */
-  updated_at: number | null;
-}
+import { DEFAULT_BILLING_MODE } from './billing.js';
 
 export interface BillingDoc extends BillingView {
   _id: string;

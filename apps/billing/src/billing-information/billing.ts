@@ -4,46 +4,30 @@
  * digits and expiry only: the number and security code never reach an event (spec §4A rule 5,
  * DESIGN §1 billing).
  */
-import { badRequest, type Decider } from '@burrow/contracts';
+import {
+  ADDRESS_FIELDS,
+  badRequest,
+  type BillingAddress,
+  type BillingEvent,
+  type BillingMode,
+  BILLING_MODES,
+  CARD_FIELDS,
+  type CardSummary,
+  type Command,
+  type Decider,
+} from '@burrow/contracts';
 
-export const BILLING_MODES = ['prepaid', 'invoice'] as const;
-export type BillingMode = (typeof BILLING_MODES)[number];
+export { ADDRESS_FIELDS, CARD_FIELDS };
+
 /** A partner whose mode the operator never set is billed by invoice. */
 export const DEFAULT_BILLING_MODE: BillingMode = 'invoice';
 
 export const isBillingMode = (value: unknown): value is BillingMode => BILLING_MODES.includes(value as BillingMode);
 
-/** The common fields, in the spec's order. */
-export const ADDRESS_FIELDS = ['name', 'address', 'city', 'state', 'postal_code', 'country'] as const;
-/** Prepaid billing only, in the spec's order. */
-export const CARD_FIELDS = ['card_number', 'security_code', 'expiration_month', 'expiration_year'] as const;
-
-export interface BillingAddress {
-  name: string;
-  address: string[];
-  city: string;
-  state: string;
-  postal_code: string;
-  country: string;
-}
-
-/** All Burrow keeps of a card. */
-export interface CardSummary {
-  brand: string;
-  last4: string;
-  expiration_month: number;
-  expiration_year: number;
-}
-
-export type BillingEvent =
-  | { type: 'BillingModeSet'; data: { billing_mode: BillingMode; at: number } }
-  | { type: 'BillingInformationUpdated'; data: BillingAddress & { card: CardSummary | null; at: number } }
-  | { type: 'CardDeclined'; data: { code: string; reason: string; brand: string; last4: string; at: number } };
-
-export type BillingCommand =
-  | { type: 'SetBillingMode'; billing_mode: BillingMode; at: number }
-  | { type: 'UpdateBillingInformation'; address: BillingAddress; card: CardSummary | null; at: number }
-  | { type: 'RecordCardDecline'; code: string; reason: string; brand: string; last4: string; at: number };
+export type SetBillingMode = Command<'SetBillingMode', { billing_mode: BillingMode; at: number }>;
+export type UpdateBillingInformation = Command<'UpdateBillingInformation', { address: BillingAddress; card: CardSummary | null; at: number }>;
+export type RecordCardDecline = Command<'RecordCardDecline', { code: string; reason: string; brand: string; last4: string; at: number }>;
+export type BillingCommand = SetBillingMode | UpdateBillingInformation | RecordCardDecline;
 
 export interface BillingState {
   mode: BillingMode;

@@ -2,7 +2,8 @@
 import { DomainError, fold } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BillingCommand, billingDecider, type BillingEvent, type BillingState } from './billing.js';
+import type { BillingEvent } from '@burrow/contracts';
+import { type BillingCommand, billingDecider, type BillingState } from './billing.js';
 
 const given = (...events: BillingEvent[]) => ({
   when: (command: BillingCommand) => ({

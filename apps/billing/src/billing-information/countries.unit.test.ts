@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ISO_3166_1_ALPHA_2, isCountryCode } from './countries.js';
+import { ISO_3166_1_ALPHA_2, isCountryCode } from '@burrow/contracts';
 
 describe('ISO 3166-1 alpha-2 list', () => {
   it('holds the 249 officially assigned codes, each two capital letters', () => {

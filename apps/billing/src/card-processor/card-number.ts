@@ -1,28 +1,10 @@
 /**
- * What Burrow may know about a card number without a processor: its shape (digits, length, Luhn
- * check digit), its brand from the issuer prefix, and its last four digits. The number itself
+ * What Burrow may know about a card number without a processor (its shape is declared in the
+ * contracts, `CardNumber`): its Luhn check digit, its brand from the issuer prefix, and its last four digits. The number itself
  * lives only in memory for the length of one request; nothing here logs or keeps it.
  */
 
-export const CARD_NUMBER_MIN_DIGITS = 12;
-export const CARD_NUMBER_MAX_DIGITS = 19;
-
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay' | 'unknown';
-
-/**
- * Digits only, with the spaces and dashes people type between groups removed; null when anything
- * else is in it or the digit count is outside 12-19. Accepts a JSON number too (form clients).
- */
-export function normalizeCardNumber(value: unknown): string | null {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) text = String(value);
-  else return null;
-  const digits = text.trim().replace(/[\s-]/g, '');
-  if (!/^\d+$/.test(digits)) return null;
-  if (digits.length < CARD_NUMBER_MIN_DIGITS || digits.length > CARD_NUMBER_MAX_DIGITS) return null;
-  return digits;
-}
 
 /** The Luhn (mod 10) check over a string of digits. */
 export function luhnValid(digits: string): boolean {

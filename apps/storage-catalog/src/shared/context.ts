@@ -1,1 +1,21 @@
+/**
+ * What every storage-catalog handler needs: the event store, this service's read models, the
+ * projection runner (read-your-writes), a bus client for the calls it makes to other services, a
+ * clock and a logger. Built once in the composition root (storage-catalog.service.ts).
+ */
+import type { DocumentStore } from '@burrow/documents';
+import type { EventStore } from '@burrow/event-store';
+import type { ProjectionRunner } from '@burrow/eventsourcing';
+import type { Clock, Logger } from '@burrow/runtime';
+import type { RpcClient } from '@burrow/transport';
+
+export interface StorageContext {
+  store: EventStore;
+  docs: DocumentStore;
+  runner: ProjectionRunner;
+  rpc: RpcClient;
+  clock: Clock;
+  log: Logger;
+}
+
 export const STORAGE_CONTEXT = Symbol('STORAGE_CONTEXT');

@@ -1,15 +1,16 @@
 /**
- * The share rooms of one user (stream `share-<userId>`), owned by the storage catalog.
- * Room creation and editing arrive with the storage interface; enabling and disabling a room is
- * what the partner interface needs now.
+ * The share rooms of one user (stream `share-<userId>`), owned by the storage catalog. Room
+ * creation and editing arrive with the storage interface; enabling and disabling a room is what
+ * the partner interface needs now.
  */
-import { type Decider, notFound, type ShareEvent, type ShareRoomData } from '@burrow/contracts';
+import { type Command, type Decider, notFound, type ShareEvent, type ShareRoomData } from '@burrow/contracts';
 
 export interface ShareRoomsState {
   rooms: Map<string, ShareRoomData & { enabled: boolean }>;
 }
 
-export type ShareRoomsCommand = { type: 'SetShareEnabled'; room_key: string; enabled: boolean; at: number };
+export type SetShareRoomEnabled = Command<'SetShareRoomEnabled', { room_key: string; enabled: boolean; at: number }>;
+export type ShareRoomsCommand = SetShareRoomEnabled;
 
 export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, ShareEvent> = {
   initialState: { rooms: new Map() },

@@ -1,0 +1,96 @@
+/**
+ * The group writes that span streams, as multi-step writes (WriteProcess):
+ * - CreateGroup: reserve the name, allocate the id, `GroupCreated` (commit point; recovery claims
+ *   it with `GroupCreationAbandoned`), or release the name.
+ * - UpdateGroup (a rename and/or a plan change): reserve the new name, append the changes (commit
+ *   point), then release the old name and put every member on the new plan.
+ * - DeleteGroup: `GroupDeleted` first (commit point), then move the members and free the name.
+ */
+import { type GroupCreationAbandoned, Streams } from '@burrow/contracts';
+import { claimNewStream, loadAggregate, nameKey, type ProcessDefinition, releaseName, reservationHolder } from '@burrow/eventsourcing';
+import type { AccountsContext } from '../shared/context.js';
+import { groupDecider } from './group.js';
+import { moveMembers, reconcileMemberPlans } from './group-members.js';
+
+export const groupNameReservation = (partnerId: string, name: string) => Streams.reservation('groupname', `${partnerId}-${nameKey(name)}`);
+
+/** Frees a name the group no longer has, whoever reserved it (groups made before processes had random owners). */
+async function releaseFormerName(ctx: AccountsContext, partnerId: string, groupId: number, name: string): Promise<void> {
+  const { state } = await loadAggregate(ctx.store, Streams.group(groupId), groupDecider);
+  if (!state.deleted && state.exists && nameKey(state.name) === nameKey(name)) return;
+  const stream = groupNameReservation(partnerId, name);
+  const holder = await reservationHolder(ctx.store, stream);
+  if (holder) await releaseName(ctx.store, stream, holder);
+}
+
+/** The events this process appended to the group's stream (a group stream stays short). */
+const appendedBy = async (ctx: AccountsContext, groupId: number, processId: string) =>
+  (await ctx.store.readStream(Streams.group(groupId))).filter((e) => e.metadata.processId === processId);
+
+export interface CreateGroupProcess {
+  partnerId: string;
+  name: string;
+  /** noted once allocated */
+  groupId?: number;
+}
+
+export const createGroupProcess = (ctx: AccountsContext): ProcessDefinition<CreateGroupProcess> => ({
+  kind: 'CreateGroup',
+  async settle(data) {
+    // no id noted: the process died before it could create anything
+    if (data.groupId === undefined) return 'abandoned';
+    const marker: GroupCreationAbandoned = { type: 'GroupCreationAbandoned', data: { at: ctx.clock.now() } };
+    return claimNewStream(ctx.store, Streams.group(data.groupId), marker, 'GroupCreated');
+  },
+  async complete() {},
+  async compensate(data, processId) {
+    await releaseName(ctx.store, groupNameReservation(data.partnerId, data.name), processId);
+  },
+});
+
+export interface UpdateGroupProcess {
+  partnerId: string;
+  groupId: number;
+  renameFrom: string | null;
+  renameTo: string | null;
+  /** the request named a plan: members are reconciled if the commit changed it */
+  planChange: boolean;
+}
+
+export const updateGroupProcess = (ctx: AccountsContext): ProcessDefinition<UpdateGroupProcess> => ({
+  kind: 'UpdateGroup',
+  async settle(data, processId) {
+    return (await appendedBy(ctx, data.groupId, processId)).length ? 'committed' : 'abandoned';
+  },
+  async complete(data, processId) {
+    if (data.renameFrom !== null) await releaseFormerName(ctx, data.partnerId, data.groupId, data.renameFrom);
+    if (data.planChange && (await appendedBy(ctx, data.groupId, processId)).some((e) => e.type === 'GroupPlanChanged')) {
+      // every member written before the plan change is in the read model before we page it
+      await ctx.runner.catchUp();
+      await ctx.runner.waitFor(await reconcileMemberPlans(ctx, data.partnerId, data.groupId));
+    }
+  },
+  async compensate(data, processId) {
+    if (data.renameTo !== null) await releaseName(ctx.store, groupNameReservation(data.partnerId, data.renameTo), processId);
+  },
+});
+
+export interface DeleteGroupProcess {
+  partnerId: string;
+  groupId: number;
+  name: string;
+  moveTo: number | null;
+}
+
+export const deleteGroupProcess = (ctx: AccountsContext): ProcessDefinition<DeleteGroupProcess> => ({
+  kind: 'DeleteGroup',
+  async settle(data) {
+    const { state } = await loadAggregate(ctx.store, Streams.group(data.groupId), groupDecider);
+    return state.deleted ? 'committed' : 'abandoned';
+  },
+  async complete(data) {
+    if (data.moveTo !== null) await ctx.runner.waitFor(await moveMembers(ctx, data.partnerId, data.groupId, data.moveTo));
+    await releaseFormerName(ctx, data.partnerId, data.groupId, data.name);
+  },
+  async compensate() {},
+});

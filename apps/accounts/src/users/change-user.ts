@@ -1,0 +1,100 @@
+/**
+ * Changing a user, with the allocation ledger kept exact. A change that moves no bytes and takes
+ * no new email is one append. Otherwise it is a multi-step write (`ChangeUser` process): reserve
+ * the new email, append the allocation delta, then append the user's events expecting the
+ * revision read (the commit point), then release the old email. If the user changed in between,
+ * the steps are undone and the whole change is redone on the new state.
+ */
+import { notFound, Streams } from '@burrow/contracts';
+import { appendEvents, loadAggregate, type ProcessDefinition, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import { planMap } from '../plans/plans.projection.js';
+import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
+import type { AccountsContext } from '../shared/context.js';
+import { emailReservation } from './create-user.process.js';
+import { type ResolvedUserChanges, userCommands, userDecider, type UserState } from './user.js';
+import { decideAll } from '@burrow/contracts';
+
+export interface ChangeUserOptions {
+  /** refuse with 402 when the change would allocate more than this (null: unlimited; undefined: never refuse) */
+  limit?: number | null;
+  reason: string;
+  refusal?: string;
+}
+
+export interface ChangeUserProcess {
+  userId: string;
+  partnerId: string;
+  /** the user stream's revision the change was decided on */
+  revision: number;
+  delta: number;
+  ledgerFrom: number | null;
+  newEmail: string | null;
+  oldEmail: string | null;
+  reason: string;
+}
+
+export const changeUserProcess = (ctx: AccountsContext): ProcessDefinition<ChangeUserProcess> => ({
+  kind: 'ChangeUser',
+  async settle(data, processId) {
+    const after = await ctx.store.readStream(Streams.user(data.userId), { fromRevision: data.revision + 1 });
+    return after.some((e) => e.metadata.processId === processId) ? 'committed' : 'abandoned';
+  },
+  async complete(data) {
+    if (data.oldEmail) await releaseName(ctx.store, emailReservation(data.oldEmail), data.userId);
+  },
+  async compensate(data, processId) {
+    await undoAllocation(ctx.store, data.partnerId, processId, data.ledgerFrom);
+    if (data.newEmail) {
+      // a later change of this user may have taken the same address legitimately
+      const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
+      if (state.email.toLowerCase() !== data.newEmail.toLowerCase()) await releaseName(ctx.store, emailReservation(data.newEmail), data.userId);
+    }
+  },
+});
+
+/**
+ * Applies the changes `resolve` works out from the user's current state; the position written,
+ * or null when nothing changed. 404 for a user of another partner or none.
+ */
+export function changeUser(
+  ctx: AccountsContext,
+  partnerId: string,
+  userId: string,
+  resolve: (state: UserState) => Promise<ResolvedUserChanges> | ResolvedUserChanges,
+  options: ChangeUserOptions,
+): Promise<number | null> {
+  const stream = Streams.user(userId);
+  const definition = changeUserProcess(ctx);
+  return retryOnConflict('user', async () => {
+    const { state, revision } = await loadAggregate(ctx.store, stream, userDecider);
+    if (!state.exists || state.deleted || state.partnerId !== partnerId || revision === null) throw notFound('no such user');
+    const events = decideAll(userDecider, userCommands(await resolve(state)), state);
+    if (events.length === 0) return null;
+    const next = events.reduce(userDecider.evolve, state);
+    const plans = await planMap(ctx.docs);
+    const delta = allocationOf(plans.get(next.plan_id), next.bonus_bytes) - allocationOf(plans.get(state.plan_id), state.bonus_bytes);
+    const emailChanged = next.email.toLowerCase() !== state.email.toLowerCase();
+    if (delta === 0 && !emailChanged) return (await appendEvents(ctx.store, stream, events, revision)).position;
+
+    const process = await ctx.processes.begin(definition, {
+      userId, partnerId, revision, delta, ledgerFrom: await allocationRevision(ctx.store, partnerId),
+      newEmail: emailChanged ? next.email : null, oldEmail: emailChanged ? state.email : null, reason: options.reason,
+    });
+    let position: number;
+    try {
+      if (emailChanged) await process.step('reserve-email', () => reserveName(ctx.store, emailReservation(next.email), userId, 'email'));
+      await process.step('allocate', () =>
+        ensureAllocation(ctx.store, {
+          partnerId, delta, ref: process.id, reason: options.reason, after: process.data.ledgerFrom,
+          limit: options.limit, refusal: options.refusal,
+        }),
+      );
+      position = await process.step('commit', async () => (await appendEvents(ctx.store, stream, events, revision, { processId: process.id })).position);
+    } catch (error) {
+      // a lost race on the user stream is retried from the top with the steps undone
+      return process.abandon(error);
+    }
+    await process.complete();
+    return position;
+  });
+}

@@ -1,0 +1,64 @@
+/** Read model of share rooms (one document per room), as the partner interface shows them. */
+import { type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import type { Projection } from '@burrow/eventsourcing';
+
+export interface ShareRoomDoc extends UserShareRoom {
+  _id: string;
+  userId: string;
+  partnerId: string;
+  dirs: string[];
+  [key: string]: unknown;
+}
+
+export const shareRoomsCollection = (docs: DocumentStore) => docs.collection<ShareRoomDoc>('share_rooms');
+export const shareRoomId = (userId: string, roomKey: string) => `${userId}:${roomKey}`;
+
+export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, ...room }: ShareRoomDoc): UserShareRoom => room;
+
+export const shareRoomsProjection = (docs: DocumentStore): Projection => ({
+  name: 'share-rooms',
+  prefixes: [StreamPrefixes.share, StreamPrefixes.user],
+  async init() {
+    await shareRoomsCollection(docs).ensureIndex({ userId: 1 });
+  },
+  async apply(event) {
+    const rooms = shareRoomsCollection(docs);
+    if (event.stream.startsWith(StreamPrefixes.user)) {
+      if (event.type === 'UserDeleted') await rooms.deleteMany({ userId: event.stream.slice(StreamPrefixes.user.length) });
+      return;
+    }
+    const userId = event.stream.slice(StreamPrefixes.share.length);
+    const e = { type: event.type, data: event.data } as ShareEvent;
+    const id = shareRoomId(userId, e.data.room_key);
+    if (e.type === 'ShareRoomCreated') {
+      const d = e.data;
+      await rooms.upsert({
+        _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs,
+        enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
+      });
+      return;
+    }
+    const room = await rooms.get(id);
+    if (!room) return;
+    switch (e.type) {
+      case 'ShareRoomUpdated':
+        if (e.data.name !== undefined) room.name = e.data.name;
+        if (e.data.description !== undefined) room.description = e.data.description;
+        if (e.data.dirs !== undefined) room.dirs = e.data.dirs;
+        room.update_time = e.data.at;
+        break;
+      case 'ShareRoomEnabled':
+      case 'ShareRoomDisabled':
+        room.enabled = e.type === 'ShareRoomEnabled';
+        room.update_time = e.data.at;
+        break;
+      case 'ShareRoomDeleted':
+        await rooms.delete(id);
+        return;
+      default:
+        return;
+    }
+    await rooms.upsert(room);
+  },
+});
