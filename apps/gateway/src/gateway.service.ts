@@ -1,29 +1,18 @@
 /**
  * Composition of the gateway: the HTTP app (Express under Nest, our own body handling), the bus
- * client, the error filter, request logging and metrics. Stateless: any number can run.
+ * client, read access to the blob store, the error filter, request logging and metrics.
+ * Stateless: any number can run.
  */
 import type { Infrastructure } from '@burrow/runtime';
 import { RpcClient } from '@burrow/transport';
-import { type INestApplication, Module } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import type { Server } from 'node:http';
-import { BillingController } from './accounts-api/billing.controller.js';
-import { GroupsController } from './accounts-api/groups.controller.js';
-import { PartnerController } from './accounts-api/partner.controller.js';
-import { PlansController } from './accounts-api/plans.controller.js';
-import { ReportsController } from './accounts-api/reports.controller.js';
-import { UsersController } from './accounts-api/users.controller.js';
+import { GatewayModule } from './gateway.module.js';
 import { HttpErrorFilter } from './http/error.filter.js';
-import { PartnerGuard } from './http/partner.guard.js';
-import { GATEWAY_INFRA, GATEWAY_LOGGER, RPC } from './http/rpc.js';
-import { GatewayMetrics, METRICS } from './ops/metrics.js';
-import { OpsController } from './ops/ops.controller.js';
-import { OpenApiController } from './openapi/openapi.controller.js';
-
-@Module({})
-class GatewayModule {}
+import { GatewayMetrics } from './ops/metrics.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -31,8 +20,6 @@ export interface RunningGateway {
   port: number;
   close(): Promise<void>;
 }
-
-export const GATEWAY_CONTROLLERS = [OpsController, PlansController, PartnerController, BillingController, GroupsController, UsersController, ReportsController, OpenApiController];
 
 export async function startGateway(infra: Infrastructure, options: { port?: number } = {}): Promise<RunningGateway> {
   const log = infra.logger('gateway');
@@ -60,21 +47,10 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
     next();
   });
 
-  const app = await NestFactory.create(
-    {
-      module: GatewayModule,
-      controllers: GATEWAY_CONTROLLERS,
-      providers: [
-        { provide: RPC, useValue: rpc },
-        { provide: METRICS, useValue: metrics },
-        { provide: GATEWAY_LOGGER, useValue: log },
-        { provide: GATEWAY_INFRA, useValue: infra },
-        PartnerGuard,
-      ],
-    },
-    new ExpressAdapter(server),
-    { bodyParser: false, logger: false },
-  );
+  const app = await NestFactory.create(GatewayModule.forRoot({ rpc, blobs: await infra.blobs(), log }, metrics), new ExpressAdapter(server), {
+    bodyParser: false,
+    logger: false,
+  });
   app.useGlobalFilters(new HttpErrorFilter(log));
   const port = options.port ?? infra.config.port;
   await app.listen(port, '0.0.0.0');

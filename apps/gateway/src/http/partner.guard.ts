@@ -9,7 +9,7 @@ import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { basicCredentials } from './basic-auth.js';
-import { RPC } from './rpc.js';
+import { RPC } from './tokens.js';
 
 type PartnerRequest = Request & { partner?: AuthenticatedPartner };
 

@@ -1,4 +1,4 @@
-/** The gateway's handle on the bus (one RpcClient per process). */
+/** Injection tokens of what the gateway's modules share (provided by HttpModule). */
 export const RPC = Symbol('RPC');
+export const BLOBS = Symbol('BLOBS');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
-export const GATEWAY_INFRA = Symbol('GATEWAY_INFRA');

@@ -3,11 +3,11 @@
  * service reports its stores reachable; 503 otherwise), /metrics (Prometheus).
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
-import type { Infrastructure } from '@burrow/runtime';
+import type { BlobReader } from '@burrow/blobs';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { GATEWAY_INFRA, RPC } from '../http/rpc.js';
+import { BLOBS, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
 
 const READY_TIMEOUT_MS = 1500;
@@ -17,7 +17,7 @@ export class OpsController {
   constructor(
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(METRICS) private readonly metrics: GatewayMetrics,
-    @Inject(GATEWAY_INFRA) private readonly infra: Infrastructure,
+    @Inject(BLOBS) private readonly blobs: BlobReader,
   ) {}
 
   @Get('healthz')
@@ -41,7 +41,7 @@ export class OpsController {
       }),
     );
     try {
-      await (await this.infra.blobs()).ping();
+      await this.blobs.ping();
       checks.blobs = 'ok';
     } catch (error) {
       checks.blobs = (error as Error).message;

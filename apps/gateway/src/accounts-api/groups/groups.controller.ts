@@ -1,19 +1,13 @@
-import { badRequest, type Group, type GroupChanges, notFound, parseFields, queryInt, Subjects } from '@burrow/contracts';
+/** Groups of the partner: `/groups/` and `/groups/<id>`. */
+import { CreateGroupBody, DeleteGroupQuery, type Group, ListGroupsQuery, MoveToQuery, notFound, Subjects, UpdateGroupBody, type z } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { JsonBody } from '../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../http/partner.guard.js';
-import { RPC } from '../http/rpc.js';
-import { ACCOUNTS_API_MOUNTS } from './mount.js';
-
-const GROUP_FIELDS = {
-  name: { kind: 'nonEmptyString', maxLength: 255 },
-  plan_id: { kind: 'int' },
-  webapi_enable: { kind: 'bool' },
-  check_domain: { kind: 'bool' },
-  force: { kind: 'bool' },
-} as const;
+import { JsonBody } from '../../http/json-body.js';
+import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { Body, parseBody, Query } from '../../http/request.js';
+import { RPC } from '../../http/tokens.js';
+import { ACCOUNTS_API_MOUNTS } from '../mount.js';
 
 /** A group id from the path; anything but a positive integer names no group. */
 function groupId(raw: string): number {
@@ -27,18 +21,18 @@ export class GroupsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Get('groups')
-  list(@PartnerId() partnerId: string, @Query('search') search?: string): Promise<Group[]> {
-    return this.rpc.call(Subjects.accounts.listGroups, { partnerId, search: typeof search === 'string' ? search : undefined });
+  list(@PartnerId() partnerId: string, @Query(ListGroupsQuery) { search }: z.output<typeof ListGroupsQuery>): Promise<Group[]> {
+    return this.rpc.call(Subjects.accounts.listGroups, { partnerId, search });
   }
 
   @Post('groups')
-  async create(@PartnerId() partnerId: string, @JsonBody() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const fields = parseFields<GroupChanges>(body, {
-      ...GROUP_FIELDS,
-      name: { ...GROUP_FIELDS.name, required: true },
-      plan_id: { kind: 'int', required: true },
-    });
-    const group = await this.rpc.call<Group>(Subjects.accounts.createGroup, { partnerId, ...fields });
+  async create(
+    @PartnerId() partnerId: string,
+    @Body(CreateGroupBody, { required: true }) body: CreateGroupBody,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const group = await this.rpc.call<Group>(Subjects.accounts.createGroup, { partnerId, ...body });
     const base = req.baseUrl + req.path.replace(/\/+$/, '');
     res.status(201).location(`${base}/${group.group_id}`).json(group);
   }
@@ -48,23 +42,26 @@ export class GroupsController {
     return this.rpc.call(Subjects.accounts.getGroup, { partnerId, group_id: groupId(id) });
   }
 
+  /** Changes the group; `?action=delete` deletes it (with `move_to`), and the body is ignored. */
   @Post('groups/:id')
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
     @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @JsonBody() body: unknown,
+    @Query(DeleteGroupQuery) query: z.output<typeof DeleteGroupQuery>,
+    @JsonBody() raw: unknown,
   ): Promise<Group | null> {
-    if (query.action === 'delete') return this.remove(partnerId, id, query);
-    if (query.action !== undefined) throw badRequest(`unknown action ${String(query.action)}`, ['action']);
-    const changes = parseFields<GroupChanges>(body ?? {}, GROUP_FIELDS);
+    if (query.action === 'delete') return this.delete(partnerId, id, query);
+    const changes = parseBody(UpdateGroupBody, raw);
     return this.rpc.call(Subjects.accounts.updateGroup, { partnerId, group_id: groupId(id), changes });
   }
 
   @Delete('groups/:id')
-  async remove(@PartnerId() partnerId: string, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<null> {
-    const move_to = queryInt(query, 'move_to', 1);
+  remove(@PartnerId() partnerId: string, @Param('id') id: string, @Query(MoveToQuery) query: z.output<typeof MoveToQuery>): Promise<null> {
+    return this.delete(partnerId, id, query);
+  }
+
+  private async delete(partnerId: string, id: string, { move_to }: z.output<typeof MoveToQuery>): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteGroup, { partnerId, group_id: groupId(id), move_to });
     return null;
   }

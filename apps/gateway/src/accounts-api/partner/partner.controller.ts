@@ -1,12 +1,23 @@
-import { badRequest, type PartnerFeatures, type PartnerInfo, type PartnerQuota, type PartnerSettings, Subjects } from '@burrow/contracts';
+/** The partner itself: password, settings, features, quota, info (`/partner/...`). */
+import {
+  ChangePasswordBody,
+  type PartnerFeatures,
+  type PartnerInfo,
+  type PartnerQuota,
+  type PartnerSettings,
+  Subjects,
+  UpdateSettingsBody,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
-import { JsonBody } from '../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../http/partner.guard.js';
-import { RPC } from '../http/rpc.js';
-import { ACCOUNTS_API_MOUNTS } from './mount.js';
+import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { Body } from '../../http/request.js';
+import { RPC } from '../../http/tokens.js';
+import { ACCOUNTS_API_MOUNTS } from '../mount.js';
 
-@Controller(ACCOUNTS_API_MOUNTS.map((m) => (m ? `${m}/partner` : 'partner')))
+export const PARTNER_MOUNTS = ACCOUNTS_API_MOUNTS.map((m) => (m ? `${m}/partner` : 'partner'));
+
+@Controller(PARTNER_MOUNTS)
 @UseGuards(PartnerGuard)
 export class PartnerController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
@@ -14,9 +25,7 @@ export class PartnerController {
   /** Body: a bare JSON string (the spec); `{"password": "..."}` is accepted too. */
   @Post('password')
   @HttpCode(200)
-  async password(@PartnerId() partnerId: string, @JsonBody() body: unknown): Promise<null> {
-    const password = typeof body === 'string' ? body : (body as { password?: unknown } | undefined)?.password;
-    if (typeof password !== 'string') throw badRequest('body must be a JSON string holding the new password', ['password']);
+  async password(@PartnerId() partnerId: string, @Body(ChangePasswordBody, { required: true, field: 'password' }) password: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.changePartnerPassword, { partnerId, password });
     return null;
   }
@@ -28,8 +37,8 @@ export class PartnerController {
 
   @Post('settings')
   @HttpCode(200)
-  updateSettings(@PartnerId() partnerId: string, @JsonBody() body: unknown): Promise<PartnerSettings> {
-    return this.rpc.call(Subjects.accounts.updateSettings, { partnerId, settings: body ?? {} });
+  updateSettings(@PartnerId() partnerId: string, @Body(UpdateSettingsBody) settings: UpdateSettingsBody): Promise<PartnerSettings> {
+    return this.rpc.call(Subjects.accounts.updateSettings, { partnerId, settings });
   }
 
   @Get('features')

@@ -1,9 +1,10 @@
+/** `GET /ping` (the clients' credential check) and `GET /plans`. */
 import { type Plan, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, Header, Inject, UseGuards } from '@nestjs/common';
-import { PartnerGuard } from '../http/partner.guard.js';
-import { RPC } from '../http/rpc.js';
-import { ACCOUNTS_API_MOUNTS } from './mount.js';
+import { PartnerGuard } from '../../http/partner.guard.js';
+import { RPC } from '../../http/tokens.js';
+import { ACCOUNTS_API_MOUNTS } from '../mount.js';
 
 @Controller(ACCOUNTS_API_MOUNTS)
 @UseGuards(PartnerGuard)

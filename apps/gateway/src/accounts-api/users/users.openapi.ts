@@ -1,0 +1,195 @@
+/** OpenAPI for users, their devices and share rooms (schemas generated from the contracts). */
+import {
+  ActionQuery,
+  CreateUserBody,
+  CreateUserReply,
+  DeviceRecord,
+  ListUsersQuery,
+  MAX_PAGE,
+  ShareActionQuery,
+  UpdateUserBody,
+  UserCount,
+  USER_SORTABLE_FIELDS,
+  UserRecord,
+  UserShareRoom,
+} from '@burrow/contracts';
+import { body, empty, err, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply } from '../../openapi/builders.js';
+import { AUTHENTICATED, notAnObject, notValidJson, WITH_BODY } from '../../openapi/common.js';
+import type { PathsFragment } from '../../openapi/types.js';
+import { exampleCreated, exampleDevices, exampleRoom, exampleUser } from '../examples.js';
+
+const userParam = pathParameter('user', 'username (any case) or email address', { type: 'string' }, 'jdoe');
+const roomParam = pathParameter('room', 'the room key', { type: 'string' }, 'k7Pq2mXa');
+const noUser = (u = 'nobody') => error('No such user for this partner.', { noUser: ex('unknown user', err(`no user ${u}`)) });
+
+export const usersPaths: PathsFragment = {
+  '/users/': {
+    get: {
+      operationId: 'listUsers',
+      tags: ['users'],
+      summary: 'List users, or count them',
+      description:
+        "A page of the partner's users (ordered by username unless `order_by`), or with `action=user_count` their number. Filters combine with AND. " +
+        'Bulk clients page with limit=1000 and growing offsets.',
+      parameters: queryParameters(ListUsersQuery, {
+        action: { description: '`user_count` returns `{"user_count": N}` for the same filters instead of the list (limit, offset and order_by do not apply)', example: 'user_count' },
+        plan_id: { description: 'only users on this plan', example: 2 },
+        group_id: { description: 'only users in this group', example: 3 },
+        search: { description: 'case-insensitive substring of the full name or email address', example: 'doe' },
+        search_by: {
+          description: `\`field<op>value\` with op one of \`= > >= < <=\`; field one of ${USER_SORTABLE_FIELDS.join(', ')}. Numeric fields need an integer value, \`enabled\`/\`purgehold_active\` need 0, 1, true or false; others compare as strings.`,
+          example: 'last_login>1700000000',
+        },
+        order_by: { description: 'a user field, optionally prefixed with `-` for descending; ties are broken by username', example: '-bytes_stored' },
+        limit: { description: `page size, at most ${MAX_PAGE} (the default)`, example: 1000 },
+        offset: { description: 'users to skip', example: 0 },
+      }),
+      responses: {
+        '200': reply(
+          'The page of users, or the count with `action=user_count`.',
+          { oneOf: [listOf(UserRecord, 'users'), { $ref: '#/components/schemas/UserCount' }] },
+          { list: ex('GET /users/?limit=1000&offset=0', [exampleUser]), count: ex('GET /users/?action=user_count&group_id=3', { user_count: 42 } satisfies UserCount) },
+        ),
+        '400': error('A malformed, repeated or bracketed query parameter (named in `fields`).', {
+          searchBy: ex('bad search_by', err('invalid query parameters: search_by', { fields: ['search_by'] })),
+          orderBy: ex('unknown order_by field', err('invalid query parameters: order_by', { fields: ['order_by'] })),
+          limit: ex('non-numeric limit', err('invalid query parameters: limit', { fields: ['limit'] })),
+        }),
+        ...AUTHENTICATED,
+      },
+    },
+    post: {
+      operationId: 'createUser',
+      tags: ['users'],
+      summary: 'Create a user (beyond the spec)',
+      requestBody: body('The new user.', CreateUserBody, {
+        chosen: ex('username and plan chosen, password generated', { name: 'Bob Smith', email: 'bob.smith@example.com', username: 'bsmith', plan_id: 1 }),
+        minimal: ex('name and email only (username bob.smith derived from the email)', { name: 'Bob Smith', email: 'bob.smith@example.com' }),
+        withPassword: ex('with a password (no temp_password in the reply)', { name: 'Bob Smith', email: 'bob.smith@example.com', group_id: 4, bonus_gigs: 10, password: 'correct horse battery' }),
+      }),
+      responses: {
+        '201': reply('Created. `temp_password` only when no password was given.', CreateUserReply, { created: ex('reply to the `chosen` request: username bsmith, generated password', exampleCreated) }),
+        '400': error('Invalid or missing fields (named in `fields`), an invalid derived username, or a body that is not a JSON object.', {
+          fields: ex('missing email, bad plan_id', err('invalid or missing parameters: plan_id, email', { fields: ['plan_id', 'email'] })),
+          password: ex('password too short', err('invalid or missing parameters: password', { fields: ['password'] })),
+          json: notValidJson,
+        }),
+        '402': error('Allocating the plan would exceed the bytes available to the enterprise.', { payment: ex('over the enterprise allocation', err('payment required')) }),
+        '409': error('Duplicate username or email (across the service), or a nonexistent plan or group.', {
+          username: ex('username taken', err('username already in use', { conflicts: ['username'] })),
+          email: ex('email taken', err('email already in use', { conflicts: ['email'] })),
+          plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
+          group: ex('no such group', err('group 99 does not exist', { conflicts: ['group_id'] })),
+        }),
+        ...WITH_BODY,
+      },
+    },
+  },
+  '/users/{user}': {
+    get: {
+      operationId: 'getUser',
+      tags: ['users'],
+      summary: 'User details',
+      parameters: [userParam],
+      responses: { '200': reply('The user.', UserRecord, { user: ex('GET /users/jdoe', exampleUser) }), '404': noUser(), ...AUTHENTICATED },
+    },
+    post: {
+      operationId: 'updateUser',
+      tags: ['users'],
+      summary: 'Change a user, or delete it with ?action=delete',
+      description:
+        'Sets any number of attributes in one request and returns the updated record. With `action=delete` the body is ignored, the user is purged (same as DELETE) and the reply is empty. A promo plan needs no promo code.',
+      parameters: [userParam, ...queryParameters(ActionQuery, { action: { description: '`delete`: purge the user (same as DELETE); any other value is 400' } })],
+      requestBody: body(
+        'The attributes to change (ignored with action=delete).',
+        UpdateUserBody,
+        {
+          several: ex('move to a group, add bonus, disable', { group_id: 3, bonus_gigs: 5, enabled: false }),
+          plan: ex('change plan (a promo plan needs no promo code)', { plan_id: 4 }),
+        },
+        false,
+      ),
+      responses: {
+        '200': reply('The updated user (empty body with action=delete).', UserRecord, { updated: ex('after the change', exampleUser) }),
+        '400': error('Invalid fields (named in `fields`), or an unknown action.', {
+          fields: ex('bad values', err('invalid or missing parameters: email, enabled', { fields: ['email', 'enabled'] })),
+          action: ex('unknown action', err('invalid query parameters: action', { fields: ['action'] })),
+          notObject: notAnObject,
+        }),
+        '402': error('The new plan or bonus would exceed the bytes available to the enterprise.', { quota: ex('quota exceeded', err('quota exceeded')) }),
+        '404': noUser(),
+        '409': error('Email already used by another user, or a nonexistent plan or group.', {
+          email: ex('email taken', err('email already in use', { conflicts: ['email'] })),
+          plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
+          group: ex('no such group', err('group 99 does not exist', { conflicts: ['group_id'] })),
+        }),
+        ...WITH_BODY,
+      },
+    },
+    delete: {
+      operationId: 'deleteUser',
+      tags: ['users'],
+      summary: 'Purge a user',
+      description: 'Deletes the user with its devices and shares, releases its allocation, username and email.',
+      parameters: [userParam],
+      responses: { '200': empty('Deleted.'), '404': noUser(), ...AUTHENTICATED },
+    },
+  },
+  '/users/{user}/devices': {
+    get: {
+      operationId: 'listUserDevices',
+      tags: ['users'],
+      summary: "A user's devices",
+      parameters: [userParam],
+      responses: {
+        '200': reply('The devices, oldest first.', listOf(DeviceRecord, 'devices'), { devices: ex('two devices', exampleDevices) }),
+        '404': noUser(),
+        ...AUTHENTICATED,
+      },
+    },
+  },
+  '/users/{user}/shares/': {
+    get: {
+      operationId: 'listUserShares',
+      tags: ['shares'],
+      summary: "A user's share rooms (beyond the spec)",
+      parameters: [userParam],
+      responses: {
+        '200': reply('The rooms.', listOf(UserShareRoom, 'rooms'), { rooms: ex('one room', [exampleRoom]) }),
+        '404': noUser(),
+        ...AUTHENTICATED,
+      },
+    },
+  },
+  '/users/{user}/shares/{room}': {
+    get: {
+      operationId: 'getUserShare',
+      tags: ['shares'],
+      summary: 'One share room of a user (beyond the spec)',
+      parameters: [userParam, roomParam],
+      responses: {
+        '200': reply('The room.', UserShareRoom, { room: ex('a room', exampleRoom) }),
+        '404': error('No such user or room.', { noRoom: ex('unknown room', err('no share nosuchroom')), noUser: ex('unknown user', err('no user nobody')) }),
+        ...AUTHENTICATED,
+      },
+    },
+    post: {
+      operationId: 'setUserShareEnabled',
+      tags: ['shares'],
+      summary: 'Enable or disable a share room (beyond the spec)',
+      description: 'Clients send the body `{}`; any body is ignored. Returns the room as it now is.',
+      parameters: [userParam, roomParam, ...queryParameters(ShareActionQuery, { action: { description: 'enable or disable', example: 'disable' } })],
+      requestBody: {
+        description: 'Ignored.',
+        required: false,
+        content: { [JSON_TYPE]: { schema: { type: 'object' }, examples: { empty: ex('what clients send', {}) } } },
+      },
+      responses: {
+        '200': reply('The room after the change.', UserShareRoom, { disabled: ex('after ?action=disable', { ...exampleRoom, enabled: false }) }),
+        '400': error('`action` missing or not enable/disable.', { action: ex('bad action', err('invalid query parameters: action', { fields: ['action'] })) }),
+        '404': error('No such user or room.', { noRoom: ex('unknown room', err('no share nosuchroom')) }),
+        ...AUTHENTICATED,
+      },
+    },
+  },
+};

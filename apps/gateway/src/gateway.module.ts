@@ -1,0 +1,25 @@
+/**
+ * The gateway: one Nest module per interface (accounts-api, storage-api, share-api, web, ops),
+ * sharing only `http/` (the bus client, blob reads, guards, body parsing, error mapping).
+ */
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ACCOUNTS_API_CONTROLLERS, AccountsApiModule } from './accounts-api/accounts-api.module.js';
+import { type HttpDependencies, HttpModule } from './http/http.module.js';
+import type { GatewayMetrics } from './ops/metrics.js';
+import { OPS_CONTROLLERS, OpsModule } from './ops/ops.module.js';
+import { SHARE_API_CONTROLLERS, ShareApiModule } from './share-api/share-api.module.js';
+import { STORAGE_API_CONTROLLERS, StorageApiModule } from './storage-api/storage-api.module.js';
+import { WEB_CONTROLLERS, WebModule } from './web/web.module.js';
+
+/** Every controller the gateway serves (the OpenAPI test compares them with the document). */
+export const GATEWAY_CONTROLLERS = [...ACCOUNTS_API_CONTROLLERS, ...STORAGE_API_CONTROLLERS, ...SHARE_API_CONTROLLERS, ...WEB_CONTROLLERS, ...OPS_CONTROLLERS];
+
+@Module({})
+export class GatewayModule {
+  static forRoot(deps: HttpDependencies, metrics: GatewayMetrics): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [HttpModule.forRoot(deps), AccountsApiModule, StorageApiModule, ShareApiModule, WebModule, OpsModule.forRoot(metrics)],
+    };
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * What every interface module of the gateway shares, and nothing else: the bus client (the only
+ * way a controller reaches a service), read access to the blob store, the logger, and the guards.
+ * Controllers receive what they use through these tokens; no controller can reach the event store
+ * or the read models (the boundaries test checks their imports).
+ */
+import type { BlobReader } from '@burrow/blobs';
+import type { Logger } from '@burrow/runtime';
+import type { RpcClient } from '@burrow/transport';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { PartnerGuard } from './partner.guard.js';
+import { BLOBS, GATEWAY_LOGGER, RPC } from './tokens.js';
+
+export interface HttpDependencies {
+  rpc: RpcClient;
+  blobs: BlobReader;
+  log: Logger;
+}
+
+@Global()
+@Module({})
+export class HttpModule {
+  static forRoot(deps: HttpDependencies): DynamicModule {
+    const providers = [
+      { provide: RPC, useValue: deps.rpc },
+      { provide: BLOBS, useValue: deps.blobs },
+      { provide: GATEWAY_LOGGER, useValue: deps.log },
+      PartnerGuard,
+    ];
+    return { module: HttpModule, providers, exports: providers };
+  }
+}

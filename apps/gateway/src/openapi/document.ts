@@ -1,0 +1,108 @@
+/**
+ * The OpenAPI 3.1 document served at `GET /openapi.json`, assembled from the fragments each
+ * resource keeps beside its controller (`*.openapi.ts`: prose and examples) and the component
+ * schemas generated from the contracts' zod schemas (the ones the parsers use). The human guide is
+ * docs/api.md; `openapi.test.ts` keeps the document equal to the routes and the parsers.
+ */
+import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
+import { billingPaths } from '../accounts-api/billing/billing.openapi.js';
+import { groupsPaths } from '../accounts-api/groups/groups.openapi.js';
+import { partnerPaths } from '../accounts-api/partner/partner.openapi.js';
+import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
+import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
+import { usersPaths } from '../accounts-api/users/users.openapi.js';
+import { JSON_BODY_LIMIT } from '../http/json-body.js';
+import { opsPaths } from '../ops/ops.openapi.js';
+import { commonResponses } from './common.js';
+import { componentSchemas } from './schemas.js';
+import type { OpenApiDocument, PathsFragment } from './types.js';
+
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, opsPaths];
+
+const DESCRIPTION = `
+The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
+settings, features, quota, billing, the brand-wide share list and client revisions, plus the
+operator endpoints (/healthz, /readyz, /metrics, /openapi.json). The human guide is docs/api.md.
+Every schema here is generated from the declarations the server validates requests with.
+
+**Mounts.** Every interface-A path is also served under \`/apis/accounts/v1/\` (where existing
+clients point), e.g. \`/apis/accounts/v1/users/\`; the two \`servers\` below are the two mounts. The
+operator endpoints are at the root only. Trailing slashes are optional: \`/users/\` and \`/users\`
+are the same resource.
+
+**Authentication.** HTTP Basic with the partner's username and API password on every interface-A
+request (send it pre-emptively). Missing or bad credentials get 401 with
+\`WWW-Authenticate: Basic realm="burrow"\`. \`GET /ping\` is the credential check. After too many
+failed logins (20 per username in 5 minutes, 100 per client address in a minute on one gateway)
+requests are refused with 429 and \`Retry-After\` until the window has passed.
+
+**Lenient input.** Request bodies are JSON whatever the content type: application/json,
+text/javascript (the spec's), or a form content type holding JSON. Integer fields accept numeric
+strings (\`"3"\`); boolean fields accept true/false, 1/0 and the strings "true"/"false", "1"/"0",
+"yes"/"no", "on"/"off" in any case (so \`"True"\`). The schemas show the canonical types. Anything else
+is 400 naming the field. Strings are trimmed. Unknown keys are ignored, except in partner settings,
+where they are refused. Integer query parameters accept the same numeric strings; unknown query
+parameters are ignored, but a known one repeated (\`limit=1&limit=2\`) or bracketed (\`limit[]=1\`)
+is 400 naming it.
+
+**Errors.** Every error is JSON \`{"reason": "..."}\` (schema Error). 400 lists the invalid or missing
+fields in \`fields\`; 409 always carries \`conflicts\`, a list of tokens (${CONFLICT_TOKENS.join(', ')}),
+except the billing card refusal, which carries the processor's \`code\`. 402 is a storage quota
+refusal, 404 an unknown resource or one of another partner, 429 too many failed logins, 413 a body over ${JSON_BODY_LIMIT} bytes, 503
+a service that did not answer in time (a write may still have been applied: read back, then retry).
+
+**Pagination.** \`GET /users/\` and \`GET /shares/\` take \`limit\` (at most ${MAX_PAGE}, the default) and
+\`offset\`.
+`.trim();
+
+function mergePaths(fragments: PathsFragment[]): PathsFragment {
+  const paths: PathsFragment = {};
+  for (const fragment of fragments) {
+    for (const [path, item] of Object.entries(fragment)) {
+      if (paths[path]) throw new Error(`OpenAPI: ${path} is described twice`);
+      paths[path] = item;
+    }
+  }
+  return paths;
+}
+
+let built: OpenApiDocument | undefined;
+
+/** The document (built once: the schemas do not change while the process runs). */
+export function openApiDocument(): OpenApiDocument {
+  built ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'Burrow accounts interface (A)',
+      version: '1',
+      summary: 'Partner administration of plans, users, groups, billing and settings.',
+      description: DESCRIPTION,
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [
+      { url: '/', description: 'interface A at the root' },
+      { url: '/apis/accounts/v1', description: 'the same interface under the mount existing clients use' },
+    ],
+    security: [{ basicAuth: [] }],
+    tags: [
+      { name: 'partner', description: 'credential check, password, settings, features, quota, info' },
+      { name: 'plans', description: 'the plan catalogue' },
+      { name: 'users', description: 'users of the partner' },
+      { name: 'groups', description: 'groups of users' },
+      { name: 'shares', description: 'share rooms: per user and brand-wide' },
+      { name: 'billing', description: 'partner billing information' },
+      { name: 'reports', description: 'client revisions' },
+      { name: 'operations', description: 'health, metrics and this document (no authentication)' },
+    ],
+    paths: mergePaths(FRAGMENTS),
+    components: {
+      schemas: componentSchemas(),
+      responses: commonResponses,
+      parameters: {},
+      securitySchemes: {
+        basicAuth: { type: 'http', scheme: 'basic', description: "The partner's username and API password (HTTP Basic, UTF-8)." },
+      },
+    },
+  };
+  return built;
+}
