@@ -6,18 +6,19 @@
  * which production-server suites run and which are skipped, and why.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync, mkdtempSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
+/** Compiled tests whose TypeScript source still exists (tsc -b leaves outputs of deleted files behind). */
 function findTests(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) findTests(path, out);
-    else if (name.endsWith('.test.js')) out.push(path);
+    else if (name.endsWith('.test.js') && existsSync(path.replace(`${sep}dist${sep}`, `${sep}src${sep}`).replace(/\.js$/, '.ts'))) out.push(path);
   }
   return out;
 }

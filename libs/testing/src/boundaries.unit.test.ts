@@ -63,16 +63,23 @@ const ALLOWED: Record<string, string[]> = {
   composition: ['contracts', 'adapter', 'runtime', 'app', 'testing'],
 };
 
+/** What a gateway controller must not import: it gets RpcClient and BlobReader injected instead. */
+const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents', '@burrow/runtime', '@burrow/eventsourcing'];
+
 describe('module boundaries (Nx tags)', () => {
   const violations: string[] = [];
   const undeclared: string[] = [];
   const domainViolations: string[] = [];
+  const controllerViolations: string[] = [];
   for (const project of projects) {
     for (const file of sources(join(project.dir, 'src'))) {
       const rel = file.slice(root.length + 1);
       const imports = importsOf(file);
       const isDomain = project.type === 'app' && !file.endsWith('.test.ts') && /:\s*Decider</.test(readFileSync(file, 'utf8'));
+      // A gateway controller reaches services over the bus and blobs through the read port only.
+      const isGatewayController = project.name === 'gateway' && file.endsWith('.controller.ts');
       for (const spec of imports) {
+        if (isGatewayController && GATEWAY_CONTROLLER_FORBIDDEN.includes(spec)) controllerViolations.push(`${rel} imports ${spec}`);
         if (isDomain && !spec.startsWith('.') && spec !== '@burrow/contracts') domainViolations.push(`${rel} imports ${spec}`);
         if (!spec.startsWith('@burrow/')) continue;
         const target = byName.get(spec.split('/')[1]);
@@ -98,6 +105,11 @@ describe('module boundaries (Nx tags)', () => {
 
   it('domain code (deciders) imports only contracts and its own feature files', () => {
     assert.deepEqual(domainViolations, []);
+  });
+
+  it('no gateway controller imports the event store, the read models or the infrastructure', () => {
+    assert.deepEqual(controllerViolations, []);
+    assert.ok(projects.some((p) => p.name === 'gateway'));
   });
 
   it('every workspace import is declared in package.json', () => {
