@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { partnerApi } from '../harness/client.js';
-import { startMultiProcess } from '../harness/multi-process.js';
-import { startStandalone, TEST_PARTNER, testEnv } from '../harness/standalone.js';
+import { partnerApi } from './harness/client.js';
+import { startMultiProcess } from './harness/multi-process.js';
+import { startStandalone, TEST_PARTNER, testEnv } from './harness/standalone.js';
 
-const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
