@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const { startStandalone } = await import('../apps/standalone/dist/harness/standalone.js');
+const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js');
 
 const USERS = Number(process.env.BENCH_USERS ?? 2500);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);

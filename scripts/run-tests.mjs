@@ -9,16 +9,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** Compiled tests whose TypeScript source still exists (tsc -b leaves outputs of deleted files behind). */
 function findTests(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) findTests(path, out);
-    else if (name.endsWith('.test.js') && existsSync(path.replace(`${sep}dist${sep}`, `${sep}src${sep}`).replace(/\.js$/, '.ts'))) out.push(path);
+    else if (name.endsWith('.test.js')) out.push(path);
   }
   return out;
 }
@@ -58,11 +57,27 @@ for (const [name, url, suites] of servers) {
   console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
 }
 
+// tsc -b never deletes the output of a source file that was moved or removed, so a build over an
+// older one can leave compiled tests behind (apps/standalone/dist/e2e after the suite moved to
+// apps/e2e); they would run twice, against stale code. Only tests whose source exists run.
+const stale = [];
 const files = ['apps', 'libs'].flatMap((top) =>
   readdirSync(join(root, top)).flatMap((p) => {
-    try { return findTests(join(root, top, p, 'dist')); } catch { return []; }
+    const dist = join(root, top, p, 'dist');
+    let found;
+    try { found = findTests(dist); } catch { return []; }
+    return found.filter((file) => {
+      const source = join(root, top, p, 'src', relative(dist, file)).replace(/\.js$/, '.ts');
+      if (existsSync(source)) return true;
+      stale.push(relative(root, file));
+      return false;
+    });
   }),
 ).sort();
+if (stale.length > 0) {
+  console.log(`Ignoring ${stale.length} compiled test file(s) whose source no longer exists (\`npm run clean\` removes them):`);
+  for (const file of stale) console.log(`  ${file}`);
+}
 if (files.length === 0) {
   console.error('no compiled tests found: run the build first');
   process.exit(1);

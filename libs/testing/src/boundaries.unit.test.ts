@@ -2,6 +2,9 @@
  * Enforces the monorepo's dependency rules from the Nx project tags (project.json), by reading
  * every import in every project's sources:
  * - an app never imports another app (only the composition root, apps/standalone, wires apps);
+ * - the end-to-end suite (apps/e2e) drives the system from outside: it boots the standalone
+ *   composition root and reaches the bus and the event store as an operator would; nothing
+ *   imports it;
  * - contracts import no other project; adapters (port libs) import only contracts;
  * - domain code (a file that declares a decider) imports only contracts and its own feature files;
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
@@ -61,6 +64,7 @@ const ALLOWED: Record<string, string[]> = {
   testing: ['contracts', 'adapter', 'runtime'],
   app: ['contracts', 'adapter', 'runtime'],
   composition: ['contracts', 'adapter', 'runtime', 'app', 'testing'],
+  e2e: ['contracts', 'adapter', 'runtime', 'composition'],
 };
 
 /** What a gateway controller must not import: it gets RpcClient and BlobReader injected instead. */
@@ -120,5 +124,6 @@ describe('module boundaries (Nx tags)', () => {
     const accounts = byName.get('accounts')!;
     const gateway = byName.get('gateway')!;
     assert.ok(!ALLOWED[accounts.type].includes(gateway.type));
+    assert.ok(!Object.values(ALLOWED).some((types) => types.includes('e2e')), 'nothing may import the e2e suite');
   });
 });

@@ -1,18 +1,10 @@
 /**
- * `npm run admin -- <command> [options]`: the operator's tool. The spec gives partners no way to
- * create partners or plans, so operators do it here.
- *
- * With NATS_URL set it talks to the running services over NATS. Otherwise it opens the standalone
- * data directory (BURROW_DATA_DIR, default ./data) itself, running the accounts and billing
- * services in-process for the one command; a standalone server running on the same directory sees
- * the change within a moment.
+ * The operator's commands (`npm run admin -- <command> [options]`). The spec gives partners no way
+ * to create partners or plans, so operators do it here. `runAdmin` parses one command line and
+ * sends it over the bus; main.ts decides which bus that is.
  */
-import 'reflect-metadata';
-import { startAccounts } from '@burrow/accounts';
-import { startBilling } from '@burrow/billing';
-import { DomainError, Subjects } from '@burrow/contracts';
-import { Infrastructure, readConfig } from '@burrow/runtime';
-import { RpcClient } from '@burrow/transport';
+import { Subjects } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
 import { parseArgs } from 'node:util';
 
 const USAGE = `usage: npm run admin -- <command> [options]
@@ -92,31 +84,3 @@ export async function runAdmin(argv: string[], rpc: RpcClient): Promise<unknown>
       throw new Error(command ? `unknown command ${command}\n\n${USAGE}` : USAGE);
   }
 }
-
-async function main(): Promise<number> {
-  const config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-  const infra = new Infrastructure(config);
-  const services: { close(): Promise<void> }[] = [];
-  const client = infra.client('admin');
-  const rpc = new RpcClient(client, 30_000);
-  try {
-    if (!config.natsUrl) {
-      services.push(await startAccounts(infra));
-      services.push(await startBilling(infra));
-    }
-    await client.connect();
-    const result = await runAdmin(process.argv.slice(2), rpc);
-    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    return 0;
-  } catch (error) {
-    const message = error instanceof DomainError ? `${error.status}: ${JSON.stringify(error.body)}` : (error as Error).message;
-    process.stderr.write(`admin: ${message}\n`);
-    return 1;
-  } finally {
-    await rpc.close();
-    for (const s of services.reverse()) await s.close();
-    await infra.close();
-  }
-}
-
-process.exitCode = await main();

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { partnerApi } from '../harness/client.js';
-import { startMultiProcess } from '../harness/multi-process.js';
-import { startStandalone, TEST_PARTNER, testEnv } from '../harness/standalone.js';
+import { partnerApi } from './harness/client.js';
+import { startMultiProcess } from './harness/multi-process.js';
+import { startStandalone, TEST_PARTNER, testEnv } from './harness/standalone.js';
 
-const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
@@ -61,15 +61,15 @@ describe('admin CLI', () => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-admin-'));
     try {
       const env = testEnv(dir);
-      const created = await run('standalone/dist/admin.js', ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'Acme Ltd', '--bytes-available', '5000000000000', '--features', 'ldap,email_as_username'], env);
+      const created = await run('admin/dist/main.js', ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'Acme Ltd', '--bytes-available', '5000000000000', '--features', 'ldap,email_as_username'], env);
       assert.equal(created.code, 0, created.stderr);
       assert.equal(JSON.parse(created.stdout).company_name, 'Acme Ltd');
-      const plan = await run('standalone/dist/admin.js', ['add-plan', '--name', '20 TB', '--storage-bytes', '20000000000000'], env);
+      const plan = await run('admin/dist/main.js', ['add-plan', '--name', '20 TB', '--storage-bytes', '20000000000000'], env);
       assert.equal(plan.code, 0, plan.stderr);
-      const duplicate = await run('standalone/dist/admin.js', ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'X'], env);
+      const duplicate = await run('admin/dist/main.js', ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'X'], env);
       assert.equal(duplicate.code, 1);
       assert.match(duplicate.stderr, /409/);
-      const bad = await run('standalone/dist/admin.js', ['add-plan', '--name', 'x', '--storage-bytes', 'lots'], env);
+      const bad = await run('admin/dist/main.js', ['add-plan', '--name', 'x', '--storage-bytes', 'lots'], env);
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /--storage-bytes/);
 

@@ -3,11 +3,11 @@
  * known partner credentials, silent logs.
  */
 import { readConfig } from '@burrow/runtime';
+import { startSystem } from '@burrow/standalone';
 import { RpcClient } from '@burrow/transport';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSystem } from '../system.js';
 
 export interface TestTarget {
   mode: string;
