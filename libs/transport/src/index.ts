@@ -3,3 +3,4 @@ export * from './in-process-server.js';
 export * from './in-process-client.js';
 export * from './rpc-client.js';
 export * from './nats.js';
+export * from './bus-status.js';

@@ -1,5 +1,5 @@
 /**
- * Health for orchestrators: /healthz (the process is alive), /readyz (the bus answers and every
+ * Health for orchestrators: /healthz (the process is alive, with the bus state), /readyz (the bus answers and every
  * service reports its stores reachable; 503 otherwise), /metrics (Prometheus).
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
@@ -20,9 +20,16 @@ export class OpsController {
     @Inject(GATEWAY_INFRA) private readonly infra: Infrastructure,
   ) {}
 
+  /**
+   * Liveness: 200 while this process serves or is reconnecting to the bus (restarting it would not
+   * bring NATS back, and a fresh process could not connect either); 503 only when a bus connection
+   * is closed for good or has stopped trying. The body always says whether the bus is connected
+   * and since when; /readyz is what fails during an outage.
+   */
   @Get('healthz')
-  healthz() {
-    return { status: 'ok' };
+  healthz(@Res() res: Response): void {
+    const bus = this.infra.busStatus.snapshot();
+    res.status(bus.live ? 200 : 503).json({ status: bus.live ? 'ok' : 'bus connection lost for good', bus });
   }
 
   @Get('readyz')
