@@ -38,7 +38,7 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
   const log = infra.logger('gateway');
   const client = infra.client('gateway');
   await client.connect();
-  const rpc = new RpcClient(client, infra.config.rpcTimeoutMs);
+  const rpc = new RpcClient(client, infra.config.rpcTimeoutMs, { log });
   const metrics = new GatewayMetrics();
 
   const server = express();

@@ -4,14 +4,6 @@
  * (nats.ts) feeds it. A process on the in-process bus has no connections and is always connected.
  */
 
-/** Minimal logger shape (pino's Logger fits) so the transport library needs no logging package. */
-export interface BusLogger {
-  info(fields: object, msg: string): void;
-  warn(fields: object, msg: string): void;
-  error(fields: object, msg: string): void;
-  debug(fields: object, msg: string): void;
-}
-
 export interface BusConnectionState {
   connected: boolean;
   /** when this connection last went up or down (ms since the epoch) */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NatsConnection, Status } from '@nats-io/transport-node';
-import { type BusLogger, BusStatus } from './bus-status.js';
+import { BusStatus } from './bus-status.js';
+import type { TransportLogger } from './transport-logger.js';
 import { NATS_RECONNECT_OPTIONS, natsClient, natsServer, watchNatsConnection } from './nats.js';
 
 /** A NatsConnection stand-in: push statuses, then close it with or without an error. */
@@ -40,7 +41,7 @@ function fakeConnection() {
 function memoryLog() {
   const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
   const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-  const log: BusLogger = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
+  const log: TransportLogger = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
   return { log, lines };
 }
 

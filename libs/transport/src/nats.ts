@@ -8,7 +8,8 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ClientNats, type NatsOptions, ServerNats } from '@nestjs/microservices';
-import type { BusLogger, BusStatus } from './bus-status.js';
+import type { BusStatus } from './bus-status.js';
+import type { TransportLogger } from './transport-logger.js';
 
 /**
  * - `maxReconnectAttempts: -1`: never give up; an outage of any length heals once NATS is back.
@@ -29,7 +30,7 @@ export const NATS_RECONNECT_OPTIONS = {
 export const natsConnectionOptions = (url: string, name: string) => ({ servers: [url], name, ...NATS_RECONNECT_OPTIONS });
 
 export interface NatsWatch {
-  log?: BusLogger;
+  log?: TransportLogger;
   status?: BusStatus;
   /** The connection closed without being asked to: it will not reconnect (e.g. refused credentials). */
   onLost?: (connection: string, error?: Error) => void;
