@@ -34,9 +34,25 @@ interface Row {
 
 const BATCH = 500;
 
+/**
+ * How hard a commit waits for the disk. `full` (the default): the write-ahead log is fsynced at
+ * every commit, so an acknowledged append survives a power loss or OS crash. `normal`: fsync only
+ * at checkpoints; faster, still safe against a process crash, but a power loss can roll back the
+ * last commits, which clients were told had succeeded.
+ */
+export type SqliteSynchronous = 'full' | 'normal';
+
 export interface SqliteEventStoreOptions {
   /** Fallback poll interval for live subscriptions (ms). */
   pollIntervalMs?: number;
+  /** default `full` */
+  synchronous?: SqliteSynchronous;
+  /**
+   * Group commit (default on): appends made in the same event-loop turn share one transaction,
+   * hence one fsync, each in its own savepoint so a failed revision check fails only its own
+   * append. Every caller is answered only after the shared commit.
+   */
+  groupCommit?: boolean;
   /** Called after every successful local append (e.g. to announce it on the bus). */
   onAppended?: (position: number) => void;
 }
@@ -44,6 +60,13 @@ export interface SqliteEventStoreOptions {
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly waiters = new Set<() => void>();
+  private readonly pending: {
+    stream: string;
+    events: NewEvent[];
+    expected: ExpectedRevision;
+    resolve: (result: AppendResult) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   private readonly pollIntervalMs: number;
   private closed = false;
 
@@ -54,7 +77,7 @@ export class SqliteEventStore implements EventStore {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -72,6 +95,11 @@ export class SqliteEventStore implements EventStore {
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
     return new SqliteEventStore(file, options);
+  }
+
+  /** The durability this connection runs with (read back from SQLite). */
+  synchronous(): SqliteSynchronous | 'off' | 'extra' {
+    return (['off', 'normal', 'full', 'extra'] as const)[this.db.pragma('synchronous', { simple: true }) as number];
   }
 
   /** Wake live subscriptions now (another process appended). */
@@ -110,10 +138,53 @@ export class SqliteEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
+    if (this.options.groupCommit === false) {
+      const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
+      this.appended(result.position);
+      return result;
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ stream, events, expected, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.commitPending());
+    });
+  }
+
+  private appended(position: number): void {
     this.notifyAppended();
-    this.options.onAppended?.(result.position);
-    return result;
+    this.options.onAppended?.(position);
+  }
+
+  /** One IMMEDIATE transaction for every append queued this turn; one savepoint each. */
+  private commitPending(): void {
+    const batch = this.pending.splice(0);
+    const appendOne = this.db.transaction(this.appendTx); // nested in the batch: a savepoint
+    const outcomes: ({ result: AppendResult } | { error: unknown })[] = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const a of batch) {
+            try {
+              outcomes.push({ result: appendOne(a.stream, a.events, a.expected) });
+            } catch (error) {
+              outcomes.push({ error });
+            }
+          }
+        })
+        .immediate();
+    } catch (error) {
+      // the commit itself failed (busy, I/O, closed): nothing in the batch was stored
+      for (const a of batch) a.reject(error);
+      return;
+    }
+    let last = 0;
+    batch.forEach((a, i) => {
+      const outcome = outcomes[i];
+      if ('result' in outcome) {
+        last = Math.max(last, outcome.result.position);
+        a.resolve(outcome.result);
+      } else a.reject(outcome.error);
+    });
+    if (last) this.appended(last);
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
@@ -198,6 +269,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    if (this.pending.length) this.commitPending();
     this.closed = true;
     this.notifyAppended();
     this.db.close();

@@ -27,6 +27,8 @@ export interface BurrowConfig {
   plansFile?: string;
   /** Express `trust proxy` value: which hops' X-Forwarded-For to believe for the client address */
   trustProxy?: string;
+  /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
+  sqliteSynchronous: 'full' | 'normal';
 }
 
 type Env = Record<string, string | undefined>;
@@ -83,6 +85,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`LOG_LEVEL must be one of fatal error warn info debug trace silent (got "${logLevel}")`);
   }
 
+  const sqliteSynchronous = (get('BURROW_SQLITE_SYNCHRONOUS') ?? 'full').toLowerCase();
+  if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
+    problems.push(`BURROW_SQLITE_SYNCHRONOUS must be full or normal (got "${get('BURROW_SQLITE_SYNCHRONOUS')}")`);
+  }
+
   const minioUrl = url('MINIO_URL');
   let minio: BurrowConfig['minio'];
   if (minioUrl) {
@@ -108,6 +115,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     rpcTimeoutMs: int('BURROW_RPC_TIMEOUT_MS', 5000, 50, 120_000),
     plansFile: get('BURROW_PLANS_FILE'),
     trustProxy: get('BURROW_TRUST_PROXY'),
+    sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

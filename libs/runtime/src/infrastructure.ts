@@ -89,7 +89,7 @@ export class Infrastructure {
       this.closers.push(() => store.close());
       return store;
     }
-    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'));
+    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'), { synchronous: this.config.sqliteSynchronous });
     if (this.config.natsUrl) {
       // Several processes share the file: announce appends so their subscriptions poll at once.
       const nc = await this.nats();
