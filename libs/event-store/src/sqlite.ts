@@ -47,12 +47,6 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** default `full` */
   synchronous?: SqliteSynchronous;
-  /**
-   * Group commit (default on): appends made in the same event-loop turn share one transaction,
-   * hence one fsync, each in its own savepoint so a failed revision check fails only its own
-   * append. Every caller is answered only after the shared commit.
-   */
-  groupCommit?: boolean;
   /** Called after every successful local append (e.g. to announce it on the bus). */
   onAppended?: (position: number) => void;
 }
@@ -60,13 +54,6 @@ export interface SqliteEventStoreOptions {
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly waiters = new Set<() => void>();
-  private readonly pending: {
-    stream: string;
-    events: NewEvent[];
-    expected: ExpectedRevision;
-    resolve: (result: AppendResult) => void;
-    reject: (error: unknown) => void;
-  }[] = [];
   private readonly pollIntervalMs: number;
   private closed = false;
 
@@ -138,53 +125,12 @@ export class SqliteEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    if (this.options.groupCommit === false) {
-      const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
-      this.appended(result.position);
-      return result;
-    }
-    return new Promise((resolve, reject) => {
-      this.pending.push({ stream, events, expected, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.commitPending());
-    });
-  }
-
-  private appended(position: number): void {
+    // Committed (and, with synchronous=FULL, fsynced) before the caller hears of it, and visible
+    // to every read made after this call: command handlers rely on both.
+    const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
     this.notifyAppended();
-    this.options.onAppended?.(position);
-  }
-
-  /** One IMMEDIATE transaction for every append queued this turn; one savepoint each. */
-  private commitPending(): void {
-    const batch = this.pending.splice(0);
-    const appendOne = this.db.transaction(this.appendTx); // nested in the batch: a savepoint
-    const outcomes: ({ result: AppendResult } | { error: unknown })[] = [];
-    try {
-      this.db
-        .transaction(() => {
-          for (const a of batch) {
-            try {
-              outcomes.push({ result: appendOne(a.stream, a.events, a.expected) });
-            } catch (error) {
-              outcomes.push({ error });
-            }
-          }
-        })
-        .immediate();
-    } catch (error) {
-      // the commit itself failed (busy, I/O, closed): nothing in the batch was stored
-      for (const a of batch) a.reject(error);
-      return;
-    }
-    let last = 0;
-    batch.forEach((a, i) => {
-      const outcome = outcomes[i];
-      if ('result' in outcome) {
-        last = Math.max(last, outcome.result.position);
-        a.resolve(outcome.result);
-      } else a.reject(outcome.error);
-    });
-    if (last) this.appended(last);
+    this.options.onAppended?.(result.position);
+    return result;
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
@@ -269,7 +215,6 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    if (this.pending.length) this.commitPending();
     this.closed = true;
     this.notifyAppended();
     this.db.close();
