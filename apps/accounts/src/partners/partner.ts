@@ -70,5 +70,6 @@ export function validateNewPassword(value: unknown, field = 'password'): string 
   if (typeof value !== 'string' || value.length < PASSWORD_MIN_LENGTH || value.length > 1024) {
     throw badRequest(`${field} must be a string of ${PASSWORD_MIN_LENGTH} to 1024 characters`, [field]);
   }
+  if (value.includes('\0')) throw badRequest(`${field} must not contain NUL characters`, [field]);
   return value;
 }
