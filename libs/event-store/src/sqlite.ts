@@ -7,7 +7,7 @@
  * only the fallback latency.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   type AppendResult,
@@ -61,7 +61,8 @@ export class SqliteEventStore implements EventStore {
     file: string,
     private readonly options: SqliteEventStoreOptions,
   ) {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makePrivate(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
@@ -218,6 +219,22 @@ export class SqliteEventStore implements EventStore {
     this.closed = true;
     this.notifyAppended();
     this.db.close();
+  }
+}
+
+/**
+ * The file holds password hashes and personal data: owner-only (0600), set explicitly since the
+ * umask filters the mode a file is created with. SQLite gives the -wal and -shm files it creates
+ * the main file's mode; ones left by an older version are tightened too.
+ */
+function makePrivate(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(path, 0o600);
+    } catch {
+      // absent, or another user's (multi-process under several users): leave it
+    }
   }
 }
 

@@ -6,3 +6,4 @@ export * from './service-app.js';
 export * from './password-hash.js';
 export * from './process.js';
 export * from './failure-limiter.js';
+export * from './data-dir.js';

@@ -23,6 +23,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
 import { join } from 'node:path';
 import type { BurrowConfig } from './config.js';
+import { preparePrivateDataDir } from './data-dir.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadOrCreateSecret } from './secrets.js';
 
@@ -46,6 +47,11 @@ export class Infrastructure {
     /** shared by every app of one standalone process; null on NATS */
     readonly bus: InProcessBus | null = config.natsUrl ? null : new InProcessBus(),
   ) {
+    if (!config.eventstoreUrl || !config.minio || !config.secret) {
+      // some state is local: the event store file, the blob folder or the generated secret
+      const warning = preparePrivateDataDir(config.dataDir);
+      if (warning) this.logger('runtime').warn({ dataDir: config.dataDir }, warning);
+    }
     this.secret = loadOrCreateSecret(config.dataDir, config.secret);
   }
 
