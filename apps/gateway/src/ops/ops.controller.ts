@@ -1,5 +1,5 @@
 /**
- * Health for orchestrators: /healthz (the process is alive, with the bus state), /readyz (the bus answers and every
+ * Health for orchestrators: /healthz (the process is alive), /readyz (the bus answers and every
  * service reports its stores reachable; 503 otherwise), /metrics (Prometheus).
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
