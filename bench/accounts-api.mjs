@@ -59,7 +59,9 @@ await new Promise((r) => bare.listen(0, '127.0.0.1', r));
 const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
-const target = await startStandalone({ LOG_LEVEL: 'silent' }, dataDir);
+// BURROW_SQLITE_SYNCHRONOUS=normal compares against the relaxed durability setting
+const durability = process.env.BURROW_SQLITE_SYNCHRONOUS ? { BURROW_SQLITE_SYNCHRONOUS: process.env.BURROW_SQLITE_SYNCHRONOUS } : {};
+const target = await startStandalone({ LOG_LEVEL: 'silent', ...durability }, dataDir);
 const auth = `${target.partner.username}:${target.partner.password}`;
 try {
   console.log(`setting up ${USERS} users ...`);
@@ -89,7 +91,7 @@ try {
     await measure('POST /groups/<id>', (i) => call(`${target.url}/groups/${group.group_id}`, { method: 'POST', auth, body: { webapi_enable: i % 2 === 0 } }), Math.max(100, Math.floor(REQUESTS / 4))),
   ];
   const base = results[0];
-  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, standalone mode, ${new Date().toISOString()}`);
+  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, standalone mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, ${new Date().toISOString()}`);
   console.log('route'.padEnd(40), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
   for (const r of results) {
     console.log(r.name.padEnd(40), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));

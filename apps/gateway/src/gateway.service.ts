@@ -25,7 +25,7 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
   const log = infra.logger('gateway');
   const client = infra.client('gateway');
   await client.connect();
-  const rpc = new RpcClient(client, infra.config.rpcTimeoutMs);
+  const rpc = new RpcClient(client, infra.config.rpcTimeoutMs, { log });
   const metrics = new GatewayMetrics();
 
   const server = express();
@@ -47,7 +47,7 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
     next();
   });
 
-  const app = await NestFactory.create(GatewayModule.forRoot({ rpc, blobs: await infra.blobs(), log }, metrics), new ExpressAdapter(server), {
+  const app = await NestFactory.create(GatewayModule.forRoot({ rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus }, metrics), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
   });

@@ -1,7 +1,8 @@
 /**
  * Embedded BlobStore: a local folder. Blobs live at `<dir>/<k0k1>/<k2k3>/<sha256>`; a put streams
  * into a temporary file while hashing, then renames it into place (atomic on one filesystem), so a
- * failed or partial upload never leaves a blob behind.
+ * failed or partial upload never leaves a blob behind. Stored files may be personal data: folders
+ * are created 0700 and files 0600.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -13,6 +14,8 @@ import { type BlobInfo, BlobNotFoundError, type BlobStore, type ByteRange, isBlo
 
 /** 1 MiB reads: measured ~2x the throughput of the 64 KiB default when streaming to HTTP. */
 const READ_HIGH_WATER_MARK = 1024 * 1024;
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
 
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
@@ -27,7 +30,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async put(source: Readable): Promise<BlobInfo> {
-    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(this.tmpDir, { recursive: true, mode: PRIVATE_DIR });
     const tmp = join(this.tmpDir, randomUUID());
     const hash = createHash('sha256');
     let size = 0;
@@ -39,10 +42,10 @@ export class LocalBlobStore implements BlobStore {
       },
     });
     try {
-      await pipeline(source, meter, createWriteStream(tmp));
+      await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE }));
       const key = hash.digest('hex');
       const target = this.pathOf(key);
-      await mkdir(join(target, '..'), { recursive: true });
+      await mkdir(join(target, '..'), { recursive: true, mode: PRIVATE_DIR });
       await rename(tmp, target);
       return { key, size };
     } catch (error) {
@@ -81,6 +84,6 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async ping(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR });
   }
 }

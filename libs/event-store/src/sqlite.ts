@@ -7,7 +7,7 @@
  * only the fallback latency.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   type AppendResult,
@@ -34,9 +34,19 @@ interface Row {
 
 const BATCH = 500;
 
+/**
+ * How hard a commit waits for the disk. `full` (the default): the write-ahead log is fsynced at
+ * every commit, so an acknowledged append survives a power loss or OS crash. `normal`: fsync only
+ * at checkpoints; faster, still safe against a process crash, but a power loss can roll back the
+ * last commits, which clients were told had succeeded.
+ */
+export type SqliteSynchronous = 'full' | 'normal';
+
 export interface SqliteEventStoreOptions {
   /** Fallback poll interval for live subscriptions (ms). */
   pollIntervalMs?: number;
+  /** default `full` */
+  synchronous?: SqliteSynchronous;
   /** Called after every successful local append (e.g. to announce it on the bus). */
   onAppended?: (position: number) => void;
 }
@@ -51,10 +61,11 @@ export class SqliteEventStore implements EventStore {
     file: string,
     private readonly options: SqliteEventStoreOptions,
   ) {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makePrivate(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -72,6 +83,11 @@ export class SqliteEventStore implements EventStore {
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
     return new SqliteEventStore(file, options);
+  }
+
+  /** The durability this connection runs with (read back from SQLite). */
+  synchronous(): SqliteSynchronous | 'off' | 'extra' {
+    return (['off', 'normal', 'full', 'extra'] as const)[this.db.pragma('synchronous', { simple: true }) as number];
   }
 
   /** Wake live subscriptions now (another process appended). */
@@ -110,6 +126,8 @@ export class SqliteEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
+    // Committed (and, with synchronous=FULL, fsynced) before the caller hears of it, and visible
+    // to every read made after this call: command handlers rely on both.
     const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
     this.notifyAppended();
     this.options.onAppended?.(result.position);
@@ -201,6 +219,22 @@ export class SqliteEventStore implements EventStore {
     this.closed = true;
     this.notifyAppended();
     this.db.close();
+  }
+}
+
+/**
+ * The file holds password hashes and personal data: owner-only (0600), set explicitly since the
+ * umask filters the mode a file is created with. SQLite gives the -wal and -shm files it creates
+ * the main file's mode; ones left by an older version are tightened too.
+ */
+function makePrivate(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(path, 0o600);
+    } catch {
+      // absent, or another user's (multi-process under several users): leave it
+    }
   }
 }
 

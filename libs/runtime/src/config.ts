@@ -31,6 +31,8 @@ export interface BurrowConfig {
   recoveryGraceSeconds: number;
   /** how often each service looks for unfinished multi-step writes */
   recoveryIntervalMs: number;
+  /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
+  sqliteSynchronous: 'full' | 'normal';
 }
 
 type Env = Record<string, string | undefined>;
@@ -87,6 +89,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`LOG_LEVEL must be one of fatal error warn info debug trace silent (got "${logLevel}")`);
   }
 
+  const sqliteSynchronous = (get('BURROW_SQLITE_SYNCHRONOUS') ?? 'full').toLowerCase();
+  if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
+    problems.push(`BURROW_SQLITE_SYNCHRONOUS must be full or normal (got "${get('BURROW_SQLITE_SYNCHRONOUS')}")`);
+  }
+
   const minioUrl = url('MINIO_URL');
   let minio: BurrowConfig['minio'];
   if (minioUrl) {
@@ -114,6 +121,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     trustProxy: get('BURROW_TRUST_PROXY'),
     recoveryGraceSeconds: int('BURROW_RECOVERY_GRACE_SECONDS', 60, 0, 86_400),
     recoveryIntervalMs: int('BURROW_RECOVERY_INTERVAL_MS', 30_000, 100, 3_600_000),
+    sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

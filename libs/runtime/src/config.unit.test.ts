@@ -9,6 +9,7 @@ describe('readConfig', () => {
     assert.match(c.dataDir, /\/data$/);
     assert.equal(c.natsUrl, undefined);
     assert.equal(c.rpcTimeoutMs, 5000);
+    assert.equal(c.sqliteSynchronous, 'full');
   });
 
   it('reads every documented variable', () => {
@@ -34,6 +35,12 @@ describe('readConfig', () => {
         return true;
       },
     );
+  });
+
+  it('BURROW_SQLITE_SYNCHRONOUS relaxes durability to normal, and nothing else', () => {
+    assert.equal(readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'normal' }).sqliteSynchronous, 'normal');
+    assert.equal(readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous, 'full');
+    assert.throws(() => readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'off' }), /BURROW_SQLITE_SYNCHRONOUS must be full or normal/);
   });
 
   it('requires partner username and password together', () => {

@@ -7,3 +7,4 @@ export * from './password-hash.js';
 export * from './process.js';
 export * from './failure-limiter.js';
 export * from './clock.js';
+export * from './data-dir.js';

@@ -8,11 +8,22 @@ import { EVENTS_APPENDED_SUBJECT } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, SqliteEventStore } from '@burrow/event-store';
-import { InProcessBus, InProcessClient, InProcessServer, natsClient, natsServer } from '@burrow/transport';
+import {
+  BusStatus,
+  InProcessBus,
+  InProcessClient,
+  InProcessServer,
+  natsClient,
+  natsConnectionOptions,
+  natsServer,
+  type NatsWatch,
+  watchNatsConnection,
+} from '@burrow/transport';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
 import { join } from 'node:path';
 import type { BurrowConfig } from './config.js';
+import { preparePrivateDataDir } from './data-dir.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadOrCreateSecret } from './secrets.js';
 
@@ -23,12 +34,24 @@ export class Infrastructure {
   private readonly documentStores = new Map<string, Promise<DocumentStore>>();
   private natsPromise: Promise<NatsConnection> | null = null;
   private readonly closers: (() => Promise<void> | void)[] = [];
+  /** Every bus connection of this process: up or down, since when (the gateway's /healthz). */
+  readonly busStatus = new BusStatus();
+  /**
+   * Called when a bus connection closes without being asked to and will not reconnect. The
+   * service process entry (process.ts) logs and exits non-zero so a supervisor restarts it.
+   */
+  onBusLost: (connection: string, error?: Error) => void = () => undefined;
 
   constructor(
     readonly config: BurrowConfig,
     /** shared by every app of one standalone process; null on NATS */
     readonly bus: InProcessBus | null = config.natsUrl ? null : new InProcessBus(),
   ) {
+    if (!config.eventstoreUrl || !config.minio || !config.secret) {
+      // some state is local: the event store file, the blob folder or the generated secret
+      const warning = preparePrivateDataDir(config.dataDir);
+      if (warning) this.logger('runtime').warn({ dataDir: config.dataDir }, warning);
+    }
     this.secret = loadOrCreateSecret(config.dataDir, config.secret);
   }
 
@@ -40,11 +63,21 @@ export class Infrastructure {
     return createLogger(name, this.config.logLevel);
   }
 
+  private natsWatch(logName: string): NatsWatch {
+    return { log: this.logger(logName), status: this.busStatus, onLost: (connection, error) => this.onBusLost(connection, error) };
+  }
+
   /** A plain NATS connection for broadcasts outside Nest's request/reply (append notices). */
   private nats(): Promise<NatsConnection> {
     if (!this.natsPromise) {
-      this.natsPromise = connect({ servers: this.config.natsUrl!, name: 'burrow-notices' }).then((nc) => {
-        this.closers.push(() => nc.drain());
+      const name = 'burrow-notices';
+      this.natsPromise = connect(natsConnectionOptions(this.config.natsUrl!, name)).then((nc) => {
+        let closing = false;
+        watchNatsConnection(nc, name, this.natsWatch('event-notices'), () => closing);
+        this.closers.push(() => {
+          closing = true;
+          return nc.drain();
+        });
         return nc;
       });
     }
@@ -62,7 +95,7 @@ export class Infrastructure {
       this.closers.push(() => store.close());
       return store;
     }
-    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'));
+    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'), { synchronous: this.config.sqliteSynchronous });
     if (this.config.natsUrl) {
       // Several processes share the file: announce appends so their subscriptions poll at once.
       const nc = await this.nats();
@@ -101,11 +134,13 @@ export class Infrastructure {
 
   /** The transport strategy a service listens on, in the queue group named after it. */
   serverStrategy(queue: string): CustomTransportStrategy {
-    return this.config.natsUrl ? natsServer(this.config.natsUrl, queue) : new InProcessServer(this.bus!, queue);
+    return this.config.natsUrl ? natsServer(this.config.natsUrl, queue, this.natsWatch(queue)) : new InProcessServer(this.bus!, queue);
   }
 
   client(name: string): ClientProxy {
-    return this.config.natsUrl ? (natsClient(this.config.natsUrl, name) as unknown as ClientProxy) : new InProcessClient(this.bus!);
+    return this.config.natsUrl
+      ? (natsClient(this.config.natsUrl, name, this.natsWatch(name)) as unknown as ClientProxy)
+      : new InProcessClient(this.bus!);
   }
 
   async close(): Promise<void> {

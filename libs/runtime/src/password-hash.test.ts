@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { hashPassword, verifyPassword } from './password-hash.js';
+
+/** hashPassword('secret-password') as the first scheme made it (commit 5c48202), before scrypt2. */
+const OLD_SCHEME_HASH = 'scrypt$16384$8$1$IAV46w/V+Nm2SsOdqKPpQQ==$HGI8fFB/2Cwcw6+s1mRelucpKjKSQpom8M3sFjR2BFQ=';
 
 describe('password hashing (scrypt)', () => {
   it('verifies the right password and refuses others', async () => {
     const hash = await hashPassword('correct horse');
-    assert.match(hash, /^scrypt\$16384\$8\$1\$/);
+    assert.match(hash, /^scrypt2\$16384\$8\$1\$/);
     assert.doesNotMatch(hash, /correct horse/);
     assert.equal(await verifyPassword('correct horse', hash), true);
     assert.equal(await verifyPassword('correct horsE', hash), false);
@@ -17,5 +21,32 @@ describe('password hashing (scrypt)', () => {
 
   it('refuses a malformed stored hash', async () => {
     assert.equal(await verifyPassword('x', 'plain-text'), false);
+  });
+
+  it('a password followed by NUL bytes is not the password', async () => {
+    const hash = await hashPassword('secret-password');
+    for (const variant of ['secret-password\0', 'secret-password\0\0\0', 'secret-pass\0word']) {
+      assert.equal(await verifyPassword(variant, hash), false, JSON.stringify(variant));
+    }
+    // exact by construction, not only by refusing NUL: plain scrypt of the NUL-padded password
+    // (what the first scheme compared) does not reproduce the stored hash
+    const [, , , , salt, stored] = hash.split('$');
+    const padded = scryptSync('secret-password\0', Buffer.from(salt, 'base64'), 32, { N: 16384, r: 8, p: 1 });
+    assert.notEqual(padded.toString('base64'), stored);
+  });
+
+  it('hashes of the first scheme still verify, and their trailing-NUL variants do not', async () => {
+    assert.equal(await verifyPassword('secret-password', OLD_SCHEME_HASH), true);
+    assert.equal(await verifyPassword('secret-passworD', OLD_SCHEME_HASH), false);
+    for (const variant of ['secret-password\0', 'secret-password\0\0']) {
+      assert.equal(await verifyPassword(variant, OLD_SCHEME_HASH), false, JSON.stringify(variant));
+    }
+    // the scheme itself could not tell them apart: that is why verification refuses NUL
+    const [, , , , salt, stored] = OLD_SCHEME_HASH.split('$');
+    assert.equal(scryptSync('secret-password\0', Buffer.from(salt, 'base64'), 32, { N: 16384, r: 8, p: 1 }).toString('base64'), stored);
+  });
+
+  it('refuses to hash a password holding NUL', async () => {
+    await assert.rejects(hashPassword('secret\0password'), /NUL/);
   });
 });

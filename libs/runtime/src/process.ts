@@ -1,6 +1,10 @@
 /**
  * Entry-point plumbing for one service in its own process: validate configuration (a bad variable
  * stops the app with a message naming it), require NATS, start, and shut down cleanly on signals.
+ *
+ * A service process never stops on its own: bus connections reconnect forever, and if one is
+ * nevertheless closed for good, or the process runs out of work, it says so and exits non-zero
+ * so that a supervisor restarts it (never a silent exit with status 0).
  */
 import { ConfigError, readConfig } from './config.js';
 import { Infrastructure } from './infrastructure.js';
@@ -19,9 +23,20 @@ export async function runServiceProcess(
     process.exit(2);
   }
   const log = infra.logger(name);
+  let stopping = false;
+  infra.onBusLost = (connection, error) => {
+    if (stopping) return;
+    log.fatal({ connection, error: error?.message }, 'bus connection closed for good; exiting so that a supervisor restarts this process');
+    process.exit(1);
+  };
+  process.once('beforeExit', () => {
+    log.fatal('nothing left to do (the event loop drained); exiting so that a supervisor restarts this process');
+    process.exit(1);
+  });
   try {
     const service = await start(infra);
     const stop = async (signal: string) => {
+      stopping = true;
       log.info({ signal }, 'shutting down');
       await service.close();
       await infra.close();

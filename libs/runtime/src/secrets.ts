@@ -3,18 +3,24 @@
  * and kept in the data directory with owner-only permissions.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function loadOrCreateSecret(dataDir: string, configured?: string): string {
   if (configured) return configured;
   const file = join(dataDir, 'secret.key');
+  let secret: string;
   try {
-    return readFileSync(file, 'utf8').trim();
+    secret = readFileSync(file, 'utf8').trim();
   } catch {
-    mkdirSync(dataDir, { recursive: true });
-    const secret = randomBytes(32).toString('base64url');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    secret = randomBytes(32).toString('base64url');
     writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-    return secret;
   }
+  try {
+    chmodSync(file, 0o600); // whatever the umask, or an older version, left
+  } catch {
+    // not its owner: the private data directory still keeps others out
+  }
+  return secret;
 }

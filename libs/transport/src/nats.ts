@@ -1,8 +1,167 @@
-/** NATS transport options for @nestjs/microservices (the distributed mode). */
+/**
+ * NATS transport for @nestjs/microservices (the distributed mode): connection options, and a
+ * watcher that logs every change of a connection's state and feeds the process's BusStatus.
+ *
+ * Connections reconnect forever. The client library's default gives up after 10 attempts 2 s
+ * apart (about 20 s), after which a server stops receiving requests for good and, with nothing
+ * else keeping it busy, a process can even exit silently.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
 import { ClientNats, type NatsOptions, ServerNats } from '@nestjs/microservices';
+import type { BusStatus } from './bus-status.js';
+import type { TransportLogger } from './transport-logger.js';
 
-export const natsServer = (url: string, queue: string) =>
-  new ServerNats({ servers: [url], queue, name: `burrow-${queue}` } as NonNullable<NatsOptions['options']>);
+/**
+ * - `maxReconnectAttempts: -1`: never give up; an outage of any length heals once NATS is back.
+ * - a try every 1 to 2 s (1 s wait plus up to 1 s of jitter so replicas do not reconnect in
+ *   lockstep): service resumes within about 2 s of NATS returning; one refused TCP connection a
+ *   second per process costs nothing while it is down.
+ * - a ping every 20 s, 3 unanswered = dead: a half-open connection (the server's host vanished
+ *   without closing the socket) is noticed within about a minute instead of 4 (2 min x 2).
+ */
+export const NATS_RECONNECT_OPTIONS = {
+  maxReconnectAttempts: -1,
+  reconnectTimeWait: 1000,
+  reconnectJitter: 1000,
+  pingInterval: 20_000,
+  maxPingOut: 3,
+} as const;
 
-export const natsClient = (url: string, name: string) =>
-  new ClientNats({ servers: [url], name: `burrow-${name}` } as NonNullable<NatsOptions['options']>);
+export const natsConnectionOptions = (url: string, name: string) => ({ servers: [url], name, ...NATS_RECONNECT_OPTIONS });
+
+export interface NatsWatch {
+  log?: TransportLogger;
+  status?: BusStatus;
+  /** The connection closed without being asked to: it will not reconnect (e.g. refused credentials). */
+  onLost?: (connection: string, error?: Error) => void;
+  now?: () => number;
+}
+
+/** While the bus stays down, a reminder this often (each attempt is logged only at debug). */
+export const STILL_DOWN_REMINDER_MS = 30_000;
+
+/**
+ * Logs each state change of `nc` (lost at warn, restored at info, with how long it was down) and
+ * reports it to `watch.status`. `expected()` says whether a close was asked for (a shutdown).
+ */
+export function watchNatsConnection(nc: NatsConnection, name: string, watch: NatsWatch, expected: () => boolean): void {
+  const { log, status } = watch;
+  const now = watch.now ?? Date.now;
+  const fields = { connection: name };
+  let downAt = 0;
+  let attempts = 0;
+  let reminded = 0;
+  status?.up(name);
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (expected()) continue;
+      switch (s.type) {
+        case 'disconnect':
+          downAt = reminded = now();
+          attempts = 0;
+          status?.down(name);
+          log?.warn({ ...fields, server: s.server }, 'bus connection lost');
+          break;
+        case 'reconnecting':
+          attempts += 1;
+          status?.attempt(name);
+          log?.debug({ ...fields, attempts }, 'bus reconnect attempt');
+          if (now() - reminded >= STILL_DOWN_REMINDER_MS) {
+            reminded = now();
+            log?.warn({ ...fields, attempts, downForMs: reminded - downAt }, 'bus still disconnected; reconnecting');
+          }
+          break;
+        case 'reconnect':
+          status?.up(name);
+          log?.info({ ...fields, server: s.server, downForMs: now() - downAt, attempts }, 'bus connection restored');
+          break;
+        case 'error':
+          log?.warn({ ...fields, error: s.error?.message }, 'bus error');
+          break;
+        case 'ldm':
+          log?.warn({ ...fields, server: s.server }, 'bus server entering lame duck mode (shutting down)');
+          break;
+        case 'staleConnection':
+          log?.warn(fields, 'bus connection stale: pings unanswered; reconnecting');
+          break;
+        case 'slowConsumer':
+          log?.warn({ ...fields, subject: s.sub.getSubject(), pending: s.pending }, 'bus slow consumer');
+          break;
+        case 'update':
+          // also sent, empty, on every reconnect
+          if (s.added?.length || s.deleted?.length) log?.info({ ...fields, added: s.added, deleted: s.deleted }, 'bus cluster servers changed');
+          break;
+        case 'forceReconnect':
+          log?.info(fields, 'bus reconnect forced');
+          break;
+        default:
+          break; // ping: routine; close: below
+      }
+    }
+  })();
+  void nc.closed().then((error) => {
+    if (expected()) {
+      status?.remove(name);
+      return;
+    }
+    status?.closed(name);
+    log?.error({ ...fields, error: error?.message }, 'bus connection closed for good: it will not reconnect');
+    watch.onLost?.(name, error ?? undefined);
+  });
+}
+
+type Options = NonNullable<NatsOptions['options']>;
+
+/** Nest's NATS server strategy, with forever-reconnect and the watcher on its connection. */
+class WatchedServerNats extends ServerNats {
+  private closeRequested = false;
+
+  constructor(
+    options: Options,
+    private readonly connectionName: string,
+    private readonly watch: NatsWatch,
+  ) {
+    super(options);
+  }
+
+  override async createNatsClient() {
+    const nc = (await super.createNatsClient()) as NatsConnection;
+    watchNatsConnection(nc, this.connectionName, this.watch, () => this.closeRequested);
+    return nc;
+  }
+
+  override async close(): Promise<void> {
+    this.closeRequested = true;
+    await super.close();
+  }
+}
+
+/** Nest's NATS client, with forever-reconnect and the watcher on its connection. */
+class WatchedClientNats extends ClientNats {
+  private closeRequested = false;
+
+  constructor(
+    options: Options,
+    private readonly connectionName: string,
+    private readonly watch: NatsWatch,
+  ) {
+    super(options);
+  }
+
+  override async createClient() {
+    const nc = (await super.createClient()) as NatsConnection;
+    watchNatsConnection(nc, this.connectionName, this.watch, () => this.closeRequested);
+    return nc;
+  }
+
+  override async close(): Promise<void> {
+    this.closeRequested = true;
+    await super.close();
+  }
+}
+
+export const natsServer = (url: string, queue: string, watch: NatsWatch = {}) =>
+  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue } as Options, `burrow-${queue}`, watch);
+
+export const natsClient = (url: string, name: string, watch: NatsWatch = {}) =>
+  new WatchedClientNats(natsConnectionOptions(url, `burrow-${name}`) as Options, `burrow-${name}`, watch);

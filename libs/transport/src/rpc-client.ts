@@ -1,33 +1,56 @@
 /**
  * The one way to call a service: request/reply with a bounded timeout. Domain errors come back as
- * DomainError; a silent or absent service becomes a 503 DomainError, never a hung request.
+ * DomainError; a silent or absent service becomes a 503 DomainError, never a hung request. With a
+ * logger, every 503 is logged with its subject and cause, rate-limited (UnavailableLog).
  */
 import { DomainError, serviceUnavailable } from '@burrow/contracts';
 import type { ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import type { TransportLogger } from './transport-logger.js';
+import { UnavailableLog } from './unavailable-log.js';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 5000;
 
+export interface RpcClientOptions {
+  /** where 503s are logged (at warn, rate-limited); none: not logged */
+  log?: TransportLogger;
+  /** at most one 503 line per this interval, then a summary of the rest */
+  unavailableLogIntervalMs?: number;
+}
+
 export class RpcClient {
+  private readonly unavailable: UnavailableLog | null;
+
   constructor(
     private readonly client: ClientProxy,
     private readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
-  ) {}
+    options: RpcClientOptions = {},
+  ) {
+    this.unavailable = options.log ? new UnavailableLog(options.log, options.unavailableLogIntervalMs) : null;
+  }
 
   async call<T>(subject: string, payload: object = {}, options: { timeoutMs?: number } = {}): Promise<T> {
-    const service = subject.split('.')[0];
     try {
       return await firstValueFrom(
         this.client.send<T>(subject, payload).pipe(timeout(options.timeoutMs ?? this.timeoutMs)),
         { defaultValue: undefined as T },
       );
     } catch (error) {
-      const domain = DomainError.fromWire(error);
-      if (domain) throw domain;
-      if (error instanceof DomainError) throw error;
-      if (error instanceof TimeoutError) throw serviceUnavailable(`${service} service did not answer in time`);
-      throw serviceUnavailable(`${service} service is unavailable`);
+      const { domain, cause } = this.toDomainError(subject, error, options.timeoutMs ?? this.timeoutMs);
+      if (domain.status === 503) this.unavailable?.report(subject, cause);
+      throw domain;
     }
+  }
+
+  /** The error to throw, and for the log only what caused it (never sent to the client). */
+  private toDomainError(subject: string, error: unknown, timeoutMs: number): { domain: DomainError; cause: string } {
+    const service = subject.split('.')[0];
+    const domain = DomainError.fromWire(error) ?? (error instanceof DomainError ? error : undefined);
+    if (domain) return { domain, cause: domain.message };
+    if (error instanceof TimeoutError) {
+      return { domain: serviceUnavailable(`${service} service did not answer in time`), cause: `no reply within ${timeoutMs} ms` };
+    }
+    return { domain: serviceUnavailable(`${service} service is unavailable`), cause: describe(error) };
   }
 
   /** Fire-and-forget broadcast to every subscriber (no queue group). */
@@ -37,5 +60,15 @@ export class RpcClient {
 
   close(): Promise<void> | void {
     return this.client.close();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
   }
 }

@@ -40,18 +40,33 @@ async function waitReady(url: string, children: ChildProcess[], output: () => st
   throw new Error(`${url} not ready after ${timeoutMs} ms:\n${output()}`);
 }
 
-export async function startMultiProcess(natsUrl: string, extraEnv: Record<string, string> = {}): Promise<TestTarget & { stopApp(app: string): Promise<void> }> {
+/** One spawned app process as a test sees it: `name` is the app, numbered when it runs twice. */
+export interface AppProcess {
+  name: string;
+  exitCode: number | null;
+  signalCode: NodeJS.Signals | null;
+  /** its stdout and stderr (the last 200 kB) */
+  output: string;
+}
+
+export type MultiProcessTarget = TestTarget & { stopApp(app: string): Promise<void>; processes(): AppProcess[] };
+
+export async function startMultiProcess(natsUrl: string, extraEnv: Record<string, string> = {}): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
   const children: ChildProcess[] = [];
   const byApp = new Map<string, ChildProcess[]>();
   let log = '';
+  const outputs: { name: string; child: ChildProcess; output: string }[] = [];
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
       env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...env }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const entry = { name: byApp.has(app) ? `${app}-${byApp.get(app)!.length + 1}` : app, child, output: '' };
+    outputs.push(entry);
     const collect = (chunk: Buffer) => {
       log = (log + `[${app}] ` + chunk.toString()).slice(-20_000);
+      entry.output = (entry.output + chunk.toString()).slice(-200_000);
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
@@ -94,7 +109,9 @@ export async function startMultiProcess(natsUrl: string, extraEnv: Record<string
       if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])) };
+    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+      processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),
+    };
   } catch (error) {
     await close();
     throw error;

@@ -52,7 +52,8 @@ export function foundationScenarios({ target }: ScenarioContext) {
 
   it('/healthz, /readyz and /metrics answer', async () => {
     const agent = supertest(target().url);
-    assert.deepEqual((await agent.get('/healthz').expect(200)).body, { status: 'ok' });
+    const health = (await agent.get('/healthz').expect(200)).body;
+    assert.deepEqual([health.status, health.bus.connected, health.bus.live], ['ok', true, true]);
     const ready = await agent.get('/readyz').expect(200);
     assert.equal(ready.body.status, 'ready');
     for (const service of ['accounts', 'billing', 'storage-catalog', 'blobs']) assert.equal(ready.body.checks[service], 'ok');

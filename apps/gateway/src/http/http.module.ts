@@ -6,15 +6,17 @@
  */
 import type { BlobReader } from '@burrow/blobs';
 import type { Logger } from '@burrow/runtime';
-import type { RpcClient } from '@burrow/transport';
+import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner.guard.js';
-import { BLOBS, GATEWAY_LOGGER, RPC } from './tokens.js';
+import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, RPC } from './tokens.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;
   blobs: BlobReader;
   log: Logger;
+  /** the state of this process's bus connections (for /healthz) */
+  busStatus: BusStatus;
 }
 
 @Global()
@@ -25,6 +27,7 @@ export class HttpModule {
       { provide: RPC, useValue: deps.rpc },
       { provide: BLOBS, useValue: deps.blobs },
       { provide: GATEWAY_LOGGER, useValue: deps.log },
+      { provide: BUS_STATUS, useValue: deps.busStatus },
       PartnerGuard,
     ];
     return { module: HttpModule, providers, exports: providers };

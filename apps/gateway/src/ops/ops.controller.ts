@@ -4,10 +4,10 @@
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import type { BlobReader } from '@burrow/blobs';
-import type { RpcClient } from '@burrow/transport';
+import type { BusStatus, RpcClient } from '@burrow/transport';
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { BLOBS, RPC } from '../http/tokens.js';
+import { BLOBS, BUS_STATUS, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
 
 const READY_TIMEOUT_MS = 1500;
@@ -18,11 +18,19 @@ export class OpsController {
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(METRICS) private readonly metrics: GatewayMetrics,
     @Inject(BLOBS) private readonly blobs: BlobReader,
+    @Inject(BUS_STATUS) private readonly bus: BusStatus,
   ) {}
 
+  /**
+   * Liveness: 200 while this process serves or is reconnecting to the bus (restarting it would not
+   * bring NATS back, and a fresh process could not connect either); 503 only when a bus connection
+   * is closed for good or has stopped trying. The body always says whether the bus is connected
+   * and since when; /readyz is what fails during an outage.
+   */
   @Get('healthz')
-  healthz() {
-    return { status: 'ok' };
+  healthz(@Res() res: Response): void {
+    const bus = this.bus.snapshot();
+    res.status(bus.live ? 200 : 503).json({ status: bus.live ? 'ok' : 'bus connection lost for good', bus });
   }
 
   @Get('readyz')

@@ -3,7 +3,23 @@ import { z } from '@burrow/contracts';
 import { ex, reply } from '../openapi/builders.js';
 import type { PathItem, PathsFragment } from '../openapi/types.js';
 
-export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health', description: 'The process is alive.' });
+const BusConnection = z.object({
+  connected: z.boolean(),
+  since: z.int().describe('when it last went up or down (ms since the epoch)'),
+  lastAttempt: z.int().optional().describe('the latest reconnect attempt while down'),
+  closed: z.boolean().optional().describe('closed for good: it will never reconnect'),
+});
+export const Health = z
+  .object({
+    status: z.string().describe('`ok`, or why the process cannot heal itself'),
+    bus: z.object({
+      connected: z.boolean().describe('every bus connection of this process is up'),
+      since: z.int().describe('when `connected` last changed (ms since the epoch)'),
+      live: z.boolean().describe('false when a connection is closed for good or stopped trying: restart the process'),
+      connections: z.record(z.string(), BusConnection),
+    }),
+  })
+  .meta({ id: 'Health', description: 'Liveness, and the state of the bus connections.' });
 export const Readiness = z
   .object({
     status: z.enum(['ready', 'not ready']),
@@ -23,7 +39,17 @@ export const opsPaths: PathsFragment = {
       tags: ['operations'],
       summary: 'Liveness',
       security: [],
-      responses: { '200': reply('The process is alive.', Health, { ok: ex('alive', { status: 'ok' }) }) },
+      description:
+        '200 while the process serves or is reconnecting to the bus (a restart would not bring NATS back); 503 only when a bus connection is closed for good or has stopped trying, so an orchestrator should restart it. /readyz is what fails during a bus outage.',
+      responses: {
+        '200': reply('The process is alive (possibly reconnecting: see `bus`).', Health, {
+          ok: ex('alive and connected', { status: 'ok', bus: { connected: true, since: 1700000000000, live: true, connections: { 'gateway-requests': { connected: true, since: 1700000000000 } } } }),
+          reconnecting: ex('NATS is down, reconnecting', { status: 'ok', bus: { connected: false, since: 1700000100000, live: true, connections: { 'gateway-requests': { connected: false, since: 1700000100000, lastAttempt: 1700000105000 } } } }),
+        }),
+        '503': reply('A bus connection is closed for good: restart the process.', Health, {
+          dead: ex('gave up', { status: 'bus connection lost for good', bus: { connected: false, since: 1700000100000, live: false, connections: { 'gateway-requests': { connected: false, since: 1700000100000, closed: true } } } }),
+        }),
+      },
     },
   },
   '/readyz': {
