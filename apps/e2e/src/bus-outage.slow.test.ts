@@ -47,15 +47,18 @@ describe('bus outage longer than the NATS client default reconnect window (slow)
       await nats.start();
       const upAt = Date.now();
 
-      let status = 0;
-      while (Date.now() - upAt < RECOVERY_MS) {
-        status = (await api.get('/ping')).status;
-        if (status === 200) break;
-        await new Promise((r) => setTimeout(r, 100));
+      // every gateway serves again (each reconnects on its own schedule, 1-2 s apart)
+      for (const [i, url] of target.urls.entries()) {
+        const gateway = partnerApi(target, url);
+        let status = 0;
+        while (Date.now() - upAt < RECOVERY_MS) {
+          status = (await gateway.get('/ping')).status;
+          if (status === 200) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(status, 200, `gateway ${i + 1}: authenticated /ping answered within ${RECOVERY_MS} ms of NATS returning`);
+        t.diagnostic(`gateway ${i + 1} served again ${Date.now() - upAt} ms after NATS returned`);
       }
-      assert.equal(status, 200, `authenticated /ping answered within ${RECOVERY_MS} ms of NATS returning`);
-      t.diagnostic(`served again ${Date.now() - upAt} ms after NATS returned`);
-      assert.equal((await partnerApi(target, target.urls[1]).get('/ping')).status, 200, 'the second gateway serves too');
       const health2 = await api.raw.get('/healthz');
       assert.equal(health2.body.bus?.connected, true);
 
