@@ -55,7 +55,12 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     { log: (level, msg, extra) => log[level](extra ?? {}, msg) },
   );
   await runner.start();
-  const processes = new ProcessLog(store, 'accounts', { now: systemClock.now });
+  const faultKillAt = infra.config.faultKillAt;
+  const processes = new ProcessLog(store, 'accounts', {
+    now: systemClock.now,
+    // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
+    faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
+  });
   const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {

@@ -49,7 +49,14 @@ export interface AppProcess {
   output: string;
 }
 
-export type MultiProcessTarget = TestTarget & { stopApp(app: string): Promise<void>; processes(): AppProcess[] };
+export type MultiProcessTarget = TestTarget & {
+  stopApp(app: string): Promise<void>;
+  /** starts one more process of `app` (after stopping it, that is a restart), with extra variables */
+  startApp(app: string, env?: Record<string, string>): void;
+  /** resolves when every process of `app` has exited (a crash included) */
+  exited(app: string): Promise<void>;
+  processes(): AppProcess[];
+};
 
 export async function startMultiProcess(natsUrl: string, extraEnv: Record<string, string> = {}): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
@@ -81,7 +88,8 @@ export async function startMultiProcess(natsUrl: string, extraEnv: Record<string
       list.map(
         (c) =>
           new Promise<void>((res) => {
-            if (c.exitCode !== null) return res();
+            // a process killed by a signal has no exit code, only a signal code
+            if (c.exitCode !== null || c.signalCode !== null) return res();
             c.once('exit', () => res());
             c.kill('SIGTERM');
             setTimeout(() => c.kill('SIGKILL'), 5000).unref();
@@ -109,7 +117,11 @@ export async function startMultiProcess(natsUrl: string, extraEnv: Record<string
       if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    const exited = (app: string) =>
+      Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
     return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+      startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
+      exited,
       processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),
     };
   } catch (error) {

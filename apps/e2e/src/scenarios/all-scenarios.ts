@@ -3,6 +3,7 @@ import { billingScenarios } from './billing.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
+import { hostileInputScenarios } from './hostile-input.scenarios.js';
 import { isolationScenarios } from './isolation.scenarios.js';
 import { paginationScenarios } from './pagination.scenarios.js';
 import { partnerScenarios } from './partner.scenarios.js';
@@ -18,6 +19,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: partner`, factory, skipReason, partnerScenarios);
   withTarget(`${mode}: reports`, factory, skipReason, reportsScenarios);
   withTarget(`${mode}: tenant isolation`, factory, skipReason, isolationScenarios);
+  withTarget(`${mode}: hostile input`, factory, skipReason, hostileInputScenarios);
   withTarget(`${mode}: concurrency and read-your-writes`, factory, skipReason, concurrencyScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.

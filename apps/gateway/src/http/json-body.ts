@@ -1,13 +1,46 @@
 /**
  * Request bodies for interface A: JSON whatever the content type (clients send application/json,
  * text/javascript, or form content types holding JSON), bounded in size. The body is read as a
- * stream and refused with 413 as soon as it passes the limit.
+ * stream and refused with 413 as soon as it passes the limit. Its shape is bounded too (nesting
+ * depth, number of values), checked on the text before parsing: whatever the gateway accepts can
+ * cross the bus and be validated without recursing thousands of levels deep.
  */
 import { badRequest, payloadTooLarge } from '@burrow/contracts';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
+/** No request body of Burrow nests deeper than a handful of levels. */
+export const JSON_MAX_DEPTH = 32;
+/** Values (scalars, arrays, objects) in one body. */
+export const JSON_MAX_VALUES = 50_000;
+
+/**
+ * Nesting depth and an upper bound of the number of values of a JSON text, in one pass that skips
+ * string contents; no recursion, so any input is safe to measure.
+ */
+export function jsonShape(text: string): { depth: number; values: number } {
+  let depth = 0;
+  let maxDepth = 0;
+  let values = 1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      depth++;
+      values++;
+      if (depth > maxDepth) maxDepth = depth;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+    else if (c === 44 /* , */) values++;
+  }
+  return { depth: maxDepth, values };
+}
 
 export async function readJsonBody(req: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -25,6 +58,9 @@ export async function readJsonBody(req: Request, limit = JSON_BODY_LIMIT): Promi
   // Bounded by `limit` above: a small JSON document, not a file.
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return undefined;
+  const shape = jsonShape(text);
+  if (shape.depth > JSON_MAX_DEPTH) throw badRequest(`request body nests deeper than ${JSON_MAX_DEPTH} levels`);
+  if (shape.values > JSON_MAX_VALUES) throw badRequest(`request body holds more than ${JSON_MAX_VALUES} values`);
   try {
     return JSON.parse(text);
   } catch {
