@@ -1,0 +1,172 @@
+/**
+ * The accounts service as its integration tests drive it: the context `accounts.service.ts` builds
+ * (the same projections, the ProcessLog of service 'accounts', recovery of every process kind) on
+ * a SQLite event store in a temp dir and in-memory read models, with a fixed clock and a fault
+ * hook, and the handlers called directly (no Nest, no bus). Opening it again on the same `dir` is a
+ * restart: the read models are rebuilt from the store, as in standalone mode.
+ *
+ * Not a test file: the tests beside each feature import it.
+ */
+import { DomainError, type PartnerInfo, Streams } from '@burrow/contracts';
+import { MemoryDocumentStore } from '@burrow/documents';
+import { SqliteEventStore } from '@burrow/event-store';
+import { type FaultHook, handleCommand, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder } from '@burrow/eventsourcing';
+import { createLogger } from '@burrow/runtime';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accountsProcesses, accountsProjections } from '../accounts.service.js';
+import { groupNameReservation } from '../groups/group-processes.js';
+import { GroupsHandlers } from '../groups/groups.handlers.js';
+import { partnerNameReservation } from '../partners/create-partner.process.js';
+import { PartnersHandlers } from '../partners/partners.handlers.js';
+import { DEFAULT_PLANS } from '../plans/default-plans.js';
+import { planCatalogue, type PlanDefinition } from '../plans/plan-catalogue.js';
+import { PlansHandlers } from '../plans/plans.handlers.js';
+import { allocatedBytes } from '../quota/allocation.js';
+import { ReportsHandlers } from '../reports/reports.handlers.js';
+import { emailReservation, usernameReservation } from '../users/create-user.process.js';
+import { UsersHandlers } from '../users/users.handlers.js';
+import type { AccountsContext } from './context.js';
+
+/** 2026-03-15 12:00 UTC, in unix seconds. */
+export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;
+export const GB = 1_000_000_000;
+
+export interface TestAccountsOptions {
+  /** the files of an earlier context (a restart); default: a new temp dir */
+  dir?: string;
+  /** what the clock says (unix seconds); default TEST_NOW */
+  now?: () => number;
+  /** passed to the ProcessLog: called at every step boundary of every process */
+  faults?: FaultHook;
+  /** seeded as the first start does (a no-op once the catalogue has plans); default DEFAULT_PLANS */
+  plans?: PlanDefinition[];
+}
+
+export interface NewPartner extends PartnerInfo {
+  password: string;
+}
+
+export interface CreatePartnerInput {
+  username?: string;
+  password?: string;
+  company_name?: string;
+  brand_identifier?: string;
+  bytes_available?: number | null;
+  features?: Record<string, boolean>;
+}
+
+export interface TestAccounts {
+  dir: string;
+  ctx: AccountsContext;
+  store: SqliteEventStore;
+  docs: MemoryDocumentStore;
+  runner: ProjectionRunner;
+  processes: ProcessLog;
+  users: UsersHandlers;
+  groups: GroupsHandlers;
+  partners: PartnersHandlers;
+  plans: PlansHandlers;
+  reports: ReportsHandlers;
+  /** recovery of every accounts process, as the service runs it, with this grace */
+  recovery(graceSeconds?: number): ProcessRecovery;
+  /** a partner with a unique username (unlimited bytes unless given) */
+  createPartner(input?: CreatePartnerInput): Promise<NewPartner>;
+  /** the partner's allocation ledger total, read from the store */
+  allocated(partnerId: string): Promise<number>;
+  /** who holds a name: the user id for usernames and emails, the writer for group and partner names */
+  holder(kind: 'username' | 'email' | 'partnername', name: string): Promise<string | null>;
+  groupNameHolder(partnerId: string, name: string): Promise<string | null>;
+  /** stops the runner and closes the store; removes the files unless kept (for a restart) */
+  close(options?: { keepFiles?: boolean }): Promise<void>;
+}
+
+let partnerCount = 0;
+
+export async function startTestAccounts(options: TestAccountsOptions = {}): Promise<TestAccounts> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'burrow-accounts-')));
+  const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+  const docs = new MemoryDocumentStore();
+  const log = createLogger('accounts', 'silent');
+  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  await runner.start();
+  const clock = { now: options.now ?? (() => TEST_NOW) };
+  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults });
+  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log };
+  const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans: options.plans ?? DEFAULT_PLANS });
+  await runner.waitFor(seeded.position);
+  const partners = new PartnersHandlers(ctx);
+
+  return {
+    dir, ctx, store, docs, runner, processes, partners,
+    users: new UsersHandlers(ctx),
+    groups: new GroupsHandlers(ctx),
+    plans: new PlansHandlers(ctx),
+    reports: new ReportsHandlers(ctx),
+    recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, accountsProcesses(ctx), graceSeconds),
+    async createPartner(input = {}) {
+      partnerCount += 1;
+      const username = input.username ?? `partner${partnerCount}-${process.pid}`;
+      const password = input.password ?? `${username}-password`;
+      const info = await partners.create({ company_name: `${username} Ltd`, bytes_available: null, ...input, username, password });
+      return { ...info, password };
+    },
+    allocated: (partnerId) => allocatedBytes(store, partnerId),
+    holder(kind, name) {
+      const stream = kind === 'username' ? usernameReservation(name) : kind === 'email' ? emailReservation(name) : partnerNameReservation(name);
+      return reservationHolder(store, stream);
+    },
+    groupNameHolder: (partnerId, name) => reservationHolder(store, groupNameReservation(partnerId, name)),
+    async close({ keepFiles = false } = {}) {
+      await runner.stop();
+      await store.close();
+      if (!keepFiles) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Awaits a rejection with a DomainError of this status and returns it. */
+export async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DomainError, String(error));
+    assert.equal(error.status, status, JSON.stringify(error.body));
+    return error;
+  }
+  assert.fail(`expected a ${status}`);
+}
+
+export interface Crash {
+  /** for ProcessLog: the request stops for good at `point` (kill -9, as the store sees it) */
+  faults: FaultHook;
+  /** resolves when a request has reached `point` */
+  reached: Promise<void>;
+}
+
+/** A fault hook that freezes the first request reaching `point` (a promise that never resolves). */
+export function crashAt(point: string): Crash {
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  let crashed = false;
+  return {
+    reached,
+    faults(at) {
+      if (at !== point || crashed) return;
+      crashed = true;
+      arrived();
+      return new Promise<void>(() => {});
+    },
+  };
+}
+
+/** Waits until `request` is frozen at the crash point; fails if it finished without reaching it. */
+export async function untilCrashed(crash: Crash, request: Promise<unknown>): Promise<void> {
+  const finished = request.then(
+    () => assert.fail('the request finished without reaching the crash point'),
+    (error: unknown) => assert.fail(`the request failed before the crash point: ${String(error)}`),
+  );
+  await Promise.race([crash.reached, finished]);
+}
