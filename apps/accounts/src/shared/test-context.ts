@@ -7,10 +7,10 @@
  *
  * Not a test file: the tests beside each feature import it.
  */
-import { DomainError, type PartnerInfo, Streams } from '@burrow/contracts';
+import { type DeviceEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
-import { type FaultHook, handleCommand, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder } from '@burrow/eventsourcing';
+import { appendEvents, type FaultHook, handleCommand, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder } from '@burrow/eventsourcing';
 import { createLogger } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -28,6 +28,7 @@ import { allocatedBytes } from '../quota/allocation.js';
 import { ReportsHandlers } from '../reports/reports.handlers.js';
 import { emailReservation, usernameReservation } from '../users/create-user.process.js';
 import { UsersHandlers } from '../users/users.handlers.js';
+import { usersCollection } from '../users/users.projection.js';
 import type { AccountsContext } from './context.js';
 
 /** 2026-03-15 12:00 UTC, in unix seconds. */
@@ -79,6 +80,10 @@ export interface TestAccounts {
   /** who holds a name: the user id for usernames and emails, the writer for group and partner names */
   holder(kind: 'username' | 'email' | 'partnername', name: string): Promise<string | null>;
   groupNameHolder(partnerId: string, name: string): Promise<string | null>;
+  /** the id of the live user with this username (from the read model) */
+  userIdOf(username: string): Promise<string>;
+  /** appends storage catalog events (`device-<id>`, `share-<userId>`) as that service does, then waits for the read models */
+  storageEvents(stream: string, events: (DeviceEvent | ShareEvent)[]): Promise<void>;
   /** stops the runner and closes the store; removes the files unless kept (for a restart) */
   close(options?: { keepFiles?: boolean }): Promise<void>;
 }
@@ -119,6 +124,15 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
       return reservationHolder(store, stream);
     },
     groupNameHolder: (partnerId, name) => reservationHolder(store, groupNameReservation(partnerId, name)),
+    async userIdOf(username) {
+      const doc = await usersCollection(docs).findOne({ usernameKey: username.toLowerCase() });
+      assert.ok(doc, `no user ${username}`);
+      return doc._id;
+    },
+    async storageEvents(stream, events) {
+      const { position } = await appendEvents(store, stream, events, 'any');
+      await runner.waitFor(position);
+    },
     async close({ keepFiles = false } = {}) {
       await runner.stop();
       await store.close();

@@ -19,11 +19,7 @@ describe('users', () => {
     await t.close();
   });
 
-  const userIdOf = async (username: string) => {
-    const doc = await usersCollection(t.docs).findOne({ usernameKey: username.toLowerCase() });
-    assert.ok(doc, `no user ${username}`);
-    return doc._id;
-  };
+  const userIdOf = (username: string) => t.userIdOf(username);
   const usersOf = async (partnerId: string) => usersCollection(t.docs).count({ partnerId });
 
   describe('create', () => {
