@@ -211,14 +211,13 @@ export class ProcessRecovery {
       }
       try {
         const outcome = await definition.settle(p.data, p._id);
+        // Only the recovery whose end was recorded reports it: another replica may have got there first.
         if (outcome === 'committed') {
           await definition.complete(p.data, p._id);
-          await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } });
-          report.completed.push(p._id);
+          if (await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } })) report.completed.push(p._id);
         } else {
           await definition.compensate(p.data, p._id);
-          await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } });
-          report.compensated.push(p._id);
+          if (await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } })) report.compensated.push(p._id);
         }
       } catch (error) {
         report.failed.push({ id: p._id, error: (error as Error).message });
