@@ -10,7 +10,7 @@
 import { type DeviceEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
-import { appendEvents, type FaultHook, handleCommand, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder } from '@burrow/eventsourcing';
+import { appendEvents, type FaultHook, handleCommand, loadAggregate, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder } from '@burrow/eventsourcing';
 import { createLogger } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,10 +24,12 @@ import { PartnersHandlers } from '../partners/partners.handlers.js';
 import { DEFAULT_PLANS } from '../plans/default-plans.js';
 import { planCatalogue, type PlanDefinition } from '../plans/plan-catalogue.js';
 import { PlansHandlers } from '../plans/plans.handlers.js';
-import { allocatedBytes } from '../quota/allocation.js';
+import { planMap } from '../plans/plans.projection.js';
+import { allocatedBytes, allocationOf } from '../quota/allocation.js';
 import { ReportsHandlers } from '../reports/reports.handlers.js';
 import { emailReservation, usernameReservation } from '../users/create-user.process.js';
 import { UsersHandlers } from '../users/users.handlers.js';
+import { userDecider } from '../users/user.js';
 import { usersCollection } from '../users/users.projection.js';
 import type { AccountsContext } from './context.js';
 
@@ -154,33 +156,78 @@ export async function expectError(promise: Promise<unknown>, status: number): Pr
 }
 
 export interface Crash {
-  /** for ProcessLog: the request stops for good at `point` (kill -9, as the store sees it) */
+  /** for ProcessLog: once armed, the first request reaching `point` stops there */
   faults: FaultHook;
   /** resolves when a request has reached `point` */
   reached: Promise<void>;
+  /** from now on the next request reaching `point` stops there (set-up before it runs freely) */
+  arm(): void;
+  /**
+   * Lets the stopped request go on: a request that was only paused (a stalled replica), not
+   * killed. A crash test never calls it; that is what kill -9 looks like to the store.
+   */
+  resume(): void;
 }
 
-/** A fault hook that freezes the first request reaching `point` (a promise that never resolves). */
+/** A fault hook that stops the request reaching `point` with a promise that resolves only on `resume()`. */
 export function crashAt(point: string): Crash {
   let arrived!: () => void;
+  let release!: () => void;
   const reached = new Promise<void>((resolve) => (arrived = resolve));
-  let crashed = false;
+  const frozen = new Promise<void>((resolve) => (release = resolve));
+  let armed = false;
   return {
     reached,
+    arm: () => void (armed = true),
+    resume: () => release(),
     faults(at) {
-      if (at !== point || crashed) return;
-      crashed = true;
+      if (!armed || at !== point) return;
+      armed = false;
       arrived();
-      return new Promise<void>(() => {});
+      return frozen;
     },
   };
 }
 
-/** Waits until `request` is frozen at the crash point; fails if it finished without reaching it. */
-export async function untilCrashed(crash: Crash, request: Promise<unknown>): Promise<void> {
+/**
+ * Arms the crash, starts the request and waits until it is stopped at the crash point; fails if it
+ * finished without reaching it. Returns the stopped request (it settles only after `resume()`).
+ */
+export async function untilCrashed<T>(crash: Crash, start: () => Promise<T>): Promise<{ request: Promise<T> }> {
+  crash.arm();
+  const request = start();
   const finished = request.then(
     () => assert.fail('the request finished without reaching the crash point'),
     (error: unknown) => assert.fail(`the request failed before the crash point: ${String(error)}`),
   );
   await Promise.race([crash.reached, finished]);
+  return { request };
+}
+
+/** What a restart finds: the files of `t`, closed as a killed process leaves them, opened by `replicas` new contexts. */
+export async function restart(t: TestAccounts, replicas = 1): Promise<TestAccounts[]> {
+  await t.close({ keepFiles: true });
+  const started: TestAccounts[] = [];
+  for (let i = 0; i < replicas; i++) started.push(await startTestAccounts({ dir: t.dir }));
+  return started;
+}
+
+/**
+ * The accounts invariants, from the store: the ledger total is exactly what the partner's live
+ * users take (plan + bonus each), and every live user holds its username and email.
+ */
+export async function assertConsistent(t: TestAccounts, partnerId: string): Promise<void> {
+  await t.runner.catchUp();
+  const plans = await planMap(t.docs);
+  const users = await usersCollection(t.docs).find({ partnerId });
+  let expected = 0;
+  for (const u of users) {
+    const { state } = await loadAggregate(t.store, Streams.user(u._id), userDecider);
+    assert.ok(state.exists && !state.deleted, `read model and stream agree on ${u.username}`);
+    assert.deepEqual([state.email, state.plan_id, state.bonus_bytes], [u.email, u.plan_id, u.bonus_bytes], `read model of ${u.username}`);
+    expected += allocationOf(plans.get(state.plan_id), state.bonus_bytes);
+    assert.equal(await t.holder('username', state.username), u._id, `username of ${state.username}`);
+    assert.equal(await t.holder('email', state.email), u._id, `email of ${state.username}`);
+  }
+  assert.equal(await t.allocated(partnerId), expected, 'the ledger total is what the live users take');
 }
