@@ -18,6 +18,7 @@ import { releaseName, reservationHolder, reserveName } from './reservation.js';
 import { openTempStore, type TempStore } from './temp-store.js';
 import {
   claimNewStream,
+  claimRevision,
   pendingProcessesCollection,
   pendingProcessesProjection,
   type ProcessDefinition,
@@ -220,6 +221,37 @@ describe('write processes', () => {
     assert.equal(report.failed.length, 1);
     assert.match(report.failed[0].error, /no definition for MakeThing/);
     assert.equal((await pendingProcessesCollection(docs).find({})).length, 1);
+  });
+
+  describe('claimRevision', () => {
+    const marker = { type: 'ChangeAbandoned', data: { processId: 'p1' } };
+    beforeEach(async () => {
+      await appendEvents(t.store, 'thing-x', [{ type: 'ThingCreated', data: {} }, { type: 'ThingChanged', data: {} }], 'no_stream');
+    });
+
+    it('claims the revision a change was decided on, so the late change fails', async () => {
+      assert.equal(await claimRevision(t.store, 'thing-x', 1, 'p1', marker), 'abandoned');
+      await assert.rejects(appendEvents(t.store, 'thing-x', [{ type: 'ThingChanged', data: {} }], 1, { processId: 'p1' }), WrongExpectedRevisionError);
+      const events = await t.store.readStream('thing-x');
+      assert.deepEqual(events.map((e) => e.type), ['ThingCreated', 'ThingChanged', 'ChangeAbandoned']);
+      assert.equal(events[2].metadata.processId, undefined, 'the marker is not the process\'s own write');
+      // a second recovery: still abandoned, nothing more appended
+      assert.equal(await claimRevision(t.store, 'thing-x', 1, 'p1', marker), 'abandoned');
+      assert.equal((await t.store.readStream('thing-x')).length, 3);
+    });
+
+    it('says committed when an event of the process follows the revision', async () => {
+      await appendEvents(t.store, 'thing-x', [{ type: 'Other', data: {} }], 1);
+      await appendEvents(t.store, 'thing-x', [{ type: 'ThingChanged', data: {} }], 2, { processId: 'p1' });
+      assert.equal(await claimRevision(t.store, 'thing-x', 1, 'p1', marker), 'committed');
+      assert.equal((await t.store.readStream('thing-x')).length, 4);
+    });
+
+    it('says abandoned, appending nothing, when other writes moved the stream past the revision', async () => {
+      await appendEvents(t.store, 'thing-x', [{ type: 'Other', data: {} }], 1, { processId: 'p2' });
+      assert.equal(await claimRevision(t.store, 'thing-x', 1, 'p1', marker), 'abandoned');
+      assert.equal((await t.store.readStream('thing-x')).length, 3);
+    });
   });
 
   describe('claimNewStream', () => {

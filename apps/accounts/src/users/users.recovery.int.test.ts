@@ -188,5 +188,27 @@ describe('users: crash recovery', () => {
         await t.close();
       }
     });
+
+    for (const point of ['ChangeUser:allocate:after', 'ChangeUser:commit:before']) {
+      it(`ChangeUser paused at ${point}: after recovery undid its steps, the resumed request cannot commit them half-done`, async () => {
+        const crash = crashAt(point);
+        const { t, p, baseline } = await setUp(crash);
+        try {
+          const { request } = await untilCrashed(crash, () => t.users.update({ partnerId: p.partner_id, user: 'resident', changes: { email: 'woke@example.com', plan_id: 2 } }));
+          await t.runner.catchUp();
+          assert.equal((await t.recovery(0).run()).compensated.length, 1);
+          assert.equal(await t.allocated(p.partner_id), baseline);
+          crash.resume();
+          // either outcome is acceptable, a half-done one is not
+          const outcome = await request.then(() => 'changed', () => 'refused');
+          const user = await t.users.get({ partnerId: p.partner_id, user: 'resident' });
+          if (outcome === 'changed') assert.deepEqual([user.email, user.plan_id], ['woke@example.com', 2]);
+          else assert.deepEqual([user.email, user.plan_id], ['resident@example.com', 1]);
+          await assertConsistent(t, p.partner_id);
+        } finally {
+          await t.close();
+        }
+      });
+    }
   });
 });

@@ -81,6 +81,12 @@ export type UserDeleted = Event<'UserDeleted', { deletedAt: number }>;
  * stream, so a create that is somehow still running cannot commit after its steps were undone.
  */
 export type UserCreationAbandoned = Event<'UserCreationAbandoned', { at: number }>;
+/**
+ * Written by recovery at the revision a crashed change (a ChangeUser process) was decided on, when
+ * that change never committed: a change somehow still running can no longer commit after its
+ * steps were undone. It changes nothing about the user.
+ */
+export type UserChangeAbandoned = Event<'UserChangeAbandoned', { processId: string; at: number }>;
 export type UserEvent =
   | UserCreated
   | UserRenamed
@@ -93,7 +99,8 @@ export type UserEvent =
   | UserPurgeHoldChanged
   | UserPasswordChanged
   | UserDeleted
-  | UserCreationAbandoned;
+  | UserCreationAbandoned
+  | UserChangeAbandoned;
 
 /** What another service may rely on from `UserCreated` (never the password hash). */
 export type UserCreatedData = Omit<UserCreated['data'], 'passwordHash'>;
