@@ -10,7 +10,17 @@
 import { type DeviceEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
-import { appendEvents, type FaultHook, handleCommand, loadAggregate, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder } from '@burrow/eventsourcing';
+import {
+  appendEvents,
+  type FaultHook,
+  handleCommand,
+  loadAggregate,
+  ProcessLog,
+  ProcessRecovery,
+  processStream,
+  ProjectionRunner,
+  reservationHolder,
+} from '@burrow/eventsourcing';
 import { createLogger } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -210,6 +220,39 @@ export async function restart(t: TestAccounts, replicas = 1): Promise<TestAccoun
   const started: TestAccounts[] = [];
   for (let i = 0; i < replicas; i++) started.push(await startTestAccounts({ dir: t.dir }));
   return started;
+}
+
+/** `Kind:step:before` and `Kind:step:after` for each step, in order. */
+export const stepsOf = (kind: string, steps: string[]) => steps.flatMap((s) => [`${kind}:${s}:before`, `${kind}:${s}:after`]);
+/** the points at or past the commit point: recovery must complete the write */
+export const committed = (point: string) => point.endsWith(':commit:after') || point.includes(':complete:');
+
+export interface Recovered {
+  t: TestAccounts;
+  processId: string;
+}
+
+/**
+ * Restarts `crashed` as two replicas, checks exactly one process of `kind` is pending, runs both
+ * recoveries at once and checks it was settled once, the expected way. Returns the first replica.
+ */
+export async function recoverOnRestart(crashed: TestAccounts, kind: string, point: string): Promise<Recovered> {
+  const [t, replica] = await restart(crashed, 2);
+  const pending = await t.recovery().pending();
+  assert.deepEqual(pending.map((p) => p.kind), [kind]);
+  const processId = pending[0]._id;
+  const reports = await Promise.all([t.recovery(0).run(), replica.recovery(0).run()]);
+  await replica.close({ keepFiles: true });
+  assert.deepEqual(reports.flatMap((r) => r.failed), []);
+  const settled = committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated);
+  assert.deepEqual(settled, [processId], 'settled once, the expected way');
+  assert.deepEqual(reports.flatMap((r) => (committed(point) ? r.compensated : r.completed)), []);
+
+  await t.runner.catchUp();
+  assert.deepEqual(await t.recovery().pending(), []);
+  const ends = (await t.store.readStream(processStream('accounts', processId))).filter((e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated');
+  assert.deepEqual(ends.map((e) => e.type), [committed(point) ? 'ProcessCompleted' : 'ProcessCompensated']);
+  return { t, processId };
 }
 
 /**

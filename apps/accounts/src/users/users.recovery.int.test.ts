@@ -11,47 +11,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   assertConsistent,
+  committed,
   crashAt,
   expectError,
   GB,
   type NewPartner,
-  restart,
+  recoverOnRestart,
   startTestAccounts,
+  stepsOf,
   type TestAccounts,
   untilCrashed,
 } from '../shared/test-context.js';
-
-const stepsOf = (kind: string, steps: string[]) => steps.flatMap((s) => [`${kind}:${s}:before`, `${kind}:${s}:after`]);
-/** the points at or past the commit point: recovery must complete the write */
-const committed = (point: string) => point.endsWith(':commit:after') || point.includes(':complete:');
-
-interface Recovered {
-  t: TestAccounts;
-  processId: string;
-}
-
-/**
- * Restarts `crashed` as two replicas, checks exactly one process of `kind` is pending, runs both
- * recoveries at once and checks it was settled once, the expected way. Returns the first replica.
- */
-async function recoverOnRestart(crashed: TestAccounts, kind: string, point: string): Promise<Recovered> {
-  const [t, replica] = await restart(crashed, 2);
-  const pending = await t.recovery().pending();
-  assert.deepEqual(pending.map((p) => p.kind), [kind]);
-  const processId = pending[0]._id;
-  const reports = await Promise.all([t.recovery(0).run(), replica.recovery(0).run()]);
-  await replica.close({ keepFiles: true });
-  assert.deepEqual(reports.flatMap((r) => r.failed), []);
-  const settled = committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated);
-  assert.deepEqual(settled, [processId], 'settled once, the expected way');
-  assert.deepEqual(reports.flatMap((r) => (committed(point) ? r.compensated : r.completed)), []);
-
-  await t.runner.catchUp();
-  assert.deepEqual(await t.recovery().pending(), []);
-  const ends = (await t.store.readStream(`process-accounts-${processId}`)).filter((e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated');
-  assert.deepEqual(ends.map((e) => e.type), [committed(point) ? 'ProcessCompleted' : 'ProcessCompensated']);
-  return { t, processId };
-}
 
 /** The ledger entries a process made and undid. */
 async function ledgerEntriesOf(t: TestAccounts, partnerId: string, processId: string) {
