@@ -128,7 +128,7 @@ describe('groups: crash recovery', () => {
   });
 
   describe('a request paused (not killed) past the grace period, then resumed', () => {
-    for (const point of ['CreateGroup:commit:before']) {
+    for (const point of ['CreateGroup:commit:before', 'UpdateGroup:commit:before']) {
       it(`paused at ${point}: after recovery undid its steps, the resumed request leaves names and groups consistent`, async () => {
         const crash = crashAt(point);
         const { t, p, team } = await setUp(crash);

@@ -45,7 +45,12 @@ export type GroupPolicyChanged = Event<'GroupPolicyChanged', { webapi_enable: bo
 export type GroupDeleted = Event<'GroupDeleted', { move_to: number | null }>;
 /** Recovery's claim on the stream of a group whose create crashed before `GroupCreated`. */
 export type GroupCreationAbandoned = Event<'GroupCreationAbandoned', { at: number }>;
-export type GroupEvent = GroupCreated | GroupRenamed | GroupPlanChanged | GroupPolicyChanged | GroupDeleted | GroupCreationAbandoned;
+/**
+ * Recovery's claim on the revision a crashed change (an UpdateGroup process) was decided on, when
+ * that change never committed; it changes nothing about the group.
+ */
+export type GroupChangeAbandoned = Event<'GroupChangeAbandoned', { processId: string; at: number }>;
+export type GroupEvent = GroupCreated | GroupRenamed | GroupPlanChanged | GroupPolicyChanged | GroupDeleted | GroupCreationAbandoned | GroupChangeAbandoned;
 
 // ---- user-<userId> -----------------------------------------------------------------------------
 
