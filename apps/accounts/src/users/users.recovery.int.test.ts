@@ -141,8 +141,8 @@ describe('users: crash recovery', () => {
   });
 
   describe('a request paused (not killed) past the grace period, then resumed', () => {
-    it('CreateUser paused before its commit: recovery undoes it, and the resumed request fails with 503 leaving nothing', async () => {
-      const crash = crashAt('CreateUser:commit:before');
+    for (const point of ['CreateUser:reserve-username:after', 'CreateUser:allocate:after', 'CreateUser:commit:before']) it(`CreateUser paused at ${point}: recovery undoes it, and the resumed request fails with 503 leaving nothing`, async () => {
+      const crash = crashAt(point);
       const { t, p, baseline } = await setUp(crash);
       try {
         const { request } = await untilCrashed(crash, () => t.users.create({ partnerId: p.partner_id, username: 'sleeper', name: 'S', email: 'sleeper@example.com' }));
