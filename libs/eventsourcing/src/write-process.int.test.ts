@@ -40,7 +40,7 @@ describe('write processes', () => {
   let runner: ProjectionRunner;
   let log: ProcessLog;
   let now: number;
-  let crash: { point: string; arrived: () => void } | null;
+  let crash: { point: string; arrived: () => void; hold?: Promise<void> } | null;
   const calls = { complete: [] as string[], compensate: [] as string[] };
 
   const nameStream = (name: string) => `name-${name}`;
@@ -104,9 +104,10 @@ describe('write processes', () => {
       now: () => now,
       faults(point) {
         if (!crash || crash.point !== point) return;
-        crash.arrived();
+        const { arrived, hold } = crash;
         crash = null;
-        return new Promise<void>(() => {});
+        arrived();
+        return hold ?? new Promise<void>(() => {});
       },
     });
   });
@@ -199,6 +200,22 @@ describe('write processes', () => {
     await runner.catchUp();
     assert.deepEqual(await pendingProcessesCollection(docs).find({}), []);
     assert.deepEqual(await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run(), { completed: [], compensated: [], failed: [] });
+  });
+
+  it('a request that only stalled, resumed after recovery settled its process, fails with 503 and changes nothing', async () => {
+    let resume!: () => void;
+    const hold = new Promise<void>((r) => (resume = r));
+    const thingId = randomUUID();
+    const reached = new Promise<void>((arrived) => (crash = { point: 'MakeThing:reserve:after', arrived, hold }));
+    const request = makeThing('stalled', thingId);
+    await reached;
+    await runner.catchUp();
+    assert.equal((await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).compensated.length, 1);
+    resume();
+    const error = await request.then(() => assert.fail('expected a 503'), (e: unknown) => e);
+    assert.ok(error instanceof DomainError && error.status === 503, String(error));
+    assert.equal(await reservationHolder(t.store, nameStream('stalled')), null);
+    assert.deepEqual(await typesOf(thingStream(thingId)), ['ThingAbandoned']);
   });
 
   it('recovery leaves processes younger than the grace period alone', async () => {

@@ -13,7 +13,7 @@
  * a marker at the expected revision, so a write still somehow running can no longer commit); then
  * completes or compensates, exactly as the request would have.
  */
-import type { Event } from '@burrow/contracts';
+import { type Event, serviceUnavailable } from '@burrow/contracts';
 import type { Collection, DocumentStore } from '@burrow/documents';
 import { type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
 import { randomUUID } from 'node:crypto';
@@ -88,9 +88,15 @@ export class ProcessLog {
     }
   }
 
+  /** 503 when the process has ended meanwhile: recovery settled it while this request stalled. */
   async note(id: string, revision: number, data: object): Promise<void> {
     const noted: ProcessNoted = { type: 'ProcessNoted', data: { data } };
-    await appendEvents(this.store, processStream(this.service, id), [noted], revision, { processId: id });
+    try {
+      await appendEvents(this.store, processStream(this.service, id), [noted], revision, { processId: id });
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw serviceUnavailable('this write was settled by crash recovery; retry');
+      throw error;
+    }
   }
 
   get clock(): () => number {

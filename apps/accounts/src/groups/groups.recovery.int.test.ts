@@ -128,28 +128,43 @@ describe('groups: crash recovery', () => {
   });
 
   describe('a request paused (not killed) past the grace period, then resumed', () => {
-    for (const point of ['CreateGroup:commit:before', 'UpdateGroup:commit:before']) {
-      it(`paused at ${point}: after recovery undid its steps, the resumed request leaves names and groups consistent`, async () => {
+    for (const point of ['CreateGroup:reserve-name:after', 'CreateGroup:allocate-id:after', 'CreateGroup:commit:before']) {
+      it(`CreateGroup paused at ${point}: recovery undoes it, and the resumed request fails with 503 leaving nothing`, async () => {
         const crash = crashAt(point);
-        const { t, p, team } = await setUp(crash);
+        const { t, p } = await setUp(crash);
         try {
-          const { request } = await untilCrashed(crash, () =>
-            point.startsWith('Create')
-              ? t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 2 })
-              : t.groups.update({ partnerId: p.partner_id, group_id: team, changes: { name: 'Crew' } }),
-          );
+          const { request } = await untilCrashed(crash, () => t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 2 }));
           await t.runner.catchUp();
           assert.equal((await t.recovery(0).run()).compensated.length, 1);
           assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);
           crash.resume();
-          await request.catch(() => undefined);
+          await expectError(request, 503);
           await t.runner.catchUp();
-          // whatever the resumed request did, no group may be called Crew without holding the name
+          assert.deepEqual((await t.groups.list({ partnerId: p.partner_id })).map((g) => g.name), ['Team']);
+          assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);
           await assertGroupsConsistent(t, p.partner_id);
-          if (!(await groupNamed(t, p.partner_id, 'Crew'))) {
-            assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);
-            await t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 1 });
-          }
+          await t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 1 });
+        } finally {
+          await t.close();
+        }
+      });
+    }
+
+    for (const point of ['UpdateGroup:reserve-name:after', 'UpdateGroup:commit:before']) {
+      it(`UpdateGroup paused at ${point}: after recovery undid its steps, the resumed rename starts again and holds its name`, async () => {
+        const crash = crashAt(point);
+        const { t, p, team } = await setUp(crash);
+        try {
+          const { request } = await untilCrashed(crash, () => t.groups.update({ partnerId: p.partner_id, group_id: team, changes: { name: 'Crew', plan_id: 2 } }));
+          await t.runner.catchUp();
+          assert.equal((await t.recovery(0).run()).compensated.length, 1);
+          assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);
+          crash.resume();
+          const group = await request;
+          assert.deepEqual([group.name, group.plan_id], ['Crew', 2]);
+          assert.ok(await t.groupNameHolder(p.partner_id, 'crew'));
+          assert.equal(await t.groupNameHolder(p.partner_id, 'team'), null);
+          await assertGroupsConsistent(t, p.partner_id);
           await expectError(t.groups.create({ partnerId: p.partner_id, name: 'crew', plan_id: 1 }), 409);
         } finally {
           await t.close();
