@@ -5,9 +5,10 @@
  * allocation ledger exact. The last tests pause a request instead and let it go on afterwards.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import {
   assertConsistent,
+  cleanUpTestAccounts,
   committed,
   crashAt,
   expectError,
@@ -44,6 +45,8 @@ async function setUp(crash: ReturnType<typeof crashAt>): Promise<{ t: TestAccoun
 }
 
 describe('groups: crash recovery', () => {
+  afterEach(cleanUpTestAccounts);
+
   describe('CreateGroup', () => {
     for (const point of stepsOf('CreateGroup', ['reserve-name', 'allocate-id', 'commit', 'complete'])) {
       it(`killed at ${point}: ${committed(point) ? 'completed' : 'undone'} on restart`, async () => {

@@ -61,14 +61,13 @@ describe('partners', () => {
     });
 
     it('throttles an account with 429 after 20 failures, even for the right password; others are unaffected', async () => {
-      const p = await t.createPartner({ username: 'hooli', password: 'hooli-secret' });
+      await t.createPartner({ username: 'hooli', password: 'hooli-secret' });
       await t.createPartner({ username: 'pied-piper', password: 'pied-piper-secret' });
       for (let i = 0; i < 20; i++) await expectError(t.partners.authenticate({ username: 'hooli', password: `wrong-${i}` }), 401);
       const throttled = await expectError(t.partners.authenticate({ username: 'hooli', password: 'hooli-secret' }), 429);
       assert.ok(throttled.body.retry_after! >= 1 && throttled.body.retry_after! <= 300, String(throttled.body.retry_after));
       await expectError(t.partners.authenticate({ username: 'HOOLI', password: 'hooli-secret' }), 429);
       assert.equal((await t.partners.authenticate({ username: 'pied-piper', password: 'pied-piper-secret' })).username, 'pied-piper');
-      assert.ok(p.partner_id);
     });
 
     it('a password change is in force at once, here and on a replica that had the old one cached', async () => {

@@ -3,10 +3,12 @@
  * at once; the partner then exists and holds its login name, or does not and the name is free.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { committed, crashAt, expectError, recoverOnRestart, startTestAccounts, stepsOf, untilCrashed } from '../shared/test-context.js';
+import { afterEach, describe, it } from 'node:test';
+import { cleanUpTestAccounts, committed, crashAt, expectError, recoverOnRestart, startTestAccounts, stepsOf, untilCrashed } from '../shared/test-context.js';
 
 describe('partners: crash recovery', () => {
+  afterEach(cleanUpTestAccounts);
+
   for (const point of stepsOf('CreatePartner', ['reserve-name', 'commit', 'complete'])) {
     it(`CreatePartner killed at ${point}: ${committed(point) ? 'completed' : 'undone'} on restart`, async () => {
       const crash = crashAt(point);

@@ -101,9 +101,13 @@ export interface TestAccounts {
 }
 
 let partnerCount = 0;
+/** what is still open or on disk, for `cleanUpTestAccounts` after a test that failed half way */
+const openContexts = new Set<TestAccounts>();
+const dirsOnDisk = new Set<string>();
 
 export async function startTestAccounts(options: TestAccountsOptions = {}): Promise<TestAccounts> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'burrow-accounts-')));
+  dirsOnDisk.add(dir);
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('accounts', 'silent');
@@ -116,7 +120,7 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   await runner.waitFor(seeded.position);
   const partners = new PartnersHandlers(ctx);
 
-  return {
+  const accounts: TestAccounts = {
     dir, ctx, store, docs, runner, processes, partners,
     users: new UsersHandlers(ctx),
     groups: new GroupsHandlers(ctx),
@@ -146,11 +150,25 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
       await runner.waitFor(position);
     },
     async close({ keepFiles = false } = {}) {
+      openContexts.delete(accounts);
       await runner.stop();
       await store.close();
-      if (!keepFiles) await rm(dir, { recursive: true, force: true });
+      if (keepFiles) return;
+      await rm(dir, { recursive: true, force: true });
+      dirsOnDisk.delete(dir);
     },
   };
+  openContexts.add(accounts);
+  return accounts;
+}
+
+/** Closes every context still open and removes every temp dir left (after a failed test). */
+export async function cleanUpTestAccounts(): Promise<void> {
+  for (const t of [...openContexts]) await t.close({ keepFiles: true });
+  for (const dir of [...dirsOnDisk]) {
+    await rm(dir, { recursive: true, force: true });
+    dirsOnDisk.delete(dir);
+  }
 }
 
 /** Awaits a rejection with a DomainError of this status and returns it. */

@@ -8,9 +8,10 @@
  */
 import { Streams } from '@burrow/contracts';
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import {
   assertConsistent,
+  cleanUpTestAccounts,
   committed,
   crashAt,
   expectError,
@@ -38,6 +39,8 @@ async function setUp(crash: ReturnType<typeof crashAt>): Promise<{ t: TestAccoun
 }
 
 describe('users: crash recovery', () => {
+  afterEach(cleanUpTestAccounts);
+
   describe('CreateUser', () => {
     for (const point of stepsOf('CreateUser', ['reserve-username', 'reserve-email', 'allocate', 'commit', 'complete'])) {
       it(`killed at ${point}: ${committed(point) ? 'completed' : 'undone'} on restart`, async () => {
