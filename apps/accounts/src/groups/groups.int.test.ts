@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../shared/test-context.js';
+import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../shared/test-context.js';
 
 describe('groups', () => {
   let t: TestAccounts;
@@ -107,6 +107,26 @@ describe('groups', () => {
       });
       assert.equal(await t.allocated(p.partner_id), 3100 * GB + 11);
       assert.deepEqual(await t.recovery().pending(), []);
+    });
+
+    it('a plan change racing members joining and being created converges: every member on the final plan', async () => {
+      const p = await t.createPartner();
+      const g = await t.groups.create({ partnerId: p.partner_id, name: 'Race', plan_id: 1 });
+      await t.users.create({ partnerId: p.partner_id, username: 'early', name: 'E', email: 'early@groups.example', group_id: g.group_id });
+      await t.users.create({ partnerId: p.partner_id, username: 'joiner', name: 'J', email: 'joiner@groups.example', plan_id: 3 });
+      await Promise.all([
+        t.groups.update({ partnerId: p.partner_id, group_id: g.group_id, changes: { plan_id: 2 } }),
+        t.users.update({ partnerId: p.partner_id, user: 'joiner', changes: { group_id: g.group_id } }),
+        t.users.create({ partnerId: p.partner_id, username: 'late', name: 'L', email: 'late@groups.example', group_id: g.group_id }),
+      ]);
+      await t.runner.catchUp();
+      assert.deepEqual(await memberPlans(p.partner_id), {
+        early: { plan_id: 2, group_id: g.group_id },
+        joiner: { plan_id: 2, group_id: g.group_id },
+        late: { plan_id: 2, group_id: g.group_id },
+      });
+      assert.equal(await t.allocated(p.partner_id), 3000 * GB);
+      await assertConsistent(t, p.partner_id);
     });
 
     it('409 avatars_over_quota when a member would be over the new plan, unless forced', async () => {

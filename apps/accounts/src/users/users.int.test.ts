@@ -7,7 +7,7 @@
 import type { UserRecord } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expectError, GB, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
+import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
 import { usersCollection } from './users.projection.js';
 
 describe('users', () => {
@@ -95,6 +95,41 @@ describe('users', () => {
       assert.equal(await t.allocated(p.partner_id), 200 * GB);
       await expectError(t.users.create({ partnerId: p.partner_id, username: 'frank', name: 'F', email: 'frank@example.com', plan_id: 1 }), 402);
       assert.equal(await t.allocated(p.partner_id), 200 * GB);
+    });
+  });
+
+  describe('concurrent requests', () => {
+    it('ten creates racing for a limit that fits five: five users, five 402s, the ledger exactly at the limit', async () => {
+      const p = await t.createPartner({ bytes_available: 500 * GB });
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => t.users.create({ partnerId: p.partner_id, username: `racer${i}`, name: `Racer ${i}`, email: `racer${i}@example.com`, plan_id: 1 })),
+      );
+      const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.status);
+      assert.deepEqual(refused, [402, 402, 402, 402, 402]);
+      assert.equal(await t.allocated(p.partner_id), 500 * GB);
+      assert.equal(await usersOf(p.partner_id), 5);
+      for (let i = 0; i < 10; i++) {
+        const created = results[i].status === 'fulfilled';
+        assert.equal((await t.holder('username', `racer${i}`)) !== null, created, `racer${i}`);
+        assert.equal((await t.holder('email', `racer${i}@example.com`)) !== null, created, `racer${i}@example.com`);
+      }
+      await assertConsistent(t, p.partner_id);
+    });
+
+    it('two partners creating the same username at once: one wins, the other gets a 409 and keeps nothing', async () => {
+      const a = await t.createPartner();
+      const b = await t.createPartner();
+      const results = await Promise.allSettled([
+        t.users.create({ partnerId: a.partner_id, username: 'contested', name: 'A', email: 'contested-a@example.com' }),
+        t.users.create({ partnerId: b.partner_id, username: 'Contested', name: 'B', email: 'contested-b@example.com' }),
+      ]);
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      const loser = results.findIndex((r) => r.status === 'rejected');
+      assert.equal((results[loser] as PromiseRejectedResult).reason.status, 409);
+      assert.equal(await t.holder('email', loser === 0 ? 'contested-a@example.com' : 'contested-b@example.com'), null);
+      assert.equal((await t.allocated(a.partner_id)) + (await t.allocated(b.partner_id)), 100 * GB);
+      await assertConsistent(t, a.partner_id);
+      await assertConsistent(t, b.partner_id);
     });
   });
 
