@@ -3,7 +3,8 @@
  * recovery of multi-step writes, and the bus handlers. Used by this app's own process entry
  * (`main.ts`) and by the standalone process.
  */
-import { ProcessLog, ProcessRecovery, pendingProcessesProjection, ProjectionRunner } from '@burrow/eventsourcing';
+import type { DocumentStore } from '@burrow/documents';
+import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
@@ -33,6 +34,16 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** The accounts service's read models, fed by one projection runner. */
+export const accountsProjections = (docs: DocumentStore): Projection[] => [
+  plansProjection(docs),
+  partnersProjection(docs),
+  groupsProjection(docs),
+  usersProjection(docs),
+  storageUsageProjection(docs),
+  pendingProcessesProjection(docs, 'accounts'),
+];
+
 /** The accounts service's multi-step writes, by kind (what recovery can finish). */
 export const accountsProcesses = (ctx: AccountsContext) => [
   createPartnerProcess(ctx),
@@ -48,12 +59,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const log = infra.logger('accounts');
   const store = await infra.eventStore();
   const docs = await infra.documents('accounts');
-  const runner = new ProjectionRunner(
-    store,
-    docs,
-    [plansProjection(docs), partnersProjection(docs), groupsProjection(docs), usersProjection(docs), storageUsageProjection(docs), pendingProcessesProjection(docs, 'accounts')],
-    { log: (level, msg, extra) => log[level](extra ?? {}, msg) },
-  );
+  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const faultKillAt = infra.config.faultKillAt;
   const processes = new ProcessLog(store, 'accounts', {

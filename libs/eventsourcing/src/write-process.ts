@@ -13,7 +13,7 @@
  * a marker at the expected revision, so a write still somehow running can no longer commit); then
  * completes or compensates, exactly as the request would have.
  */
-import type { Event } from '@burrow/contracts';
+import { type Event, serviceUnavailable } from '@burrow/contracts';
 import type { Collection, DocumentStore } from '@burrow/documents';
 import { type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
 import { randomUUID } from 'node:crypto';
@@ -88,9 +88,15 @@ export class ProcessLog {
     }
   }
 
+  /** 503 when the process has ended meanwhile: recovery settled it while this request stalled. */
   async note(id: string, revision: number, data: object): Promise<void> {
     const noted: ProcessNoted = { type: 'ProcessNoted', data: { data } };
-    await appendEvents(this.store, processStream(this.service, id), [noted], revision, { processId: id });
+    try {
+      await appendEvents(this.store, processStream(this.service, id), [noted], revision, { processId: id });
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw serviceUnavailable('this write was settled by crash recovery; retry');
+      throw error;
+    }
   }
 
   get clock(): () => number {
@@ -211,14 +217,13 @@ export class ProcessRecovery {
       }
       try {
         const outcome = await definition.settle(p.data, p._id);
+        // Only the recovery whose end was recorded reports it: another replica may have got there first.
         if (outcome === 'committed') {
           await definition.complete(p.data, p._id);
-          await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } });
-          report.completed.push(p._id);
+          if (await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } })) report.completed.push(p._id);
         } else {
           await definition.compensate(p.data, p._id);
-          await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } });
-          report.compensated.push(p._id);
+          if (await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } })) report.compensated.push(p._id);
         }
       } catch (error) {
         report.failed.push({ id: p._id, error: (error as Error).message });
@@ -241,5 +246,26 @@ export async function claimNewStream(store: EventStore, stream: string, marker: 
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
     const [first] = await store.readStream(stream, { maxCount: 1 });
     return first?.type === committedType ? 'committed' : 'abandoned';
+  }
+}
+
+/**
+ * Settles a process whose commit point appends to an existing stream expecting `revision` (the
+ * revision its change was decided on): 'committed' if an event of the process follows it;
+ * otherwise appends `marker` at that revision (unless the stream has moved past it already), so a
+ * write still somehow running can no longer commit ('abandoned'). The marker carries no process
+ * id in its metadata: it is not the process's own write.
+ */
+export async function claimRevision(store: EventStore, stream: string, revision: number, processId: string, marker: Event): Promise<Outcome> {
+  for (;;) {
+    const after = await store.readStream(stream, { fromRevision: revision + 1 });
+    if (after.some((e) => e.metadata.processId === processId)) return 'committed';
+    if (after.length > 0) return 'abandoned';
+    try {
+      await appendEvents(store, stream, [marker], revision);
+      return 'abandoned';
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
   }
 }

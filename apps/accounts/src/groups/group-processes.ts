@@ -2,12 +2,13 @@
  * The group writes that span streams, as multi-step writes (WriteProcess):
  * - CreateGroup: reserve the name, allocate the id, `GroupCreated` (commit point; recovery claims
  *   it with `GroupCreationAbandoned`), or release the name.
- * - UpdateGroup (a rename and/or a plan change): reserve the new name, append the changes (commit
- *   point), then release the old name and put every member on the new plan.
+ * - UpdateGroup (a rename and/or a plan change): reserve the new name, append the changes at the
+ *   revision they were decided on (commit point; recovery claims it with `GroupChangeAbandoned`),
+ *   then release the old name and put every member on the new plan.
  * - DeleteGroup: `GroupDeleted` first (commit point), then move the members and free the name.
  */
-import { type GroupCreationAbandoned, Streams } from '@burrow/contracts';
-import { claimNewStream, loadAggregate, nameKey, type ProcessDefinition, releaseName, reservationHolder } from '@burrow/eventsourcing';
+import { type GroupChangeAbandoned, type GroupCreationAbandoned, Streams } from '@burrow/contracts';
+import { claimNewStream, claimRevision, loadAggregate, nameKey, type ProcessDefinition, releaseName, reservationHolder } from '@burrow/eventsourcing';
 import type { AccountsContext } from '../shared/context.js';
 import { groupDecider } from './group.js';
 import { moveMembers, reconcileMemberPlans } from './group-members.js';
@@ -51,6 +52,8 @@ export const createGroupProcess = (ctx: AccountsContext): ProcessDefinition<Crea
 export interface UpdateGroupProcess {
   partnerId: string;
   groupId: number;
+  /** the group stream's revision the change was decided on (its commit appends expecting it) */
+  revision: number;
   renameFrom: string | null;
   renameTo: string | null;
   /** the request named a plan: members are reconciled if the commit changed it */
@@ -59,8 +62,9 @@ export interface UpdateGroupProcess {
 
 export const updateGroupProcess = (ctx: AccountsContext): ProcessDefinition<UpdateGroupProcess> => ({
   kind: 'UpdateGroup',
-  async settle(data, processId) {
-    return (await appendedBy(ctx, data.groupId, processId)).length ? 'committed' : 'abandoned';
+  settle(data, processId) {
+    const marker: GroupChangeAbandoned = { type: 'GroupChangeAbandoned', data: { processId, at: ctx.clock.now() } };
+    return claimRevision(ctx.store, Streams.group(data.groupId), data.revision, processId, marker);
   },
   async complete(data, processId) {
     if (data.renameFrom !== null) await releaseFormerName(ctx, data.partnerId, data.groupId, data.renameFrom);

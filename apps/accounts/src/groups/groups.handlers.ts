@@ -3,6 +3,7 @@ import {
   badRequest,
   conflict,
   type CreateGroupRequest,
+  decideAll,
   type DeleteGroupRequest,
   type Group,
   type GroupRef,
@@ -14,7 +15,7 @@ import {
   Subjects,
   type UpdateGroupRequest,
 } from '@burrow/contracts';
-import { handleCommand, nextId, reserveName } from '@burrow/eventsourcing';
+import { appendEvents, handleCommand, loadAggregate, nextId, reserveName, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { requirePartner } from '../partners/partners.projection.js';
@@ -112,17 +113,28 @@ export class GroupsHandlers {
     if (!rename && changes.plan_id === undefined) {
       position = (await handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, commands)).position;
     } else {
-      const process = await this.ctx.processes.begin(updateGroupProcess(this.ctx), {
-        partnerId, groupId: group_id, renameFrom: rename ? group.name : null, renameTo: rename ? changes.name! : null, planChange: changes.plan_id !== undefined,
+      // The commit appends at the revision the change was decided on, which recovery claims if the
+      // process dies before it; a lost race undoes the steps and decides again on the new state.
+      position = await retryOnConflict('group', async () => {
+        const { state, revision } = await loadAggregate(this.ctx.store, Streams.group(group_id), groupDecider);
+        const events = decideAll(groupDecider, commands, state);
+        if (events.length === 0 || revision === null) return null;
+        const process = await this.ctx.processes.begin(updateGroupProcess(this.ctx), {
+          partnerId, groupId: group_id, revision, renameFrom: rename ? group.name : null, renameTo: rename ? changes.name! : null,
+          planChange: changes.plan_id !== undefined,
+        });
+        let committed: number;
+        try {
+          if (rename) await process.step('reserve-name', () => reserveName(this.ctx.store, groupNameReservation(partnerId, changes.name!), process.id, 'name'));
+          committed = await process.step('commit', async () =>
+            (await appendEvents(this.ctx.store, Streams.group(group_id), events, revision, { processId: process.id })).position,
+          );
+        } catch (error) {
+          return process.abandon(error);
+        }
+        await process.complete();
+        return committed;
       });
-      try {
-        if (rename) await process.step('reserve-name', () => reserveName(this.ctx.store, groupNameReservation(partnerId, changes.name!), process.id, 'name'));
-        const result = await process.step('commit', () => handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, commands, { metadata: { processId: process.id } }));
-        position = result.position;
-      } catch (error) {
-        return process.abandon(error);
-      }
-      await process.complete();
     }
     await this.ctx.runner.waitFor(position);
     return toGroup(await this.requireGroup(partnerId, group_id));

@@ -3,10 +3,11 @@
  * no new email is one append. Otherwise it is a multi-step write (`ChangeUser` process): reserve
  * the new email, append the allocation delta, then append the user's events expecting the
  * revision read (the commit point), then release the old email. If the user changed in between,
- * the steps are undone and the whole change is redone on the new state.
+ * the steps are undone and the whole change is redone on the new state. Recovery claims that
+ * revision with `UserChangeAbandoned` when the commit never happened.
  */
-import { notFound, Streams } from '@burrow/contracts';
-import { appendEvents, loadAggregate, type ProcessDefinition, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import { notFound, Streams, type UserChangeAbandoned } from '@burrow/contracts';
+import { appendEvents, claimRevision, loadAggregate, type ProcessDefinition, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
@@ -35,9 +36,9 @@ export interface ChangeUserProcess {
 
 export const changeUserProcess = (ctx: AccountsContext): ProcessDefinition<ChangeUserProcess> => ({
   kind: 'ChangeUser',
-  async settle(data, processId) {
-    const after = await ctx.store.readStream(Streams.user(data.userId), { fromRevision: data.revision + 1 });
-    return after.some((e) => e.metadata.processId === processId) ? 'committed' : 'abandoned';
+  settle(data, processId) {
+    const marker: UserChangeAbandoned = { type: 'UserChangeAbandoned', data: { processId, at: ctx.clock.now() } };
+    return claimRevision(ctx.store, Streams.user(data.userId), data.revision, processId, marker);
   },
   async complete(data) {
     if (data.oldEmail) await releaseName(ctx.store, emailReservation(data.oldEmail), data.userId);

@@ -45,7 +45,12 @@ export type GroupPolicyChanged = Event<'GroupPolicyChanged', { webapi_enable: bo
 export type GroupDeleted = Event<'GroupDeleted', { move_to: number | null }>;
 /** Recovery's claim on the stream of a group whose create crashed before `GroupCreated`. */
 export type GroupCreationAbandoned = Event<'GroupCreationAbandoned', { at: number }>;
-export type GroupEvent = GroupCreated | GroupRenamed | GroupPlanChanged | GroupPolicyChanged | GroupDeleted | GroupCreationAbandoned;
+/**
+ * Recovery's claim on the revision a crashed change (an UpdateGroup process) was decided on, when
+ * that change never committed; it changes nothing about the group.
+ */
+export type GroupChangeAbandoned = Event<'GroupChangeAbandoned', { processId: string; at: number }>;
+export type GroupEvent = GroupCreated | GroupRenamed | GroupPlanChanged | GroupPolicyChanged | GroupDeleted | GroupCreationAbandoned | GroupChangeAbandoned;
 
 // ---- user-<userId> -----------------------------------------------------------------------------
 
@@ -81,6 +86,12 @@ export type UserDeleted = Event<'UserDeleted', { deletedAt: number }>;
  * stream, so a create that is somehow still running cannot commit after its steps were undone.
  */
 export type UserCreationAbandoned = Event<'UserCreationAbandoned', { at: number }>;
+/**
+ * Written by recovery at the revision a crashed change (a ChangeUser process) was decided on, when
+ * that change never committed: a change somehow still running can no longer commit after its
+ * steps were undone. It changes nothing about the user.
+ */
+export type UserChangeAbandoned = Event<'UserChangeAbandoned', { processId: string; at: number }>;
 export type UserEvent =
   | UserCreated
   | UserRenamed
@@ -93,7 +104,8 @@ export type UserEvent =
   | UserPurgeHoldChanged
   | UserPasswordChanged
   | UserDeleted
-  | UserCreationAbandoned;
+  | UserCreationAbandoned
+  | UserChangeAbandoned;
 
 /** What another service may rely on from `UserCreated` (never the password hash). */
 export type UserCreatedData = Omit<UserCreated['data'], 'passwordHash'>;

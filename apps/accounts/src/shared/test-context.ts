@@ -1,0 +1,294 @@
+/**
+ * The accounts service as its integration tests drive it: the context `accounts.service.ts` builds
+ * (the same projections, the ProcessLog of service 'accounts', recovery of every process kind) on
+ * a SQLite event store in a temp dir and in-memory read models, with a fixed clock and a fault
+ * hook, and the handlers called directly (no Nest, no bus). Opening it again on the same `dir` is a
+ * restart: the read models are rebuilt from the store, as in standalone mode.
+ *
+ * Not a test file: the tests beside each feature import it.
+ */
+import { type DeviceEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
+import { MemoryDocumentStore } from '@burrow/documents';
+import { SqliteEventStore } from '@burrow/event-store';
+import {
+  appendEvents,
+  type FaultHook,
+  handleCommand,
+  loadAggregate,
+  ProcessLog,
+  ProcessRecovery,
+  processStream,
+  ProjectionRunner,
+  reservationHolder,
+} from '@burrow/eventsourcing';
+import { createLogger } from '@burrow/runtime';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accountsProcesses, accountsProjections } from '../accounts.service.js';
+import { groupNameReservation } from '../groups/group-processes.js';
+import { GroupsHandlers } from '../groups/groups.handlers.js';
+import { partnerNameReservation } from '../partners/create-partner.process.js';
+import { PartnersHandlers } from '../partners/partners.handlers.js';
+import { DEFAULT_PLANS } from '../plans/default-plans.js';
+import { planCatalogue, type PlanDefinition } from '../plans/plan-catalogue.js';
+import { PlansHandlers } from '../plans/plans.handlers.js';
+import { planMap } from '../plans/plans.projection.js';
+import { allocatedBytes, allocationOf } from '../quota/allocation.js';
+import { ReportsHandlers } from '../reports/reports.handlers.js';
+import { emailReservation, usernameReservation } from '../users/create-user.process.js';
+import { UsersHandlers } from '../users/users.handlers.js';
+import { userDecider } from '../users/user.js';
+import { usersCollection } from '../users/users.projection.js';
+import type { AccountsContext } from './context.js';
+
+/** 2026-03-15 12:00 UTC, in unix seconds. */
+export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;
+export const GB = 1_000_000_000;
+
+export interface TestAccountsOptions {
+  /** the files of an earlier context (a restart); default: a new temp dir */
+  dir?: string;
+  /** what the clock says (unix seconds); default TEST_NOW */
+  now?: () => number;
+  /** passed to the ProcessLog: called at every step boundary of every process */
+  faults?: FaultHook;
+  /** seeded as the first start does (a no-op once the catalogue has plans); default DEFAULT_PLANS */
+  plans?: PlanDefinition[];
+}
+
+export interface NewPartner extends PartnerInfo {
+  password: string;
+}
+
+export interface CreatePartnerInput {
+  username?: string;
+  password?: string;
+  company_name?: string;
+  brand_identifier?: string;
+  bytes_available?: number | null;
+  features?: Record<string, boolean>;
+}
+
+export interface TestAccounts {
+  dir: string;
+  ctx: AccountsContext;
+  store: SqliteEventStore;
+  docs: MemoryDocumentStore;
+  runner: ProjectionRunner;
+  processes: ProcessLog;
+  users: UsersHandlers;
+  groups: GroupsHandlers;
+  partners: PartnersHandlers;
+  plans: PlansHandlers;
+  reports: ReportsHandlers;
+  /** recovery of every accounts process, as the service runs it, with this grace */
+  recovery(graceSeconds?: number): ProcessRecovery;
+  /** a partner with a unique username (unlimited bytes unless given) */
+  createPartner(input?: CreatePartnerInput): Promise<NewPartner>;
+  /** the partner's allocation ledger total, read from the store */
+  allocated(partnerId: string): Promise<number>;
+  /** who holds a name: the user id for usernames and emails, the writer for group and partner names */
+  holder(kind: 'username' | 'email' | 'partnername', name: string): Promise<string | null>;
+  groupNameHolder(partnerId: string, name: string): Promise<string | null>;
+  /** the id of the live user with this username (from the read model) */
+  userIdOf(username: string): Promise<string>;
+  /** appends storage catalog events (`device-<id>`, `share-<userId>`) as that service does, then waits for the read models */
+  storageEvents(stream: string, events: (DeviceEvent | ShareEvent)[]): Promise<void>;
+  /** stops the runner and closes the store; removes the files unless kept (for a restart) */
+  close(options?: { keepFiles?: boolean }): Promise<void>;
+}
+
+let partnerCount = 0;
+/** what is still open or on disk, for `cleanUpTestAccounts` after a test that failed half way */
+const openContexts = new Set<TestAccounts>();
+const dirsOnDisk = new Set<string>();
+
+export async function startTestAccounts(options: TestAccountsOptions = {}): Promise<TestAccounts> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'burrow-accounts-')));
+  dirsOnDisk.add(dir);
+  const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+  const docs = new MemoryDocumentStore();
+  const log = createLogger('accounts', 'silent');
+  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  await runner.start();
+  const clock = { now: options.now ?? (() => TEST_NOW) };
+  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults });
+  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log };
+  const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans: options.plans ?? DEFAULT_PLANS });
+  await runner.waitFor(seeded.position);
+  const partners = new PartnersHandlers(ctx);
+
+  const accounts: TestAccounts = {
+    dir, ctx, store, docs, runner, processes, partners,
+    users: new UsersHandlers(ctx),
+    groups: new GroupsHandlers(ctx),
+    plans: new PlansHandlers(ctx),
+    reports: new ReportsHandlers(ctx),
+    recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, accountsProcesses(ctx), graceSeconds),
+    async createPartner(input = {}) {
+      partnerCount += 1;
+      const username = input.username ?? `partner${partnerCount}-${process.pid}`;
+      const password = input.password ?? `${username}-password`;
+      const info = await partners.create({ company_name: `${username} Ltd`, bytes_available: null, ...input, username, password });
+      return { ...info, password };
+    },
+    allocated: (partnerId) => allocatedBytes(store, partnerId),
+    holder(kind, name) {
+      const stream = kind === 'username' ? usernameReservation(name) : kind === 'email' ? emailReservation(name) : partnerNameReservation(name);
+      return reservationHolder(store, stream);
+    },
+    groupNameHolder: (partnerId, name) => reservationHolder(store, groupNameReservation(partnerId, name)),
+    async userIdOf(username) {
+      const doc = await usersCollection(docs).findOne({ usernameKey: username.toLowerCase() });
+      assert.ok(doc, `no user ${username}`);
+      return doc._id;
+    },
+    async storageEvents(stream, events) {
+      const { position } = await appendEvents(store, stream, events, 'any');
+      await runner.waitFor(position);
+    },
+    async close({ keepFiles = false } = {}) {
+      openContexts.delete(accounts);
+      await runner.stop();
+      await store.close();
+      if (keepFiles) return;
+      await rm(dir, { recursive: true, force: true });
+      dirsOnDisk.delete(dir);
+    },
+  };
+  openContexts.add(accounts);
+  return accounts;
+}
+
+/** Closes every context still open and removes every temp dir left (after a failed test). */
+export async function cleanUpTestAccounts(): Promise<void> {
+  for (const t of [...openContexts]) await t.close({ keepFiles: true });
+  for (const dir of [...dirsOnDisk]) {
+    await rm(dir, { recursive: true, force: true });
+    dirsOnDisk.delete(dir);
+  }
+}
+
+/** Awaits a rejection with a DomainError of this status and returns it. */
+export async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DomainError, String(error));
+    assert.equal(error.status, status, JSON.stringify(error.body));
+    return error;
+  }
+  assert.fail(`expected a ${status}`);
+}
+
+export interface Crash {
+  /** for ProcessLog: once armed, the first request reaching `point` stops there */
+  faults: FaultHook;
+  /** resolves when a request has reached `point` */
+  reached: Promise<void>;
+  /** from now on the next request reaching `point` stops there (set-up before it runs freely) */
+  arm(): void;
+  /**
+   * Lets the stopped request go on: a request that was only paused (a stalled replica), not
+   * killed. A crash test never calls it; that is what kill -9 looks like to the store.
+   */
+  resume(): void;
+}
+
+/** A fault hook that stops the request reaching `point` with a promise that resolves only on `resume()`. */
+export function crashAt(point: string): Crash {
+  let arrived!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  const frozen = new Promise<void>((resolve) => (release = resolve));
+  let armed = false;
+  return {
+    reached,
+    arm: () => void (armed = true),
+    resume: () => release(),
+    faults(at) {
+      if (!armed || at !== point) return;
+      armed = false;
+      arrived();
+      return frozen;
+    },
+  };
+}
+
+/**
+ * Arms the crash, starts the request and waits until it is stopped at the crash point; fails if it
+ * finished without reaching it. Returns the stopped request (it settles only after `resume()`).
+ */
+export async function untilCrashed<T>(crash: Crash, start: () => Promise<T>): Promise<{ request: Promise<T> }> {
+  crash.arm();
+  const request = start();
+  const finished = request.then(
+    () => assert.fail('the request finished without reaching the crash point'),
+    (error: unknown) => assert.fail(`the request failed before the crash point: ${String(error)}`),
+  );
+  await Promise.race([crash.reached, finished]);
+  return { request };
+}
+
+/** What a restart finds: the files of `t`, closed as a killed process leaves them, opened by `replicas` new contexts. */
+export async function restart(t: TestAccounts, replicas = 1): Promise<TestAccounts[]> {
+  await t.close({ keepFiles: true });
+  const started: TestAccounts[] = [];
+  for (let i = 0; i < replicas; i++) started.push(await startTestAccounts({ dir: t.dir }));
+  return started;
+}
+
+/** `Kind:step:before` and `Kind:step:after` for each step, in order. */
+export const stepsOf = (kind: string, steps: string[]) => steps.flatMap((s) => [`${kind}:${s}:before`, `${kind}:${s}:after`]);
+/** the points at or past the commit point: recovery must complete the write */
+export const committed = (point: string) => point.endsWith(':commit:after') || point.includes(':complete:');
+
+export interface Recovered {
+  t: TestAccounts;
+  processId: string;
+}
+
+/**
+ * Restarts `crashed` as two replicas, checks exactly one process of `kind` is pending, runs both
+ * recoveries at once and checks it was settled once, the expected way. Returns the first replica.
+ */
+export async function recoverOnRestart(crashed: TestAccounts, kind: string, point: string): Promise<Recovered> {
+  const [t, replica] = await restart(crashed, 2);
+  const pending = await t.recovery().pending();
+  assert.deepEqual(pending.map((p) => p.kind), [kind]);
+  const processId = pending[0]._id;
+  const reports = await Promise.all([t.recovery(0).run(), replica.recovery(0).run()]);
+  await replica.close({ keepFiles: true });
+  assert.deepEqual(reports.flatMap((r) => r.failed), []);
+  const settled = committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated);
+  assert.deepEqual(settled, [processId], 'settled once, the expected way');
+  assert.deepEqual(reports.flatMap((r) => (committed(point) ? r.compensated : r.completed)), []);
+
+  await t.runner.catchUp();
+  assert.deepEqual(await t.recovery().pending(), []);
+  const ends = (await t.store.readStream(processStream('accounts', processId))).filter((e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated');
+  assert.deepEqual(ends.map((e) => e.type), [committed(point) ? 'ProcessCompleted' : 'ProcessCompensated']);
+  return { t, processId };
+}
+
+/**
+ * The accounts invariants, from the store: the ledger total is exactly what the partner's live
+ * users take (plan + bonus each), and every live user holds its username and email.
+ */
+export async function assertConsistent(t: TestAccounts, partnerId: string): Promise<void> {
+  await t.runner.catchUp();
+  const plans = await planMap(t.docs);
+  const users = await usersCollection(t.docs).find({ partnerId });
+  let expected = 0;
+  for (const u of users) {
+    const { state } = await loadAggregate(t.store, Streams.user(u._id), userDecider);
+    assert.ok(state.exists && !state.deleted, `read model and stream agree on ${u.username}`);
+    assert.deepEqual([state.email, state.plan_id, state.bonus_bytes], [u.email, u.plan_id, u.bonus_bytes], `read model of ${u.username}`);
+    expected += allocationOf(plans.get(state.plan_id), state.bonus_bytes);
+    assert.equal(await t.holder('username', state.username), u._id, `username of ${state.username}`);
+    assert.equal(await t.holder('email', state.email), u._id, `email of ${state.username}`);
+  }
+  assert.equal(await t.allocated(partnerId), expected, 'the ledger total is what the live users take');
+}

@@ -1,0 +1,59 @@
+/** The running-total ledger on the real SQLite store: exact totals under concurrency, a limit that holds, entries found by ref. */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { appendToLedger, findEntry, ledgerHead } from './ledger.js';
+import { openTempStore, type TempStore } from './temp-store.js';
+
+describe('ledger', () => {
+  let t: TempStore;
+  beforeEach(async () => {
+    t = await openTempStore();
+  });
+  afterEach(async () => {
+    await t.dispose();
+  });
+
+  it('concurrent appends keep every running total exact', async () => {
+    const deltas = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? -(i + 1) : 10 * (i + 1)));
+    await Promise.all(deltas.map((delta, i) => appendToLedger(t.store, 'allocation-p', { delta, ref: `w${i}`, reason: 'test' })));
+    const entries = await t.store.readStream('allocation-p');
+    assert.equal(entries.length, deltas.length);
+    let total = 0;
+    for (const e of entries) {
+      total += e.data.delta as number;
+      assert.equal(e.data.total, total, `entry ${e.revision}`);
+    }
+    assert.equal(total, deltas.reduce((a, b) => a + b, 0));
+    assert.deepEqual(await ledgerHead(t.store, 'allocation-p'), { total, revision: deltas.length - 1 });
+    assert.deepEqual(entries.map((e) => e.data.ref).sort(), deltas.map((_, i) => `w${i}`).sort());
+  });
+
+  it('under concurrency the limit holds: exactly as many writes as fit go in, the rest are refused', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        appendToLedger(t.store, 'allocation-q', { delta: 10, ref: `w${i}`, reason: 'test', limit: 95, refusal: () => new Error('over the limit') }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 9);
+    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as Error).message, 'over the limit');
+    assert.equal((await ledgerHead(t.store, 'allocation-q')).total, 90);
+    // a negative delta is never refused, a zero delta appends nothing
+    await appendToLedger(t.store, 'allocation-q', { delta: -100, ref: 'back', reason: 'test', limit: 0 });
+    await appendToLedger(t.store, 'allocation-q', { delta: 0, ref: 'nothing', reason: 'test' });
+    assert.deepEqual(await ledgerHead(t.store, 'allocation-q'), { total: -10, revision: 9 });
+  });
+
+  it('findEntry finds an entry by ref after a revision, across pages', async () => {
+    await appendToLedger(t.store, 'allocation-r', { delta: 5, ref: 'early', reason: 'before' });
+    const { revision: seen } = await ledgerHead(t.store, 'allocation-r');
+    for (let i = 0; i < 600; i++) await appendToLedger(t.store, 'allocation-r', { delta: 1, ref: `filler-${i}`, reason: 'filler' });
+    await appendToLedger(t.store, 'allocation-r', { delta: 42, ref: 'target', reason: 'the write' });
+
+    assert.deepEqual(await findEntry(t.store, 'allocation-r', 'target', seen), { delta: 42, total: 5 + 600 + 42, ref: 'target', reason: 'the write' });
+    assert.equal(await findEntry(t.store, 'allocation-r', 'early', seen), null, 'entries at or before the revision are not searched');
+    assert.equal((await findEntry(t.store, 'allocation-r', 'early', null))?.delta, 5);
+    assert.equal(await findEntry(t.store, 'allocation-r', 'missing', seen), null);
+    assert.equal(await findEntry(t.store, 'allocation-r', 'target', 601), null);
+    assert.equal(await findEntry(t.store, 'allocation-empty', 'target', null), null);
+  });
+});
