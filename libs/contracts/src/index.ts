@@ -28,5 +28,8 @@ export const StreamPrefixes = {
   user: AccountsStreamPrefixes.user,
   billing: BillingStreamPrefixes.billing,
   device: StorageStreamPrefixes.device,
+  file: StorageStreamPrefixes.file,
+  usage: StorageStreamPrefixes.usage,
   share: StorageStreamPrefixes.share,
+  preview: StorageStreamPrefixes.preview,
 } as const;

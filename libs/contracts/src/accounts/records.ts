@@ -69,6 +69,18 @@ export interface AuthenticatedPartner {
   username: string;
 }
 
+/** A user whose password checked out, with what the storage interface's policy needs. */
+export interface AuthenticatedUser {
+  userId: string;
+  partnerId: string;
+  username: string;
+  email: string;
+  name: string;
+  enabled: boolean;
+  /** the user's group allows the storage web interface (true without a group) */
+  webapi_enable: boolean;
+}
+
 export const Group = z
   .object({
     group_id: z.int().min(1),

@@ -96,6 +96,14 @@ export interface UpdateUserRequest extends PartnerScoped {
   changes: UserChanges;
 }
 
+export interface AuthenticateUserRequest {
+  /** username or email, any case */
+  login: string;
+  password: string;
+  /** the client's address, for throttling failed logins */
+  address?: string;
+}
+
 export interface UserRef extends PartnerScoped {
   /** username or email */
   user: string;
@@ -105,9 +113,6 @@ export interface ShareRef extends UserRef {
   room_key: string;
 }
 
-export interface SetShareEnabledRequest extends ShareRef {
-  enabled: boolean;
-}
 
 export interface SearchBy {
   field: UserSortableField;

@@ -7,6 +7,8 @@ export const AccountsSubjects = {
   /** resolves once accounts' read models include the given global position */
   sync: 'accounts.sync',
   authenticatePartner: 'accounts.partners.authenticate',
+  /** a user's login name (username or email) and password: storage interface logins and HTTP Basic */
+  authenticateUser: 'accounts.users.authenticate',
   partnerInfo: 'accounts.partners.info',
   changePartnerPassword: 'accounts.partners.change-password',
   getSettings: 'accounts.partners.settings.get',

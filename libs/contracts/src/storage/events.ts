@@ -1,6 +1,8 @@
 /**
- * The storage catalog's events: devices and what was backed up on them, and share rooms. The
- * accounts service projects these streams for quotas, device lists and the brand-wide share list.
+ * The storage catalog's events: devices, the versions of each file, share rooms and previews.
+ * The accounts service projects device, file and share streams for quotas, device lists, user
+ * logins and the brand-wide share list, so every event that changes a user's figures carries the
+ * user and partner it belongs to.
  */
 import type { Event } from '../event.js';
 
@@ -10,15 +12,48 @@ export type DeviceRegistered = Event<
   'DeviceRegistered',
   { deviceId: string; userId: string; partnerId: string; name: string; sysplatform: string; client_revision: number; at: number }
 >;
-export type DeviceLoggedIn = Event<'DeviceLoggedIn', { at: number; client_revision?: number; sysplatform?: string }>;
-export type FileVersionCommitted = Event<
-  'FileVersionCommitted',
-  { path: string; version: number; size: number; blob: string; mtime: number; ctime: number; at: number }
->;
+/** Every device write is a device login (it also updates the user's last_login). */
+export type DeviceLoggedIn = Event<'DeviceLoggedIn', { at: number; userId?: string; client_revision?: number; sysplatform?: string }>;
+/** Everything under `path` (a folder path ending in `/`) committed before `at` is deleted. */
+export type FolderDeleted = Event<'FolderDeleted', { path: string; userId: string; partnerId: string; at: number }>;
 export type BackupCompleted = Event<'BackupCompleted', { at: number }>;
-export type FileVersionsPurged = Event<'FileVersionsPurged', { path: string; bytes: number; at: number }>;
-export type DeviceRemoved = Event<'DeviceRemoved', { at: number }>;
-export type DeviceEvent = DeviceRegistered | DeviceLoggedIn | FileVersionCommitted | BackupCompleted | FileVersionsPurged | DeviceRemoved;
+export type DeviceRemoved = Event<'DeviceRemoved', { at: number; userId?: string; partnerId?: string }>;
+/** Recovery's claim on a device stream whose registration crashed before `DeviceRegistered`. */
+export type DeviceRegistrationAbandoned = Event<'DeviceRegistrationAbandoned', { at: number }>;
+export type DeviceEvent = DeviceRegistered | DeviceLoggedIn | FolderDeleted | BackupCompleted | DeviceRemoved | DeviceRegistrationAbandoned;
+
+// ---- file-<fileId> -----------------------------------------------------------------------------
+
+export interface FileVersionData {
+  fileId: string;
+  deviceId: string;
+  userId: string;
+  partnerId: string;
+  /** the file's path within its device, `/`-separated, no leading slash: `Documents/report.pdf` */
+  path: string;
+  /** counts from 0 */
+  version: number;
+  size: number;
+  /** sha256 of the content, lowercase hex: the blob's key */
+  blob: string;
+  /** CRC-32 of the content (zip entries need it before their data) */
+  crc32: number;
+  mtime: number;
+  ctime: number;
+  /** when it was committed */
+  at: number;
+}
+
+export type FileVersionCommitted = Event<'FileVersionCommitted', FileVersionData>;
+/** The file is hidden from listings; its versions stay until purged. */
+export type FileDeleted = Event<'FileDeleted', { userId: string; partnerId: string; deviceId: string; path: string; at: number }>;
+export type FileVersionsPurged = Event<
+  'FileVersionsPurged',
+  { userId: string; partnerId: string; deviceId: string; path: string; versions: number[]; blobs: string[]; bytes: number; at: number }
+>;
+/** Recovery's claim on a file stream whose commit crashed: the commit can no longer happen. */
+export type FileCommitAbandoned = Event<'FileCommitAbandoned', { processId: string; at: number }>;
+export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FileCommitAbandoned;
 
 // ---- share-<userId> ----------------------------------------------------------------------------
 
@@ -26,6 +61,7 @@ export interface ShareRoomData {
   room_key: string;
   name: string;
   description: string;
+  /** shared folders, each `<device name>/<folder path>/` */
   dirs: string[];
 }
 
@@ -35,3 +71,14 @@ export type ShareRoomEnabled = Event<'ShareRoomEnabled', { room_key: string; at:
 export type ShareRoomDisabled = Event<'ShareRoomDisabled', { room_key: string; at: number }>;
 export type ShareRoomDeleted = Event<'ShareRoomDeleted', { room_key: string; at: number }>;
 export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted;
+
+// ---- preview-<sha256> --------------------------------------------------------------------------
+
+export const PREVIEW_WIDTHS = [25, 48, 228, 800] as const;
+export type PreviewWidth = (typeof PREVIEW_WIDTHS)[number];
+
+/** Preview blobs (PNG/JPEG) of one image blob, by width; a width the image is too small for is absent. */
+export type PreviewsGenerated = Event<'PreviewsGenerated', { blob: string; previews: Partial<Record<`${PreviewWidth}`, string>>; at: number }>;
+/** The blob is no image the previewer can read (corrupt, or a format it does not know). */
+export type PreviewsFailed = Event<'PreviewsFailed', { blob: string; reason: string; at: number }>;
+export type PreviewEvent = PreviewsGenerated | PreviewsFailed;

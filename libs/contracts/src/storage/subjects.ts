@@ -3,4 +3,26 @@ export const StorageSubjects = {
   health: 'storage-catalog.health',
   /** a partner enables or disables one of a user's share rooms (interface A) */
   setShareEnabled: 'storage-catalog.shares.set-enabled',
+  // devices
+  registerDevice: 'storage-catalog.devices.register',
+  removeDevice: 'storage-catalog.devices.remove',
+  /** the user, their figures and their devices */
+  root: 'storage-catalog.root',
+  // files and folders
+  prepareUpload: 'storage-catalog.files.prepare',
+  commitFile: 'storage-catalog.files.commit',
+  /** a file, or a folder (path ending with `/`) and everything under it */
+  deletePath: 'storage-catalog.files.delete',
+  fileVersion: 'storage-catalog.files.version',
+  fileVersions: 'storage-catalog.files.versions',
+  listFolder: 'storage-catalog.folders.list',
+  walkFolder: 'storage-catalog.folders.walk',
+  folderSummary: 'storage-catalog.folders.summary',
+  // share rooms of the logged-in user
+  listShares: 'storage-catalog.shares.list',
+  createShare: 'storage-catalog.shares.create',
+  updateShare: 'storage-catalog.shares.update',
+  deleteShare: 'storage-catalog.shares.delete',
+  /** a room by its public address (no login) */
+  openShare: 'storage-catalog.shares.open',
 } as const;

@@ -1,0 +1,23 @@
+/** Limits of the storage catalog and the storage interface, declared once. */
+
+/** A device name: one path segment a user can read. */
+export const DEVICE_NAME_MAX_LENGTH = 255;
+/** One path segment (folder or file name), in UTF-8 bytes. */
+export const PATH_SEGMENT_MAX_BYTES = 255;
+/** A whole path within a device, in UTF-8 bytes. */
+export const PATH_MAX_BYTES = 4096;
+/** Folder levels within a device. */
+export const PATH_MAX_DEPTH = 64;
+/** Entries per page of a folder listing or a subtree walk on the bus. */
+export const LISTING_PAGE_MAX = 5000;
+export const LISTING_PAGE_DEFAULT = 1000;
+/** Devices per user (a listing is never longer). */
+export const DEVICES_MAX = 1000;
+/** Share rooms per user, and shared folders per room. */
+export const SHARE_ROOMS_MAX = 1000;
+export const SHARE_ROOM_DIRS_MAX = 100;
+export const ROOM_NAME_MAX_LENGTH = 255;
+export const ROOM_DESCRIPTION_MAX_LENGTH = 10_000;
+export const ROOM_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Versions listed for one file. */
+export const VERSIONS_MAX = 10_000;

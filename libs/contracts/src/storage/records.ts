@@ -1,0 +1,111 @@
+/**
+ * What the storage catalog answers on the bus (the gateway turns these into the storage and share
+ * interface's objects). Times are unix seconds; sizes bytes; blobs sha256 keys.
+ */
+import type { PreviewWidth } from './events.js';
+
+export interface DeviceInfo {
+  deviceId: string;
+  name: string;
+  sysplatform: string;
+  client_revision: number;
+  creation_time: number;
+  lastlogin: number | null;
+  lastcommit: number | null;
+  last_backup_complete: number | null;
+  /** bytes of every stored version on the device */
+  bytes: number;
+  /** live (not deleted) files */
+  files: number;
+}
+
+export interface FileVersionInfo {
+  path: string;
+  name: string;
+  version: number;
+  size: number;
+  blob: string;
+  crc32: number;
+  mtime: number;
+  ctime: number;
+  /** when this version was committed */
+  at: number;
+  /** preview blobs of this version's content, by width (absent until made; none for non-images) */
+  previews: Partial<Record<`${PreviewWidth}`, string>>;
+}
+
+/** The latest version of a file as a folder listing shows it. */
+export interface FileEntry extends FileVersionInfo {
+  /** versions stored (not purged) */
+  versions: number;
+}
+
+export interface FolderEntry {
+  name: string;
+  /** the folder's path within its device, ending with `/` */
+  path: string;
+  /** live files in its whole subtree */
+  files: number;
+  /** folders in its whole subtree that hold live files */
+  folders: number;
+}
+
+/** A page of a folder: subfolders first, then files, each by name; `next` continues it. */
+export interface FolderPage {
+  dirs: FolderEntry[];
+  files: FileEntry[];
+  /** opaque cursor of the next page, null on the last */
+  next: string | null;
+}
+
+/** A page of every live file under a folder, in path order (for zips); `next` continues it. */
+export interface SubtreePage {
+  files: FileEntry[];
+  next: string | null;
+}
+
+export interface FolderSummary {
+  files: number;
+  folders: number;
+  /** bytes of the latest versions of the live files */
+  bytes: number;
+}
+
+export interface StorageUserInfo {
+  userId: string;
+  partnerId: string;
+  username: string;
+  name: string;
+  email: string;
+  share_id: string;
+  /** plan + bonus; null when unlimited */
+  quota_bytes: number | null;
+  /** every stored version's bytes */
+  bytes_stored: number;
+}
+
+export interface StorageRoot {
+  user: StorageUserInfo;
+  devices: DeviceInfo[];
+}
+
+export interface ShareRoomInfo {
+  room_key: string;
+  name: string;
+  description: string;
+  dirs: string[];
+  enabled: boolean;
+  creation_time: number;
+  update_time: number;
+  /** live files and folders under the room's folders */
+  files: number;
+  folders: number;
+  bytes: number;
+}
+
+/** A share room opened by its public address (share id and room key), with its owner's names. */
+export interface PublicShareRoom extends ShareRoomInfo {
+  userId: string;
+  share_id: string;
+  owner_name: string;
+}

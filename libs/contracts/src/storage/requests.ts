@@ -1,0 +1,105 @@
+/**
+ * What the storage catalog is asked. Every request made for a user carries `userId`, set by the
+ * gateway from the user's authentication, never from the URL. Device names and paths are checked
+ * with `paths.ts` by both the gateway and the catalog.
+ */
+import { z } from 'zod';
+import type { PartnerScoped } from '../bus.js';
+import { formBool, formInt, text } from '../validation.js';
+import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
+
+export interface UserScoped {
+  userId: string;
+}
+
+export interface DeviceRef extends UserScoped {
+  /** the device's name */
+  device: string;
+}
+
+export interface DevicePath extends DeviceRef {
+  /** a file path, or a folder path ending with `/` ('' is the device root) */
+  path: string;
+}
+
+/** `PUT <device url>`: register or update a device; each such write is a device login. */
+export const RegisterDeviceBody = z
+  .object({
+    sysplatform: text(64, { allowEmpty: true }).optional().describe('the client platform: win32, darwin, linux, ...'),
+    client_revision: formInt({ min: 0 }).optional().describe("the backup client's revision number"),
+    backup_complete: formBool().optional().describe('true when the client has just finished a backup (sets last_backup_complete)'),
+  })
+  .meta({ id: 'RegisterDeviceBody', description: 'A device registration or update (a device login).' });
+export type RegisterDeviceBody = z.output<typeof RegisterDeviceBody>;
+
+export type RegisterDeviceRequest = DeviceRef & RegisterDeviceBody;
+
+/** Checked before an upload's bytes are read: the device exists, the path is a file path, and (if the size is known) it fits the quota. */
+export interface PrepareUploadRequest extends DevicePath {
+  size?: number;
+}
+
+export interface CommitFileRequest extends DevicePath {
+  blob: string;
+  size: number;
+  crc32: number;
+  mtime?: number;
+  ctime?: number;
+}
+
+export interface FileRequest extends DevicePath {
+  /** a version number; the latest when absent */
+  version?: number;
+}
+
+export interface ListFolderRequest extends DevicePath {
+  cursor?: string;
+  limit?: number;
+}
+
+export const ListingLimit = formInt({ min: 1, max: LISTING_PAGE_MAX });
+
+/** Share rooms of the logged-in user: `POST {storage_root}/<b32>/shares` (and `?room_key=K` to update). */
+export const ShareRoomBody = z
+  .object({
+    room_key: z.string().regex(ROOM_KEY_PATTERN).optional().describe('chosen by the client, or generated'),
+    room_name: text(ROOM_NAME_MAX_LENGTH),
+    room_description: text(ROOM_DESCRIPTION_MAX_LENGTH, { allowEmpty: true }).default(''),
+    dirs: z
+      .array(z.string().min(1).max(4096))
+      .min(1)
+      .max(SHARE_ROOM_DIRS_MAX)
+      .describe('shared folders, each `<device name>/<folder path>/`'),
+  })
+  .meta({ id: 'ShareRoomBody', description: 'A share room: its name, description and the folders it shows.' });
+export type ShareRoomBody = z.output<typeof ShareRoomBody>;
+
+export const UpdateShareRoomBody = ShareRoomBody.omit({ room_key: true })
+  .partial()
+  .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change.' });
+export type UpdateShareRoomBody = z.output<typeof UpdateShareRoomBody>;
+
+export type CreateShareRoomRequest = UserScoped & ShareRoomBody;
+export interface UpdateShareRoomRequest extends UserScoped {
+  room_key: string;
+  changes: UpdateShareRoomBody;
+}
+export interface ShareRoomRef extends UserScoped {
+  room_key: string;
+}
+
+/** A public share room by its address: the owner's share id and the room key. */
+export interface OpenShareRequest {
+  share_id: string;
+  room_key: string;
+}
+
+/** A partner enables or disables one of its users' rooms (interface A). */
+export interface SetShareEnabledRequest extends PartnerScoped {
+  /** username or email */
+  user: string;
+  room_key: string;
+  enabled: boolean;
+}
+
+export const DEVICE_NAME = text(DEVICE_NAME_MAX_LENGTH);
