@@ -62,3 +62,44 @@ export async function findEntry(store: EventStore, stream: string, ref: string, 
     if (page.length < PAGE) return null;
   }
 }
+
+export interface EntryWrite {
+  delta: number;
+  /** the write this entry belongs to (a process id): at most one entry per ref */
+  ref: string;
+  reason: string;
+  /** the ledger revision seen before the write began: entries of `ref` can only be after it */
+  after: number | null;
+  /** refuse a positive delta that would take the total past this (null or undefined: no limit) */
+  limit?: number | null;
+  /** what to throw instead of appending past the limit */
+  refusal?: () => Error;
+}
+
+/**
+ * Appends the entry of `ref` unless it is already there: idempotent, so a recovery may redo it.
+ * Every attempt re-checks, so two concurrent writers cannot both append it.
+ */
+export function ensureLedgerEntry(store: EventStore, stream: string, w: EntryWrite): Promise<void> {
+  if (w.delta === 0) return Promise.resolve();
+  return retryOnConflict('ledger', async () => {
+    const head = await ledgerHead(store, stream);
+    if (await findEntry(store, stream, w.ref, w.after)) return;
+    if (w.delta > 0 && w.limit !== undefined && w.limit !== null && head.total + w.delta > w.limit) {
+      throw w.refusal?.() ?? new Error('ledger limit exceeded');
+    }
+    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: w.delta, total: head.total + w.delta, ref: w.ref, reason: w.reason } };
+    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: w.ref });
+  });
+}
+
+/** Undoes the entry `ref` made, if it made one and it is not undone yet (idempotent). */
+export function undoLedgerEntry(store: EventStore, stream: string, ref: string, after: number | null): Promise<void> {
+  return retryOnConflict('ledger', async () => {
+    const head = await ledgerHead(store, stream);
+    const made = await findEntry(store, stream, ref, after);
+    if (!made || (await findEntry(store, stream, `undo:${ref}`, after))) return;
+    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: -made.delta, total: head.total - made.delta, ref: `undo:${ref}`, reason: `undo ${made.reason}` } };
+    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: ref });
+  });
+}

@@ -250,19 +250,20 @@ export async function claimNewStream(store: EventStore, stream: string, marker: 
 }
 
 /**
- * Settles a process whose commit point appends to an existing stream expecting `revision` (the
- * revision its change was decided on): 'committed' if an event of the process follows it;
+ * Settles a process whose commit point appends to a stream expecting `revision` (the revision its
+ * change was decided on; null: the stream did not exist yet): 'committed' if an event of the
+ * process follows it;
  * otherwise appends `marker` at that revision (unless the stream has moved past it already), so a
  * write still somehow running can no longer commit ('abandoned'). The marker carries no process
  * id in its metadata: it is not the process's own write.
  */
-export async function claimRevision(store: EventStore, stream: string, revision: number, processId: string, marker: Event): Promise<Outcome> {
+export async function claimRevision(store: EventStore, stream: string, revision: number | null, processId: string, marker: Event): Promise<Outcome> {
   for (;;) {
-    const after = await store.readStream(stream, { fromRevision: revision + 1 });
+    const after = await store.readStream(stream, { fromRevision: revision === null ? 0 : revision + 1 });
     if (after.some((e) => e.metadata.processId === processId)) return 'committed';
     if (after.length > 0) return 'abandoned';
     try {
-      await appendEvents(store, stream, [marker], revision);
+      await appendEvents(store, stream, [marker], revision ?? 'no_stream');
       return 'abandoned';
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

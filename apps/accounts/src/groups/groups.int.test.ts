@@ -25,7 +25,9 @@ describe('groups', () => {
     const deviceId = `dev-${username}`;
     await t.storageEvents(`device-${deviceId}`, [
       { type: 'DeviceRegistered', data: { deviceId, userId, partnerId, name: 'laptop', sysplatform: 'linux', client_revision: 700, at: TEST_NOW } },
-      { type: 'FileVersionCommitted', data: { path: '/big', version: 1, size: bytes, blob: 'b1', mtime: TEST_NOW, ctime: TEST_NOW, at: TEST_NOW } },
+    ]);
+    await t.storageEvents(`file-${deviceId}.big`, [
+      { type: 'FileVersionCommitted', data: { fileId: `${deviceId}.big`, deviceId, userId, partnerId, path: 'big', version: 0, size: bytes, blob: 'b1', crc32: 0, mtime: TEST_NOW, ctime: TEST_NOW, at: TEST_NOW } },
     ]);
   };
 

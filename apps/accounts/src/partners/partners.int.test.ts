@@ -125,7 +125,9 @@ describe('partners', () => {
       const userId = await t.userIdOf('uma');
       await t.storageEvents('device-uma-1', [
         { type: 'DeviceRegistered', data: { deviceId: 'uma-1', userId, partnerId: p.partner_id, name: 'pc', sysplatform: 'win', client_revision: 1, at: TEST_NOW } },
-        { type: 'FileVersionCommitted', data: { path: '/a', version: 1, size: 1234, blob: 'x', mtime: TEST_NOW, ctime: TEST_NOW, at: TEST_NOW } },
+      ]);
+      await t.storageEvents('file-uma-1.a', [
+        { type: 'FileVersionCommitted', data: { fileId: 'uma-1.a', deviceId: 'uma-1', userId, partnerId: p.partner_id, path: 'a', version: 0, size: 1234, blob: 'x', crc32: 0, mtime: TEST_NOW, ctime: TEST_NOW, at: TEST_NOW } },
       ]);
       await t.storageEvents(`share-${userId}`, [
         { type: 'ShareRoomCreated', data: { room_key: 'r1', name: 'Photos', description: '', dirs: ['/a'], userId, partnerId: p.partner_id, at: TEST_NOW } },

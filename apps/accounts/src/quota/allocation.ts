@@ -6,7 +6,7 @@
  */
 import { paymentRequired, type Plan, Streams } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
-import { appendEvents, findEntry, ledgerHead, type LedgerEntryAppended, retryOnConflict } from '@burrow/eventsourcing';
+import { ensureLedgerEntry, ledgerHead, undoLedgerEntry } from '@burrow/eventsourcing';
 
 /** Bytes a user takes from the partner's allocation: plan bytes + bonus. */
 export const allocationOf = (plan: Plan | undefined, bonus: number) => (plan?.storage_bytes ?? 0) + bonus;
@@ -34,32 +34,15 @@ export interface AllocationWrite {
   after: number | null;
 }
 
-/**
- * Appends the entry for `ref` unless it is already there (idempotent: a recovery may redo it).
- * Every attempt re-checks, so two concurrent recoveries cannot both append.
- */
+/** Appends the entry for `ref` unless it is already there (idempotent: a recovery may redo it). */
 export function ensureAllocation(store: EventStore, w: AllocationWrite): Promise<void> {
-  if (w.delta === 0) return Promise.resolve();
-  const stream = Streams.allocation(w.partnerId);
-  return retryOnConflict('allocation ledger', async () => {
-    const head = await ledgerHead(store, stream);
-    if (await findEntry(store, stream, w.ref, w.after)) return;
-    if (w.delta > 0 && w.limit !== undefined && w.limit !== null && head.total + w.delta > w.limit) {
-      throw paymentRequired(w.refusal ?? 'payment required: allocation would exceed the bytes available to the enterprise');
-    }
-    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: w.delta, total: head.total + w.delta, ref: w.ref, reason: w.reason } };
-    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: w.ref });
+  return ensureLedgerEntry(store, Streams.allocation(w.partnerId), {
+    ...w,
+    refusal: () => paymentRequired(w.refusal ?? 'payment required: allocation would exceed the bytes available to the enterprise'),
   });
 }
 
 /** Undoes the entry `ref` made, if it made one and it is not undone yet (idempotent). */
 export function undoAllocation(store: EventStore, partnerId: string, ref: string, after: number | null): Promise<void> {
-  const stream = Streams.allocation(partnerId);
-  return retryOnConflict('allocation ledger', async () => {
-    const head = await ledgerHead(store, stream);
-    const made = await findEntry(store, stream, ref, after);
-    if (!made || (await findEntry(store, stream, `undo:${ref}`, after))) return;
-    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: -made.delta, total: head.total - made.delta, ref: `undo:${ref}`, reason: `undo ${made.reason}` } };
-    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: ref });
-  });
+  return undoLedgerEntry(store, Streams.allocation(partnerId), ref, after);
 }

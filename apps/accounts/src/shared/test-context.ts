@@ -7,7 +7,8 @@
  *
  * Not a test file: the tests beside each feature import it.
  */
-import { type DeviceEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
+import { type DeviceEvent,
+  type FileEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import {
@@ -95,7 +96,7 @@ export interface TestAccounts {
   /** the id of the live user with this username (from the read model) */
   userIdOf(username: string): Promise<string>;
   /** appends storage catalog events (`device-<id>`, `share-<userId>`) as that service does, then waits for the read models */
-  storageEvents(stream: string, events: (DeviceEvent | ShareEvent)[]): Promise<void>;
+  storageEvents(stream: string, events: (DeviceEvent | FileEvent | ShareEvent)[]): Promise<void>;
   /** stops the runner and closes the store; removes the files unless kept (for a restart) */
   close(options?: { keepFiles?: boolean }): Promise<void>;
 }

@@ -1,10 +1,10 @@
 /**
  * Accounts' view of what the storage catalog records: each device, each share room, and usage per
- * partner. Fed by the storage catalog's `device-` and `share-` streams (the event store is the
- * integration backbone), so quotas, device lists, the brand-wide share list and client revisions
- * need no call to the storage service. A deleted user's devices and rooms leave with them.
+ * partner. Fed by the storage catalog's `device-`, `file-` and `share-` streams (the event store is
+ * the integration backbone), so quotas, device lists, the brand-wide share list and client
+ * revisions need no call to the storage service. A deleted user's devices and rooms leave with them.
  */
-import { type DeviceEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import { type DeviceEvent, type FileEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
@@ -77,17 +77,8 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
       if (e.data.client_revision !== undefined) device.client_revision = e.data.client_revision;
       if (e.data.sysplatform !== undefined) device.sysplatform = e.data.sysplatform;
       break;
-    case 'FileVersionCommitted':
-      device.lastcommit = e.data.at;
-      device.bytes += e.data.size;
-      await adjust(docs, device.partnerId, { bytes: e.data.size });
-      break;
     case 'BackupCompleted':
       device.last_backup_complete = e.data.at;
-      break;
-    case 'FileVersionsPurged':
-      device.bytes -= e.data.bytes;
-      await adjust(docs, device.partnerId, { bytes: -e.data.bytes });
       break;
     case 'DeviceRemoved':
       await devices.delete(deviceId);
@@ -95,6 +86,25 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
       return;
     default:
       return;
+  }
+  await devices.upsert(device);
+}
+
+/** Stored bytes: every committed version counts until it is purged. */
+async function applyFile(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as FileEvent;
+  if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
+  const devices = devicesCollection(docs);
+  const device = await devices.get(e.data.deviceId);
+  // a removed device's bytes already left with it
+  if (!device) return;
+  if (e.type === 'FileVersionCommitted') {
+    device.lastcommit = Math.max(device.lastcommit ?? 0, e.data.at);
+    device.bytes += e.data.size;
+    await adjust(docs, device.partnerId, { bytes: e.data.size });
+  } else {
+    device.bytes -= e.data.bytes;
+    await adjust(docs, device.partnerId, { bytes: -e.data.bytes });
   }
   await devices.upsert(device);
 }
@@ -155,7 +165,7 @@ async function applyUserDeleted(docs: DocumentStore, event: RecordedEvent): Prom
 
 export const storageUsageProjection = (docs: DocumentStore): Projection => ({
   name: 'storage-usage',
-  prefixes: [StreamPrefixes.device, StreamPrefixes.share, StreamPrefixes.user],
+  prefixes: [StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.share, StreamPrefixes.user],
   async init() {
     await devicesCollection(docs).ensureIndex({ userId: 1 });
     await devicesCollection(docs).ensureIndex({ partnerId: 1 });
@@ -163,6 +173,7 @@ export const storageUsageProjection = (docs: DocumentStore): Projection => ({
   },
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.device)) await applyDevice(docs, event);
+    else if (event.stream.startsWith(StreamPrefixes.file)) await applyFile(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.share)) await applyShare(docs, event);
     else await applyUserDeleted(docs, event);
   },

@@ -1,11 +1,12 @@
 /**
  * Read model of users (one document per live user) and the user record clients see. It is the
  * only writer of `users`, so it follows the storage catalog's streams too for what a user record
- * carries from there (stored bytes, device count, share rooms), keeping a device -> user map of its
- * own (`user_devices`) to attribute file versions to their user.
+ * carries from there (stored bytes, device count, last login, share rooms), keeping a device ->
+ * user map of its own (`user_devices`, with each device's bytes, which leave with the device).
  */
 import {
   type DeviceEvent,
+  type FileEvent,
   type Plan,
   type ShareEvent,
   StreamPrefixes,
@@ -87,6 +88,7 @@ async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promis
   await users.upsert(user);
 }
 
+/** A device write is a device login: the user's last_login follows their most recent one. */
 async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as DeviceEvent;
   const deviceId = event.stream.slice(StreamPrefixes.device.length);
@@ -96,6 +98,7 @@ async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Prom
     const user = await users.get(e.data.userId);
     if (user) {
       user.num_devices += 1;
+      user.last_login = Math.max(user.last_login ?? 0, e.data.at);
       await users.upsert(user);
     }
     return;
@@ -103,25 +106,31 @@ async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Prom
   const device = await userDevices(docs).get(deviceId);
   if (!device) return;
   const user = await users.get(device.userId);
-  let bytes = 0;
-  switch (e.type) {
-    case 'FileVersionCommitted': bytes = e.data.size; break;
-    case 'FileVersionsPurged': bytes = -e.data.bytes; break;
-    case 'DeviceRemoved':
-      await userDevices(docs).delete(deviceId);
-      if (user) {
-        user.num_devices -= 1;
-        user.bytes_stored -= device.bytes;
-        await users.upsert(user);
-      }
-      return;
-    default: return;
+  if (!user) return;
+  if (e.type === 'DeviceLoggedIn') {
+    user.last_login = Math.max(user.last_login ?? 0, e.data.at);
+    await users.upsert(user);
+  } else if (e.type === 'DeviceRemoved') {
+    await userDevices(docs).delete(deviceId);
+    user.num_devices -= 1;
+    user.bytes_stored -= device.bytes;
+    await users.upsert(user);
   }
+}
+
+/** Stored bytes: every committed version counts until it is purged or its device removed. */
+async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as FileEvent;
+  if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
+  const device = await userDevices(docs).get(e.data.deviceId);
+  if (!device) return;
+  const bytes = e.type === 'FileVersionCommitted' ? e.data.size : -e.data.bytes;
   device.bytes += bytes;
   await userDevices(docs).upsert(device);
+  const user = await usersCollection(docs).get(device.userId);
   if (user) {
     user.bytes_stored += bytes;
-    await users.upsert(user);
+    await usersCollection(docs).upsert(user);
   }
 }
 
@@ -166,7 +175,7 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
 
 export const usersProjection = (docs: DocumentStore): Projection => ({
   name: 'users',
-  prefixes: [StreamPrefixes.user, StreamPrefixes.device, StreamPrefixes.share],
+  prefixes: [StreamPrefixes.user, StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.share],
   async init() {
     const users = usersCollection(docs);
     await users.ensureIndex({ username: 1 }, { unique: true });
@@ -180,6 +189,7 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.user)) await applyUserEvent(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.device)) await applyDeviceEvent(docs, event);
+    else if (event.stream.startsWith(StreamPrefixes.file)) await applyFileEvent(docs, event);
     else await applyShareEvent(docs, event);
   },
 });

@@ -8,7 +8,7 @@
  * event store file exactly as the storage catalog does; accounts' projection picks them up by
  * polling, in both deployment modes.
  */
-import { type DeviceEvent, type Plan, type ShareEvent, Streams, UNLIMITED_BYTES, type UserRecord } from '@burrow/contracts';
+import { type DeviceEvent, type FileEvent, fileIdOf, type Plan, type ShareEvent, Streams, UNLIMITED_BYTES, type UserRecord } from '@burrow/contracts';
 import { SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -204,7 +204,9 @@ export class StorageEvents {
     return found;
   }
 
-  private async appendTo(stream: string, events: (DeviceEvent | ShareEvent)[]): Promise<void> {
+  private readonly owners = new Map<string, UserIds>();
+
+  private async appendTo(stream: string, events: (DeviceEvent | FileEvent | ShareEvent)[]): Promise<void> {
     const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     await this.store.append(stream, events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })), last ? last.revision : 'no_stream');
   }
@@ -223,13 +225,19 @@ export class StorageEvents {
         },
       },
     ]);
+    this.owners.set(deviceId, ids);
     return deviceId;
   }
 
   async commitFile(deviceId: string, path: string, size: number, at = now()): Promise<void> {
-    const [last] = await this.store.readStream(Streams.device(deviceId), { direction: 'backwards', maxCount: 1 });
-    await this.appendTo(Streams.device(deviceId), [
-      { type: 'FileVersionCommitted', data: { path, version: (last?.revision ?? 0) + 1, size, blob: `sha256-${randomUUID()}`, mtime: at, ctime: at, at } },
+    const fileId = fileIdOf(deviceId, path);
+    const [last] = await this.store.readStream(Streams.file(fileId), { direction: 'backwards', maxCount: 1 });
+    const owner = this.owners.get(deviceId)!;
+    await this.appendTo(Streams.file(fileId), [
+      {
+        type: 'FileVersionCommitted',
+        data: { fileId, deviceId, ...owner, path, version: last ? last.revision + 1 : 0, size, blob: randomUUID().replaceAll('-', ''), crc32: 0, mtime: at, ctime: at, at },
+      },
     ]);
   }
 
@@ -242,7 +250,9 @@ export class StorageEvents {
   }
 
   async purgeVersions(deviceId: string, path: string, bytes: number, at = now()): Promise<void> {
-    await this.appendTo(Streams.device(deviceId), [{ type: 'FileVersionsPurged', data: { path, bytes, at } }]);
+    await this.appendTo(Streams.file(fileIdOf(deviceId, path)), [
+      { type: 'FileVersionsPurged', data: { deviceId, ...this.owners.get(deviceId)!, path, versions: [0], blobs: [], bytes, at } },
+    ]);
   }
 
   async removeDevice(deviceId: string, at = now()): Promise<void> {
