@@ -3,13 +3,16 @@
  * recovery of multi-step writes, and the bus handlers. Used by this app's own process entry
  * (`main.ts`) and by the standalone process.
  */
-import { ProcessLog, ProcessRecovery, pendingProcessesProjection, ProjectionRunner } from '@burrow/eventsourcing';
+import type { DocumentStore } from '@burrow/documents';
+import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
+import { OperationsHandlers, WRITE_RECOVERY } from './operations/operations.handlers.js';
+import { reservationsProjection } from './operations/reservations.projection.js';
 import { createPartnerProcess } from './partners/create-partner.process.js';
 import { PartnersHandlers } from './partners/partners.handlers.js';
 import { partnersProjection } from './partners/partners.projection.js';
@@ -44,16 +47,22 @@ export const accountsProcesses = (ctx: AccountsContext) => [
   deleteGroupProcess(ctx),
 ];
 
+/** The accounts service's read models, one projection each, fed by one runner. */
+export const accountsProjections = (docs: DocumentStore): Projection[] => [
+  plansProjection(docs),
+  partnersProjection(docs),
+  groupsProjection(docs),
+  usersProjection(docs),
+  storageUsageProjection(docs),
+  pendingProcessesProjection(docs, 'accounts'),
+  reservationsProjection(docs),
+];
+
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
   const log = infra.logger('accounts');
   const store = await infra.eventStore();
   const docs = await infra.documents('accounts');
-  const runner = new ProjectionRunner(
-    store,
-    docs,
-    [plansProjection(docs), partnersProjection(docs), groupsProjection(docs), usersProjection(docs), storageUsageProjection(docs), pendingProcessesProjection(docs, 'accounts')],
-    { log: (level, msg, extra) => log[level](extra ?? {}, msg) },
-  );
+  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const processes = new ProcessLog(store, 'accounts', { now: systemClock.now });
   const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log };
@@ -69,8 +78,11 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, ReportsHandlers],
-    providers: [{ provide: ACCOUNTS_CONTEXT, useValue: ctx }],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, ReportsHandlers, OperationsHandlers],
+    providers: [
+      { provide: ACCOUNTS_CONTEXT, useValue: ctx },
+      { provide: WRITE_RECOVERY, useValue: recovery },
+    ],
   };
   const app = await startService('accounts', module, infra);
   await seedPlans(ctx, infra.config);
