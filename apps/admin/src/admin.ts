@@ -1,14 +1,17 @@
 /**
  * The operator's commands (`npm run admin -- <command> [options]`). The spec gives partners no way
- * to create partners or plans, so operators do it here. `parseAdminCommandLine` reads one command
+ * to create partners or plans, so operators do it here; they also look after name reservations
+ * and unfinished multi-step writes after a crash. `parseAdminCommandLine` reads one command
  * line without opening anything; main.ts then decides which bus the command runs on.
  */
 import { type CommandLine, parseCommandLine } from './command-line.js';
 import { partnerCommands } from './commands/partners.js';
+import { pendingWriteCommands } from './commands/pending-writes.js';
 import { planCommands } from './commands/plans.js';
+import { reservationCommands } from './commands/reservations.js';
 
-export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands];
+export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands];
 
 export const parseAdminCommandLine = (argv: readonly string[]): CommandLine => parseCommandLine(argv, ADMIN_COMMANDS);
 
-export { type AdminCommand, type CommandLine, UsageError } from './command-line.js';
+export { type AdminAction, type AdminCommand, type CommandLine, UsageError } from './command-line.js';

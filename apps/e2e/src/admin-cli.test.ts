@@ -8,7 +8,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import type { PartnerDetails, PendingWritesPage, RecoverWritesReport, ReleasedReservation, ReservationPage } from '@burrow/contracts';
+import { SqliteEventStore } from '@burrow/event-store';
 import { partnerApi } from './harness/client.js';
 import { runApp } from './harness/run-app.js';
 import { startStandalone, testEnv } from './harness/standalone.js';
@@ -31,7 +34,7 @@ describe('admin CLI: arguments are parsed before anything is touched', () => {
     for (const args of [['--help'], ['-h'], ['help']]) {
       const result = await admin(args, env);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-      for (const command of ['create-partner', 'set-partner-limits', 'set-billing-mode', 'show-partner', 'add-plan', 'list-plans']) {
+      for (const command of ['create-partner', 'show-partner', 'add-plan', 'list-plans', 'list-reservations', 'release-reservation', 'list-pending-writes', 'recover-writes']) {
         assert.match(result.stdout, new RegExp(`\\b${command}\\b`), `${args.join(' ')} lists ${command}`);
       }
       untouched(result);
@@ -103,6 +106,74 @@ describe('admin CLI: partners and plans', () => {
         assert.deepEqual((await acme.get('/partner/features').expect(200)).body.email_as_username, true);
         assert.equal((await acme.get('/partner/quota').expect(200)).body.bytes_available, 5000000000000);
         assert.ok((await acme.get('/plans').expect(200)).body.some((p: { name: string }) => p.name === '20 TB'));
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('admin CLI: reservations and unfinished writes, on the standalone data directory', () => {
+  it('lists a stuck name and releases it; refuses live and in-flight ones; recovery on demand undoes a crashed write', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-admin-recovery-'));
+    // the CLI's in-process accounts service runs recovery at start: keep it off the crashed write
+    const env = testEnv(dir, { BURROW_RECOVERY_GRACE_SECONDS: '86400' });
+    const json = async <T>(args: string[]): Promise<T> => {
+      const result = await admin(args, env);
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+      return JSON.parse(result.stdout) as T;
+    };
+    try {
+      const partner = await json<PartnerDetails>(['show-partner', '--username', 'partner']);
+
+      // What crashes leave in the event store: a name reserved for nobody (before the write was
+      // recorded), and a CreateUser recorded, its username reserved, and nothing after.
+      const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+      const writeId = randomUUID();
+      const userId = randomUUID();
+      try {
+        await store.append('username-ghost', [{ type: 'NameReserved', data: { owner: randomUUID() }, metadata: { schemaVersion: 1 } }], 'no_stream');
+        const started = { kind: 'CreateUser', data: { userId, partnerId: partner.partner_id, username: 'halfway', email: 'halfway@example.com', ledgerFrom: null, adoptPlanOf: null }, startedAt: Math.floor(Date.now() / 1000) - 10 };
+        await store.append(`process-accounts-${writeId}`, [{ type: 'ProcessStarted', data: started, metadata: { schemaVersion: 1, processId: writeId } }], 'no_stream');
+        await store.append('username-halfway', [{ type: 'NameReserved', data: { owner: userId }, metadata: { schemaVersion: 1 } }], 'no_stream');
+      } finally {
+        await store.close();
+      }
+
+      const stuck = await json<ReservationPage>(['list-reservations', '--stuck']);
+      assert.deepEqual(stuck.reservations.map((r) => `${r.kind}:${r.name}`), ['username:ghost']);
+      assert.equal(stuck.next, null);
+      const usernames = await json<ReservationPage>(['list-reservations', '--kind', 'username']);
+      const halfway = usernames.reservations.find((r) => r.name === 'halfway');
+      assert.equal(halfway?.status, 'in_flight');
+      assert.match(halfway!.reason, new RegExp(writeId));
+      assert.equal((await json<ReservationPage>(['list-reservations', '--kind', 'partnername'])).reservations[0]?.status, 'live');
+
+      const inFlight = await admin(['release-reservation', '--kind', 'username', '--name', 'halfway'], env);
+      assert.equal(inFlight.code, 1);
+      assert.match(inFlight.stderr, /409.*in flight.*--force/);
+      const live = await admin(['release-reservation', '--kind', 'partnername', '--name', 'partner'], env);
+      assert.equal(live.code, 1);
+      assert.match(live.stderr, /409.*is live.*--force/);
+      const released = await json<ReleasedReservation>(['release-reservation', '--kind', 'username', '--name', 'Ghost']);
+      assert.equal(released.status, 'stuck');
+      assert.deepEqual((await json<ReservationPage>(['list-reservations', '--stuck'])).reservations, []);
+
+      const pending = await json<PendingWritesPage>(['list-pending-writes']);
+      assert.deepEqual(pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due })), [{ id: writeId, kind: 'CreateUser', due: false }]);
+      assert.deepEqual(await json<RecoverWritesReport>(['recover-writes']), { grace_seconds: 86400, completed: [], compensated: [], failed: [] });
+      const recovered = await json<RecoverWritesReport>(['recover-writes', '--grace-seconds', '0']);
+      assert.deepEqual(recovered.compensated, [{ id: writeId, kind: 'CreateUser' }]);
+      assert.deepEqual((await json<PendingWritesPage>(['list-pending-writes'])).pending, []);
+      assert.ok(!(await json<ReservationPage>(['list-reservations', '--kind', 'username'])).reservations.some((r) => r.name === 'halfway' || r.name === 'ghost'));
+
+      const target = await startStandalone({}, dir);
+      try {
+        const api = partnerApi(target);
+        await api.post('/users/', { name: 'Ghost', email: 'ghost@example.com', username: 'ghost', password: 'ghost-password-1' }).expect(201);
+        await api.post('/users/', { name: 'Halfway', email: 'halfway@example.com', username: 'halfway', password: 'halfway-password-1' }).expect(201);
       } finally {
         await target.close();
       }
