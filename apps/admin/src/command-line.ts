@@ -62,9 +62,7 @@ function synopsis(command: AdminCommand): string {
 
 /** What a usage error about `command` shows: its synopsis and where the details are. */
 export const shortUsage = (command: AdminCommand): string =>
-  `usage: ${PROGRAM} ${synopsis(command)}
-(${PROGRAM} ${command.name} --help describes each option)
-`;
+  `usage: ${PROGRAM} ${synopsis(command)}\n(${PROGRAM} ${command.name} --help describes each option)\n`;
 
 /** A command's --help. */
 export function commandUsage(command: AdminCommand): string {

@@ -3,7 +3,7 @@
  *
  * The command line is parsed first: help and usage errors (exit 0 and 2) open nothing, and load
  * nothing but the contracts. Then, with NATS_URL set, the command is sent to the running services
- * over NATS. Otherwise the CLI opens the standalone data directory (BURROW_DATA_DIR, default
+ * over NATS, and nothing local is opened. Otherwise the CLI opens the standalone data directory (BURROW_DATA_DIR, default
  * ./data) itself, running the accounts and billing services in-process for the one command; a
  * standalone server running on the same directory sees the change within a moment.
  *
@@ -11,6 +11,7 @@
  * configuration error (nothing was touched).
  */
 import { DomainError } from '@burrow/contracts';
+import type { ClientProxy } from '@nestjs/microservices';
 import { type AdminAction, parseAdminCommandLine, UsageError } from './admin.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -30,8 +31,11 @@ async function main(argv: string[]): Promise<number> {
 
   // Loaded once there is something to run (Nest, NATS and the store drivers take a while to load).
   await import('reflect-metadata');
-  const { Infrastructure, readConfig } = await import('@burrow/runtime');
-  const { RpcClient } = await import('@burrow/transport');
+  // Nest's NATS client logs its connection status to stdout through Nest's logger, which only a
+  // Nest app (the services) turns off; the connection watcher already logs what matters, to stderr.
+  (await import('@nestjs/common')).Logger.overrideLogger(false);
+  const { createLogger, Infrastructure, readConfig } = await import('@burrow/runtime');
+  const { natsClient, RpcClient } = await import('@burrow/transport');
   let config;
   try {
     config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
@@ -44,11 +48,16 @@ async function main(argv: string[]): Promise<number> {
   let infra: InstanceType<typeof Infrastructure> | null = null;
   let rpc: InstanceType<typeof RpcClient> | null = null;
   try {
-    // the services' logs (standalone mode) go to stderr: stdout is the command's JSON result
-    infra = new Infrastructure(config, undefined, { logDestination: process.stderr });
-    const client = infra.client('admin');
-    rpc = new RpcClient(client, 30_000);
-    if (!config.natsUrl) {
+    let client: ClientProxy;
+    if (config.natsUrl) {
+      // Only a client of the running services: nothing local (data directory, secret) is opened.
+      client = natsClient(config.natsUrl, 'admin', { log: createLogger('admin', config.logLevel, process.stderr) }) as unknown as ClientProxy;
+      rpc = new RpcClient(client, 30_000);
+    } else {
+      // the services' logs go to stderr: stdout is the command's JSON result
+      infra = new Infrastructure(config, undefined, { logDestination: process.stderr });
+      client = infra.client('admin');
+      rpc = new RpcClient(client, 30_000);
       const [{ startAccounts }, { startBilling }] = await Promise.all([import('@burrow/accounts'), import('@burrow/billing')]);
       services.push(await startAccounts(infra));
       services.push(await startBilling(infra));

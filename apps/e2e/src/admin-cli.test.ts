@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import type { PartnerDetails, PendingWritesPage, RecoverWritesReport, ReleasedReservation, ReservationPage } from '@burrow/contracts';
 import { SqliteEventStore } from '@burrow/event-store';
 import { partnerApi } from './harness/client.js';
+import { startMultiProcess } from './harness/multi-process.js';
 import { runApp } from './harness/run-app.js';
 import { startStandalone, testEnv } from './harness/standalone.js';
 
@@ -179,6 +180,28 @@ describe('admin CLI: reservations and unfinished writes, on the standalone data 
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+const natsUrl = process.env.NATS_URL;
+describe('admin CLI over NATS', { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' }, () => {
+  it('asks the running services and opens nothing local: no data directory, no secret', async () => {
+    const target = await startMultiProcess(natsUrl!);
+    const localDir = join(tmpdir(), `burrow-admin-nats-${process.pid}-${Date.now()}`);
+    try {
+      // what an operator's machine has: the bus address, nothing else of the deployment
+      const env = { NATS_URL: natsUrl!, BURROW_DATA_DIR: localDir, LOG_LEVEL: 'warn' };
+      const result = await admin(['list-reservations', '--kind', 'partnername'], env);
+      assert.equal(result.code, 0, result.stderr);
+      const page = JSON.parse(result.stdout) as ReservationPage;
+      assert.deepEqual(page.reservations.map((r) => `${r.name}:${r.status}`), ['partner:live']);
+      const refused = await admin(['release-reservation', '--kind', 'partnername', '--name', 'partner'], env);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /409.*is live/);
+      assert.ok(!existsSync(localDir), 'the CLI created a local data directory');
+    } finally {
+      await target.close();
     }
   });
 });
