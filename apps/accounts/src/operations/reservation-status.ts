@@ -48,7 +48,8 @@ async function holderOf(ctx: AccountsContext, r: ReservationRef): Promise<string
       return partner ? `partner ${partner.username} (${partner._id}) has this name` : null;
     }
     case 'groupname': {
-      if (!r.partnerId) return null;
+      // a stream name this version cannot split: never offer it for release as stuck
+      if (!r.partnerId) return 'the partner this group name belongs to cannot be read from the stream name';
       const group = await groupsCollection(ctx.docs).findOne({ partnerId: r.partnerId, name: exactly(r.name) });
       return group ? `group ${group.group_id} (${group.name}) of partner ${r.partnerId} has this name` : null;
     }
