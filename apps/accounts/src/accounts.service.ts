@@ -11,6 +11,8 @@ import { bootstrapPartner, seedPlans } from './bootstrap.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
+import { OperationsHandlers, WRITE_RECOVERY } from './operations/operations.handlers.js';
+import { reservationsProjection } from './operations/reservations.projection.js';
 import { createPartnerProcess } from './partners/create-partner.process.js';
 import { PartnersHandlers } from './partners/partners.handlers.js';
 import { partnersProjection } from './partners/partners.projection.js';
@@ -34,16 +36,6 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** The accounts service's read models, fed by one projection runner. */
-export const accountsProjections = (docs: DocumentStore): Projection[] => [
-  plansProjection(docs),
-  partnersProjection(docs),
-  groupsProjection(docs),
-  usersProjection(docs),
-  storageUsageProjection(docs),
-  pendingProcessesProjection(docs, 'accounts'),
-];
-
 /** The accounts service's multi-step writes, by kind (what recovery can finish). */
 export const accountsProcesses = (ctx: AccountsContext) => [
   createPartnerProcess(ctx),
@@ -53,6 +45,17 @@ export const accountsProcesses = (ctx: AccountsContext) => [
   createGroupProcess(ctx),
   updateGroupProcess(ctx),
   deleteGroupProcess(ctx),
+];
+
+/** The accounts service's read models, one projection each, fed by one runner. */
+export const accountsProjections = (docs: DocumentStore): Projection[] => [
+  plansProjection(docs),
+  partnersProjection(docs),
+  groupsProjection(docs),
+  usersProjection(docs),
+  storageUsageProjection(docs),
+  pendingProcessesProjection(docs, 'accounts'),
+  reservationsProjection(docs),
 ];
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
@@ -80,8 +83,11 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, ReportsHandlers],
-    providers: [{ provide: ACCOUNTS_CONTEXT, useValue: ctx }],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, ReportsHandlers, OperationsHandlers],
+    providers: [
+      { provide: ACCOUNTS_CONTEXT, useValue: ctx },
+      { provide: WRITE_RECOVERY, useValue: recovery },
+    ],
   };
   const app = await startService('accounts', module, infra);
   await seedPlans(ctx, infra.config);

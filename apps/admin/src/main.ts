@@ -1,32 +1,69 @@
 /**
  * `npm run admin -- <command> [options]`: the admin CLI's process entry.
  *
- * With NATS_URL set it talks to the running services over NATS. Otherwise it opens the standalone
- * data directory (BURROW_DATA_DIR, default ./data) itself, running the accounts and billing
- * services in-process for the one command; a standalone server running on the same directory sees
- * the change within a moment.
+ * The command line is parsed first: help and usage errors (exit 0 and 2) open nothing, and load
+ * nothing but the contracts. Then, with NATS_URL set, the command is sent to the running services
+ * over NATS, and nothing local is opened. Otherwise the CLI opens the standalone data directory (BURROW_DATA_DIR, default
+ * ./data) itself, running the accounts and billing services in-process for the one command; a
+ * standalone server running on the same directory sees the change within a moment.
+ *
+ * Exit codes: 0 done, 1 the command failed (the service's answer is printed), 2 usage or
+ * configuration error (nothing was touched).
  */
-import 'reflect-metadata';
-import { startAccounts } from '@burrow/accounts';
-import { startBilling } from '@burrow/billing';
 import { DomainError } from '@burrow/contracts';
-import { Infrastructure, readConfig } from '@burrow/runtime';
-import { RpcClient } from '@burrow/transport';
-import { runAdmin } from './admin.js';
+import type { ClientProxy } from '@nestjs/microservices';
+import { type AdminAction, parseAdminCommandLine, UsageError } from './admin.js';
 
-async function main(): Promise<number> {
-  const config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-  const infra = new Infrastructure(config);
-  const services: { close(): Promise<void> }[] = [];
-  const client = infra.client('admin');
-  const rpc = new RpcClient(client, 30_000);
+async function main(argv: string[]): Promise<number> {
+  let action: AdminAction;
   try {
-    if (!config.natsUrl) {
+    const line = parseAdminCommandLine(argv);
+    if ('help' in line) {
+      process.stdout.write(line.help);
+      return 0;
+    }
+    action = line.action;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`admin: ${error.message}\n\n${error.usage}`);
+    return 2;
+  }
+
+  // Loaded once there is something to run (Nest, NATS and the store drivers take a while to load).
+  await import('reflect-metadata');
+  // Nest's NATS client logs its connection status to stdout through Nest's logger, which only a
+  // Nest app (the services) turns off; the connection watcher already logs what matters, to stderr.
+  (await import('@nestjs/common')).Logger.overrideLogger(false);
+  const { createLogger, Infrastructure, readConfig } = await import('@burrow/runtime');
+  const { natsClient, RpcClient } = await import('@burrow/transport');
+  let config;
+  try {
+    config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  } catch (error) {
+    process.stderr.write(`admin: ${(error as Error).message}\n`);
+    return 2;
+  }
+
+  const services: { close(): Promise<void> }[] = [];
+  let infra: InstanceType<typeof Infrastructure> | null = null;
+  let rpc: InstanceType<typeof RpcClient> | null = null;
+  try {
+    let client: ClientProxy;
+    if (config.natsUrl) {
+      // Only a client of the running services: nothing local (data directory, secret) is opened.
+      client = natsClient(config.natsUrl, 'admin', { log: createLogger('admin', config.logLevel, process.stderr) }) as unknown as ClientProxy;
+      rpc = new RpcClient(client, 30_000);
+    } else {
+      // the services' logs go to stderr: stdout is the command's JSON result
+      infra = new Infrastructure(config, undefined, { logDestination: process.stderr });
+      client = infra.client('admin');
+      rpc = new RpcClient(client, 30_000);
+      const [{ startAccounts }, { startBilling }] = await Promise.all([import('@burrow/accounts'), import('@burrow/billing')]);
       services.push(await startAccounts(infra));
       services.push(await startBilling(infra));
     }
     await client.connect();
-    const result = await runAdmin(process.argv.slice(2), rpc);
+    const result = await action(rpc);
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (error) {
@@ -34,10 +71,10 @@ async function main(): Promise<number> {
     process.stderr.write(`admin: ${message}\n`);
     return 1;
   } finally {
-    await rpc.close();
+    await rpc?.close();
     for (const s of services.reverse()) await s.close();
-    await infra.close();
+    await infra?.close();
   }
 }
 
-process.exitCode = await main();
+process.exitCode = await main(process.argv.slice(2));

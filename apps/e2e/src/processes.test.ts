@@ -1,34 +1,17 @@
 /**
- * Process-level behaviour: restarts keep data, the admin CLI, configuration errors stop an app
- * with a message naming the variable, and a service that is down becomes a 503, never a hang.
+ * Process-level behaviour: restarts keep data, configuration errors stop an app with a message
+ * naming the variable, and a service that is down becomes a 503, never a hang. The admin CLI has
+ * its own file (admin-cli.test.ts).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { partnerApi } from './harness/client.js';
 import { startMultiProcess } from './harness/multi-process.js';
-import { startStandalone, TEST_PARTNER, testEnv } from './harness/standalone.js';
-
-const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, [join(appsDir, script), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr });
-    });
-  });
-}
+import { runApp } from './harness/run-app.js';
+import { startStandalone, TEST_PARTNER } from './harness/standalone.js';
 
 describe('standalone restarts', () => {
   it('keeps partners, plans, groups, users and changed passwords across a restart', async () => {
@@ -56,48 +39,16 @@ describe('standalone restarts', () => {
   });
 });
 
-describe('admin CLI', () => {
-  it('creates a partner and a plan on the data directory; a server started on it serves them', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'burrow-admin-'));
-    try {
-      const env = testEnv(dir);
-      const created = await run('admin/dist/main.js', ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'Acme Ltd', '--bytes-available', '5000000000000', '--features', 'ldap,email_as_username'], env);
-      assert.equal(created.code, 0, created.stderr);
-      assert.equal(JSON.parse(created.stdout).company_name, 'Acme Ltd');
-      const plan = await run('admin/dist/main.js', ['add-plan', '--name', '20 TB', '--storage-bytes', '20000000000000'], env);
-      assert.equal(plan.code, 0, plan.stderr);
-      const duplicate = await run('admin/dist/main.js', ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'X'], env);
-      assert.equal(duplicate.code, 1);
-      assert.match(duplicate.stderr, /409/);
-      const bad = await run('admin/dist/main.js', ['add-plan', '--name', 'x', '--storage-bytes', 'lots'], env);
-      assert.equal(bad.code, 1);
-      assert.match(bad.stderr, /--storage-bytes/);
-
-      const target = await startStandalone({}, dir);
-      try {
-        const acme = partnerApi(target, target.url, { username: 'acme', password: 'acme-password-1' });
-        assert.deepEqual((await acme.get('/partner/features').expect(200)).body.email_as_username, true);
-        assert.equal((await acme.get('/partner/quota').expect(200)).body.bytes_available, 5000000000000);
-        assert.ok((await acme.get('/plans').expect(200)).body.some((p: { name: string }) => p.name === '20 TB'));
-      } finally {
-        await target.close();
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-});
-
 describe('configuration errors', () => {
   it('a malformed variable stops standalone with a message naming it', async () => {
-    const result = await run('standalone/dist/main.js', [], { PORT: 'eighty', MONGODB_URL: 'nope', BURROW_DATA_DIR: join(tmpdir(), 'never-created') });
+    const result = await runApp('standalone/dist/main.js', [], { PORT: 'eighty', MONGODB_URL: 'nope', BURROW_DATA_DIR: join(tmpdir(), 'never-created') });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /PORT/);
     assert.match(result.stderr, /MONGODB_URL/);
   });
 
   it('a service started on its own without NATS_URL says so', async () => {
-    const result = await run('accounts/dist/main.js', [], { BURROW_DATA_DIR: join(tmpdir(), 'never-created') });
+    const result = await runApp('accounts/dist/main.js', [], { BURROW_DATA_DIR: join(tmpdir(), 'never-created') });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /NATS_URL is required/);
   });

@@ -177,10 +177,15 @@ export const pendingProcessesProjection = (docs: DocumentStore, service: string)
   },
 });
 
+export interface RecoveredProcess {
+  id: string;
+  kind: string;
+}
+
 export interface RecoveryReport {
-  completed: string[];
-  compensated: string[];
-  failed: { id: string; error: string }[];
+  completed: RecoveredProcess[];
+  compensated: RecoveredProcess[];
+  failed: (RecoveredProcess & { error: string })[];
 }
 
 /**
@@ -195,7 +200,7 @@ export class ProcessRecovery {
     private readonly log: ProcessLog,
     private readonly docs: DocumentStore,
     definitions: ProcessDefinition<never>[],
-    private readonly graceSeconds: number,
+    readonly graceSeconds: number,
   ) {
     for (const d of definitions) this.definitions.set(d.kind, d as unknown as ProcessDefinition<object>);
   }
@@ -205,14 +210,24 @@ export class ProcessRecovery {
     return pendingProcessesCollection(this.docs).find({}, { sort: { startedAt: 1, _id: 1 }, limit });
   }
 
-  async run(): Promise<RecoveryReport> {
+  /** The clock processes are timed by (unix seconds). */
+  now(): number {
+    return this.log.clock();
+  }
+
+  /**
+   * Settles up to 1000 processes pending for at least `graceSeconds` (the operator may ask for a
+   * shorter grace than the configured one, when they know nothing is running).
+   */
+  async run(graceSeconds = this.graceSeconds): Promise<RecoveryReport> {
     const report: RecoveryReport = { completed: [], compensated: [], failed: [] };
-    const cutoff = this.log.clock() - this.graceSeconds;
+    const cutoff = this.log.clock() - graceSeconds;
     const stale = await pendingProcessesCollection(this.docs).find({ startedAt: { $lte: cutoff } }, { sort: { startedAt: 1, _id: 1 }, limit: 1000 });
     for (const p of stale) {
+      const which = { id: p._id, kind: p.kind };
       const definition = this.definitions.get(p.kind);
       if (!definition) {
-        report.failed.push({ id: p._id, error: `no definition for ${p.kind}` });
+        report.failed.push({ ...which, error: `no definition for ${p.kind}` });
         continue;
       }
       try {
@@ -220,13 +235,13 @@ export class ProcessRecovery {
         // Only the recovery whose end was recorded reports it: another replica may have got there first.
         if (outcome === 'committed') {
           await definition.complete(p.data, p._id);
-          if (await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } })) report.completed.push(p._id);
+          if (await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } })) report.completed.push(which);
         } else {
           await definition.compensate(p.data, p._id);
-          if (await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } })) report.compensated.push(p._id);
+          if (await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } })) report.compensated.push(which);
         }
       } catch (error) {
-        report.failed.push({ id: p._id, error: (error as Error).message });
+        report.failed.push({ ...which, error: (error as Error).message });
       }
     }
     return report;

@@ -22,10 +22,16 @@ import {
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import type { BurrowConfig } from './config.js';
 import { preparePrivateDataDir } from './data-dir.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadOrCreateSecret } from './secrets.js';
+
+export interface InfrastructureOptions {
+  /** where every logger of this process writes (default stdout); the admin CLI keeps stdout for its result */
+  logDestination?: DestinationStream;
+}
 
 export class Infrastructure {
   readonly secret: string;
@@ -46,6 +52,7 @@ export class Infrastructure {
     readonly config: BurrowConfig,
     /** shared by every app of one standalone process; null on NATS */
     readonly bus: InProcessBus | null = config.natsUrl ? null : new InProcessBus(),
+    private readonly options: InfrastructureOptions = {},
   ) {
     if (!config.eventstoreUrl || !config.minio || !config.secret) {
       // some state is local: the event store file, the blob folder or the generated secret
@@ -60,7 +67,7 @@ export class Infrastructure {
   }
 
   logger(name: string): Logger {
-    return createLogger(name, this.config.logLevel);
+    return createLogger(name, this.config.logLevel, this.options.logDestination);
   }
 
   private natsWatch(logName: string): NatsWatch {

@@ -8,8 +8,10 @@
  * - contracts import no other project; adapters (port libs) import only contracts;
  * - domain code (a file that declares a decider) imports only contracts and its own feature files;
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
- *   graph (and build order) is complete.
+ *   graph (and build order) is complete;
+ * - the gateway routes to no operator subject (those are for the admin CLI only).
  */
+import { AccountsOperatorSubjects } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -118,6 +120,20 @@ describe('module boundaries (Nx tags)', () => {
 
   it('every workspace import is declared in package.json', () => {
     assert.deepEqual(undeclared, []);
+  });
+
+  it('the gateway routes to no operator subject (they are for the admin CLI only)', () => {
+    const gateway = byName.get('gateway')!;
+    const mentions: string[] = [];
+    for (const file of sources(join(gateway.dir, 'src'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const [key, subject] of Object.entries(AccountsOperatorSubjects)) {
+        const named = new RegExp(`(Subjects\\.accounts|AccountsSubjects|AccountsOperatorSubjects)\\.${key}\\b`);
+        if (named.test(text) || text.includes(`'${subject}'`)) mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
+      }
+    }
+    assert.deepEqual(mentions, []);
+    assert.ok(Object.keys(AccountsOperatorSubjects).includes('releaseReservation'));
   });
 
   it('the checker itself catches an app importing an app', () => {

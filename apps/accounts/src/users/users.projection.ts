@@ -184,6 +184,9 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     await users.ensureIndex({ partnerId: 1, usernameKey: 1 });
     await users.ensureIndex({ partnerId: 1, group_id: 1 });
     await users.ensureIndex({ partnerId: 1 });
+    // names are unique across partners: the operator's reservation status looks them up so
+    await users.ensureIndex({ usernameKey: 1 });
+    await users.ensureIndex({ emailKey: 1 });
     await userDevices(docs).ensureIndex({ userId: 1 });
   },
   async apply(event) {

@@ -5,6 +5,7 @@ import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
 import { hostileInputScenarios } from './hostile-input.scenarios.js';
 import { isolationScenarios } from './isolation.scenarios.js';
+import { operationsScenarios } from './operations.scenarios.js';
 import { paginationScenarios } from './pagination.scenarios.js';
 import { partnerScenarios } from './partner.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
@@ -21,6 +22,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: tenant isolation`, factory, skipReason, isolationScenarios);
   withTarget(`${mode}: hostile input`, factory, skipReason, hostileInputScenarios);
   withTarget(`${mode}: concurrency and read-your-writes`, factory, skipReason, concurrencyScenarios);
+  withTarget(`${mode}: operator reservations and recovery`, factory, skipReason, operationsScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

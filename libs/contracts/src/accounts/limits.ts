@@ -9,6 +9,8 @@ export const GIGABYTE = 1_000_000_000;
 
 /** Page size cap: bulk clients page 1000 at a time; nobody gets an unbounded list. */
 export const MAX_PAGE = 10_000;
+/** Page size cap of the operator's lists (reservations, unfinished multi-step writes). */
+export const OPERATOR_PAGE_MAX = 1000;
 /** Groups have no paging parameters in the spec; the list is bounded all the same. */
 export const MAX_GROUPS = 10_000;
 

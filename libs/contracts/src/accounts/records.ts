@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { PARTNER_FEATURES } from './limits.js';
+import type { ReservationKind } from './streams.js';
 
 const unixTime = () => z.int().min(0);
 /** A byte count: an exact integer, possibly beyond 2^53 (the unlimited value is). */
@@ -165,3 +166,80 @@ export const ClientRevisionCount = z
   .object({ revision: z.int(), count: z.int().min(1) })
   .meta({ id: 'ClientRevisionCount', description: 'How many devices run one client revision.' });
 export type ClientRevisionCount = z.infer<typeof ClientRevisionCount>;
+
+// ---- operator (admin CLI): reservations and unfinished multi-step writes ------------------------
+
+/**
+ * live: held by an existing user, partner or group of that name; in_flight: its owner is an
+ * unfinished multi-step write (or what one is creating or changing), which finishes or undoes it;
+ * stuck: neither, so nothing will ever release it on its own.
+ */
+export type ReservationStatus = 'live' | 'in_flight' | 'stuck';
+
+export interface ReservationRecord {
+  kind: ReservationKind;
+  /** the name as the reservation keys it (trimmed, lower-cased) */
+  name: string;
+  /** groupname only: the partner the group name belongs to (id, and username if it exists) */
+  partner_id?: string;
+  partner?: string;
+  stream: string;
+  /** what reserved it: a user or partner id, or a multi-step write's id */
+  owner: string;
+  /** ISO 8601 */
+  reserved_at: string;
+  status: ReservationStatus;
+  /** who holds it, which write is in flight, or that nothing does */
+  reason: string;
+}
+
+export interface ReservationPage {
+  reservations: ReservationRecord[];
+  /** pass as `after` for the next page; null when the end was reached */
+  next: string | null;
+}
+
+export interface ReleasedReservation {
+  kind: ReservationKind;
+  name: string;
+  partner_id?: string;
+  owner: string;
+  /** what it was when released (live or in_flight only with force) */
+  status: ReservationStatus;
+  forced: boolean;
+}
+
+export interface PendingWrite {
+  id: string;
+  /** CreateUser, ChangeUser, CreateGroup, ... */
+  kind: string;
+  /** ISO 8601 */
+  started_at: string;
+  age_seconds: number;
+  /** what recovery needs to finish or undo it (never a secret) */
+  data: object;
+  /** older than the grace period: the next recovery settles it */
+  due: boolean;
+}
+
+export interface PendingWritesPage {
+  grace_seconds: number;
+  pending: PendingWrite[];
+  /** more than `limit` are pending */
+  more: boolean;
+}
+
+export interface RecoveredWrite {
+  id: string;
+  kind: string;
+}
+
+export interface RecoverWritesReport {
+  grace_seconds: number;
+  /** the commit point had happened: the rest was done */
+  completed: RecoveredWrite[];
+  /** it had not: the steps taken were undone */
+  compensated: RecoveredWrite[];
+  /** left pending; the next recovery tries again */
+  failed: (RecoveredWrite & { error: string })[];
+}

@@ -12,6 +12,7 @@ import {
   API_VERSION_MAX_LENGTH,
   GIGABYTE,
   NAME_MAX_LENGTH,
+  OPERATOR_PAGE_MAX,
   PARTNER_FEATURES,
   PARTNER_USERNAME_PATTERN,
   PASSWORD_MAX_LENGTH,
@@ -28,6 +29,7 @@ import {
   UNLIMITED_BYTES,
 } from './limits.js';
 import type { PartnerFeatures, PartnerSettings } from './records.js';
+import { RESERVATION_KINDS } from './streams.js';
 
 // ---- field rules shared by several requests ---------------------------------------------------
 
@@ -333,3 +335,42 @@ export const AddPlanRequest = z.object({
   promo: formBool().default(false),
 });
 export type AddPlanRequest = z.input<typeof AddPlanRequest>;
+
+// ---- operator: reservations and unfinished multi-step writes (admin CLI) ----------------------
+
+const ReservationKindParam = z.enum(RESERVATION_KINDS);
+
+export const ListReservationsRequest = z.strictObject({
+  kind: ReservationKindParam.optional(),
+  /** only the stuck ones (neither live nor in flight) */
+  stuck: formBool().default(false),
+  limit: formInt({ min: 1, max: OPERATOR_PAGE_MAX }).default(100),
+  /** the `next` of the previous page */
+  after: z.string().min(1).optional(),
+});
+export type ListReservationsRequest = z.input<typeof ListReservationsRequest>;
+
+export const ReleaseReservationRequest = z
+  .strictObject({
+    kind: ReservationKindParam,
+    name: z.string().trim().min(1),
+    /** groupname only: group names are unique per partner (the partner's username) */
+    partner: z.string().trim().min(1).optional(),
+    /** release even a live or in-flight reservation */
+    force: formBool().default(false),
+  })
+  .superRefine((request, ctx) => {
+    if ((request.kind === 'groupname') !== (request.partner !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['partner'], message: 'partner is required for a groupname, and only for one' });
+    }
+  });
+export type ReleaseReservationRequest = z.input<typeof ReleaseReservationRequest>;
+
+export const ListPendingWritesRequest = z.strictObject({ limit: formInt({ min: 1, max: OPERATOR_PAGE_MAX }).default(100) });
+export type ListPendingWritesRequest = z.input<typeof ListPendingWritesRequest>;
+
+export const RecoverWritesRequest = z.strictObject({
+  /** settle writes unfinished for at least this long (default: BURROW_RECOVERY_GRACE_SECONDS) */
+  grace_seconds: formInt({ min: 0, max: 86_400 }).optional(),
+});
+export type RecoverWritesRequest = z.input<typeof RecoverWritesRequest>;

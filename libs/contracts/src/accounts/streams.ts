@@ -1,4 +1,9 @@
 /** Stream names of the accounts service (DESIGN §3). */
+
+/** What a reservation stream makes unique (`<kind>-<key>`). */
+export const RESERVATION_KINDS = ['username', 'email', 'groupname', 'partnername'] as const;
+export type ReservationKind = (typeof RESERVATION_KINDS)[number];
+
 export const AccountsStreams = {
   planCatalogue: 'plan-catalogue',
   partner: (partnerId: string) => `partner-${partnerId}`,
@@ -9,7 +14,7 @@ export const AccountsStreams = {
   /** sequential ids: `counter-group_id`, `counter-avatar_id` */
   counter: (name: string) => `counter-${name}`,
   /** uniqueness reservations: `username-<name>`, `email-<email>`, `groupname-<partner>-<name>` ... */
-  reservation: (kind: 'username' | 'email' | 'groupname' | 'partnername', key: string) => `${kind}-${key}`,
+  reservation: (kind: ReservationKind, key: string) => `${kind}-${key}`,
   /** first-start marker */
   bootstrap: 'operator-bootstrap',
 } as const;

@@ -2,6 +2,21 @@
  * Bus subjects of the accounts service: `accounts.*` goes to the accounts queue group. Operator
  * subjects are called by the admin CLI only (the gateway never routes to them).
  */
+
+/** Called by the admin CLI only; the gateway never routes to them (libs/testing boundaries check). */
+export const AccountsOperatorSubjects = {
+  createPartner: 'accounts.partners.create',
+  findPartner: 'accounts.partners.find',
+  setPartnerLimits: 'accounts.partners.set-limits',
+  addPlan: 'accounts.plans.add',
+  /** reservations (username-, email-, groupname-, partnername- streams): live, in flight or stuck */
+  listReservations: 'accounts.operations.reservations.list',
+  releaseReservation: 'accounts.operations.reservations.release',
+  /** unfinished multi-step writes, and recovery run now */
+  listPendingWrites: 'accounts.operations.writes.pending',
+  recoverWrites: 'accounts.operations.writes.recover',
+} as const;
+
 export const AccountsSubjects = {
   health: 'accounts.health',
   /** resolves once accounts' read models include the given global position */
@@ -33,9 +48,5 @@ export const AccountsSubjects = {
   sendActivationEmail: 'accounts.users.send-activation-email',
   brandShares: 'accounts.shares.list',
   clientRevisions: 'accounts.client-revisions',
-  // operator only
-  createPartner: 'accounts.partners.create',
-  findPartner: 'accounts.partners.find',
-  setPartnerLimits: 'accounts.partners.set-limits',
-  addPlan: 'accounts.plans.add',
+  ...AccountsOperatorSubjects,
 } as const;
