@@ -177,8 +177,8 @@ describe('write processes', () => {
       new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run(),
     ]);
     assert.deepEqual([...first.failed, ...second.failed], []);
-    assert.deepEqual([...first.completed, ...second.completed].sort(), [ids.afterCommit, ids.afterComplete].sort());
-    assert.deepEqual([...first.compensated, ...second.compensated].sort(), [ids.beforeReserve, ids.afterReserve, ids.beforeCommit].sort());
+    assert.deepEqual([...first.completed, ...second.completed].map((p) => p.id).sort(), [ids.afterCommit, ids.afterComplete].sort());
+    assert.deepEqual([...first.compensated, ...second.compensated].map((p) => p.id).sort(), [ids.beforeReserve, ids.afterReserve, ids.beforeCommit].sort());
 
     for (const id of Object.values(ids)) {
       const types = await typesOf(processStream('test', id));
@@ -227,7 +227,7 @@ describe('write processes', () => {
     assert.deepEqual(await recovery.run(), { completed: [], compensated: [], failed: [] });
     assert.equal(await reservationHolder(t.store, nameStream('young')), crashed.thingId);
     now = 1_060;
-    assert.deepEqual((await recovery.run()).compensated, [id]);
+    assert.deepEqual((await recovery.run()).compensated.map((p) => p.id), [id]);
     assert.equal(await reservationHolder(t.store, nameStream('young')), null);
   });
 

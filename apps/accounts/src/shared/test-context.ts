@@ -263,7 +263,7 @@ export async function recoverOnRestart(crashed: TestAccounts, kind: string, poin
   const reports = await Promise.all([t.recovery(0).run(), replica.recovery(0).run()]);
   await replica.close({ keepFiles: true });
   assert.deepEqual(reports.flatMap((r) => r.failed), []);
-  const settled = committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated);
+  const settled = (committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated)).map((p) => p.id);
   assert.deepEqual(settled, [processId], 'settled once, the expected way');
   assert.deepEqual(reports.flatMap((r) => (committed(point) ? r.compensated : r.completed)), []);
 

@@ -71,6 +71,7 @@ describe('users', () => {
       assert.equal(await t.holder('username', 'carol'), await userIdOf('carol'));
       assert.equal(await t.allocated(b.partner_id), 0);
       assert.equal(await usersOf(b.partner_id), 0);
+      await t.runner.catchUp();
       assert.deepEqual(await t.recovery().pending(), [], 'the refused writes ended (compensated), none is pending');
     });
 
@@ -192,6 +193,7 @@ describe('users', () => {
       assert.equal(await t.allocated(p.partner_id), allocated);
       assert.equal(await t.holder('email', 'jim@example.com'), id);
       assert.equal(await t.holder('email', 'jim@new.example'), null);
+      await t.runner.catchUp();
       assert.deepEqual(await t.recovery().pending(), []);
 
       // within the limit the same kind of change goes through
