@@ -6,5 +6,8 @@ export * from './service-app.js';
 export * from './password-hash.js';
 export * from './process.js';
 export * from './failure-limiter.js';
+export * from './login-policy.js';
+export * from './login-throttle.js';
+export * from './client-address.js';
 export * from './clock.js';
 export * from './data-dir.js';
