@@ -8,7 +8,7 @@
  * The server must run with JetStream (`nats-server -js`, or `jetstream {}` in its configuration).
  * The connection is the caller's: closing the store does not close it.
  */
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { type BucketOptions, checkBucketName, checkKey, checkTtl, type KeyValueStore, type KvBucket, type KvEntry } from './port.js';
@@ -65,18 +65,20 @@ class NatsBucket<T> implements KvBucket<T> {
 }
 
 export interface NatsKeyValueStoreOptions {
-  /** how long each key-value request waits for JetStream (default 5000 ms) */
+  /** how long each key-value request waits for JetStream (default 2000 ms, under the gateway's wait for a reply) */
   timeoutMs?: number;
 }
 
 export class NatsKeyValueStore implements KeyValueStore {
   private readonly kvm: Kvm;
+  private readonly timeout: number;
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly options: NatsKeyValueStoreOptions = {},
+    options: NatsKeyValueStoreOptions = {},
   ) {
-    this.kvm = new Kvm(nc);
+    this.timeout = options.timeoutMs ?? 2000;
+    this.kvm = new Kvm(jetstream(nc, { timeout: this.timeout }));
   }
 
   async bucket<T>(name: string, options: BucketOptions): Promise<KvBucket<T>> {
@@ -84,9 +86,9 @@ export class NatsKeyValueStore implements KeyValueStore {
     checkTtl(options);
     let kv: KV;
     try {
-      kv = await this.kvm.create(name, { ttl: options.ttlMs, history: 1, timeout: this.options.timeoutMs ?? 5000 });
+      kv = await this.kvm.create(name, { ttl: options.ttlMs, history: 1 });
       // An existing bucket keeps the configuration it was created with: bring its TTL in line.
-      const jsm = await jetstreamManager(this.nc);
+      const jsm = await jetstreamManager(this.nc, { timeout: this.timeout });
       const info = await jsm.streams.info(`KV_${name}`);
       const maxAge = nanos(options.ttlMs);
       if (info.config.max_age !== maxAge) {
@@ -95,11 +97,11 @@ export class NatsKeyValueStore implements KeyValueStore {
         await jsm.streams.update(`KV_${name}`, { ...info.config, max_age: maxAge, duplicate_window: duplicates });
       }
     } catch (error) {
-      const hint =
-        error instanceof JetStreamApiError && error.code === JetStreamApiCodes.JetStreamNotEnabledForAccount
-          ? ' JetStream is not enabled on the NATS server: start it with -js or add "jetstream {}" to its configuration.'
-          : ' (does the NATS server run with JetStream? nats-server -js, or "jetstream {}" in its configuration)';
-      throw new Error(`key-value bucket ${name} could not be opened: ${(error as Error).message}.${hint}`, { cause: error });
+      const cause = (error as Error).message.replace(/\.$/, '');
+      throw new Error(
+        `key-value bucket ${name} could not be opened: ${cause}. The NATS server must run with JetStream (nats-server -js, or "jetstream {}" in its configuration).`,
+        { cause: error },
+      );
     }
     return new NatsBucket<T>(name, kv);
   }
