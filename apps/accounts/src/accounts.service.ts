@@ -4,7 +4,7 @@
  * (`main.ts`) and by the standalone process.
  */
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
+import { type Infrastructure, LoginThrottle, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
@@ -48,6 +48,8 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const log = infra.logger('accounts');
   const store = await infra.eventStore();
   const docs = await infra.documents('accounts');
+  // opened at start, so a NATS server without JetStream stops the service with a clear message
+  const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
   const runner = new ProjectionRunner(
     store,
     docs,
@@ -56,7 +58,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   );
   await runner.start();
   const processes = new ProcessLog(store, 'accounts', { now: systemClock.now });
-  const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log };
+  const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {
     try {

@@ -15,6 +15,8 @@ commands:
   set-partner-limits --username U [--bytes-available N|unlimited] [--features ldap=true,netkes=false,...]
   set-billing-mode --username U --billing-mode prepaid|invoice
   show-partner --username U
+  unlock-login --username U      lift a failed-login lock on a partner username (needs NATS_URL:
+                                 standalone keeps the counters in the server's memory; restart it)
   add-plan --name NAME --storage-bytes N [--promo]
   list-plans
 `;
@@ -73,6 +75,8 @@ export async function runAdmin(argv: string[], rpc: RpcClient): Promise<unknown>
       return setMode(need('username'), need('billing-mode'));
     case 'show-partner':
       return rpc.call(Subjects.accounts.findPartner, { username: need('username') });
+    case 'unlock-login':
+      return rpc.call(Subjects.accounts.unlockPartnerLogin, { username: need('username') });
     case 'add-plan': {
       const bytes = need('storage-bytes');
       if (!/^\d+$/.test(bytes)) throw new Error('--storage-bytes must be a whole number');

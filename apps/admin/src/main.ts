@@ -22,6 +22,10 @@ async function main(): Promise<number> {
   const rpc = new RpcClient(client, 30_000);
   try {
     if (!config.natsUrl) {
+      if (process.argv[2] === 'unlock-login') {
+        // this process's accounts service would unlock its own, empty, in-memory counters
+        throw new Error('standalone Burrow keeps failed-login counters in the memory of the running server: restart it to clear them (locks also end by themselves, within an hour at most)');
+      }
       services.push(await startAccounts(infra));
       services.push(await startBilling(infra));
     }

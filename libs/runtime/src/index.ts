@@ -5,7 +5,6 @@ export * from './infrastructure.js';
 export * from './service-app.js';
 export * from './password-hash.js';
 export * from './process.js';
-export * from './failure-limiter.js';
 export * from './login-policy.js';
 export * from './login-throttle.js';
 export * from './client-address.js';

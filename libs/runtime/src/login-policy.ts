@@ -8,44 +8,17 @@
  * - Per account: failures from addresses the account has not logged in from are counted in a
  *   window. The attempt that reaches the threshold locks the account (unless it succeeds). After a
  *   lock ends one attempt is let through; if it fails, the account is locked again for twice as
- *   long, up to a cap. A success resets it all; so does a quiet window.
+ *   long, up to a cap. A success resets it all; so does a window without failures (the record
+ *   expires).
  * - Per address: failures from one address over every account, in a short window.
  * - A known address (the account logged in from it recently) is not held by the account's lock,
  *   which other addresses cause; it has its own small budget for this account instead.
+ *
+ * The numbers are `LOGIN_POLICY` (libs/contracts), which the OpenAPI document quotes.
  */
+import type { LoginPolicy } from '@burrow/contracts';
 
-export interface LoginPolicy {
-  account: {
-    /** failures within `windowMs` that lock the account */
-    threshold: number;
-    windowMs: number;
-    /** the first lock; each further lock doubles it, up to `maxLockMs` */
-    firstLockMs: number;
-    maxLockMs: number;
-  };
-  address: {
-    /** failures from one address, over all accounts, within `windowMs` */
-    threshold: number;
-    windowMs: number;
-  };
-  knownAddress: {
-    /** how long after a successful login an address stays known for that account */
-    rememberMs: number;
-    /** failures a known address may make for that account within `windowMs` */
-    threshold: number;
-    windowMs: number;
-  };
-}
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({
-  account: Object.freeze({ threshold: 20, windowMs: DAY, firstLockMs: MINUTE, maxLockMs: HOUR }),
-  address: Object.freeze({ threshold: 100, windowMs: MINUTE }),
-  knownAddress: Object.freeze({ rememberMs: 30 * DAY, threshold: 5, windowMs: 15 * MINUTE }),
-});
+const DAY = 24 * 60 * 60_000;
 
 /** Failures of one account from addresses it is not known at. */
 export interface AccountRecord {

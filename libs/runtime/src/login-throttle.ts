@@ -9,7 +9,7 @@
  * whether the account exists: unknown names are counted and locked exactly like known ones.
  * If the store cannot be reached, logins fail with 503 rather than go unthrottled.
  */
-import { DomainError, serviceUnavailable, tooManyRequests } from '@burrow/contracts';
+import { DomainError, LOGIN_POLICY, type LoginPolicy, serviceUnavailable, tooManyRequests } from '@burrow/contracts';
 import { type KeyValueStore, type KvBucket, modify } from '@burrow/kv';
 import { createHmac } from 'node:crypto';
 import { clientAddressKey } from './client-address.js';
@@ -19,12 +19,10 @@ import {
   accountWait,
   type AddressRecord,
   addressWait,
-  DEFAULT_LOGIN_POLICY,
   isKnown,
   knownAddressWait,
   knownAfterSuccess,
   type KnownAddressRecord,
-  type LoginPolicy,
   releaseAddress,
   reserveAccount,
   reserveAddress,
@@ -59,7 +57,7 @@ export interface Login {
 /** One admitted login attempt: report how it ended. */
 export interface LoginAttempt {
   succeeded(): Promise<void>;
-  /** The attempt was counted as a failure when it began: nothing more to store. */
+  /** The attempt was counted as a failure when it began: nothing more to store (logs a lock it caused). */
   failed(): Promise<void>;
 }
 
@@ -71,6 +69,8 @@ export class LoginThrottle {
   private readonly key: Buffer;
   private readonly policy: LoginPolicy;
   private readonly now: () => number;
+  /** store failures are logged once per 10 s at most, with how many were not */
+  private readonly storeErrors = { loggedAt: -Infinity, suppressed: 0 };
 
   private constructor(
     private readonly accounts: KvBucket<AccountRecord>,
@@ -79,13 +79,13 @@ export class LoginThrottle {
     private readonly options: LoginThrottleOptions,
   ) {
     this.key = createHmac('sha256', options.secret).update('burrow login throttle keys').digest();
-    this.policy = options.policy ?? DEFAULT_LOGIN_POLICY;
+    this.policy = options.policy ?? LOGIN_POLICY;
     this.now = options.now ?? Date.now;
   }
 
   /** Opens (creating when missing) the three buckets, with TTLs that outlive what they count. */
   static async open(kv: KeyValueStore, options: LoginThrottleOptions): Promise<LoginThrottle> {
-    const policy = options.policy ?? DEFAULT_LOGIN_POLICY;
+    const policy = options.policy ?? LOGIN_POLICY;
     const atLeastSecond = (ms: number) => Math.max(1000, ms);
     const [accounts, addresses, known] = await Promise.all([
       kv.bucket<AccountRecord>(LOGIN_BUCKETS.accounts, { ttlMs: atLeastSecond(Math.max(policy.account.windowMs, policy.account.maxLockMs)) }),
@@ -134,7 +134,14 @@ export class LoginThrottle {
 
   private storeFailure(error: unknown): unknown {
     if (error instanceof DomainError) return error;
-    this.options.log?.error({ err: { message: (error as Error).message } }, 'login throttle store unavailable: logins refused');
+    const now = this.now();
+    if (now - this.storeErrors.loggedAt >= 10_000) {
+      this.options.log?.error({ err: { message: (error as Error).message }, suppressed: this.storeErrors.suppressed }, 'login throttle store unavailable: logins refused');
+      this.storeErrors.loggedAt = now;
+      this.storeErrors.suppressed = 0;
+    } else {
+      this.storeErrors.suppressed += 1;
+    }
     return serviceUnavailable('login throttling is unavailable; retry later');
   }
 

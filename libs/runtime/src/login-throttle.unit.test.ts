@@ -4,17 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DomainError } from '@burrow/contracts';
+import { DomainError, LOGIN_POLICY } from '@burrow/contracts';
 import { type BucketOptions, type KeyValueStore, type KvBucket, MemoryKeyValueStore } from '@burrow/kv';
 import { clientAddressKey } from './client-address.js';
-import { DEFAULT_LOGIN_POLICY } from './login-policy.js';
+import type { Logger } from './logger.js';
 import { type LoginAttempt, LoginThrottle } from './login-throttle.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const POLICY = DEFAULT_LOGIN_POLICY;
+const POLICY = LOGIN_POLICY;
 
 async function setup(kv?: (now: () => number) => KeyValueStore) {
   const clock = { now: 1_800_000_000_000 };
@@ -249,6 +249,29 @@ describe('LoginThrottle: verified credentials and the store', () => {
     const { attempt } = await setup(broken);
     assert.equal((await attempt('acme', addr(), 'succeed')).status, 503);
     assert.equal((await attempt('acme', addr(), 'succeed', { verified: true })).status, 503);
+  });
+
+  it('logs store failures once per 10 seconds at most, with the count in between', async () => {
+    const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
+    const log = Object.fromEntries(
+      ['error', 'warn', 'info', 'debug'].map((level) => [level, (fields: Record<string, unknown>, msg: string) => lines.push({ level, fields, msg })]),
+    ) as unknown as Logger;
+    let now = 0;
+    const fail = async (): Promise<never> => {
+      throw new Error('timeout');
+    };
+    const store: KeyValueStore = {
+      close: async () => undefined,
+      bucket: async <T>(name: string) => ({ name, get: fail, create: fail, update: fail, delete: fail }) as KvBucket<T>,
+    };
+    const throttle = await LoginThrottle.open(store, { secret: 'unit-test-secret-0123456789abcdef', now: () => now, log });
+    for (let i = 0; i < 5; i++) await throttle.begin({ realm: 'partner', account: 'a', address: '192.0.2.9' }).catch(() => undefined);
+    now += 10_000;
+    await throttle.begin({ realm: 'partner', account: 'a', address: '192.0.2.9' }).catch(() => undefined);
+    assert.deepEqual(lines.map((l) => [l.level, l.msg, l.fields.suppressed]), [
+      ['error', 'login throttle store unavailable: logins refused', 0],
+      ['error', 'login throttle store unavailable: logins refused', 4],
+    ]);
   });
 
   it('unlock forgets an account’s failures and locks', async () => {

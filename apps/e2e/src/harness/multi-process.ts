@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Subjects } from '@burrow/contracts';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
@@ -115,13 +116,16 @@ export async function startMultiProcess(
     for (const port of ports) spawnApp('gateway', { PORT: String(port) });
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
     for (const url of urls) await waitReady(url, children, () => log);
-    // readiness says the services answer; the partner is bootstrapped right after accounts listens
+    // readiness says the services answer; the partner is bootstrapped right after accounts listens.
+    // Asked on the operator subject, not with failing logins, which the login throttle counts.
     const deadline = Date.now() + 15_000;
-    const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
-    while ((await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } })).status !== 200) {
+    while (!(await operator.call(Subjects.accounts.findPartner, { username: TEST_PARTNER.username }).then(() => true, () => false))) {
       if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
+    const pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    if (pong.status !== 200) throw new Error(`the bootstrapped partner cannot log in (${pong.status}):\n${log}`);
     // Further accounts replicas join once the first has set up the store: each must be listening
     // in the queue group before a test relies on requests being spread over them.
     for (let i = 1; i < (options.accountsReplicas ?? 1); i++) {

@@ -40,7 +40,7 @@ export interface PrivateNats {
   start(): Promise<void>;
 }
 
-export async function startPrivateNats(binary = natsServerBinary()): Promise<PrivateNats> {
+export async function startPrivateNats(binary = natsServerBinary(), options: { jetstream?: boolean } = {}): Promise<PrivateNats> {
   if (!binary) throw new Error('no nats-server binary');
   const port = await freePort();
   // JetStream (the key-value store) keeps its files here, across restarts of this server
@@ -49,7 +49,8 @@ export async function startPrivateNats(binary = natsServerBinary()): Promise<Pri
   const nats: PrivateNats = {
     url: `nats://127.0.0.1:${port}`,
     async start() {
-      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+      const jetstream = options.jetstream === false ? [] : ['-js', '-sd', storeDir];
+      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...jetstream], { stdio: 'ignore' });
       const deadline = Date.now() + 10_000;
       while (!(await listening(port))) {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start on port ${port}`);

@@ -35,5 +35,6 @@ export const AccountsSubjects = {
   createPartner: 'accounts.partners.create',
   findPartner: 'accounts.partners.find',
   setPartnerLimits: 'accounts.partners.set-limits',
+  unlockPartnerLogin: 'accounts.partners.unlock-login',
   addPlan: 'accounts.plans.add',
 } as const;
