@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm test` (after the build): runs every compiled *.test.js with node's test runner.
- * Finds a NATS server for the multi-process and NATS transport suites (NATS_URL, else a private
- * `nats-server` started for this run, else one listening on 127.0.0.1:4222) and says plainly
+ * Finds a NATS server with JetStream for the multi-process, NATS transport and key-value suites
+ * (NATS_URL, else a private `nats-server -js` started for this run, else one listening on
+ * 127.0.0.1:4222) and says plainly
  * which production-server suites run and which are skipped, and why.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -38,7 +39,8 @@ if (!env.NATS_URL) {
   const bin = ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
   if (bin) {
     const port = 14222 + Math.floor(Math.random() * 20000);
-    natsChild = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-sd', mkdtempSync(join(tmpdir(), 'nats-'))], { stdio: 'ignore' });
+    // JetStream on (-js, store in a fresh temporary directory): the key-value store runs on it
+    natsChild = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', mkdtempSync(join(tmpdir(), 'nats-'))], { stdio: 'ignore' });
     for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
     if (await reachable('127.0.0.1', port)) env.NATS_URL = `nats://127.0.0.1:${port}`;
   }
@@ -47,7 +49,7 @@ if (!env.NATS_URL) {
 process.on('exit', () => natsChild?.kill());
 
 const servers = [
-  ['NATS', env.NATS_URL, 'NATS transport contract suite and multi-process e2e suites'],
+  ['NATS', env.NATS_URL, 'NATS transport and key-value (JetStream) contract suites and multi-process e2e suites'],
   ['EventStoreDB', env.EVENTSTORE_URL, 'EventStoreDB adapter contract suite'],
   ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite'],
   ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite'],

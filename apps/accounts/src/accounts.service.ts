@@ -5,7 +5,7 @@
  */
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
+import { type Infrastructure, LoginThrottle, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
@@ -62,6 +62,8 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const log = infra.logger('accounts');
   const store = await infra.eventStore();
   const docs = await infra.documents('accounts');
+  // opened at start, so a NATS server without JetStream stops the service with a clear message
+  const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
   const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const faultKillAt = infra.config.faultKillAt;
@@ -70,7 +72,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
   });
-  const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log };
+  const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {
     try {

@@ -1,6 +1,6 @@
 /**
  * What services share, and nothing else: the error shape, the validation rule, the event and
- * decider vocabulary, the bus basics, and per service (accounts/, billing/, storage/) its
+ * decider vocabulary, the bus basics, the failed-login limits, and per service (accounts/, billing/, storage/) its
  * subjects, streams, records, requests and events.
  */
 import { AccountsStreamPrefixes, AccountsStreams, AccountsSubjects } from './accounts/index.js';
@@ -11,6 +11,7 @@ export * from './errors.js';
 export * from './event.js';
 export * from './bus.js';
 export * from './validation.js';
+export * from './login-limits.js';
 export * from './accounts/index.js';
 export * from './billing/index.js';
 export * from './storage/index.js';

@@ -1,13 +1,14 @@
 /**
  * The composition of adapters chosen by configuration: the only place that knows which mode we run
- * in. NATS_URL -> NATS transport, else the in-process bus; EVENTSTORE_URL -> EventStoreDB, else
- * the SQLite file; MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the
- * blob folder.
+ * in. NATS_URL -> NATS transport and the NATS JetStream key-value store, else the in-process bus
+ * and an in-memory key-value store; EVENTSTORE_URL -> EventStoreDB, else the SQLite file;
+ * MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the blob folder.
  */
 import { EVENTS_APPENDED_SUBJECT } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, SqliteEventStore } from '@burrow/event-store';
+import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore } from '@burrow/kv';
 import {
   BusStatus,
   InProcessBus,
@@ -37,6 +38,7 @@ export class Infrastructure {
   readonly secret: string;
   private eventStorePromise: Promise<EventStore> | null = null;
   private blobStorePromise: Promise<BlobStore> | null = null;
+  private keyValuePromise: Promise<KeyValueStore> | null = null;
   private readonly documentStores = new Map<string, Promise<DocumentStore>>();
   private natsPromise: Promise<NatsConnection> | null = null;
   private readonly closers: (() => Promise<void> | void)[] = [];
@@ -137,6 +139,28 @@ export class Infrastructure {
         : Promise.resolve(new LocalBlobStore(join(this.config.dataDir, 'blobs')));
     }
     return this.blobStorePromise;
+  }
+
+  /**
+   * Small shared state with a TTL (login counters): on NATS a JetStream key-value store every
+   * replica shares, over its own connection (`burrow-kv`); in one process, memory.
+   */
+  keyValues(): Promise<KeyValueStore> {
+    if (!this.keyValuePromise) this.keyValuePromise = this.openKeyValues();
+    return this.keyValuePromise;
+  }
+
+  private async openKeyValues(): Promise<KeyValueStore> {
+    if (!this.config.natsUrl) return new MemoryKeyValueStore();
+    const name = 'burrow-kv';
+    const nc = await connect(natsConnectionOptions(this.config.natsUrl, name));
+    let closing = false;
+    watchNatsConnection(nc, name, this.natsWatch('kv'), () => closing);
+    this.closers.push(() => {
+      closing = true;
+      return nc.drain();
+    });
+    return new NatsKeyValueStore(nc);
   }
 
   /** The transport strategy a service listens on, in the queue group named after it. */

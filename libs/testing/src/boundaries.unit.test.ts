@@ -70,7 +70,10 @@ const ALLOWED: Record<string, string[]> = {
 };
 
 /** What a gateway controller must not import: it gets RpcClient and BlobReader injected instead. */
-const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents', '@burrow/runtime', '@burrow/eventsourcing'];
+const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents', '@burrow/kv', '@burrow/runtime', '@burrow/eventsourcing'];
+
+/** The port libs: each holds a port and its adapters, and may import only contracts. */
+const ADAPTER_LIBS = ['event-store', 'documents', 'blobs', 'kv', 'transport'];
 
 describe('module boundaries (Nx tags)', () => {
   const violations: string[] = [];
@@ -100,9 +103,10 @@ describe('module boundaries (Nx tags)', () => {
     }
   }
 
-  it('every project has a known type tag', () => {
+  it('every project has a known type tag; every port lib is an adapter lib', () => {
     for (const p of projects) assert.ok(p.type in ALLOWED, `${p.name} has type ${p.type}`);
     assert.ok(projects.filter((p) => p.type === 'app').length >= 4);
+    for (const name of ADAPTER_LIBS) assert.equal(byName.get(name)?.type, 'adapter', `libs/${name}`);
   });
 
   it('no project imports across a forbidden boundary (an app never imports an app)', () => {
@@ -113,7 +117,7 @@ describe('module boundaries (Nx tags)', () => {
     assert.deepEqual(domainViolations, []);
   });
 
-  it('no gateway controller imports the event store, the read models or the infrastructure', () => {
+  it('no gateway controller imports the event store, the read models, the key-value store or the infrastructure', () => {
     assert.deepEqual(controllerViolations, []);
     assert.ok(projects.some((p) => p.name === 'gateway'));
   });

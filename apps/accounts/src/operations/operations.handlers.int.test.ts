@@ -9,7 +9,8 @@ import { DomainError, type ReservationRecord, Streams } from '@burrow/contracts'
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import { appendEvents, type NameReserved, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder, reserveName } from '@burrow/eventsourcing';
-import { type BurrowConfig, createLogger } from '@burrow/runtime';
+import { MemoryKeyValueStore } from '@burrow/kv';
+import { type BurrowConfig, createLogger, LoginThrottle } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -65,7 +66,8 @@ describe('operator handlers: reservations and unfinished writes', () => {
     await runner.start();
     const log = createLogger('accounts', 'info', { write: (line: string) => void logLines.push(line) });
     const processes = new ProcessLog(store, 'accounts', { now: () => NOW });
-    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log };
+    const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log });
+    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins };
     const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), GRACE_SECONDS);
     ops = new OperationsHandlers(ctx, recovery);
     users = new UsersHandlers(ctx);

@@ -1,6 +1,8 @@
 /** Bus handlers for partners: authentication, operator creation and limits, password, settings, features, quota. */
 import {
   type AuthenticatedPartner,
+  type AuthenticatePartnerRequest,
+  badRequest,
   type ChangePartnerPasswordRequest,
   CreatePartnerRequest,
   notFound,
@@ -14,12 +16,12 @@ import {
   SetPartnerLimitsRequest,
   Streams,
   Subjects,
-  tooManyRequests,
   unauthorized,
+  type UnlockPartnerLoginRequest,
   type UpdateSettingsRequest,
 } from '@burrow/contracts';
 import { handleCommand, reserveName } from '@burrow/eventsourcing';
-import { FailureLimiter, hashPassword, verifyPassword } from '@burrow/runtime';
+import { hashPassword, verifyPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { createHmac, randomUUID } from 'node:crypto';
@@ -43,8 +45,6 @@ const detailsOf = (p: PartnerDoc): PartnerDetails => ({
 export class PartnersHandlers {
   /** keyed hash of (username, password, stored hash) -> partnerId: a password change misses at once */
   private readonly verified = new Map<string, string>();
-  /** failed logins per partner username: 20 per 5 minutes, then 429 until the window passes */
-  private readonly failedLogins = new FailureLimiter({ maxFailures: 20, windowMs: 5 * 60_000 });
 
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
 
@@ -54,26 +54,41 @@ export class PartnersHandlers {
     return (latest?.data.passwordHash as string | undefined) ?? DUMMY_HASH;
   }
 
+  /**
+   * Every interface A request. The throttle admits the attempt before the password is checked
+   * (counting it as a failure until it succeeds) and refuses with 429 while the account or the
+   * address must wait. An unknown username is counted and locked the same way, so no answer tells
+   * whether the name exists, and the dummy hash keeps the password check's timing alike.
+   */
   @MessagePattern(Subjects.accounts.authenticatePartner)
-  async authenticate(@Payload() { username, password }: { username: string; password: string }): Promise<AuthenticatedPartner> {
-    const doc = typeof username === 'string' ? await partnersCollection(this.ctx.docs).findOne({ username }) : null;
+  async authenticate(@Payload() { username, password, address }: AuthenticatePartnerRequest): Promise<AuthenticatedPartner> {
+    const name = typeof username === 'string' ? username : '';
+    const doc = name ? await partnersCollection(this.ctx.docs).findOne({ username: name }) : null;
     // The stored hash comes from the partner's own stream, not the read model: a password changed
     // a moment ago through another replica is already in force here.
     const stored = doc ? await this.currentPasswordHash(doc._id) : DUMMY_HASH;
-    const key = createHmac('sha256', this.ctx.secret).update(`${username}\0${password}\0${stored}`).digest('base64');
-    if (doc && this.verified.get(key) === doc._id) return { partnerId: doc._id, username: doc.username };
-    const throttleKey = String(username).toLowerCase();
-    const wait = this.failedLogins.retryAfter(throttleKey);
-    if (wait > 0) throw tooManyRequests('too many failed logins for this account; retry later', wait);
-    const ok = typeof password === 'string' && (await verifyPassword(password, stored));
+    const key = createHmac('sha256', this.ctx.secret).update(`${name}\0${password}\0${stored}`).digest('base64');
+    const cached = doc !== null && this.verified.get(key) === doc._id;
+    const attempt = await this.ctx.logins.begin({ realm: 'partner', account: name, address }, { verified: cached });
+    const ok = cached || (typeof password === 'string' && (await verifyPassword(password, stored)));
     if (!doc || !ok) {
-      this.failedLogins.fail(throttleKey);
+      await attempt.failed();
       throw unauthorized('invalid partner credentials');
     }
-    this.failedLogins.reset(throttleKey);
+    await attempt.succeeded();
     if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
     this.verified.set(key, doc._id);
     return { partnerId: doc._id, username: doc.username };
+  }
+
+  /** Operator only (admin CLI): lift a lock on a partner username and forget its failed logins. */
+  @MessagePattern(Subjects.accounts.unlockPartnerLogin)
+  async unlockLogin(@Payload() { username }: UnlockPartnerLoginRequest): Promise<{ username: string; unlocked: true }> {
+    if (typeof username !== 'string' || !username) throw badRequest('username is required', ['username']);
+    if (!(await partnersCollection(this.ctx.docs).findOne({ username }))) throw notFound(`no partner ${username}`);
+    await this.ctx.logins.unlock('partner', username);
+    this.ctx.log.info({ username }, 'partner login unlocked by the operator');
+    return { username, unlocked: true };
   }
 
   /** Operator only (admin CLI, bootstrap): the request is parsed here, where it enters Burrow. */

@@ -53,34 +53,34 @@ describe('partners', () => {
   describe('authenticate', () => {
     it('accepts the right password and refuses a wrong one or an unknown username with 401', async () => {
       const p = await t.createPartner({ username: 'initech', password: 'initech-secret' });
-      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret' }), { partnerId: p.partner_id, username: 'initech' });
+      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret', address: '198.51.100.7' }), { partnerId: p.partner_id, username: 'initech' });
       // a second time answers from the verified cache, with the same result
-      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret' }), { partnerId: p.partner_id, username: 'initech' });
-      await expectError(t.partners.authenticate({ username: 'initech', password: 'initech-secreT' }), 401);
-      await expectError(t.partners.authenticate({ username: 'nobody-here', password: 'initech-secret' }), 401);
+      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret', address: '198.51.100.7' }), { partnerId: p.partner_id, username: 'initech' });
+      await expectError(t.partners.authenticate({ username: 'initech', password: 'initech-secreT', address: '198.51.100.7' }), 401);
+      await expectError(t.partners.authenticate({ username: 'nobody-here', password: 'initech-secret', address: '198.51.100.7' }), 401);
     });
 
     it('throttles an account with 429 after 20 failures, even for the right password; others are unaffected', async () => {
       await t.createPartner({ username: 'hooli', password: 'hooli-secret' });
       await t.createPartner({ username: 'pied-piper', password: 'pied-piper-secret' });
-      for (let i = 0; i < 20; i++) await expectError(t.partners.authenticate({ username: 'hooli', password: `wrong-${i}` }), 401);
-      const throttled = await expectError(t.partners.authenticate({ username: 'hooli', password: 'hooli-secret' }), 429);
+      for (let i = 0; i < 20; i++) await expectError(t.partners.authenticate({ username: 'hooli', password: `wrong-${i}`, address: '198.51.100.7' }), 401);
+      const throttled = await expectError(t.partners.authenticate({ username: 'hooli', password: 'hooli-secret', address: '198.51.100.7' }), 429);
       assert.ok(throttled.body.retry_after! >= 1 && throttled.body.retry_after! <= 300, String(throttled.body.retry_after));
-      await expectError(t.partners.authenticate({ username: 'HOOLI', password: 'hooli-secret' }), 429);
-      assert.equal((await t.partners.authenticate({ username: 'pied-piper', password: 'pied-piper-secret' })).username, 'pied-piper');
+      await expectError(t.partners.authenticate({ username: 'HOOLI', password: 'hooli-secret', address: '198.51.100.7' }), 429);
+      assert.equal((await t.partners.authenticate({ username: 'pied-piper', password: 'pied-piper-secret', address: '198.51.100.7' })).username, 'pied-piper');
     });
 
     it('a password change is in force at once, here and on a replica that had the old one cached', async () => {
       const p = await t.createPartner({ username: 'umbrella', password: 'old-password-1' });
       const replica = new PartnersHandlers(t.ctx);
-      assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'old-password-1' })).partnerId, p.partner_id);
-      assert.equal((await replica.authenticate({ username: 'umbrella', password: 'old-password-1' })).partnerId, p.partner_id);
+      assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' })).partnerId, p.partner_id);
+      assert.equal((await replica.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' })).partnerId, p.partner_id);
 
       assert.equal(await t.partners.changePassword({ partnerId: p.partner_id, password: 'new-password-2' }), null);
-      await expectError(t.partners.authenticate({ username: 'umbrella', password: 'old-password-1' }), 401);
-      await expectError(replica.authenticate({ username: 'umbrella', password: 'old-password-1' }), 401);
-      assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'new-password-2' })).partnerId, p.partner_id);
-      assert.equal((await replica.authenticate({ username: 'umbrella', password: 'new-password-2' })).partnerId, p.partner_id);
+      await expectError(t.partners.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' }), 401);
+      await expectError(replica.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' }), 401);
+      assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
+      assert.equal((await replica.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
     });
   });
 

@@ -22,7 +22,8 @@ import {
   ProjectionRunner,
   reservationHolder,
 } from '@burrow/eventsourcing';
-import { createLogger } from '@burrow/runtime';
+import { MemoryKeyValueStore } from '@burrow/kv';
+import { createLogger, LoginThrottle } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -116,7 +117,8 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   await runner.start();
   const clock = { now: options.now ?? (() => TEST_NOW) };
   const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults });
-  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log };
+  const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log, now: () => clock.now() * 1000 });
+  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log, logins };
   const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans: options.plans ?? DEFAULT_PLANS });
   await runner.waitFor(seeded.position);
   const partners = new PartnersHandlers(ctx);

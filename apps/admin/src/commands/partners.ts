@@ -91,4 +91,14 @@ export const partnerCommands: AdminCommand[] = [
       return (rpc) => rpc.call(Subjects.accounts.findPartner, { username: given(o, 'username') });
     },
   },
+  {
+    name: 'unlock-login',
+    summary: 'lift a failed-login lock on a partner username, for every replica (needs NATS_URL)',
+    options: { username: { type: 'string', value: 'U', required: true, description: 'the partner' } },
+    prepare(o) {
+      // Standalone keeps the failed-login counters in the server's own memory: this process cannot reach them.
+      if (!process.env.NATS_URL) throw new UsageError('unlock-login needs NATS_URL: a standalone server keeps its login counters in memory (restart it to clear them)');
+      return (rpc) => rpc.call(Subjects.accounts.unlockPartnerLogin, { username: given(o, 'username') });
+    },
+  },
 ];

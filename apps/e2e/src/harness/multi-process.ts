@@ -3,11 +3,13 @@
  * two gateways, sharing one SQLite event store file and blob folder (DESIGN §2, multi-process mode).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Subjects } from '@burrow/contracts';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
@@ -58,15 +60,27 @@ export type MultiProcessTarget = TestTarget & {
   processes(): AppProcess[];
 };
 
-export async function startMultiProcess(natsUrl: string, extraEnv: Record<string, string> = {}): Promise<MultiProcessTarget> {
+export interface MultiProcessOptions {
+  /** how many accounts replicas to run (default 1); they share the queue group `accounts` */
+  accountsReplicas?: number;
+}
+
+export async function startMultiProcess(
+  natsUrl: string,
+  extraEnv: Record<string, string> = {},
+  options: MultiProcessOptions = {},
+): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
+  // Every target of a test run shares the run's NATS server, and with it the key-value buckets
+  // (login throttling): a secret of its own keeps each target's keys apart.
+  const secret = `test-secret-${randomBytes(16).toString('hex')}`;
   const children: ChildProcess[] = [];
   const byApp = new Map<string, ChildProcess[]>();
   let log = '';
   const outputs: { name: string; child: ChildProcess; output: string }[] = [];
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
-      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...env }) },
+      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...env }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const entry = { name: byApp.has(app) ? `${app}-${byApp.get(app)!.length + 1}` : app, child, output: '' };
@@ -110,12 +124,26 @@ export async function startMultiProcess(natsUrl: string, extraEnv: Record<string
     for (const port of ports) spawnApp('gateway', { PORT: String(port) });
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
     for (const url of urls) await waitReady(url, children, () => log);
-    // readiness says the services answer; the partner is bootstrapped right after accounts listens
+    // readiness says the services answer; the partner is bootstrapped right after accounts listens.
+    // Asked on the operator subject, not with failing logins, which the login throttle counts.
     const deadline = Date.now() + 15_000;
-    const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
-    while ((await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } })).status !== 200) {
+    while (!(await operator.call(Subjects.accounts.findPartner, { username: TEST_PARTNER.username }).then(() => true, () => false))) {
       if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
+    }
+    const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
+    const pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    if (pong.status !== 200) throw new Error(`the bootstrapped partner cannot log in (${pong.status}):\n${log}`);
+    // Further accounts replicas join once the first has set up the store: each must be listening
+    // in the queue group before a test relies on requests being spread over them.
+    for (let i = 1; i < (options.accountsReplicas ?? 1); i++) {
+      const replica = spawnApp('accounts', { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info' });
+      const entry = outputs.find((o) => o.child === replica)!;
+      const replicaDeadline = Date.now() + 30_000;
+      while (!entry.output.includes('accounts service listening')) {
+        if (replica.exitCode !== null || Date.now() > replicaDeadline) throw new Error(`accounts replica ${i + 1} did not start:\n${log}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);

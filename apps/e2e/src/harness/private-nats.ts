@@ -3,7 +3,10 @@
  * It listens on a fixed free port, so a restart comes back at the same URL the processes know.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const natsServerBinary = (): string | undefined =>
   ['/usr/sbin/nats-server', '/usr/bin/nats-server', 'nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
@@ -37,14 +40,17 @@ export interface PrivateNats {
   start(): Promise<void>;
 }
 
-export async function startPrivateNats(binary = natsServerBinary()): Promise<PrivateNats> {
+export async function startPrivateNats(binary = natsServerBinary(), options: { jetstream?: boolean } = {}): Promise<PrivateNats> {
   if (!binary) throw new Error('no nats-server binary');
   const port = await freePort();
+  // JetStream (the key-value store) keeps its files here, across restarts of this server
+  const storeDir = mkdtempSync(join(tmpdir(), 'nats-private-'));
   let child: ChildProcess | null = null;
   const nats: PrivateNats = {
     url: `nats://127.0.0.1:${port}`,
     async start() {
-      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+      const jetstream = options.jetstream === false ? [] : ['-js', '-sd', storeDir];
+      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...jetstream], { stdio: 'ignore' });
       const deadline = Date.now() + 10_000;
       while (!(await listening(port))) {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start on port ${port}`);

@@ -69,7 +69,8 @@ export function foundationScenarios({ target }: ScenarioContext) {
     assert.equal(throttled.status, 429);
     assert.ok(Number(throttled.headers['retry-after']) > 0);
     assert.equal(typeof throttled.body.reason, 'string');
-    // even the right password waits: guessing cannot continue by luck
+    // even the right password waits from this address, where the account never logged in:
+    // guessing cannot continue by luck (login-throttle.test.ts covers addresses that did)
     assert.equal((await partnerApi(target(), target().url, credentials).get('/ping')).status, 429);
   });
 

@@ -1,7 +1,24 @@
 /** Responses every interface shares (authentication, throttling, availability, body size). */
+import { LOGIN_POLICY } from '@burrow/contracts';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { content, ERROR_SCHEMA, err, error, ex, responseRef } from './builders.js';
 import type { Response } from './types.js';
+
+const MINUTE = 60_000;
+const duration = (ms: number) => {
+  const [n, unit] = ms % (24 * 60 * MINUTE) === 0 ? [ms / (24 * 60 * MINUTE), 'day'] : ms % (60 * MINUTE) === 0 ? [ms / (60 * MINUTE), 'hour'] : [ms / MINUTE, 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+};
+const { account, address, knownAddress } = LOGIN_POLICY;
+
+/** The failed-login limits in a sentence or two, from the very numbers the throttle applies. */
+export const LOGIN_LIMITS_PROSE =
+  `A username locks after ${account.threshold} failures within ${duration(account.windowMs)} from addresses it has not logged in from, ` +
+  `for ${duration(account.firstLockMs)}; after each lock one more failure locks it again for twice as long, up to ${duration(account.maxLockMs)}; ` +
+  `a successful login from such an address resets this. An address the account logged in from within the last ${duration(knownAddress.rememberMs)} is not held by that lock: ` +
+  `it has its own budget of ${knownAddress.threshold} failures per ${duration(knownAddress.windowMs)}. ` +
+  `A client address is refused after ${address.threshold} failures within ${duration(address.windowMs)}, over all usernames. ` +
+  'Every gateway and service replica counts alike.';
 
 export const commonResponses: Record<string, Response> = {
   Unauthorized: {
@@ -15,13 +32,12 @@ export const commonResponses: Record<string, Response> = {
     }),
   },
   TooManyRequests: {
-    description:
-      'Too many failed logins: 20 per partner username in 5 minutes, or 100 per client address in a minute on one gateway. Further requests are refused until the window has passed, even with the right password (unless those exact credentials were verified moments before).',
+    description: `Too many failed logins. ${LOGIN_LIMITS_PROSE} While refused, even the right password gets 429: wait \`Retry-After\` seconds.`,
     headers: {
-      'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '240' },
+      'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: String(account.firstLockMs / 1000) },
     },
     content: content(ERROR_SCHEMA, {
-      account: ex('this username failed too often', err('too many failed logins for this account; retry later', { retry_after: 240 })),
+      account: ex('this username failed too often', err('too many failed logins for this account; retry later', { retry_after: account.firstLockMs / 1000 })),
       address: ex('this client address failed too often', err('too many failed logins from this address; retry later', { retry_after: 35 })),
     }),
   },

@@ -13,7 +13,7 @@ import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
-import { commonResponses } from './common.js';
+import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
@@ -33,8 +33,7 @@ are the same resource.
 **Authentication.** HTTP Basic with the partner's username and API password on every interface-A
 request (send it pre-emptively). Missing or bad credentials get 401 with
 \`WWW-Authenticate: Basic realm="burrow"\`. \`GET /ping\` is the credential check. After too many
-failed logins (20 per username in 5 minutes, 100 per client address in a minute on one gateway)
-requests are refused with 429 and \`Retry-After\` until the window has passed.
+failed logins requests are refused with 429 and \`Retry-After\`. ${LOGIN_LIMITS_PROSE}
 
 **Lenient input.** Request bodies are JSON whatever the content type: application/json,
 text/javascript (the spec's), or a form content type holding JSON. Integer fields accept numeric

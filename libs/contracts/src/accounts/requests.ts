@@ -226,6 +226,21 @@ export interface DeleteGroupRequest extends GroupRef {
 
 // ---- partner ----------------------------------------------------------------------------------
 
+/**
+ * What the gateway sends to authenticate a partner: the HTTP Basic credentials and the client's
+ * address as the gateway saw it (`req.ip`, which honours BURROW_TRUST_PROXY), for login throttling.
+ */
+export interface AuthenticatePartnerRequest {
+  username: string;
+  password: string;
+  address: string;
+}
+
+/** Operator only: forget a partner username's failed logins and lock (the admin CLI's `unlock-login`). */
+export interface UnlockPartnerLoginRequest {
+  username: string;
+}
+
 /** `POST /partner/password`: a bare JSON string (the spec) or `{"password": "..."}`. */
 export const ChangePasswordBody = z
   .union([Password, z.object({ password: Password }).transform((b) => b.password).pipe(Password)])

@@ -9,6 +9,8 @@ export const AccountsOperatorSubjects = {
   findPartner: 'accounts.partners.find',
   setPartnerLimits: 'accounts.partners.set-limits',
   addPlan: 'accounts.plans.add',
+  /** lifts a partner login lock for every replica */
+  unlockPartnerLogin: 'accounts.partners.unlock-login',
   /** reservations (username-, email-, groupname-, partnername- streams): live, in flight or stuck */
   listReservations: 'accounts.operations.reservations.list',
   releaseReservation: 'accounts.operations.reservations.release',

@@ -1,0 +1,4 @@
+export * from './port.js';
+export * from './modify.js';
+export * from './memory.js';
+export * from './nats.js';
