@@ -25,6 +25,7 @@ import { storageUsageProjection } from './storage-usage/storage-usage.projection
 import { changeUserProcess } from './users/change-user.js';
 import { createUserProcess } from './users/create-user.process.js';
 import { deleteUserProcess } from './users/delete-user.process.js';
+import { UserLoginHandlers } from './users/user-login.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
 import { usersProjection } from './users/users.projection.js';
 
@@ -85,7 +86,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, ReportsHandlers, OperationsHandlers],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },

@@ -1,12 +1,20 @@
 /**
- * Composition of the storage-catalog service: it owns devices, files, versions and share rooms.
- * Adapters come from the infrastructure; projections feed its read models; handlers answer on the
- * bus. Used by this app's own process entry (`main.ts`) and by the standalone process.
+ * Composition of the storage-catalog service: it owns devices, files, versions, previews, share
+ * rooms and storage usage. Adapters come from the infrastructure; projections feed its read
+ * models; multi-step writes are logged and recovered; handlers answer on the bus. Used by this
+ * app's own process entry (`main.ts`) and by the standalone process.
  */
-import { ProjectionRunner } from '@burrow/eventsourcing';
+import type { DocumentStore } from '@burrow/documents';
+import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { RpcClient } from '@burrow/transport';
 import { type INestMicroservice, Module } from '@nestjs/common';
+import { registerDeviceProcess, removeDeviceProcess } from './devices/device-processes.js';
+import { DevicesHandlers } from './devices/devices.handlers.js';
+import { devicesProjection } from './devices/devices.projection.js';
+import { catalogProjection } from './files/catalog.projection.js';
+import { commitFileProcess } from './files/commit-file.process.js';
+import { FilesHandlers } from './files/files.handlers.js';
 import { STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { shareRoomsProjection } from './shares/share-rooms.projection.js';
@@ -16,26 +24,60 @@ import { storageUsersProjection } from './users/users.projection.js';
 @Module({})
 class StorageCatalogModule {}
 
+/** The storage catalog's read models, one projection each, fed by one runner. */
+export const storageProjections = (docs: DocumentStore): Projection[] => [
+  storageUsersProjection(docs),
+  devicesProjection(docs),
+  catalogProjection(docs),
+  shareRoomsProjection(docs),
+  pendingProcessesProjection(docs, 'storage-catalog'),
+];
+
+/** The storage catalog's multi-step writes, by kind (what recovery can finish). */
+export const storageProcesses = (ctx: StorageContext) => [registerDeviceProcess(ctx), removeDeviceProcess(ctx), commitFileProcess(ctx)];
+
 export async function startStorageCatalog(infra: Infrastructure): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('storage-catalog');
   const store = await infra.eventStore();
   const docs = await infra.documents('storage-catalog');
-  const runner = new ProjectionRunner(store, docs, [storageUsersProjection(docs), shareRoomsProjection(docs)], {
-    log: (level, msg, extra) => log[level](extra ?? {}, msg),
-  });
+  const runner = new ProjectionRunner(store, docs, storageProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const client = infra.client('storage-catalog');
   await client.connect();
   const rpc = new RpcClient(client, infra.config.rpcTimeoutMs);
-  const ctx: StorageContext = { store, docs, runner, rpc, clock: systemClock, log };
+  const faultKillAt = infra.config.faultKillAt;
+  const processes = new ProcessLog(store, 'storage-catalog', {
+    now: systemClock.now,
+    // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
+    faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
+  });
+  const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log };
+  const recovery = new ProcessRecovery(processes, docs, storageProcesses(ctx), infra.config.recoveryGraceSeconds);
+  const recover = async () => {
+    try {
+      const report = await recovery.run();
+      if (report.completed.length || report.compensated.length) log.warn(report, 'recovered unfinished multi-step writes');
+      if (report.failed.length) log.error({ failed: report.failed }, 'some unfinished multi-step writes could not be recovered yet');
+    } catch (error) {
+      log.error({ err: { message: (error as Error).message } }, 'recovery failed');
+    }
+  };
   const app = await startService(
     'storage-catalog',
-    { module: StorageCatalogModule, controllers: [HealthHandlers, SharesHandlers], providers: [{ provide: STORAGE_CONTEXT, useValue: ctx }] },
+    {
+      module: StorageCatalogModule,
+      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers],
+      providers: [{ provide: STORAGE_CONTEXT, useValue: ctx }],
+    },
     infra,
   );
+  await recover();
+  const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
+  timer.unref();
   return {
     app,
     close: async () => {
+      clearInterval(timer);
       await app.close();
       await runner.stop();
       await rpc.close();

@@ -27,8 +27,10 @@ export interface BlobStore {
   ping(): Promise<void>;
 }
 
-/** What the gateway may do with blobs: read them (the storage catalog writes and deletes). */
+/** Reading blobs. */
 export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping'>;
+/** Adding blobs (the gateway ingests uploads; only the storage catalog deletes). */
+export type BlobWriter = Pick<BlobStore, 'put'>;
 
 export class BlobNotFoundError extends Error {
   constructor(readonly key: string) {

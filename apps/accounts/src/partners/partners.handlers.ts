@@ -21,20 +21,17 @@ import {
   type UpdateSettingsRequest,
 } from '@burrow/contracts';
 import { handleCommand, reserveName } from '@burrow/eventsourcing';
-import { hashPassword, verifyPassword } from '@burrow/runtime';
+import { hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { allocatedBytes } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';
 import { usageOfPartner } from '../storage-usage/storage-usage.projection.js';
 import { createPartnerProcess, partnerNameReservation } from './create-partner.process.js';
 import { DEFAULT_FEATURES, partnerDecider } from './partner.js';
 import { type PartnerDoc, partnersCollection, requirePartner } from './partners.projection.js';
-
-/** A hash to verify against when the username is unknown, so timing does not reveal which names exist. */
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
-const CACHE_LIMIT = 10_000;
 
 const detailsOf = (p: PartnerDoc): PartnerDetails => ({
   partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username,
@@ -43,15 +40,10 @@ const detailsOf = (p: PartnerDoc): PartnerDetails => ({
 
 @Controller()
 export class PartnersHandlers {
-  /** keyed hash of (username, password, stored hash) -> partnerId: a password change misses at once */
-  private readonly verified = new Map<string, string>();
+  private readonly credentials: CredentialCheck;
 
-  constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
-
-  private async currentPasswordHash(partnerId: string): Promise<string> {
-    const events = await this.ctx.store.readStream(Streams.partner(partnerId), { direction: 'backwards' });
-    const latest = events.find((e) => e.type === 'PartnerPasswordChanged' || e.type === 'PartnerCreated');
-    return (latest?.data.passwordHash as string | undefined) ?? DUMMY_HASH;
+  constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {
+    this.credentials = new CredentialCheck(ctx, 'partner', 'invalid partner credentials');
   }
 
   /**
@@ -63,32 +55,13 @@ export class PartnersHandlers {
   @MessagePattern(Subjects.accounts.authenticatePartner)
   async authenticate(@Payload() { username, password, address }: AuthenticatePartnerRequest): Promise<AuthenticatedPartner> {
     const name = typeof username === 'string' ? username : '';
-    const doc = name ? await partnersCollection(this.ctx.docs).findOne({ username: name }) : null;
-    // The stored hash comes from the partner's own stream, not the read model: a password changed
-    // a moment ago through another replica is already in force here.
-    const stored = doc ? await this.currentPasswordHash(doc._id) : DUMMY_HASH;
-    const key = createHmac('sha256', this.ctx.secret).update(`${name}\0${password}\0${stored}`).digest('base64');
-    const cached = doc !== null && this.verified.get(key) === doc._id;
-    const attempt = await this.ctx.logins.begin({ realm: 'partner', account: name, address }, { verified: cached });
-    const ok = cached || (typeof password === 'string' && (await verifyPassword(password, stored)));
-    if (!doc || !ok) {
-      await attempt.failed();
-      throw unauthorized('invalid partner credentials');
-    }
-    await attempt.succeeded();
-    if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
-    this.verified.set(key, doc._id);
-    return { partnerId: doc._id, username: doc.username };
-  }
-
-  /** Operator only (admin CLI): lift a lock on a partner username and forget its failed logins. */
-  @MessagePattern(Subjects.accounts.unlockPartnerLogin)
-  async unlockLogin(@Payload() { username }: UnlockPartnerLoginRequest): Promise<{ username: string; unlocked: true }> {
-    if (typeof username !== 'string' || !username) throw badRequest('username is required', ['username']);
-    if (!(await partnersCollection(this.ctx.docs).findOne({ username }))) throw notFound(`no partner ${username}`);
-    await this.ctx.logins.unlock('partner', username);
-    this.ctx.log.info({ username }, 'partner login unlocked by the operator');
-    return { username, unlocked: true };
+    let doc: PartnerDoc | null = null;
+    const partnerId = await this.credentials.check(
+      { name, password, address },
+      async () => (doc = await partnersCollection(this.ctx.docs).findOne({ username: name })) && { id: doc._id },
+      (id) => latestPasswordHash(this.ctx, Streams.partner(id), ['PartnerPasswordChanged', 'PartnerCreated']),
+    );
+    return { partnerId, username: doc!.username };
   }
 
   /** Operator only (admin CLI, bootstrap): the request is parsed here, where it enters Burrow. */

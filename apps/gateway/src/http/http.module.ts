@@ -4,7 +4,7 @@
  * Controllers receive what they use through these tokens; no controller can reach the event store
  * or the read models (the boundaries test checks their imports).
  */
-import type { BlobReader } from '@burrow/blobs';
+import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import type { Logger } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
@@ -13,7 +13,8 @@ import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, RPC } from './tokens.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;
-  blobs: BlobReader;
+  /** read, and add uploaded blobs: the gateway never deletes one */
+  blobs: BlobReader & BlobWriter;
   log: Logger;
   /** the state of this process's bus connections (for /healthz) */
   busStatus: BusStatus;

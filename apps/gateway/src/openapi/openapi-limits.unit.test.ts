@@ -31,7 +31,8 @@ const MOUNTS = ACCOUNTS_API_MOUNTS.filter((m) => m !== '');
 function normalize(path: string): string {
   let p = `/${path}`.replace(/\/{2,}/g, '/');
   for (const mount of MOUNTS) if (p.startsWith(`/${mount}/`)) p = p.slice(mount.length + 1);
-  p = p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // `:name` and the multi-segment wildcard `*name` are both a `{name}` in OpenAPI
+  p = p.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
   return p.length > 1 ? p.replace(/\/+$/, '') : p;
 }
 

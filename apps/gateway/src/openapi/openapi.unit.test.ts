@@ -27,7 +27,8 @@ function normalizeRoute(path: string): string {
     const prefix = `/${mount}`;
     if (p === prefix || p.startsWith(`${prefix}/`)) p = p.slice(prefix.length) || '/';
   }
-  p = p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // `:name` and the multi-segment wildcard `*name` are both a `{name}` in OpenAPI
+  p = p.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
   if (p.length > 1) p = p.replace(/\/+$/, '');
   return p;
 }

@@ -1,11 +1,13 @@
 /**
- * Interface B, the storage interface (`/storage/`): a user's devices, folders, files, versions,
- * previews, downloads and zips, login and links. Its controllers arrive with the storage issue;
- * the module is wired now so the gateway's shape does not change when they do.
+ * Interface B, the storage interface (`/storage/`): a user's devices, folders, files and versions,
+ * and writing into them (device registration, uploads, deletes). Browsing, downloads, zips,
+ * login and links arrive with the storage interface issue.
  */
 import { Module } from '@nestjs/common';
+import { StorageUserGuard } from '../http/storage-user.guard.js';
+import { StorageWriteController } from './storage-write.controller.js';
 
-export const STORAGE_API_CONTROLLERS = [];
+export const STORAGE_API_CONTROLLERS = [StorageWriteController];
 
-@Module({ controllers: STORAGE_API_CONTROLLERS })
+@Module({ controllers: STORAGE_API_CONTROLLERS, providers: [StorageUserGuard] })
 export class StorageApiModule {}

@@ -1,11 +1,13 @@
 /**
  * What every storage-catalog handler needs: the event store, this service's read models, the
- * projection runner (read-your-writes), a bus client for the calls it makes to other services, a
- * clock and a logger. Built once in the composition root (storage-catalog.service.ts).
+ * projection runner (read-your-writes), the log of multi-step writes, the blob store, a bus client
+ * for the calls it makes to other services, a clock and a logger. Built once in the composition
+ * root (storage-catalog.service.ts).
  */
+import type { BlobStore } from '@burrow/blobs';
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
-import type { ProjectionRunner } from '@burrow/eventsourcing';
+import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Clock, Logger } from '@burrow/runtime';
 import type { RpcClient } from '@burrow/transport';
 
@@ -13,6 +15,8 @@ export interface StorageContext {
   store: EventStore;
   docs: DocumentStore;
   runner: ProjectionRunner;
+  processes: ProcessLog;
+  blobs: BlobStore;
   rpc: RpcClient;
   clock: Clock;
   log: Logger;

@@ -1,9 +1,10 @@
 /**
- * The storage catalog's own view of users (from the accounts service's `user-` streams): who they
- * are, which partner they belong to, and the names they log in with. Enough to resolve a partner's
- * or a login's reference to a user without asking accounts.
+ * The storage catalog's own view of users and plans (from the accounts service's `user-` and
+ * `plan-catalogue` streams): who users are, their partner, the names they log in with, and what
+ * their quota is (plan + bonus). Enough to resolve a partner's or a login's reference to a user,
+ * and to refuse an upload past the quota, without asking accounts.
  */
-import { notFound, StreamPrefixes, type UserCreated } from '@burrow/contracts';
+import { notFound, type Plan, type PlanAdded, StreamPrefixes, UNLIMITED_BYTES, type UserCreated } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 
@@ -12,33 +13,67 @@ export interface StorageUserDoc {
   partnerId: string;
   username: string;
   usernameKey: string;
+  email: string;
   emailKey: string;
+  name: string;
+  share_id: string;
+  shareIdKey: string;
+  plan_id: number;
+  bonus_bytes: number;
+  [key: string]: unknown;
+}
+
+interface PlanDoc extends Pick<Plan, 'plan_id' | 'storage_bytes'> {
+  _id: string;
   [key: string]: unknown;
 }
 
 export const storageUsersCollection = (docs: DocumentStore) => docs.collection<StorageUserDoc>('users');
+const plansCollection = (docs: DocumentStore) => docs.collection<PlanDoc>('plans');
 
 export const storageUsersProjection = (docs: DocumentStore): Projection => ({
   name: 'users',
-  prefixes: [StreamPrefixes.user],
+  prefixes: [StreamPrefixes.user, StreamPrefixes.planCatalogue],
   async init() {
     await storageUsersCollection(docs).ensureIndex({ partnerId: 1, usernameKey: 1 });
     await storageUsersCollection(docs).ensureIndex({ partnerId: 1, emailKey: 1 });
+    await storageUsersCollection(docs).ensureIndex({ usernameKey: 1 });
+    await storageUsersCollection(docs).ensureIndex({ emailKey: 1 });
+    await storageUsersCollection(docs).ensureIndex({ shareIdKey: 1 });
   },
   async apply(event) {
+    if (event.stream === StreamPrefixes.planCatalogue) {
+      if (event.type !== 'PlanAdded') return;
+      const plan = event.data as PlanAdded['data'];
+      await plansCollection(docs).upsert({ _id: String(plan.plan_id), plan_id: plan.plan_id, storage_bytes: plan.storage_bytes });
+      return;
+    }
     const users = storageUsersCollection(docs);
     const userId = event.stream.slice(StreamPrefixes.user.length);
+    const d = event.data as Record<string, unknown>;
     if (event.type === 'UserCreated') {
-      const d = event.data as unknown as UserCreated['data'];
-      await users.upsert({ _id: userId, partnerId: d.partnerId, username: d.username, usernameKey: d.username.toLowerCase(), emailKey: d.email.toLowerCase() });
+      const c = d as unknown as UserCreated['data'];
+      await users.upsert({
+        _id: userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email,
+        emailKey: c.email.toLowerCase(), name: c.name, share_id: c.share_id, shareIdKey: c.share_id.toLowerCase(),
+        plan_id: c.plan_id, bonus_bytes: c.bonus_bytes,
+      });
       return;
     }
-    if (event.type === 'UserEmailChanged') {
-      const user = await users.get(userId);
-      if (user) await users.upsert({ ...user, emailKey: (event.data.email as string).toLowerCase() });
+    if (event.type === 'UserDeleted') {
+      await users.delete(userId);
       return;
     }
-    if (event.type === 'UserDeleted') await users.delete(userId);
+    const user = await users.get(userId);
+    if (!user) return;
+    switch (event.type) {
+      case 'UserEmailChanged': user.email = d.email as string; user.emailKey = user.email.toLowerCase(); break;
+      case 'UserRenamed': user.name = d.name as string; break;
+      case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
+      case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
+      default: return;
+    }
+    await users.upsert(user);
   },
 });
 
@@ -49,4 +84,17 @@ export async function findPartnerUser(docs: DocumentStore, partnerId: string, us
   const doc = (await users.findOne({ partnerId, usernameKey: key })) ?? (user.includes('@') ? await users.findOne({ partnerId, emailKey: key }) : null);
   if (!doc) throw notFound(`no user ${user}`);
   return doc;
+}
+
+export async function requireUser(docs: DocumentStore, userId: string): Promise<StorageUserDoc> {
+  const user = await storageUsersCollection(docs).get(userId);
+  if (!user) throw notFound('no such user');
+  return user;
+}
+
+/** The user's quota in bytes (plan + bonus), or null when the plan is unlimited. */
+export async function quotaOf(docs: DocumentStore, user: StorageUserDoc): Promise<number | null> {
+  const plan = await plansCollection(docs).get(String(user.plan_id));
+  if (!plan || plan.storage_bytes >= UNLIMITED_BYTES) return null;
+  return plan.storage_bytes + user.bonus_bytes;
 }

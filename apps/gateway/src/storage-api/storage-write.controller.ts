@@ -1,0 +1,87 @@
+/**
+ * The write side of the storage namespace (DESIGN §5), authenticated as the user like every
+ * storage request:
+ * - `PUT /storage/<b32>/<device>/` (JSON `{sysplatform, client_revision, backup_complete}`):
+ *   registers or updates the device; every such write is a device login;
+ * - `PUT /storage/<b32>/<device>/<path>` (raw bytes; `X-Burrow-Mtime` / `X-Burrow-Ctime` unix
+ *   seconds): a new version of that file, streamed into the blob store, then committed;
+ * - `DELETE` of a file, of a folder (path ending with `/`: it and everything under it), or of the
+ *   device itself.
+ */
+import type { BlobReader, BlobWriter } from '@burrow/blobs';
+import {
+  type AuthenticatedUser,
+  badRequest,
+  type DeviceInfo,
+  type FileVersionInfo,
+  RegisterDeviceBody,
+  Subjects,
+} from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Delete, HttpCode, Inject, Put, Req, Res, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { readJsonBody } from '../http/json-body.js';
+import { parseBody } from '../http/request.js';
+import { devicePath, parseMountedPath } from '../http/storage-path.js';
+import { STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { BLOBS, RPC } from '../http/tokens.js';
+import { declaredLength, ingest, unixHeader } from './ingest.js';
+
+/** What a device registration answers: the device as the storage root shows it. */
+const deviceReply = (d: DeviceInfo) => ({
+  name: d.name, sysplatform: d.sysplatform, client_revision: d.client_revision, creation_time: d.creation_time,
+  lastlogin: d.lastlogin, lastcommit: d.lastcommit, last_backup_complete: d.last_backup_complete,
+});
+
+@Controller()
+@UseGuards(StorageUserGuard)
+export class StorageWriteController {
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(BLOBS) private readonly blobs: BlobReader & BlobWriter,
+  ) {}
+
+  @Put(`${STORAGE_MOUNT}/*path`)
+  async put(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
+    const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
+    const [, device, ...rest] = segments;
+    if (!device) throw badRequest('name a device: PUT /storage/<user>/<device>/ registers it', ['path']);
+    if (folder) {
+      if (rest.length) throw badRequest('folders appear with their files: PUT a file, or the device itself', ['path']);
+      const body = parseBody(RegisterDeviceBody, await readJsonBody(req));
+      const info = await this.rpc.call<DeviceInfo>(Subjects.storage.registerDevice, { userId: user.userId, partnerId: user.partnerId, device, ...body });
+      res.status(200).json(deviceReply(info));
+      return;
+    }
+    const path = devicePath(rest, false);
+    const mtime = unixHeader(req, 'X-Burrow-Mtime');
+    const ctime = unixHeader(req, 'X-Burrow-Ctime');
+    const size = declaredLength(req);
+    // an unknown device or a full quota is refused before a byte is read; the connection then
+    // closes rather than draining a body nobody wants
+    res.setHeader('Connection', 'close');
+    await this.rpc.call(Subjects.storage.prepareUpload, { userId: user.userId, device, path, size });
+    res.removeHeader('Connection');
+    const blob = await ingest(req, this.blobs);
+    const version = await this.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { userId: user.userId, device, path, ...blob, mtime, ctime });
+    res.status(201).json({
+      path: version.path, name: version.name, version: version.version, size: version.size, sha256: version.blob, crc32: version.crc32,
+      mtime: version.mtime, ctime: version.ctime,
+    });
+  }
+
+  @Delete(`${STORAGE_MOUNT}/*path`)
+  @HttpCode(200)
+  async delete(@Req() req: Request, @StorageUser() user: AuthenticatedUser): Promise<null> {
+    const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
+    const [, device, ...rest] = segments;
+    if (!device) throw badRequest('name a device, folder or file to delete', ['path']);
+    if (rest.length === 0) {
+      if (!folder) throw badRequest('a device URL ends with /', ['path']);
+      await this.rpc.call(Subjects.storage.removeDevice, { userId: user.userId, device });
+      return null;
+    }
+    await this.rpc.call(Subjects.storage.deletePath, { userId: user.userId, device, path: devicePath(rest, folder) });
+    return null;
+  }
+}

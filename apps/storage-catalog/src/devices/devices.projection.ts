@@ -1,0 +1,74 @@
+/**
+ * Read model of devices (one document per device, kept after removal with `removed`), with the
+ * figures the storage root shows: last login, last commit, last completed backup, stored bytes.
+ */
+import { type DeviceEvent, type FileEvent, type DeviceInfo, StreamPrefixes } from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import type { Projection } from '@burrow/eventsourcing';
+
+export interface DeviceDoc extends Omit<DeviceInfo, 'files'> {
+  _id: string;
+  userId: string;
+  partnerId: string;
+  nameKey: string;
+  removed: boolean;
+  [key: string]: unknown;
+}
+
+export const devicesCollection = (docs: DocumentStore) => docs.collection<DeviceDoc>('devices');
+
+export const devicesProjection = (docs: DocumentStore): Projection => ({
+  name: 'devices',
+  prefixes: [StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.user],
+  async init() {
+    await devicesCollection(docs).ensureIndex({ userId: 1, removed: 1 });
+  },
+  async apply(event) {
+    const devices = devicesCollection(docs);
+    if (event.stream.startsWith(StreamPrefixes.user)) {
+      if (event.type === 'UserDeleted') await devices.deleteMany({ userId: event.stream.slice(StreamPrefixes.user.length) });
+      return;
+    }
+    if (event.stream.startsWith(StreamPrefixes.file)) {
+      const e = { type: event.type, data: event.data } as FileEvent;
+      if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
+      const device = await devices.get(e.data.deviceId);
+      if (!device) return;
+      if (e.type === 'FileVersionCommitted') {
+        device.bytes += e.data.size;
+        device.lastcommit = Math.max(device.lastcommit ?? 0, e.data.at);
+      } else device.bytes -= e.data.bytes;
+      await devices.upsert(device);
+      return;
+    }
+    const e = { type: event.type, data: event.data } as DeviceEvent;
+    const deviceId = event.stream.slice(StreamPrefixes.device.length);
+    if (e.type === 'DeviceRegistered') {
+      const d = e.data;
+      await devices.upsert({
+        _id: deviceId, deviceId, userId: d.userId, partnerId: d.partnerId, name: d.name, nameKey: d.name.toLowerCase(),
+        sysplatform: d.sysplatform, client_revision: d.client_revision, creation_time: d.at, lastlogin: d.at, lastcommit: null,
+        last_backup_complete: null, bytes: 0, removed: false,
+      });
+      return;
+    }
+    const device = await devices.get(deviceId);
+    if (!device) return;
+    switch (e.type) {
+      case 'DeviceLoggedIn':
+        device.lastlogin = Math.max(device.lastlogin ?? 0, e.data.at);
+        if (e.data.sysplatform !== undefined) device.sysplatform = e.data.sysplatform;
+        if (e.data.client_revision !== undefined) device.client_revision = e.data.client_revision;
+        break;
+      case 'BackupCompleted':
+        device.last_backup_complete = e.data.at;
+        break;
+      case 'DeviceRemoved':
+        device.removed = true;
+        break;
+      default:
+        return;
+    }
+    await devices.upsert(device);
+  },
+});

@@ -1,0 +1,251 @@
+/**
+ * The catalog's read models, indexed by device + parent folder for listings and by device + path
+ * for subtree walks, so a page costs the same whatever the size of the folder or the catalog:
+ * - `files`: one document per file, holding its latest version and how many versions are stored;
+ * - `folders`: one document per folder that holds live files somewhere below it, with the live
+ *   files, folders and bytes of its subtree (folders appear with their first file, and go when
+ *   their last file is deleted);
+ * - `versions`: one document per stored version;
+ * - `previews`: the preview blobs of each image blob, copied onto its files and versions.
+ * Documents hold no nested arrays (FerretDB refuses them).
+ */
+import {
+  ancestorsOf,
+  type DeviceEvent,
+  type FileEvent,
+  type FileVersionData,
+  nameOf,
+  parentOf,
+  type PreviewEvent,
+  StreamPrefixes,
+} from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import type { Projection } from '@burrow/eventsourcing';
+
+export type Previews = Partial<Record<'25' | '48' | '228' | '800', string>>;
+
+export interface FileDoc {
+  _id: string;
+  userId: string;
+  deviceId: string;
+  path: string;
+  parent: string;
+  name: string;
+  deleted: boolean;
+  deleted_at: number | null;
+  /** stored (not purged) versions */
+  versions: number;
+  version: number;
+  size: number;
+  blob: string;
+  crc32: number;
+  mtime: number;
+  ctime: number;
+  at: number;
+  previews: Previews;
+  [key: string]: unknown;
+}
+
+export interface FolderDoc {
+  _id: string;
+  userId: string;
+  deviceId: string;
+  path: string;
+  parent: string;
+  name: string;
+  files: number;
+  folders: number;
+  bytes: number;
+  [key: string]: unknown;
+}
+
+export interface VersionDoc {
+  _id: string;
+  fileId: string;
+  userId: string;
+  deviceId: string;
+  path: string;
+  version: number;
+  size: number;
+  blob: string;
+  crc32: number;
+  mtime: number;
+  ctime: number;
+  at: number;
+  previews: Previews;
+  [key: string]: unknown;
+}
+
+export interface PreviewDoc {
+  _id: string;
+  previews: Previews;
+  failed: boolean;
+  [key: string]: unknown;
+}
+
+export const filesCollection = (docs: DocumentStore) => docs.collection<FileDoc>('files');
+export const foldersCollection = (docs: DocumentStore) => docs.collection<FolderDoc>('folders');
+export const versionsCollection = (docs: DocumentStore) => docs.collection<VersionDoc>('versions');
+export const previewsCollection = (docs: DocumentStore) => docs.collection<PreviewDoc>('previews');
+
+export const folderId = (deviceId: string, path: string) => `${deviceId}:${path}`;
+export const versionId = (fileId: string, version: number) => `${fileId}:${version}`;
+/** The upper bound of paths under a prefix, for range scans in code-unit order. */
+export const PREFIX_END = '\uffff';
+
+const PAGE = 1000;
+
+/**
+ * A file became live (+1) or dead (-1), or its size changed: the counts of every folder from the
+ * device root down to its parent follow. A folder whose file count leaves 0 (or reaches it) adds
+ * (or removes) one folder in each folder above it.
+ */
+async function adjustFolders(docs: DocumentStore, f: { userId: string; deviceId: string; path: string }, files: number, bytes: number): Promise<void> {
+  const folders = foldersCollection(docs);
+  const chain = ancestorsOf(f.path);
+  const loaded: FolderDoc[] = [];
+  for (const path of chain) {
+    loaded.push(
+      (await folders.get(folderId(f.deviceId, path))) ?? {
+        _id: folderId(f.deviceId, path), userId: f.userId, deviceId: f.deviceId, path, parent: path ? parentOf(path) : '', name: path ? nameOf(path) : '',
+        files: 0, folders: 0, bytes: 0,
+      },
+    );
+  }
+  loaded.forEach((doc, depth) => {
+    const before = doc.files;
+    doc.files += files;
+    doc.bytes += bytes;
+    // the device root is no folder of anything; a deeper one appearing or going counts above it
+    if (depth > 0 && (before === 0) !== (doc.files === 0)) {
+      for (let above = 0; above < depth; above++) loaded[above].folders += doc.files === 0 ? -1 : 1;
+    }
+  });
+  for (const doc of loaded) {
+    if (doc.files <= 0) await folders.delete(doc._id);
+    else await folders.upsert(doc);
+  }
+}
+
+async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<void> {
+  const files = filesCollection(docs);
+  const previews = (await previewsCollection(docs).get(d.blob))?.previews ?? {};
+  await versionsCollection(docs).upsert({
+    _id: versionId(d.fileId, d.version), fileId: d.fileId, userId: d.userId, deviceId: d.deviceId, path: d.path, version: d.version,
+    size: d.size, blob: d.blob, crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
+  });
+  const before = await files.get(d.fileId);
+  const wasLive = before !== null && !before.deleted;
+  await files.upsert({
+    _id: d.fileId, userId: d.userId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
+    deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
+    crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
+  });
+  if (wasLive) {
+    if (d.size !== before.size) await adjustFolders(docs, d, 0, d.size - before.size);
+  } else await adjustFolders(docs, d, 1, d.size);
+}
+
+async function markDeleted(docs: DocumentStore, file: FileDoc, at: number): Promise<void> {
+  if (file.deleted) return;
+  await filesCollection(docs).upsert({ ...file, deleted: true, deleted_at: at });
+  await adjustFolders(docs, file, -1, -file.size);
+}
+
+async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Promise<void> {
+  const files = filesCollection(docs);
+  switch (e.type) {
+    case 'FileVersionCommitted':
+      await applyCommitted(docs, e.data);
+      return;
+    case 'FileDeleted': {
+      const file = await files.get(fileId);
+      if (file) await markDeleted(docs, file, e.data.at);
+      return;
+    }
+    case 'FileVersionsPurged': {
+      for (const v of e.data.versions) await versionsCollection(docs).delete(versionId(fileId, v));
+      const file = await files.get(fileId);
+      if (!file) return;
+      const versions = file.versions - e.data.versions.length;
+      if (versions > 0) {
+        await files.upsert({ ...file, versions });
+        return;
+      }
+      // nothing stored any more: the file is gone (it was deleted, or its device removed)
+      await files.delete(fileId);
+      if (!file.deleted) await adjustFolders(docs, file, -1, -file.size);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Everything under a folder was deleted: its live files are marked, its folder counts leave the folders above. */
+async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: string, at: number): Promise<void> {
+  const files = filesCollection(docs);
+  const folders = foldersCollection(docs);
+  const top = await folders.get(folderId(deviceId, path));
+  if (!top) return;
+  const range = { $gte: path, $lt: path + PREFIX_END };
+  for (;;) {
+    const page = await files.find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: PAGE });
+    for (const file of page) await files.upsert({ ...file, deleted: true, deleted_at: at });
+    if (page.length < PAGE) break;
+  }
+  for (;;) {
+    const page = await folders.find({ deviceId, path: range }, { sort: { path: 1 }, limit: PAGE });
+    for (const folder of page) await folders.delete(folder._id);
+    if (page.length < PAGE) break;
+  }
+  const above = ancestorsOf(path).filter((p) => p !== path);
+  for (const [depth, p] of above.entries()) {
+    const doc = await folders.get(folderId(deviceId, p));
+    if (!doc) continue;
+    doc.files -= top.files;
+    doc.bytes -= top.bytes;
+    // the deleted folder itself counted as a folder in every folder above it, except the device root
+    doc.folders -= top.folders + (path === '' ? 0 : 1);
+    if (doc.files <= 0) await folders.delete(doc._id);
+    else await folders.upsert(doc);
+    void depth;
+  }
+}
+
+async function applyPreviews(docs: DocumentStore, e: PreviewEvent): Promise<void> {
+  const previews = e.type === 'PreviewsGenerated' ? (e.data.previews as Previews) : {};
+  await previewsCollection(docs).upsert({ _id: e.data.blob, previews, failed: e.type === 'PreviewsFailed' });
+  if (e.type !== 'PreviewsGenerated') return;
+  for (const v of await versionsCollection(docs).find({ blob: e.data.blob })) await versionsCollection(docs).upsert({ ...v, previews });
+  for (const f of await filesCollection(docs).find({ blob: e.data.blob })) await filesCollection(docs).upsert({ ...f, previews });
+}
+
+export const catalogProjection = (docs: DocumentStore): Projection => ({
+  name: 'catalog',
+  prefixes: [StreamPrefixes.file, StreamPrefixes.device, StreamPrefixes.preview],
+  async init() {
+    await filesCollection(docs).ensureIndex({ deviceId: 1, parent: 1, deleted: 1, name: 1 });
+    await filesCollection(docs).ensureIndex({ deviceId: 1, deleted: 1, path: 1 });
+    await filesCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
+    await filesCollection(docs).ensureIndex({ blob: 1 });
+    await filesCollection(docs).ensureIndex({ deleted: 1, deleted_at: 1 });
+    await foldersCollection(docs).ensureIndex({ deviceId: 1, parent: 1, name: 1 });
+    await foldersCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
+    await versionsCollection(docs).ensureIndex({ fileId: 1, version: 1 });
+    await versionsCollection(docs).ensureIndex({ blob: 1 });
+  },
+  async apply(event) {
+    if (event.stream.startsWith(StreamPrefixes.file)) {
+      await applyFile(docs, event.stream.slice(StreamPrefixes.file.length), { type: event.type, data: event.data } as FileEvent);
+    } else if (event.stream.startsWith(StreamPrefixes.preview)) {
+      await applyPreviews(docs, { type: event.type, data: event.data } as PreviewEvent);
+    } else {
+      const e = { type: event.type, data: event.data } as DeviceEvent;
+      const deviceId = event.stream.slice(StreamPrefixes.device.length);
+      if (e.type === 'FolderDeleted') await applyFolderDeleted(docs, deviceId, e.data.path, e.data.at);
+      // a removed device is listed nowhere; its files stay until the purger has removed their versions
+      else if (e.type === 'DeviceRemoved') await foldersCollection(docs).deleteMany({ deviceId });
+    }
+  },
+});

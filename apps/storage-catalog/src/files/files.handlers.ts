@@ -1,0 +1,192 @@
+/**
+ * Bus handlers for files and folders: checking an upload before its bytes are read, committing
+ * an uploaded version, deleting a file or a folder, reading a version, the versions of a file,
+ * a folder page and a subtree page. Every request is the authenticated user's own: a device or
+ * file of anyone else is a 404.
+ */
+import {
+  badRequest,
+  type CommitFileRequest,
+  type DevicePath,
+  type FileEntry,
+  fileIdOf,
+  filePath,
+  type FileRequest,
+  type FileVersionInfo,
+  folderPath,
+  type FolderPage,
+  type FolderSummary,
+  type ListFolderRequest,
+  notFound,
+  type PositionReply,
+  type PrepareUploadRequest,
+  Streams,
+  type SubtreePage,
+  Subjects,
+  VERSIONS_MAX,
+} from '@burrow/contracts';
+import { appendEvents, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { resolveDevice } from '../devices/device-names.js';
+import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
+import { ensureUsage, quotaExceeded, usageHead } from '../usage/usage.js';
+import { quotaOf, requireUser } from '../users/users.projection.js';
+import { filesCollection, foldersCollection, versionsCollection, versionId } from './catalog.projection.js';
+import { commitFileProcess } from './commit-file.process.js';
+import { fileDecider } from './file.js';
+import { listFolder, toFileEntry, walkFolder } from './listing.js';
+
+const isBlobKey = (key: unknown): key is string => typeof key === 'string' && /^[0-9a-f]{64}$/.test(key);
+const nonNegativeInt = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+
+@Controller()
+export class FilesHandlers {
+  constructor(@Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext) {}
+
+  /** The user's quota (null: unlimited), waiting for the read model once if the user is brand new. */
+  private async quota(userId: string): Promise<number | null> {
+    try {
+      return await quotaOf(this.ctx.docs, await requireUser(this.ctx.docs, userId));
+    } catch {
+      await this.ctx.runner.catchUp();
+      return quotaOf(this.ctx.docs, await requireUser(this.ctx.docs, userId));
+    }
+  }
+
+  /** Before the bytes: the device exists, the path is a file path, and a known size fits the quota. */
+  @MessagePattern(Subjects.storage.prepareUpload)
+  async prepare(@Payload() req: PrepareUploadRequest): Promise<{ ok: true }> {
+    filePath(req.path);
+    await resolveDevice(this.ctx.store, req.userId, req.device);
+    if (req.size !== undefined) {
+      const quota = await this.quota(req.userId);
+      if (quota !== null && (await usageHead(this.ctx.store, req.userId)).total + req.size > quota) throw quotaExceeded();
+    }
+    return { ok: true };
+  }
+
+  /**
+   * Commits an uploaded blob as the next version of the file (a multi-step write: the usage
+   * ledger, then the file's stream). Missing folders appear with it.
+   */
+  @MessagePattern(Subjects.storage.commitFile)
+  async commit(@Payload() req: CommitFileRequest): Promise<FileVersionInfo & PositionReply> {
+    const path = filePath(req.path);
+    if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32)) throw badRequest('blob, size and crc32 are required', ['blob']);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const quota = await this.quota(req.userId);
+    const fileId = fileIdOf(device.deviceId, path);
+    const stream = Streams.file(fileId);
+    const now = this.ctx.clock.now();
+    const data = {
+      fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: req.size, blob: req.blob,
+      crc32: req.crc32, mtime: req.mtime ?? now, ctime: req.ctime ?? req.mtime ?? now, at: now,
+    };
+    const committed = await retryOnConflict('file', async () => {
+      const { state, revision } = await loadAggregate(this.ctx.store, stream, fileDecider);
+      const [event] = fileDecider.decide({ type: 'CommitVersion', data }, state);
+      const usage = await usageHead(this.ctx.store, req.userId);
+      const process = await this.ctx.processes.begin(commitFileProcess(this.ctx), { fileId, userId: req.userId, revision, usageFrom: usage.revision });
+      let position: number;
+      try {
+        await process.step('reserve-usage', () =>
+          ensureUsage(this.ctx.store, req.userId, { delta: req.size, ref: process.id, reason: `commit ${path}`, after: usage.revision, limit: quota }),
+        );
+        position = await process.step('commit', async () => (await appendEvents(this.ctx.store, stream, [event], revision ?? 'no_stream', { processId: process.id })).position);
+      } catch (error) {
+        return process.abandon(error);
+      }
+      await process.complete();
+      return { version: (event.data as { version: number }).version, position };
+    });
+    await this.ctx.runner.waitFor(committed.position);
+    return { ...data, name: path.slice(path.lastIndexOf('/') + 1), version: committed.version, previews: {}, position: committed.position };
+  }
+
+  /** A file (path without trailing slash) or a folder and everything under it (path ending with `/`). */
+  @MessagePattern(Subjects.storage.deletePath)
+  async delete(@Payload() req: DevicePath): Promise<PositionReply> {
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const now = this.ctx.clock.now();
+    if (req.path.endsWith('/') || req.path === '') {
+      const path = folderPath(req.path);
+      if (path === '') throw badRequest('the device root is not a folder to delete: delete the device', ['path']);
+      await this.ctx.runner.catchUp();
+      if (!(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
+      const position = await retryOnConflict('device', async () => {
+        const current = await resolveDevice(this.ctx.store, req.userId, req.device);
+        const event = { type: 'FolderDeleted' as const, data: { path, userId: current.userId, partnerId: current.partnerId, at: now } };
+        return (await appendEvents(this.ctx.store, Streams.device(current.deviceId), [event], current.revision)).position;
+      });
+      await this.ctx.runner.waitFor(position);
+      return { position };
+    }
+    const path = filePath(req.path);
+    const fileId = fileIdOf(device.deviceId, path);
+    const live = await filesCollection(this.ctx.docs).get(fileId);
+    const { state } = await loadAggregate(this.ctx.store, Streams.file(fileId), fileDecider);
+    if (!state.identity || (live && live.deleted) || (!live && state.deleted)) throw notFound(`no file ${path}`);
+    // a file deleted with its folder is still live in its own stream: FileDeleted is then a no-op in the read model
+    const result = await handleCommand(this.ctx.store, Streams.file(fileId), fileDecider, { type: 'DeleteFile', at: now });
+    await this.ctx.runner.waitFor(result.position);
+    return { position: result.position };
+  }
+
+  /** One version of a file (the latest when `version` is absent); a deleted file is a 404. */
+  @MessagePattern(Subjects.storage.fileVersion)
+  async version(@Payload() req: FileRequest): Promise<FileEntry> {
+    const path = filePath(req.path);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const fileId = fileIdOf(device.deviceId, path);
+    const file = await filesCollection(this.ctx.docs).get(fileId);
+    if (!file || file.deleted) throw notFound(`no file ${path}`);
+    if (req.version === undefined || req.version === file.version) return toFileEntry(file);
+    const v = await versionsCollection(this.ctx.docs).get(versionId(fileId, req.version));
+    if (!v) throw notFound(`no version ${req.version} of ${path}`);
+    return { ...toFileEntry(file), version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews };
+  }
+
+  /** Every stored version of a file, oldest first (the last is the latest). */
+  @MessagePattern(Subjects.storage.fileVersions)
+  async versions(@Payload() req: DevicePath): Promise<FileVersionInfo[]> {
+    const path = filePath(req.path);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const fileId = fileIdOf(device.deviceId, path);
+    const file = await filesCollection(this.ctx.docs).get(fileId);
+    if (!file || file.deleted) throw notFound(`no file ${path}`);
+    const versions = await versionsCollection(this.ctx.docs).find({ fileId }, { sort: { version: 1 }, limit: VERSIONS_MAX });
+    return versions.map((v) => ({
+      path, name: file.name, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews,
+    }));
+  }
+
+  @MessagePattern(Subjects.storage.listFolder)
+  async list(@Payload() req: ListFolderRequest): Promise<FolderPage> {
+    const path = folderPath(req.path);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
+    return listFolder(this.ctx.docs, device.deviceId, path, req);
+  }
+
+  @MessagePattern(Subjects.storage.walkFolder)
+  async walk(@Payload() req: ListFolderRequest): Promise<SubtreePage> {
+    const path = folderPath(req.path);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
+    return walkFolder(this.ctx.docs, device.deviceId, path, req);
+  }
+
+  /** Live files, folders and bytes under a folder (a zip's size is known from them). */
+  @MessagePattern(Subjects.storage.folderSummary)
+  async summary(@Payload() req: DevicePath): Promise<FolderSummary> {
+    const path = folderPath(req.path);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const folder = await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`);
+    if (!folder) {
+      if (path === '') return { files: 0, folders: 0, bytes: 0 };
+      throw notFound(`no folder ${path}`);
+    }
+    return { files: folder.files, folders: folder.folders, bytes: folder.bytes };
+  }
+}

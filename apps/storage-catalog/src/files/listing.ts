@@ -1,0 +1,78 @@
+/**
+ * Reading the catalog a page at a time: a folder (subfolders, then files, each by name) and a
+ * subtree (every live file under a folder, by path). Cursors are opaque to callers and name the
+ * last entry returned, so a page costs an index range scan whatever the folder's size, and paging
+ * is stable while the folder changes (an entry is never returned twice).
+ */
+import { badRequest, type FileEntry, type FolderEntry, type FolderPage, LISTING_PAGE_DEFAULT, LISTING_PAGE_MAX, type SubtreePage } from '@burrow/contracts';
+import type { DocumentStore } from '@burrow/documents';
+import { type FileDoc, filesCollection, type FolderDoc, foldersCollection, PREFIX_END } from './catalog.projection.js';
+
+interface FolderCursor {
+  /** 'd' while listing subfolders, 'f' files */
+  p: 'd' | 'f';
+  /** the last name returned */
+  n: string;
+}
+
+const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function decode<T>(cursor: string | undefined, check: (v: Record<string, unknown>) => boolean): T | null {
+  if (!cursor) return null;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (value && typeof value === 'object' && check(value)) return value as T;
+  } catch {
+    // fall through
+  }
+  throw badRequest('invalid cursor', ['cursor']);
+}
+
+const pageSize = (limit: number | undefined) => Math.min(Math.max(1, limit ?? LISTING_PAGE_DEFAULT), LISTING_PAGE_MAX);
+
+export const toFileEntry = (f: FileDoc): FileEntry => ({
+  path: f.path, name: f.name, version: f.version, size: f.size, blob: f.blob, crc32: f.crc32, mtime: f.mtime, ctime: f.ctime, at: f.at,
+  previews: f.previews, versions: f.versions,
+});
+
+const toFolderEntry = (f: FolderDoc): FolderEntry => ({ name: f.name, path: f.path, files: f.files, folders: f.folders });
+
+export async function listFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<FolderPage> {
+  const limit = pageSize(options.limit);
+  const cursor = decode<FolderCursor>(options.cursor, (v) => (v.p === 'd' || v.p === 'f') && typeof v.n === 'string');
+  const dirs: FolderEntry[] = [];
+  if (!cursor || cursor.p === 'd') {
+    const filter = cursor ? { deviceId, parent: path, name: { $gt: cursor.n } } : { deviceId, parent: path };
+    const page = await foldersCollection(docs).find(filter, { sort: { name: 1 }, limit: limit + 1 });
+    if (page.length > limit) {
+      const shown = page.slice(0, limit);
+      return { dirs: shown.map(toFolderEntry), files: [], next: encode({ p: 'd', n: shown[shown.length - 1].name }) };
+    }
+    dirs.push(...page.map(toFolderEntry));
+  }
+  const room = limit - dirs.length;
+  const after = cursor?.p === 'f' ? cursor.n : undefined;
+  const filter = after === undefined ? { deviceId, parent: path, deleted: false } : { deviceId, parent: path, deleted: false, name: { $gt: after } };
+  const files = room > 0 ? await filesCollection(docs).find(filter, { sort: { name: 1 }, limit: room + 1 }) : [];
+  if (room <= 0) {
+    // the page is full of folders: the files start on the next one
+    const last = dirs[dirs.length - 1];
+    return { dirs, files: [], next: encode({ p: 'd', n: last.name }) };
+  }
+  const more = files.length > room;
+  const shown = more ? files.slice(0, room) : files;
+  return { dirs, files: shown.map(toFileEntry), next: more ? encode({ p: 'f', n: shown[shown.length - 1].name }) : null };
+}
+
+/** Every live file under `path` (a folder path; '' for the whole device), in path order. */
+export async function walkFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<SubtreePage> {
+  const limit = pageSize(options.limit);
+  const cursor = decode<{ a: string }>(options.cursor, (v) => typeof v.a === 'string');
+  const range: Record<string, string> = { $lt: path + PREFIX_END };
+  if (cursor) range.$gt = cursor.a;
+  else range.$gte = path;
+  const page = await filesCollection(docs).find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: limit + 1 });
+  const more = page.length > limit;
+  const shown = more ? page.slice(0, limit) : page;
+  return { files: shown.map(toFileEntry), next: more ? encode({ a: shown[shown.length - 1].path }) : null };
+}
