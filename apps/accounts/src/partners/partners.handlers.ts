@@ -64,6 +64,16 @@ export class PartnersHandlers {
     return { partnerId, username: doc!.username };
   }
 
+  /** Operator only (admin CLI): lift a lock on a partner username and forget its failed logins. */
+  @MessagePattern(Subjects.accounts.unlockPartnerLogin)
+  async unlockLogin(@Payload() { username }: UnlockPartnerLoginRequest): Promise<{ username: string; unlocked: true }> {
+    if (typeof username !== 'string' || !username) throw badRequest('username is required', ['username']);
+    if (!(await partnersCollection(this.ctx.docs).findOne({ username }))) throw notFound(`no partner ${username}`);
+    await this.ctx.logins.unlock('partner', username);
+    this.ctx.log.info({ username }, 'partner login unlocked by the operator');
+    return { username, unlocked: true };
+  }
+
   /** Operator only (admin CLI, bootstrap): the request is parsed here, where it enters Burrow. */
   @MessagePattern(Subjects.accounts.createPartner)
   async create(@Payload() body: unknown): Promise<PartnerInfo> {
