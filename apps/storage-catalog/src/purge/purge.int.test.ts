@@ -159,7 +159,8 @@ describe('purger', () => {
   });
 
   it("purgehold_active: nothing of the user is purged (deleted files, removed devices, old versions) until the hold is lifted", async () => {
-    t = await startTestStorage();
+    // pages of one: held candidates are passed over by the cursor, not read again and again
+    t = await startTestStorage({ purgePageSize: 1 });
     const partner = await t.createPartner({ autopurge_interval: 1, versionpurge_interval: 1 });
     const held = await t.createUser(partner, { purgehold_active: true });
     const free = await t.createUser(partner);
@@ -215,7 +216,8 @@ describe('purger', () => {
   });
 
   it('usage equals the sum of the stored versions after adds, deletes, device removals and purges', async () => {
-    t = await startTestStorage();
+    // pages of one candidate: every phase pages through its cursor
+    t = await startTestStorage({ purgePageSize: 1 });
     const partner = await t.createPartner({ autopurge_interval: 2, versionpurge_interval: 3 });
     const user = await t.createUser(partner);
     await t.registerDevice(user, 'laptop');
@@ -253,7 +255,7 @@ describe('purger', () => {
   });
 
   it('versionpurge_interval: an old version goes that many days after a newer one replaced it; the latest version stays; 0 or null keeps them', async () => {
-    t = await startTestStorage();
+    t = await startTestStorage({ purgePageSize: 1 });
     const partner = await t.createPartner({ versionpurge_interval: 7 });
     const keeper = await t.createPartner({ versionpurge_interval: 0 });
     const user = await t.createUser(partner);
