@@ -1,8 +1,9 @@
 /**
  * Composition of the storage-catalog service: it owns devices, files, versions, previews, share
- * rooms and storage usage. Adapters come from the infrastructure; projections feed its read
- * models; multi-step writes are logged and recovered; handlers answer on the bus. Used by this
- * app's own process entry (`main.ts`) and by the standalone process.
+ * rooms, storage usage and purging. Adapters come from the infrastructure; projections feed its
+ * read models; multi-step writes are logged and recovered; the purger runs periodically; handlers
+ * answer on the bus. Used by this app's own process entry (`main.ts`) and by the standalone
+ * process.
  */
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
@@ -17,6 +18,11 @@ import { commitFileProcess } from './files/commit-file.process.js';
 import { FilesHandlers } from './files/files.handlers.js';
 import { STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
+import { purgeFileProcess } from './purge/purge-file.process.js';
+import { PURGER, PurgeHandlers } from './purge/purge.handlers.js';
+import { purgePoliciesProjection } from './purge/purge-policies.projection.js';
+import { Purger } from './purge/purger.js';
+import { userStorageProjection } from './purge/user-storage.projection.js';
 import { shareRoomsProjection } from './shares/share-rooms.projection.js';
 import { SharesHandlers } from './shares/shares.handlers.js';
 import { storageUsersProjection } from './users/users.projection.js';
@@ -30,11 +36,13 @@ export const storageProjections = (docs: DocumentStore): Projection[] => [
   devicesProjection(docs),
   catalogProjection(docs),
   shareRoomsProjection(docs),
+  purgePoliciesProjection(docs),
+  userStorageProjection(docs),
   pendingProcessesProjection(docs, 'storage-catalog'),
 ];
 
 /** The storage catalog's multi-step writes, by kind (what recovery can finish). */
-export const storageProcesses = (ctx: StorageContext) => [registerDeviceProcess(ctx), removeDeviceProcess(ctx), commitFileProcess(ctx)];
+export const storageProcesses = (ctx: StorageContext) => [registerDeviceProcess(ctx), removeDeviceProcess(ctx), commitFileProcess(ctx), purgeFileProcess(ctx)];
 
 export async function startStorageCatalog(infra: Infrastructure): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('storage-catalog');
@@ -62,22 +70,41 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
       log.error({ err: { message: (error as Error).message } }, 'recovery failed');
     }
   };
+  const purger = new Purger(ctx);
+  const purge = async () => {
+    try {
+      const report = await purger.run();
+      if (report.failed.length) log.warn(report, 'purge run finished with failures; the next run tries again');
+      else if (report.purged_files || report.cleared_users) log.info(report, 'purge run');
+    } catch (error) {
+      log.error({ err: { message: (error as Error).message } }, 'purge run failed');
+    }
+  };
   const app = await startService(
     'storage-catalog',
     {
       module: StorageCatalogModule,
-      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers],
-      providers: [{ provide: STORAGE_CONTEXT, useValue: ctx }],
+      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers, PurgeHandlers],
+      providers: [
+        { provide: STORAGE_CONTEXT, useValue: ctx },
+        { provide: PURGER, useValue: purger },
+      ],
     },
     infra,
   );
   await recover();
   const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
   timer.unref();
+  // the first run right after start (a service restarted more often than the interval still purges)
+  void purge();
+  const purgeTimer = setInterval(() => void purge(), infra.config.purgeIntervalMs);
+  purgeTimer.unref();
   return {
     app,
     close: async () => {
       clearInterval(timer);
+      clearInterval(purgeTimer);
+      await purger.stop();
       await app.close();
       await runner.stop();
       await rpc.close();

@@ -1,6 +1,7 @@
 export * from './append.js';
 export * from './command-handler.js';
 export * from './counter.js';
+export * from './crash-points.js';
 export * from './ledger.js';
 export * from './projection-runner.js';
 export * from './reservation.js';

@@ -31,6 +31,8 @@ export interface BurrowConfig {
   recoveryGraceSeconds: number;
   /** how often each service looks for unfinished multi-step writes */
   recoveryIntervalMs: number;
+  /** how often the storage catalog's purger runs (it also runs shortly after start) */
+  purgeIntervalMs: number;
   /**
    * Fault injection for tests only: a multi-step write step (`CreateUser:allocate:after`) at which
    * the service process kills itself with SIGKILL, as a crash would.
@@ -126,6 +128,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     trustProxy: get('BURROW_TRUST_PROXY'),
     recoveryGraceSeconds: int('BURROW_RECOVERY_GRACE_SECONDS', 60, 0, 86_400),
     recoveryIntervalMs: int('BURROW_RECOVERY_INTERVAL_MS', 30_000, 100, 3_600_000),
+    purgeIntervalMs: int('BURROW_PURGE_INTERVAL_MS', 3_600_000, 1000, 604_800_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
   };

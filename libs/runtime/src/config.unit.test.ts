@@ -43,6 +43,12 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'off' }), /BURROW_SQLITE_SYNCHRONOUS must be full or normal/);
   });
 
+  it('BURROW_PURGE_INTERVAL_MS: an hour by default, from 1 s to 7 days', () => {
+    assert.equal(readConfig({}).purgeIntervalMs, 3_600_000);
+    assert.equal(readConfig({ BURROW_PURGE_INTERVAL_MS: '60000' }).purgeIntervalMs, 60_000);
+    assert.throws(() => readConfig({ BURROW_PURGE_INTERVAL_MS: '0' }), /BURROW_PURGE_INTERVAL_MS must be an integer from 1000 to 604800000/);
+  });
+
   it('requires partner username and password together', () => {
     assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
   });

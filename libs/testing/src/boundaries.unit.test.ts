@@ -9,9 +9,9 @@
  * - domain code (a file that declares a decider) imports only contracts and its own feature files;
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
  *   graph (and build order) is complete;
- * - the gateway routes to no operator subject (those are for the admin CLI only).
+ * - the gateway routes to no operator subject (those are for the admin CLI and operators only).
  */
-import { AccountsOperatorSubjects } from '@burrow/contracts';
+import { AccountsOperatorSubjects, StorageOperatorSubjects } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -135,9 +135,14 @@ describe('module boundaries (Nx tags)', () => {
         const named = new RegExp(`(Subjects\\.accounts|AccountsSubjects|AccountsOperatorSubjects)\\.${key}\\b`);
         if (named.test(text) || text.includes(`'${subject}'`)) mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
       }
+      for (const [key, subject] of Object.entries(StorageOperatorSubjects)) {
+        const named = new RegExp(`(Subjects\\.storage|StorageSubjects|StorageOperatorSubjects)\\.${key}\\b`);
+        if (named.test(text) || text.includes(`'${subject}'`)) mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
+      }
     }
     assert.deepEqual(mentions, []);
     assert.ok(Object.keys(AccountsOperatorSubjects).includes('releaseReservation'));
+    assert.ok(Object.keys(StorageOperatorSubjects).includes('runPurge'));
   });
 
   it('the checker itself catches an app importing an app', () => {

@@ -13,6 +13,7 @@ import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import {
   appendEvents,
+  committed,
   type FaultHook,
   handleCommand,
   loadAggregate,
@@ -186,54 +187,8 @@ export async function expectError(promise: Promise<unknown>, status: number): Pr
   assert.fail(`expected a ${status}`);
 }
 
-export interface Crash {
-  /** for ProcessLog: once armed, the first request reaching `point` stops there */
-  faults: FaultHook;
-  /** resolves when a request has reached `point` */
-  reached: Promise<void>;
-  /** from now on the next request reaching `point` stops there (set-up before it runs freely) */
-  arm(): void;
-  /**
-   * Lets the stopped request go on: a request that was only paused (a stalled replica), not
-   * killed. A crash test never calls it; that is what kill -9 looks like to the store.
-   */
-  resume(): void;
-}
-
-/** A fault hook that stops the request reaching `point` with a promise that resolves only on `resume()`. */
-export function crashAt(point: string): Crash {
-  let arrived!: () => void;
-  let release!: () => void;
-  const reached = new Promise<void>((resolve) => (arrived = resolve));
-  const frozen = new Promise<void>((resolve) => (release = resolve));
-  let armed = false;
-  return {
-    reached,
-    arm: () => void (armed = true),
-    resume: () => release(),
-    faults(at) {
-      if (!armed || at !== point) return;
-      armed = false;
-      arrived();
-      return frozen;
-    },
-  };
-}
-
-/**
- * Arms the crash, starts the request and waits until it is stopped at the crash point; fails if it
- * finished without reaching it. Returns the stopped request (it settles only after `resume()`).
- */
-export async function untilCrashed<T>(crash: Crash, start: () => Promise<T>): Promise<{ request: Promise<T> }> {
-  crash.arm();
-  const request = start();
-  const finished = request.then(
-    () => assert.fail('the request finished without reaching the crash point'),
-    (error: unknown) => assert.fail(`the request failed before the crash point: ${String(error)}`),
-  );
-  await Promise.race([crash.reached, finished]);
-  return { request };
-}
+// the crash points are shared with every service's crash tests
+export { committed, type Crash, crashAt, stepsOf, untilCrashed } from '@burrow/eventsourcing';
 
 /** What a restart finds: the files of `t`, closed as a killed process leaves them, opened by `replicas` new contexts. */
 export async function restart(t: TestAccounts, replicas = 1): Promise<TestAccounts[]> {
@@ -242,11 +197,6 @@ export async function restart(t: TestAccounts, replicas = 1): Promise<TestAccoun
   for (let i = 0; i < replicas; i++) started.push(await startTestAccounts({ dir: t.dir }));
   return started;
 }
-
-/** `Kind:step:before` and `Kind:step:after` for each step, in order. */
-export const stepsOf = (kind: string, steps: string[]) => steps.flatMap((s) => [`${kind}:${s}:before`, `${kind}:${s}:after`]);
-/** the points at or past the commit point: recovery must complete the write */
-export const committed = (point: string) => point.endsWith(':commit:after') || point.includes(':complete:');
 
 export interface Recovered {
   t: TestAccounts;

@@ -8,6 +8,7 @@ import { isolationScenarios } from './isolation.scenarios.js';
 import { operationsScenarios } from './operations.scenarios.js';
 import { paginationScenarios } from './pagination.scenarios.js';
 import { partnerScenarios } from './partner.scenarios.js';
+import { purgeScenarios } from './purge.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
 import { usersScenarios } from './users.scenarios.js';
@@ -23,6 +24,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: hostile input`, factory, skipReason, hostileInputScenarios);
   withTarget(`${mode}: concurrency and read-your-writes`, factory, skipReason, concurrencyScenarios);
   withTarget(`${mode}: operator reservations and recovery`, factory, skipReason, operationsScenarios);
+  withTarget(`${mode}: storage usage and purging`, factory, skipReason, purgeScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

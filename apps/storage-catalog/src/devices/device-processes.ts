@@ -5,10 +5,10 @@
  * - RemoveDevice: `DeviceRemoved` first (the commit point), then free the name. What the device
  *   stored is purged by the purger, which also gives the bytes back to the user's usage.
  */
-import { type DeviceRegistrationAbandoned, Streams } from '@burrow/contracts';
-import { claimNewStream, type ProcessDefinition, releaseName } from '@burrow/eventsourcing';
+import { badRequest, type DeviceRegistrationAbandoned, type DeviceRemoved, Streams } from '@burrow/contracts';
+import { appendEvents, claimNewStream, type ProcessDefinition, releaseName, retryOnConflict } from '@burrow/eventsourcing';
 import type { StorageContext } from '../shared/context.js';
-import { loadDevice } from './device.js';
+import { type DeviceState, loadDevice } from './device.js';
 import { deviceNameReservation } from './device-names.js';
 
 export interface RegisterDeviceProcess {
@@ -47,3 +47,27 @@ export const removeDeviceProcess = (ctx: StorageContext): ProcessDefinition<Remo
     // the commit point is the first step: an abandoned removal changed nothing
   },
 });
+
+/**
+ * Removes a device (a RemoveDevice write): `DeviceRemoved` is the commit point, then the name is
+ * freed. A 400 when it is removed already. Used by the user's own request and by the clearing of a
+ * deleted user's storage; either way the purger then purges what the device stored.
+ */
+export async function removeDevice(ctx: StorageContext, device: Pick<DeviceState, 'deviceId' | 'userId' | 'name'>): Promise<number> {
+  const process = await ctx.processes.begin(removeDeviceProcess(ctx), { deviceId: device.deviceId, userId: device.userId, name: device.name });
+  let position: number;
+  try {
+    position = await process.step('commit', () =>
+      retryOnConflict('device', async () => {
+        const current = await loadDevice(ctx.store, device.deviceId);
+        if (!current || current.removed) throw badRequest('the device is already removed');
+        const event: DeviceRemoved = { type: 'DeviceRemoved', data: { at: ctx.clock.now(), userId: current.userId, partnerId: current.partnerId } };
+        return (await appendEvents(ctx.store, Streams.device(device.deviceId), [event], current.revision, { processId: process.id })).position;
+      }),
+    );
+  } catch (error) {
+    return process.abandon(error);
+  }
+  await process.complete();
+  return position;
+}

@@ -29,7 +29,7 @@ import { usageHead } from '../usage/usage.js';
 import { quotaOf, requireUser } from '../users/users.projection.js';
 import { loadDevice } from './device.js';
 import { deviceIdByName, deviceNameReservation, resolveDevice } from './device-names.js';
-import { registerDeviceProcess, removeDeviceProcess } from './device-processes.js';
+import { registerDeviceProcess, removeDevice } from './device-processes.js';
 import { type DeviceDoc, devicesCollection } from './devices.projection.js';
 
 function deviceName(name: unknown): string {
@@ -107,23 +107,8 @@ export class DevicesHandlers {
   /** Removes the device: hidden at once, its stored versions purged after (the purger). */
   @MessagePattern(Subjects.storage.removeDevice)
   async remove(@Payload() req: DeviceRef): Promise<PositionReply> {
-    const name = deviceName(req.device);
-    const device = await resolveDevice(this.ctx.store, req.userId, name);
-    const process = await this.ctx.processes.begin(removeDeviceProcess(this.ctx), { deviceId: device.deviceId, userId: req.userId, name: device.name });
-    let position: number;
-    try {
-      position = await process.step('commit', () =>
-        retryOnConflict('device', async () => {
-          const current = await loadDevice(this.ctx.store, device.deviceId);
-          if (!current || current.removed) throw badRequest('the device is already removed');
-          const event = { type: 'DeviceRemoved', data: { at: this.ctx.clock.now(), userId: current.userId, partnerId: current.partnerId } };
-          return (await appendEvents(this.ctx.store, Streams.device(device.deviceId), [event], current.revision, { processId: process.id })).position;
-        }),
-      );
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
+    const device = await resolveDevice(this.ctx.store, req.userId, deviceName(req.device));
+    const position = await removeDevice(this.ctx, device);
     await this.ctx.runner.waitFor(position);
     return { position };
   }

@@ -1,6 +1,8 @@
 /**
  * Read model of devices (one document per device, kept after removal with `removed`), with the
- * figures the storage root shows: last login, last commit, last completed backup, stored bytes.
+ * figures the storage root shows: last login, last commit, last completed backup, stored bytes;
+ * and the stored versions the purger looks for on removed devices. A deleted user's devices stay
+ * as they are until the storage catalog removes them (`purge/`), like any other removal.
  */
 import { type DeviceEvent, type FileEvent, type DeviceInfo, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
@@ -12,6 +14,8 @@ export interface DeviceDoc extends Omit<DeviceInfo, 'files'> {
   partnerId: string;
   nameKey: string;
   removed: boolean;
+  /** versions stored (committed, not purged) on the device: a removed device with some is due for purging */
+  versions: number;
   [key: string]: unknown;
 }
 
@@ -19,16 +23,13 @@ export const devicesCollection = (docs: DocumentStore) => docs.collection<Device
 
 export const devicesProjection = (docs: DocumentStore): Projection => ({
   name: 'devices',
-  prefixes: [StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.user],
+  prefixes: [StreamPrefixes.device, StreamPrefixes.file],
   async init() {
     await devicesCollection(docs).ensureIndex({ userId: 1, removed: 1 });
+    await devicesCollection(docs).ensureIndex({ removed: 1, versions: 1 });
   },
   async apply(event) {
     const devices = devicesCollection(docs);
-    if (event.stream.startsWith(StreamPrefixes.user)) {
-      if (event.type === 'UserDeleted') await devices.deleteMany({ userId: event.stream.slice(StreamPrefixes.user.length) });
-      return;
-    }
     if (event.stream.startsWith(StreamPrefixes.file)) {
       const e = { type: event.type, data: event.data } as FileEvent;
       if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
@@ -36,8 +37,12 @@ export const devicesProjection = (docs: DocumentStore): Projection => ({
       if (!device) return;
       if (e.type === 'FileVersionCommitted') {
         device.bytes += e.data.size;
+        device.versions += 1;
         device.lastcommit = Math.max(device.lastcommit ?? 0, e.data.at);
-      } else device.bytes -= e.data.bytes;
+      } else {
+        device.bytes -= e.data.bytes;
+        device.versions -= e.data.versions.length;
+      }
       await devices.upsert(device);
       return;
     }
@@ -48,7 +53,7 @@ export const devicesProjection = (docs: DocumentStore): Projection => ({
       await devices.upsert({
         _id: deviceId, deviceId, userId: d.userId, partnerId: d.partnerId, name: d.name, nameKey: d.name.toLowerCase(),
         sysplatform: d.sysplatform, client_revision: d.client_revision, creation_time: d.at, lastlogin: d.at, lastcommit: null,
-        last_backup_complete: null, bytes: 0, removed: false,
+        last_backup_complete: null, bytes: 0, versions: 0, removed: false,
       });
       return;
     }

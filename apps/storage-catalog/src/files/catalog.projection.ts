@@ -5,7 +5,8 @@
  * - `folders`: one document per folder that holds live files somewhere below it, with the live
  *   files, folders and bytes of its subtree (folders appear with their first file, and go when
  *   their last file is deleted);
- * - `versions`: one document per stored version;
+ * - `versions`: one document per stored version, marked `latest: false` with the time it was
+ *   superseded once a newer version of its file is committed (what `versionpurge_interval` counts);
  * - `previews`: the preview blobs of each image blob, copied onto its files and versions.
  * Documents hold no nested arrays (FerretDB refuses them).
  */
@@ -27,6 +28,7 @@ export type Previews = Partial<Record<'25' | '48' | '228' | '800', string>>;
 export interface FileDoc {
   _id: string;
   userId: string;
+  partnerId: string;
   deviceId: string;
   path: string;
   parent: string;
@@ -63,6 +65,7 @@ export interface VersionDoc {
   _id: string;
   fileId: string;
   userId: string;
+  partnerId: string;
   deviceId: string;
   path: string;
   version: number;
@@ -73,6 +76,10 @@ export interface VersionDoc {
   ctime: number;
   at: number;
   previews: Previews;
+  /** false once a newer version of the file was committed */
+  latest: boolean;
+  /** when that newer version was committed (null while latest) */
+  superseded_at: number | null;
   [key: string]: unknown;
 }
 
@@ -130,14 +137,18 @@ async function adjustFolders(docs: DocumentStore, f: { userId: string; deviceId:
 async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<void> {
   const files = filesCollection(docs);
   const previews = (await previewsCollection(docs).get(d.blob))?.previews ?? {};
-  await versionsCollection(docs).upsert({
-    _id: versionId(d.fileId, d.version), fileId: d.fileId, userId: d.userId, deviceId: d.deviceId, path: d.path, version: d.version,
-    size: d.size, blob: d.blob, crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
+  const versions = versionsCollection(docs);
+  await versions.upsert({
+    _id: versionId(d.fileId, d.version), fileId: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path,
+    version: d.version, size: d.size, blob: d.blob, crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews, latest: true,
+    superseded_at: null,
   });
   const before = await files.get(d.fileId);
+  const superseded = before && before.version !== d.version ? await versions.get(versionId(d.fileId, before.version)) : null;
+  if (superseded?.latest) await versions.upsert({ ...superseded, latest: false, superseded_at: d.at });
   const wasLive = before !== null && !before.deleted;
   await files.upsert({
-    _id: d.fileId, userId: d.userId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
+    _id: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
     deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
     crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
   });
@@ -230,10 +241,13 @@ export const catalogProjection = (docs: DocumentStore): Projection => ({
     await filesCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
     await filesCollection(docs).ensureIndex({ blob: 1 });
     await filesCollection(docs).ensureIndex({ deleted: 1, deleted_at: 1 });
+    // the purger's queries: a partner's files deleted before a cutoff, its versions superseded before one
+    await filesCollection(docs).ensureIndex({ partnerId: 1, deleted: 1, deleted_at: 1 });
     await foldersCollection(docs).ensureIndex({ deviceId: 1, parent: 1, name: 1 });
     await foldersCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
     await versionsCollection(docs).ensureIndex({ fileId: 1, version: 1 });
     await versionsCollection(docs).ensureIndex({ blob: 1 });
+    await versionsCollection(docs).ensureIndex({ partnerId: 1, latest: 1, superseded_at: 1 });
   },
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.file)) {

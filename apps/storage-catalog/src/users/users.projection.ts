@@ -1,8 +1,9 @@
 /**
  * The storage catalog's own view of users and plans (from the accounts service's `user-` and
  * `plan-catalogue` streams): who users are, their partner, the names they log in with, and what
- * their quota is (plan + bonus). Enough to resolve a partner's or a login's reference to a user,
- * and to refuse an upload past the quota, without asking accounts.
+ * their quota is (plan + bonus), and whether their data is on purge hold. Enough to resolve a
+ * partner's or a login's reference to a user, to refuse an upload past the quota and to keep a held
+ * user's data from the purger, without asking accounts.
  */
 import { notFound, type Plan, type PlanAdded, StreamPrefixes, UNLIMITED_BYTES, type UserCreated } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
@@ -20,6 +21,8 @@ export interface StorageUserDoc {
   shareIdKey: string;
   plan_id: number;
   bonus_bytes: number;
+  /** the partner put the user's data on hold: nothing of it is purged */
+  purgehold_active: boolean;
   [key: string]: unknown;
 }
 
@@ -56,7 +59,7 @@ export const storageUsersProjection = (docs: DocumentStore): Projection => ({
       await users.upsert({
         _id: userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email,
         emailKey: c.email.toLowerCase(), name: c.name, share_id: c.share_id, shareIdKey: c.share_id.toLowerCase(),
-        plan_id: c.plan_id, bonus_bytes: c.bonus_bytes,
+        plan_id: c.plan_id, bonus_bytes: c.bonus_bytes, purgehold_active: false,
       });
       return;
     }
@@ -71,6 +74,7 @@ export const storageUsersProjection = (docs: DocumentStore): Projection => ({
       case 'UserRenamed': user.name = d.name as string; break;
       case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
       case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
+      case 'UserPurgeHoldChanged': user.purgehold_active = d.purgehold_active as boolean; break;
       default: return;
     }
     await users.upsert(user);

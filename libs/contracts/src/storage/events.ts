@@ -53,7 +53,9 @@ export type FileVersionsPurged = Event<
 >;
 /** Recovery's claim on a file stream whose commit crashed: the commit can no longer happen. */
 export type FileCommitAbandoned = Event<'FileCommitAbandoned', { processId: string; at: number }>;
-export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FileCommitAbandoned;
+/** Recovery's claim on a file stream whose purge crashed before `FileVersionsPurged`: that purge can no longer happen. */
+export type FilePurgeAbandoned = Event<'FilePurgeAbandoned', { processId: string; at: number }>;
+export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FileCommitAbandoned | FilePurgeAbandoned;
 
 // ---- share-<userId> ----------------------------------------------------------------------------
 

@@ -109,3 +109,22 @@ export interface PublicShareRoom extends ShareRoomInfo {
   share_id: string;
   owner_name: string;
 }
+
+/** What one purger run did (`storage-catalog.purge.run`, and the periodic run's log line). */
+export interface PurgeReport {
+  /** deleted users whose remaining devices and share rooms were removed in this run */
+  cleared_users: number;
+  removed_devices: number;
+  deleted_rooms: number;
+  /** files with versions purged, those versions, and their bytes (taken off the users' usage) */
+  purged_files: number;
+  purged_versions: number;
+  purged_bytes: number;
+  /** partners skipped because one of their deletions is within `purgehold_duration` */
+  held_partners: number;
+  /** removed devices, and files, due for purging but kept because their user has `purgehold_active` */
+  held_devices: number;
+  held_files: number;
+  /** purges that failed this time (the next run tries again), with why */
+  failed: { fileId: string; error: string }[];
+}

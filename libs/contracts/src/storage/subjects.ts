@@ -1,4 +1,11 @@
 /** Bus subjects of the storage catalog: `storage-catalog.*` goes to its queue group. */
+
+/** Called by operators (the e2e harness, an admin tool) only; the gateway never routes to them. */
+export const StorageOperatorSubjects = {
+  /** runs the purger now (deleted users' storage cleared, removed devices and due versions purged): a PurgeReport */
+  runPurge: 'storage-catalog.purge.run',
+} as const;
+
 export const StorageSubjects = {
   health: 'storage-catalog.health',
   /** a partner enables or disables one of a user's share rooms (interface A) */
@@ -25,4 +32,5 @@ export const StorageSubjects = {
   deleteShare: 'storage-catalog.shares.delete',
   /** a room by its public address (no login) */
   openShare: 'storage-catalog.shares.open',
+  ...StorageOperatorSubjects,
 } as const;
