@@ -16,7 +16,8 @@ import { devicesProjection } from './devices/devices.projection.js';
 import { catalogProjection } from './files/catalog.projection.js';
 import { commitFileProcess } from './files/commit-file.process.js';
 import { FilesHandlers } from './files/files.handlers.js';
-import { STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
+import { Previewer } from './previews/previewer.js';
+import { noPreviews, STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { purgeFileProcess } from './purge/purge-file.process.js';
 import { PURGER, PurgeHandlers } from './purge/purge.handlers.js';
@@ -29,6 +30,9 @@ import { storageUsersProjection } from './users/users.projection.js';
 
 @Module({})
 class StorageCatalogModule {}
+
+/** how often the previewer looks for pending blobs besides those this replica commits */
+const PREVIEW_SCAN_INTERVAL_MS = 60_000;
 
 /** The storage catalog's read models, one projection each, fed by one runner. */
 export const storageProjections = (docs: DocumentStore): Projection[] => [
@@ -59,7 +63,9 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
   });
-  const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log };
+  const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews };
+  const previewer = new Previewer(ctx, { concurrency: infra.config.previewConcurrency });
+  ctx.previews = previewer;
   const recovery = new ProcessRecovery(processes, docs, storageProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {
     try {
@@ -99,12 +105,15 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
   void purge();
   const purgeTimer = setInterval(() => void purge(), infra.config.purgeIntervalMs);
   purgeTimer.unref();
+  // what was pending at the last stop first, then every minute what other replicas left
+  previewer.start(PREVIEW_SCAN_INTERVAL_MS);
   return {
     app,
     close: async () => {
       clearInterval(timer);
       clearInterval(purgeTimer);
       await purger.stop();
+      await previewer.stop();
       await app.close();
       await runner.stop();
       await rpc.close();

@@ -46,7 +46,8 @@ import { FilesHandlers } from '../files/files.handlers.js';
 import { Purger } from '../purge/purger.js';
 import { SharesHandlers } from '../shares/shares.handlers.js';
 import { storageProcesses, storageProjections } from '../storage-catalog.service.js';
-import type { StorageContext } from './context.js';
+import { Previewer, type PreviewerOptions } from '../previews/previewer.js';
+import { noPreviews, type StorageContext } from './context.js';
 
 /** 2026-03-15 12:00 UTC, in unix seconds. */
 export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;
@@ -76,6 +77,8 @@ export interface TestStorageOptions {
   faults?: FaultHook;
   /** the purger's page size (small pages exercise paging) */
   purgePageSize?: number;
+  /** commits hand their blobs to the previewer (default: previews are not made) */
+  previews?: PreviewerOptions | boolean;
 }
 
 /** The purge settings of a partner (accounts' enterprise settings). */
@@ -104,6 +107,8 @@ export interface TestStorage {
   files: FilesHandlers;
   shares: SharesHandlers;
   purger: Purger;
+  /** the previewer as the service runs it (commits reach it only with the `previews` option) */
+  previewer: Previewer;
   /** recovery of every storage-catalog process, as the service runs it, with this grace */
   recovery(graceSeconds?: number): ProcessRecovery;
 
@@ -154,7 +159,9 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const clock = options.clock ?? testClock();
   const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults });
   const blobs = new LocalBlobStore(join(dir, 'blobs'));
-  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log };
+  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews };
+  const previewer = new Previewer(ctx, typeof options.previews === 'object' ? options.previews : {});
+  if (options.previews) ctx.previews = previewer;
   const purger = new Purger(ctx, { pageSize: options.purgePageSize });
   const devices = new DevicesHandlers(ctx);
   const files = new FilesHandlers(ctx);
@@ -173,7 +180,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const settingsChanged = (settings: PurgeSettings): PartnerSettingsChanged => ({ type: 'PartnerSettingsChanged', data: { changes: settings, at: clock.now() } });
 
   const t: TestStorage = {
-    dir, ctx, store, docs, runner, processes, blobs, clock, devices, files, purger,
+    dir, ctx, store, docs, runner, processes, blobs, clock, devices, files, purger, previewer,
     shares: new SharesHandlers(ctx),
     recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, storageProcesses(ctx), graceSeconds),
 
@@ -240,6 +247,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
       openContexts.delete(t);
       // not awaited: a crash test leaves a run stopped for ever at its crash point
       void purger.stop();
+      await previewer.stop();
       await runner.stop();
       await store.close();
       if (keepFiles) return;
