@@ -1,9 +1,9 @@
 /**
  * Composition of the storage-catalog service: it owns devices, files, versions, previews, share
- * rooms, storage usage and purging. Adapters come from the infrastructure; projections feed its
- * read models; multi-step writes are logged and recovered; the purger runs periodically; handlers
- * answer on the bus. Used by this app's own process entry (`main.ts`) and by the standalone
- * process.
+ * rooms, storage usage, purging and reclaiming blobs. Adapters come from the infrastructure;
+ * projections feed its read models; multi-step writes are logged and recovered; the purger, the
+ * previewer and the blob reaper run in the background; handlers answer on the bus. Used by this
+ * app's own process entry (`main.ts`) and by the standalone process.
  */
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
@@ -17,6 +17,8 @@ import { catalogProjection } from './files/catalog.projection.js';
 import { commitFileProcess } from './files/commit-file.process.js';
 import { FilesHandlers } from './files/files.handlers.js';
 import { Previewer } from './previews/previewer.js';
+import { BlobReaper } from './reaper/blob-reaper.js';
+import { BLOB_REAPER, ReaperHandlers } from './reaper/reaper.handlers.js';
 import { noPreviews, STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { purgeFileProcess } from './purge/purge-file.process.js';
@@ -76,24 +78,32 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
       log.error({ err: { message: (error as Error).message } }, 'recovery failed');
     }
   };
+  /** A background run that logs what it did (failures as warnings) and never throws. */
+  const logged =
+    <R extends { failed: unknown[] }>(what: string, run: () => Promise<R>, didSomething: (report: R) => boolean) =>
+    async () => {
+      try {
+        const report = await run();
+        const fields = report as object;
+        if (report.failed.length) log.warn(fields, `${what} finished with failures; the next run tries again`);
+        else if (didSomething(report)) log.info(fields, what);
+      } catch (error) {
+        log.error({ err: { message: (error as Error).message } }, `${what} failed`);
+      }
+    };
   const purger = new Purger(ctx);
-  const purge = async () => {
-    try {
-      const report = await purger.run();
-      if (report.failed.length) log.warn(report, 'purge run finished with failures; the next run tries again');
-      else if (report.purged_files || report.cleared_users) log.info(report, 'purge run');
-    } catch (error) {
-      log.error({ err: { message: (error as Error).message } }, 'purge run failed');
-    }
-  };
+  const purge = logged('purge run', () => purger.run(), (r) => r.purged_files > 0 || r.cleared_users > 0);
+  const reaper = new BlobReaper(ctx, { graceSeconds: infra.config.blobReapGraceSeconds });
+  const reap = logged('blob reaper run', () => reaper.run(), (r) => r.reaped > 0 || r.temporaries > 0);
   const app = await startService(
     'storage-catalog',
     {
       module: StorageCatalogModule,
-      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers, PurgeHandlers],
+      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers],
       providers: [
         { provide: STORAGE_CONTEXT, useValue: ctx },
         { provide: PURGER, useValue: purger },
+        { provide: BLOB_REAPER, useValue: reaper },
       ],
     },
     infra,
@@ -107,13 +117,18 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
   purgeTimer.unref();
   // what was pending at the last stop first, then every minute what other replicas left
   previewer.start(PREVIEW_SCAN_INTERVAL_MS);
+  void reap();
+  const reapTimer = setInterval(() => void reap(), infra.config.blobReapIntervalMs);
+  reapTimer.unref();
   return {
     app,
     close: async () => {
       clearInterval(timer);
       clearInterval(purgeTimer);
+      clearInterval(reapTimer);
       await purger.stop();
       await previewer.stop();
+      await reaper.stop();
       await app.close();
       await runner.stop();
       await rpc.close();
