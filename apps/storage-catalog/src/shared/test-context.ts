@@ -13,7 +13,7 @@
  *
  * Not a test file: the tests beside each feature import it.
  */
-import { LocalBlobStore } from '@burrow/blobs';
+import { type BlobStore, LocalBlobStore } from '@burrow/blobs';
 import {
   type DeviceInfo,
   DomainError,
@@ -77,6 +77,8 @@ export interface TestStorageOptions {
   faults?: FaultHook;
   /** the purger's page size (small pages exercise paging) */
   purgePageSize?: number;
+  /** the blob store (default: a local folder in the temp dir) */
+  blobs?: BlobStore;
   /** commits hand their blobs to the previewer (default: previews are not made) */
   previews?: PreviewerOptions | boolean;
 }
@@ -101,7 +103,7 @@ export interface TestStorage {
   docs: MemoryDocumentStore;
   runner: ProjectionRunner;
   processes: ProcessLog;
-  blobs: LocalBlobStore;
+  blobs: BlobStore;
   clock: TestClock;
   devices: DevicesHandlers;
   files: FilesHandlers;
@@ -158,7 +160,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   await runner.start();
   const clock = options.clock ?? testClock();
   const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults });
-  const blobs = new LocalBlobStore(join(dir, 'blobs'));
+  const blobs = options.blobs ?? new LocalBlobStore(join(dir, 'blobs'));
   const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews };
   const previewer = new Previewer(ctx, typeof options.previews === 'object' ? options.previews : {});
   if (options.previews) ctx.previews = previewer;
@@ -271,7 +273,7 @@ export async function cleanUpTestStorage(): Promise<void> {
 /** What a restart finds: the files of `t`, closed as a killed process leaves them, opened again (same clock unless given). */
 export async function restartStorage(t: TestStorage, options: Omit<TestStorageOptions, 'dir'> = {}): Promise<TestStorage> {
   await t.close({ keepFiles: true });
-  return startTestStorage({ clock: t.clock, ...options, dir: t.dir });
+  return startTestStorage({ clock: t.clock, blobs: t.blobs, ...options, dir: t.dir });
 }
 
 /** Awaits a rejection with a DomainError of this status and returns it. */
