@@ -17,6 +17,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import { type BlobStore, MinioBlobStore } from '@burrow/blobs';
 import { Client } from 'minio';
 import { Streams } from '@burrow/contracts';
+import { readConfig } from '@burrow/runtime';
 import sharp from 'sharp';
 import { previewsCollection, versionsCollection } from '../files/catalog.projection.js';
 import { readAll } from '../previews/render.js';
@@ -56,14 +57,8 @@ interface Store {
   cleanup(): Promise<void>;
 }
 
-const minio = process.env.MINIO_URL
-  ? {
-      url: process.env.MINIO_URL,
-      accessKey: process.env.MINIO_ACCESS_KEY ?? '',
-      secretKey: process.env.MINIO_SECRET_KEY ?? '',
-      bucket: process.env.MINIO_BUCKET || 'burrow-test',
-    }
-  : null;
+/** MINIO_URL and its companions, read as the services read them */
+const minio = readConfig().minio ?? null;
 
 /** A bucket of its own (the reaper walks all of it), removed afterwards. */
 async function minioStore(): Promise<Store> {
