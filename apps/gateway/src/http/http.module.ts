@@ -9,7 +9,14 @@ import type { Logger } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner.guard.js';
-import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, RPC } from './tokens.js';
+import type { Sessions } from './sessions.js';
+import type { TokenSigner } from './signed-tokens.js';
+import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, RPC, SESSIONS, SETTINGS, SIGNER } from './tokens.js';
+
+export interface GatewaySettings {
+  /** absolute base URL for links (BURROW_PUBLIC_URL); links are paths when unset */
+  publicUrl?: string;
+}
 
 export interface HttpDependencies {
   rpc: RpcClient;
@@ -18,6 +25,10 @@ export interface HttpDependencies {
   log: Logger;
   /** the state of this process's bus connections (for /healthz) */
   busStatus: BusStatus;
+  /** signs and verifies sessions, links and session extensions with the shared key set */
+  signer: TokenSigner;
+  sessions: Sessions;
+  settings: GatewaySettings;
 }
 
 @Global()
@@ -29,6 +40,9 @@ export class HttpModule {
       { provide: BLOBS, useValue: deps.blobs },
       { provide: GATEWAY_LOGGER, useValue: deps.log },
       { provide: BUS_STATUS, useValue: deps.busStatus },
+      { provide: SIGNER, useValue: deps.signer },
+      { provide: SESSIONS, useValue: deps.sessions },
+      { provide: SETTINGS, useValue: deps.settings },
       PartnerGuard,
     ];
     return { module: HttpModule, providers, exports: providers };

@@ -3,3 +3,9 @@ export const RPC = Symbol('RPC');
 export const BLOBS = Symbol('BLOBS');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 export const BUS_STATUS = Symbol('BUS_STATUS');
+/** the signer of sessions, links and session extensions (TokenSigner) */
+export const SIGNER = Symbol('SIGNER');
+/** storage-interface cookie sessions (Sessions) */
+export const SESSIONS = Symbol('SESSIONS');
+/** settings the storage and share interfaces need (GatewaySettings) */
+export const SETTINGS = Symbol('SETTINGS');
