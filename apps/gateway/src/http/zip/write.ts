@@ -186,6 +186,7 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
     const firstTag = new EtagHash();
     let walkedAll = true;
     for await (const item of walk(entries, first)) {
+      output.check(); // a client gone while the catalog was paged
       if (item.file) firstTag.add(item.file, item.mtime);
       if (item.offset > end) {
         if (!options.expect) {
@@ -211,6 +212,7 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
         const secondTag = new EtagHash();
         let at = centralOffset;
         for await (const item of walk(entries, second)) {
+          output.check();
           if (item.file) secondTag.add(item.file, item.mtime);
           await emit(at, () => centralHeader(item), item.centralLength);
           at += item.centralLength;

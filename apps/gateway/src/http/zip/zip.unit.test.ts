@@ -327,6 +327,22 @@ describe('zip writer: back-pressure and a client that goes away', () => {
     assert.ok(state.stream?.destroyed, 'stalled blob stream destroyed');
   });
 
+  it('stops walking the entries when the output goes away between pages', async () => {
+    let yielded = 0;
+    const slowCatalog: ZipEntries = async function* () {
+      for (let i = 0; i < 1000; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1)); // a page fetched over the bus
+        yielded++;
+        yield bufferEntry(`f${String(i).padStart(4, '0')}`, Buffer.from('x'), MTIME);
+      }
+    };
+    const out = new Collector();
+    const writing = writeZip(slowCatalog, out, { start: 0, end: 0 }, { expect: { length: 1, etag: '"x"' } });
+    setTimeout(() => out.destroy(), 30);
+    await assert.rejects(writing, (e: ZipError) => e.code === 'OUTPUT_CLOSED');
+    assert.ok(yielded < 500, `walked ${yielded} entries after the client left`);
+  });
+
   it('rejects at once on an output already destroyed, opening no blob', async () => {
     const opens: OpenCall[] = [];
     const out = new Collector();
