@@ -147,7 +147,7 @@ function checkRange(range: ZipRange | undefined): { start: number; end: number }
  */
 export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRange, options: WriteZipOptions = {}): Promise<void> {
   const { start, end } = checkRange(range);
-  const verifyCrc = options.verifyCrc ?? true;
+  const verifyCrc = options.verifyCrc ?? false;
   const output = new Output(out);
   const overlaps = (offset: number, length: number) => length > 0 && offset <= end && offset + length > start;
   /** queues the part of `record` (at `offset` in the archive) inside the range */
