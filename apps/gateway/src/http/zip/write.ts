@@ -13,7 +13,7 @@ import { archiveLength, EtagHash } from './plan.js';
 import { centralHeader, localHeader, tail } from './records.js';
 import { type WriteZipOptions, type ZipEntries, ZipError, type ZipRange } from './types.js';
 
-/** Headers are gathered into writes of about this size; blob chunks pass through as they come. */
+/** Headers and small blob chunks are gathered into writes of about this size; larger chunks pass through as they come. */
 const COALESCE = 64 * 1024;
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -78,6 +78,13 @@ class Output {
     if (this.pendingBytes >= COALESCE) await this.flush();
   }
 
+  /** Small chunks (tiny files) join the headers around them; large ones go out as they are. */
+  async pass(buf: Buffer): Promise<void> {
+    if (buf.length < COALESCE / 4) return this.queue(buf);
+    await this.flush();
+    await this.write(buf);
+  }
+
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
     const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
@@ -97,7 +104,7 @@ class Output {
         got += buf.length;
         if (got > want) throw new ZipError('BLOB', `${what}: the blob yielded more than the ${want} bytes asked for`);
         inspect(buf);
-        await this.write(buf);
+        await this.pass(buf);
       }
     } catch (err) {
       this.check(); // the output going away explains any read error that followed
@@ -165,7 +172,6 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
     const to = Math.min(end, dataStart + item.size - 1) - dataStart;
     const whole = from === 0 && to === item.size - 1;
     const path = item.file.path;
-    await output.flush();
     output.check();
     let stream: Readable;
     try {
