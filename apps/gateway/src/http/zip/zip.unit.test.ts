@@ -222,12 +222,12 @@ describe('zip writer: failures reject, never a short archive', () => {
     })())), /reading the blob failed: disk on fire/],
     ['a short blob', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(99, 1)])), /ended after 99 of 100 bytes/],
     ['a long blob', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(101, 1)])), /more than the 100 bytes/],
-    ['a blob with other bytes than its CRC says', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(100, 2)])), /CRC-32/],
+    ['a blob with other bytes than its CRC says, with verifyCrc', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(100, 2)])), /CRC-32/],
   ];
   for (const [label, bad, reason] of cases) {
     it(`${label} rejects with BLOB and leaves the output unended`, async () => {
       const out = new Collector();
-      await assert.rejects(writeZip(fromArray([good, bad, bufferEntry('c.txt', Buffer.from('after'), MTIME)]), out), (e: ZipError) => {
+      await assert.rejects(writeZip(fromArray([good, bad, bufferEntry('c.txt', Buffer.from('after'), MTIME)]), out, undefined, { verifyCrc: true }), (e: ZipError) => {
         assert.equal(e.code, 'BLOB');
         assert.match(e.message, reason);
         return true;
@@ -235,6 +235,13 @@ describe('zip writer: failures reject, never a short archive', () => {
       assert.equal(out.writableEnded, false);
     });
   }
+
+  it('without verifyCrc (the default) writes a blob whose bytes differ from its CRC, for unzip to flag', async () => {
+    const bad = brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(100, 2)]));
+    const out = new Collector();
+    await writeZip(fromArray([good, bad]), out);
+    assert.equal(out.bytes().length, (await planZip(fromArray([good, bad]))).length);
+  });
 
   it('rejects invalid entries (ENTRY) before writing anything: order, duplicates, paths', async () => {
     const e = (path: string) => bufferEntry(path, Buffer.from('x'), MTIME);
@@ -325,6 +332,22 @@ describe('zip writer: back-pressure and a client that goes away', () => {
     setTimeout(() => out.destroy(), 50);
     await assert.rejects(writing, (e: ZipError) => e.code === 'OUTPUT_CLOSED');
     assert.ok(state.stream?.destroyed, 'stalled blob stream destroyed');
+  });
+
+  it('stops walking the entries when the output goes away between pages', async () => {
+    let yielded = 0;
+    const slowCatalog: ZipEntries = async function* () {
+      for (let i = 0; i < 1000; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1)); // a page fetched over the bus
+        yielded++;
+        yield bufferEntry(`f${String(i).padStart(4, '0')}`, Buffer.from('x'), MTIME);
+      }
+    };
+    const out = new Collector();
+    const writing = writeZip(slowCatalog, out, { start: 0, end: 0 }, { expect: { length: 1, etag: '"x"' } });
+    setTimeout(() => out.destroy(), 30);
+    await assert.rejects(writing, (e: ZipError) => e.code === 'OUTPUT_CLOSED');
+    assert.ok(yielded < 500, `walked ${yielded} entries after the client left`);
   });
 
   it('rejects at once on an output already destroyed, opening no blob', async () => {
