@@ -47,7 +47,7 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
     next();
   });
 
-  const app = await NestFactory.create(GatewayModule.forRoot({ rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus }, metrics), new ExpressAdapter(server), {
+  const app = await NestFactory.create(GatewayModule.forRoot({ rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, publicUrl: infra.config.publicUrl }, metrics), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
   });

@@ -13,12 +13,13 @@ import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
+import { shareRoomsPaths } from '../storage-api/share-rooms.openapi.js';
 import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, shareRoomsPaths, storageWritePaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -92,7 +93,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
       { name: 'reports', description: 'client revisions' },
-      { name: 'storage', description: 'the storage interface (B): writing into a user\'s storage' },
+      { name: 'storage', description: 'the storage interface (B): writing into a user\'s storage, and their share rooms' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
     ],
     paths: mergePaths(FRAGMENTS),

@@ -34,7 +34,7 @@ import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { findPartnerUser, requireUser, type StorageUserDoc, userByShareId } from '../users/users.projection.js';
 import { liveDevices, roomCounts } from './room-counts.js';
 import { resolveShareDirs } from './share-dirs.js';
-import { type ShareRoomDoc, shareRoomId, shareRoomsCollection, toUserShareRoom } from './share-rooms.projection.js';
+import { ROOM_ORDER, type ShareRoomDoc, shareRoomId, shareRoomsCollection, toUserShareRoom } from './share-rooms.projection.js';
 import { type ShareRoomsCommand, shareRoomsDecider } from './share-rooms.js';
 
 /** 16 URL-safe characters (96 random bits): within ROOM_KEY_PATTERN, and not guessable. */
@@ -80,7 +80,7 @@ export class SharesHandlers {
   @MessagePattern(Subjects.storage.listShares)
   async list(@Payload() req: UserScoped): Promise<UserShareRooms> {
     const user = await this.user(req.userId);
-    const rooms = await shareRoomsCollection(this.ctx.docs).find({ userId: user._id }, { sort: { creation_time: 1, room_key: 1 }, limit: SHARE_ROOMS_MAX });
+    const rooms = await shareRoomsCollection(this.ctx.docs).find({ userId: user._id }, { sort: ROOM_ORDER, limit: SHARE_ROOMS_MAX });
     const devices = await liveDevices(this.ctx.docs, user._id);
     const infos: ShareRoomInfo[] = [];
     for (const room of rooms) infos.push(await this.info(room, devices));

@@ -7,7 +7,7 @@
 import { type CreateShareRoomRequest, ROOM_KEY_PATTERN, SHARE_ROOM_DIRS_MAX, Streams } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, startTestStorage, TEST_NOW, type TestStorage, type TestUser } from '../shared/test-context.js';
 
 after(cleanUpTestStorage);
 
@@ -180,11 +180,11 @@ describe('share rooms', () => {
     await expectError(create(alice, { room_name: 'x', dirs: ['phone/'] }), 404);
   });
 
-  it('lists rooms oldest first', async () => {
-    for (const key of ['c', 'a', 'b']) {
-      await create(alice, { room_key: key, room_name: key, dirs: ['phone/'] });
-      t.clock.advance(1);
-    }
-    assert.deepEqual((await t.shares.list({ userId: alice.userId })).rooms.map((r) => r.room_key), ['c', 'a', 'b']);
+  it('lists rooms oldest first, in creation order within a second', async () => {
+    t.clock.advance(10);
+    for (const key of ['c', 'a', 'b']) await create(alice, { room_key: key, room_name: key, dirs: ['phone/'] });
+    t.clock.set(TEST_NOW);
+    await create(alice, { room_key: 'z', room_name: 'z', dirs: ['phone/'] });
+    assert.deepEqual((await t.shares.list({ userId: alice.userId })).rooms.map((r) => r.room_key), ['z', 'c', 'a', 'b']);
   });
 });
