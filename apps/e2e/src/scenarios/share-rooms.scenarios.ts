@@ -149,14 +149,19 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     await api.post(`/users/${alice}/shares/work?action=enable`, {}).expect(200);
     assert.equal((await list()).share_rooms.find((r) => r.room_key === 'work')?.enabled, true);
 
-    // created, renamed, deleted through the storage interface: the brand-wide list follows at once
+    // created, renamed, deleted through the storage interface: the brand-wide list and the partner's share_count follow at once
+    const shareCount = async () => (await api.get('/partner/quota').expect(200)).body.share_count as number;
+    const count = await shareCount();
+    assert.equal(count, rooms.length + 1, "alice's rooms and bob's");
     await createShareRoom(storage, { room_key: 'brand', room_name: 'For the brand list', dirs: ['phone/DCIM/Camera/'] });
     assert.equal((await brandRooms(alice)).find((r) => r.room_key === 'brand')?.name, 'For the brand list');
+    assert.equal(await shareCount(), count + 1);
     await storage.updateShare('brand', { room_name: 'Renamed' }).expect(200);
     assert.equal((await brandRooms(alice)).find((r) => r.room_key === 'brand')?.name, 'Renamed');
     assert.equal((await api.get(`/users/${alice}/shares/brand`).expect(200)).body.name, 'Renamed');
     await storage.deleteShare('brand').expect(200);
     assert.equal((await brandRooms(alice)).some((r) => r.room_key === 'brand'), false);
+    assert.equal(await shareCount(), count);
     assertError(await api.get(`/users/${alice}/shares/brand`), 404);
     // another partner sees none of it
     const other = await createPartner(target());
