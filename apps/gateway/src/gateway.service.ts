@@ -57,7 +57,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.keyValues());
-  const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, settings: { publicUrl: infra.config.publicUrl } };
+  const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
   const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,

@@ -15,6 +15,7 @@ import { bytes, hasUnzip, unzipAll } from '../harness/http-bytes.js';
 import { b32, storageApi } from '../harness/storage-client.js';
 import { createGroup, createUser, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
+import { createShareRoom, userWithShareRoom } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 const seg = (path: string) => path.split('/').map(encodeURIComponent).join('/');
@@ -337,5 +338,58 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(res.body.files[0].name, 'f00000.txt');
     assert.equal(res.body.files[many - 1].name, `f${String(many - 1).padStart(5, '0')}.txt`);
     assert.deepEqual(res.body.dirs, []);
+  });
+
+  it('share rooms: the room root (stats, dirs), folders, files, zips of a folder and of the whole room, no login; POST is 405; unknown or disabled rooms 404', async (t) => {
+    const files = {
+      'Photos/2024/beach.jpg': pattern(70_000, 3),
+      'Photos/readme.txt': Buffer.from('photos'),
+      'Docs/a.txt': Buffer.from('doc a'),
+      'Private/secret.txt': Buffer.from('not shared'),
+    };
+    const shared = await userWithShareRoom(target(), api(), { files, room: { room_name: 'Holiday', room_description: 'Line one\nLine two', dirs: ['laptop/Photos/', 'laptop/Docs/'] } });
+    const roomUrl = new URL(shared.room.url, first()).pathname;
+    assert.match(roomUrl, /^\/share\/[A-Z2-7]+\/[A-Za-z0-9_-]+\/$/);
+    const anonymous = supertest(last());
+    const root = await anonymous.get(roomUrl).expect(200);
+    assert.equal(root.body.stats.room_name, 'Holiday');
+    assert.equal(root.body.stats.room_description, 'Line one\nLine two');
+    assert.equal(root.body.stats.number_of_files, 3);
+    assert.equal(typeof root.body.stats.room_size, 'string');
+    assert.equal(root.body.stats.firstname, 'Name');
+    assert.deepEqual(root.body.dirs, [['Photos', 'Photos/'], ['Docs', 'Docs/']]);
+    const photos = await anonymous.get(`${roomUrl}Photos/`).expect(200);
+    assert.deepEqual(photos.body.dirs, [['2024', '2024/']]);
+    assert.deepEqual(photos.body.files.map((f: { name: string }) => f.name), ['readme.txt']);
+    const beach = await bytes(anonymous.get(`${roomUrl}Photos/2024/beach.jpg`)).expect(200);
+    assert.ok(beach.body.equals(files['Photos/2024/beach.jpg']));
+    const part = await bytes(anonymous.get(`${roomUrl}Photos/2024/beach.jpg`).set('Range', 'bytes=100-199')).expect(206);
+    assert.ok(part.body.equals(files['Photos/2024/beach.jpg'].subarray(100, 200)));
+    // nothing outside the room's folders
+    await anonymous.get(`${roomUrl}Private/`).expect(404);
+    await anonymous.get(`${roomUrl}Photos/../Private/secret.txt`).expect((res) => assert.ok([400, 404].includes(res.status)));
+    // writes refused
+    const post = await anonymous.post(`${roomUrl}Photos/readme.txt`).expect(405);
+    assert.equal(typeof post.body.reason, 'string');
+    // unknown rooms and share ids
+    await anonymous.get(roomUrl.replace(/\/[^/]+\/$/, '/nosuchroom/')).expect(404);
+    await anonymous.get('/share/AAAAAAAA/x/').expect(404);
+    if (await hasUnzip()) {
+      const zip = await bytes(anonymous.get(`${roomUrl}Photos/?format=zip`)).expect(200);
+      const extracted = await unzipAll(zip.body);
+      assert.deepEqual([...extracted.keys()].sort(), ['Photos/2024/beach.jpg', 'Photos/readme.txt']);
+      assert.ok(extracted.get('Photos/2024/beach.jpg')!.equals(files['Photos/2024/beach.jpg']));
+      const whole = await unzipAll((await bytes(anonymous.get(`${roomUrl}?format=zip`)).expect(200)).body);
+      assert.deepEqual([...whole.keys()].sort(), ['Docs/a.txt', 'Photos/2024/beach.jpg', 'Photos/readme.txt']);
+    } else t.diagnostic('unzip not installed: share-room zips not extracted');
+    // the partner disables the room: gone for everyone
+    const roomKey = shared.room.room_key;
+    await api().post(`/users/${shared.username}/shares/${roomKey}?action=disable`, {}).expect(200);
+    await anonymous.get(roomUrl).expect(404);
+    // a second room with two folders of the same name labels the second one
+    await shared.storage.putFile('laptop', 'Other/Photos/x.txt', 'x').expect(201);
+    const twin = await createShareRoom(shared.storage, { room_name: 'Twins', dirs: ['laptop/Photos/', 'laptop/Other/Photos/'] });
+    const twinRoot = await anonymous.get(new URL(twin.url, first()).pathname).expect(200);
+    assert.deepEqual(twinRoot.body.dirs, [['Photos', 'Photos/'], ['Photos (2)', 'Photos%20(2)/']]);
   });
 }

@@ -1,6 +1,7 @@
 /**
  * What every interface module of the gateway shares, and nothing else: the bus client (the only
- * way a controller reaches a service), read access to the blob store, the logger, and the guards.
+ * way a controller reaches a service), read access to the blob store, the logger, the public base
+ * URL for links, and the guards.
  * Controllers receive what they use through these tokens; no controller can reach the event store
  * or the read models (the boundaries test checks their imports).
  */
@@ -11,12 +12,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner.guard.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
-import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, RPC, SESSIONS, SETTINGS, SIGNER } from './tokens.js';
-
-export interface GatewaySettings {
-  /** absolute base URL for links (BURROW_PUBLIC_URL); links are paths when unset */
-  publicUrl?: string;
-}
+import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './tokens.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;
@@ -28,7 +24,8 @@ export interface HttpDependencies {
   /** signs and verifies sessions, links and session extensions with the shared key set */
   signer: TokenSigner;
   sessions: Sessions;
-  settings: GatewaySettings;
+  /** absolute base URL for links (BURROW_PUBLIC_URL); links are relative without it */
+  publicUrl?: string;
 }
 
 @Global()
@@ -42,7 +39,7 @@ export class HttpModule {
       { provide: BUS_STATUS, useValue: deps.busStatus },
       { provide: SIGNER, useValue: deps.signer },
       { provide: SESSIONS, useValue: deps.sessions },
-      { provide: SETTINGS, useValue: deps.settings },
+      { provide: PUBLIC_URL, useValue: (deps.publicUrl ?? '').replace(/\/+$/, '') },
       PartnerGuard,
     ];
     return { module: HttpModule, providers, exports: providers };

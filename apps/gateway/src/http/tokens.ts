@@ -7,5 +7,5 @@ export const BUS_STATUS = Symbol('BUS_STATUS');
 export const SIGNER = Symbol('SIGNER');
 /** storage-interface cookie sessions (Sessions) */
 export const SESSIONS = Symbol('SESSIONS');
-/** settings the storage and share interfaces need (GatewaySettings) */
-export const SETTINGS = Symbol('SETTINGS');
+/** BURROW_PUBLIC_URL without a trailing slash, or '' (links are then relative to the host). */
+export const PUBLIC_URL = Symbol('PUBLIC_URL');

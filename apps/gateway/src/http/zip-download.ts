@@ -27,8 +27,10 @@ export interface ZipRoot {
 
 /** The archive's entries: every live file under each root, in order, a catalog page at a time. */
 export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[]): ZipEntries {
+  // the writer takes entries in path order: roots by prefix (no prefix is another's, each ends with /)
+  const ordered = [...roots].sort((a, b) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0));
   return async function* () {
-    for (const root of roots) {
+    for (const root of ordered) {
       let cursor: string | undefined;
       do {
         const page = await rpc.call<SubtreePage>(Subjects.storage.walkFolder, { userId: root.userId, device: root.device, path: root.path, cursor, limit: LISTING_PAGE_MAX });

@@ -14,13 +14,14 @@ import { usersPaths } from '../accounts-api/users/users.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
 import { sharePaths } from '../share-api/share.openapi.js';
+import { shareRoomsPaths } from '../storage-api/share-rooms.openapi.js';
 import { storageReadPaths, storageSessionPaths } from '../storage-api/storage-read.openapi.js';
 import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageSessionPaths, storageReadPaths, storageWritePaths, sharePaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -104,7 +105,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
       { name: 'reports', description: 'client revisions' },
-      { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, and writing into them" },
+      { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
     ],
