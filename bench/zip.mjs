@@ -5,14 +5,15 @@
  * ZipArchive({ store: true }), Info-ZIP's `zip -0 -r`, and plain reading of the files (the
  * ceiling). Each contender runs in its own process writing to /dev/null (once to warm up, then
  * measured), rounds interleaved, medians kept; prints throughput, CPU ms per GB of archive, the process's peak RSS, and ratios
- * against our writer. Files: 200 x 1 MiB + 2 x 50 MiB of random bytes in a temporary directory.
+ * against our writer. Files: 200 x 1 MiB + 2 x 50 MiB of random bytes in a temporary directory,
+ * then 5,000 x 4 KiB for the per-file overhead.
  *
  *   npm run bench:zip        (BENCH_ROUNDS, BENCH_DIR to change)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
@@ -73,71 +74,85 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 }
 
-// ---- the parent: files, rounds, table -------------------------------------------------------
+// ---- the parent: files, rounds, tables -----------------------------------------------------
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'burrow-bench-zip-'));
-process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const top = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'burrow-bench-zip-'));
+process.on('exit', () => rmSync(top, { recursive: true, force: true }));
 const { crc32 } = await import('node:zlib');
-const manifest = [];
-const addFile = (path, size) => {
-  const full = join(dir, 'files', path);
-  mkdirSync(join(full, '..'), { recursive: true });
-  const content = randomBytes(size);
-  writeFileSync(full, content);
-  manifest.push({ path, size, crc32: crc32(content) >>> 0, id: path });
-};
-for (let i = 0; i < 200; i++) addFile(`small/${String(Math.floor(i / 20)).padStart(2, '0')}/file-${String(i).padStart(3, '0')}.bin`, MiB);
-for (let i = 0; i < 2; i++) addFile(`big/big-${i}.bin`, 50 * MiB);
-manifest.sort((a, b) => (a.path < b.path ? -1 : 1));
-writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
-const totalBytes = manifest.reduce((sum, f) => sum + f.size, 0);
-
 const self = new URL(import.meta.url).pathname;
-const child = (name) => JSON.parse(execFileSync(process.execPath, [self, '--child', name, dir], { encoding: 'utf8' }));
-
 const hasZip = spawnSync('zip', ['-v'], { stdio: 'ignore' }).status === 0;
 const hasTime = existsSync('/usr/bin/time');
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+
+/** Writes the files (random bytes) and the manifest a child builds its entries from. */
+function makeSet(name, files) {
+  const dir = join(top, name);
+  const manifest = files.map(([path, size]) => {
+    const full = join(dir, 'files', path);
+    mkdirSync(join(full, '..'), { recursive: true });
+    const content = randomBytes(size);
+    writeFileSync(full, content);
+    return { path, size, crc32: crc32(content) >>> 0, id: path };
+  });
+  manifest.sort((a, b) => (a.path < b.path ? -1 : 1));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return { dir, count: manifest.length, bytes: manifest.reduce((sum, f) => sum + f.size, 0) };
+}
+
 /** `zip -0 -r -q - .` to /dev/null; CPU and peak RSS from GNU time when present. */
-function infoZip() {
+function infoZip(set) {
   const started = process.hrtime.bigint();
-  const args = ['-c', 'zip -0 -r -q -X - . > /dev/null'];
+  const command = 'zip -0 -r -q -X - . > /dev/null';
+  const cwd = join(set.dir, 'files');
   const r = hasTime
-    ? spawnSync('/usr/bin/time', ['-f', '%U %S %M', 'bash', ...args], { cwd: join(dir, 'files'), encoding: 'utf8' })
-    : spawnSync('bash', [...args.slice(0, 1), `${args[1]}; times`], { cwd: join(dir, 'files'), encoding: 'utf8' });
+    ? spawnSync('/usr/bin/time', ['-f', '%U %S %M', 'bash', '-c', command], { cwd, encoding: 'utf8' })
+    : spawnSync('bash', ['-c', `${command}; times`], { cwd, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0) throw new Error(`zip failed: ${r.stderr}`);
   if (hasTime) {
     const [user, system, rssKiB] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-    return { bytes: totalBytes, ms, cpuMs: (user + system) * 1000, rssKiB };
+    return { bytes: set.bytes, ms, cpuMs: (user + system) * 1000, rssKiB };
   }
   const seconds = [...r.stdout.matchAll(/(\d+)m([\d.]+)s/g)].slice(2).map(([, m, s]) => Number(m) * 60 + Number(s));
-  return { bytes: totalBytes, ms, cpuMs: (seconds[0] + seconds[1]) * 1000, rssKiB: NaN };
+  return { bytes: set.bytes, ms, cpuMs: (seconds[0] + seconds[1]) * 1000, rssKiB: NaN };
 }
 
-const names = ['ours', 'ours, verifyCrc', 'archiver', ...(hasZip ? ['zip -0 -r'] : []), 'read files only'];
-const results = new Map(names.map((n) => [n, []]));
-// warm the page cache, then interleave rounds so a slow moment of the shared machine hits every contender
-child('read files only');
-for (let round = 0; round < ROUNDS; round++) for (const name of names) results.get(name).push(name === 'zip -0 -r' ? infoZip() : child(name));
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-const summary = new Map(
-  names.map((name) => {
-    const runs = results.get(name);
-    const bytes = runs[0].bytes;
-    const ms = median(runs.map((r) => r.ms));
-    const cpuMs = median(runs.map((r) => r.cpuMs));
-    return [name, { bytes, mbps: bytes / MiB / (ms / 1000), cpuPerGB: cpuMs / (bytes / 2 ** 30), rssMiB: median(runs.map((r) => r.rssKiB)) / 1024 }];
-  }),
-);
-
-const ours = summary.get('ours');
-console.log(`Zip, store mode, ${manifest.length} files (200 x 1 MiB + 2 x 50 MiB, ${(totalBytes / MiB).toFixed(0)} MiB) to /dev/null, median of ${ROUNDS} rounds, ${new Date().toISOString()}`);
-console.log(`load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; figures from a loaded machine are slower)`);
-if (!hasZip) console.log('zip -0 -r: SKIPPED (Info-ZIP `zip` is not installed: apt-get install zip)');
-console.log('contender             archive MiB    MiB/s  x ours   CPU ms/GB  x ours   peak RSS MiB');
-for (const [name, s] of summary) {
-  console.log(
-    `${name.padEnd(20)}  ${(s.bytes / MiB).toFixed(1).padStart(11)}  ${s.mbps.toFixed(0).padStart(7)}  ${(s.mbps / ours.mbps).toFixed(2).padStart(6)}  ${s.cpuPerGB.toFixed(0).padStart(10)}  ${(s.cpuPerGB / ours.cpuPerGB).toFixed(2).padStart(6)}  ${Number.isNaN(s.rssMiB) ? '           n/a' : s.rssMiB.toFixed(0).padStart(14)}`,
+function benchSet(label, set) {
+  const child = (name) => JSON.parse(execFileSync(process.execPath, [self, '--child', name, set.dir], { encoding: 'utf8' }));
+  const names = ['ours', 'ours, verifyCrc', 'archiver', ...(hasZip ? ['zip -0 -r'] : []), 'read files only'];
+  const results = new Map(names.map((n) => [n, []]));
+  // warm the page cache, then interleave rounds so a slow moment of the shared machine hits every contender
+  child('read files only');
+  for (let round = 0; round < ROUNDS; round++) for (const name of names) results.get(name).push(name === 'zip -0 -r' ? infoZip(set) : child(name));
+  const summary = new Map(
+    names.map((name) => {
+      const runs = results.get(name);
+      const bytes = runs[0].bytes;
+      const ms = median(runs.map((r) => r.ms));
+      const cpuMs = median(runs.map((r) => r.cpuMs));
+      return [name, { bytes, ms, mbps: bytes / MiB / (ms / 1000), cpuPerGB: cpuMs / (bytes / 2 ** 30), rssMiB: median(runs.map((r) => r.rssKiB)) / 1024 }];
+    }),
   );
+  const ours = summary.get('ours');
+  console.log(`\n${label}: ${set.count} files, ${(set.bytes / MiB).toFixed(0)} MiB, to /dev/null, median of ${ROUNDS} rounds`);
+  if (!hasZip) console.log('zip -0 -r: SKIPPED (Info-ZIP `zip` is not installed: apt-get install zip)');
+  console.log('contender             archive MiB       ms    MiB/s  x ours   CPU ms/GB  x ours   peak RSS MiB');
+  for (const [name, s] of summary) {
+    console.log(
+      `${name.padEnd(20)}  ${(s.bytes / MiB).toFixed(1).padStart(11)}  ${s.ms.toFixed(0).padStart(7)}  ${s.mbps.toFixed(0).padStart(7)}  ${(s.mbps / ours.mbps).toFixed(2).padStart(6)}  ${s.cpuPerGB.toFixed(0).padStart(10)}  ${(s.cpuPerGB / ours.cpuPerGB).toFixed(2).padStart(6)}  ${Number.isNaN(s.rssMiB) ? '           n/a' : s.rssMiB.toFixed(0).padStart(14)}`,
+    );
+  }
 }
+
+const pad = (n, width) => String(n).padStart(width, '0');
+const mixed = makeSet('mixed', [
+  ...Array.from({ length: 200 }, (_, i) => [`small/${pad(Math.floor(i / 20), 2)}/file-${pad(i, 3)}.bin`, MiB]),
+  ...Array.from({ length: 2 }, (_, i) => [`big/big-${i}.bin`, 50 * MiB]),
+]);
+const tiny = makeSet('tiny', Array.from({ length: 5000 }, (_, i) => [`d${pad(Math.floor(i / 100), 2)}/f${pad(i, 4)}.bin`, 4096]));
+
+console.log(`Zip, store mode, ${new Date().toISOString()}, node ${process.version}`);
+benchSet('200 x 1 MiB + 2 x 50 MiB', mixed);
+benchSet('5,000 x 4 KiB (per-file overhead)', tiny);
+console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; figures from a loaded machine are slower)`);
 console.log('RSS is the whole process (node itself is ~45 MiB); "read files only" is the ceiling: the same files read and discarded.');

@@ -1,10 +1,8 @@
 /**
- * Helpers for the zip writer's tests and its bench: entries over buffers or files, collecting an
+ * Helpers for the zip writer's tests: entries over buffers, collecting an
  * archive in memory, and running the real Info-ZIP tools (in a UTF-8 locale, so names survive).
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { Readable, Writable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import type { ZipEntries, ZipFileEntry } from './types.js';
@@ -40,24 +38,6 @@ export function bufferEntry(path: string, content: Buffer, mtime: number, opens?
       })());
     },
   };
-}
-
-/** Entries over files on disk, read with 1 MiB reads (paths relative to `root`, in the given order). */
-export async function fileEntries(root: string, paths: string[], mtime: number): Promise<ZipFileEntry[]> {
-  const out: ZipFileEntry[] = [];
-  for (const path of paths) {
-    const full = `${root}/${path}`;
-    out.push({
-      path,
-      size: statSync(full).size,
-      crc32: crc32(await readFile(full)) >>> 0,
-      mtime,
-      async open(start, end) {
-        return createReadStream(full, { start, end, highWaterMark: 1024 * 1024 });
-      },
-    });
-  }
-  return out;
 }
 
 export const fromArray = (entries: ZipFileEntry[]): ZipEntries => async function* () {

@@ -11,6 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { planZip, writeZip, type ZipEntries, ZipError, type ZipFileEntry, type ZipRange } from './index.js';
@@ -356,5 +358,78 @@ describe('zip writer: back-pressure and a client that goes away', () => {
     out.destroy();
     await assert.rejects(writeZip(entriesOf(CONTENT, opens), out), (e: ZipError) => e.code === 'OUTPUT_CLOSED');
     assert.deepEqual(opens, []);
+  });
+});
+
+describe('zip writer: over a real HTTP response', () => {
+  /** A server answering every request with the archive of `entries()` (or a range of it), reporting how writeZip settled. */
+  async function serve(entries: ZipEntries, settled: (result: 'ok' | ZipError) => void) {
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      res.writeHead(m ? 206 : 200, { 'content-type': 'application/zip' });
+      writeZip(entries, res, m ? { start: Number(m[1]), end: Number(m[2]) } : undefined).then(
+        () => settled('ok'),
+        (err: ZipError) => {
+          res.destroy();
+          settled(err);
+        },
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+  }
+  const fetchBytes = (url: string, range?: string) =>
+    new Promise<Buffer>((resolve, reject) => {
+      get(url, { headers: range ? { range } : {} }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+
+  it('serves the same bytes as in memory, whole and as a range', async () => {
+    const results: ('ok' | ZipError)[] = [];
+    const { server, url } = await serve(entriesOf(CONTENT), (r) => results.push(r));
+    try {
+      const full = await zipBytes(entriesOf(CONTENT));
+      assert.ok((await fetchBytes(url)).equals(full));
+      assert.ok((await fetchBytes(url, 'bytes=1000-250000')).equals(full.subarray(1000, 250001)));
+      assert.deepEqual(results, ['ok', 'ok']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('stops and closes the blob when the client disconnects mid-download', async () => {
+    let blob: Readable | null = null;
+    const endless: ZipFileEntry = {
+      path: 'huge.bin', size: 2 ** 40, crc32: 0, mtime: MTIME,
+      open: async () => (blob = new Readable({ read() { this.push(Buffer.alloc(64 * 1024)); } })),
+    };
+    let settle!: (r: 'ok' | ZipError) => void;
+    const outcome = new Promise<'ok' | ZipError>((resolve) => (settle = resolve));
+    const { server, url } = await serve(fromArray([endless]), settle);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = get(url, (res) => {
+          let got = 0;
+          res.on('data', (c: Buffer) => {
+            got += c.length;
+            if (got > 4 * 1024 * 1024) {
+              req.destroy();
+              resolve();
+            }
+          });
+        });
+        req.on('error', () => undefined);
+        setTimeout(() => reject(new Error('no data')), 5000);
+      });
+      const result = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('hung'), 3000))]);
+      assert.ok(result instanceof ZipError && result.code === 'OUTPUT_CLOSED', `writeZip settled with ${String(result)}`);
+      assert.ok((blob as Readable | null)?.destroyed, 'blob stream destroyed');
+    } finally {
+      server.close();
+    }
   });
 });
