@@ -84,7 +84,9 @@ if (files.length === 0) {
   console.error('no compiled tests found: run the build first');
   process.exit(1);
 }
-const args = ['--test', '--test-reporter=spec', ...(process.env.TEST_ONLY ? files.filter((f) => f.includes(process.env.TEST_ONLY)) : files)];
+// TEST_ONLY=<path substring> picks test files, TEST_NAME=<regex> tests by name (while developing)
+const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
+const args = ['--test', '--test-reporter=spec', ...namePattern, ...(process.env.TEST_ONLY ? files.filter((f) => f.includes(process.env.TEST_ONLY)) : files)];
 const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
 child.on('exit', (code) => {
   natsChild?.kill();

@@ -12,6 +12,8 @@ import express from 'express';
 import type { Server } from 'node:http';
 import { GatewayModule } from './gateway.module.js';
 import { HttpErrorFilter } from './http/error.filter.js';
+import { Sessions } from './http/sessions.js';
+import { keySet, TokenSigner } from './http/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
 
 export interface RunningGateway {
@@ -21,7 +23,13 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(infra: Infrastructure, options: { port?: number } = {}): Promise<RunningGateway> {
+export interface GatewayOptions {
+  port?: number;
+  /** milliseconds since the epoch for token expiry (tests inject a clock) */
+  now?: () => number;
+}
+
+export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = infra.logger('gateway');
   const client = infra.client('gateway');
   await client.connect();
@@ -47,7 +55,10 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
     next();
   });
 
-  const app = await NestFactory.create(GatewayModule.forRoot({ rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus }, metrics), new ExpressAdapter(server), {
+  const signer = new TokenSigner(keySet(infra.secret), options.now);
+  const sessions = new Sessions(signer, () => infra.keyValues());
+  const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
+  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
   });

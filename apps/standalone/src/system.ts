@@ -16,7 +16,7 @@ export interface RunningSystem {
   close(): Promise<void>;
 }
 
-export async function startSystem(config: BurrowConfig, options: { port?: number } = {}): Promise<RunningSystem> {
+export async function startSystem(config: BurrowConfig, options: { port?: number; now?: () => number } = {}): Promise<RunningSystem> {
   const infra = new Infrastructure(config);
   const services: { close(): Promise<void> }[] = [];
   try {

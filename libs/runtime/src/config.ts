@@ -96,7 +96,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push('BURROW_PARTNER_PASSWORD must be at least 8 characters');
   }
   const secret = get('BURROW_SECRET');
-  if (secret !== undefined && secret.length < 32) problems.push('BURROW_SECRET must be at least 32 characters');
+  // several keys, comma-separated and newest first, let signing keys rotate (the first signs, all verify)
+  if (secret !== undefined && secret.split(',').some((key) => key.trim().length < 32)) problems.push('BURROW_SECRET: each key (comma-separated, newest first) must be at least 32 characters');
   const logLevel = get('LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal error warn info debug trace silent (got "${logLevel}")`);

@@ -40,5 +40,14 @@ export function storageApi(target: TestTarget, username: string, password: strin
         .send(Buffer.from(content)),
     deleteDevice: (device: string) => auth(agent.delete(`${root}/${encodeURIComponent(device)}/`)),
     deletePath: (device: string, path: string) => auth(agent.delete(`${root}/${encodeURIComponent(device)}/${path.split('/').map(encodeURIComponent).join('/')}`)),
+    /** the user's share list */
+    listShares: () => auth(agent.get(`${root}/shares`)),
+    /** creates a share room (a JSON body, sent as the spec's text/javascript unless told) */
+    createShare: (body: unknown, contentType = 'text/javascript') => auth(agent.post(`${root}/shares`)).set('Content-Type', contentType).send(JSON.stringify(body)),
+    updateShare: (roomKey: string, body: unknown) =>
+      auth(agent.post(`${root}/shares?room_key=${encodeURIComponent(roomKey)}`)).set('Content-Type', 'application/json').send(JSON.stringify(body)),
+    deleteShare: (roomKey: string) => auth(agent.delete(`${root}/shares?room_key=${encodeURIComponent(roomKey)}`)),
   };
 }
+
+export type StorageApi = ReturnType<typeof storageApi>;

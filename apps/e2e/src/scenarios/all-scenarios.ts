@@ -1,5 +1,6 @@
 /** The list of scenario modules; both deployment modes run all of them. */
 import { billingScenarios } from './billing.scenarios.js';
+import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
@@ -11,6 +12,7 @@ import { partnerScenarios } from './partner.scenarios.js';
 import { purgeScenarios } from './purge.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
+import { shareRoomsScenarios } from './share-rooms.scenarios.js';
 import { usersScenarios } from './users.scenarios.js';
 
 export function registerAllScenarios(mode: string, factory: TargetFactory | null, skipReason: string | undefined) {
@@ -25,6 +27,8 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: concurrency and read-your-writes`, factory, skipReason, concurrencyScenarios);
   withTarget(`${mode}: operator reservations and recovery`, factory, skipReason, operationsScenarios);
   withTarget(`${mode}: storage usage and purging`, factory, skipReason, purgeScenarios);
+  withTarget(`${mode}: storage interface (B)`, factory, skipReason, browseScenarios);
+  withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

@@ -1,6 +1,7 @@
 /**
  * What every interface module of the gateway shares, and nothing else: the bus client (the only
- * way a controller reaches a service), read access to the blob store, the logger, and the guards.
+ * way a controller reaches a service), read access to the blob store, the logger, the public base
+ * URL for links, and the guards.
  * Controllers receive what they use through these tokens; no controller can reach the event store
  * or the read models (the boundaries test checks their imports).
  */
@@ -9,7 +10,9 @@ import type { Logger } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner.guard.js';
-import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, RPC } from './tokens.js';
+import type { Sessions } from './sessions.js';
+import type { TokenSigner } from './signed-tokens.js';
+import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './tokens.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;
@@ -18,6 +21,11 @@ export interface HttpDependencies {
   log: Logger;
   /** the state of this process's bus connections (for /healthz) */
   busStatus: BusStatus;
+  /** signs and verifies sessions, links and session extensions with the shared key set */
+  signer: TokenSigner;
+  sessions: Sessions;
+  /** absolute base URL for links (BURROW_PUBLIC_URL); links are relative without it */
+  publicUrl?: string;
 }
 
 @Global()
@@ -29,6 +37,9 @@ export class HttpModule {
       { provide: BLOBS, useValue: deps.blobs },
       { provide: GATEWAY_LOGGER, useValue: deps.log },
       { provide: BUS_STATUS, useValue: deps.busStatus },
+      { provide: SIGNER, useValue: deps.signer },
+      { provide: SESSIONS, useValue: deps.sessions },
+      { provide: PUBLIC_URL, useValue: (deps.publicUrl ?? '').replace(/\/+$/, '') },
       PartnerGuard,
     ];
     return { module: HttpModule, providers, exports: providers };

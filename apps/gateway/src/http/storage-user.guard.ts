@@ -1,18 +1,35 @@
 /**
- * Storage interface authentication: the user named in the URL (`/storage/<b32 username>/...`)
- * must be the one who logged in, by HTTP Basic (username or email, and password) on the request.
- * Anything else is a 401 with the Basic challenge `realm="burrow/<b32>"`; another user's storage is
- * a 404 (its existence is not revealed); a disabled user, or one whose group has the web
- * interface off, is a 403 with the reason. The authenticated user is attached to the request.
+ * Storage interface authentication. The user named in the URL (`/storage/<b32 username or
+ * email>/...`) must be the one who logged in, by one of:
+ * - HTTP Basic (username or email, and password) on the request;
+ * - the session cookie of the login flow (`POST .../login`), refused once logged out, once the
+ *   password changed, or after its 12 hours;
+ * - a session extension (`?se=`, made by `?format=session_extension&ip=`): that one resource, GET
+ *   only, from that one address, until it expires.
+ * Nothing valid is a 401 with the Basic challenge `realm="burrow/<b32>"`; a bad session extension a
+ * 403; another user's storage a 404 (its existence is not revealed); a disabled user, or one whose
+ * group has the web interface off, a 403 with the reason. The user is attached to the request.
  */
-import { type AuthenticatedUser, type AuthenticateUserRequest, DomainError, forbidden, notFound, Subjects, unauthorized } from '@burrow/contracts';
+import {
+  type AuthenticatedUser,
+  type AuthenticateUserRequest,
+  DomainError,
+  forbidden,
+  notFound,
+  type SessionUserRequest,
+  Subjects,
+  unauthorized,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { isIP } from 'node:net';
 import { b32decode } from './b32.js';
 import { basicCredentials } from './basic-auth.js';
+import type { Sessions } from './sessions.js';
+import type { TokenSigner } from './signed-tokens.js';
 import { parseMountedPath } from './storage-path.js';
-import { RPC } from './tokens.js';
+import { RPC, SESSIONS, SIGNER } from './tokens.js';
 
 export const STORAGE_MOUNT = 'storage';
 
@@ -27,35 +44,98 @@ export function checkStoragePolicy(user: AuthenticatedUser): void {
   if (!user.webapi_enable) throw forbidden("the web interface is turned off for this user's group");
 }
 
+/** The client's address as the gateway sees it (behind a trusted proxy, the forwarded one), IPv4 unmapped. */
+export function clientAddress(req: Request): string {
+  const raw = req.ip ?? req.socket.remoteAddress ?? '';
+  return raw.startsWith('::ffff:') && isIP(raw.slice(7)) === 4 ? raw.slice(7) : raw;
+}
+
+/** A session extension: who made it, for which resource, for which address. */
+export interface ExtensionClaims {
+  u: string;
+  st: string;
+  /** the resource: the decoded path segments after `/storage/`, joined by `/` */
+  r: string;
+  ip: string;
+}
+
+/** The resource a session extension names (the user segment is the URL's, as given). */
+export const extensionResource = (segments: string[]) => segments.join('/');
+
+/** A single query value (the first when repeated), or undefined. */
+export function queryValue(req: Request, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return undefined;
+}
+
+/** Does the user named in the URL (username or email, any case) denote this user? */
+export const namesUser = (named: string, user: AuthenticatedUser) => {
+  const key = named.toLowerCase();
+  return key === user.username.toLowerCase() || key === user.email.toLowerCase();
+};
+
 @Injectable()
 export class StorageUserGuard implements CanActivate {
-  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(SESSIONS) private readonly sessions: Sessions,
+    @Inject(SIGNER) private readonly signer: TokenSigner,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<StorageRequest>();
     const res = context.switchToHttp().getResponse<Response>();
-    const [b32] = parseMountedPath(req, STORAGE_MOUNT).segments;
+    const { segments } = parseMountedPath(req, STORAGE_MOUNT);
+    const [b32] = segments;
     const named = b32 ? b32decode(b32) : null;
     if (!b32 || named === null) throw notFound('no such storage');
-    const credentials = basicCredentials(req);
     const challenge = () => res.setHeader('WWW-Authenticate', storageRealm(b32));
-    if (!credentials) {
-      challenge();
-      throw unauthorized('login required (HTTP Basic with your username or email and password)');
-    }
-    const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: req.ip ?? req.socket.remoteAddress ?? '' };
-    let user: AuthenticatedUser;
-    try {
-      user = await this.rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
-    } catch (error) {
-      if (error instanceof DomainError && error.status === 401) challenge();
-      throw error;
-    }
-    const key = named.toLowerCase();
-    if (key !== user.username.toLowerCase() && key !== user.email.toLowerCase()) throw notFound('no such storage');
+    const user = await this.identify(req, segments, challenge);
+    if (!namesUser(named, user)) throw notFound('no such storage');
     checkStoragePolicy(user);
     req.storageUser = user;
     return true;
+  }
+
+  private async identify(req: StorageRequest, segments: string[], challenge: () => void): Promise<AuthenticatedUser> {
+    const extension = queryValue(req, 'se');
+    if (extension !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+      const claims = this.signer.verify<ExtensionClaims>('extension', extension);
+      if (!claims || claims.r !== extensionResource(segments) || claims.ip !== clientAddress(req)) {
+        throw forbidden('this session extension is not valid: expired, altered, for another resource or for another address');
+      }
+      return this.sessionUser({ userId: claims.u, stamp: claims.st }, () => forbidden('this session extension has ended'));
+    }
+    const credentials = basicCredentials(req);
+    if (credentials) {
+      const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
+      try {
+        return await this.rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
+      } catch (error) {
+        if (error instanceof DomainError && error.status === 401) challenge();
+        throw error;
+      }
+    }
+    const session = await this.sessions.current(req);
+    if (session) {
+      return this.sessionUser({ userId: session.u, stamp: session.st }, () => {
+        challenge();
+        return unauthorized('your session has ended: log in again');
+      });
+    }
+    challenge();
+    throw unauthorized('login required (HTTP Basic with your username or email and password, or the session cookie of POST .../login)');
+  }
+
+  private async sessionUser(request: SessionUserRequest, ended: () => DomainError): Promise<AuthenticatedUser> {
+    try {
+      return await this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, request);
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 401) throw ended();
+      throw error;
+    }
   }
 }
 

@@ -3,3 +3,9 @@ export const RPC = Symbol('RPC');
 export const BLOBS = Symbol('BLOBS');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 export const BUS_STATUS = Symbol('BUS_STATUS');
+/** the signer of sessions, links and session extensions (TokenSigner) */
+export const SIGNER = Symbol('SIGNER');
+/** storage-interface cookie sessions (Sessions) */
+export const SESSIONS = Symbol('SESSIONS');
+/** BURROW_PUBLIC_URL without a trailing slash, or '' (links are then relative to the host). */
+export const PUBLIC_URL = Symbol('PUBLIC_URL');

@@ -13,17 +13,26 @@ import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
+import { sharePaths } from '../share-api/share.openapi.js';
+import { shareRoomsPaths } from '../storage-api/share-rooms.openapi.js';
+import { storageReadPaths, storageSessionPaths } from '../storage-api/storage-read.openapi.js';
 import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
-settings, features, quota, billing, the brand-wide share list and client revisions, plus the
-operator endpoints (/healthz, /readyz, /metrics, /openapi.json). The human guide is docs/api.md.
+settings, features, quota, billing, the brand-wide share list and client revisions; the storage and
+share interface (interface B, under /storage/, /share/, /link/ and /browse/login); and the operator
+endpoints (/healthz, /readyz, /metrics, /openapi.json). The human guide is docs/api.md.
+
+**Interface B** authenticates users by HTTP Basic (username or email), by the session cookie of the
+login flow, or (one resource, one address) by a session extension; share rooms and single-file links
+need no login. Its query parameters are parsed leniently, as real clients send them: unknown ones are
+ignored, a bare \`?preview_48\` key is a preview, a \`version\` uses its integer prefix.
 Every schema here is generated from the declarations the server validates requests with.
 
 **Mounts.** Every interface-A path is also served under \`/apis/accounts/v1/\` (where existing
@@ -59,8 +68,12 @@ function mergePaths(fragments: PathsFragment[]): PathsFragment {
   const paths: PathsFragment = {};
   for (const fragment of fragments) {
     for (const [path, item] of Object.entries(fragment)) {
-      if (paths[path]) throw new Error(`OpenAPI: ${path} is described twice`);
-      paths[path] = item;
+      // a path's methods may come from several fragments (the storage read and write sides)
+      const existing = paths[path] ?? {};
+      for (const method of Object.keys(item) as (keyof typeof item)[]) {
+        if (existing[method]) throw new Error(`OpenAPI: ${String(method)} ${path} is described twice`);
+      }
+      paths[path] = { ...existing, ...item };
     }
   }
   return paths;
@@ -73,9 +86,9 @@ export function openApiDocument(): OpenApiDocument {
   built ??= {
     openapi: '3.1.0',
     info: {
-      title: 'Burrow accounts interface (A)',
+      title: 'Burrow: accounts interface (A) and storage and share interface (B)',
       version: '1',
-      summary: 'Partner administration of plans, users, groups, billing and settings.',
+      summary: 'Partner administration of plans, users, groups, billing and settings; users browsing, downloading and sharing their backups.',
       description: DESCRIPTION,
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
@@ -92,7 +105,8 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
       { name: 'reports', description: 'client revisions' },
-      { name: 'storage', description: 'the storage interface (B): writing into a user\'s storage' },
+      { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
+      { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
     ],
     paths: mergePaths(FRAGMENTS),
@@ -103,6 +117,7 @@ export function openApiDocument(): OpenApiDocument {
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: "The partner's username and API password (HTTP Basic, UTF-8)." },
         userBasic: { type: 'http', scheme: 'basic', description: "A user's username (or email) and password (HTTP Basic, UTF-8): the storage interface." },
+        userSession: { type: 'apiKey', in: 'cookie', name: 'burrow_session', description: 'The session cookie of POST /storage/{user}/login (12 hours; ended by logout or a password change).' },
       },
     },
   };

@@ -43,6 +43,11 @@ export interface Operation {
   parameters?: (Parameter | Reference)[];
   requestBody?: RequestBody;
   responses: Record<string, Response | Reference>;
+  /**
+   * Interface B parses its query by hand, leniently (CLIENT-FACTS: unknown parameters ignored, a
+   * bare `?preview_48` key, `version=1cb=...`): the documented parameters have no zod schema.
+   */
+  'x-burrow-lenient-query'?: true;
 }
 export interface Server {
   url: string;

@@ -1,10 +1,10 @@
 /**
- * Interface B, the public share rooms (`/share/`): no login. Its controllers arrive with the
- * storage interface issue; the module is wired now so the gateway's shape does not change.
+ * Interface B, the public share rooms (`/share/`) and single-file share links (`/link/`): no login.
  */
 import { Module } from '@nestjs/common';
+import { ShareController } from './share.controller.js';
 
-export const SHARE_API_CONTROLLERS = [];
+export const SHARE_API_CONTROLLERS = [ShareController];
 
 @Module({ controllers: SHARE_API_CONTROLLERS })
 export class ShareApiModule {}

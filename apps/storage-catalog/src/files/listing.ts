@@ -42,7 +42,8 @@ export async function listFolder(docs: DocumentStore, deviceId: string, path: st
   const cursor = decode<FolderCursor>(options.cursor, (v) => (v.p === 'd' || v.p === 'f') && typeof v.n === 'string');
   const dirs: FolderEntry[] = [];
   if (!cursor || cursor.p === 'd') {
-    const filter = cursor ? { deviceId, parent: path, name: { $gt: cursor.n } } : { deviceId, parent: path };
+    // the device root (name '') is its own parent: never listed; nor are folders left without live files
+    const filter = { deviceId, parent: path, name: { $gt: cursor ? cursor.n : '' }, files: { $gt: 0 } };
     const page = await foldersCollection(docs).find(filter, { sort: { name: 1 }, limit: limit + 1 });
     if (page.length > limit) {
       const shown = page.slice(0, limit);

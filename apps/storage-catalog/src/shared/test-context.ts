@@ -27,6 +27,8 @@ import {
   UNLIMITED_BYTES,
   type UserCreated,
   type UserDeleted,
+  type UserDisabled,
+  type UserEnabled,
   type UserPurgeHoldChanged,
 } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
@@ -121,6 +123,8 @@ export interface TestStorage {
   /** a user of the partner (`UserCreated`; on the unlimited plan unless given) */
   createUser(partnerId: string, options?: { username?: string; plan_id?: number; purgehold_active?: boolean }): Promise<TestUser>;
   setPurgeHold(user: TestUser, purgehold_active: boolean): Promise<void>;
+  /** `UserEnabled` / `UserDisabled` (a partner's `enabled` on the user) */
+  setUserEnabled(user: TestUser, enabled: boolean): Promise<void>;
   /** `UserDeleted` (what accounts appends when a partner deletes the user) */
   deleteUser(user: TestUser): Promise<void>;
 
@@ -217,6 +221,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
       return { userId, partnerId, username: name };
     },
     setPurgeHold: (user, purgehold_active) => append(Streams.user(user.userId), [{ type: 'UserPurgeHoldChanged', data: { purgehold_active } } satisfies UserPurgeHoldChanged]),
+    setUserEnabled: (user, enabled) => append(Streams.user(user.userId), [enabled ? { type: 'UserEnabled', data: {} } satisfies UserEnabled : { type: 'UserDisabled', data: {} } satisfies UserDisabled]),
     deleteUser: (user) => append(Streams.user(user.userId), [{ type: 'UserDeleted', data: { deletedAt: clock.now() } } satisfies UserDeleted]),
 
     registerDevice: (user, device) => devices.register({ userId: user.userId, partnerId: user.partnerId, device, sysplatform: 'linux', client_revision: 100 }),

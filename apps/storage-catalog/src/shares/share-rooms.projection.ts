@@ -8,13 +8,18 @@ export interface ShareRoomDoc extends UserShareRoom {
   userId: string;
   partnerId: string;
   dirs: string[];
+  /** global position of its creation: orders rooms created in the same second */
+  seq: number;
   [key: string]: unknown;
 }
 
 export const shareRoomsCollection = (docs: DocumentStore) => docs.collection<ShareRoomDoc>('share_rooms');
 export const shareRoomId = (userId: string, roomKey: string) => `${userId}:${roomKey}`;
 
-export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, ...room }: ShareRoomDoc): UserShareRoom => room;
+export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq: _s, ...room }: ShareRoomDoc): UserShareRoom => room;
+
+/** Oldest first. */
+export const ROOM_ORDER = { creation_time: 1, seq: 1 } as const;
 
 export const shareRoomsProjection = (docs: DocumentStore): Projection => ({
   name: 'share-rooms',
@@ -34,7 +39,7 @@ export const shareRoomsProjection = (docs: DocumentStore): Projection => ({
     if (e.type === 'ShareRoomCreated') {
       const d = e.data;
       await rooms.upsert({
-        _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs,
+        _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs, seq: event.position,
         enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
       });
       return;

@@ -1,24 +1,73 @@
 /**
- * The share rooms of one user (stream `share-<userId>`), owned by the storage catalog. Room
- * creation and editing arrive with the storage interface; enabling and disabling a room is what
- * the partner interface needs now.
+ * The share rooms of one user (stream `share-<userId>`), owned by the storage catalog: the user
+ * creates, edits and deletes their rooms (storage interface); the partner enables and disables
+ * them (interface A). Room keys are unique within the stream; a user has at most
+ * `SHARE_ROOMS_MAX` rooms. The shared folders arrive here already checked and canonical
+ * (`share-dirs.ts` needs the devices and the catalog, which a pure decider cannot read).
  */
-import { type Command, type Decider, notFound, type ShareEvent, type ShareRoomData } from '@burrow/contracts';
+import {
+  badRequest,
+  type Command,
+  conflict,
+  type Decider,
+  notFound,
+  SHARE_ROOMS_MAX,
+  type ShareEvent,
+  type ShareRoomData,
+  type ShareRoomUpdated,
+} from '@burrow/contracts';
+
+export type ShareRoomState = ShareRoomData & { enabled: boolean };
 
 export interface ShareRoomsState {
-  rooms: Map<string, ShareRoomData & { enabled: boolean }>;
+  rooms: Map<string, ShareRoomState>;
 }
 
+export type CreateShareRoom = Command<'CreateShareRoom', ShareRoomData & { userId: string; partnerId: string; at: number }>;
+export type UpdateShareRoom = Command<'UpdateShareRoom', { room_key: string; changes: Partial<Omit<ShareRoomData, 'room_key'>>; at: number }>;
+export type DeleteShareRoom = Command<'DeleteShareRoom', { room_key: string; at: number }>;
 export type SetShareRoomEnabled = Command<'SetShareRoomEnabled', { room_key: string; enabled: boolean; at: number }>;
-export type ShareRoomsCommand = SetShareRoomEnabled;
+export type ShareRoomsCommand = CreateShareRoom | UpdateShareRoom | DeleteShareRoom | SetShareRoomEnabled;
+
+const sameDirs = (a: string[], b: string[]) => a.length === b.length && a.every((d, i) => d === b[i]);
+
+function requireRoom(state: ShareRoomsState, room_key: string): ShareRoomState {
+  const room = state.rooms.get(room_key);
+  if (!room) throw notFound(`no share ${room_key}`);
+  return room;
+}
+
+/** Only the fields that change; none when the update changes nothing. */
+function decideUpdate(command: UpdateShareRoom, room: ShareRoomState): ShareEvent[] {
+  const { name, description, dirs } = command.changes;
+  const changed: ShareRoomUpdated['data'] = { room_key: command.room_key, at: command.at };
+  if (name !== undefined && name !== room.name) changed.name = name;
+  if (description !== undefined && description !== room.description) changed.description = description;
+  if (dirs !== undefined && !sameDirs(dirs, room.dirs)) changed.dirs = dirs;
+  return Object.keys(changed).length > 2 ? [{ type: 'ShareRoomUpdated', data: changed }] : [];
+}
 
 export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, ShareEvent> = {
   initialState: { rooms: new Map() },
   decide(command, state) {
-    const room = state.rooms.get(command.room_key);
-    if (!room) throw notFound(`no share ${command.room_key}`);
-    if (room.enabled === command.enabled) return [];
-    return [{ type: command.enabled ? 'ShareRoomEnabled' : 'ShareRoomDisabled', data: { room_key: command.room_key, at: command.at } }];
+    switch (command.type) {
+      case 'CreateShareRoom': {
+        if (state.rooms.has(command.room_key)) throw conflict(`a share room with the key ${command.room_key} exists`, ['room_key']);
+        if (state.rooms.size >= SHARE_ROOMS_MAX) throw badRequest(`a user has at most ${SHARE_ROOMS_MAX} share rooms: delete one first`);
+        const { type: _t, ...data } = command;
+        return [{ type: 'ShareRoomCreated', data }];
+      }
+      case 'UpdateShareRoom':
+        return decideUpdate(command, requireRoom(state, command.room_key));
+      case 'DeleteShareRoom':
+        requireRoom(state, command.room_key);
+        return [{ type: 'ShareRoomDeleted', data: { room_key: command.room_key, at: command.at } }];
+      case 'SetShareRoomEnabled': {
+        const room = requireRoom(state, command.room_key);
+        if (room.enabled === command.enabled) return [];
+        return [{ type: command.enabled ? 'ShareRoomEnabled' : 'ShareRoomDisabled', data: { room_key: command.room_key, at: command.at } }];
+      }
+    }
   },
   evolve(state, event) {
     const rooms = new Map(state.rooms);
@@ -27,9 +76,12 @@ export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, Shar
       case 'ShareRoomCreated':
         rooms.set(event.data.room_key, { room_key: event.data.room_key, name: event.data.name, description: event.data.description, dirs: event.data.dirs, enabled: true });
         break;
-      case 'ShareRoomUpdated':
-        if (current) rooms.set(event.data.room_key, { ...current, ...event.data });
+      case 'ShareRoomUpdated': {
+        if (!current) break;
+        const { at: _at, ...changes } = event.data;
+        rooms.set(event.data.room_key, { ...current, ...changes });
         break;
+      }
       case 'ShareRoomEnabled':
       case 'ShareRoomDisabled':
         if (current) rooms.set(event.data.room_key, { ...current, enabled: event.type === 'ShareRoomEnabled' });

@@ -1,9 +1,10 @@
 /**
  * The storage catalog's own view of users and plans (from the accounts service's `user-` and
  * `plan-catalogue` streams): who users are, their partner, the names they log in with, and what
- * their quota is (plan + bonus), and whether their data is on purge hold. Enough to resolve a
- * partner's or a login's reference to a user, to refuse an upload past the quota and to keep a held
- * user's data from the purger, without asking accounts.
+ * their quota is (plan + bonus), whether their data is on purge hold, and whether they are enabled.
+ * Enough to resolve a partner's or a login's reference to a user, to refuse an upload past the
+ * quota, to keep a held user's data from the purger and to serve a share room only while its owner
+ * is enabled, without asking accounts.
  */
 import { notFound, type Plan, type PlanAdded, StreamPrefixes, UNLIMITED_BYTES, type UserCreated } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
@@ -23,6 +24,8 @@ export interface StorageUserDoc {
   bonus_bytes: number;
   /** the partner put the user's data on hold: nothing of it is purged */
   purgehold_active: boolean;
+  /** false while the partner has the user disabled (their share rooms are not served); absent in documents from before it was kept: enabled */
+  enabled?: boolean;
   [key: string]: unknown;
 }
 
@@ -59,7 +62,7 @@ export const storageUsersProjection = (docs: DocumentStore): Projection => ({
       await users.upsert({
         _id: userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email,
         emailKey: c.email.toLowerCase(), name: c.name, share_id: c.share_id, shareIdKey: c.share_id.toLowerCase(),
-        plan_id: c.plan_id, bonus_bytes: c.bonus_bytes, purgehold_active: false,
+        plan_id: c.plan_id, bonus_bytes: c.bonus_bytes, purgehold_active: false, enabled: true,
       });
       return;
     }
@@ -75,6 +78,8 @@ export const storageUsersProjection = (docs: DocumentStore): Projection => ({
       case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
       case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
       case 'UserPurgeHoldChanged': user.purgehold_active = d.purgehold_active as boolean; break;
+      case 'UserEnabled': user.enabled = true; break;
+      case 'UserDisabled': user.enabled = false; break;
       default: return;
     }
     await users.upsert(user);
@@ -88,6 +93,11 @@ export async function findPartnerUser(docs: DocumentStore, partnerId: string, us
   const doc = (await users.findOne({ partnerId, usernameKey: key })) ?? (user.includes('@') ? await users.findOne({ partnerId, emailKey: key }) : null);
   if (!doc) throw notFound(`no user ${user}`);
   return doc;
+}
+
+/** The user whose share id this is (any case), or null. */
+export async function userByShareId(docs: DocumentStore, shareId: string): Promise<StorageUserDoc | null> {
+  return storageUsersCollection(docs).findOne({ shareIdKey: shareId.toLowerCase() });
 }
 
 export async function requireUser(docs: DocumentStore, userId: string): Promise<StorageUserDoc> {

@@ -80,6 +80,14 @@ export interface AuthenticatedUser {
   enabled: boolean;
   /** the user's group allows the storage web interface (true without a group) */
   webapi_enable: boolean;
+  /**
+   * Changes when the password changes (a hash of the stored password hash, which reveals nothing
+   * usable): a cookie session records it, so a password change ends every session.
+   */
+  sessionStamp: string;
+  /** the partner's settings that govern sharing: may the user share, and how long a share link lasts (minutes) */
+  sharing_enabled: boolean;
+  share_link_ttl: number;
 }
 
 export const Group = z

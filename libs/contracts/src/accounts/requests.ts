@@ -98,6 +98,13 @@ export interface UpdateUserRequest extends PartnerScoped {
   changes: UserChanges;
 }
 
+/** A cookie session's user: valid while the password is the one the session was opened with. */
+export interface SessionUserRequest {
+  userId: string;
+  /** `AuthenticatedUser.sessionStamp` at login */
+  stamp: string;
+}
+
 export interface AuthenticateUserRequest {
   /** username or email, any case */
   login: string;

@@ -26,6 +26,8 @@ export const AccountsSubjects = {
   authenticatePartner: 'accounts.partners.authenticate',
   /** a user's login name (username or email) and password: storage interface logins and HTTP Basic */
   authenticateUser: 'accounts.users.authenticate',
+  /** a storage session's user, still valid (same password) and as they are now */
+  sessionUser: 'accounts.users.session',
   partnerInfo: 'accounts.partners.info',
   changePartnerPassword: 'accounts.partners.change-password',
   getSettings: 'accounts.partners.settings.get',

@@ -93,14 +93,31 @@ export interface ShareRoomInfo {
   room_key: string;
   name: string;
   description: string;
+  /** shared folders, each `<device name>/<folder path>/` (`<device name>/`: the whole device) */
   dirs: string[];
+  /** false when the partner disabled the room (it is then not served publicly) */
   enabled: boolean;
   creation_time: number;
   update_time: number;
-  /** live files and folders under the room's folders */
+  /**
+   * Live files under the room's folders; folders: the shared folders themselves plus every folder
+   * below them that holds live files; bytes of the files' latest versions. A shared folder inside
+   * another of the same room counts once; one with no live file counts nothing.
+   */
   files: number;
   folders: number;
   bytes: number;
+}
+
+/** A room as its owner's writes return it, with the share id its public address uses. */
+export interface OwnShareRoom extends ShareRoomInfo {
+  share_id: string;
+}
+
+/** The logged-in user's rooms (oldest first), and the share id their addresses use. */
+export interface UserShareRooms {
+  share_id: string;
+  rooms: ShareRoomInfo[];
 }
 
 /** A share room opened by its public address (share id and room key), with its owner's names. */

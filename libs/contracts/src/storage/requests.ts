@@ -59,24 +59,31 @@ export interface ListFolderRequest extends DevicePath {
 
 export const ListingLimit = formInt({ min: 1, max: LISTING_PAGE_MAX });
 
+const shareRoomFields = {
+  room_name: text(ROOM_NAME_MAX_LENGTH),
+  room_description: text(ROOM_DESCRIPTION_MAX_LENGTH, { allowEmpty: true }),
+  dirs: z
+    .array(z.string().min(1).max(4096))
+    .min(1)
+    .max(SHARE_ROOM_DIRS_MAX)
+    .describe('shared folders, each `<device name>/<folder path>/` (`<device name>/` shares the whole device)'),
+};
+
 /** Share rooms of the logged-in user: `POST {storage_root}/<b32>/shares` (and `?room_key=K` to update). */
 export const ShareRoomBody = z
   .object({
-    room_key: z.string().regex(ROOM_KEY_PATTERN).optional().describe('chosen by the client, or generated'),
-    room_name: text(ROOM_NAME_MAX_LENGTH),
-    room_description: text(ROOM_DESCRIPTION_MAX_LENGTH, { allowEmpty: true }).default(''),
-    dirs: z
-      .array(z.string().min(1).max(4096))
-      .min(1)
-      .max(SHARE_ROOM_DIRS_MAX)
-      .describe('shared folders, each `<device name>/<folder path>/`'),
+    room_key: z.string().regex(ROOM_KEY_PATTERN).optional().describe('chosen by the client (1 to 64 of A-Z a-z 0-9 _ -), or generated'),
+    ...shareRoomFields,
+    room_description: shareRoomFields.room_description.default(''),
   })
   .meta({ id: 'ShareRoomBody', description: 'A share room: its name, description and the folders it shows.' });
 export type ShareRoomBody = z.output<typeof ShareRoomBody>;
 
-export const UpdateShareRoomBody = ShareRoomBody.omit({ room_key: true })
+/** The fields to change (no defaults: an absent field stays as it is). */
+export const UpdateShareRoomBody = z
+  .object(shareRoomFields)
   .partial()
-  .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change.' });
+  .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change; absent ones stay as they are.' });
 export type UpdateShareRoomBody = z.output<typeof UpdateShareRoomBody>;
 
 export type CreateShareRoomRequest = UserScoped & ShareRoomBody;

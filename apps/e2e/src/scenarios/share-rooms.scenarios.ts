@@ -1,0 +1,184 @@
+/**
+ * Share rooms of the logged-in user (DESIGN §5, the spec's Share list object, CLIENT-FACTS' share
+ * list fields): a user creates rooms over folders they backed up, lists them with their friendly
+ * URLs and counts, edits and deletes them; the partner's interface A sees every change at once
+ * (the user's rooms, enabling and disabling, the brand-wide share list), through every gateway.
+ */
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js';
+import { b32, type StorageApi, storageApi } from '../harness/storage-client.js';
+import { assertBadFields, assertConflict, assertError, createUser, unique } from './accounts-fixtures.js';
+import type { ScenarioContext } from './scenarios.js';
+import { createShareRoom, type ShareRoomReply, userWithShareRoom } from './share-fixtures.js';
+
+const PASSWORD = 'user-password-1';
+
+interface ShareList {
+  share_id: string;
+  share_id_b32: string;
+  share_rooms: ShareRoomReply[];
+}
+
+export function shareRoomsScenarios({ target }: ScenarioContext) {
+  let partner: { api: PartnerApi; credentials: { username: string; password: string } };
+  let alice: string;
+  let storage: StorageApi;
+
+  const list = async (s = storage) => (await s.listShares().expect(200)).body as ShareList;
+  const brandRooms = async (username: string) =>
+    ((await partner.api.get('/shares/').expect(200)).body as { username: string; shares: { room_key: string; name: string; enabled: boolean }[] }[]).find((u) => u.username === username)?.shares ?? [];
+
+  before(async () => {
+    // a partner of its own: its brand-wide share list holds only this scenario's rooms
+    partner = await createPartner(target());
+    alice = unique('alice');
+    await createUser(partner.api, { username: alice, password: PASSWORD });
+    storage = storageApi(target(), alice, PASSWORD);
+    await storage.putDevice('Laptop').expect(200);
+    await storage.putDevice('phone').expect(200);
+    for (const [device, path, content] of [
+      ['Laptop', 'Documents/report.pdf', 'report'],
+      ['Laptop', 'Documents/Work/plan.txt', 'plan'],
+      ['Laptop', 'Documents/Work/Old/notes.txt', 'notes'],
+      ['phone', 'DCIM/Camera/a.jpg', 'jpeg'],
+      ['phone', 'DCIM/Camera/b.jpg', 'jpeg'],
+    ] as const) {
+      await storage.putFile(device, path, content).expect(201);
+    }
+  });
+
+  it('POST .../shares creates a room under a chosen or a generated key (201), and GET .../shares lists them with URLs and counts', async () => {
+    assert.deepEqual(await list(), { share_id: alice, share_id_b32: b32(alice), share_rooms: [] });
+    const work = await createShareRoom(storage, { room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['laptop/Documents/Work', 'Laptop/Documents/Work/'] });
+    assert.deepEqual(
+      { ...work, creation_time: 0, update_time: 0 },
+      {
+        url: `/share/${b32(alice)}/work/`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
+        number_of_files: 2, number_of_folders: 2, creation_time: 0, update_time: 0,
+      },
+    );
+    assert.ok(Number.isInteger(work.creation_time) && work.creation_time === work.update_time);
+    // a generated key; the body as JSON in a form content type (CLIENT-FACTS: parse JSON whatever the type)
+    const res = await storage.createShare({ room_name: 'Photos', dirs: ['phone/DCIM/', 'Laptop/'] }, 'application/x-www-form-urlencoded');
+    assert.equal(res.status, 201, res.text);
+    const photos = res.body as ShareRoomReply;
+    assert.match(photos.room_key, /^[A-Za-z0-9_-]{16}$/);
+    assert.equal(photos.url, `/share/${b32(alice)}/${photos.room_key}/`);
+    assert.deepEqual([photos.room_description, photos.number_of_files, photos.number_of_folders], ['', 5, 6]);
+
+    // read right away, through every gateway
+    for (const url of target().urls) {
+      const shares = (await storageApi(target(), alice, PASSWORD, url).listShares().expect(200)).body as ShareList;
+      assert.deepEqual(shares, { share_id: alice, share_id_b32: b32(alice), share_rooms: [work, photos] });
+    }
+  });
+
+  it('a key in use is a 409 naming room_key; bad input is a 400 naming the field, and nothing is created', async () => {
+    assertConflict(await storage.createShare({ room_key: 'work', room_name: 'Again', dirs: ['phone/'] }), 'room_key');
+    const before = await list();
+    assertBadFields(await storage.createShare({ room_key: 'bad', room_name: 'Bad', dirs: ['tablet/'] }), ['dirs']);
+    assertBadFields(await storage.createShare({ room_key: 'bad', room_name: 'Bad', dirs: ['Laptop/Nope/'] }), ['dirs']);
+    assertBadFields(await storage.createShare({ room_key: 'bad', room_name: 'Bad', dirs: ['Laptop/../phone/'] }), ['dirs']);
+    assertBadFields(await storage.createShare({ room_key: 'bad', room_name: 'Bad', dirs: [] }), ['dirs']);
+    assertBadFields(await storage.createShare({ room_key: 'bad', room_name: '', dirs: ['phone/'] }), ['room_name']);
+    assertBadFields(await storage.createShare({ room_key: 'not/a/key', room_name: 'Bad', dirs: ['phone/'] }), ['room_key']);
+    assertError(await storage.createShare('just a string'), 400);
+    assertError(await storage.createShare(undefined), 400);
+    assertBadFields(await storage.deleteShare('not a key'), ['room_key']);
+    assertBadFields(await storage.updateShare('not a key', { room_name: 'x' }), ['room_key']);
+    assert.deepEqual(await list(), before);
+  });
+
+  it('POST .../shares?room_key=K changes the fields given (200); DELETE .../shares?room_key=K deletes the room (200)', async () => {
+    const res = await storage.updateShare('work', { room_name: 'Work 2026', room_key: 'ignored' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual([res.body.room_key, res.body.room_name, res.body.room_description, res.body.dirs], ['work', 'Work 2026', 'for the team', ['Laptop/Documents/Work/']]);
+    const moved = (await storage.updateShare('work', { dirs: ['Laptop/Documents/'], room_description: '' }).expect(200)).body as ShareRoomReply;
+    assert.deepEqual([moved.room_name, moved.room_description, moved.number_of_files, moved.number_of_folders], ['Work 2026', '', 3, 3]);
+    assertBadFields(await storage.updateShare('work', { dirs: ['Laptop/Nope/'] }), ['dirs']);
+    assertError(await storage.updateShare('no-such-room', { room_name: 'x' }), 404);
+    assert.equal((await list()).share_rooms.find((r) => r.room_key === 'work')?.room_name, 'Work 2026');
+
+    await createShareRoom(storage, { room_key: 'temp', dirs: ['phone/'] });
+    const del = await storage.deleteShare('temp');
+    assert.equal(del.status, 200, del.text);
+    assert.equal(del.text, '');
+    assert.deepEqual((await list()).share_rooms.map((r) => r.room_key).includes('temp'), false);
+    assertError(await storage.deleteShare('temp'), 404);
+    // the key is free again
+    await createShareRoom(storage, { room_key: 'temp', dirs: ['phone/'] });
+    await storage.deleteShare('temp').expect(200);
+  });
+
+  it("another user's rooms cannot be read, changed or deleted", async () => {
+    const { api } = partner;
+    const bob = unique('bob');
+    await createUser(api, { username: bob, password: PASSWORD });
+    const bobs = storageApi(target(), bob, PASSWORD);
+    assert.deepEqual((await list(bobs)).share_rooms, []);
+    assertError(await bobs.updateShare('work', { room_name: 'mine now' }), 404);
+    assertError(await bobs.deleteShare('work'), 404);
+    // alice's share list with bob's credentials: not revealed
+    const raw = partnerApi(target()).raw;
+    assertError(await raw.get(`/storage/${b32(alice)}/shares`).auth(bob, PASSWORD), 404);
+    assertError(await raw.delete(`/storage/${b32(alice)}/shares?room_key=work`).auth(bob, PASSWORD), 404);
+    const anonymous = await raw.get(`/storage/${b32(alice)}/shares`);
+    assertError(anonymous, 401);
+    assert.match(anonymous.headers['www-authenticate'] ?? '', /^Basic /);
+    // bob's room under the same key is his own
+    await bobs.putDevice('desktop').expect(200);
+    await bobs.putFile('desktop', 'x.txt', 'x').expect(201);
+    await createShareRoom(bobs, { room_key: 'work', dirs: ['desktop/'] });
+    assert.equal((await list()).share_rooms.find((r) => r.room_key === 'work')?.room_name, 'Work 2026');
+  });
+
+  it("the partner's interface A sees the rooms at once: the user's rooms, enable and disable, the brand-wide share list", async () => {
+    const { api } = partner;
+    // (interface A orders rooms created in the same second by key, the owner's list by creation)
+    const rooms = (await list()).share_rooms.map((r) => [r.room_key, r.room_name]).sort();
+    assert.deepEqual(((await api.get(`/users/${alice}/shares/`).expect(200)).body as { room_key: string; name: string }[]).map((r) => [r.room_key, r.name]).sort(), rooms);
+    assert.deepEqual((await brandRooms(alice)).map((r) => [r.room_key, r.name]).sort(), rooms);
+
+    await api.post(`/users/${alice}/shares/work?action=disable`, {}).expect(200);
+    for (const url of target().urls) {
+      const rooms = ((await storageApi(target(), alice, PASSWORD, url).listShares().expect(200)).body as ShareList).share_rooms;
+      assert.equal(rooms.find((r) => r.room_key === 'work')?.enabled, false);
+    }
+    assert.equal((await brandRooms(alice)).find((r) => r.room_key === 'work')?.enabled, false);
+    await api.post(`/users/${alice}/shares/work?action=enable`, {}).expect(200);
+    assert.equal((await list()).share_rooms.find((r) => r.room_key === 'work')?.enabled, true);
+
+    // created, renamed, deleted through the storage interface: the brand-wide list and the partner's share_count follow at once
+    const shareCount = async () => (await api.get('/partner/quota').expect(200)).body.share_count as number;
+    const count = await shareCount();
+    assert.equal(count, rooms.length + 1, "alice's rooms and bob's");
+    await createShareRoom(storage, { room_key: 'brand', room_name: 'For the brand list', dirs: ['phone/DCIM/Camera/'] });
+    assert.equal((await brandRooms(alice)).find((r) => r.room_key === 'brand')?.name, 'For the brand list');
+    assert.equal(await shareCount(), count + 1);
+    await storage.updateShare('brand', { room_name: 'Renamed' }).expect(200);
+    assert.equal((await brandRooms(alice)).find((r) => r.room_key === 'brand')?.name, 'Renamed');
+    assert.equal((await api.get(`/users/${alice}/shares/brand`).expect(200)).body.name, 'Renamed');
+    await storage.deleteShare('brand').expect(200);
+    assert.equal((await brandRooms(alice)).some((r) => r.room_key === 'brand'), false);
+    assert.equal(await shareCount(), count);
+    assertError(await api.get(`/users/${alice}/shares/brand`), 404);
+    // another partner sees none of it
+    const other = await createPartner(target());
+    assert.deepEqual((await other.api.get('/shares/').expect(200)).body, []);
+  });
+
+  it('a device named "shares" is still a device: .../shares/ (trailing slash) is not the share list', async () => {
+    await storage.putDevice('shares').expect(200);
+    await storage.putFile('shares', 'a.txt', 'a').expect(201);
+    const room = await createShareRoom(storage, { room_key: 'dev', dirs: ['shares/'] });
+    assert.equal(room.number_of_files, 1);
+    await storage.deleteDevice('shares').expect(200);
+    assert.equal((await list()).share_rooms.find((r) => r.room_key === 'dev')?.number_of_files, 0, 'the device is gone, the room stays');
+  });
+
+  it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'a/b.txt': 'b', 'c.txt': 'c' }, room: { room_key: 'fixture' } });
+    assert.deepEqual([shared.room.room_key, shared.room.url, shared.room.number_of_files, shared.room.number_of_folders], ['fixture', `/share/${b32(shared.username)}/fixture/`, 2, 2]);
+  });
+}

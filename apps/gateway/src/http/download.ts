@@ -1,0 +1,136 @@
+/**
+ * Sending stored bytes (a file version, a preview) as HTTP does it: `Content-Length`, a strong
+ * `ETag` (the content hash), `Last-Modified`, `Content-Type` from the name, `Content-Disposition`
+ * with the UTF-8 name (RFC 6266 / 5987, by `content-disposition`), conditional requests
+ * (`If-None-Match`, `If-Modified-Since` -> 304) and one byte range (`Range`, `If-Range` -> 206, 416);
+ * a request for several ranges gets the whole representation, as RFC 9110 allows.
+ *
+ * The bytes stream from the blob store with back-pressure and are never buffered whole. The blob is
+ * opened before the status line is written, so a missing blob is still a clean JSON error; a failure
+ * after the first byte destroys the connection, so a client never mistakes a short body for a whole
+ * one (its Content-Length is not met).
+ */
+import type { BlobReader, ByteRange } from '@burrow/blobs';
+import { create as contentDisposition } from 'content-disposition';
+import type { Request, Response } from 'express';
+import { contentType, lookup } from 'mime-types';
+import rangeParser from 'range-parser';
+import { copyExactly } from './streams.js';
+
+export interface Representation {
+  /** the blob key (sha256 hex): also the strong ETag */
+  blob: string;
+  size: number;
+  /** unix seconds */
+  mtime: number;
+  /** the name for Content-Type and Content-Disposition */
+  name: string;
+}
+
+export interface SendOptions {
+  /** `attachment` (downloads) or `inline` (previews shown in pages) */
+  disposition: 'attachment' | 'inline';
+  /** overrides the type derived from the name */
+  type?: string;
+  /** how long caches may keep it (seconds); private, since most of it needs a login */
+  maxAge?: number;
+}
+
+const etagOf = (blob: string) => `"${blob}"`;
+
+/** Does an If-None-Match / If-Range list name this entity tag (weak comparison for If-None-Match)? */
+function matches(header: string, etag: string, weak: boolean): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((raw) => {
+    let tag = raw.trim();
+    if (weak && tag.startsWith('W/')) tag = tag.slice(2);
+    return tag === etag;
+  });
+}
+
+export const httpDate = (unixSeconds: number) => new Date(Math.max(0, unixSeconds) * 1000).toUTCString();
+
+/** The content type for a file name: a text type carries its charset; unknown is octet-stream. */
+export function typeOf(name: string): string {
+  const type = lookup(name);
+  return (type && contentType(type)) || 'application/octet-stream';
+}
+
+/** What a conditional or ranged request resolves to before any byte is read. */
+export type Plan = { status: 304 } | { status: 416 } | { status: 200 } | { status: 206; range: ByteRange };
+
+/** Decides 304 / 416 / 206 / 200 from the request's conditional and Range headers (RFC 9110 §13, §14). */
+export function planDownload(req: Request, rep: { etag: string; size: number; mtime: number }): Plan {
+  const etag = rep.etag;
+  const noneMatch = req.headers['if-none-match'];
+  if (noneMatch !== undefined) {
+    if (matches(noneMatch, etag, true)) return { status: 304 };
+  } else {
+    const since = req.headers['if-modified-since'];
+    const sinceMs = since ? Date.parse(since) : NaN;
+    if (!Number.isNaN(sinceMs) && Math.floor(sinceMs / 1000) >= rep.mtime) return { status: 304 };
+  }
+  const rangeHeader = req.headers.range;
+  if (!rangeHeader || (req.method !== 'GET' && req.method !== 'HEAD')) return { status: 200 };
+  const ifRangeHeader = req.headers['if-range'];
+  if (ifRangeHeader !== undefined) {
+    const ifRange = String(ifRangeHeader).trim();
+    // an entity tag must match exactly (strong); a date must be the Last-Modified sent
+    const current = ifRange.startsWith('"') || ifRange.startsWith('W/') ? ifRange === etag : Date.parse(ifRange) === Date.parse(httpDate(rep.mtime));
+    if (!current) return { status: 200 };
+  }
+  // RFC 9110 §14.1.1: a range whose last position is before its first is invalid, so the header is ignored (200)
+  if (/(?:^|[=,])\s*(\d+)\s*-\s*(\d+)/.test(rangeHeader) && rangeHeader.split(/[=,]/).some((spec) => {
+    const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(spec);
+    return m !== null && Number(m[2]) < Number(m[1]);
+  })) return { status: 200 };
+  const ranges = rangeParser(rep.size, rangeHeader, { combine: true });
+  if (ranges === -1) return { status: 416 };
+  // malformed (-2), not bytes, or several ranges: the whole representation
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return { status: 200 };
+  return { status: 206, range: { start: ranges[0].start, end: ranges[0].end } };
+}
+
+/** Sends `rep`'s bytes from the blob store, honouring conditional and Range headers. */
+export async function sendBlob(req: Request, res: Response, blobs: BlobReader, rep: Representation, options: SendOptions): Promise<void> {
+  const plan = planDownload(req, { etag: etagOf(rep.blob), size: rep.size, mtime: rep.mtime });
+  const headers: Record<string, string> = {
+    ETag: etagOf(rep.blob),
+    'Last-Modified': httpDate(rep.mtime),
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': `private, max-age=${options.maxAge ?? 0}`,
+  };
+  if (plan.status === 304) {
+    res.status(304).set(headers).end();
+    return;
+  }
+  if (plan.status === 416) {
+    res.status(416).set({ ...headers, 'Content-Range': `bytes */${rep.size}` }).json({ reason: `the range is outside the file's ${rep.size} bytes` });
+    return;
+  }
+  const range = plan.status === 206 ? plan.range : rep.size > 0 ? { start: 0, end: rep.size - 1 } : null;
+  const length = range ? range.end - range.start + 1 : 0;
+  // opened before the status line: a missing blob is still a clean error
+  const source = req.method === 'HEAD' || !range ? null : await blobs.get(rep.blob, plan.status === 206 ? range : undefined);
+  res.status(plan.status).set({
+    ...headers,
+    'Content-Type': options.type ?? typeOf(rep.name),
+    'Content-Length': String(length),
+    'Content-Disposition': contentDisposition(rep.name, { type: options.disposition }),
+    // stored files are the users' bytes: never run them as pages of this origin
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
+  });
+  if (plan.status === 206) res.setHeader('Content-Range', `bytes ${range!.start}-${range!.end}/${rep.size}`);
+  if (!source) {
+    res.end();
+    return;
+  }
+  try {
+    await copyExactly(source, res, length);
+    res.end();
+  } catch (error) {
+    source.destroy();
+    res.destroy(error instanceof Error ? error : undefined);
+  }
+}

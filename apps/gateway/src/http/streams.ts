@@ -1,0 +1,64 @@
+/**
+ * Writing to a response with back-pressure, and never hanging on a client that went away: every
+ * wait also ends when the response closes. `copyExactly` checks the byte count too, so a blob that
+ * is shorter or longer than the catalog says is an error (the caller then destroys the connection)
+ * rather than a wrong body with a right-looking length.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection');
+    this.name = 'ClientGoneError';
+  }
+}
+
+export class ShortBlobError extends Error {
+  constructor(expected: number, got: number) {
+    super(`stored bytes do not match the catalog: expected ${expected}, got ${got}`);
+    this.name = 'ShortBlobError';
+  }
+}
+
+const gone = (out: Writable) => out.destroyed || out.writableEnded || (out as Writable & { closed?: boolean }).closed === true;
+
+/** Resolves when `out` can take more, rejects (ClientGoneError) when it closes first. */
+export function drained(out: Writable): Promise<void> {
+  if (gone(out)) return Promise.reject(new ClientGoneError());
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      out.off('drain', onDrain);
+      out.off('close', onClose);
+      out.off('error', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new ClientGoneError());
+    out.on('drain', onDrain);
+    out.on('close', onClose);
+    out.on('error', onClose);
+  });
+}
+
+/** Writes a chunk, waiting for the drain when the buffer is full. */
+export async function write(out: Writable, chunk: Buffer | string): Promise<void> {
+  if (gone(out)) throw new ClientGoneError();
+  if (!out.write(chunk)) await drained(out);
+}
+
+/** Copies exactly `length` bytes of `source` to `out` (not ending `out`); destroys `source` on failure. */
+export async function copyExactly(source: Readable, out: Writable, length: number): Promise<void> {
+  let copied = 0;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      copied += chunk.length;
+      if (copied > length) throw new ShortBlobError(length, copied);
+      await write(out, chunk);
+    }
+  } catch (error) {
+    source.destroy();
+    throw error;
+  }
+  if (copied !== length) throw new ShortBlobError(length, copied);
+}

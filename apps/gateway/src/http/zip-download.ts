@@ -1,0 +1,89 @@
+/**
+ * A folder (or several, for a share room's root) as a zip, generated on the fly by the zip writer
+ * (`zip/`): entries stored, so the archive's length and ETag are known from the catalog before the
+ * first byte (one metadata pass), and a `Range` (a resumed download) generates only the bytes asked
+ * for, opening only the blobs it covers. The catalog is read a page at a time in every pass.
+ *
+ * Entries sit under the folder's own name (`Documents/...`). A failure after the status line (a
+ * missing blob, a read error, the folder changing under the download) destroys the connection: the
+ * client sees a failed download, never a short archive that looks whole.
+ */
+import type { BlobReader } from '@burrow/blobs';
+import { LISTING_PAGE_MAX, type SubtreePage, Subjects } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { create as contentDisposition } from 'content-disposition';
+import type { Request, Response } from 'express';
+import { httpDate, planDownload } from './download.js';
+import { planZip, writeZip, type ZipEntries } from './zip/index.js';
+
+export interface ZipRoot {
+  userId: string;
+  device: string;
+  /** the folder's path within the device ('' for the whole device) */
+  path: string;
+  /** where its files go in the archive: '' or a name ending with `/` */
+  prefix: string;
+}
+
+/** The archive's entries: every live file under each root, in order, a catalog page at a time. */
+export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[]): ZipEntries {
+  // the writer takes entries in path order: roots by prefix (no prefix is another's, each ends with /)
+  const ordered = [...roots].sort((a, b) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0));
+  return async function* () {
+    for (const root of ordered) {
+      let cursor: string | undefined;
+      do {
+        const page = await rpc.call<SubtreePage>(Subjects.storage.walkFolder, { userId: root.userId, device: root.device, path: root.path, cursor, limit: LISTING_PAGE_MAX });
+        for (const f of page.files) {
+          yield {
+            path: root.prefix + f.path.slice(root.path.length),
+            size: f.size,
+            crc32: f.crc32,
+            mtime: f.mtime,
+            id: f.blob,
+            open: (start: number, end: number) => blobs.get(f.blob, { start, end }),
+          };
+        }
+        cursor = page.next ?? undefined;
+      } while (cursor);
+    }
+  };
+}
+
+export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[], name: string): Promise<void> {
+  const entries = folderEntries(rpc, blobs, roots);
+  const plan = await planZip(entries);
+  const decision = planDownload(req, { etag: plan.etag, size: plan.length, mtime: plan.mtime });
+  const headers: Record<string, string> = {
+    ETag: plan.etag,
+    'Last-Modified': httpDate(plan.mtime),
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, max-age=0',
+  };
+  if (decision.status === 304) {
+    res.status(304).set(headers).end();
+    return;
+  }
+  if (decision.status === 416) {
+    res.status(416).set({ ...headers, 'Content-Range': `bytes */${plan.length}` }).json({ reason: `the range is outside the archive's ${plan.length} bytes` });
+    return;
+  }
+  const range = decision.status === 206 ? decision.range : { start: 0, end: plan.length - 1 };
+  res.status(decision.status).set({
+    ...headers,
+    'Content-Type': 'application/zip',
+    'Content-Length': String(range.end - range.start + 1),
+    'Content-Disposition': contentDisposition(`${name}.zip`, { type: 'attachment' }),
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (decision.status === 206) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${plan.length}`);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  try {
+    await writeZip(entries, res, range, { expect: plan });
+  } catch (error) {
+    res.destroy(error instanceof Error ? error : undefined);
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Public share rooms (spec B, "Shares"): no login; a room is addressed by its owner's share id
+ * (base32) and its room key. `GET /share/<b32 share id>/<room key>/` is the room's root object
+ * (stats and its folders), below it folder objects, files and their previews, and `?format=zip` of
+ * any folder (or of the whole room at its root). The room's folders appear under their own names
+ * (a second folder of the same name gets " (2)"). An unknown, disabled or deleted room is a 404; a
+ * POST on anything here is a 405.
+ *
+ * Also here: single-file share links (`/link/<token>/<name>`, made by a POST on a storage file).
+ */
+import type { BlobReader } from '@burrow/blobs';
+import {
+  type AuthenticatedUser,
+  DomainError,
+  type FileEntry,
+  type FolderPage,
+  forbidden,
+  notFound,
+  type PublicShareRoom,
+  Subjects,
+} from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { b32decode } from '../http/b32.js';
+import { dirPair, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
+import { type LinkClaims, LINK_MOUNT } from '../http/links.js';
+import type { TokenSigner } from '../http/signed-tokens.js';
+import { parseMountedPath } from '../http/storage-path.js';
+import { checkStoragePolicy, queryValue } from '../http/storage-user.guard.js';
+import { BLOBS, RPC, SIGNER } from '../http/tokens.js';
+import { sendFolderZip, type ZipRoot } from '../http/zip-download.js';
+
+export const SHARE_MOUNT = 'share';
+
+/** A room folder as the room shows it: its label (the top-level name) and where it lives. */
+export interface RoomFolder {
+  label: string;
+  device: string;
+  /** the folder's path within the device ('' for the whole device) */
+  path: string;
+}
+
+/** The room's folders under unique labels: each folder's own name (the device's for a whole device). */
+export function roomFolders(dirs: string[]): RoomFolder[] {
+  const used = new Set<string>();
+  return dirs.map((dir) => {
+    const slash = dir.indexOf('/');
+    const device = slash < 0 ? dir : dir.slice(0, slash);
+    const path = slash < 0 ? '' : dir.slice(slash + 1);
+    const segments = path.split('/').filter(Boolean);
+    const base = segments.length ? segments[segments.length - 1] : device;
+    let label = base;
+    for (let n = 2; used.has(label.toLowerCase()); n++) label = `${base} (${n})`;
+    used.add(label.toLowerCase());
+    return { label, device, path: segments.length ? `${segments.join('/')}/` : '' };
+  });
+}
+
+@Controller()
+export class ShareController {
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(BLOBS) private readonly blobs: BlobReader,
+    @Inject(SIGNER) private readonly signer: TokenSigner,
+  ) {}
+
+  @Get(`${SHARE_MOUNT}/*path`)
+  async get(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);
+    const [shareB32, roomKey, label, ...rest] = segments;
+    const shareId = shareB32 ? b32decode(shareB32) : null;
+    if (shareId === null || !roomKey) throw notFound('no such share');
+    const room = await this.rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id: shareId, room_key: roomKey });
+    const folders = roomFolders(room.dirs);
+    if (label === undefined) {
+      if (queryValue(req, 'format') === 'zip') {
+        const roots: ZipRoot[] = folders.map((f) => ({ userId: room.userId, device: f.device, path: f.path, prefix: `${f.label}/` }));
+        return sendFolderZip(req, res, this.rpc, this.blobs, roots, room.name || roomKey);
+      }
+      res.setHeader('Cache-Control', 'no-cache');
+      res.json({
+        stats: {
+          start_date: null,
+          room_name: room.name,
+          room_description: room.description,
+          number_of_files: room.files,
+          number_of_folders: room.folders,
+          ...splitName(room.owner_name),
+          room_size: humanSize(room.bytes),
+        },
+        dirs: folders.map((f) => dirPair(f.label)),
+      });
+      return;
+    }
+    const top = folders.find((f) => f.label === label);
+    if (!top) throw notFound(`no folder ${label} in this share`);
+    const inner = rest.join('/');
+    if (folder) {
+      const path = top.path + (inner ? `${inner}/` : '');
+      if (queryValue(req, 'format') === 'zip') {
+        const name = rest.length ? rest[rest.length - 1] : top.label;
+        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: room.userId, device: top.device, path, prefix: `${name}/` }], name);
+      }
+      return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit }));
+    }
+    if (!inner) throw notFound(`no file ${label}`);
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: room.userId, device: top.device, path: top.path + inner, version: requestedVersion(req) });
+    await sendFileVersion(req, res, this.blobs, file);
+  }
+
+  /** Share rooms are read-only: a POST (or any other write) on them is refused. */
+  @Post(`${SHARE_MOUNT}/*path`)
+  refuse(@Res() res: Response): void {
+    res.setHeader('Allow', 'GET, HEAD');
+    res.status(405).json({ reason: 'share rooms are read-only: only GET and HEAD are allowed here' });
+  }
+
+  /** A single-file share link: the version it was made for, while valid (3 days) and while its user may share. */
+  @Get(`${LINK_MOUNT}/:token/*name`)
+  async link(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const claims = this.signer.verify<LinkClaims>('link', String(req.params.token));
+    if (!claims || typeof claims.d !== 'string' || typeof claims.p !== 'string' || !Number.isInteger(claims.v)) {
+      throw forbidden('this link is not valid: it has expired or been altered');
+    }
+    let user: AuthenticatedUser;
+    try {
+      user = await this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, { userId: claims.u, stamp: claims.st });
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 401) throw forbidden('this link has been revoked');
+      throw error;
+    }
+    checkStoragePolicy(user);
+    if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device: claims.d, path: claims.p, version: claims.v });
+    await sendFileVersion(req, res, this.blobs, file);
+  }
+}

@@ -1,0 +1,99 @@
+/** OpenAPI for public share rooms and single-file links (no login). */
+import { z } from '@burrow/contracts';
+import { err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
+import type { PathsFragment, Response } from '../openapi/types.js';
+
+export const ShareRootObject = z
+  .object({
+    stats: z.object({
+      start_date: z.null(),
+      room_name: z.string(),
+      room_description: z.string(),
+      number_of_files: z.int().min(0),
+      number_of_folders: z.int().min(0),
+      firstname: z.string(),
+      lastname: z.string(),
+      room_size: z.string().describe('bytes of the latest versions, human-readable'),
+    }),
+    dirs: z.array(z.tuple([z.string(), z.string()])).describe('the room folders as [name, relative URL]'),
+  })
+  .meta({ id: 'ShareRootObject', description: "A share room's root." });
+
+const sharePath = pathParameter(
+  'path',
+  '`<b32 share id>/<room key>/` (the room), then a folder (ending with `/`) or a file under one of its folders',
+  { type: 'string' },
+  'GEZDGNBV/holiday/Photos/beach.jpg',
+);
+const unavailable = responseRef('ServiceUnavailable') as unknown as Response;
+
+export const sharePaths: PathsFragment = {
+  '/share/{path}': {
+    get: {
+      operationId: 'readShare',
+      tags: ['shares'],
+      summary: 'A share room: its root, folders, files, previews, zips',
+      description:
+        "No login. The room's root object lists its folders under their own names (a second folder of the same name gets \" (2)\"); below it " +
+        'folder objects and files as in the storage interface (`?version=n`, `?preview_48`, Range and conditional requests); `?format=zip` on any ' +
+        'folder, or on the room root for all its folders. An unknown, disabled or deleted room is a 404.',
+      security: [],
+      'x-burrow-lenient-query': true,
+      parameters: [sharePath, { name: 'format', in: 'query', description: 'zip: the folder as a zip', required: false, schema: { type: 'string', enum: ['zip'] }, example: 'zip' }],
+      responses: {
+        '200': {
+          description: 'The room root or a folder (JSON), file bytes, or a zip.',
+          content: {
+            'application/json': {
+              schema: { oneOf: [{ $ref: '#/components/schemas/ShareRootObject' }, { $ref: '#/components/schemas/FolderObject' }] },
+              examples: {
+                room: ex('GET /share/GEZDGNBV/holiday/', {
+                  stats: { start_date: null, room_name: 'Holiday', room_description: 'Pictures\nfrom the trip', number_of_files: 12, number_of_folders: 2, firstname: 'Ann', lastname: 'Lee', room_size: '35.2 MB' },
+                  dirs: [['Photos', 'Photos/']],
+                }),
+              },
+            },
+            'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { file: ex('file bytes', '...') } },
+          },
+        },
+        '206': { description: 'A byte range of a file or zip.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { part: ex('part', '...') } } } },
+        '304': { description: 'Not modified (If-None-Match / If-Modified-Since). The body is empty.' },
+        '400': error('A malformed path.', { path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })) }),
+        '404': error('No such room (or disabled), folder or file.', { room: ex('unknown room', err('no share holiday')) }),
+        '503': unavailable,
+      },
+    },
+    post: {
+      operationId: 'writeShare',
+      tags: ['shares'],
+      summary: 'Refused: share rooms are read-only',
+      security: [],
+      parameters: [sharePath],
+      responses: {
+        '200': { description: 'Never: every POST is refused.' },
+        '405': error('Share rooms are read-only (`Allow: GET, HEAD`).', { refused: ex('POST on a share file', err('share rooms are read-only: only GET and HEAD are allowed here')) }),
+      },
+    },
+  },
+  '/link/{token}/{name}': {
+    get: {
+      operationId: 'downloadLink',
+      tags: ['shares'],
+      summary: 'A single-file share link',
+      description: 'The file version the link was made for, without login, for 3 days; Range and conditional requests as for any download. An expired, altered or revoked link is a 403.',
+      security: [],
+      parameters: [
+        pathParameter('token', 'the signed link token', { type: 'string' }, 'eyJ1Ijoi...In0.k1.c2ln'),
+        pathParameter('name', 'the file name (for the browser)', { type: 'string' }, 'report.pdf'),
+      ],
+      responses: {
+        '200': { description: 'The bytes.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { file: ex('file bytes', '...') } } } },
+        '206': { description: 'A byte range.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { part: ex('part', '...') } } } },
+        '304': { description: 'Not modified. The body is empty.' },
+        '403': error('Expired, altered or revoked; or sharing is off for the account.', { expired: ex('expired', err('this link is not valid: it has expired or been altered')) }),
+        '404': error('The file or version is gone (deleted and purged).', { gone: ex('gone', err('no file Documents/x.txt')) }),
+        '503': unavailable,
+      },
+    },
+  },
+};

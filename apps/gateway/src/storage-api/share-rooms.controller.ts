@@ -1,0 +1,117 @@
+/**
+ * Share rooms of the logged-in user (DESIGN §5), authenticated as the user like every storage
+ * request:
+ * - `GET /storage/<b32>/shares`: the spec's Share list object (`share_id`, `share_rooms`), with
+ *   `share_id_b32` and each room's friendly URL and counts (CLIENT-FACTS);
+ * - `POST /storage/<b32>/shares` (JSON ShareRoomBody): creates a room, 201 with the room;
+ * - `POST /storage/<b32>/shares?room_key=K` (JSON UpdateShareRoomBody): changes the fields given;
+ * - `DELETE /storage/<b32>/shares?room_key=K`: deletes the room.
+ * `.../shares/` (trailing slash) is a device named "shares", not this resource: those requests go
+ * on to the routes after this controller (registered first for that reason).
+ */
+import {
+  type AuthenticatedUser,
+  badRequest,
+  type OwnShareRoom,
+  ROOM_KEY_PATTERN,
+  ShareRoomBody,
+  type ShareRoomInfo,
+  Subjects,
+  UpdateShareRoomBody,
+  type UserShareRooms,
+  z,
+} from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Delete, Get, Inject, Next, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { b32encode } from '../http/b32.js';
+import { readJsonBody } from '../http/json-body.js';
+import { parseBody, Query } from '../http/request.js';
+import { parseMountedPath } from '../http/storage-path.js';
+import { STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { PUBLIC_URL, RPC } from '../http/tokens.js';
+
+/**
+ * POST: absent creates a room, present changes that room; DELETE: required (checked in the
+ * handler, after a device URL has gone on to its own route).
+ */
+export const RoomKeyQuery = z.object({ room_key: z.string().regex(ROOM_KEY_PATTERN).optional() });
+
+/** A room's friendly URL (its web interface, for links in mail or pages): absolute when BURROW_PUBLIC_URL is set. */
+export const shareRoomUrl = (publicUrl: string, shareId: string, roomKey: string) =>
+  `${publicUrl}/share/${b32encode(shareId)}/${encodeURIComponent(roomKey)}/`;
+
+/** A room as the storage interface shows it to its owner. */
+export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareRoomInfo) => ({
+  url: shareRoomUrl(publicUrl, shareId, room.room_key),
+  room_key: room.room_key,
+  room_name: room.name,
+  room_description: room.description,
+  dirs: room.dirs,
+  enabled: room.enabled,
+  number_of_files: room.files,
+  number_of_folders: room.folders,
+  creation_time: room.creation_time,
+  update_time: room.update_time,
+});
+
+const ROUTE = `${STORAGE_MOUNT}/:user/shares`;
+
+@Controller()
+@UseGuards(StorageUserGuard)
+export class ShareRoomsController {
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(PUBLIC_URL) private readonly publicUrl: string,
+  ) {}
+
+  /** `.../shares/` names a device called "shares": not ours. */
+  private isDeviceUrl(req: Request): boolean {
+    return parseMountedPath(req, STORAGE_MOUNT).folder;
+  }
+
+  @Get(ROUTE)
+  async list(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction, @StorageUser() user: AuthenticatedUser): Promise<void> {
+    if (this.isDeviceUrl(req)) return next();
+    const shares = await this.rpc.call<UserShareRooms>(Subjects.storage.listShares, { userId: user.userId });
+    res.status(200).json({
+      share_id: shares.share_id,
+      share_id_b32: b32encode(shares.share_id),
+      share_rooms: shares.rooms.map((room) => shareRoomObject(this.publicUrl, shares.share_id, room)),
+    });
+  }
+
+  @Post(ROUTE)
+  async write(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Next() next: NextFunction,
+    @StorageUser() user: AuthenticatedUser,
+    @Query(RoomKeyQuery) { room_key }: z.output<typeof RoomKeyQuery>,
+  ): Promise<void> {
+    if (this.isDeviceUrl(req)) return next();
+    const body = await readJsonBody(req);
+    if (room_key === undefined) {
+      const room = await this.rpc.call<OwnShareRoom>(Subjects.storage.createShare, { userId: user.userId, ...parseBody(ShareRoomBody, body, { required: true }) });
+      res.status(201).json(shareRoomObject(this.publicUrl, room.share_id, room));
+      return;
+    }
+    const changes = parseBody(UpdateShareRoomBody, body);
+    const room = await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: user.userId, room_key, changes });
+    res.status(200).json(shareRoomObject(this.publicUrl, room.share_id, room));
+  }
+
+  @Delete(ROUTE)
+  async delete(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Next() next: NextFunction,
+    @StorageUser() user: AuthenticatedUser,
+    @Query(RoomKeyQuery) { room_key }: z.output<typeof RoomKeyQuery>,
+  ): Promise<void> {
+    if (this.isDeviceUrl(req)) return next();
+    if (room_key === undefined) throw badRequest('name the room to delete: ?room_key=<key>', ['room_key']);
+    await this.rpc.call(Subjects.storage.deleteShare, { userId: user.userId, room_key });
+    res.status(200).end();
+  }
+}

@@ -1,0 +1,24 @@
+/** The room objects of the storage interface's share list: friendly URLs, relative or absolute. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { b32decode } from '../http/b32.js';
+import { shareRoomObject, shareRoomUrl } from './share-rooms.controller.js';
+
+describe('share room objects', () => {
+  it("a room's URL is /share/<b32 share id>/<room key>/, under BURROW_PUBLIC_URL when it is set", () => {
+    assert.equal(shareRoomUrl('', 'jdoe', 'holiday'), '/share/NJSG6ZI/holiday/');
+    assert.equal(shareRoomUrl('https://burrow.example.com/base', 'jdoe', 'a-b_C'), 'https://burrow.example.com/base/share/NJSG6ZI/a-b_C/');
+    const unicode = shareRoomUrl('', 'Zoë@example.com', 'k');
+    assert.equal(b32decode(unicode.split('/')[2]), 'Zoë@example.com');
+  });
+
+  it('carries the spec and CLIENT-FACTS fields, named as clients read them', () => {
+    const room = shareRoomObject('', 'jdoe', {
+      room_key: 'holiday', name: 'Holiday', description: 'sun', dirs: ['phone/DCIM/'], enabled: true, creation_time: 1, update_time: 2, files: 3, folders: 1, bytes: 99,
+    });
+    assert.deepEqual(room, {
+      url: '/share/NJSG6ZI/holiday/', room_key: 'holiday', room_name: 'Holiday', room_description: 'sun', dirs: ['phone/DCIM/'], enabled: true,
+      number_of_files: 3, number_of_folders: 1, creation_time: 1, update_time: 2,
+    });
+  });
+});

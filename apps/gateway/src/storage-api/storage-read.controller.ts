@@ -1,0 +1,127 @@
+/**
+ * Reading the storage interface (spec B, "Storage"), as the logged-in user:
+ * - `GET /storage/<b32>/` the storage root object (`?device_info=yes`: device objects);
+ * - `GET <device or folder url>` (ending with `/`) a folder object, streamed page by page;
+ *   `?format=zip` the folder as a zip;
+ * - `GET <file url>` the latest version's bytes; `?version=<n>` an older one; `?preview_<w>` a
+ *   preview; `?format=version_info` every version; `?format=session_extension&ip=<addr>` a string
+ *   that, as `se=`, lets that address fetch this resource for `share_link_ttl` minutes;
+ * - `POST <file url>` a single-file share link (a path beginning with `/`, valid 3 days).
+ * One catalog call per request (plus authentication); unknown query parameters are ignored.
+ */
+import type { BlobReader } from '@burrow/blobs';
+import {
+  type AuthenticatedUser,
+  badRequest,
+  type FileEntry,
+  type FileVersionInfo,
+  type FolderPage,
+  forbidden,
+  GIGABYTE,
+  notFound,
+  type StorageRoot,
+  Subjects,
+} from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { isIP } from 'node:net';
+import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
+import { linkPath, LINK_TTL_SECONDS, type LinkClaims } from '../http/links.js';
+import type { TokenSigner } from '../http/signed-tokens.js';
+import { devicePath, parseMountedPath } from '../http/storage-path.js';
+import { type ExtensionClaims, extensionResource, queryValue, STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { BLOBS, RPC, SIGNER } from '../http/tokens.js';
+import { sendFolderZip } from '../http/zip-download.js';
+
+/** `device_info=yes` (any case; also 1/true). */
+const wantsDeviceInfo = (req: Request) => /^(yes|1|true|on)$/i.test(queryValue(req, 'device_info') ?? '');
+
+@Controller()
+@UseGuards(StorageUserGuard)
+export class StorageReadController {
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(BLOBS) private readonly blobs: BlobReader,
+    @Inject(SIGNER) private readonly signer: TokenSigner,
+  ) {}
+
+  @Get(`${STORAGE_MOUNT}/*path`)
+  async get(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
+    const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
+    const [, device, ...rest] = segments;
+    if (!device) return this.root(req, res, user);
+    if (folder) {
+      const path = devicePath(rest, true);
+      const format = queryValue(req, 'format');
+      if (format === 'zip') {
+        const name = rest.length ? rest[rest.length - 1] : device;
+        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: user.userId, device, path, prefix: `${name}/` }], name);
+      }
+      return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: user.userId, device, path, cursor, limit }));
+    }
+    if (rest.length === 0) throw notFound(`no device ${device} (a device URL ends with /)`);
+    const path = devicePath(rest, false);
+    const format = queryValue(req, 'format');
+    if (format === 'version_info') {
+      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: user.userId, device, path });
+      res.setHeader('Cache-Control', 'private, no-cache');
+      res.json(versions.map((v) => fileObject(v, 'version')));
+      return;
+    }
+    if (format === 'session_extension') return this.sessionExtension(req, res, user, segments, device, path);
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version: requestedVersion(req) });
+    await sendFileVersion(req, res, this.blobs, file);
+  }
+
+  /** A single-file share link: the file's current version (or `?version=n`), for 3 days, without login. */
+  @Post(`${STORAGE_MOUNT}/*path`)
+  @HttpCode(200)
+  async share(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
+    req.resume(); // any body is ignored
+    const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
+    const [, device, ...rest] = segments;
+    if (!device || folder || rest.length === 0) throw badRequest('a share link is made by a POST on a file URL', ['path']);
+    if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
+    const path = devicePath(rest, false);
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version: requestedVersion(req) });
+    const token = this.signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version }, LINK_TTL_SECONDS);
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('text/plain').send(linkPath(token, file.name));
+  }
+
+  private async sessionExtension(req: Request, res: Response, user: AuthenticatedUser, segments: string[], device: string, path: string): Promise<void> {
+    const ip = queryValue(req, 'ip')?.trim() ?? '';
+    if (!isIP(ip)) throw badRequest('ip must be the IPv4 or IPv6 address of the third party', ['ip']);
+    if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
+    // the resource must exist now; the extension then covers that URL (any version of it)
+    await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path });
+    const address = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip.toLowerCase();
+    const token = this.signer.sign<ExtensionClaims>('extension', { u: user.userId, st: user.sessionStamp, r: extensionResource(segments), ip: address }, user.share_link_ttl * 60);
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('text/plain').send(token);
+  }
+
+  private async root(req: Request, res: Response, user: AuthenticatedUser): Promise<void> {
+    const root = await this.rpc.call<StorageRoot>(Subjects.storage.root, { userId: user.userId });
+    const info = root.user;
+    const quota = info.quota_bytes;
+    const stats = {
+      ...splitName(info.name),
+      devices: root.devices.length,
+      backupsize: humanSize(info.bytes_stored),
+      size: quota === null ? 0 : Math.round((quota / GIGABYTE) * 100) / 100,
+      backupsize_for_robots: info.bytes_stored,
+      size_for_robots: quota ?? 0,
+      billing_url: '',
+    };
+    const devices = wantsDeviceInfo(req)
+      ? root.devices.map((d) => {
+          const url = dirPair(d.name)[1];
+          return { name: d.name, url, encoded: url, lastcommit: d.lastcommit ?? 0, lastlogin: d.lastlogin ?? 0, sysplatform: d.sysplatform };
+        })
+      : root.devices.map((d) => dirPair(d.name));
+    res.setHeader('Cache-Control', 'private, no-cache');
+    res.json({ stats, devices });
+  }
+}
