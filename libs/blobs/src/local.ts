@@ -4,15 +4,16 @@
  * failed or partial upload never leaves a blob behind. Stored files may be personal data: folders
  * are created 0700 and files 0600.
  *
- * A put resolves only once the blob is durable: the temporary file is flushed to disk (fsync)
- * before it is renamed, and the folder holding the new name is fsynced after, so a blob that was
- * acknowledged (and then committed in a file version) survives a power cut. The folders a put
- * needs are created once per process and remembered: a `mkdir` per put was measurable on small
- * files.
+ * A put resolves only once the blob is durable: a new blob's temporary file is flushed to disk
+ * (fsync) before it is renamed, and the folder holding the new name is fsynced after, so a blob
+ * that was acknowledged (and then committed in a file version) survives a power cut. Content
+ * already stored (same key, same size) is not written again: its time is refreshed (the reaper
+ * reads it) and the temporary file dropped, which spares both fsyncs. The folders a put needs are
+ * created once per process and remembered: a `mkdir` per put was measurable on small files.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -36,13 +37,26 @@ async function sortedNames(path: string): Promise<string[]> {
   }
 }
 
-/** Flushes a folder's entries (a rename into it) to disk. */
-async function syncDir(path: string): Promise<void> {
+/** Flushes a file's bytes, or a folder's entries (a rename into it), to disk. */
+async function sync(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/** Gives the stored blob at `path` a fresh time if it holds `size` bytes; false when it is not there (whole). */
+async function refresh(path: string, size: number): Promise<boolean> {
+  try {
+    if ((await stat(path)).size !== size) return false;
+    const now = new Date();
+    await utimes(path, now, now);
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
   }
 }
 
@@ -62,7 +76,7 @@ export class LocalBlobStore implements BlobStore {
       made = mkdir(path, { recursive: true, mode: PRIVATE_DIR }).then(async (first) => {
         // new folders are names in their parents: flush those too (once, when they are made)
         if (first === undefined) return;
-        for (let child = path; child.length >= first.length; child = dirname(child)) await syncDir(dirname(child));
+        for (let child = path; child.length >= first.length; child = dirname(child)) await sync(dirname(child));
       });
       this.madeDirs.set(path, made);
       made.catch(() => this.madeDirs.delete(path));
@@ -88,10 +102,15 @@ export class LocalBlobStore implements BlobStore {
       },
     });
     try {
-      // flush: fsync before close, so the bytes are on disk before the name points at them
-      await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE, flush: true }));
+      await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE }));
       const key = hash.digest('hex');
       const target = this.pathOf(key);
+      if (await refresh(target, size)) {
+        await rm(tmp, { force: true });
+        return { key, size };
+      }
+      // the bytes are on disk before the name points at them
+      await sync(tmp);
       const folder = join(target, '..');
       try {
         await this.ensureDir(folder);
@@ -103,7 +122,7 @@ export class LocalBlobStore implements BlobStore {
         await this.ensureDir(folder);
         await rename(tmp, target);
       }
-      await syncDir(folder);
+      await sync(folder);
       return { key, size };
     } catch (error) {
       await rm(tmp, { force: true });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -44,6 +44,27 @@ describe('LocalBlobStore (its folders)', () => {
       assert.equal(await store.exists(key), false);
       assert.equal((await store.put(Readable.from([content]))).key, key);
       assert.equal(await store.exists(key), true);
+      assert.deepEqual(await readdir(join(dir, 'tmp')), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('LocalBlobStore (content already stored)', () => {
+  it('is not written again, only touched; a stored copy of the wrong size (damaged) is replaced by the new put', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
+    try {
+      const store = new LocalBlobStore(dir);
+      const content = Buffer.from(`stored once ${randomUUID()}`);
+      const { key } = await store.put(Readable.from([content]));
+      const path = join(dir, key.slice(0, 2), key.slice(2, 4), key);
+      const inode = (await stat(path)).ino;
+      await store.put(Readable.from([content]));
+      assert.equal((await stat(path)).ino, inode, 'the same file, not a new one renamed over it');
+      await truncate(path, 3);
+      await store.put(Readable.from([content]));
+      assert.deepEqual(await readFile(path), content, 'whole again');
       assert.deepEqual(await readdir(join(dir, 'tmp')), []);
     } finally {
       await rm(dir, { recursive: true, force: true });
