@@ -21,7 +21,8 @@
  *   npm run bench:ingest     (BENCH_FILES small files, default 1000; BENCH_SMALL_KIB, default 4;
  *                             BENCH_LARGE large files, default 6; BENCH_LARGE_MIB, default 16;
  *                             BENCH_CONCURRENCY, default 4; BENCH_ROUNDS, default 3;
- *                             BENCH_LIST_FILES, default 100000; BENCH_DIR)
+ *                             BENCH_LIST_FILES, default 100000; BENCH_DIR; BENCH_SERVER_NODE_ARGS,
+ *                             e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -100,7 +101,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, 2) 
 async function startServer() {
   port ||= await freePort();
   const started = performance.now();
-  server = spawn(process.execPath, [join(root, 'apps/standalone/dist/main.js')], {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone/dist/main.js')], {
     env: {
       ...process.env, BURROW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn',
       BURROW_PARTNER_USERNAME: PARTNER.username, BURROW_PARTNER_PASSWORD: PARTNER.password,
