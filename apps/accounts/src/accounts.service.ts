@@ -8,6 +8,8 @@ import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projectio
 import { type Infrastructure, LoginThrottle, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
+import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
+import { devicePoliciesProjection } from './device-policies/device-policies.projection.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
@@ -57,6 +59,7 @@ export const accountsProjections = (docs: DocumentStore): Projection[] => [
   storageUsageProjection(docs),
   pendingProcessesProjection(docs, 'accounts'),
   reservationsProjection(docs),
+  devicePoliciesProjection(docs),
 ];
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
@@ -86,7 +89,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },

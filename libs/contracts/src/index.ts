@@ -27,6 +27,7 @@ export const StreamPrefixes = {
   planCatalogue: AccountsStreamPrefixes.planCatalogue,
   group: AccountsStreamPrefixes.group,
   user: AccountsStreamPrefixes.user,
+  devicePolicies: AccountsStreamPrefixes.devicePolicies,
   billing: BillingStreamPrefixes.billing,
   device: StorageStreamPrefixes.device,
   file: StorageStreamPrefixes.file,

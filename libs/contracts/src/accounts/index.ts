@@ -1,3 +1,4 @@
+export * from './device-policies.js';
 export * from './events.js';
 export * from './limits.js';
 export * from './records.js';

@@ -15,6 +15,8 @@ export const AccountsStreams = {
   counter: (name: string) => `counter-${name}`,
   /** uniqueness reservations: `username-<name>`, `email-<email>`, `groupname-<partner>-<name>` ... */
   reservation: (kind: ReservationKind, key: string) => `${kind}-${key}`,
+  /** all device policies of one partner: one aggregate, so inheritance is decided atomically */
+  devicePolicies: (partnerId: string) => `devicepolicies-${partnerId}`,
   /** first-start marker */
   bootstrap: 'operator-bootstrap',
 } as const;
@@ -24,5 +26,6 @@ export const AccountsStreamPrefixes = {
   planCatalogue: 'plan-catalogue',
   group: 'group-',
   user: 'user-',
+  devicePolicies: 'devicepolicies-',
   reservations: ['username-', 'email-', 'groupname-', 'partnername-'],
 } as const;

@@ -49,6 +49,12 @@ export const AccountsSubjects = {
   userShare: 'accounts.users.share',
   sendActivationEmail: 'accounts.users.send-activation-email',
   brandShares: 'accounts.shares.list',
+  listDevicePreferences: 'accounts.device-preferences.list',
+  listDevicePolicies: 'accounts.device-policies.list',
+  createDevicePolicy: 'accounts.device-policies.create',
+  getDevicePolicy: 'accounts.device-policies.get',
+  updateDevicePolicy: 'accounts.device-policies.update',
+  deleteDevicePolicy: 'accounts.device-policies.delete',
   clientRevisions: 'accounts.client-revisions',
   ...AccountsOperatorSubjects,
 } as const;
