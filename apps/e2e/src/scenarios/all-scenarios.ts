@@ -1,6 +1,7 @@
 /** The list of scenario modules; both deployment modes run all of them. */
 import { billingScenarios } from './billing.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
+import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
 import { hostileInputScenarios } from './hostile-input.scenarios.js';
@@ -17,6 +18,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: foundation`, factory, skipReason, foundationScenarios);
   withTarget(`${mode}: billing`, factory, skipReason, billingScenarios);
   withTarget(`${mode}: groups`, factory, skipReason, groupsScenarios);
+  withTarget(`${mode}: device policies`, factory, skipReason, devicePoliciesScenarios);
   withTarget(`${mode}: users`, factory, skipReason, usersScenarios);
   withTarget(`${mode}: partner`, factory, skipReason, partnerScenarios);
   withTarget(`${mode}: reports`, factory, skipReason, reportsScenarios);

@@ -6,6 +6,7 @@
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
 import { billingPaths } from '../accounts-api/billing/billing.openapi.js';
+import { devicePoliciesPaths } from '../accounts-api/device-policies/device-policies.openapi.js';
 import { groupsPaths } from '../accounts-api/groups/groups.openapi.js';
 import { partnerPaths } from '../accounts-api/partner/partner.openapi.js';
 import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
@@ -18,7 +19,7 @@ import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths, devicePoliciesPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -89,6 +90,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'plans', description: 'the plan catalogue' },
       { name: 'users', description: 'users of the partner' },
       { name: 'groups', description: 'groups of users' },
+      { name: 'device policies', description: 'backup client preferences assigned to groups, and the catalogue of preferences' },
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
       { name: 'reports', description: 'client revisions' },
