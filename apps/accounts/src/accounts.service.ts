@@ -14,6 +14,8 @@ import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './gr
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
 import { OperationsHandlers, WRITE_RECOVERY } from './operations/operations.handlers.js';
+import { PartnerBackupsHandlers } from './partner-backups/partner-backups.handlers.js';
+import { partnerBackupsProjection } from './partner-backups/partner-backups.projection.js';
 import { reservationsProjection } from './operations/reservations.projection.js';
 import { createPartnerProcess } from './partners/create-partner.process.js';
 import { PartnersHandlers } from './partners/partners.handlers.js';
@@ -60,6 +62,7 @@ export const accountsProjections = (docs: DocumentStore): Projection[] => [
   pendingProcessesProjection(docs, 'accounts'),
   reservationsProjection(docs),
   devicePoliciesProjection(docs),
+  partnerBackupsProjection(docs),
 ];
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
@@ -89,7 +92,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers, PartnerBackupsHandlers],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },

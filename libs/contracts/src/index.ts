@@ -28,6 +28,7 @@ export const StreamPrefixes = {
   group: AccountsStreamPrefixes.group,
   user: AccountsStreamPrefixes.user,
   devicePolicies: AccountsStreamPrefixes.devicePolicies,
+  partnerBackup: AccountsStreamPrefixes.partnerBackup,
   billing: BillingStreamPrefixes.billing,
   device: StorageStreamPrefixes.device,
   file: StorageStreamPrefixes.file,

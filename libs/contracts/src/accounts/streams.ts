@@ -17,6 +17,8 @@ export const AccountsStreams = {
   reservation: (kind: ReservationKind, key: string) => `${kind}-${key}`,
   /** all device policies of one partner: one aggregate, so inheritance is decided atomically */
   devicePolicies: (partnerId: string) => `devicepolicies-${partnerId}`,
+  /** the management appliance's configuration backups of one partner (references to blobs) */
+  partnerBackup: (partnerId: string) => `partnerbackup-${partnerId}`,
   /** first-start marker */
   bootstrap: 'operator-bootstrap',
 } as const;
@@ -27,5 +29,6 @@ export const AccountsStreamPrefixes = {
   group: 'group-',
   user: 'user-',
   devicePolicies: 'devicepolicies-',
+  partnerBackup: 'partnerbackup-',
   reservations: ['username-', 'email-', 'groupname-', 'partnername-'],
 } as const;
