@@ -9,6 +9,7 @@ import { isolationScenarios } from './isolation.scenarios.js';
 import { operationsScenarios } from './operations.scenarios.js';
 import { paginationScenarios } from './pagination.scenarios.js';
 import { partnerScenarios } from './partner.scenarios.js';
+import { partnerBackupScenarios } from './partner-backup.scenarios.js';
 import { purgeScenarios } from './purge.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
@@ -21,6 +22,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: device policies`, factory, skipReason, devicePoliciesScenarios);
   withTarget(`${mode}: users`, factory, skipReason, usersScenarios);
   withTarget(`${mode}: partner`, factory, skipReason, partnerScenarios);
+  withTarget(`${mode}: partner backup`, factory, skipReason, partnerBackupScenarios);
   withTarget(`${mode}: reports`, factory, skipReason, reportsScenarios);
   withTarget(`${mode}: tenant isolation`, factory, skipReason, isolationScenarios);
   withTarget(`${mode}: hostile input`, factory, skipReason, hostileInputScenarios);

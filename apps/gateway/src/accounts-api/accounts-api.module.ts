@@ -4,11 +4,12 @@ import { BillingController } from './billing/billing.controller.js';
 import { DevicePoliciesController } from './device-policies/device-policies.controller.js';
 import { GroupsController } from './groups/groups.controller.js';
 import { PartnerController } from './partner/partner.controller.js';
+import { PartnerBackupController } from './partner-backup/partner-backup.controller.js';
 import { PlansController } from './plans/plans.controller.js';
 import { ReportsController } from './reports/reports.controller.js';
 import { UsersController } from './users/users.controller.js';
 
-export const ACCOUNTS_API_CONTROLLERS = [PlansController, PartnerController, BillingController, GroupsController, UsersController, ReportsController, DevicePoliciesController];
+export const ACCOUNTS_API_CONTROLLERS = [PlansController, PartnerController, BillingController, GroupsController, UsersController, ReportsController, DevicePoliciesController, PartnerBackupController];
 
 @Module({ controllers: ACCOUNTS_API_CONTROLLERS })
 export class AccountsApiModule {}

@@ -9,6 +9,7 @@ import { billingPaths } from '../accounts-api/billing/billing.openapi.js';
 import { devicePoliciesPaths } from '../accounts-api/device-policies/device-policies.openapi.js';
 import { groupsPaths } from '../accounts-api/groups/groups.openapi.js';
 import { partnerPaths } from '../accounts-api/partner/partner.openapi.js';
+import { partnerBackupPaths } from '../accounts-api/partner-backup/partner-backup.openapi.js';
 import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
 import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
@@ -19,7 +20,7 @@ import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths, devicePoliciesPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths, devicePoliciesPaths, partnerBackupPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
