@@ -1,4 +1,5 @@
 /** The list of scenario modules; both deployment modes run all of them. */
+import { applianceBillingScenarios } from './appliance-billing.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
@@ -18,6 +19,7 @@ import { usersScenarios } from './users.scenarios.js';
 export function registerAllScenarios(mode: string, factory: TargetFactory | null, skipReason: string | undefined) {
   withTarget(`${mode}: foundation`, factory, skipReason, foundationScenarios);
   withTarget(`${mode}: billing`, factory, skipReason, billingScenarios);
+  withTarget(`${mode}: appliance billing API`, factory, skipReason, applianceBillingScenarios);
   withTarget(`${mode}: groups`, factory, skipReason, groupsScenarios);
   withTarget(`${mode}: device policies`, factory, skipReason, devicePoliciesScenarios);
   withTarget(`${mode}: users`, factory, skipReason, usersScenarios);

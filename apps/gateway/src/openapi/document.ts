@@ -6,6 +6,7 @@
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
 import { billingPaths } from '../accounts-api/billing/billing.openapi.js';
+import { billingApiPaths } from '../accounts-api/billing-api/billing-api.openapi.js';
 import { devicePoliciesPaths } from '../accounts-api/device-policies/device-policies.openapi.js';
 import { groupsPaths } from '../accounts-api/groups/groups.openapi.js';
 import { partnerPaths } from '../accounts-api/partner/partner.openapi.js';
@@ -20,7 +21,7 @@ import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths, devicePoliciesPaths, partnerBackupPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
