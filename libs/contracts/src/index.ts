@@ -27,6 +27,8 @@ export const StreamPrefixes = {
   planCatalogue: AccountsStreamPrefixes.planCatalogue,
   group: AccountsStreamPrefixes.group,
   user: AccountsStreamPrefixes.user,
+  devicePolicies: AccountsStreamPrefixes.devicePolicies,
+  partnerBackup: AccountsStreamPrefixes.partnerBackup,
   billing: BillingStreamPrefixes.billing,
   device: StorageStreamPrefixes.device,
   file: StorageStreamPrefixes.file,

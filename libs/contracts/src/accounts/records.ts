@@ -97,7 +97,7 @@ export const Group = z
     plan_id: z.int(),
     webapi_enable: z.boolean(),
     check_domain: z.boolean(),
-    device_policy: z.null(),
+    device_policy: z.int().min(1).nullable().describe('the device policy of its members (GET /devicepolicies/<id>), or null'),
   })
   .meta({ id: 'Group', description: 'A group of users sharing a plan and policies.' });
 export type Group = z.infer<typeof Group>;

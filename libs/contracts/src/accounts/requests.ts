@@ -191,10 +191,16 @@ const groupFields = {
   plan_id: formInt(),
   webapi_enable: formBool(),
   check_domain: formBool(),
+  device_policy: formInt({ min: 1 }).nullable().describe('a device policy id of this partner, or null'),
 };
 
 export const CreateGroupBody = z
-  .object({ ...groupFields, webapi_enable: groupFields.webapi_enable.optional(), check_domain: groupFields.check_domain.optional() })
+  .object({
+    ...groupFields,
+    webapi_enable: groupFields.webapi_enable.optional(),
+    check_domain: groupFields.check_domain.optional(),
+    device_policy: groupFields.device_policy.optional(),
+  })
   .meta({ id: 'CreateGroupBody', description: 'A new group.' });
 export type CreateGroupBody = z.output<typeof CreateGroupBody>;
 
@@ -216,6 +222,7 @@ export interface GroupChanges {
   plan_id?: number;
   webapi_enable?: boolean;
   check_domain?: boolean;
+  device_policy?: number | null;
   force?: boolean;
 }
 
