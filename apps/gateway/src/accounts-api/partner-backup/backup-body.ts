@@ -103,14 +103,19 @@ export async function readBackupBody(source: AsyncIterable<Buffer>, sink: Writab
             runStart = i + 1;
           } else state = State.Sha;
           break;
-        case State.Data:
-          if (BASE64[c]) break;
+        case State.Data: {
+          // the bulk of the body: skip over plain base64 in a tight loop
+          let end = i;
+          while (end < chunk.length && BASE64[chunk[end]]) end++;
+          i = end;
+          if (end === chunk.length) break;
           // the end of a run of plain base64: hand it on, then deal with this byte
-          if (i > runStart) await emit(chunk.subarray(runStart, i));
-          if (c === 0x22) state = State.AfterValue;
-          else if (c === 0x5c) state = State.DataEscape;
+          if (end > runStart) await emit(chunk.subarray(runStart, end));
+          if (chunk[end] === 0x22) state = State.AfterValue;
+          else if (chunk[end] === 0x5c) state = State.DataEscape;
           else throw notBase64();
           break;
+        }
         case State.DataEscape: {
           const unescaped = DATA_ESCAPES[c];
           if (unescaped === undefined) throw notBase64();

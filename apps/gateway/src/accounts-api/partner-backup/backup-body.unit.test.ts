@@ -87,6 +87,9 @@ describe('POST /partner/backup body (streamed)', () => {
       [`{"data": "${data}", "data": "${data}", "sha256": "${sha(data)}"}`, ['data']],
       [JSON.stringify({ sha256: sha(data), data, note: 'x' }), ['note']],
       [`{"${'k'.repeat(500)}": 1}`, undefined],
+      // hostile shapes end at the first byte that cannot be right, however deep they would go
+      [`{"data": ${'['.repeat(100_000)}`, ['data']],
+      [`{"sha256": {"a": ${'{"a":'.repeat(10_000)}`, ['sha256']],
     ];
     for (const [body, fields] of cases) {
       const e = await refusal(body);
