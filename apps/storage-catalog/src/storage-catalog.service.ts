@@ -1,9 +1,9 @@
 /**
  * Composition of the storage-catalog service: it owns devices, files, versions, previews, share
- * rooms, storage usage and purging. Adapters come from the infrastructure; projections feed its
- * read models; multi-step writes are logged and recovered; the purger runs periodically; handlers
- * answer on the bus. Used by this app's own process entry (`main.ts`) and by the standalone
- * process.
+ * rooms, storage usage, purging and reclaiming blobs. Adapters come from the infrastructure;
+ * projections feed its read models; multi-step writes are logged and recovered; the purger, the
+ * previewer and the blob reaper run in the background; handlers answer on the bus. Used by this
+ * app's own process entry (`main.ts`) and by the standalone process.
  */
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
@@ -16,7 +16,10 @@ import { devicesProjection } from './devices/devices.projection.js';
 import { catalogProjection } from './files/catalog.projection.js';
 import { commitFileProcess } from './files/commit-file.process.js';
 import { FilesHandlers } from './files/files.handlers.js';
-import { STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
+import { Previewer } from './previews/previewer.js';
+import { BlobReaper } from './reaper/blob-reaper.js';
+import { BLOB_REAPER, ReaperHandlers } from './reaper/reaper.handlers.js';
+import { noPreviews, STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { purgeFileProcess } from './purge/purge-file.process.js';
 import { PURGER, PurgeHandlers } from './purge/purge.handlers.js';
@@ -29,6 +32,9 @@ import { storageUsersProjection } from './users/users.projection.js';
 
 @Module({})
 class StorageCatalogModule {}
+
+/** how often the previewer looks for pending blobs besides those this replica commits */
+const PREVIEW_SCAN_INTERVAL_MS = 60_000;
 
 /** The storage catalog's read models, one projection each, fed by one runner. */
 export const storageProjections = (docs: DocumentStore): Projection[] => [
@@ -59,7 +65,9 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
   });
-  const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log };
+  const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews };
+  const previewer = new Previewer(ctx, { concurrency: infra.config.previewConcurrency });
+  ctx.previews = previewer;
   const recovery = new ProcessRecovery(processes, docs, storageProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {
     try {
@@ -70,24 +78,32 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
       log.error({ err: { message: (error as Error).message } }, 'recovery failed');
     }
   };
+  /** A background run that logs what it did (failures as warnings) and never throws. */
+  const logged =
+    <R extends { failed: unknown[] }>(what: string, run: () => Promise<R>, didSomething: (report: R) => boolean) =>
+    async () => {
+      try {
+        const report = await run();
+        const fields = report as object;
+        if (report.failed.length) log.warn(fields, `${what} finished with failures; the next run tries again`);
+        else if (didSomething(report)) log.info(fields, what);
+      } catch (error) {
+        log.error({ err: { message: (error as Error).message } }, `${what} failed`);
+      }
+    };
   const purger = new Purger(ctx);
-  const purge = async () => {
-    try {
-      const report = await purger.run();
-      if (report.failed.length) log.warn(report, 'purge run finished with failures; the next run tries again');
-      else if (report.purged_files || report.cleared_users) log.info(report, 'purge run');
-    } catch (error) {
-      log.error({ err: { message: (error as Error).message } }, 'purge run failed');
-    }
-  };
+  const purge = logged('purge run', () => purger.run(), (r) => r.purged_files > 0 || r.cleared_users > 0);
+  const reaper = new BlobReaper(ctx, { graceSeconds: infra.config.blobReapGraceSeconds });
+  const reap = logged('blob reaper run', () => reaper.run(), (r) => r.reaped > 0 || r.temporaries > 0);
   const app = await startService(
     'storage-catalog',
     {
       module: StorageCatalogModule,
-      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers, PurgeHandlers],
+      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers],
       providers: [
         { provide: STORAGE_CONTEXT, useValue: ctx },
         { provide: PURGER, useValue: purger },
+        { provide: BLOB_REAPER, useValue: reaper },
       ],
     },
     infra,
@@ -99,12 +115,20 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
   void purge();
   const purgeTimer = setInterval(() => void purge(), infra.config.purgeIntervalMs);
   purgeTimer.unref();
+  // what was pending at the last stop first, then every minute what other replicas left
+  previewer.start(PREVIEW_SCAN_INTERVAL_MS);
+  void reap();
+  const reapTimer = setInterval(() => void reap(), infra.config.blobReapIntervalMs);
+  reapTimer.unref();
   return {
     app,
     close: async () => {
       clearInterval(timer);
       clearInterval(purgeTimer);
+      clearInterval(reapTimer);
       await purger.stop();
+      await previewer.stop();
+      await reaper.stop();
       await app.close();
       await runner.stop();
       await rpc.close();

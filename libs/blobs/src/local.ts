@@ -3,25 +3,85 @@
  * into a temporary file while hashing, then renames it into place (atomic on one filesystem), so a
  * failed or partial upload never leaves a blob behind. Stored files may be personal data: folders
  * are created 0700 and files 0600.
+ *
+ * A put resolves only once the blob is durable: a new blob's temporary file is flushed to disk
+ * (fsync) before it is renamed, and the folder holding the new name is fsynced after, so a blob
+ * that was acknowledged (and then committed in a file version) survives a power cut. Content
+ * already stored (same key, same size) is not written again: its time is refreshed (the reaper
+ * reads it) and the temporary file dropped, which spares both fsyncs. The folders a put needs are
+ * created once per process and remembered: a `mkdir` per put was measurable on small files.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BlobInfo, BlobNotFoundError, type BlobStore, type ByteRange, isBlobKey } from './port.js';
+import { type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
 
 /** 1 MiB reads: measured ~2x the throughput of the 64 KiB default when streaming to HTTP. */
 const READ_HIGH_WATER_MARK = 1024 * 1024;
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
+const HEX2 = /^[0-9a-f]{2}$/;
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** The names in a folder, sorted; none when it does not exist. */
+async function sortedNames(path: string): Promise<string[]> {
+  try {
+    return (await readdir(path)).sort();
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** Flushes a file's bytes, or a folder's entries (a rename into it), to disk. */
+async function sync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Gives the stored blob at `path` a fresh time if it holds `size` bytes; false when it is not there (whole). */
+async function refresh(path: string, size: number): Promise<boolean> {
+  try {
+    if ((await stat(path)).size !== size) return false;
+    const now = new Date();
+    await utimes(path, now, now);
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}
 
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
+  /** folders known to exist (created by this process or found there): at most 1 + 256 + 65,536 */
+  private readonly madeDirs = new Map<string, Promise<void>>();
 
   constructor(private readonly dir: string) {
     this.tmpDir = join(dir, 'tmp');
+  }
+
+  /** mkdir -p, once per folder and process; a failed attempt is forgotten so the next put retries. */
+  private ensureDir(path: string): Promise<void> {
+    let made = this.madeDirs.get(path);
+    if (!made) {
+      made = mkdir(path, { recursive: true, mode: PRIVATE_DIR }).then(async (first) => {
+        // new folders are names in their parents: flush those too (once, when they are made)
+        if (first === undefined) return;
+        for (let child = path; child.length >= first.length; child = dirname(child)) await sync(dirname(child));
+      });
+      this.madeDirs.set(path, made);
+      made.catch(() => this.madeDirs.delete(path));
+    }
+    return made;
   }
 
   private pathOf(key: string): string {
@@ -30,7 +90,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async put(source: Readable): Promise<BlobInfo> {
-    await mkdir(this.tmpDir, { recursive: true, mode: PRIVATE_DIR });
+    await this.ensureDir(this.tmpDir);
     const tmp = join(this.tmpDir, randomUUID());
     const hash = createHash('sha256');
     let size = 0;
@@ -45,8 +105,24 @@ export class LocalBlobStore implements BlobStore {
       await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE }));
       const key = hash.digest('hex');
       const target = this.pathOf(key);
-      await mkdir(join(target, '..'), { recursive: true, mode: PRIVATE_DIR });
-      await rename(tmp, target);
+      if (await refresh(target, size)) {
+        await rm(tmp, { force: true });
+        return { key, size };
+      }
+      // the bytes are on disk before the name points at them
+      await sync(tmp);
+      const folder = join(target, '..');
+      try {
+        await this.ensureDir(folder);
+        await rename(tmp, target);
+      } catch (error) {
+        // the folder was removed behind the cache's back (an operator tidying up): make it again
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        this.madeDirs.delete(folder);
+        await this.ensureDir(folder);
+        await rename(tmp, target);
+      }
+      await sync(folder);
       return { key, size };
     } catch (error) {
       await rm(tmp, { force: true });
@@ -81,6 +157,80 @@ export class LocalBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     if (!isBlobKey(key)) return;
     await rm(this.pathOf(key), { force: true });
+  }
+
+  /**
+   * Walks the two levels of folders in name order, skipping whole folders before `after`, so a
+   * page reads at most a few folders' names whatever the store's size.
+   */
+  async list(options: BlobListOptions = {}): Promise<BlobPage> {
+    const limit = listLimit(options);
+    const after = options.after ?? '';
+    const blobs: ListedBlob[] = [];
+    for (const top of await sortedNames(this.dir)) {
+      if (!HEX2.test(top) || top < after.slice(0, 2)) continue;
+      for (const sub of await sortedNames(join(this.dir, top))) {
+        if (!HEX2.test(sub) || top + sub < after.slice(0, 4)) continue;
+        for (const key of await sortedNames(join(this.dir, top, sub))) {
+          if (!isBlobKey(key) || key <= after || !key.startsWith(top + sub)) continue;
+          try {
+            const s = await stat(join(this.dir, top, sub, key));
+            blobs.push({ key, size: s.size, modifiedMs: s.mtimeMs });
+          } catch (error) {
+            if (!isMissing(error)) throw error; // deleted meanwhile
+            continue;
+          }
+          if (blobs.length === limit) return { blobs, next: key };
+        }
+      }
+    }
+    return { blobs, next: null };
+  }
+
+  /**
+   * Moves the blob aside (an atomic rename) before looking at its time: a put that finished before
+   * the move shows in the time and the blob is put back; one that finishes after it writes a new
+   * file under the name. The blob is missing only between the move and the putting back, in that
+   * rare race.
+   */
+  async deleteIfUnchanged(key: string, cutoffMs: number): Promise<boolean> {
+    if (!isBlobKey(key)) return false;
+    await this.ensureDir(this.tmpDir);
+    const target = this.pathOf(key);
+    const aside = join(this.tmpDir, `reap-${key}-${randomUUID()}`);
+    try {
+      await rename(target, aside);
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    if ((await stat(aside)).mtimeMs <= cutoffMs) {
+      await unlink(aside);
+      return true;
+    }
+    try {
+      await link(aside, target);
+    } catch (error) {
+      // a newer put is in place already: same content
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    await unlink(aside);
+    return false;
+  }
+
+  async sweepTemporary(cutoffMs: number): Promise<number> {
+    let removed = 0;
+    for (const name of await sortedNames(this.tmpDir)) {
+      const path = join(this.tmpDir, name);
+      try {
+        if ((await stat(path)).mtimeMs > cutoffMs) continue;
+        await unlink(path);
+        removed += 1;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return removed;
   }
 
   async ping(): Promise<void> {

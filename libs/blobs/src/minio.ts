@@ -15,13 +15,16 @@
  *
  * A source that errors or a failed part aborts the multipart upload: no blob and no temporary
  * object remain. A process killed mid-upload can leave an incomplete upload or a `tmp/` object;
- * a bucket lifecycle rule on the `tmp/` prefix (expire + abort incomplete uploads after a day)
- * cleans those up.
+ * `sweepTemporary` (run by the storage catalog's blob reaper) removes those once they are old.
+ *
+ * Content already stored is written again rather than skipped (the small blob's one PUT, the large
+ * blob's server-side copy): that refreshes the blob's modification time, which the reaper reads so
+ * as never to reclaim a blob an upload has just handed to a commit.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
-import { type BlobInfo, BlobNotFoundError, type BlobStore, type ByteRange, isBlobKey } from './port.js';
+import { type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
 
 export interface MinioBlobStoreOptions {
   /** e.g. http://127.0.0.1:9000 (https:// for TLS) */
@@ -169,13 +172,12 @@ export class MinioBlobStore implements BlobStore {
       const key = hash.digest('hex');
 
       if (uploadId === null) {
-        // Small blob: everything is in memory already (less than one part); upload it directly.
-        if (!(await this.exists(key))) {
-          const body = Buffer.concat(chunks, buffered);
-          await this.client.putObject(this.bucket, key, body, body.length, {
-            'Content-Type': 'application/octet-stream',
-          });
-        }
+        // Small blob: everything is in memory already (less than one part); upload it directly
+        // (also when it is stored already: see the header on modification times).
+        const body = Buffer.concat(chunks, buffered);
+        await this.client.putObject(this.bucket, key, body, body.length, {
+          'Content-Type': 'application/octet-stream',
+        });
         return { key, size };
       }
 
@@ -184,7 +186,7 @@ export class MinioBlobStore implements BlobStore {
       if (uploadError) throw uploadError;
       await this.client.completeMultipartUpload(this.bucket, tmp!, uploadId, etags);
       completed = true;
-      if (!(await this.exists(key))) await this.copy(tmp!, key, size);
+      await this.copy(tmp!, key, size);
       await this.client.removeObject(this.bucket, tmp!);
       return { key, size };
     } catch (error) {
@@ -239,6 +241,79 @@ export class MinioBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     if (!isBlobKey(key)) return;
     await this.client.removeObject(this.bucket, key);
+  }
+
+  async list(options: BlobListOptions = {}): Promise<BlobPage> {
+    const limit = listLimit(options);
+    const page = await this.client.listObjectsV2Query(this.bucket, '', '', '', limit, options.after ?? '');
+    const blobs: ListedBlob[] = [];
+    let last: string | null = null;
+    for (const item of page.objects) {
+      if (!item.name) continue;
+      last = item.name;
+      if (isBlobKey(item.name)) blobs.push({ key: item.name, size: item.size, modifiedMs: item.lastModified.getTime() });
+    }
+    // keys sort as hex digits < `tmp/`: past the last hex key there are no more blobs
+    const more = page.isTruncated && last !== null && last < 'g';
+    return { blobs, next: more ? last : null };
+  }
+
+  /**
+   * S3 has no conditional delete on the modification time: this reads it, then deletes. A put of
+   * this content that finishes between the two (milliseconds) is lost; the reaper only asks about
+   * blobs that nothing referenced and nobody put for a whole grace period.
+   */
+  async deleteIfUnchanged(key: string, cutoffMs: number): Promise<boolean> {
+    if (!isBlobKey(key)) return false;
+    let modified: number;
+    try {
+      modified = (await this.client.statObject(this.bucket, key)).lastModified.getTime();
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    if (modified > cutoffMs) return false;
+    await this.client.removeObject(this.bucket, key);
+    return true;
+  }
+
+  /**
+   * `tmp/` objects older than the cutoff (a process killed between completing an upload and
+   * copying it), and multipart uploads under `tmp/` begun before it whose last part is older too
+   * (a process killed mid-upload; a slow upload still adding parts is left alone).
+   */
+  async sweepTemporary(cutoffMs: number): Promise<number> {
+    let removed = 0;
+    let token = '';
+    do {
+      const page = await this.client.listObjectsV2Query(this.bucket, TMP_PREFIX, token, '', 1000, '');
+      for (const item of page.objects) {
+        if (item.name && item.lastModified.getTime() <= cutoffMs) {
+          await this.client.removeObject(this.bucket, item.name);
+          removed += 1;
+        }
+      }
+      token = page.isTruncated ? page.nextContinuationToken : '';
+    } while (token);
+    let keyMarker = '';
+    let uploadIdMarker = '';
+    for (;;) {
+      // MinIO lists uploads for one exact name or for every name, not by prefix: filter here
+      const page = await this.client.listIncompleteUploadsQuery(this.bucket, '', keyMarker, uploadIdMarker, '');
+      for (const upload of page.uploads) {
+        if (!upload.key.startsWith(TMP_PREFIX) || upload.initiated.getTime() > cutoffMs) continue;
+        const parts = await (this.client as unknown as { listParts(b: string, o: string, u: string): Promise<{ lastModified?: Date }[]> }).listParts(
+          this.bucket, upload.key, upload.uploadId,
+        );
+        if (parts.some((part) => (part.lastModified?.getTime() ?? 0) > cutoffMs)) continue;
+        await this.client.abortMultipartUpload(this.bucket, upload.key, upload.uploadId);
+        removed += 1;
+      }
+      if (!page.isTruncated) break;
+      keyMarker = page.nextKeyMarker;
+      uploadIdMarker = page.nextUploadIdMarker;
+    }
+    return removed;
   }
 
   async ping(): Promise<void> {

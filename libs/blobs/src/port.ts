@@ -1,6 +1,11 @@
 /**
  * The BlobStore port: content-addressed blobs. `put` streams the bytes in, hashing on the way,
  * and names the blob by its sha256 (hex). Nothing here buffers a whole blob.
+ *
+ * Reclaiming blobs nothing references (the storage catalog's reaper) races uploads: a client may
+ * put content that is already stored, then commit it. So a put always leaves the blob with a fresh
+ * modification time, even when the content was there already, `list` shows that time, and
+ * `deleteIfUnchanged` deletes only a blob no put has touched since a given time.
  */
 import type { Readable } from 'node:stream';
 
@@ -16,6 +21,28 @@ export interface ByteRange {
   end: number;
 }
 
+/** A stored blob as `list` shows it. */
+export interface ListedBlob extends BlobInfo {
+  /** when the last put of this content finished, in ms since the epoch (the store's clock) */
+  modifiedMs: number;
+}
+
+export interface BlobListOptions {
+  /** list keys strictly after this one (the `next` of the page before) */
+  after?: string;
+  /** at most this many (default and maximum: BLOB_LIST_MAX) */
+  limit?: number;
+}
+
+export interface BlobPage {
+  /** in key order */
+  blobs: ListedBlob[];
+  /** the `after` of the next page; null when this is the last */
+  next: string | null;
+}
+
+export const BLOB_LIST_MAX = 1000;
+
 export interface BlobStore {
   put(source: Readable): Promise<BlobInfo>;
   /** Throws BlobNotFoundError when absent. */
@@ -24,6 +51,18 @@ export interface BlobStore {
   exists(key: string): Promise<boolean>;
   /** Deleting an absent blob is not an error. */
   delete(key: string): Promise<void>;
+  /** Every blob, a page at a time, in key order (temporary data of puts under way is not listed). */
+  list(options?: BlobListOptions): Promise<BlobPage>;
+  /**
+   * Deletes the blob only if no put of it finished after `cutoffMs` (ms since the epoch); true when
+   * it deleted it. The reaper's delete: a put that lands meanwhile keeps the blob.
+   */
+  deleteIfUnchanged(key: string, cutoffMs: number): Promise<boolean>;
+  /**
+   * Removes what interrupted puts left (a process killed mid-upload) and that is older than
+   * `cutoffMs`; returns how many items it removed. Puts under way are younger than any sane cutoff.
+   */
+  sweepTemporary(cutoffMs: number): Promise<number>;
   ping(): Promise<void>;
 }
 
@@ -40,3 +79,10 @@ export class BlobNotFoundError extends Error {
 }
 
 export const isBlobKey = (key: string) => /^[0-9a-f]{64}$/.test(key);
+
+/** The page size a list call uses: the caller's limit within 1..BLOB_LIST_MAX. */
+export function listLimit(options: BlobListOptions = {}): number {
+  const limit = options.limit ?? BLOB_LIST_MAX;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`list limit must be a positive integer, got ${limit}`);
+  return Math.min(limit, BLOB_LIST_MAX);
+}

@@ -33,6 +33,12 @@ export interface BurrowConfig {
   recoveryIntervalMs: number;
   /** how often the storage catalog's purger runs (it also runs shortly after start) */
   purgeIntervalMs: number;
+  /** images the storage catalog renders previews of at once (0: no previews) */
+  previewConcurrency: number;
+  /** how often the storage catalog's blob reaper runs (it also runs shortly after start) */
+  blobReapIntervalMs: number;
+  /** the reaper leaves blobs put less than this long ago (an upload between its put and its commit) */
+  blobReapGraceSeconds: number;
   /**
    * Fault injection for tests only: a multi-step write step (`CreateUser:allocate:after`) at which
    * the service process kills itself with SIGKILL, as a crash would.
@@ -130,6 +136,9 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     recoveryGraceSeconds: int('BURROW_RECOVERY_GRACE_SECONDS', 60, 0, 86_400),
     recoveryIntervalMs: int('BURROW_RECOVERY_INTERVAL_MS', 30_000, 100, 3_600_000),
     purgeIntervalMs: int('BURROW_PURGE_INTERVAL_MS', 3_600_000, 1000, 604_800_000),
+    previewConcurrency: int('BURROW_PREVIEW_CONCURRENCY', 2, 0, 64),
+    blobReapIntervalMs: int('BURROW_BLOB_REAP_INTERVAL_MS', 21_600_000, 1000, 604_800_000),
+    blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
   };

@@ -49,6 +49,13 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_PURGE_INTERVAL_MS: '0' }), /BURROW_PURGE_INTERVAL_MS must be an integer from 1000 to 604800000/);
   });
 
+  it('previews and the blob reaper: 2 images at once (0 turns previews off), a run every 6 hours, a day of grace (at least a minute)', () => {
+    const defaults = readConfig({});
+    assert.deepEqual([defaults.previewConcurrency, defaults.blobReapIntervalMs, defaults.blobReapGraceSeconds], [2, 21_600_000, 86_400]);
+    assert.equal(readConfig({ BURROW_PREVIEW_CONCURRENCY: '0' }).previewConcurrency, 0);
+    assert.throws(() => readConfig({ BURROW_BLOB_REAP_GRACE_SECONDS: '10' }), /BURROW_BLOB_REAP_GRACE_SECONDS must be an integer from 60/);
+  });
+
   it('requires partner username and password together', () => {
     assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
   });

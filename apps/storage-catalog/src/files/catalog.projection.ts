@@ -7,7 +7,9 @@
  *   their last file is deleted);
  * - `versions`: one document per stored version, marked `latest: false` with the time it was
  *   superseded once a newer version of its file is committed (what `versionpurge_interval` counts);
- * - `previews`: the preview blobs of each image blob, copied onto its files and versions.
+ * - `previews`: one document per committed blob: its preview blobs once made (copied onto its files
+ *   and versions), or that it has none (`failed`: no image, or one the previewer cannot read), or
+ *   that nothing is decided yet (`pending`: the previewer's work list).
  * Documents hold no nested arrays (FerretDB refuses them).
  */
 import {
@@ -17,6 +19,7 @@ import {
   type FileVersionData,
   nameOf,
   parentOf,
+  PREVIEW_WIDTHS,
   type PreviewEvent,
   StreamPrefixes,
 } from '@burrow/contracts';
@@ -84,11 +87,21 @@ export interface VersionDoc {
 }
 
 export interface PreviewDoc {
+  /** the blob */
   _id: string;
   previews: Previews;
   failed: boolean;
+  /** why there are none (when failed) */
+  reason?: string;
+  /** committed, and nothing decided about its previews yet */
+  pending: boolean;
+  /** when it became pending (unix seconds) */
+  since: number;
   [key: string]: unknown;
 }
+
+/** The fields of a previews document that name preview blobs (each indexed, for the blob reaper). */
+export const PREVIEW_BLOB_FIELDS = PREVIEW_WIDTHS.map((w) => `previews.${w}`);
 
 export const filesCollection = (docs: DocumentStore) => docs.collection<FileDoc>('files');
 export const foldersCollection = (docs: DocumentStore) => docs.collection<FolderDoc>('folders');
@@ -134,9 +147,33 @@ async function adjustFolders(docs: DocumentStore, f: { userId: string; deviceId:
   }
 }
 
+/** Visits every document matching `filter`, a page at a time in `_id` order (`visit` may rewrite them). */
+async function eachPage<T extends { _id: string; [key: string]: unknown }>(
+  collection: ReturnType<DocumentStore['collection']>,
+  filter: Record<string, unknown>,
+  visit: (doc: T) => Promise<void>,
+): Promise<void> {
+  let after: string | null = null;
+  for (;;) {
+    // (flat, so an index on the filter's fields answers it)
+    const page = (await collection.find(after === null ? filter : { ...filter, _id: { $gt: after } }, { sort: { _id: 1 }, limit: PAGE })) as T[];
+    for (const doc of page) await visit(doc);
+    if (page.length < PAGE) return;
+    after = page[page.length - 1]._id;
+  }
+}
+
+/** The blob's previews as they stand; a blob seen for the first time joins the previewer's work list. */
+async function previewsOf(docs: DocumentStore, blob: string, at: number): Promise<Previews> {
+  const known = await previewsCollection(docs).get(blob);
+  if (known) return known.previews;
+  await previewsCollection(docs).upsert({ _id: blob, previews: {}, failed: false, pending: true, since: at });
+  return {};
+}
+
 async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<void> {
   const files = filesCollection(docs);
-  const previews = (await previewsCollection(docs).get(d.blob))?.previews ?? {};
+  const previews = await previewsOf(docs, d.blob, d.at);
   const versions = versionsCollection(docs);
   await versions.upsert({
     _id: versionId(d.fileId, d.version), fileId: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path,
@@ -224,12 +261,34 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
   }
 }
 
+/** The blob's files and versions show these previews. */
+async function showPreviews(docs: DocumentStore, blob: string, previews: Previews): Promise<void> {
+  await eachPage<VersionDoc>(versionsCollection(docs), { blob }, (v) => versionsCollection(docs).upsert({ ...v, previews }));
+  await eachPage<FileDoc>(filesCollection(docs), { blob }, (f) => filesCollection(docs).upsert({ ...f, previews }));
+}
+
 async function applyPreviews(docs: DocumentStore, e: PreviewEvent): Promise<void> {
-  const previews = e.type === 'PreviewsGenerated' ? (e.data.previews as Previews) : {};
-  await previewsCollection(docs).upsert({ _id: e.data.blob, previews, failed: e.type === 'PreviewsFailed' });
-  if (e.type !== 'PreviewsGenerated') return;
-  for (const v of await versionsCollection(docs).find({ blob: e.data.blob })) await versionsCollection(docs).upsert({ ...v, previews });
-  for (const f of await filesCollection(docs).find({ blob: e.data.blob })) await filesCollection(docs).upsert({ ...f, previews });
+  const collection = previewsCollection(docs);
+  const blob = e.data.blob;
+  const since = (await collection.get(blob))?.since ?? e.data.at;
+  switch (e.type) {
+    case 'PreviewsGenerated':
+      await collection.upsert({ _id: blob, previews: e.data.previews as Previews, failed: false, pending: false, since });
+      await showPreviews(docs, blob, e.data.previews as Previews);
+      return;
+    case 'PreviewsFailed':
+      await collection.upsert({ _id: blob, previews: {}, failed: true, reason: e.data.reason, pending: false, since });
+      return;
+    case 'PreviewsDiscarded':
+      // the blob was reaped; content committed again since (a race with the reaper) needs them anew
+      if (await versionsCollection(docs).findOne({ blob })) {
+        await collection.upsert({ _id: blob, previews: {}, failed: false, pending: true, since: e.data.at });
+        await showPreviews(docs, blob, {});
+      } else await collection.delete(blob);
+      return;
+    default:
+      return;
+  }
 }
 
 export const catalogProjection = (docs: DocumentStore): Projection => ({
@@ -248,6 +307,10 @@ export const catalogProjection = (docs: DocumentStore): Projection => ({
     await versionsCollection(docs).ensureIndex({ fileId: 1, version: 1 });
     await versionsCollection(docs).ensureIndex({ blob: 1 });
     await versionsCollection(docs).ensureIndex({ partnerId: 1, latest: 1, superseded_at: 1 });
+    // the previewer's work list, oldest first; and which blobs are previews (the blob reaper)
+    await previewsCollection(docs).ensureIndex({ pending: 1, since: 1 });
+    await previewsCollection(docs).ensureIndex({ pending: 1 });
+    for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).ensureIndex({ [field]: 1 });
   },
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.file)) {

@@ -101,6 +101,7 @@ export class FilesHandlers {
       return { version: (event.data as { version: number }).version, position };
     });
     await this.ctx.runner.waitFor(committed.position);
+    this.ctx.previews.committed(req.blob);
     return { ...data, name: path.slice(path.lastIndexOf('/') + 1), version: committed.version, previews: {}, position: committed.position };
   }
 

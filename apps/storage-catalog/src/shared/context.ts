@@ -1,8 +1,8 @@
 /**
  * What every storage-catalog handler needs: the event store, this service's read models, the
  * projection runner (read-your-writes), the log of multi-step writes, the blob store, a bus client
- * for the calls it makes to other services, a clock and a logger. Built once in the composition
- * root (storage-catalog.service.ts).
+ * for the calls it makes to other services, a clock, a logger, and where committed blobs go for
+ * their previews. Built once in the composition root (storage-catalog.service.ts).
  */
 import type { BlobStore } from '@burrow/blobs';
 import type { DocumentStore } from '@burrow/documents';
@@ -20,6 +20,11 @@ export interface StorageContext {
   rpc: RpcClient;
   clock: Clock;
   log: Logger;
+  /** told of every blob this replica commits (the previewer, which makes previews of images) */
+  previews: { committed(blob: string): void };
 }
+
+/** Where previews are not made (tests of other features). */
+export const noPreviews: StorageContext['previews'] = { committed: () => undefined };
 
 export const STORAGE_CONTEXT = Symbol('STORAGE_CONTEXT');

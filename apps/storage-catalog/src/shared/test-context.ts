@@ -13,7 +13,7 @@
  *
  * Not a test file: the tests beside each feature import it.
  */
-import { LocalBlobStore } from '@burrow/blobs';
+import { type BlobStore, LocalBlobStore } from '@burrow/blobs';
 import {
   type DeviceInfo,
   DomainError,
@@ -48,7 +48,8 @@ import { FilesHandlers } from '../files/files.handlers.js';
 import { Purger } from '../purge/purger.js';
 import { SharesHandlers } from '../shares/shares.handlers.js';
 import { storageProcesses, storageProjections } from '../storage-catalog.service.js';
-import type { StorageContext } from './context.js';
+import { Previewer, type PreviewerOptions } from '../previews/previewer.js';
+import { noPreviews, type StorageContext } from './context.js';
 
 /** 2026-03-15 12:00 UTC, in unix seconds. */
 export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;
@@ -78,6 +79,10 @@ export interface TestStorageOptions {
   faults?: FaultHook;
   /** the purger's page size (small pages exercise paging) */
   purgePageSize?: number;
+  /** the blob store (default: a local folder in the temp dir) */
+  blobs?: BlobStore;
+  /** commits hand their blobs to the previewer (default: previews are not made) */
+  previews?: PreviewerOptions | boolean;
 }
 
 /** The purge settings of a partner (accounts' enterprise settings). */
@@ -100,12 +105,14 @@ export interface TestStorage {
   docs: MemoryDocumentStore;
   runner: ProjectionRunner;
   processes: ProcessLog;
-  blobs: LocalBlobStore;
+  blobs: BlobStore;
   clock: TestClock;
   devices: DevicesHandlers;
   files: FilesHandlers;
   shares: SharesHandlers;
   purger: Purger;
+  /** the previewer as the service runs it (commits reach it only with the `previews` option) */
+  previewer: Previewer;
   /** recovery of every storage-catalog process, as the service runs it, with this grace */
   recovery(graceSeconds?: number): ProcessRecovery;
 
@@ -157,8 +164,10 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   await runner.start();
   const clock = options.clock ?? testClock();
   const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults });
-  const blobs = new LocalBlobStore(join(dir, 'blobs'));
-  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log };
+  const blobs = options.blobs ?? new LocalBlobStore(join(dir, 'blobs'));
+  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews };
+  const previewer = new Previewer(ctx, typeof options.previews === 'object' ? options.previews : {});
+  if (options.previews) ctx.previews = previewer;
   const purger = new Purger(ctx, { pageSize: options.purgePageSize });
   const devices = new DevicesHandlers(ctx);
   const files = new FilesHandlers(ctx);
@@ -177,7 +186,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const settingsChanged = (settings: PurgeSettings): PartnerSettingsChanged => ({ type: 'PartnerSettingsChanged', data: { changes: settings, at: clock.now() } });
 
   const t: TestStorage = {
-    dir, ctx, store, docs, runner, processes, blobs, clock, devices, files, purger,
+    dir, ctx, store, docs, runner, processes, blobs, clock, devices, files, purger, previewer,
     shares: new SharesHandlers(ctx),
     recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, storageProcesses(ctx), graceSeconds),
 
@@ -245,6 +254,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
       openContexts.delete(t);
       // not awaited: a crash test leaves a run stopped for ever at its crash point
       void purger.stop();
+      await previewer.stop();
       await runner.stop();
       await store.close();
       if (keepFiles) return;
@@ -268,7 +278,7 @@ export async function cleanUpTestStorage(): Promise<void> {
 /** What a restart finds: the files of `t`, closed as a killed process leaves them, opened again (same clock unless given). */
 export async function restartStorage(t: TestStorage, options: Omit<TestStorageOptions, 'dir'> = {}): Promise<TestStorage> {
   await t.close({ keepFiles: true });
-  return startTestStorage({ clock: t.clock, ...options, dir: t.dir });
+  return startTestStorage({ clock: t.clock, blobs: t.blobs, ...options, dir: t.dir });
 }
 
 /** Awaits a rejection with a DomainError of this status and returns it. */

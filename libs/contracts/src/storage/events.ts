@@ -79,8 +79,16 @@ export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled 
 export const PREVIEW_WIDTHS = [25, 48, 228, 800] as const;
 export type PreviewWidth = (typeof PREVIEW_WIDTHS)[number];
 
+/**
+ * A previewer took the image on (its `attempt`-th try since the previews were last discarded): other
+ * previewers leave it alone while the claim is fresh. A claim with no result after it means the
+ * previewer died on the image; after a few such attempts the image is given up (`PreviewsFailed`).
+ */
+export type PreviewsStarted = Event<'PreviewsStarted', { blob: string; attempt: number; at: number }>;
 /** Preview blobs (PNG/JPEG) of one image blob, by width; a width the image is too small for is absent. */
 export type PreviewsGenerated = Event<'PreviewsGenerated', { blob: string; previews: Partial<Record<`${PreviewWidth}`, string>>; at: number }>;
 /** The blob is no image the previewer can read (corrupt, or a format it does not know). */
 export type PreviewsFailed = Event<'PreviewsFailed', { blob: string; reason: string; at: number }>;
-export type PreviewEvent = PreviewsGenerated | PreviewsFailed;
+/** The blob was reaped (nothing referenced it): what was decided about it goes with it; content uploaded again starts afresh. */
+export type PreviewsDiscarded = Event<'PreviewsDiscarded', { blob: string; at: number }>;
+export type PreviewEvent = PreviewsStarted | PreviewsGenerated | PreviewsFailed | PreviewsDiscarded;

@@ -145,3 +145,28 @@ export interface PurgeReport {
   /** purges that failed this time (the next run tries again), with why */
   failed: { fileId: string; error: string }[];
 }
+
+/** `storage-catalog.blobs.reap`: the reaper's grace for this run only (default BURROW_BLOB_REAP_GRACE_SECONDS). */
+export interface ReapBlobsRequest {
+  /** blobs put less than this long ago are kept; never less than the longest upload-to-commit time */
+  grace_seconds?: number;
+}
+
+/** What one blob reaper run did (`storage-catalog.blobs.reap`, and the periodic run's log line). */
+export interface BlobReapReport {
+  /** blobs looked at (every blob in the store) */
+  listed: number;
+  /** put within the grace period (an upload may be about to commit them) */
+  recent: number;
+  /** referenced by a stored version, or a preview of one */
+  referenced: number;
+  /** removed, and their bytes */
+  reaped: number;
+  reaped_bytes: number;
+  /** unreferenced, but put again while the reaper looked at them: kept */
+  raced: number;
+  /** what interrupted uploads left (temporary files, unfinished multipart uploads), removed */
+  temporaries: number;
+  /** blobs whose removal failed this time (the next run tries again), with why */
+  failed: { blob: string; error: string }[];
+}

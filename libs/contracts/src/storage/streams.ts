@@ -8,7 +8,8 @@
  * - `usage-<userId>`: the user's stored bytes as a running-total ledger (quota, exact under
  *   concurrency); commands read only its last entry.
  * - `share-<userId>`: the user's share rooms.
- * - `preview-<sha256>`: the previews of one image blob (written once).
+ * - `preview-<sha256>`: the previews of one blob (a claim, then the previews or why there are none;
+ *   discarded when the blob is reaped), a handful of events per life of the blob.
  * - `devicename-<userId>-<name>`: a device name's reservation (unique per user).
  * - `process-storage-catalog-<id>`: multi-step writes.
  */

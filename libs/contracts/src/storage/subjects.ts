@@ -4,6 +4,8 @@
 export const StorageOperatorSubjects = {
   /** runs the purger now (deleted users' storage cleared, removed devices and due versions purged): a PurgeReport */
   runPurge: 'storage-catalog.purge.run',
+  /** runs the blob reaper now (blobs nothing references, left by purges and refused commits): a BlobReapReport */
+  reapBlobs: 'storage-catalog.blobs.reap',
 } as const;
 
 export const StorageSubjects = {

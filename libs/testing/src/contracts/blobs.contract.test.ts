@@ -1,9 +1,11 @@
 /**
  * Runs the BlobStore contract against every adapter: the local folder always, MinIO when MINIO_URL
- * (with MINIO_ACCESS_KEY, MINIO_SECRET_KEY; MINIO_BUCKET defaults to burrow-test) is set.
+ * (with MINIO_ACCESS_KEY, MINIO_SECRET_KEY; MINIO_BUCKET, default burrow-test, names the buckets:
+ * each test gets a fresh `<MINIO_BUCKET>-<random>` and removes it) is set.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,6 +19,11 @@ blobStoreContract('LocalBlobStore', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
   return {
     store: new LocalBlobStore(dir),
+    // a killed put leaves its temporary file
+    leaveInterruptedPut: async () => {
+      await mkdir(join(dir, 'tmp'), { recursive: true });
+      await writeFile(join(dir, 'tmp', randomUUID()), 'half an upload');
+    },
     cleanup: async () => {
       // no temporary file may survive a put, successful or not
       const leftovers = await readdir(join(dir, 'tmp')).catch(() => []);
@@ -24,6 +31,45 @@ blobStoreContract('LocalBlobStore', async () => {
       assert.deepEqual(leftovers, [], 'temporary files left behind');
     },
   };
+});
+
+describe('LocalBlobStore (its folders)', () => {
+  it('a blob folder removed behind its back (it remembers the folders it made) is made again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
+    try {
+      const store = new LocalBlobStore(dir);
+      const content = Buffer.from(`folder ${randomUUID()}`);
+      const { key } = await store.put(Readable.from([content]));
+      await rm(join(dir, key.slice(0, 2)), { recursive: true });
+      assert.equal(await store.exists(key), false);
+      assert.equal((await store.put(Readable.from([content]))).key, key);
+      assert.equal(await store.exists(key), true);
+      assert.deepEqual(await readdir(join(dir, 'tmp')), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('LocalBlobStore (content already stored)', () => {
+  it('is not written again, only touched; a stored copy of the wrong size (damaged) is replaced by the new put', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
+    try {
+      const store = new LocalBlobStore(dir);
+      const content = Buffer.from(`stored once ${randomUUID()}`);
+      const { key } = await store.put(Readable.from([content]));
+      const path = join(dir, key.slice(0, 2), key.slice(2, 4), key);
+      const inode = (await stat(path)).ino;
+      await store.put(Readable.from([content]));
+      assert.equal((await stat(path)).ino, inode, 'the same file, not a new one renamed over it');
+      await truncate(path, 3);
+      await store.put(Readable.from([content]));
+      assert.deepEqual(await readFile(path), content, 'whole again');
+      assert.deepEqual(await readdir(join(dir, 'tmp')), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 const minio = process.env.MINIO_URL
@@ -35,10 +81,9 @@ const minio = process.env.MINIO_URL
     }
   : null;
 
-/** Lists what the adapter must never leave behind: temporary objects and unfinished uploads. */
-async function minioLeftovers(): Promise<string[]> {
+function minioClient(): Client {
   const url = new URL(minio!.url);
-  const client = new Client({
+  return new Client({
     endPoint: url.hostname,
     port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
     useSSL: url.protocol === 'https:',
@@ -46,27 +91,58 @@ async function minioLeftovers(): Promise<string[]> {
     secretKey: minio!.secretKey,
     pathStyle: true,
   });
+}
+
+/** Lists what the adapter must never leave behind: temporary objects and unfinished uploads. */
+async function minioLeftovers(bucket: string): Promise<string[]> {
+  const client = minioClient();
   const names: string[] = [];
-  for await (const item of client.listObjectsV2(minio!.bucket, 'tmp/', true)) {
+  for await (const item of client.listObjectsV2(bucket, 'tmp/', true)) {
     if (item.name) names.push(`object ${item.name}`);
   }
   // MinIO lists multipart uploads only for an exact object name or for everything: filter here
-  for await (const upload of client.listIncompleteUploads(minio!.bucket, '', true)) {
+  for await (const upload of client.listIncompleteUploads(bucket, '', true)) {
     if (upload.key.startsWith('tmp/')) names.push(`upload ${upload.key}`);
   }
   return names;
+}
+
+/** Empties a bucket of the tests (objects and unfinished uploads) and removes it. */
+async function removeBucket(bucket: string): Promise<void> {
+  const client = minioClient();
+  for (;;) {
+    const names: string[] = [];
+    for await (const item of client.listObjectsV2(bucket, '', true)) if (item.name) names.push(item.name);
+    if (!names.length) break;
+    await client.removeObjects(bucket, names);
+  }
+  for await (const upload of client.listIncompleteUploads(bucket, '', true)) await client.abortMultipartUpload(bucket, upload.key, upload.uploadId);
+  await client.removeBucket(bucket);
 }
 
 blobStoreContract(
   'MinioBlobStore',
   minio
     ? async () => {
+        const bucket = `${minio.bucket}-${randomBytes(4).toString('hex')}`;
         // 5 MiB parts (S3's minimum) so the multi-MB tests cross several part boundaries
-        const store = await MinioBlobStore.connect({ ...minio, partSizeBytes: 5 * 1024 * 1024 });
+        const store = await MinioBlobStore.connect({ ...minio, bucket, partSizeBytes: 5 * 1024 * 1024 });
         return {
           store,
+          // a put killed mid-upload leaves an unfinished multipart upload, or (killed after
+          // completing it) a `tmp/` object
+          leaveInterruptedPut: async () => {
+            const client = minioClient();
+            const name = `tmp/${randomUUID()}`;
+            const uploadId = await client.initiateNewMultipartUpload(bucket, name, {});
+            const part = Buffer.from('half an upload');
+            await client.uploadPart({ bucketName: bucket, objectName: name, uploadID: uploadId, partNumber: 1, headers: { 'Content-Length': part.length } }, part);
+            await client.putObject(bucket, `tmp/${randomUUID()}`, Buffer.from('a completed upload never copied'));
+          },
           cleanup: async () => {
-            assert.deepEqual(await minioLeftovers(), [], 'temporary objects or uploads left behind');
+            const leftovers = await minioLeftovers(bucket);
+            await removeBucket(bucket);
+            assert.deepEqual(leftovers, [], 'temporary objects or uploads left behind');
           },
         };
       }

@@ -8,11 +8,14 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { BlobNotFoundError, type BlobStore } from '@burrow/blobs';
+import { BLOB_LIST_MAX, BlobNotFoundError, type BlobStore, type ListedBlob } from '@burrow/blobs';
 import { rejection } from './util.js';
 
 export interface BlobStoreFixture {
+  /** a store of its own: empty at the start (list tests walk all of it) */
   store: BlobStore;
+  /** leaves what a process killed in the middle of a put leaves behind */
+  leaveInterruptedPut(): Promise<void>;
   cleanup(): Promise<void>;
 }
 export type BlobStoreFactory = () => Promise<BlobStoreFixture>;
@@ -87,6 +90,26 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 const nonce = () => randomBytes(8).toString('hex');
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** the store's clock may be another machine's, and S3 times can be rounded to the second */
+const CLOCK_SLACK_MS = 1500;
+
+/** Every blob of the store, walking `list` with pages of `limit`. */
+async function listAll(store: BlobStore, limit: number): Promise<{ blobs: ListedBlob[]; pages: number }> {
+  const blobs: ListedBlob[] = [];
+  let after: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const page = await store.list({ after, limit });
+    pages += 1;
+    assert.ok(page.blobs.length <= limit, `a page holds at most ${limit}`);
+    blobs.push(...page.blobs);
+    if (page.next === null) return { blobs, pages };
+    assert.ok(after === undefined || page.next > after, 'paging moves forward');
+    after = page.next;
+    assert.ok(pages < 1000, 'paging ends');
+  }
+}
 
 export function blobStoreContract(name: string, factory: BlobStoreFactory | null, skipReason?: string): void {
   if (!factory) {
@@ -275,6 +298,90 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       }
       const again = await drain(await store.get(key));
       assert.equal(again.sha, key);
+    });
+
+    it('list walks every blob once, in key order, a page at a time, with size and modification time', async () => {
+      assert.deepEqual(await store.list(), { blobs: [], next: null }, 'an empty store lists nothing');
+      const before = Date.now();
+      const contents = Array.from({ length: 7 }, (_, i) => Buffer.from(`listed ${i} ${nonce()}`.repeat(i + 1)));
+      const infos = [];
+      for (const content of contents) infos.push(await store.put(Readable.from([content])));
+      const after = Date.now();
+      // a failed put in the middle lists nothing
+      await rejection(store.put(generated(1, 1000, { failAfter: 10 }).stream));
+      const keys = infos.map((i) => i.key).sort();
+
+      for (const limit of [1, 3, 7, 100]) {
+        const { blobs, pages } = await listAll(store, limit);
+        assert.deepEqual(blobs.map((b) => b.key), keys, `pages of ${limit}: every key once, in order`);
+        assert.ok(pages >= Math.ceil(keys.length / limit), `pages of ${limit}: ${pages} pages`);
+      }
+      const { blobs } = await listAll(store, 1000);
+      for (const blob of blobs) {
+        assert.equal(blob.size, infos.find((i) => i.key === blob.key)!.size);
+        assert.ok(blob.modifiedMs >= before - CLOCK_SLACK_MS && blob.modifiedMs <= after + CLOCK_SLACK_MS, `modifiedMs ${blob.modifiedMs} within the puts`);
+      }
+      // `after` need not be a stored key: listing resumes at the next key above it
+      const third = keys[2];
+      const resumed = await store.list({ after: third.slice(0, 10), limit: 100 });
+      assert.deepEqual(
+        resumed.blobs.map((b) => b.key),
+        keys.filter((k) => k > third.slice(0, 10)),
+      );
+      assert.deepEqual((await store.list({ after: keys[keys.length - 1] })).blobs, [], 'nothing after the last key');
+      // a deleted blob is listed no more
+      await store.delete(keys[0]);
+      assert.deepEqual((await listAll(store, 2)).blobs.map((b) => b.key), keys.slice(1));
+    });
+
+    it('list refuses a limit below 1 and caps one above the maximum', async () => {
+      assert.ok((await rejection(store.list({ limit: 0 }))) instanceof RangeError);
+      await store.put(Readable.from([Buffer.from(`capped ${nonce()}`)]));
+      assert.equal((await store.list({ limit: BLOB_LIST_MAX * 10 })).blobs.length, 1);
+    });
+
+    it('a put of content already stored refreshes its modification time (small and multi-part blobs)', async () => {
+      const content = Buffer.from(`refreshed ${nonce()}`);
+      const seed = randomBytes(4).readUInt32LE();
+      const small = await store.put(Readable.from([content]));
+      const large = await store.put(generated(seed, 6 * MiB).stream);
+      const times = async () => new Map((await listAll(store, 10)).blobs.map((b) => [b.key, b.modifiedMs]));
+      const first = await times();
+      // modification times may be kept to the second: wait past one
+      await sleep(1100);
+      const again = Date.now();
+      assert.deepEqual(await store.put(Readable.from([content])), small);
+      assert.deepEqual(await store.put(generated(seed, 6 * MiB).stream), large);
+      const second = await times();
+      for (const key of [small.key, large.key]) {
+        assert.ok(second.get(key)! > first.get(key)!, `${key === small.key ? 'small' : 'large'} blob's time moved on`);
+        assert.ok(second.get(key)! >= again - CLOCK_SLACK_MS);
+      }
+      assert.equal(second.size, 2, 'still one blob per content');
+    });
+
+    it('deleteIfUnchanged deletes only a blob no put touched after the cutoff', async () => {
+      const content = Buffer.from(`reap me ${nonce()}`);
+      const { key } = await store.put(Readable.from([content]));
+      const [listed] = (await store.list()).blobs;
+      assert.equal(await store.deleteIfUnchanged(key, listed.modifiedMs - 60_000), false, 'put after the cutoff: kept');
+      assert.deepEqual(await readAll(await store.get(key)), content, 'kept whole');
+      assert.equal(await store.deleteIfUnchanged(key, listed.modifiedMs + 1), true, 'untouched since the cutoff: deleted');
+      assert.equal(await store.exists(key), false);
+      assert.equal(await store.deleteIfUnchanged(key, Date.now() + 60_000), false, 'absent: nothing to delete');
+      assert.equal(await store.deleteIfUnchanged('../../etc/passwd', Date.now()), false);
+      assert.deepEqual((await store.list()).blobs, []);
+    });
+
+    it('sweepTemporary removes what an interrupted put left once it is older than the cutoff, and only that', async () => {
+      const kept = await store.put(Readable.from([Buffer.from(`not temporary ${nonce()}`)]));
+      await fixture.leaveInterruptedPut();
+      assert.equal(await store.sweepTemporary(Date.now() - 60_000), 0, 'younger than the cutoff: left alone');
+      await sleep(20);
+      assert.ok((await store.sweepTemporary(Date.now() + CLOCK_SLACK_MS)) >= 1, 'older: removed');
+      assert.equal(await store.sweepTemporary(Date.now() + CLOCK_SLACK_MS), 0, 'nothing left');
+      assert.deepEqual((await store.list()).blobs.map((b) => b.key), [kept.key], 'blobs are no temporaries');
+      // (the fixture's cleanup checks that no temporary data is left)
     });
 
     it('ping answers', async () => {
