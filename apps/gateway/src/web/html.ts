@@ -2,8 +2,7 @@
  * Tagged templates for server-rendered HTML that escape by default: every value interpolated into
  * `html`...`` is escaped (text and attribute values alike: & < > " ' and backquote), unless it is
  * itself the result of `html` (already safe). Arrays are joined, null/undefined/false render
- * nothing. There is no way to insert raw text except the `trusted()` constant wrapper, which
- * takes no user input by convention (it is for markup constants written in this module).
+ * nothing. There is no helper to insert raw text: markup exists only as template literals.
  */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
@@ -32,6 +31,3 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
   return new SafeHtml(out);
 }
-
-/** A constant written in this module (never user input) used as markup. */
-export const trusted = (constant: string): SafeHtml => new SafeHtml(constant);
