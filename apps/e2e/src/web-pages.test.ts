@@ -206,18 +206,21 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     await audit('share-room');
     await page.getByRole('link', { name: 'Documents', exact: true }).click();
     await page.getByRole('link', { name: 'Photos', exact: true }).click();
-    const thumb = page.locator('.entries li', { hasText: 'sunset.png' }).locator('img.thumb');
-    const src = await thumb.getAttribute('src');
-    const preview = await supertest(target.url).get(new URL(`${page.url()}sunset.png?preview_48`).pathname + '?preview_48');
-    if (preview.status === 200) {
-      assert.match(src ?? '', /\?preview_48$/);
-      assert.ok(await thumb.evaluate((img) => { const i = img as unknown as { complete: boolean; naturalWidth: number }; return i.complete && i.naturalWidth > 0; }), 'the thumbnail did not load');
-    } else {
-      // no previews are made yet (the previews feature has not landed): the page shows the generic icon
-      assert.equal(preview.status, 404);
-      assert.equal(src, '/browse/static/file.svg');
-      assert.ok(await thumb.evaluate((img) => { const i = img as unknown as { complete: boolean; naturalWidth: number }; return i.complete && i.naturalWidth > 0; }), 'the icon did not load');
+    // previews are made off the request path: wait for the 48 px one, then reload and see it as the thumbnail
+    const previewPath = new URL(`${page.url()}sunset.png`).pathname + '?preview_48';
+    const deadline = Date.now() + 30_000;
+    let preview = await supertest(target.url).get(previewPath);
+    while (preview.status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      preview = await supertest(target.url).get(previewPath);
     }
+    assert.equal(preview.status, 200, 'the 48 px preview of sunset.png was never made');
+    assert.match(String(preview.headers['content-type']), /^image\/(png|jpeg)$/);
+    await page.reload();
+    const thumb = page.locator('.entries li', { hasText: 'sunset.png' }).locator('img.thumb');
+    assert.match((await thumb.getAttribute('src')) ?? '', /\?preview_48$/);
+    await thumb.evaluate((img) => new Promise((resolve) => { const i = img as unknown as { complete: boolean; onload: unknown }; if (i.complete) resolve(null); else i.onload = resolve; }));
+    assert.ok(await thumb.evaluate((img) => { const i = img as unknown as { complete: boolean; naturalWidth: number }; return i.complete && i.naturalWidth > 0; }), 'the thumbnail did not load');
     await audit('share-folder');
     const photo = await download(() => page.getByRole('link', { name: 'sunset.png' }).click());
     assert.deepEqual(photo, w.files['Documents/Photos/sunset.png']);
