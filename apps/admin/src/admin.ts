@@ -16,3 +16,4 @@ export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservati
 export const parseAdminCommandLine = (argv: readonly string[]): CommandLine => parseCommandLine(argv, ADMIN_COMMANDS);
 
 export { type AdminAction, type AdminCommand, type BusAction, type CommandLine, type DirectAction, UsageError } from './command-line.js';
+export type { ImportSummary } from './import/import-folder.js';

@@ -3,6 +3,7 @@
  * running standalone server, through the gateway's storage interface. What it uploaded is read
  * back through that interface, byte for byte; re-runs upload only what changed.
  */
+import type { ImportSummary as Summary } from '@burrow/admin';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -19,16 +20,6 @@ import { b32 } from './harness/storage-client.js';
 const USER = 'importer';
 const PASSWORD = 'importer-password-1';
 const DEVICE = 'old-laptop';
-
-interface Summary {
-  device: string;
-  files: { uploaded: number; unchanged: number; skipped: number; failed: number };
-  bytes_uploaded: number;
-  seconds: number;
-  mb_per_second: number;
-  failures: { path: string; reason: string }[];
-  skipped: { path: string; reason: string }[];
-}
 
 interface StoredFile {
   bytes: Buffer;
