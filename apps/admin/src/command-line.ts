@@ -113,6 +113,7 @@ export function programUsage(commands: readonly AdminCommand[]): string {
     '',
     'Without NATS_URL the command runs on the standalone data directory (BURROW_DATA_DIR, default',
     './data); with NATS_URL it is sent to the running services.',
+    'import-folder needs neither: it talks HTTP to a gateway (--url, BURROW_URL).',
     '',
   ].join('\n');
 }

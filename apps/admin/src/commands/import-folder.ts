@@ -20,7 +20,7 @@ export const importFolderCommands: AdminCommand[] = [
       'Symlinks and special files are skipped; unreadable files and names the storage refuses are\n' +
       'reported and the import goes on. Prints a JSON summary; exit 1 if any file failed.',
     options: {
-      user: { type: 'string', value: 'U', required: true, description: 'the user (username or email) whose storage receives the files' },
+      user: { type: 'string', value: 'U', required: true, description: 'the user (username) whose storage receives the files' },
       device: { type: 'string', value: 'D', required: true, description: 'the device to back up into (registered if new)' },
       url: { type: 'string', value: 'URL', description: `the gateway (default: BURROW_URL, or ${DEFAULT_GATEWAY_URL})` },
       concurrency: { type: 'string', value: 'N', description: 'uploads at once (default 4, 1 to 16)' },
