@@ -82,6 +82,12 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, inte
   );
   const payload = () => ({ filesDone: c.filesDone, files: c.files, done: mb(c.bytesDone), found: mb(c.bytesFound), rate: c.rate() });
   const bar = bars.create(1, 0, payload());
+  // Ctrl-C: give the terminal its cursor back (the bar hid it), then stop as an interrupt would
+  const interrupted = () => {
+    bars.stop();
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   // total and value in bytes; an empty file still moves it (at least 1, so an empty tree shows 100%)
   const update = () => {
     bar.setTotal(Math.max(c.bytesFound, 1));
@@ -102,6 +108,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, inte
     },
     log: (line) => bars.log(`${line}\n`),
     stop() {
+      process.off('SIGINT', interrupted);
       update();
       bars.stop();
     },
