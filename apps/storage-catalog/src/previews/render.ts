@@ -36,6 +36,8 @@ export const MAX_ASPECT = 4;
 const JPEG_QUALITY = 80;
 /** decoded pixels at most (sharp's default, ~16k x 16k): a bigger header is refused before decoding */
 const MAX_PIXELS = 268_402_689;
+/** an image that takes longer than this to decode is taken to be unreadable (it would hold a slot) */
+const TIMEOUT_SECONDS = 60;
 
 let configured = false;
 /**
@@ -91,6 +93,7 @@ export async function renderPreviews(input: Readable): Promise<RenderedPreview[]
       .resize({ width: top, height: previewHeight(top, size), fit: 'cover', position: 'top' })
       .toColourspace('srgb')
       .raw({ depth: 'uchar' })
+      .timeout({ seconds: TIMEOUT_SECONDS })
       .toBuffer({ resolveWithObject: true });
     const raw = { width: base.info.width, height: base.info.height, channels: base.info.channels };
     // (a GIF's palette, or a PNG's alpha channel, often hides an opaque picture)
@@ -99,7 +102,7 @@ export async function renderPreviews(input: Readable): Promise<RenderedPreview[]
     for (const width of widths) {
       const scaled = sharp(base.data, { raw }).resize({ width, height: previewHeight(width, size), fit: 'cover', position: 'top' });
       const encoded = format === 'png' ? scaled.png() : scaled.removeAlpha().jpeg({ quality: JPEG_QUALITY });
-      const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
+      const { data, info } = await encoded.timeout({ seconds: TIMEOUT_SECONDS }).toBuffer({ resolveWithObject: true });
       previews.push({ width, height: info.height, format, data });
     }
     return previews;

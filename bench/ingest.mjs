@@ -1,0 +1,302 @@
+#!/usr/bin/env node
+/**
+ * Ingest and listing, in one run, against the standalone server (`apps/standalone/dist/main.js`,
+ * spawned as a child process on a temporary BURROW_DATA_DIR and a free PORT):
+ *
+ * 1. Uploads: a partner's user (interface A `POST /users/`) registers a device
+ *    (`PUT /storage/<b32>/<device>/`) and uploads files (`PUT <file url>`): many small files, then a
+ *    few large ones, each workload also written straight to a LocalBlobStore (`put`, in this
+ *    process) with the same bytes and the same concurrency. Prints files/s, MiB/s, CPU ms per MiB
+ *    (the server's, read from /proc, counted until it is idle again so the work the uploads set off
+ *    in the background, previews, is included; the bench's own HTTP client is not counted) and the
+ *    ratios gateway / direct. Rounds alternate direct and gateway; medians are kept.
+ * 2. Listings: a 1,000-file and a 100,000-file folder, listed with `GET <folder url>/` (the gateway
+ *    streams the folder a catalog page at a time, the same page size for both): time to the first
+ *    byte (one page), to the whole response, and the server's CPU per response, side by side.
+ *    Uploading 100,000 files through the gateway would take an hour on this machine, so both
+ *    folders are seeded instead: the server is stopped, a `FileVersionCommitted` per file (what a
+ *    commit appends to the file's stream) is appended to its event store, and the server is started
+ *    again and rebuilds its read models from the events (that start is timed too).
+ *
+ *   npm run bench:ingest     (BENCH_FILES small files, default 1000; BENCH_SMALL_KIB, default 4;
+ *                             BENCH_LARGE large files, default 6; BENCH_LARGE_MIB, default 16;
+ *                             BENCH_CONCURRENCY, default 4; BENCH_ROUNDS, default 3;
+ *                             BENCH_LIST_FILES, default 100000; BENCH_DIR)
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
+import Database from 'better-sqlite3';
+
+const root = new URL('..', import.meta.url).pathname;
+const { LocalBlobStore } = await import(join(root, 'libs/blobs/dist/index.js'));
+const { SqliteEventStore } = await import(join(root, 'libs/event-store/dist/index.js'));
+const { appendEvents } = await import(join(root, 'libs/eventsourcing/dist/index.js'));
+const { fileIdOf, LISTING_PAGE_DEFAULT } = await import(join(root, 'libs/contracts/dist/index.js'));
+const { b32encode } = await import(join(root, 'apps/gateway/dist/http/b32.js'));
+
+const env = (name, fallback) => Number(process.env[name] ?? fallback);
+const FILES = env('BENCH_FILES', 1000);
+const SMALL = env('BENCH_SMALL_KIB', 4) * 1024;
+const LARGE_FILES = env('BENCH_LARGE', 6);
+const LARGE = env('BENCH_LARGE_MIB', 16) * 1024 * 1024;
+const CONCURRENCY = env('BENCH_CONCURRENCY', 4);
+const ROUNDS = env('BENCH_ROUNDS', 3);
+const LIST_FILES = env('BENCH_LIST_FILES', 100_000);
+const LIST_ROUNDS = 5;
+const MiB = 1024 * 1024;
+
+const top = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'burrow-bench-ingest-'));
+const dataDir = join(top, 'data');
+let server = null;
+process.on('exit', () => {
+  server?.kill('SIGKILL');
+  rmSync(top, { recursive: true, force: true });
+});
+
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU ms a process has used (user + system), from /proc. */
+function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+/** Waits until the process has used no CPU for `quietMs`; its CPU ms then. */
+async function cpuWhenIdle(pid, quietMs = 1000) {
+  let last = cpuMsOf(pid);
+  for (;;) {
+    await sleep(quietMs);
+    const now = cpuMsOf(pid);
+    if (now - last < 1000 / CLK_TCK + 0.5) return now;
+    last = now;
+  }
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+// ---- the server ------------------------------------------------------------------------------
+const PARTNER = { username: 'bench-partner', password: 'bench-partner-password' };
+const USER = { username: 'bench.user', password: 'bench-user-password' };
+const DEVICE = 'bench-laptop';
+let port = 0;
+const agent = new Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, 2) });
+
+async function startServer() {
+  port ||= await freePort();
+  const started = performance.now();
+  server = spawn(process.execPath, [join(root, 'apps/standalone/dist/main.js')], {
+    env: {
+      ...process.env, BURROW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn',
+      BURROW_PARTNER_USERNAME: PARTNER.username, BURROW_PARTNER_PASSWORD: PARTNER.password,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  server.once('exit', (code) => code && code !== 0 && code !== null && console.error(`server exited with ${code}`));
+  for (;;) {
+    if (server.exitCode !== null) throw new Error('the server did not start');
+    try {
+      if ((await call('GET', '/readyz')).status === 200) return performance.now() - started;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+}
+
+async function stopServer() {
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGTERM');
+  await exited;
+  server = null;
+}
+
+const basic = ({ username, password }) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+
+/**
+ * One HTTP request; resolves with the status, the body (unless `discard`), and the times to the
+ * first body byte and to the end, in ms.
+ */
+function call(method, path, { auth, body, headers = {}, discard = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(auth ? { authorization: basic(auth) } : {}) } },
+      (res) => {
+        const chunks = [];
+        let firstByte = null;
+        let bytes = 0;
+        res.on('data', (chunk) => {
+          firstByte ??= performance.now() - started;
+          bytes += chunk.length;
+          if (!discard) chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks), bytes, firstByte, total: performance.now() - started }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function expect(status, promise, what) {
+  const res = await promise;
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.body.toString().slice(0, 300)}`);
+  return res;
+}
+
+const storagePath = (path) => `/storage/${b32encode(USER.username)}/${DEVICE}/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+// ---- uploads ---------------------------------------------------------------------------------
+/** Runs `work(i)` for i < n, `concurrency` at a time. */
+async function pool(n, concurrency, work) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, async () => {
+    while (next < n) await work(next++);
+  }));
+}
+
+async function viaGateway(contents, folder, concurrency) {
+  const before = cpuMsOf(server.pid);
+  const started = performance.now();
+  await pool(contents.length, concurrency, (i) =>
+    expect(201, call('PUT', storagePath(`${folder}/f${String(i).padStart(6, '0')}.bin`), { auth: USER, body: contents[i], headers: { 'content-type': 'application/octet-stream' } }), 'upload'),
+  );
+  const ms = performance.now() - started;
+  return { ms, cpuMs: (await cpuWhenIdle(server.pid)) - before };
+}
+
+async function direct(contents, concurrency, round) {
+  const store = new LocalBlobStore(join(top, `direct-${round}-${contents.length}`));
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await pool(contents.length, concurrency, (i) => store.put(Readable.from([contents[i]])));
+  const ms = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
+  return { ms, cpuMs: (user + system) / 1000 };
+}
+
+async function uploadWorkload(label, count, size, concurrency) {
+  const results = { gateway: [], direct: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // fresh random bytes every round and every contender: nothing is stored already
+    const make = () => Array.from({ length: count }, () => randomBytes(size));
+    results.direct.push(await direct(make(), concurrency, round));
+    results.gateway.push(await viaGateway(make(), `upload-${label.replace(/\W+/g, '-')}-${round}`, concurrency));
+  }
+  const mib = (count * size) / MiB;
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([name, runs]) => {
+      const ms = median(runs.map((r) => r.ms));
+      return [name, { filesPerS: count / (ms / 1000), mibPerS: mib / (ms / 1000), cpuPerMiB: median(runs.map((r) => r.cpuMs)) / mib }];
+    }),
+  );
+  const g = summary.gateway;
+  const d = summary.direct;
+  console.log(`\n${label}: ${count} files of ${size >= MiB ? `${size / MiB} MiB` : `${size / 1024} KiB`} (${mib.toFixed(1)} MiB), ${concurrency} at a time, median of ${ROUNDS} rounds`);
+  console.log('path                          files/s     MiB/s   CPU ms/MiB');
+  console.log(`gateway PUT (HTTP, commit)  ${g.filesPerS.toFixed(1).padStart(9)} ${g.mibPerS.toFixed(1).padStart(9)} ${g.cpuPerMiB.toFixed(0).padStart(12)}`);
+  console.log(`LocalBlobStore.put direct   ${d.filesPerS.toFixed(1).padStart(9)} ${d.mibPerS.toFixed(1).padStart(9)} ${d.cpuPerMiB.toFixed(0).padStart(12)}`);
+  console.log(`gateway / direct            ${(g.filesPerS / d.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / d.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / d.cpuPerMiB).toFixed(2).padStart(12)}`);
+}
+
+// ---- seeding the listed folders --------------------------------------------------------------
+/** Appends a `FileVersionCommitted` per file (one stream each) to the stopped server's event store. */
+async function seedFolder(store, device, folder, count, blob) {
+  const at = Math.floor(Date.now() / 1000);
+  for (let i = 0; i < count; i++) {
+    const path = `${folder}/f${String(i).padStart(6, '0')}.bin`;
+    const fileId = fileIdOf(device.deviceId, path);
+    const data = { fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, version: 0, size: blob.size, blob: blob.key, crc32: blob.crc32, mtime: at, ctime: at, at };
+    await appendEvents(store, `file-${fileId}`, [{ type: 'FileVersionCommitted', data }], 'no_stream');
+  }
+}
+
+async function listing(folder) {
+  const runs = [];
+  for (let i = 0; i < LIST_ROUNDS; i++) {
+    const before = cpuMsOf(server.pid);
+    const res = await expect(200, call('GET', `${storagePath(folder)}/`, { auth: USER, discard: true }), `listing ${folder}`);
+    runs.push({ firstByte: res.firstByte, total: res.total, bytes: res.bytes, cpuMs: cpuMsOf(server.pid) - before });
+  }
+  return {
+    firstByte: median(runs.map((r) => r.firstByte)),
+    total: median(runs.map((r) => r.total)),
+    bytes: runs[0].bytes,
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+  };
+}
+
+// ---- the run ---------------------------------------------------------------------------------
+console.log(`Ingest and listing through the standalone server, ${new Date().toISOString()}, node ${process.version}, load ${loadavg()[0].toFixed(1)} (2 cores)`);
+const firstStart = await startServer();
+console.log(`server started in ${(firstStart / 1000).toFixed(1)} s (empty data dir)`);
+await expect(201, call('POST', '/users/', {
+  auth: PARTNER,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'Bench User', email: 'bench.user@example.com', username: USER.username, password: USER.password }),
+}), 'creating the user');
+const registration = await call('PUT', storagePath(''), {
+  auth: USER, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sysplatform: 'linux', client_revision: 1 }),
+});
+if (registration.status !== 200 && registration.status !== 201) throw new Error(`registering the device: ${registration.status} ${registration.body}`);
+
+await uploadWorkload('Small files', FILES, SMALL, CONCURRENCY);
+await uploadWorkload('Large files', LARGE_FILES, LARGE, Math.min(CONCURRENCY, 2));
+
+await stopServer();
+const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal' });
+const device = registeredDevice();
+const content = Buffer.from('a listed file\n');
+const blob = { ...(await new LocalBlobStore(join(dataDir, 'blobs')).put(Readable.from([content]))), crc32: crc32(content) >>> 0 };
+const seedStarted = performance.now();
+await seedFolder(store, device, 'list-1k', 1000, blob);
+await seedFolder(store, device, `list-${LIST_FILES / 1000}k`, LIST_FILES, blob);
+const events = await store.headPosition();
+await store.close();
+console.log(`\nseeded ${1000 + LIST_FILES} files in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (FileVersionCommitted appended to the stopped server's event store)`);
+const restart = await startServer();
+console.log(`server started again in ${(restart / 1000).toFixed(1)} s (read models rebuilt from ${events} events)`);
+
+const bigName = `list-${LIST_FILES / 1000}k`;
+const small = await listing('list-1k');
+const big = await listing(bigName);
+console.log(`\nListing GET <folder url>/ (streamed ${LISTING_PAGE_DEFAULT} entries per catalog page), median of ${LIST_ROUNDS}`);
+console.log('folder          files   first byte ms   whole ms   MiB   server CPU ms   ms per 1k files');
+for (const [name, files, r] of [['list-1k', 1000, small], [bigName, LIST_FILES, big]]) {
+  console.log(
+    `${name.padEnd(12)} ${String(files).padStart(8)} ${r.firstByte.toFixed(1).padStart(15)} ${r.total.toFixed(0).padStart(10)} ${(r.bytes / MiB).toFixed(1).padStart(5)} ${r.cpuMs.toFixed(0).padStart(15)} ${((r.total / files) * 1000).toFixed(1).padStart(17)}`,
+  );
+}
+console.log(`${bigName} / list-1k: first byte x${(big.firstByte / small.firstByte).toFixed(2)} (same page size: should stay near 1), whole x${(big.total / small.total).toFixed(1)} for x${LIST_FILES / 1000} the files`);
+await stopServer();
+console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; a loaded machine is slower: read the ratios and CPU figures)`);
+process.exit(0);
+
+/** The one device the run registered (its ids), read from the stopped server's event store. */
+function registeredDevice() {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
+  try {
+    const rows = db.prepare("SELECT data FROM events WHERE type = 'DeviceRegistered'").all();
+    if (rows.length !== 1) throw new Error(`expected one registered device, found ${rows.length}`);
+    return JSON.parse(rows[0].data);
+  } finally {
+    db.close();
+  }
+}
