@@ -224,7 +224,7 @@ export class UsersHandlers {
     const doc = await this.findUser(partnerId, user);
     const devices = await devicesCollection(this.ctx.docs).find({ userId: doc._id }, { sort: { creation_time: 1, name: 1 }, limit: MAX_PAGE });
     return devices.map((d) => ({
-      name: d.name, creation_time: d.creation_time, last_backup_complete: d.last_backup_complete, lastlogin: d.lastlogin,
+      name: d.name, creation_time: d.creation_time, last_backup_complete: d.last_backup_complete, lastlogin: d.lastlogin, last_login: d.lastlogin,
       lastcommit: d.lastcommit, client_revision: d.client_revision, sysplatform: d.sysplatform,
     }));
   }
