@@ -8,6 +8,7 @@ import {
   type ListUsersRequest,
   MAX_PAGE,
   notFound,
+  RECENTLY_STOPPED_UPLOADING,
   type ShareRef,
   Streams,
   Subjects,
@@ -130,7 +131,14 @@ export class UsersHandlers {
       const pattern = escapeRegex(req.search);
       filter.$or = [{ name: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }];
     }
-    if (req.search_by) filter[req.search_by.field] = { [MONGO_OPERATORS[req.search_by.op]]: req.search_by.value };
+    const by = req.search_by;
+    if (by?.field === RECENTLY_STOPPED_UPLOADING) {
+      // within the last `within` seconds, not within the last `notWithin` (null never matches)
+      const now = this.ctx.clock.now();
+      filter.last_backup = { $gte: now - by.within, $lt: now - by.notWithin };
+    } else if (by) {
+      filter[by.field] = { [MONGO_OPERATORS[by.op]]: by.value };
+    }
     return filter;
   }
 
