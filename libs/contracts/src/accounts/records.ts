@@ -146,6 +146,7 @@ export const DeviceRecord = z
     creation_time: unixTime(),
     last_backup_complete: unixTime().nullable(),
     lastlogin: unixTime().nullable(),
+    last_login: unixTime().nullable().describe('the same as lastlogin: the last device login (report scripts read this name)'),
     lastcommit: unixTime().nullable(),
     client_revision: z.int(),
     sysplatform: z.string(),
