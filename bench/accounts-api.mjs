@@ -3,7 +3,10 @@
  * Interface A benchmark: requests/s and p50/p99 latency for GET /users/<u>,
  * GET /users/?limit=1000 and POST /groups/<id>, next to two baselines measured in the same run on
  * the same machine: a bare Node HTTP route, and the gateway's own /healthz (Nest + Express, no bus).
- * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_USERS sets the user count.
+ * Then sequential user creates (a bulk import: one request after another), without a password
+ * (what the management appliance sends) and with one, as creates/s.
+ * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_USERS sets the user count,
+ * BENCH_CREATES the number of sequential creates of each kind (default 1000).
  *
  *   npm run bench:accounts
  */
@@ -17,6 +20,7 @@ const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js
 const USERS = Number(process.env.BENCH_USERS ?? 2500);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const CREATES = Number(process.env.BENCH_CREATES ?? 1000);
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function call(url, { method = 'GET', auth, body } = {}) {
@@ -90,12 +94,28 @@ try {
     await measure('GET /users/?limit=1000', (i) => call(`${target.url}/users/?limit=1000&offset=${(i % 3) * 1000}`, { auth }), Math.max(50, Math.floor(REQUESTS / 20))),
     await measure('POST /groups/<id>', (i) => call(`${target.url}/groups/${group.group_id}`, { method: 'POST', auth, body: { webapi_enable: i % 2 === 0 } }), Math.max(100, Math.floor(REQUESTS / 4))),
   ];
+  // Sequential creates: one at a time, as an import script does. The first 20 warm up.
+  const sequential = async (name, body) => {
+    for (let i = 0; i < 20; i++) await call(`${target.url}/users/`, { method: 'POST', auth, body: body(`warm${name}${i}`) });
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < CREATES; i++) await call(`${target.url}/users/`, { method: 'POST', auth, body: body(`${name}${i}`) });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    return { name, perSecond: CREATES / seconds, msEach: (seconds * 1000) / CREATES };
+  };
+  const creates = [
+    await sequential('nopw', (u) => ({ name: `Import ${u}`, email: `${u}@import.example`, username: u, plan_id: 1 })),
+    await sequential('withpw', (u) => ({ name: `Import ${u}`, email: `${u}@import.example`, username: u, plan_id: 1, password: `pw-${u}-secret` })),
+  ];
+
   const base = results[0];
   console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, standalone mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, ${new Date().toISOString()}`);
   console.log('route'.padEnd(40), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
   for (const r of results) {
     console.log(r.name.padEnd(40), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));
   }
+  console.log(`\nsequential POST /users/ (${CREATES} each, one at a time)`.padEnd(41), 'creates/s'.padStart(9), 'ms each'.padStart(8));
+  const label = { nopw: 'without password (temp_password)', withpw: 'with a password (scrypt)' };
+  for (const c of creates) console.log(label[c.name].padEnd(40), c.perSecond.toFixed(1).padStart(9), c.msEach.toFixed(2).padStart(8));
 } finally {
   await target.close();
   bare.close();

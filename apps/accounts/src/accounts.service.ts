@@ -8,10 +8,14 @@ import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projectio
 import { type Infrastructure, LoginThrottle, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
+import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
+import { devicePoliciesProjection } from './device-policies/device-policies.projection.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
 import { OperationsHandlers, WRITE_RECOVERY } from './operations/operations.handlers.js';
+import { PartnerBackupsHandlers } from './partner-backups/partner-backups.handlers.js';
+import { partnerBackupsProjection } from './partner-backups/partner-backups.projection.js';
 import { reservationsProjection } from './operations/reservations.projection.js';
 import { createPartnerProcess } from './partners/create-partner.process.js';
 import { PartnersHandlers } from './partners/partners.handlers.js';
@@ -57,6 +61,8 @@ export const accountsProjections = (docs: DocumentStore): Projection[] => [
   storageUsageProjection(docs),
   pendingProcessesProjection(docs, 'accounts'),
   reservationsProjection(docs),
+  devicePoliciesProjection(docs),
+  partnerBackupsProjection(docs),
 ];
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
@@ -86,7 +92,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers, PartnerBackupsHandlers],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },

@@ -5,13 +5,15 @@
  * line without opening anything; main.ts then decides which bus the command runs on.
  */
 import { type CommandLine, parseCommandLine } from './command-line.js';
+import { importFolderCommands } from './commands/import-folder.js';
 import { partnerCommands } from './commands/partners.js';
 import { pendingWriteCommands } from './commands/pending-writes.js';
 import { planCommands } from './commands/plans.js';
 import { reservationCommands } from './commands/reservations.js';
 
-export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands];
+export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands, ...importFolderCommands];
 
 export const parseAdminCommandLine = (argv: readonly string[]): CommandLine => parseCommandLine(argv, ADMIN_COMMANDS);
 
-export { type AdminAction, type AdminCommand, type CommandLine, UsageError } from './command-line.js';
+export { type AdminAction, type AdminCommand, type BusAction, type CommandLine, type DirectAction, UsageError } from './command-line.js';
+export type { ImportSummary } from './import/import-folder.js';

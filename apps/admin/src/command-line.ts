@@ -32,7 +32,24 @@ export interface OptionSpec {
 export type OptionValues = Record<string, string | boolean | undefined>;
 
 /** What a prepared command does once the bus is there. */
-export type AdminAction = (rpc: RpcClient) => Promise<unknown>;
+export type BusAction = (rpc: RpcClient) => Promise<unknown>;
+
+/**
+ * What a command that needs no bus does (import-folder talks HTTP to a gateway): main opens
+ * neither the bus nor the data directory for it. `failed`: the JSON result is printed, and the
+ * exit code is 1.
+ */
+export interface DirectAction {
+  direct(): Promise<{ result: unknown; failed: boolean }>;
+}
+
+export type AdminAction = BusAction | DirectAction;
+
+export interface ArgumentSpec {
+  /** its name in the usage (`PATH`), and its key in the values given to `prepare` */
+  name: string;
+  description: string;
+}
 
 export interface AdminCommand {
   name: string;
@@ -41,6 +58,8 @@ export interface AdminCommand {
   /** more about the command, for its own --help (optional) */
   details?: string;
   options: Record<string, OptionSpec>;
+  /** required positional arguments, after the options in the usage */
+  arguments?: readonly ArgumentSpec[];
   /**
    * Checks what the CLI can check on its own (a `UsageError` otherwise) and returns what to do on
    * the bus. The services validate the request again with the contracts' schemas.
@@ -57,7 +76,7 @@ const optionWithValue = (name: string, spec: OptionSpec) =>
 
 function synopsis(command: AdminCommand): string {
   const parts = Object.entries(command.options).map(([name, spec]) => (spec.required ? optionWithValue(name, spec) : `[${optionWithValue(name, spec)}]`));
-  return [command.name, ...parts].join(' ');
+  return [command.name, ...parts, ...(command.arguments ?? []).map((a) => a.name)].join(' ');
 }
 
 /** What a usage error about `command` shows: its synopsis and where the details are. */
@@ -69,6 +88,12 @@ export function commandUsage(command: AdminCommand): string {
   const lines = [`usage: ${PROGRAM} ${synopsis(command)}`, '', command.summary];
   if (command.details) lines.push('', command.details);
   const options = Object.entries(command.options);
+  const args = command.arguments ?? [];
+  if (args.length) {
+    lines.push('', 'arguments:');
+    const width = Math.max(...args.map((a) => a.name.length)) + 2;
+    for (const a of args) lines.push(`  ${a.name.padEnd(width)}${a.description}`);
+  }
   if (options.length) {
     lines.push('', 'options:');
     const width = Math.max(...options.map(([name, spec]) => optionWithValue(name, spec).length)) + 2;
@@ -88,6 +113,7 @@ export function programUsage(commands: readonly AdminCommand[]): string {
     '',
     'Without NATS_URL the command runs on the standalone data directory (BURROW_DATA_DIR, default',
     './data); with NATS_URL it is sent to the running services.',
+    'import-folder needs neither: it talks HTTP to a gateway (--url, BURROW_URL).',
     '',
   ].join('\n');
 }
@@ -112,16 +138,24 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Adm
   if (beforeSeparator.some(isHelp)) return { help: commandUsage(command) };
 
   let values: OptionValues;
+  const argumentSpecs = command.arguments ?? [];
   try {
     const options = Object.fromEntries(Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type }]));
-    values = parseArgs({ args: [...rest], options, strict: true, allowPositionals: false }).values as OptionValues;
+    const parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: argumentSpecs.length > 0 });
+    values = { ...(parsed.values as OptionValues) };
+    const extra = parsed.positionals.slice(argumentSpecs.length);
+    if (extra.length) throw new Error(`Unexpected argument '${extra[0]}'`);
+    argumentSpecs.forEach((spec, i) => (values[spec.name] = parsed.positionals[i]));
   } catch (error) {
     // node's messages name the option ("Unknown option '--bogus'", "Unexpected argument 'extra'")
     throw new UsageError(`${command.name}: ${(error as Error).message.split('\n')[0]}`, usage);
   }
-  const missing = Object.entries(command.options)
-    .filter(([name, spec]) => spec.required && (values[name] === undefined || values[name] === ''))
-    .map(([name]) => `--${name}`);
+  const missing = [
+    ...Object.entries(command.options)
+      .filter(([name, spec]) => spec.required && (values[name] === undefined || values[name] === ''))
+      .map(([name]) => `--${name}`),
+    ...argumentSpecs.filter((a) => values[a.name] === undefined || values[a.name] === '').map((a) => a.name),
+  ];
   if (missing.length) throw new UsageError(`${command.name} needs ${missing.join(', ')}`, usage);
   for (const [name, spec] of Object.entries(command.options)) {
     const value = values[name];

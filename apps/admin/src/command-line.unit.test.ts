@@ -1,7 +1,7 @@
 /** The command-line parser on its own: what is help, what is a usage error, what reaches `prepare`. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type AdminCommand, type OptionValues, parseCommandLine, UsageError, wholeNumber } from './command-line.js';
+import { type AdminCommand, type BusAction, type OptionValues, parseCommandLine, UsageError, wholeNumber } from './command-line.js';
 
 let prepared: OptionValues | null = null;
 const commands: AdminCommand[] = [
@@ -18,6 +18,13 @@ const commands: AdminCommand[] = [
       wholeNumber(values, 'limit');
       return async () => values;
     },
+  },
+  {
+    name: 'copy',
+    summary: 'copy a folder',
+    options: { to: { type: 'string', value: 'DIR', required: true, description: 'where' } },
+    arguments: [{ name: 'PATH', description: 'what' }],
+    prepare: (values) => ({ direct: async () => ({ result: values, failed: false }) }),
   },
 ];
 
@@ -56,9 +63,20 @@ describe('admin command line', () => {
     assert.match(malformed.usage, /usage: .* release --kind a\|b/, 'a value refused in prepare carries the command\'s usage');
   });
 
+  it('a positional argument: shown in the usage, required, one only, given to prepare under its name', async () => {
+    assert.match((parseCommandLine(['copy', '--help'], commands) as { help: string }).help, /copy --to DIR PATH[\s\S]*arguments:\s+PATH\s+what/);
+    assert.match(usageError(['copy', '--to', 'x']).message, /copy needs PATH/);
+    assert.match(usageError(['copy']).message, /needs --to, PATH/);
+    assert.match(usageError(['copy', '--to', 'x', 'a', 'b']).message, /Unexpected argument 'b'/);
+    assert.match(usageError(['release', '--kind', 'a', 'stray']).message, /stray/, 'a command without arguments still refuses one');
+    const line = parseCommandLine(['copy', 'some dir', '--to', 'x'], commands);
+    assert.ok('action' in line && typeof line.action !== 'function');
+    assert.deepEqual({ ...((await line.action.direct()).result as object) }, { to: 'x', PATH: 'some dir' });
+  });
+
   it('a valid line reaches prepare with its values', async () => {
     const line = parseCommandLine(['release', '--kind', 'b', '--force', '--limit', '5'], commands);
     assert.ok('action' in line);
-    assert.deepEqual({ ...(await line.action(null as never) as object) }, { kind: 'b', force: true, limit: '5' });
+    assert.deepEqual({ ...(await (line.action as BusAction)(null as never) as object) }, { kind: 'b', force: true, limit: '5' });
   });
 });

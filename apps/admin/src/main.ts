@@ -7,12 +7,14 @@
  * ./data) itself, running the accounts and billing services in-process for the one command; a
  * standalone server running on the same directory sees the change within a moment.
  *
+ * import-folder opens none of this: it is a client of a gateway over HTTP (commands/import-folder.ts).
+ *
  * Exit codes: 0 done, 1 the command failed (the service's answer is printed), 2 usage or
  * configuration error (nothing was touched).
  */
 import { DomainError } from '@burrow/contracts';
 import type { ClientProxy } from '@nestjs/microservices';
-import { type AdminAction, parseAdminCommandLine, UsageError } from './admin.js';
+import { type AdminAction, type DirectAction, parseAdminCommandLine, UsageError } from './admin.js';
 
 async function main(argv: string[]): Promise<number> {
   let action: AdminAction;
@@ -28,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`admin: ${error.message}\n\n${error.usage}`);
     return 2;
   }
+  if (typeof action !== 'function') return runDirect(action);
 
   // Loaded once there is something to run (Nest, NATS and the store drivers take a while to load).
   await import('reflect-metadata');
@@ -74,6 +77,18 @@ async function main(argv: string[]): Promise<number> {
     await rpc?.close();
     for (const s of services.reverse()) await s.close();
     await infra?.close();
+  }
+}
+
+/** A command with its own connections (a gateway over HTTP): no bus, no data directory. */
+async function runDirect(action: DirectAction): Promise<number> {
+  try {
+    const { result, failed } = await action.direct();
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return failed ? 1 : 0;
+  } catch (error) {
+    process.stderr.write(`admin: ${(error as Error).message}\n`);
+    return error instanceof UsageError ? 2 : 1;
   }
 }
 

@@ -6,6 +6,7 @@
 import { ProjectionRunner } from '@burrow/eventsourcing';
 import { type Clock, type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
+import { ApplianceBillingHandlers } from './appliance-billing/appliance-billing.handlers.js';
 import { BillingHandlers } from './billing-information/billing.handlers.js';
 import { billingProjection } from './billing-information/billing.projection.js';
 import type { CardProcessor } from './card-processor/card-processor.js';
@@ -43,7 +44,7 @@ export async function startBilling(
   };
   const module: DynamicModule = {
     module: BillingModule,
-    controllers: [HealthHandlers, BillingHandlers],
+    controllers: [HealthHandlers, BillingHandlers, ApplianceBillingHandlers],
     providers: [{ provide: BILLING_CONTEXT, useValue: ctx }],
   };
   const app = await startService('billing', module, infra);

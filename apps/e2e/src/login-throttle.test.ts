@@ -15,10 +15,12 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
-import { createPartner, uniqueName } from './harness/client.js';
+import { createPartner, partnerApi, uniqueName } from './harness/client.js';
 import { startMultiProcess } from './harness/multi-process.js';
 import { natsServerBinary, startPrivateNats } from './harness/private-nats.js';
 import { startStandalone, type TestTarget, testEnv } from './harness/standalone.js';
+import { b32 } from './harness/storage-client.js';
+import { createUser } from './scenarios/accounts-fixtures.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -133,6 +135,42 @@ function scenarios(target: () => TestTarget) {
     for (let i = 0; i < ACCOUNT_THRESHOLD; i++) assert.equal((await ping(gateway(i), ghost, newAddress())).status, 401);
     assert.equal((await ping(gateway(0), ghost, newAddress())).status, 429);
     await ping(gateway(0), credentials, home).expect(200);
+  });
+
+  // Storage users (interface B) share the policy. Here rather than in the browse scenarios: those
+  // all come from 127.0.0.1, whose per-address budget this many failures would eat into.
+  it('storage logins: wrong passwords on POST /storage/<b32>/login end in 429 with Retry-After on every gateway; Basic is held too; the owner at home is not', async () => {
+    const username = uniqueName('su');
+    const password = 'user-password-1';
+    await createUser(partnerApi(target()), { username, password });
+    const root = `/storage/${b32(username)}`;
+    const login = (i: number, pass: string, address: string) =>
+      supertest(gateway(i)).post(`${root}/login`).type('form').set('X-Forwarded-For', address).send({ password: pass });
+    const home = newAddress();
+    await login(1, password, home).expect(200);
+    const attacker = newAddress();
+    for (let i = 0; i < ACCOUNT_THRESHOLD; i++) {
+      const res = await login(i, 'not-the-password', attacker);
+      assert.ok([401, 403].includes(res.status), `attempt ${i + 1}: ${res.status}`);
+      assert.ok(!res.headers['set-cookie']);
+    }
+    for (let i = 0; i < 2; i++) {
+      for (const pass of ['not-the-password', password]) {
+        const refused = await login(i, pass, newAddress());
+        assert.equal(refused.status, 429, `gateway ${i}`);
+        const retryAfter = Number(refused.headers['retry-after']);
+        assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers['retry-after']}`);
+        assert.equal(refused.body.retry_after, retryAfter);
+        assert.match(refused.body.reason, /account/);
+        assert.ok(!refused.headers['set-cookie']);
+      }
+    }
+    // Basic on a storage resource checks the same counters
+    const basic = await supertest(gateway(0)).get(`${root}/`).auth(username, password).set('X-Forwarded-For', newAddress());
+    assert.equal(basic.status, 429);
+    assert.ok(Number(basic.headers['retry-after']) >= 1);
+    // the owner, from the address that logged in before, still gets in
+    await login(0, password, home).expect(200);
   });
 }
 

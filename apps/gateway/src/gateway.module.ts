@@ -19,7 +19,8 @@ export class GatewayModule {
   static forRoot(deps: HttpDependencies, metrics: GatewayMetrics): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [HttpModule.forRoot(deps), AccountsApiModule, StorageApiModule, ShareApiModule, WebModule, OpsModule.forRoot(metrics)],
+      // WebModule first: its page routes pass what is not for them on to the JSON routes
+      imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, StorageApiModule, ShareApiModule, OpsModule.forRoot(metrics)],
     };
   }
 }

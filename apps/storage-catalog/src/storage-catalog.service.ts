@@ -26,6 +26,7 @@ import { PURGER, PurgeHandlers } from './purge/purge.handlers.js';
 import { purgePoliciesProjection } from './purge/purge-policies.projection.js';
 import { Purger } from './purge/purger.js';
 import { userStorageProjection } from './purge/user-storage.projection.js';
+import { backupBlobsProjection } from './reaper/backup-blobs.projection.js';
 import { shareRoomsProjection } from './shares/share-rooms.projection.js';
 import { SharesHandlers } from './shares/shares.handlers.js';
 import { storageUsersProjection } from './users/users.projection.js';
@@ -44,6 +45,7 @@ export const storageProjections = (docs: DocumentStore): Projection[] => [
   shareRoomsProjection(docs),
   purgePoliciesProjection(docs),
   userStorageProjection(docs),
+  backupBlobsProjection(docs),
   pendingProcessesProjection(docs, 'storage-catalog'),
 ];
 

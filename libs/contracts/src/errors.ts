@@ -56,8 +56,12 @@ export const serviceUnavailable = (reason: string) => new DomainError(503, { rea
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
   new DomainError(429, { reason, retry_after: retryAfterSeconds });
 
-/** The 409 `conflicts` tokens clients test for (CLIENT-FACTS), `move_to` for group deletes, `room_key` for share rooms. */
-export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key'] as const;
+/**
+ * The 409 `conflicts` tokens clients test for (CLIENT-FACTS), `move_to` for group deletes,
+ * `room_key` for share rooms, and `device_policy` / `inherits_from` for device policies (unknown,
+ * in use, or a cycle).
+ */
+export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from'] as const;
 
 /** The error body as a schema, for the OpenAPI document. */
 export const ErrorResponse = z

@@ -12,6 +12,7 @@ export * from './event.js';
 export * from './bus.js';
 export * from './validation.js';
 export * from './login-limits.js';
+export * from './b32.js';
 export * from './accounts/index.js';
 export * from './billing/index.js';
 export * from './storage/index.js';
@@ -27,6 +28,8 @@ export const StreamPrefixes = {
   planCatalogue: AccountsStreamPrefixes.planCatalogue,
   group: AccountsStreamPrefixes.group,
   user: AccountsStreamPrefixes.user,
+  devicePolicies: AccountsStreamPrefixes.devicePolicies,
+  partnerBackup: AccountsStreamPrefixes.partnerBackup,
   billing: BillingStreamPrefixes.billing,
   device: StorageStreamPrefixes.device,
   file: StorageStreamPrefixes.file,

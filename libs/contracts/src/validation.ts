@@ -62,24 +62,37 @@ export const emailAddress = () => z.string().trim().max(EMAIL_MAX_LENGTH).regex(
  * Parses `input` with `schema`; a 400 naming every invalid, missing or unknown field otherwise.
  * An object schema refuses a body that is not a JSON object with a 400 that names no field.
  */
-export function parseRequest<S extends z.ZodType>(schema: S, input: unknown, options: { what?: string; field?: string } = {}): z.output<S> {
+export function parseRequest<S extends z.ZodType>(schema: S, input: unknown, options: ParseOptions = {}): z.output<S> {
   if (isObjectSchema(schema) && (input === null || typeof input !== 'object' || Array.isArray(input))) {
     throw badRequest(`${options.what ?? 'request body'} must be a JSON object`);
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const fields = fieldsOf(result.error, options.field);
+  const fields = fieldsOf(result.error, options.field, options.nested);
   throw badRequest(`invalid or missing parameters: ${fields.join(', ')}`, fields);
+}
+
+export interface ParseOptions {
+  /** what the input is, in the reason of a 400 for a non-object */
+  what?: string;
+  /** the name of the whole input, when the input is a bare value */
+  field?: string;
+  /** object fields whose own keys are named in a 400 (`policy.lan_sync`), not the field alone */
+  nested?: readonly string[];
 }
 
 /**
  * The field names an error is about, in the order zod found them, each once. A problem with the
- * whole input (a body that is a bare value, like the new password) is named `field`.
+ * whole input (a body that is a bare value, like the new password) is named `field`; one inside a
+ * `nested` object field is named `<field>.<key>`.
  */
-export function fieldsOf(error: z.ZodError, field = 'body'): string[] {
+export function fieldsOf(error: z.ZodError, field = 'body', nested: readonly string[] = []): string[] {
   const fields: string[] = [];
   for (const issue of error.issues) {
-    const names = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.length ? String(issue.path[0]) : field];
+    const top = issue.path.length ? String(issue.path[0]) : field;
+    const within = nested.includes(top) && (issue.path.length > 1 || issue.code === 'unrecognized_keys');
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [within ? String(issue.path[1]) : top];
+    const names = within ? keys.map((key) => `${top}.${key}`) : keys;
     for (const name of names) if (!fields.includes(name)) fields.push(name);
   }
   return fields;

@@ -57,6 +57,15 @@ describe('lenient request parsing (CLIENT-FACTS)', () => {
   it('a bare-value body names the field it stands for', () => {
     assert.deepEqual(fieldsOf(() => parseRequest(z.string().min(8), 'short', { field: 'password' })), ['password']);
   });
+
+  it('names the keys of a nested field (`policy.lan_sync`), and the field itself when it is not an object', () => {
+    const schema = z.object({ name: text(10), policy: z.strictObject({ lan_sync: formBool().optional(), kbps: formInt({ min: 8 }).optional() }) });
+    const nested = ['policy'];
+    assert.deepEqual(fieldsOf(() => parseRequest(schema, { name: '', policy: { lan_sync: 'maybe', kbps: 1, bogus: 1 } }, { nested })).sort(), ['name', 'policy.bogus', 'policy.kbps', 'policy.lan_sync']);
+    assert.deepEqual(fieldsOf(() => parseRequest(schema, { name: 'a', policy: 'all' }, { nested })), ['policy']);
+    // without the option, the field alone is named (every other route)
+    assert.deepEqual(fieldsOf(() => parseRequest(schema, { name: 'a', policy: { kbps: 1 } })), ['policy']);
+  });
 });
 
 describe('query parameters', () => {

@@ -61,6 +61,14 @@ export interface Subscription {
 
 export interface EventStore {
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * A view of this store whose appends need not wait for the disk: each is committed and visible
+   * at once, in order, and becomes durable no later than the next durable append to this store.
+   * For the steps of a multi-step write that ends with a durable append before its reply: a
+   * power loss before that append loses a suffix of the steps, which is a crash at an earlier
+   * step, and recovery settles it. Absent on stores whose every append is durable.
+   */
+  deferringDurability?(): EventStore;
   /** Events of one stream; an empty list when the stream does not exist. */
   readStream(stream: string, options?: ReadOptions): Promise<RecordedEvent[]>;
   subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
@@ -81,3 +89,7 @@ export class WrongExpectedRevisionError extends Error {
     this.name = 'WrongExpectedRevisionError';
   }
 }
+
+/** `store.deferringDurability()` where the store offers it, else the store itself (always durable). */
+export const deferDurability = (store: EventStore): EventStore => store.deferringDurability?.() ?? store;
+

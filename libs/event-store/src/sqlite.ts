@@ -99,10 +99,16 @@ export class SqliteEventStore implements EventStore {
     this.options.onAppended = listener;
   }
 
+  /** Statements are compiled once: preparing one costs more than running it. */
+  private readonly statements = new Map<string, Database.Statement>();
+  private statement(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) this.statements.set(sql, (stmt = this.db.prepare(sql)));
+    return stmt;
+  }
+
   private readonly appendTx = (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const current = (
-      this.db.prepare('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }
-    ).r;
+    const current = (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
     const actual = current ?? 'no_stream';
     const ok =
       expected === 'any' ||
@@ -110,9 +116,7 @@ export class SqliteEventStore implements EventStore {
       (expected === 'stream_exists' && current !== null) ||
       (typeof expected === 'number' && current === expected);
     if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
-    const insert = this.db.prepare(
-      'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    const insert = this.statement('INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
     let revision = current ?? -1;
     let position = 0;
     const now = Date.now();
@@ -123,35 +127,65 @@ export class SqliteEventStore implements EventStore {
     }
     return { revision, position };
   };
+  private appendTransaction: Database.Transaction<SqliteEventStore['appendTx']> | null = null;
+  private appendImmediate(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+    this.appendTransaction ??= this.db.transaction(this.appendTx);
+    return this.appendTransaction.immediate(stream, events, expected);
+  }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.appendSynced(stream, events, expected, true);
+  }
+
+  /**
+   * With `durable` false the commit skips the fsync (synchronous=NORMAL for that one transaction).
+   * The write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the
+   * next fsynced commit, of this process or another sharing the file, makes this one durable too.
+   */
+  private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    // Committed (and, with synchronous=FULL, fsynced) before the caller hears of it, and visible
-    // to every read made after this call: command handlers rely on both.
-    const result = this.db.transaction(this.appendTx).immediate(stream, events, expected);
+    const relax = !durable && this.options.synchronous !== 'normal';
+    if (relax) this.db.pragma('synchronous = NORMAL');
+    let result: AppendResult;
+    try {
+      // Committed (and, with synchronous=FULL, fsynced) before the caller hears of it, and visible
+      // to every read made after this call: command handlers rely on both.
+      result = this.appendImmediate(stream, events, expected);
+    } finally {
+      if (relax) this.db.pragma('synchronous = FULL');
+    }
     this.notifyAppended();
     this.options.onAppended?.(result.position);
     return result;
+  }
+
+  deferringDurability(): EventStore {
+    const store = this;
+    return {
+      append: (stream, events, expected) => store.appendSynced(stream, events, expected, false),
+      readStream: (stream, options) => store.readStream(stream, options),
+      subscribeToAll: (options, handlers) => store.subscribeToAll(options, handlers),
+      headPosition: () => store.headPosition(),
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`,
-      )
+    const rows = this.statement(`SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`)
       .all({ stream, from, limit: options.maxCount ?? -1 }) as Row[];
     return rows.map(toRecorded);
   }
 
   async headPosition(): Promise<number> {
-    return (this.db.prepare('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
+    return (this.statement('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.statement('SELECT 1').get();
   }
 
   subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {

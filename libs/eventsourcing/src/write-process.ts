@@ -15,7 +15,7 @@
  */
 import { type Event, serviceUnavailable } from '@burrow/contracts';
 import type { Collection, DocumentStore } from '@burrow/documents';
-import { type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
+import { deferDurability, type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
 import { randomUUID } from 'node:crypto';
 import { appendEvents } from './append.js';
 import type { Projection } from './projection-runner.js';
@@ -40,6 +40,14 @@ export interface ProcessDefinition<D extends object> {
   complete(data: D, processId: string): Promise<void>;
   /** Undoes every step that may have run before the commit point; idempotent. */
   compensate(data: D, processId: string): Promise<void>;
+  /**
+   * The process's start and the appends its steps make through `RunningProcess.store` skip the
+   * fsync; its end record (`ProcessCompleted` or `ProcessCompensated`), appended durably before
+   * the request replies, makes them durable too. A power loss before the end loses a suffix of
+   * the steps: a crash at an earlier step, which recovery settles like any other. For writes made
+   * in bulk (user creates), where an fsync per step would be most of the cost.
+   */
+  deferDurability?: boolean;
 }
 
 /** Test hook: called at every step boundary (`CreateUser:reserve-email:before`). */
@@ -66,8 +74,9 @@ export class ProcessLog {
 
   async begin<D extends object>(definition: ProcessDefinition<D>, data: D, id: string = randomUUID()): Promise<RunningProcess<D>> {
     const started: ProcessStarted = { type: 'ProcessStarted', data: { kind: definition.kind, data, startedAt: this.now() } };
-    await appendEvents(this.store, processStream(this.service, id), [started], 'no_stream', { processId: id });
-    return new RunningProcess(this, definition, data, id);
+    const store = definition.deferDurability ? deferDurability(this.store) : this.store;
+    await appendEvents(store, processStream(this.service, id), [started], 'no_stream', { processId: id });
+    return new RunningProcess(this, definition, data, id, store);
   }
 
   async fault(point: string): Promise<void> {
@@ -112,6 +121,8 @@ export class RunningProcess<D extends object> {
     readonly definition: ProcessDefinition<D>,
     readonly data: D,
     readonly id: string,
+    /** what the steps append through: the log's store, or its deferred view (`deferDurability`) */
+    readonly store: EventStore,
   ) {}
 
   /** Records what a step learned (an allocated id) before anything depends on it. */

@@ -46,6 +46,12 @@ export interface BurrowConfig {
   faultKillAt?: string;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
   sqliteSynchronous: 'full' | 'normal';
+  /** where mail goes: an SMTP server, else `.eml` files under the data directory */
+  smtpUrl?: string;
+  /** the sender of Burrow's mail (`SMTP_FROM`: `address` or `Name <address>`) */
+  mailFrom: { name?: string; address: string };
+  /** how long a set-password link (activation email) stays usable, in seconds */
+  setPasswordLinkTtlSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -56,7 +62,19 @@ const URL_SCHEMES: Record<string, string[]> = {
   EVENTSTORE_URL: ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:'],
   MONGODB_URL: ['mongodb:', 'mongodb+srv:'],
   MINIO_URL: ['http:', 'https:'],
+  SMTP_URL: ['smtp:', 'smtps:'],
 };
+
+const MAIL_ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
+
+/** `address` or `Display Name <address>` (quotes around the name optional). */
+function parseMailFrom(value: string): { name?: string; address: string } | null {
+  const named = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/.exec(value);
+  const address = (named ? named[2] : value).trim();
+  if (!MAIL_ADDRESS.test(address)) return null;
+  const name = named?.[1].trim();
+  return name ? { name, address } : { address };
+}
 
 export function readConfig(env: Env = process.env): BurrowConfig {
   const problems: string[] = [];
@@ -108,6 +126,20 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`BURROW_SQLITE_SYNCHRONOUS must be full or normal (got "${get('BURROW_SQLITE_SYNCHRONOUS')}")`);
   }
 
+  const publicUrl = url('BURROW_PUBLIC_URL');
+  const smtpFrom = get('SMTP_FROM');
+  let mailFrom = smtpFrom === undefined ? null : parseMailFrom(smtpFrom);
+  if (smtpFrom !== undefined && !mailFrom) problems.push(`SMTP_FROM must be an email address or "Name <address>" (got "${smtpFrom}")`);
+  if (!mailFrom) {
+    let host = 'localhost';
+    try {
+      if (publicUrl) host = new URL(publicUrl).hostname;
+    } catch {
+      // reported above
+    }
+    mailFrom = { name: 'Burrow', address: `noreply@${host}` };
+  }
+
   const minioUrl = url('MINIO_URL');
   let minio: BurrowConfig['minio'];
   if (minioUrl) {
@@ -124,7 +156,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     partnerUsername,
     partnerPassword,
     secret,
-    publicUrl: url('BURROW_PUBLIC_URL'),
+    publicUrl,
     natsUrl: url('NATS_URL'),
     eventstoreUrl: url('EVENTSTORE_URL'),
     mongodbUrl: url('MONGODB_URL'),
@@ -141,6 +173,9 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
+    smtpUrl: url('SMTP_URL'),
+    mailFrom,
+    setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

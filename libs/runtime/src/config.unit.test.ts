@@ -59,4 +59,26 @@ describe('readConfig', () => {
   it('requires partner username and password together', () => {
     assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
   });
+
+  it('mail: SMTP_URL (smtp/smtps), SMTP_FROM as an address or "Name <address>", the link lifetime', () => {
+    const d = readConfig({});
+    assert.equal(d.smtpUrl, undefined, 'no SMTP_URL: mail is written to files');
+    assert.deepEqual(d.mailFrom, { name: 'Burrow', address: 'noreply@localhost' });
+    assert.deepEqual(readConfig({ BURROW_PUBLIC_URL: 'https://backup.example.com/' }).mailFrom, { name: 'Burrow', address: 'noreply@backup.example.com' });
+    assert.equal(d.setPasswordLinkTtlSeconds, 259_200);
+    const c = readConfig({ SMTP_URL: 'smtps://u:p@mail.example:465', SMTP_FROM: '"Acme Backup" <backup@acme.example>', BURROW_SET_PASSWORD_LINK_TTL_SECONDS: '3600' });
+    assert.equal(c.smtpUrl, 'smtps://u:p@mail.example:465');
+    assert.deepEqual(c.mailFrom, { name: 'Acme Backup', address: 'backup@acme.example' });
+    assert.equal(c.setPasswordLinkTtlSeconds, 3600);
+    assert.deepEqual(readConfig({ SMTP_FROM: 'backup@acme.example' }).mailFrom, { address: 'backup@acme.example' });
+    assert.throws(
+      () => readConfig({ SMTP_URL: 'http://mail.example', SMTP_FROM: 'not an address', BURROW_SET_PASSWORD_LINK_TTL_SECONDS: '10' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        const text = error.problems.join('\n');
+        for (const name of ['SMTP_URL', 'SMTP_FROM', 'BURROW_SET_PASSWORD_LINK_TTL_SECONDS']) assert.match(text, new RegExp(name));
+        return true;
+      },
+    );
+  });
 });

@@ -2,13 +2,15 @@
  * The composition of adapters chosen by configuration: the only place that knows which mode we run
  * in. NATS_URL -> NATS transport and the NATS JetStream key-value store, else the in-process bus
  * and an in-memory key-value store; EVENTSTORE_URL -> EventStoreDB, else the SQLite file;
- * MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the blob folder.
+ * MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the blob folder;
+ * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder.
  */
 import { EVENTS_APPENDED_SUBJECT } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, SqliteEventStore } from '@burrow/event-store';
 import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore } from '@burrow/kv';
+import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
 import {
   BusStatus,
   InProcessBus,
@@ -39,6 +41,7 @@ export class Infrastructure {
   private eventStorePromise: Promise<EventStore> | null = null;
   private blobStorePromise: Promise<BlobStore> | null = null;
   private keyValuePromise: Promise<KeyValueStore> | null = null;
+  private mailerInstance: Mailer | null = null;
   private readonly documentStores = new Map<string, Promise<DocumentStore>>();
   private natsPromise: Promise<NatsConnection> | null = null;
   private readonly closers: (() => Promise<void> | void)[] = [];
@@ -161,6 +164,20 @@ export class Infrastructure {
       return nc.drain();
     });
     return new NatsKeyValueStore(nc);
+  }
+
+  /**
+   * Where mail goes: the SMTP server of SMTP_URL, else one `.eml` file per message in the data
+   * directory's `mail/` folder (owner-only), each file's path logged.
+   */
+  mailer(): Mailer {
+    if (!this.mailerInstance) {
+      const { smtpUrl, mailFrom, dataDir } = this.config;
+      const mailer = smtpUrl ? new SmtpMailer({ url: smtpUrl, sender: mailFrom }) : new EmlFolderMailer(join(dataDir, 'mail'), mailFrom, this.logger('mailer'));
+      this.closers.push(() => mailer.close());
+      this.mailerInstance = mailer;
+    }
+    return this.mailerInstance;
   }
 
   /** The transport strategy a service listens on, in the queue group named after it. */

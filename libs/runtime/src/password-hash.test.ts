@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { hashPassword, verifyPassword } from './password-hash.js';
+import { generateSecret, hashPassword, verifyPassword } from './password-hash.js';
 
 /** hashPassword('secret-password') as the first scheme made it (commit 5c48202), before scrypt2. */
 const OLD_SCHEME_HASH = 'scrypt$16384$8$1$IAV46w/V+Nm2SsOdqKPpQQ==$HGI8fFB/2Cwcw6+s1mRelucpKjKSQpom8M3sFjR2BFQ=';
@@ -48,5 +48,20 @@ describe('password hashing (scrypt)', () => {
 
   it('refuses to hash a password holding NUL', async () => {
     await assert.rejects(hashPassword('secret\0password'), /NUL/);
+  });
+
+  it('a generated secret (128 random bits) is stored as a salted HMAC and verifies exactly', async () => {
+    const a = generateSecret();
+    const b = generateSecret();
+    assert.match(a.secret, /^[A-Za-z0-9_-]{22}$/, '16 bytes, base64url');
+    assert.notEqual(a.secret, b.secret);
+    assert.match(a.hash, /^random1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
+    assert.ok(!a.hash.includes(a.secret));
+    assert.equal(await verifyPassword(a.secret, a.hash), true);
+    assert.equal(await verifyPassword(b.secret, a.hash), false);
+    assert.equal(await verifyPassword(`${a.secret}\0`, a.hash), false);
+    assert.equal(await verifyPassword(a.secret.slice(0, -1), a.hash), false);
+    // a damaged stored value refuses rather than throws
+    assert.equal(await verifyPassword(a.secret, `${a.hash.slice(0, -8)}`), false);
   });
 });

@@ -8,6 +8,11 @@
  * two passwords share a key. Hashes of the first scheme (`scrypt$...`) still verify; since their
  * trailing-NUL ambiguity is in the stored hash itself, verification refuses any password holding
  * NUL, which no password may contain anyway (refused when set).
+ *
+ * Secrets Burrow generates itself (a user's temporary password) are not passwords a person chose:
+ * 128 random bits, which no search can cover, so a memory-hard KDF adds nothing but ~50 ms of CPU
+ * per user. They are stored as `random1$<salt b64>$<HMAC-SHA256(salt, secret) b64>`, made only by
+ * `generateSecret()`, which draws the secret itself: no caller can hand it a chosen password.
  */
 import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -33,8 +38,27 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt2$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+const GENERATED_SCHEME = 'random1';
+const GENERATED_BYTES = 16;
+
+/** A new random secret (128 bits, base64url) and its stored form; see the module comment. */
+export function generateSecret(): { secret: string; hash: string } {
+  const secret = randomBytes(GENERATED_BYTES).toString('base64url');
+  const salt = randomBytes(16);
+  const mac = createHmac('sha256', salt).update(secret, 'utf8').digest();
+  return { secret, hash: `${GENERATED_SCHEME}$${salt.toString('base64')}$${mac.toString('base64')}` };
+}
+
+function verifyGenerated(password: string, parts: string[]): boolean {
+  const salt = Buffer.from(parts[1], 'base64');
+  const expected = Buffer.from(parts[2], 'base64');
+  const actual = createHmac('sha256', salt).update(password, 'utf8').digest();
+  return expected.length === actual.length && timingSafeEqual(actual, expected);
+}
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
+  if (parts.length === 3 && parts[0] === GENERATED_SCHEME) return verifyGenerated(password, parts);
   if (parts.length !== 6 || (parts[0] !== 'scrypt' && parts[0] !== 'scrypt2')) return false;
   if (containsNul(password)) return false;
   const [n, r, p] = parts.slice(1, 4).map(Number);

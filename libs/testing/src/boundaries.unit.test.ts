@@ -73,7 +73,7 @@ const ALLOWED: Record<string, string[]> = {
 const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents', '@burrow/kv', '@burrow/runtime', '@burrow/eventsourcing'];
 
 /** The port libs: each holds a port and its adapters, and may import only contracts. */
-const ADAPTER_LIBS = ['event-store', 'documents', 'blobs', 'kv', 'transport'];
+const ADAPTER_LIBS = ['event-store', 'documents', 'blobs', 'kv', 'transport', 'mailer'];
 
 describe('module boundaries (Nx tags)', () => {
   const violations: string[] = [];

@@ -10,17 +10,20 @@ export interface GroupState {
   plan_id: number;
   webapi_enable: boolean;
   check_domain: boolean;
+  device_policy: number | null;
 }
 
 export type CreateGroup = Command<'CreateGroup', { data: GroupCreated['data'] }>;
 export type RenameGroup = Command<'RenameGroup', { name: string }>;
 export type ChangeGroupPlan = Command<'ChangeGroupPlan', { plan_id: number }>;
 export type SetGroupPolicy = Command<'SetGroupPolicy', { webapi_enable?: boolean; check_domain?: boolean }>;
+/** The device policy of the group's members; the handler checks that it exists for the partner. */
+export type SetGroupDevicePolicy = Command<'SetGroupDevicePolicy', { device_policy: number | null }>;
 export type DeleteGroup = Command<'DeleteGroup', { move_to: number | null }>;
-export type GroupCommand = CreateGroup | RenameGroup | ChangeGroupPlan | SetGroupPolicy | DeleteGroup;
+export type GroupCommand = CreateGroup | RenameGroup | ChangeGroupPlan | SetGroupPolicy | SetGroupDevicePolicy | DeleteGroup;
 
 export const groupDecider: Decider<GroupState, GroupCommand, GroupEvent> = {
-  initialState: { exists: false, deleted: false, abandoned: false, partnerId: '', name: '', plan_id: 0, webapi_enable: true, check_domain: false },
+  initialState: { exists: false, deleted: false, abandoned: false, partnerId: '', name: '', plan_id: 0, webapi_enable: true, check_domain: false, device_policy: null },
   decide(command, state) {
     if (command.type === 'CreateGroup') {
       if (state.abandoned) throw serviceUnavailable('this create was abandoned by crash recovery; retry');
@@ -40,14 +43,17 @@ export const groupDecider: Decider<GroupState, GroupCommand, GroupEvent> = {
         if (webapi === state.webapi_enable && check === state.check_domain) return [];
         return [{ type: 'GroupPolicyChanged', data: { webapi_enable: webapi, check_domain: check } }];
       }
+      case 'SetGroupDevicePolicy':
+        return command.device_policy === state.device_policy ? [] : [{ type: 'GroupDevicePolicyChanged', data: { device_policy: command.device_policy } }];
     }
   },
   evolve(state, event) {
     switch (event.type) {
-      case 'GroupCreated': return { ...state, exists: true, ...event.data };
+      case 'GroupCreated': return { ...state, exists: true, ...event.data, device_policy: event.data.device_policy ?? null };
       case 'GroupRenamed': return { ...state, name: event.data.name };
       case 'GroupPlanChanged': return { ...state, plan_id: event.data.plan_id };
       case 'GroupPolicyChanged': return { ...state, ...event.data };
+      case 'GroupDevicePolicyChanged': return { ...state, device_policy: event.data.device_policy };
       case 'GroupDeleted': return { ...state, deleted: true };
       case 'GroupCreationAbandoned': return { ...state, abandoned: true };
       default: return state;

@@ -30,4 +30,14 @@ describe('group decider', () => {
     const claimed = given({ type: 'GroupCreationAbandoned', data: { at: 1 } });
     assert.throws(() => groupDecider.decide({ type: 'CreateGroup', data: created.data }, claimed), (e: { status?: number }) => e.status === 503);
   });
+
+  it('sets the device policy only when it changes; groups created before policies have none', () => {
+    assert.equal(given(created).device_policy, null);
+    assert.deepEqual(groupDecider.decide({ type: 'SetGroupDevicePolicy', device_policy: 4 }, given(created)), [
+      { type: 'GroupDevicePolicyChanged', data: { device_policy: 4 } },
+    ]);
+    const withPolicy = given({ ...created, data: { ...created.data, device_policy: 4 } } as GroupEvent);
+    assert.deepEqual(groupDecider.decide({ type: 'SetGroupDevicePolicy', device_policy: 4 }, withPolicy), []);
+    assert.equal(groupDecider.decide({ type: 'SetGroupDevicePolicy', device_policy: null }, withPolicy).length, 1);
+  });
 });

@@ -18,6 +18,7 @@ import {
 import { appendEvents, handleCommand, loadAggregate, nextId, reserveName, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { requireDevicePolicy } from '../device-policies/device-policies.projection.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { planMap, requirePlan } from '../plans/plans.projection.js';
 import { allocatedBytes, allocationOf } from '../quota/allocation.js';
@@ -58,6 +59,7 @@ export class GroupsHandlers {
   async create(@Payload() req: CreateGroupRequest): Promise<Group> {
     await requirePartner(this.ctx.docs, req.partnerId);
     await requirePlan(this.ctx.docs, req.plan_id);
+    if (req.device_policy != null) await requireDevicePolicy(this.ctx.docs, req.partnerId, req.device_policy);
     const process = await this.ctx.processes.begin(createGroupProcess(this.ctx), { partnerId: req.partnerId, name: req.name });
     let position: number | null;
     let groupId: number;
@@ -65,7 +67,10 @@ export class GroupsHandlers {
       await process.step('reserve-name', () => reserveName(this.ctx.store, groupNameReservation(req.partnerId, req.name), process.id, 'name'));
       groupId = await process.step('allocate-id', () => nextId(this.ctx.store, Streams.counter('group_id')));
       await process.note({ groupId });
-      const data = { groupId, partnerId: req.partnerId, name: req.name, plan_id: req.plan_id, webapi_enable: req.webapi_enable ?? true, check_domain: req.check_domain ?? false };
+      const data = {
+        groupId, partnerId: req.partnerId, name: req.name, plan_id: req.plan_id, webapi_enable: req.webapi_enable ?? true, check_domain: req.check_domain ?? false,
+        device_policy: req.device_policy ?? null,
+      };
       position = await process.step('commit', async () =>
         (await handleCommand(this.ctx.store, Streams.group(groupId), groupDecider, { type: 'CreateGroup', data }, { metadata: { processId: process.id } })).position,
       );
@@ -81,6 +86,7 @@ export class GroupsHandlers {
   async update(@Payload() { partnerId, group_id, changes }: UpdateGroupRequest): Promise<Group> {
     const partner = await requirePartner(this.ctx.docs, partnerId);
     const group = await this.requireGroup(partnerId, group_id);
+    if (changes.device_policy != null) await requireDevicePolicy(this.ctx.docs, partnerId, changes.device_policy);
 
     const planChange = changes.plan_id !== undefined && changes.plan_id !== group.plan_id;
     if (planChange) {
@@ -106,6 +112,7 @@ export class GroupsHandlers {
     if (changes.webapi_enable !== undefined || changes.check_domain !== undefined) {
       commands.push({ type: 'SetGroupPolicy', webapi_enable: changes.webapi_enable, check_domain: changes.check_domain });
     }
+    if (changes.device_policy !== undefined) commands.push({ type: 'SetGroupDevicePolicy', device_policy: changes.device_policy });
 
     let position: number | null;
     // A plan named in the request is a possible plan change even when the read model says otherwise

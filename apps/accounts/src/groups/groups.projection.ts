@@ -18,6 +18,8 @@ export const groupsProjection = (docs: DocumentStore): Projection => ({
   prefixes: [StreamPrefixes.group],
   async init() {
     await groupsCollection(docs).ensureIndex({ partnerId: 1 });
+    // a device policy cannot be deleted while a group uses it
+    await groupsCollection(docs).ensureIndex({ partnerId: 1, device_policy: 1 });
   },
   async apply(event) {
     const groups = groupsCollection(docs);
@@ -27,7 +29,7 @@ export const groupsProjection = (docs: DocumentStore): Projection => ({
       const c = d as unknown as GroupCreated['data'];
       await groups.upsert({
         _id: id, partnerId: c.partnerId, group_id: c.groupId, name: c.name, plan_id: c.plan_id,
-        webapi_enable: c.webapi_enable, check_domain: c.check_domain, device_policy: null,
+        webapi_enable: c.webapi_enable, check_domain: c.check_domain, device_policy: c.device_policy ?? null,
       });
       return;
     }
@@ -40,6 +42,7 @@ export const groupsProjection = (docs: DocumentStore): Projection => ({
         group.webapi_enable = d.webapi_enable as boolean;
         group.check_domain = d.check_domain as boolean;
         break;
+      case 'GroupDevicePolicyChanged': group.device_policy = d.device_policy as number | null; break;
       case 'GroupDeleted': await groups.delete(id); return;
       default: return;
     }

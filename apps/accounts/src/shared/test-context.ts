@@ -30,6 +30,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accountsProcesses, accountsProjections } from '../accounts.service.js';
+import { DevicePoliciesHandlers } from '../device-policies/device-policies.handlers.js';
+import { PartnerBackupsHandlers } from '../partner-backups/partner-backups.handlers.js';
 import { groupNameReservation } from '../groups/group-processes.js';
 import { GroupsHandlers } from '../groups/groups.handlers.js';
 import { partnerNameReservation } from '../partners/create-partner.process.js';
@@ -86,6 +88,8 @@ export interface TestAccounts {
   partners: PartnersHandlers;
   plans: PlansHandlers;
   reports: ReportsHandlers;
+  devicePolicies: DevicePoliciesHandlers;
+  partnerBackups: PartnerBackupsHandlers;
   /** recovery of every accounts process, as the service runs it, with this grace */
   recovery(graceSeconds?: number): ProcessRecovery;
   /** a partner with a unique username (unlimited bytes unless given) */
@@ -130,6 +134,8 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
     groups: new GroupsHandlers(ctx),
     plans: new PlansHandlers(ctx),
     reports: new ReportsHandlers(ctx),
+    devicePolicies: new DevicePoliciesHandlers(ctx),
+    partnerBackups: new PartnerBackupsHandlers(ctx),
     recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, accountsProcesses(ctx), graceSeconds),
     async createPartner(input = {}) {
       partnerCount += 1;

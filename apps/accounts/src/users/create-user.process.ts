@@ -25,6 +25,8 @@ export const emailReservation = (email: string) => Streams.reservation('email', 
 
 export const createUserProcess = (ctx: AccountsContext): ProcessDefinition<CreateUserProcess> => ({
   kind: 'CreateUser',
+  // bulk imports create users one after another: one fsync per create, not one per step
+  deferDurability: true,
   settle(data) {
     const marker: UserCreationAbandoned = { type: 'UserCreationAbandoned', data: { at: ctx.clock.now() } };
     return claimNewStream(ctx.store, Streams.user(data.userId), marker, 'UserCreated');

@@ -8,6 +8,7 @@ import {
   type ListUsersRequest,
   MAX_PAGE,
   notFound,
+  RECENTLY_STOPPED_UPLOADING,
   type ShareRef,
   Streams,
   Subjects,
@@ -20,10 +21,10 @@ import {
 } from '@burrow/contracts';
 import type { Filter } from '@burrow/documents';
 import { handleCommand, nextId, reserveName } from '@burrow/eventsourcing';
-import { hashPassword } from '@burrow/runtime';
+import { generateSecret, hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { findGroup } from '../groups/groups.projection.js';
 import { adoptGroupPlan } from '../groups/member-plan.js';
 import { requirePartner } from '../partners/partners.projection.js';
@@ -38,7 +39,6 @@ import { userDecider } from './user.js';
 import { toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const tempPassword = () => randomBytes(12).toString('base64url');
 const MONGO_OPERATORS = { '=': '$eq', '>': '$gt', '>=': '$gte', '<': '$lt', '<=': '$lte' } as const;
 
 @Controller()
@@ -77,31 +77,36 @@ export class UsersHandlers {
     if (planId === undefined) throw conflict('no plans exist', ['plan_id']);
     const plan = await requirePlan(this.ctx.docs, planId);
     const bonus = req.bonus_bytes ?? 0;
-    const secret = req.password ?? tempPassword();
+    // A chosen password gets scrypt; without one the user gets a generated temporary password,
+    // 128 random bits that need no slow hash (password-hash.ts; docs/decisions.md, "Bulk creates").
+    const temporary = req.password === undefined ? generateSecret() : null;
+    const passwordHash = temporary ? temporary.hash : await hashPassword(req.password!);
 
     const userId = randomUUID();
     const process = await this.ctx.processes.begin(createUserProcess(this.ctx), {
       userId, partnerId: partner._id, username, email, ledgerFrom: await allocationRevision(this.ctx.store, partner._id),
       adoptPlanOf: groupId !== null && req.plan_id === undefined ? groupId : null,
     });
+    // the steps skip the fsync; the process's durable end covers them (createUserProcess)
+    const store = process.store;
     let position: number | null;
     try {
-      await process.step('reserve-username', () => reserveName(this.ctx.store, usernameReservation(username), userId, 'username'));
-      await process.step('reserve-email', () => reserveName(this.ctx.store, emailReservation(email), userId, 'email'));
+      await process.step('reserve-username', () => reserveName(store, usernameReservation(username), userId, 'username'));
+      await process.step('reserve-email', () => reserveName(store, emailReservation(email), userId, 'email'));
       await process.step('allocate', () =>
-        ensureAllocation(this.ctx.store, {
+        ensureAllocation(store, {
           partnerId: partner._id, delta: allocationOf(plan, bonus), ref: process.id, reason: `create ${userId}`,
           after: process.data.ledgerFrom, limit: partner.bytes_available, refusal: 'payment required',
         }),
       );
       const data = {
         userId, partnerId: partner._id, username, name: req.name, email, plan_id: plan.plan_id, group_id: groupId,
-        bonus_bytes: bonus, avatar_id: await nextId(this.ctx.store, Streams.counter('avatar_id')), share_id: username,
-        creation_time: this.ctx.clock.now(), passwordHash: await hashPassword(secret),
+        bonus_bytes: bonus, avatar_id: await nextId(store, Streams.counter('avatar_id')), share_id: username,
+        creation_time: this.ctx.clock.now(), passwordHash,
       };
       position = (await process.step('commit', () =>
         handleCommand(
-          this.ctx.store, Streams.user(userId), userDecider,
+          store, Streams.user(userId), userDecider,
           { type: 'CreateUser', data, enabled: req.enabled ?? true, purgehold_active: req.purgehold_active ?? false },
           { metadata: { processId: process.id } },
         ),
@@ -114,7 +119,7 @@ export class UsersHandlers {
     await this.ctx.runner.waitFor(position);
     await this.ctx.runner.catchUp();
     const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
-    if (req.password === undefined) reply.temp_password = secret;
+    if (temporary) reply.temp_password = temporary.secret;
     return reply;
   }
 
@@ -126,7 +131,14 @@ export class UsersHandlers {
       const pattern = escapeRegex(req.search);
       filter.$or = [{ name: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }];
     }
-    if (req.search_by) filter[req.search_by.field] = { [MONGO_OPERATORS[req.search_by.op]]: req.search_by.value };
+    const by = req.search_by;
+    if (by?.field === RECENTLY_STOPPED_UPLOADING) {
+      // within the last `within` seconds, not within the last `notWithin` (null never matches)
+      const now = this.ctx.clock.now();
+      filter.last_backup = { $gte: now - by.within, $lt: now - by.notWithin };
+    } else if (by) {
+      filter[by.field] = { [MONGO_OPERATORS[by.op]]: by.value };
+    }
     return filter;
   }
 
@@ -220,7 +232,7 @@ export class UsersHandlers {
     const doc = await this.findUser(partnerId, user);
     const devices = await devicesCollection(this.ctx.docs).find({ userId: doc._id }, { sort: { creation_time: 1, name: 1 }, limit: MAX_PAGE });
     return devices.map((d) => ({
-      name: d.name, creation_time: d.creation_time, last_backup_complete: d.last_backup_complete, lastlogin: d.lastlogin,
+      name: d.name, creation_time: d.creation_time, last_backup_complete: d.last_backup_complete, lastlogin: d.lastlogin, last_login: d.lastlogin,
       lastcommit: d.lastcommit, client_revision: d.client_revision, sysplatform: d.sysplatform,
     }));
   }

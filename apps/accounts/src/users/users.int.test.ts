@@ -4,10 +4,11 @@
  * and never passes the partner's limit, a refused write leaves nothing behind, and a partner sees
  * only its own users.
  */
-import type { UserRecord } from '@burrow/contracts';
+import { Streams, type UserRecord } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
+import { UserLoginHandlers } from './user-login.handlers.js';
 import { usersCollection } from './users.projection.js';
 
 describe('users', () => {
@@ -23,6 +24,25 @@ describe('users', () => {
   const usersOf = async (partnerId: string) => usersCollection(t.docs).count({ partnerId });
 
   describe('create', () => {
+    it('a generated temporary password logs in and is stored as a salted HMAC; a chosen one gets scrypt', async () => {
+      const p = await t.createPartner();
+      const temp = await t.users.create({ partnerId: p.partner_id, username: 'tess', name: 'Tess', email: 'tess@example.com' });
+      await t.users.create({ partnerId: p.partner_id, username: 'chris', name: 'Chris', email: 'chris@example.com', password: 'chosen-password-1' });
+      const logins = new UserLoginHandlers(t.ctx);
+      const address = '192.0.2.7';
+      assert.equal((await logins.authenticate({ login: 'tess', password: temp.temp_password!, address })).username, 'tess');
+      await expectError(logins.authenticate({ login: 'tess', password: `${temp.temp_password}x`, address }), 401);
+      assert.equal((await logins.authenticate({ login: 'chris@example.com', password: 'chosen-password-1', address })).username, 'chris');
+      const hashOf = async (username: string) => (await t.store.readStream(Streams.user(await userIdOf(username))))[0].data.passwordHash as string;
+      assert.match(await hashOf('tess'), /^random1\$/);
+      assert.ok(!(await hashOf('tess')).includes(temp.temp_password!));
+      assert.match(await hashOf('chris'), /^scrypt2\$/, 'a chosen password keeps the memory-hard hash');
+      // a password set later replaces the temporary one, with scrypt
+      await t.users.update({ partnerId: p.partner_id, user: 'tess', changes: { password: 'tess-own-password' } });
+      await expectError(logins.authenticate({ login: 'tess', password: temp.temp_password!, address }), 401);
+      assert.equal((await logins.authenticate({ login: 'tess', password: 'tess-own-password', address })).username, 'tess');
+    });
+
     it('derives the username from the email, takes both names and allocates plan + bonus exactly', async () => {
       const p = await t.createPartner();
       const created = await t.users.create({ partnerId: p.partner_id, name: 'Jane Doe', email: 'Jane.Doe+work@example.com', bonus_bytes: 5 * GB });

@@ -1,8 +1,9 @@
 /**
  * Read model of users (one document per live user) and the user record clients see. It is the
  * only writer of `users`, so it follows the storage catalog's streams too for what a user record
- * carries from there (stored bytes, device count, last login, share rooms), keeping a device ->
- * user map of its own (`user_devices`, with each device's bytes, which leave with the device).
+ * carries from there (stored bytes, device count, last login, share rooms, last backup), keeping a
+ * device -> user map of its own (`user_devices`, with each device's bytes and last backup, which
+ * leave with the device).
  */
 import {
   type DeviceEvent,
@@ -41,6 +42,11 @@ export interface UserDoc {
   num_devices: number;
   share_rooms: UserShareRoom[];
   share_count: number;
+  /**
+   * The most recent backup on any live device (a completed backup or a committed file version),
+   * or null: what `search_by=recently_stopped_uploading` asks about (indexed with partnerId).
+   */
+  last_backup: number | null;
   [key: string]: unknown;
 }
 
@@ -48,6 +54,7 @@ interface UserDeviceDoc {
   _id: string;
   userId: string;
   bytes: number;
+  last_backup: number | null;
   [key: string]: unknown;
 }
 
@@ -64,7 +71,7 @@ async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promis
       _id: c.userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email, emailKey: c.email.toLowerCase(),
       name: c.name, plan_id: c.plan_id, group_id: c.group_id, bonus_bytes: c.bonus_bytes, enabled: true,
       purgehold_active: false, avatar_id: c.avatar_id, share_id: c.share_id, creation_time: c.creation_time,
-      last_login: null, bytes_stored: 0, num_devices: 0, share_rooms: [], share_count: 0,
+      last_login: null, bytes_stored: 0, num_devices: 0, share_rooms: [], share_count: 0, last_backup: null,
     });
     return;
   }
@@ -88,13 +95,35 @@ async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promis
   await users.upsert(user);
 }
 
-/** A device write is a device login: the user's last_login follows their most recent one. */
+const later = (a: number | null, b: number) => Math.max(a ?? b, b);
+
+/** A backup on one device: it and its user take the time if it is their latest. */
+async function recordBackup(docs: DocumentStore, device: UserDeviceDoc, at: number): Promise<void> {
+  device.last_backup = later(device.last_backup, at);
+  await userDevices(docs).upsert(device);
+  const user = await usersCollection(docs).get(device.userId);
+  if (user && user.last_backup !== later(user.last_backup, at)) {
+    user.last_backup = later(user.last_backup, at);
+    await usersCollection(docs).upsert(user);
+  }
+}
+
+/** A user's latest backup over the devices they still have (after one left). */
+async function latestBackupOf(docs: DocumentStore, userId: string): Promise<number | null> {
+  const [latest] = await userDevices(docs).find({ userId, last_backup: { $ne: null } }, { sort: { last_backup: -1 }, limit: 1 });
+  return latest?.last_backup ?? null;
+}
+
+/**
+ * A device write is a device login: the user's last_login follows their most recent one. A
+ * completed backup is a backup (so is a committed file, in applyFileEvent).
+ */
 async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as DeviceEvent;
   const deviceId = event.stream.slice(StreamPrefixes.device.length);
   const users = usersCollection(docs);
   if (e.type === 'DeviceRegistered') {
-    await userDevices(docs).upsert({ _id: deviceId, userId: e.data.userId, bytes: 0 });
+    await userDevices(docs).upsert({ _id: deviceId, userId: e.data.userId, bytes: 0, last_backup: null });
     const user = await users.get(e.data.userId);
     if (user) {
       user.num_devices += 1;
@@ -110,10 +139,14 @@ async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Prom
   if (e.type === 'DeviceLoggedIn') {
     user.last_login = Math.max(user.last_login ?? 0, e.data.at);
     await users.upsert(user);
+  } else if (e.type === 'BackupCompleted') {
+    await recordBackup(docs, device, e.data.at);
   } else if (e.type === 'DeviceRemoved') {
     await userDevices(docs).delete(deviceId);
     user.num_devices -= 1;
     user.bytes_stored -= device.bytes;
+    // the device's backups leave with it
+    user.last_backup = await latestBackupOf(docs, user._id);
     await users.upsert(user);
   }
 }
@@ -132,6 +165,7 @@ async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promis
     user.bytes_stored += bytes;
     await usersCollection(docs).upsert(user);
   }
+  if (e.type === 'FileVersionCommitted') await recordBackup(docs, device, e.data.at);
 }
 
 /** A user's `share_rooms` list (every list item carries it), kept in step with the share stream. */
@@ -184,10 +218,13 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     await users.ensureIndex({ partnerId: 1, usernameKey: 1 });
     await users.ensureIndex({ partnerId: 1, group_id: 1 });
     await users.ensureIndex({ partnerId: 1 });
+    // search_by=recently_stopped_uploading: a range on the latest backup within one partner
+    await users.ensureIndex({ partnerId: 1, last_backup: 1 });
     // names are unique across partners: the operator's reservation status looks them up so
     await users.ensureIndex({ usernameKey: 1 });
     await users.ensureIndex({ emailKey: 1 });
     await userDevices(docs).ensureIndex({ userId: 1 });
+    await userDevices(docs).ensureIndex({ userId: 1, last_backup: -1 });
   },
   async apply(event) {
     if (event.stream.startsWith(StreamPrefixes.user)) await applyUserEvent(docs, event);

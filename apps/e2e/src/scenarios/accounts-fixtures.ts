@@ -111,7 +111,7 @@ export interface GroupBody {
   plan_id: number;
   webapi_enable: boolean;
   check_domain: boolean;
-  device_policy: null;
+  device_policy: number | null;
 }
 
 export async function createGroup(api: PartnerApi, body: Record<string, unknown>): Promise<GroupBody> {

@@ -1,7 +1,10 @@
 /** The list of scenario modules; both deployment modes run all of them. */
+import { applianceBillingScenarios } from './appliance-billing.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
+import { devicePoliciesScenarios } from './device-policies.scenarios.js';
+import { downloadFaultsScenarios } from './download-faults.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
 import { hostileInputScenarios } from './hostile-input.scenarios.js';
@@ -9,6 +12,7 @@ import { isolationScenarios } from './isolation.scenarios.js';
 import { operationsScenarios } from './operations.scenarios.js';
 import { paginationScenarios } from './pagination.scenarios.js';
 import { partnerScenarios } from './partner.scenarios.js';
+import { partnerBackupScenarios } from './partner-backup.scenarios.js';
 import { purgeScenarios } from './purge.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
@@ -18,9 +22,12 @@ import { usersScenarios } from './users.scenarios.js';
 export function registerAllScenarios(mode: string, factory: TargetFactory | null, skipReason: string | undefined) {
   withTarget(`${mode}: foundation`, factory, skipReason, foundationScenarios);
   withTarget(`${mode}: billing`, factory, skipReason, billingScenarios);
+  withTarget(`${mode}: appliance billing API`, factory, skipReason, applianceBillingScenarios);
   withTarget(`${mode}: groups`, factory, skipReason, groupsScenarios);
+  withTarget(`${mode}: device policies`, factory, skipReason, devicePoliciesScenarios);
   withTarget(`${mode}: users`, factory, skipReason, usersScenarios);
   withTarget(`${mode}: partner`, factory, skipReason, partnerScenarios);
+  withTarget(`${mode}: partner backup`, factory, skipReason, partnerBackupScenarios);
   withTarget(`${mode}: reports`, factory, skipReason, reportsScenarios);
   withTarget(`${mode}: tenant isolation`, factory, skipReason, isolationScenarios);
   withTarget(`${mode}: hostile input`, factory, skipReason, hostileInputScenarios);
@@ -29,6 +36,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: storage usage and purging`, factory, skipReason, purgeScenarios);
   withTarget(`${mode}: storage interface (B)`, factory, skipReason, browseScenarios);
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
+  withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

@@ -13,7 +13,7 @@ import supertest from 'supertest';
 import { partnerApi } from '../harness/client.js';
 import { bytes, hasUnzip, unzipAll } from '../harness/http-bytes.js';
 import { b32, storageApi } from '../harness/storage-client.js';
-import { createGroup, createUser, knownPlans, unique } from './accounts-fixtures.js';
+import { createGroup, createUser, eventually, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 import { createShareRoom, userWithShareRoom } from './share-fixtures.js';
 
@@ -391,5 +391,27 @@ export function browseScenarios({ target }: ScenarioContext) {
     const twin = await createShareRoom(shared.storage, { room_name: 'Twins', dirs: ['laptop/Photos/', 'laptop/Other/Photos/'] });
     const twinRoot = await anonymous.get(new URL(twin.url, first()).pathname).expect(200);
     assert.deepEqual(twinRoot.body.dirs, [['Photos', 'Photos/'], ['Photos (2)', 'Photos%20(2)/']]);
+  });
+
+  it('previews: an uploaded image gets previews listed as relative URLs (bare ?preview_<w> keys) that decode to images of that width', async () => {
+    const u = await userWithFiles();
+    const sharp = (await import('sharp')).default;
+    const image = await sharp({ create: { width: 600, height: 400, channels: 3, background: { r: 200, g: 80, b: 40 } } }).jpeg().toBuffer();
+    await u.storage.putFile('laptop', 'Pictures/red.jpg', image).expect(201);
+    const listed = await eventually(async () => {
+      const folder = await as(u.username).get(`${u.root}/laptop/Pictures/`).expect(200);
+      const file = folder.body.files.find((f: { name: string }) => f.name === 'red.jpg');
+      assert.ok(file?.preview_48 && file?.preview_228, 'previews not made yet');
+      return file;
+    }, 30_000, 200);
+    assert.equal(listed.preview_48, 'red.jpg?preview_48');
+    for (const [key, width] of [['preview_48', 48], ['preview_228', 228]] as const) {
+      const res = await bytes(as(u.username, last()).get(`${u.root}/laptop/Pictures/${listed[key]}`)).expect(200);
+      assert.match(String(res.headers['content-type']), /^image\/(jpeg|png)$/);
+      assert.equal((await sharp(res.body).metadata()).width, width);
+    }
+    const versions = await as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?format=version_info`).expect(200);
+    assert.equal(versions.body[0].preview_48, 'red.jpg?version=0&preview_48');
+    await bytes(as(u.username).get(`${u.root}/laptop/Pictures/${versions.body[0].preview_48}`)).expect(200);
   });
 }

@@ -111,8 +111,8 @@ export function reportsScenarios({ target }: ScenarioContext) {
   it('GET /users/<u>/devices lists the devices with their storage facts; 404 for an unknown user', async () => {
     const devices = (await p.get(`/users/${sharer.username}/devices`).expect(200)).body as Record<string, unknown>[];
     assert.deepEqual(devices, [
-      { name: 'laptop', creation_time: at - 10 * DAY, last_backup_complete: at - 20, lastlogin: at - 60, lastcommit: at - 30, client_revision: 100, sysplatform: 'linux' },
-      { name: 'phone', creation_time: at - 5 * DAY, last_backup_complete: null, lastlogin: at - 5 * DAY, lastcommit: null, client_revision: 200, sysplatform: 'android' },
+      { name: 'laptop', creation_time: at - 10 * DAY, last_backup_complete: at - 20, lastlogin: at - 60, last_login: at - 60, lastcommit: at - 30, client_revision: 100, sysplatform: 'linux' },
+      { name: 'phone', creation_time: at - 5 * DAY, last_backup_complete: null, lastlogin: at - 5 * DAY, last_login: at - 5 * DAY, lastcommit: null, client_revision: 200, sysplatform: 'android' },
     ]);
     assert.deepEqual((await p.get(`/users/${sharer.user.email}/devices`).expect(200)).body, devices);
     assert.deepEqual((await p.get(`/users/${quiet.username}/devices`).expect(200)).body.map((d: { name: string }) => d.name), ['q']);

@@ -81,8 +81,8 @@ export const exampleNewUser = {
 export const exampleCreated = { user: exampleNewUser, username: 'bsmith', temp_password: 'q3VZ0pLwK8sXe1Rt' } satisfies CreateUserReply;
 
 export const exampleDevices = [
-  { name: 'laptop', creation_time: T0 + 3600, last_backup_complete: T0 + 499_000, lastlogin: T0 + 500_000, lastcommit: T0 + 499_000, client_revision: 1207, sysplatform: 'darwin' },
-  { name: 'office-pc', creation_time: T0 + 7200, last_backup_complete: null, lastlogin: T0 + 100_000, lastcommit: null, client_revision: 1185, sysplatform: 'win32' },
+  { name: 'laptop', creation_time: T0 + 3600, last_backup_complete: T0 + 499_000, lastlogin: T0 + 500_000, last_login: T0 + 500_000, lastcommit: T0 + 499_000, client_revision: 1207, sysplatform: 'darwin' },
+  { name: 'office-pc', creation_time: T0 + 7200, last_backup_complete: null, lastlogin: T0 + 100_000, last_login: T0 + 100_000, lastcommit: null, client_revision: 1185, sysplatform: 'win32' },
 ] satisfies DeviceRecord[];
 
 export const exampleGroup = { group_id: 3, name: 'Engineering', plan_id: 2, webapi_enable: true, check_domain: false, device_policy: null } satisfies Group;

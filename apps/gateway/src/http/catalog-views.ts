@@ -139,12 +139,20 @@ export async function sendFileVersion(req: Request, res: Response, blobs: BlobRe
     if (!blob) throw notFound(`no ${width} px preview of ${file.name}`);
     const stat = await blobs.stat(blob);
     if (!stat) throw notFound(`no ${width} px preview of ${file.name}`);
-    const name = `${file.name.replace(/\.[^.]*$/, '')}-${width}.jpg`;
-    await sendBlob(req, res, blobs, { blob, size: stat.size, mtime: file.mtime, name }, { disposition: 'inline', type: previewType(name), maxAge: 3600 });
+    // previews are JPEG, or PNG where the image has transparency: the first bytes say which
+    const png = await startsWithPng(blobs, blob, stat.size);
+    const name = `${file.name.replace(/\.[^.]*$/, '')}-${width}.${png ? 'png' : 'jpg'}`;
+    await sendBlob(req, res, blobs, { blob, size: stat.size, mtime: file.mtime, name }, { disposition: 'inline', type: png ? 'image/png' : 'image/jpeg', maxAge: 3600 });
     return;
   }
   await sendBlob(req, res, blobs, { blob: file.blob, size: file.size, mtime: file.mtime, name: file.name }, { disposition: 'attachment' });
 }
 
-/** Previews are JPEG unless the catalog says otherwise (the name's extension). */
-const previewType = (name: string) => (name.endsWith('.png') ? 'image/png' : name.endsWith('.webp') ? 'image/webp' : 'image/jpeg');
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+async function startsWithPng(blobs: BlobReader, blob: string, size: number): Promise<boolean> {
+  if (size < PNG_SIGNATURE.length) return false;
+  const chunks: Buffer[] = [];
+  for await (const chunk of await blobs.get(blob, { start: 0, end: PNG_SIGNATURE.length - 1 })) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
+}

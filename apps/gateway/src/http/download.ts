@@ -10,7 +10,8 @@
  * after the first byte destroys the connection, so a client never mistakes a short body for a whole
  * one (its Content-Length is not met).
  */
-import type { BlobReader, ByteRange } from '@burrow/blobs';
+import { BlobNotFoundError, type BlobReader, type ByteRange } from '@burrow/blobs';
+import { DomainError } from '@burrow/contracts';
 import { create as contentDisposition } from 'content-disposition';
 import type { Request, Response } from 'express';
 import { contentType, lookup } from 'mime-types';
@@ -37,6 +38,28 @@ export interface SendOptions {
 }
 
 const etagOf = (blob: string) => `"${blob}"`;
+
+/**
+ * The catalog names a blob the store does not have (lost or deleted behind the catalog's back): a
+ * 500 whose reason says so, rather than an anonymous internal error. The key stays out of the
+ * response; the message, which the error filter logs for every 5xx, names it for the operator.
+ */
+export class MissingBlobError extends DomainError {
+  constructor(readonly blob: string) {
+    super(500, { reason: 'the stored bytes of this file are missing from the blob store' });
+    this.name = 'MissingBlobError';
+    this.message = `blob ${blob} is in the catalog but missing from the blob store`;
+  }
+}
+
+/** Opens a blob, a missing one as a MissingBlobError. */
+export async function openBlob(blobs: BlobReader, key: string, range?: ByteRange) {
+  try {
+    return await blobs.get(key, range);
+  } catch (error) {
+    throw error instanceof BlobNotFoundError ? new MissingBlobError(key) : error;
+  }
+}
 
 /** Does an If-None-Match / If-Range list name this entity tag (weak comparison for If-None-Match)? */
 function matches(header: string, etag: string, weak: boolean): boolean {
@@ -111,7 +134,7 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
   const range = plan.status === 206 ? plan.range : rep.size > 0 ? { start: 0, end: rep.size - 1 } : null;
   const length = range ? range.end - range.start + 1 : 0;
   // opened before the status line: a missing blob is still a clean error
-  const source = req.method === 'HEAD' || !range ? null : await blobs.get(rep.blob, plan.status === 206 ? range : undefined);
+  const source = req.method === 'HEAD' || !range ? null : await openBlob(blobs, rep.blob, plan.status === 206 ? range : undefined);
   res.status(plan.status).set({
     ...headers,
     'Content-Type': options.type ?? typeOf(rep.name),

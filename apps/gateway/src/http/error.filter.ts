@@ -19,6 +19,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof DomainError) {
+      // a 5xx is the system's fault (a missing blob, say): the operator must hear of it
+      if (exception.status >= 500) this.log.error({ status: exception.status, err: { message: exception.message } }, exception.body.reason);
       if (exception.status === 401 && !res.getHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Basic realm="burrow"');
       if (exception.status === 429 && exception.body.retry_after) res.setHeader('Retry-After', String(exception.body.retry_after));
       res.status(exception.status).json(exception.body);

@@ -4,6 +4,10 @@
  * link serves). The token is signed; it names the user, the stamp of their password (a password
  * change revokes links as it ends sessions), the device, the path and the version.
  */
+import { type AuthenticatedUser, type FileEntry, forbidden, Subjects } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import type { TokenSigner } from './signed-tokens.js';
+
 export const LINK_TTL_SECONDS = 3 * 24 * 60 * 60;
 export const LINK_MOUNT = 'link';
 
@@ -17,3 +21,14 @@ export interface LinkClaims {
 
 /** The link's path: the token, then the file's name (so a browser saves it under that name). */
 export const linkPath = (token: string, name: string) => `/${LINK_MOUNT}/${token}/${encodeURIComponent(name)}`;
+
+/**
+ * Makes a link to a file's version (the latest when `version` is undefined) as `user`: refused
+ * when sharing is off for them; an unknown file is the catalog's 404. Answers the link's path.
+ */
+export async function createFileLink(rpc: RpcClient, signer: TokenSigner, user: AuthenticatedUser, device: string, path: string, version: number | undefined): Promise<string> {
+  if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
+  const file = await rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version });
+  const token = signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version }, LINK_TTL_SECONDS);
+  return linkPath(token, file.name);
+}

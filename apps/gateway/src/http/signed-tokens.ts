@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-export type TokenKind = 'session' | 'link' | 'extension' | 'set-password';
+export type TokenKind = 'session' | 'link' | 'extension' | 'set-password' | 'csrf';
 
 interface Key {
   id: string;

@@ -6,8 +6,11 @@
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
 import { billingPaths } from '../accounts-api/billing/billing.openapi.js';
+import { billingApiPaths } from '../accounts-api/billing-api/billing-api.openapi.js';
+import { devicePoliciesPaths } from '../accounts-api/device-policies/device-policies.openapi.js';
 import { groupsPaths } from '../accounts-api/groups/groups.openapi.js';
 import { partnerPaths } from '../accounts-api/partner/partner.openapi.js';
+import { partnerBackupPaths } from '../accounts-api/partner-backup/partner-backup.openapi.js';
 import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
 import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
@@ -17,11 +20,12 @@ import { sharePaths } from '../share-api/share.openapi.js';
 import { shareRoomsPaths } from '../storage-api/share-rooms.openapi.js';
 import { storageReadPaths, storageSessionPaths } from '../storage-api/storage-read.openapi.js';
 import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
+import { webPaths } from '../web/web.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -102,11 +106,13 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'plans', description: 'the plan catalogue' },
       { name: 'users', description: 'users of the partner' },
       { name: 'groups', description: 'groups of users' },
+      { name: 'device policies', description: 'backup client preferences assigned to groups, and the catalogue of preferences' },
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
       { name: 'reports', description: 'client revisions' },
       { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
+      { name: 'web pages', description: 'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
     ],
     paths: mergePaths(FRAGMENTS),

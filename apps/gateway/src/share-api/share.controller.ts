@@ -57,6 +57,20 @@ export function roomFolders(dirs: string[]): RoomFolder[] {
   });
 }
 
+/** A public room by its URL's first two segments: an unknown, disabled or deleted one is a 404. */
+export async function openRoom(rpc: RpcClient, shareB32: string | undefined, roomKey: string | undefined): Promise<PublicShareRoom> {
+  const shareId = shareB32 ? b32decode(shareB32) : null;
+  if (shareId === null || !roomKey) throw notFound('no such share');
+  return rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id: shareId, room_key: roomKey });
+}
+
+/** The room folder a URL names (its top folder by label, then the segments below): where it lives. */
+export function roomFolderAt(folders: RoomFolder[], label: string, rest: string[]): { top: RoomFolder; path: string } {
+  const top = folders.find((f) => f.label === label);
+  if (!top) throw notFound(`no folder ${label} in this share`);
+  return { top, path: top.path + (rest.length ? `${rest.join('/')}/` : '') };
+}
+
 @Controller()
 export class ShareController {
   constructor(
@@ -69,9 +83,7 @@ export class ShareController {
   async get(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);
     const [shareB32, roomKey, label, ...rest] = segments;
-    const shareId = shareB32 ? b32decode(shareB32) : null;
-    if (shareId === null || !roomKey) throw notFound('no such share');
-    const room = await this.rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id: shareId, room_key: roomKey });
+    const room = await openRoom(this.rpc, shareB32, roomKey);
     const folders = roomFolders(room.dirs);
     if (label === undefined) {
       if (queryValue(req, 'format') === 'zip') {
@@ -93,11 +105,9 @@ export class ShareController {
       });
       return;
     }
-    const top = folders.find((f) => f.label === label);
-    if (!top) throw notFound(`no folder ${label} in this share`);
+    const { top, path } = roomFolderAt(folders, label, rest);
     const inner = rest.join('/');
     if (folder) {
-      const path = top.path + (inner ? `${inner}/` : '');
       if (queryValue(req, 'format') === 'zip') {
         const name = rest.length ? rest[rest.length - 1] : top.label;
         return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: room.userId, device: top.device, path, prefix: `${name}/` }], name);

@@ -27,7 +27,7 @@ import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@n
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { linkPath, LINK_TTL_SECONDS, type LinkClaims } from '../http/links.js';
+import { createFileLink } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
 import { type ExtensionClaims, extensionResource, queryValue, STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
@@ -82,12 +82,9 @@ export class StorageReadController {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
     if (!device || folder || rest.length === 0) throw badRequest('a share link is made by a POST on a file URL', ['path']);
-    if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
-    const path = devicePath(rest, false);
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version: requestedVersion(req) });
-    const token = this.signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version }, LINK_TTL_SECONDS);
+    const link = await createFileLink(this.rpc, this.signer, user, device, devicePath(rest, false), requestedVersion(req));
     res.setHeader('Cache-Control', 'no-store');
-    res.type('text/plain').send(linkPath(token, file.name));
+    res.type('text/plain').send(link);
   }
 
   private async sessionExtension(req: Request, res: Response, user: AuthenticatedUser, segments: string[], device: string, path: string): Promise<void> {

@@ -45,6 +45,24 @@ export async function readLoginForm(req: Request): Promise<Record<string, string
   return form;
 }
 
+/**
+ * Checks a login (username or email, and password) for the storage interface: bad credentials are
+ * a 403 (no Basic challenge), a refused policy a 403 with its reason, too many failures a 429.
+ * Shared by the text login flow and the login page.
+ */
+export async function loginUser(rpc: RpcClient, req: Request, login: string | undefined, password: string | undefined): Promise<AuthenticatedUser> {
+  const missing = [...(login ? [] : ['username']), ...(password ? [] : ['password'])];
+  if (missing.length) throw badRequest(`${missing.join(' and ')} required`, missing);
+  try {
+    const user = await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, { login, password, address: clientAddress(req) });
+    checkStoragePolicy(user);
+    return user;
+  } catch (error) {
+    if (error instanceof DomainError && error.status === 401) throw forbidden('invalid username or password');
+    throw error;
+  }
+}
+
 /** The storage URL of a user: always by the internal username. */
 export const storageHome = (user: AuthenticatedUser) => `/storage/${b32encode(user.username)}/`;
 
@@ -55,24 +73,11 @@ export class StorageSessionController {
     @Inject(SESSIONS) private readonly sessions: Sessions,
   ) {}
 
-  private async login(req: Request, login: string | undefined, password: string | undefined): Promise<AuthenticatedUser> {
-    const missing = [...(login ? [] : ['username']), ...(password ? [] : ['password'])];
-    if (missing.length) throw badRequest(`${missing.join(' and ')} required`, missing);
-    try {
-      const user = await this.rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, { login, password, address: clientAddress(req) });
-      checkStoragePolicy(user);
-      return user;
-    } catch (error) {
-      if (error instanceof DomainError && error.status === 401) throw forbidden('invalid username or password');
-      throw error;
-    }
-  }
-
   @Post('browse/login')
   @HttpCode(200)
   async browseLogin(@Req() req: Request, @Res() res: Response): Promise<void> {
     const form = await readLoginForm(req);
-    const user = await this.login(req, form.username?.trim(), form.password);
+    const user = await loginUser(this.rpc, req, form.username?.trim(), form.password);
     res.type('text/plain').send(`login:${storageHome(user)}login`);
   }
 
@@ -82,7 +87,7 @@ export class StorageSessionController {
     const named = b32decode(String(req.params.user));
     if (named === null) throw notFound('no such storage');
     const form = await readLoginForm(req);
-    const user = await this.login(req, named, form.password);
+    const user = await loginUser(this.rpc, req, named, form.password);
     if (!namesUser(named, user)) throw notFound('no such storage');
     this.sessions.open(req, res, user.userId, user.sessionStamp);
     res.setHeader('Cache-Control', 'no-store');

@@ -4,8 +4,9 @@
  * then the commit was refused, e.g. 507, or the process died in between). One run walks the whole
  * blob store a page at a time (`list`, in key order) and removes each blob that is
  * 1. older than the grace period (`modifiedMs`, the end of its last put), and
- * 2. referenced by no stored version (the `versions` read model, caught up first) and listed as a
- *    preview of no blob (the `previews` read model),
+ * 2. referenced by no stored version (the `versions` read model, caught up first), listed as a
+ *    preview of no blob (the `previews` read model), and none of the latest appliance configuration
+ *    backups of a partner (the `backup_blobs` read model, from the accounts service's streams),
  * with `deleteIfUnchanged(key, cutoff)`, which keeps it if a put touched it meanwhile. A reaped
  * image's previews are discarded on its stream (`PreviewsDiscarded`), so its preview blobs are
  * reaped in turn and content uploaded again gets previews anew. Then it sweeps what interrupted
@@ -28,6 +29,7 @@ import { Streams } from '@burrow/contracts';
 import type { ListedBlob } from '@burrow/blobs';
 import { PREVIEW_BLOB_FIELDS, previewsCollection, versionsCollection } from '../files/catalog.projection.js';
 import { previewDecider } from '../previews/preview.js';
+import { backupBlobsCollection } from './backup-blobs.projection.js';
 import type { StorageContext } from '../shared/context.js';
 
 export interface BlobReaperOptions {
@@ -67,9 +69,10 @@ export class BlobReaper {
     return this.chain.then(() => undefined);
   }
 
-  /** Whether a stored version holds the blob, or it is a preview of some blob. */
+  /** Whether a stored version holds the blob, it is a preview of some blob, or a partner's appliance backup. */
   async referenced(key: string): Promise<boolean> {
     if (await versionsCollection(this.ctx.docs).findOne({ blob: key })) return true;
+    if (await backupBlobsCollection(this.ctx.docs).findOne({ blob: key })) return true;
     for (const field of PREVIEW_BLOB_FIELDS) if (await previewsCollection(this.ctx.docs).findOne({ [field]: key })) return true;
     return false;
   }

@@ -16,7 +16,8 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { type BlobStore, MinioBlobStore } from '@burrow/blobs';
 import { Client } from 'minio';
-import { Streams } from '@burrow/contracts';
+import { PARTNER_BACKUPS_KEPT, Streams } from '@burrow/contracts';
+import { appendEvents } from '@burrow/eventsourcing';
 import { readConfig } from '@burrow/runtime';
 import sharp from 'sharp';
 import { previewsCollection, versionsCollection } from '../files/catalog.projection.js';
@@ -154,6 +155,24 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       const later = await reaperOf(t, 2 * HOUR_MS).run();
       assert.deepEqual([later.reaped, later.reaped_bytes], [1, bytes.length]);
       assert.equal(await t.blobs.exists(key), false);
+    });
+
+    it("a partner's latest appliance backups are never reaped; one pushed out of the kept few is", async () => {
+      await start();
+      const partner = await t.createPartner();
+      const stream = Streams.partnerBackup(partner);
+      const keys: string[] = [];
+      for (let i = 0; i <= PARTNER_BACKUPS_KEPT; i++) {
+        const data = `backup ${i}`;
+        const { key, size } = await t.blobs.put(Readable.from([Buffer.from(data)]));
+        keys.push(key);
+        const { position } = await appendEvents(t.store, stream, [{ type: 'PartnerBackupStored', data: { blob: key, sha256: key, size, stored_at: i } }], 'any');
+        await t.runner.waitFor(position);
+      }
+      const report = await reaperOf(t, 2 * HOUR_MS).run();
+      assert.equal(report.reaped, 1, 'only the backup older than the kept few goes');
+      assert.equal(await t.blobs.exists(keys[0]), false);
+      for (const key of keys.slice(1)) assert.equal(await t.blobs.exists(key), true, 'a kept backup stays');
     });
 
     it('a blob between its put and its commit is never reaped: put again after its purge, or put while the reaper decides', { skip: !local && 'ages blobs by their file times' }, async () => {

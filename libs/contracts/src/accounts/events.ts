@@ -37,11 +37,21 @@ export type PlanCatalogueEvent = PlanAdded;
 
 export type GroupCreated = Event<
   'GroupCreated',
-  { groupId: number; partnerId: string; name: string; plan_id: number; webapi_enable: boolean; check_domain: boolean }
+  {
+    groupId: number;
+    partnerId: string;
+    name: string;
+    plan_id: number;
+    webapi_enable: boolean;
+    check_domain: boolean;
+    /** absent in groups created before device policies: none */
+    device_policy?: number | null;
+  }
 >;
 export type GroupRenamed = Event<'GroupRenamed', { name: string }>;
 export type GroupPlanChanged = Event<'GroupPlanChanged', { plan_id: number }>;
 export type GroupPolicyChanged = Event<'GroupPolicyChanged', { webapi_enable: boolean; check_domain: boolean }>;
+export type GroupDevicePolicyChanged = Event<'GroupDevicePolicyChanged', { device_policy: number | null }>;
 export type GroupDeleted = Event<'GroupDeleted', { move_to: number | null }>;
 /** Recovery's claim on the stream of a group whose create crashed before `GroupCreated`. */
 export type GroupCreationAbandoned = Event<'GroupCreationAbandoned', { at: number }>;
@@ -50,7 +60,15 @@ export type GroupCreationAbandoned = Event<'GroupCreationAbandoned', { at: numbe
  * that change never committed; it changes nothing about the group.
  */
 export type GroupChangeAbandoned = Event<'GroupChangeAbandoned', { processId: string; at: number }>;
-export type GroupEvent = GroupCreated | GroupRenamed | GroupPlanChanged | GroupPolicyChanged | GroupDeleted | GroupCreationAbandoned | GroupChangeAbandoned;
+export type GroupEvent =
+  | GroupCreated
+  | GroupRenamed
+  | GroupPlanChanged
+  | GroupPolicyChanged
+  | GroupDevicePolicyChanged
+  | GroupDeleted
+  | GroupCreationAbandoned
+  | GroupChangeAbandoned;
 
 // ---- user-<userId> -----------------------------------------------------------------------------
 

@@ -36,6 +36,12 @@ export const USER_NUMERIC_FIELDS: readonly UserSortableField[] = [
 ];
 export const USER_BOOLEAN_FIELDS: readonly UserSortableField[] = ['enabled', 'purgehold_active'];
 export const SEARCH_BY_OPERATORS = ['=', '>', '>=', '<', '<='] as const;
+/**
+ * `search_by=recently_stopped_uploading=<A>|<B>` (seconds): users whose most recent backup is
+ * within the last A seconds but not within the last B. Each bound is at most this many digits.
+ */
+export const RECENTLY_STOPPED_UPLOADING = 'recently_stopped_uploading';
+export const WINDOW_SECONDS_MAX_DIGITS = 10;
 export type SearchByOperator = (typeof SEARCH_BY_OPERATORS)[number];
 
 /** Settings: integers fit a signed 32-bit column in the original service. */

@@ -97,7 +97,7 @@ export const Group = z
     plan_id: z.int(),
     webapi_enable: z.boolean(),
     check_domain: z.boolean(),
-    device_policy: z.null(),
+    device_policy: z.int().min(1).nullable().describe('the device policy of its members (GET /devicepolicies/<id>), or null'),
   })
   .meta({ id: 'Group', description: 'A group of users sharing a plan and policies.' });
 export type Group = z.infer<typeof Group>;
@@ -146,6 +146,7 @@ export const DeviceRecord = z
     creation_time: unixTime(),
     last_backup_complete: unixTime().nullable(),
     lastlogin: unixTime().nullable(),
+    last_login: unixTime().nullable().describe('the same as lastlogin: the last device login (report scripts read this name)'),
     lastcommit: unixTime().nullable(),
     client_revision: z.int(),
     sysplatform: z.string(),

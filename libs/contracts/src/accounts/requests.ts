@@ -17,6 +17,7 @@ import {
   PARTNER_USERNAME_PATTERN,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
+  RECENTLY_STOPPED_UPLOADING,
   SEARCH_BY_OPERATORS,
   type SearchByOperator,
   SETTINGS_INT_MAX,
@@ -27,6 +28,7 @@ import {
   USERNAME_PATTERN,
   type UserSortableField,
   UNLIMITED_BYTES,
+  WINDOW_SECONDS_MAX_DIGITS,
 } from './limits.js';
 import type { PartnerFeatures, PartnerSettings } from './records.js';
 import { RESERVATION_KINDS } from './streams.js';
@@ -123,13 +125,27 @@ export interface ShareRef extends UserRef {
 }
 
 
-export interface SearchBy {
+export interface FieldSearch {
   field: UserSortableField;
   op: SearchByOperator;
   value: number | boolean | string;
 }
 
+/**
+ * `recently_stopped_uploading=<A>|<B>`: the user's most recent backup (completed backup or
+ * committed file, on any live device) is within the last `within` seconds and not within the
+ * last `notWithin` seconds: `now - within <= last backup < now - notWithin`.
+ */
+export interface StoppedUploadingSearch {
+  field: typeof RECENTLY_STOPPED_UPLOADING;
+  within: number;
+  notWithin: number;
+}
+
+export type SearchBy = FieldSearch | StoppedUploadingSearch;
+
 const SEARCH_BY = /^([a-z_]+)\s*(>=|<=|=|>|<)\s*(.*)$/;
+const WINDOW = new RegExp(`^(\\d{1,${WINDOW_SECONDS_MAX_DIGITS}})\\s*\\|\\s*(\\d{1,${WINDOW_SECONDS_MAX_DIGITS}})$`);
 
 /** `field<op>value`, with the value typed by the field (number, boolean or text). */
 export const SearchByParam = z
@@ -142,6 +158,11 @@ export const SearchByParam = z
       ctx.issues.push({ code: 'custom', message, input: raw });
       return z.NEVER;
     };
+    if (field === RECENTLY_STOPPED_UPLOADING) {
+      const window = op === '=' ? WINDOW.exec(value) : null;
+      if (!window) return bad(`search_by ${RECENTLY_STOPPED_UPLOADING} needs =<seconds>|<seconds>`);
+      return { field: RECENTLY_STOPPED_UPLOADING, within: Number(window[1]), notWithin: Number(window[2]) };
+    }
     if (!(USER_SORTABLE_FIELDS as readonly string[]).includes(field)) return bad(`cannot search by ${field}`);
     const f = field as UserSortableField;
     if (USER_NUMERIC_FIELDS.includes(f)) {
@@ -152,7 +173,10 @@ export const SearchByParam = z
     }
     return { field: f, op: op as SearchByOperator, value };
   })
-  .describe(`field<op>value: field one of ${USER_SORTABLE_FIELDS.join(', ')}; op one of ${SEARCH_BY_OPERATORS.join(' ')}`);
+  .describe(
+    `field<op>value: field one of ${USER_SORTABLE_FIELDS.join(', ')}; op one of ${SEARCH_BY_OPERATORS.join(' ')}; ` +
+      `or ${RECENTLY_STOPPED_UPLOADING}=<A>|<B> (seconds): the most recent backup is within the last A seconds but not the last B`,
+  );
 
 export const ORDER_BY_PATTERN = new RegExp(`^-?(${USER_SORTABLE_FIELDS.join('|')})$`);
 
@@ -191,10 +215,16 @@ const groupFields = {
   plan_id: formInt(),
   webapi_enable: formBool(),
   check_domain: formBool(),
+  device_policy: formInt({ min: 1 }).nullable().describe('a device policy id of this partner, or null'),
 };
 
 export const CreateGroupBody = z
-  .object({ ...groupFields, webapi_enable: groupFields.webapi_enable.optional(), check_domain: groupFields.check_domain.optional() })
+  .object({
+    ...groupFields,
+    webapi_enable: groupFields.webapi_enable.optional(),
+    check_domain: groupFields.check_domain.optional(),
+    device_policy: groupFields.device_policy.optional(),
+  })
   .meta({ id: 'CreateGroupBody', description: 'A new group.' });
 export type CreateGroupBody = z.output<typeof CreateGroupBody>;
 
@@ -216,6 +246,7 @@ export interface GroupChanges {
   plan_id?: number;
   webapi_enable?: boolean;
   check_domain?: boolean;
+  device_policy?: number | null;
   force?: boolean;
 }
 

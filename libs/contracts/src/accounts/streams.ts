@@ -15,6 +15,10 @@ export const AccountsStreams = {
   counter: (name: string) => `counter-${name}`,
   /** uniqueness reservations: `username-<name>`, `email-<email>`, `groupname-<partner>-<name>` ... */
   reservation: (kind: ReservationKind, key: string) => `${kind}-${key}`,
+  /** all device policies of one partner: one aggregate, so inheritance is decided atomically */
+  devicePolicies: (partnerId: string) => `devicepolicies-${partnerId}`,
+  /** the management appliance's configuration backups of one partner (references to blobs) */
+  partnerBackup: (partnerId: string) => `partnerbackup-${partnerId}`,
   /** first-start marker */
   bootstrap: 'operator-bootstrap',
 } as const;
@@ -24,5 +28,7 @@ export const AccountsStreamPrefixes = {
   planCatalogue: 'plan-catalogue',
   group: 'group-',
   user: 'user-',
+  devicePolicies: 'devicepolicies-',
+  partnerBackup: 'partnerbackup-',
   reservations: ['username-', 'email-', 'groupname-', 'partnername-'],
 } as const;

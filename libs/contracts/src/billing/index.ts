@@ -1,3 +1,4 @@
+export * from './appliance.js';
 export * from './countries.js';
 export * from './events.js';
 export * from './records.js';

@@ -3,6 +3,7 @@ import { CreateGroupBody, DeleteGroupQuery, type Group, ListGroupsQuery, MoveToQ
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
@@ -33,8 +34,7 @@ export class GroupsController {
     @Res() res: Response,
   ): Promise<void> {
     const group = await this.rpc.call<Group>(Subjects.accounts.createGroup, { partnerId, ...body });
-    const base = req.baseUrl + req.path.replace(/\/+$/, '');
-    res.status(201).location(`${base}/${group.group_id}`).json(group);
+    replyCreated(req, res, group.group_id, group);
   }
 
   @Get('groups/:id')

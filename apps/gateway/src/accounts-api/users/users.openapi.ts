@@ -6,12 +6,14 @@ import {
   DeviceRecord,
   ListUsersQuery,
   MAX_PAGE,
+  RECENTLY_STOPPED_UPLOADING,
   ShareActionQuery,
   UpdateUserBody,
   UserCount,
   USER_SORTABLE_FIELDS,
   UserRecord,
   UserShareRoom,
+  WINDOW_SECONDS_MAX_DIGITS,
 } from '@burrow/contracts';
 import { body, empty, err, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, notAnObject, notValidJson, WITH_BODY } from '../../openapi/common.js';
@@ -37,7 +39,9 @@ export const usersPaths: PathsFragment = {
         group_id: { description: 'only users in this group', example: 3 },
         search: { description: 'case-insensitive substring of the full name or email address', example: 'doe' },
         search_by: {
-          description: `\`field<op>value\` with op one of \`= > >= < <=\`; field one of ${USER_SORTABLE_FIELDS.join(', ')}. Numeric fields need an integer value, \`enabled\`/\`purgehold_active\` need 0, 1, true or false; others compare as strings.`,
+          description:
+            `\`field<op>value\` with op one of \`= > >= < <=\`; field one of ${USER_SORTABLE_FIELDS.join(', ')}. Numeric fields need an integer value, \`enabled\`/\`purgehold_active\` need 0, 1, true or false; others compare as strings. ` +
+            `Or \`${RECENTLY_STOPPED_UPLOADING}=<A>|<B>\` (seconds, at most ${WINDOW_SECONDS_MAX_DIGITS} digits each): users whose most recent backup (a completed backup or a committed file, on any device they still have) is within the last A seconds but not within the last B: now - A <= latest < now - B; A <= B matches nobody.`,
           example: 'last_login>1700000000',
         },
         order_by: { description: 'a user field, optionally prefixed with `-` for descending; ties are broken by username', example: '-bytes_stored' },
@@ -48,10 +52,15 @@ export const usersPaths: PathsFragment = {
         '200': reply(
           'The page of users, or the count with `action=user_count`.',
           { oneOf: [listOf(UserRecord, 'users'), { $ref: '#/components/schemas/UserCount' }] },
-          { list: ex('GET /users/?limit=1000&offset=0', [exampleUser]), count: ex('GET /users/?action=user_count&group_id=3', { user_count: 42 } satisfies UserCount) },
+          {
+            list: ex('GET /users/?limit=1000&offset=0', [exampleUser]),
+            count: ex('GET /users/?action=user_count&group_id=3', { user_count: 42 } satisfies UserCount),
+            stopped: ex('GET /users/?search_by=recently_stopped_uploading%3D7776000%7C259200&limit=1000 (backed up in the last 90 days, not in the last 3)', [exampleUser]),
+          },
         ),
         '400': error('A malformed, repeated or bracketed query parameter (named in `fields`).', {
           searchBy: ex('bad search_by', err('invalid query parameters: search_by', { fields: ['search_by'] })),
+          window: ex('recently_stopped_uploading without |<B>', err('invalid query parameters: search_by', { fields: ['search_by'] })),
           orderBy: ex('unknown order_by field', err('invalid query parameters: order_by', { fields: ['order_by'] })),
           limit: ex('non-numeric limit', err('invalid query parameters: limit', { fields: ['limit'] })),
         }),

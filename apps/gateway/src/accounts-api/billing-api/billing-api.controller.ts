@@ -1,0 +1,48 @@
+/**
+ * The billing API the management appliance calls at `/apis/billing/v1/` (same HTTP Basic partner
+ * credentials as interface A): billing standing and payments from the billing service's records,
+ * and coupon / subscription requests, which are answered `{"success": false, "msg"}` because the
+ * operator manages subscriptions. Those bodies (a payment token among them) are read to their end
+ * and dropped: never forwarded, kept or logged.
+ */
+import { type ApplianceBillingInfo, type Payment, Subjects, type SubscriptionReply, type SubscriptionRequestKind } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { JsonBody } from '../../http/json-body.js';
+import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { RPC } from '../../http/tokens.js';
+
+/** Where the appliance's billing pages point (not an interface-A mount). */
+export const BILLING_API_MOUNT = 'apis/billing/v1';
+
+@Controller(BILLING_API_MOUNT)
+@UseGuards(PartnerGuard)
+export class BillingApiController {
+  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
+
+  @Get('billing_info')
+  info(@PartnerId() partnerId: string): Promise<ApplianceBillingInfo> {
+    return this.rpc.call(Subjects.billing.applianceBillingInfo, { partnerId });
+  }
+
+  @Get('payments')
+  payments(@PartnerId() partnerId: string): Promise<Payment[]> {
+    return this.rpc.call(Subjects.billing.appliancePayments, { partnerId });
+  }
+
+  @Post('coupon')
+  @HttpCode(200)
+  coupon(@PartnerId() partnerId: string, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
+    return this.refuse(partnerId, 'coupon');
+  }
+
+  @Post('create_subscription')
+  @HttpCode(200)
+  createSubscription(@PartnerId() partnerId: string, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
+    return this.refuse(partnerId, 'create_subscription');
+  }
+
+  private refuse(partnerId: string, kind: SubscriptionRequestKind): Promise<SubscriptionReply> {
+    return this.rpc.call(Subjects.billing.applianceSubscription, { partnerId, kind });
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Embedded Mailer: each message is composed as SMTP would carry it and written to its own `.eml`
+ * file (owner-only) in a folder under the data directory; the file's path is logged, never its
+ * content (a message may hold a set-password link). Nothing leaves the machine.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTransport } from 'nodemailer';
+import { mailFields } from './compose.js';
+import { type MailAddress, type Mailer, type MailLog, type MailMessage, MailNotSentError, type SentMail } from './port.js';
+
+export class EmlFolderMailer implements Mailer {
+  private readonly composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+
+  constructor(
+    readonly folder: string,
+    private readonly sender: MailAddress,
+    private readonly log?: MailLog,
+  ) {}
+
+  async send(message: MailMessage): Promise<SentMail> {
+    const info = await this.composer.sendMail(mailFields(message, this.sender));
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const file = join(this.folder, `${stamp}-${randomBytes(6).toString('hex')}.eml`);
+    try {
+      await mkdir(this.folder, { recursive: true, mode: 0o700 });
+      await chmod(this.folder, 0o700);
+      await writeFile(file, info.message as Buffer, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      throw new MailNotSentError(`the message could not be written to the mail folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    this.log?.info({ file, to: message.to.address, subject: message.subject }, 'mail written to a file (no SMTP_URL set)');
+    return { messageId: info.messageId, file };
+  }
+
+  async close(): Promise<void> {
+    this.composer.close();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './port.js';
+export * from './eml-folder.js';
+export * from './smtp.js';
