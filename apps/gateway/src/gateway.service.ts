@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import { GatewayModule } from './gateway.module.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { GatewayMetrics } from './ops/metrics.js';
+import { loggedPath } from './http/logged-path.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -42,7 +43,7 @@ export async function startGateway(infra: Infrastructure, options: { port?: numb
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
       metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.duration.observe({ method: req.method, route }, seconds);
-      log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      log.debug({ method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
   });

@@ -1,4 +1,5 @@
 /** The list of scenario modules; both deployment modes run all of them. */
+import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
@@ -25,6 +26,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: concurrency and read-your-writes`, factory, skipReason, concurrencyScenarios);
   withTarget(`${mode}: operator reservations and recovery`, factory, skipReason, operationsScenarios);
   withTarget(`${mode}: storage usage and purging`, factory, skipReason, purgeScenarios);
+  withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

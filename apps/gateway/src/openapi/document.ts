@@ -14,11 +14,12 @@ import { usersPaths } from '../accounts-api/users/users.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
 import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
+import { setPasswordPaths } from '../web/set-password/set-password.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, storageWritePaths, opsPaths, setPasswordPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -94,6 +95,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'reports', description: 'client revisions' },
       { name: 'storage', description: 'the storage interface (B): writing into a user\'s storage' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
+      { name: 'pages', description: 'HTML pages for people (no Basic authentication): the set-password page of activation emails' },
     ],
     paths: mergePaths(FRAGMENTS),
     components: {
