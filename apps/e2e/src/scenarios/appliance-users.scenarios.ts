@@ -108,6 +108,20 @@ export function applianceUsersScenarios({ target }: ScenarioContext) {
       await storageApi(target(), u.username, 'users-own-password').putDevice('laptop').expect(200);
     });
 
+    it('the page escapes what it shows, and refuses an oversized form with 413', async () => {
+      const u = await createUser(p, { name: '<script>alert(1)</script> "Jo" & co' });
+      await p.post(`/users/${u.username}?action=sendactivationemail`).expect(200);
+      const mail = await latestMailTo(target(), u.user.email);
+      assert.ok(!String(mail.html).includes('<script>'), 'escaped in the HTML mail');
+      const { path } = setPasswordLink(mail);
+      const web = supertest(target().url);
+      const page = await web.get(path).expect(200);
+      assert.ok(!page.text.includes('<script>'));
+      assert.ok(page.text.includes('&#60;script&#62;alert(1)&#60;/script&#62; &#34;Jo&#34; &#38; co'));
+      await web.post(path).type('form').send(form('x'.repeat(20_000))).expect(413);
+      await web.get(path).expect(200, /Choose your password/);
+    });
+
     it('a newer email replaces the older link; a forged or altered link is 404', async () => {
       const u = await createUser(p);
       await p.post(`/users/${u.username}?action=sendactivationemail`, {}).expect(200);
