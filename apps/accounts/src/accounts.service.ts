@@ -30,6 +30,7 @@ import { changeUserProcess } from './users/change-user.js';
 import { createUserProcess } from './users/create-user.process.js';
 import { deleteUserProcess } from './users/delete-user.process.js';
 import { UserLoginHandlers } from './users/user-login.handlers.js';
+import { SetPasswordHandlers } from './users/set-password.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
 import { usersProjection } from './users/users.projection.js';
 
@@ -79,7 +80,10 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
   });
-  const ctx: AccountsContext = { store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins };
+  const ctx: AccountsContext = {
+    store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),
+    setPasswordLinks: { publicUrl: infra.config.publicUrl, ttlSeconds: infra.config.setPasswordLinkTtlSeconds },
+  };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {
     try {
@@ -92,7 +96,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers, PartnerBackupsHandlers],
+    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, SetPasswordHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers, PartnerBackupsHandlers],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },

@@ -15,6 +15,7 @@ import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
+import { loggedPath } from './http/logged-path.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -50,7 +51,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
       metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.duration.observe({ method: req.method, route }, seconds);
-      log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      log.debug({ method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
   });

@@ -51,6 +51,8 @@ export const notFound = (reason: string) => new DomainError(404, { reason });
 export const conflict = (reason: string, conflicts: string[]) => new DomainError(409, { reason, conflicts });
 /** The spec's card conflict body `{code, reason}`, with the empty `conflicts` list every 409 carries. */
 export const cardDeclined = (code: string, reason: string) => new DomainError(409, { reason, code, conflicts: [] });
+/** Something that existed and no longer does (a spent or expired link). */
+export const gone = (reason: string) => new DomainError(410, { reason });
 export const payloadTooLarge = (reason: string) => new DomainError(413, { reason });
 export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>

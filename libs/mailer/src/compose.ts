@@ -5,6 +5,7 @@ export function mailFields(message: MailMessage, sender: MailAddress) {
   return {
     from: { name: message.fromName ?? sender.name ?? '', address: sender.address },
     to: { name: message.to.name ?? '', address: message.to.address },
+    ...(message.replyTo ? { replyTo: { name: message.replyTo.name ?? '', address: message.replyTo.address } } : {}),
     subject: message.subject,
     text: message.text,
     ...(message.html === undefined ? {} : { html: message.html }),

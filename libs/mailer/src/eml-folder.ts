@@ -11,6 +11,7 @@ import { mailFields } from './compose.js';
 import { type MailAddress, type Mailer, type MailLog, type MailMessage, MailNotSentError, type SentMail } from './port.js';
 
 export class EmlFolderMailer implements Mailer {
+  private sequence = 0;
   private readonly composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 
   constructor(
@@ -21,8 +22,10 @@ export class EmlFolderMailer implements Mailer {
 
   async send(message: MailMessage): Promise<SentMail> {
     const info = await this.composer.sendMail(mailFields(message, this.sender));
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-    const file = join(this.folder, `${stamp}-${randomBytes(6).toString('hex')}.eml`);
+    // names sort in the order this mailer wrote them: time to the millisecond, then a sequence
+    const stamp = new Date().toISOString().replace(/[-:]/g, '');
+    this.sequence += 1;
+    const file = join(this.folder, `${stamp}-${String(this.sequence).padStart(6, '0')}-${randomBytes(4).toString('hex')}.eml`);
     try {
       await mkdir(this.folder, { recursive: true, mode: 0o700 });
       await chmod(this.folder, 0o700);

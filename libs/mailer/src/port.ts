@@ -17,6 +17,8 @@ export interface MailMessage {
   to: MailAddress;
   /** the sender's display name (e.g. the partner's company); the address is the configured one */
   fromName?: string;
+  /** where replies go (e.g. the partner's support address) */
+  replyTo?: MailAddress;
   subject: string;
   text: string;
   html?: string;

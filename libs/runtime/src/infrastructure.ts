@@ -5,7 +5,7 @@
  * MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the blob folder;
  * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder.
  */
-import { EVENTS_APPENDED_SUBJECT } from '@burrow/contracts';
+import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, SqliteEventStore } from '@burrow/event-store';
@@ -173,7 +173,7 @@ export class Infrastructure {
   mailer(): Mailer {
     if (!this.mailerInstance) {
       const { smtpUrl, mailFrom, dataDir } = this.config;
-      const mailer = smtpUrl ? new SmtpMailer({ url: smtpUrl, sender: mailFrom }) : new EmlFolderMailer(join(dataDir, 'mail'), mailFrom, this.logger('mailer'));
+      const mailer = smtpUrl ? new SmtpMailer({ url: smtpUrl, sender: mailFrom, timeoutMs: MAIL_SEND_TIMEOUT_MS }) : new EmlFolderMailer(join(dataDir, 'mail'), mailFrom, this.logger('mailer'));
       this.closers.push(() => mailer.close());
       this.mailerInstance = mailer;
     }

@@ -26,6 +26,7 @@ import { createUserProcess, usernameReservation } from '../users/create-user.pro
 import { UsersHandlers } from '../users/users.handlers.js';
 import { usersCollection } from '../users/users.projection.js';
 import { OperationsHandlers } from './operations.handlers.js';
+import { EmlFolderMailer } from '@burrow/mailer';
 
 const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
 const GRACE_SECONDS = 60;
@@ -67,7 +68,8 @@ describe('operator handlers: reservations and unfinished writes', () => {
     const log = createLogger('accounts', 'info', { write: (line: string) => void logLines.push(line) });
     const processes = new ProcessLog(store, 'accounts', { now: () => NOW });
     const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log });
-    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins };
+    const mailer = new EmlFolderMailer(join(dir, 'mail'), { address: 'noreply@burrow.test' });
+    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600 } };
     const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), GRACE_SECONDS);
     ops = new OperationsHandlers(ctx, recovery);
     users = new UsersHandlers(ctx);

@@ -1,12 +1,13 @@
 /**
  * What every accounts handler needs: the event store, this service's read models, the projection
- * runner (for read-your-writes), the log of multi-step writes, a clock, the signing secret and the
- * failed-login throttle (its counters shared by every replica). Built once in the composition root
- * (accounts.service.ts).
+ * runner (for read-your-writes), the log of multi-step writes, a clock, the signing secret, the
+ * failed-login throttle (its counters shared by every replica), and the mailer with what
+ * set-password links need. Built once in the composition root (accounts.service.ts).
  */
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
 import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
+import type { Mailer } from '@burrow/mailer';
 import type { Clock, Logger, LoginThrottle } from '@burrow/runtime';
 
 export interface AccountsContext {
@@ -18,6 +19,13 @@ export interface AccountsContext {
   secret: string;
   log: Logger;
   logins: LoginThrottle;
+  mailer: Mailer;
+  setPasswordLinks: {
+    /** BURROW_PUBLIC_URL: the links' base; else the origin the partner's request came to */
+    publicUrl?: string;
+    /** how long a link stays usable (seconds) */
+    ttlSeconds: number;
+  };
 }
 
 export const ACCOUNTS_CONTEXT = Symbol('ACCOUNTS_CONTEXT');

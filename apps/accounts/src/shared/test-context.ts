@@ -24,6 +24,7 @@ import {
   reservationHolder,
 } from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
+import { EmlFolderMailer, type Mailer } from '@burrow/mailer';
 import { createLogger, LoginThrottle } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,6 +44,7 @@ import { planMap } from '../plans/plans.projection.js';
 import { allocatedBytes, allocationOf } from '../quota/allocation.js';
 import { ReportsHandlers } from '../reports/reports.handlers.js';
 import { emailReservation, usernameReservation } from '../users/create-user.process.js';
+import { SetPasswordHandlers } from '../users/set-password.handlers.js';
 import { UsersHandlers } from '../users/users.handlers.js';
 import { userDecider } from '../users/user.js';
 import { usersCollection } from '../users/users.projection.js';
@@ -61,7 +63,14 @@ export interface TestAccountsOptions {
   faults?: FaultHook;
   /** seeded as the first start does (a no-op once the catalogue has plans); default DEFAULT_PLANS */
   plans?: PlanDefinition[];
+  /** where mail goes; default `.eml` files in `<dir>/mail` (the embedded adapter) */
+  mailer?: Mailer;
 }
+
+/** The base URL of set-password links in the test context (BURROW_PUBLIC_URL). */
+export const TEST_PUBLIC_URL = 'https://backup.example.test';
+export const TEST_LINK_TTL = 3 * 86_400;
+export const TEST_MAIL_SENDER = { name: 'Burrow', address: 'noreply@backup.example.test' };
 
 export interface NewPartner extends PartnerInfo {
   password: string;
@@ -90,6 +99,7 @@ export interface TestAccounts {
   reports: ReportsHandlers;
   devicePolicies: DevicePoliciesHandlers;
   partnerBackups: PartnerBackupsHandlers;
+  setPassword: SetPasswordHandlers;
   /** recovery of every accounts process, as the service runs it, with this grace */
   recovery(graceSeconds?: number): ProcessRecovery;
   /** a partner with a unique username (unlimited bytes unless given) */
@@ -123,7 +133,9 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const clock = { now: options.now ?? (() => TEST_NOW) };
   const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults });
   const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log, now: () => clock.now() * 1000 });
-  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log, logins };
+  const mailer = options.mailer ?? new EmlFolderMailer(join(dir, 'mail'), TEST_MAIL_SENDER);
+  const setPasswordLinks = { publicUrl: TEST_PUBLIC_URL, ttlSeconds: TEST_LINK_TTL };
+  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log, logins, mailer, setPasswordLinks };
   const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans: options.plans ?? DEFAULT_PLANS });
   await runner.waitFor(seeded.position);
   const partners = new PartnersHandlers(ctx);
@@ -136,6 +148,7 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
     reports: new ReportsHandlers(ctx),
     devicePolicies: new DevicePoliciesHandlers(ctx),
     partnerBackups: new PartnerBackupsHandlers(ctx),
+    setPassword: new SetPasswordHandlers(ctx),
     recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, accountsProcesses(ctx), graceSeconds),
     async createPartner(input = {}) {
       partnerCount += 1;

@@ -1,5 +1,5 @@
 /** The user aggregate (stream `user-<userId>`): one command per intent. */
-import { type Command, type Decider, notFound, serviceUnavailable, type UserChanges, type UserCreated, type UserEvent } from '@burrow/contracts';
+import { type Command, type Decider, gone, notFound, serviceUnavailable, type UserChanges, type UserCreated, type UserEvent } from '@burrow/contracts';
 
 export interface UserState {
   exists: boolean;
@@ -16,6 +16,8 @@ export interface UserState {
   bonus_bytes: number;
   enabled: boolean;
   purgehold_active: boolean;
+  /** the live set-password link (the latest sent, not used, no password set since), or null */
+  setPasswordLink: { nonce: string; expiresAt: number } | null;
 }
 
 export type CreateUser = Command<'CreateUser', { data: UserCreated['data']; enabled: boolean; purgehold_active: boolean }>;
@@ -28,6 +30,10 @@ export type SetUserEnabled = Command<'SetUserEnabled', { enabled: boolean }>;
 export type SetUserPurgeHold = Command<'SetUserPurgeHold', { purgehold_active: boolean }>;
 export type ChangeUserPassword = Command<'ChangeUserPassword', { passwordHash: string }>;
 export type DeleteUser = Command<'DeleteUser', { at: number }>;
+/** A set-password email is being sent with a link carrying `nonce`: it replaces any earlier link. */
+export type IssueSetPasswordLink = Command<'IssueSetPasswordLink', { nonce: string; expiresAt: number; at: number }>;
+/** The link with `nonce` sets the password: once, before it expires, if it is still the live one. */
+export type SetPasswordByLink = Command<'SetPasswordByLink', { nonce: string; passwordHash: string; at: number }>;
 export type UserCommand =
   | CreateUser
   | RenameUser
@@ -38,7 +44,9 @@ export type UserCommand =
   | SetUserEnabled
   | SetUserPurgeHold
   | ChangeUserPassword
-  | DeleteUser;
+  | DeleteUser
+  | IssueSetPasswordLink
+  | SetPasswordByLink;
 
 /** Changes already resolved (plans, groups, reservations, allocation checked; the password hashed). */
 export type ResolvedUserChanges = Omit<UserChanges, 'password'> & { passwordHash?: string };
@@ -59,8 +67,15 @@ export function userCommands(c: ResolvedUserChanges): UserCommand[] {
 
 const initialState: UserState = {
   exists: false, deleted: false, abandoned: false, userId: '', partnerId: '', username: '', name: '', email: '',
-  plan_id: 0, group_id: null, bonus_bytes: 0, enabled: true, purgehold_active: false,
+  plan_id: 0, group_id: null, bonus_bytes: 0, enabled: true, purgehold_active: false, setPasswordLink: null,
 };
+
+/** What a spent, expired, replaced or foreign link is told (one reason: no oracle for which). */
+export const LINK_GONE = 'this link has expired or has already been used';
+
+/** Is `nonce` the user's live link at `at`? */
+export const isLiveLink = (state: UserState, nonce: string, at: number) =>
+  state.exists && !state.deleted && state.setPasswordLink?.nonce === nonce && at <= state.setPasswordLink.expiresAt;
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   initialState,
@@ -72,6 +87,13 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       if (!command.enabled) events.push({ type: 'UserDisabled', data: {} });
       if (command.purgehold_active) events.push({ type: 'UserPurgeHoldChanged', data: { purgehold_active: true } });
       return events;
+    }
+    if (command.type === 'SetPasswordByLink') {
+      if (!isLiveLink(state, command.nonce, command.at)) throw gone(LINK_GONE);
+      return [
+        { type: 'SetPasswordLinkUsed', data: { nonce: command.nonce, at: command.at } },
+        { type: 'UserPasswordChanged', data: { passwordHash: command.passwordHash } },
+      ];
     }
     if (!state.exists || state.deleted) throw notFound('no such user');
     switch (command.type) {
@@ -93,6 +115,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return command.purgehold_active === state.purgehold_active ? [] : [{ type: 'UserPurgeHoldChanged', data: { purgehold_active: command.purgehold_active } }];
       case 'ChangeUserPassword':
         return [{ type: 'UserPasswordChanged', data: { passwordHash: command.passwordHash } }];
+      case 'IssueSetPasswordLink':
+        return [{ type: 'SetPasswordLinkIssued', data: { nonce: command.nonce, expiresAt: command.expiresAt, at: command.at } }];
     }
   },
   evolve(state, event) {
@@ -109,7 +133,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UserEnabled': return { ...state, enabled: true };
       case 'UserDisabled': return { ...state, enabled: false };
       case 'UserPurgeHoldChanged': return { ...state, purgehold_active: event.data.purgehold_active };
-      case 'UserPasswordChanged': return state;
+      // a password set by any route withdraws the outstanding link
+      case 'UserPasswordChanged': return { ...state, setPasswordLink: null };
+      case 'SetPasswordLinkIssued': return { ...state, setPasswordLink: { nonce: event.data.nonce, expiresAt: event.data.expiresAt } };
+      case 'SetPasswordLinkUsed': return { ...state, setPasswordLink: null };
       case 'UserDeleted': return { ...state, deleted: true };
       case 'UserCreationAbandoned': return { ...state, abandoned: true };
       default: return state;

@@ -44,4 +44,36 @@ describe('user decider', () => {
       (e: { status?: number }) => e.status === 503,
     );
   });
+
+  describe('set-password links', () => {
+    const issued = (nonce: string, expiresAt = 100): UserEvent => ({ type: 'SetPasswordLinkIssued', data: { nonce, expiresAt, at: 10 } });
+    const use = (nonce: string, at = 50) => ({ type: 'SetPasswordByLink' as const, nonce, passwordHash: 'scrypt2$new', at });
+    const isGone = (e: { status?: number }) => e.status === 410;
+
+    it('the live link sets the password and is spent, in one append', () => {
+      const events = userDecider.decide(use('n1'), given(created, issued('n1')));
+      assert.deepEqual(events, [
+        { type: 'SetPasswordLinkUsed', data: { nonce: 'n1', at: 50 } },
+        { type: 'UserPasswordChanged', data: { passwordHash: 'scrypt2$new' } },
+      ]);
+      assert.throws(() => userDecider.decide(use('n1'), given(created, issued('n1'), ...events)), isGone, 'once');
+    });
+
+    it('refuses a link that expired, was replaced, was never issued, or outlived a password change or the user', () => {
+      assert.throws(() => userDecider.decide(use('n1', 101), given(created, issued('n1', 100))), isGone, 'expired');
+      assert.doesNotThrow(() => userDecider.decide(use('n1', 100), given(created, issued('n1', 100))), 'usable at its expiry second');
+      assert.throws(() => userDecider.decide(use('n1'), given(created, issued('n1'), issued('n2'))), isGone, 'replaced');
+      assert.throws(() => userDecider.decide(use('n1'), given(created)), isGone, 'never issued');
+      assert.throws(() => userDecider.decide(use('n1'), given(created, issued('n1'), { type: 'UserPasswordChanged', data: { passwordHash: 'h2' } })), isGone, 'withdrawn');
+      assert.throws(() => userDecider.decide(use('n1'), given(created, issued('n1'), { type: 'UserDeleted', data: { deletedAt: 20 } })), isGone, 'user deleted');
+      assert.throws(() => userDecider.decide(use('n1'), userDecider.initialState), isGone, 'no user');
+    });
+
+    it('issuing needs a live user', () => {
+      const command = { type: 'IssueSetPasswordLink' as const, nonce: 'n3', expiresAt: 200, at: 20 };
+      assert.deepEqual(userDecider.decide(command, given(created)), [{ type: 'SetPasswordLinkIssued', data: { nonce: 'n3', expiresAt: 200, at: 20 } }]);
+      assert.throws(() => userDecider.decide(command, given(created, { type: 'UserDeleted', data: { deletedAt: 2 } })), (e: { status?: number }) => e.status === 404);
+    });
+  });
 });
+

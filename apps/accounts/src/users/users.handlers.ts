@@ -36,7 +36,7 @@ import { changeUser } from './change-user.js';
 import { createUserProcess, emailReservation, usernameReservation } from './create-user.process.js';
 import { deleteUserProcess } from './delete-user.process.js';
 import { userDecider } from './user.js';
-import { toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
+import { findPartnerUser, toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const MONGO_OPERATORS = { '=': '$eq', '>': '$gt', '>=': '$gte', '<': '$lt', '<=': '$lte' } as const;
@@ -45,15 +45,8 @@ const MONGO_OPERATORS = { '=': '$eq', '>': '$gt', '>=': '$gte', '<': '$lt', '<='
 export class UsersHandlers {
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
 
-  /** A user of this partner by username or email; 404 otherwise (other partners' users included). */
-  private async findUser(partnerId: string, user: string): Promise<UserDoc> {
-    const users = usersCollection(this.ctx.docs);
-    const doc =
-      (await users.findOne({ partnerId, username: user })) ??
-      (await users.findOne({ partnerId, usernameKey: user.toLowerCase() })) ??
-      (user.includes('@') ? await users.findOne({ partnerId, emailKey: user.toLowerCase() }) : null);
-    if (!doc) throw notFound(`no user ${user}`);
-    return doc;
+  private findUser(partnerId: string, user: string): Promise<UserDoc> {
+    return findPartnerUser(this.ctx.docs, partnerId, user);
   }
 
   private async reloadRecord(userId: string): Promise<UserRecord> {

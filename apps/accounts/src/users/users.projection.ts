@@ -7,6 +7,7 @@
  */
 import {
   type DeviceEvent,
+  notFound,
   type FileEvent,
   type Plan,
   type ShareEvent,
@@ -59,6 +60,17 @@ interface UserDeviceDoc {
 }
 
 export const usersCollection = (docs: DocumentStore) => docs.collection<UserDoc>('users');
+
+/** A user of this partner by username (exact, then any case) or email; 404 otherwise (other partners' users included). */
+export async function findPartnerUser(docs: DocumentStore, partnerId: string, user: string): Promise<UserDoc> {
+  const users = usersCollection(docs);
+  const doc =
+    (await users.findOne({ partnerId, username: user })) ??
+    (await users.findOne({ partnerId, usernameKey: user.toLowerCase() })) ??
+    (user.includes('@') ? await users.findOne({ partnerId, emailKey: user.toLowerCase() }) : null);
+  if (!doc) throw notFound(`no user ${user}`);
+  return doc;
+}
 const userDevices = (docs: DocumentStore) => docs.collection<UserDeviceDoc>('user_devices');
 
 async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {

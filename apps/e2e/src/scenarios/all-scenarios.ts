@@ -1,5 +1,6 @@
 /** The list of scenario modules; both deployment modes run all of them. */
 import { applianceBillingScenarios } from './appliance-billing.scenarios.js';
+import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
@@ -37,6 +38,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: storage interface (B)`, factory, skipReason, browseScenarios);
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
+  withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

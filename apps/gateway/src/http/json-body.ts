@@ -42,7 +42,8 @@ export function jsonShape(text: string): { depth: number; values: number } {
   return { depth: maxDepth, values };
 }
 
-export async function readJsonBody(req: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
+/** The whole request body, refused with 413 as soon as it passes `limit` (small bodies only: never a file). */
+export async function readBoundedBody(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw payloadTooLarge(`request body over ${limit} bytes`);
   const chunks: Buffer[] = [];
@@ -55,8 +56,12 @@ export async function readJsonBody(req: Request, limit = JSON_BODY_LIMIT): Promi
     }
     chunks.push(chunk);
   }
-  // Bounded by `limit` above: a small JSON document, not a file.
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+  return Buffer.concat(chunks);
+}
+
+export async function readJsonBody(req: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
+  // Bounded by `limit`: a small JSON document, not a file.
+  const text = (await readBoundedBody(req, limit)).toString('utf8').trim();
   if (text === '') return undefined;
   const shape = jsonShape(text);
   if (shape.depth > JSON_MAX_DEPTH) throw badRequest(`request body nests deeper than ${JSON_MAX_DEPTH} levels`);

@@ -21,11 +21,12 @@ import { shareRoomsPaths } from '../storage-api/share-rooms.openapi.js';
 import { storageReadPaths, storageSessionPaths } from '../storage-api/storage-read.openapi.js';
 import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
 import { webPaths } from '../web/web.openapi.js';
+import { setPasswordPaths } from '../web/set-password/set-password.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -114,6 +115,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
       { name: 'web pages', description: 'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
+      { name: 'pages', description: 'HTML pages for people (no Basic authentication): the set-password page of activation emails' },
     ],
     paths: mergePaths(FRAGMENTS),
     components: {

@@ -200,9 +200,13 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('authenticated operations can answer 401 with the Basic challenge and 429 with Retry-After; open ones are the ops endpoints', () => {
+  // HTML pages for people (tag `pages`): a link's token is their credential, and they answer HTML
+  const isPage = (op: Operation) => op.tags?.includes('pages') === true;
+
+  it('authenticated operations can answer 401 with the Basic challenge and 429 with Retry-After; open ones are the ops endpoints and pages', () => {
     for (const [name, op] of operations(openApiDocument)) {
       if (op.security && op.security.length === 0) {
+        if (isPage(op)) continue;
         // the ops endpoints, and interface B's public parts: logging in, share rooms, single-file links, the login page and its static files
         assert.match(
           name,
@@ -224,8 +228,12 @@ describe('OpenAPI document', () => {
   it('every error response (and every 409) uses the Error schema', () => {
     for (const [name, op] of operations(openApiDocument)) {
       for (const [status, raw] of Object.entries(op.responses)) {
-        // the health endpoints answer their own body, also when failing
+        // the health endpoints answer their own body, also when failing; pages answer a page
         if (Number(status) < 400 || name === 'GET /readyz' || name === 'GET /healthz') continue;
+        if (isPage(op)) {
+          assert.ok(deref<Response>(raw).content?.['text/html'], `${name} ${status}: a page answers HTML`);
+          continue;
+        }
         const response = deref<Response>(raw);
         assert.equal(response.content?.['application/json']?.schema.$ref, '#/components/schemas/Error', `${name} ${status}: not the Error schema`);
       }

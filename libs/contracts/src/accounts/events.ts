@@ -110,6 +110,14 @@ export type UserCreationAbandoned = Event<'UserCreationAbandoned', { at: number 
  * steps were undone. It changes nothing about the user.
  */
 export type UserChangeAbandoned = Event<'UserChangeAbandoned', { processId: string; at: number }>;
+/**
+ * An activation / set-password email was sent with a link carrying this nonce, valid until
+ * `expiresAt` (unix seconds). Only the latest link is live: it replaces any earlier one. The link
+ * itself (signed with the service secret) is never stored; the nonce alone cannot be used.
+ */
+export type SetPasswordLinkIssued = Event<'SetPasswordLinkIssued', { nonce: string; expiresAt: number; at: number }>;
+/** The link with this nonce set the password (appended with the `UserPasswordChanged` it made): it is spent. */
+export type SetPasswordLinkUsed = Event<'SetPasswordLinkUsed', { nonce: string; at: number }>;
 export type UserEvent =
   | UserCreated
   | UserRenamed
@@ -123,7 +131,9 @@ export type UserEvent =
   | UserPasswordChanged
   | UserDeleted
   | UserCreationAbandoned
-  | UserChangeAbandoned;
+  | UserChangeAbandoned
+  | SetPasswordLinkIssued
+  | SetPasswordLinkUsed;
 
 /** What another service may rely on from `UserCreated` (never the password hash). */
 export type UserCreatedData = Omit<UserCreated['data'], 'passwordHash'>;

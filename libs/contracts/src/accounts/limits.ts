@@ -42,6 +42,9 @@ export const SEARCH_BY_OPERATORS = ['=', '>', '>=', '<', '<='] as const;
  */
 export const RECENTLY_STOPPED_UPLOADING = 'recently_stopped_uploading';
 export const WINDOW_SECONDS_MAX_DIGITS = 10;
+
+/** The longest an SMTP send may take (connection included) before it is refused as not sent. */
+export const MAIL_SEND_TIMEOUT_MS = 20_000;
 export type SearchByOperator = (typeof SEARCH_BY_OPERATORS)[number];
 
 /** Settings: integers fit a signed 32-bit column in the original service. */

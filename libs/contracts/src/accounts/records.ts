@@ -163,6 +163,22 @@ export const CreateUserReply = z
   .meta({ id: 'CreateUserReply', description: 'The created user.' });
 export type CreateUserReply = z.infer<typeof CreateUserReply>;
 
+export const ActivationEmailSent = z
+  .object({
+    email: z.string().describe('where the email went'),
+    expires_at: unixTime().describe('when its set-password link stops working (unix seconds)'),
+  })
+  .meta({ id: 'ActivationEmailSent', description: 'The activation / set-password email was accepted for delivery.' });
+export type ActivationEmailSent = z.infer<typeof ActivationEmailSent>;
+
+/** What the set-password page shows about a live link (bus only). */
+export interface SetPasswordLinkInfo {
+  username: string;
+  name: string;
+  company_name: string;
+  expires_at: number;
+}
+
 export const UserCount = z.object({ user_count: z.int().min(0) }).meta({ id: 'UserCount', description: 'How many users match.' });
 export type UserCount = z.infer<typeof UserCount>;
 

@@ -206,6 +206,47 @@ export interface ListUsersRequest extends PartnerScoped {
 /** `POST /users/<u>` and `POST /groups/<id>` take `?action=delete`. */
 export const ActionQuery = z.object({ action: z.enum(['delete']).optional() });
 
+/** `POST /users/<u>` also takes `?action=sendactivationemail`. */
+export const UserActionQuery = z.object({ action: z.enum(['delete', 'sendactivationemail']).optional() });
+
+export const TEMPLATE_NAME_MAX_LENGTH = 64;
+
+/** `POST /users/<u>?action=sendactivationemail`: an optional body; unknown keys are ignored. */
+export const SendActivationEmailBody = z
+  .object({
+    template_name: z
+      .string()
+      .trim()
+      .max(TEMPLATE_NAME_MAX_LENGTH)
+      .optional()
+      .describe('`set_password` (the default) or `activation`; another name gets the default wording'),
+  })
+  .meta({ id: 'SendActivationEmailBody', description: 'Which email to send; the body may be absent or `{}`.' });
+export type SendActivationEmailBody = z.output<typeof SendActivationEmailBody>;
+
+export interface SendActivationEmailRequest extends UserRef {
+  template_name?: string;
+  /** the origin the partner reached the gateway at, used for the link when BURROW_PUBLIC_URL is unset */
+  origin?: string;
+}
+
+/** The set-password page: the link's token (from the URL) is the only credential. */
+export interface SetPasswordLinkRef {
+  token: string;
+}
+
+export interface SetPasswordByLinkRequest extends SetPasswordLinkRef {
+  /** already checked against the password rule (`SetPasswordForm`) */
+  password: string;
+}
+
+/** The set-password page's form (urlencoded): the new password twice. */
+export const SetPasswordForm = z.object({
+  password: Password,
+  confirm: z.string().max(PASSWORD_MAX_LENGTH),
+});
+export type SetPasswordForm = z.output<typeof SetPasswordForm>;
+
 export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable']) });
 
 // ---- groups -----------------------------------------------------------------------------------

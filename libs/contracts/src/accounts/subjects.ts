@@ -50,6 +50,9 @@ export const AccountsSubjects = {
   userShares: 'accounts.users.shares',
   userShare: 'accounts.users.share',
   sendActivationEmail: 'accounts.users.send-activation-email',
+  /** the set-password page (no partner: the signed link is the credential) */
+  checkSetPasswordLink: 'accounts.set-password.check',
+  setPasswordByLink: 'accounts.set-password.set',
   brandShares: 'accounts.shares.list',
   storePartnerBackup: 'accounts.partner-backups.store',
   getPartnerBackup: 'accounts.partner-backups.get',

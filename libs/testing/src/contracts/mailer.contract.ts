@@ -36,10 +36,11 @@ export function mailerContract(name: string, factory: MailerFactory): void {
       return simpleParser(all[0]);
     };
 
-    it('delivers To, From (configured address, given name), Subject, both bodies and extra headers', async () => {
+    it('delivers To, From (configured address, given name), Reply-To, Subject, both bodies and extra headers', async () => {
       const sent = await fixture.mailer.send({
         to: { name: 'Jane Doe', address: 'jane@example.com' },
         fromName: 'Acme Backup',
+        replyTo: { name: 'Acme Support', address: 'help@acme.example' },
         subject: 'Set your password',
         text: 'Hello Jane,\nfollow https://backup.example/set-password/abc\n',
         html: '<p>Hello Jane, <a href="https://backup.example/set-password/abc">set it</a></p>',
@@ -48,6 +49,7 @@ export function mailerContract(name: string, factory: MailerFactory): void {
       const mail = await only();
       assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [{ name: 'Jane Doe', address: 'jane@example.com' }]);
       assert.deepEqual(mail.from?.value, [{ name: 'Acme Backup', address: fixture.sender }]);
+      assert.deepEqual(mail.replyTo?.value, [{ name: 'Acme Support', address: 'help@acme.example' }]);
       assert.equal(mail.subject, 'Set your password');
       assert.equal(mail.text, 'Hello Jane,\nfollow https://backup.example/set-password/abc\n');
       assert.match(String(mail.html), /<a href="https:\/\/backup\.example\/set-password\/abc">set it<\/a>/);

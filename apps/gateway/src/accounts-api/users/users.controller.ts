@@ -1,22 +1,25 @@
 /** Users of the partner: `/users/`, `/users/<u>`, their devices and share rooms. */
 import {
-  ActionQuery,
+  type ActivationEmailSent,
   bonusBytesOf,
   CreateUserBody,
   type CreateUserReply,
   type DeviceRecord,
   ListUsersQuery,
+  MAIL_SEND_TIMEOUT_MS,
+  SendActivationEmailBody,
   ShareActionQuery,
   Subjects,
   UpdateUserBody,
+  UserActionQuery,
   type UserCount,
   type UserRecord,
   type UserShareRoom,
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { JsonBody } from '../../http/json-body.js';
 import { Body, parseBody, Query } from '../../http/request.js';
@@ -51,16 +54,28 @@ export class UsersController {
     return this.rpc.call(Subjects.accounts.userDevices, { partnerId, user });
   }
 
-  /** Changes any of the user's fields; `?action=delete` deletes the user (the body is ignored). */
+  /**
+   * Changes any of the user's fields; `?action=delete` deletes the user (the body is ignored);
+   * `?action=sendactivationemail` mails the user a set-password link (body `{"template_name"}`,
+   * optional).
+   */
   @Post('users/:user')
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
     @Param('user') user: string,
-    @Query(ActionQuery) { action }: z.output<typeof ActionQuery>,
+    @Query(UserActionQuery) { action }: z.output<typeof UserActionQuery>,
     @JsonBody() raw: unknown,
-  ): Promise<UserRecord | null> {
+    @Req() req: Request,
+  ): Promise<UserRecord | ActivationEmailSent | null> {
     if (action === 'delete') return this.remove(partnerId, user);
+    if (action === 'sendactivationemail') {
+      const { template_name } = parseBody(SendActivationEmailBody, raw);
+      // the link's base when BURROW_PUBLIC_URL is unset: where this request came to
+      const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+      // an SMTP server may take its time: wait past the mailer's own deadline, not the usual RPC timeout
+      return this.rpc.call(Subjects.accounts.sendActivationEmail, { partnerId, user, template_name, origin }, { timeoutMs: MAIL_SEND_TIMEOUT_MS + 5000 });
+    }
     const body = parseBody(UpdateUserBody, raw);
     const { bonus_gigs: _g, bonus_bytes: _b, ...changes } = body;
     return this.rpc.call(Subjects.accounts.updateUser, { partnerId, user, changes: { ...changes, bonus_bytes: bonusBytesOf(body) } });

@@ -1,21 +1,25 @@
 /** OpenAPI for users, their devices and share rooms (schemas generated from the contracts). */
 import {
-  ActionQuery,
+  ActivationEmailSent,
   CreateUserBody,
   CreateUserReply,
   DeviceRecord,
   ListUsersQuery,
   MAX_PAGE,
+  SendActivationEmailBody,
   RECENTLY_STOPPED_UPLOADING,
   ShareActionQuery,
   UpdateUserBody,
+  UserActionQuery,
   UserCount,
   USER_SORTABLE_FIELDS,
   UserRecord,
   UserShareRoom,
   WINDOW_SECONDS_MAX_DIGITS,
 } from '@burrow/contracts';
-import { body, empty, err, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply } from '../../openapi/builders.js';
+import { JSON_BODY_LIMIT } from '../../http/json-body.js';
+import { body, empty, err, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
+import { jsonSchema } from '../../openapi/schemas.js';
 import { AUTHENTICATED, notAnObject, notValidJson, WITH_BODY } from '../../openapi/common.js';
 import type { PathsFragment } from '../../openapi/types.js';
 import { exampleCreated, exampleDevices, exampleRoom, exampleUser } from '../examples.js';
@@ -105,32 +109,48 @@ export const usersPaths: PathsFragment = {
     post: {
       operationId: 'updateUser',
       tags: ['users'],
-      summary: 'Change a user, or delete it with ?action=delete',
+      summary: 'Change a user, delete it (?action=delete), or send it an activation email (?action=sendactivationemail)',
       description:
-        'Sets any number of attributes in one request and returns the updated record. With `action=delete` the body is ignored, the user is purged (same as DELETE) and the reply is empty. A promo plan needs no promo code.',
-      parameters: [userParam, ...queryParameters(ActionQuery, { action: { description: '`delete`: purge the user (same as DELETE); any other value is 400' } })],
-      requestBody: body(
-        'The attributes to change (ignored with action=delete).',
-        UpdateUserBody,
-        {
-          several: ex('move to a group, add bonus, disable', { group_id: 3, bonus_gigs: 5, enabled: false }),
-          plan: ex('change plan (a promo plan needs no promo code)', { plan_id: 4 }),
-        },
-        false,
-      ),
+        'Sets any number of attributes in one request and returns the updated record. With `action=delete` the body is ignored, the user is purged (same as DELETE) and the reply is empty. A promo plan needs no promo code.\n\n' +
+        'With `action=sendactivationemail` (beyond the spec) the user is mailed a link to a set-password page (`/set-password/{token}`): the body is `{"template_name": ...}` or empty. ' +
+        'The link works once, until it expires (BURROW_SET_PASSWORD_LINK_TTL_SECONDS, default 3 days), and only the latest one sent works. The mail comes from the partner (its company name as the sender\'s name and in the text, its brand identifier in `X-Burrow-Brand`, its support email as Reply-To) and never holds a password. ' +
+        'It is sent over SMTP when SMTP_URL is set, else written as an `.eml` file under the data directory. 200 = accepted for delivery; 409 = it could not be sent (the reason says why; an earlier link keeps working).',
+      parameters: [userParam, ...queryParameters(UserActionQuery, { action: { description: '`delete`: purge the user (same as DELETE); `sendactivationemail`: mail the user a set-password link; any other value is 400' } })],
+      requestBody: {
+        description: `The attributes to change (UpdateUserBody); ignored with action=delete; with action=sendactivationemail a SendActivationEmailBody (optional). Parsed as JSON whatever the content type; at most ${JSON_BODY_LIMIT} bytes.`,
+        required: false,
+        content: Object.fromEntries(
+          [JSON_TYPE, SPEC_BODY_TYPE].map((type) => [
+            type,
+            {
+              schema: { anyOf: [jsonSchema(UpdateUserBody), jsonSchema(SendActivationEmailBody)] },
+              examples: {
+                several: ex('move to a group, add bonus, disable', { group_id: 3, bonus_gigs: 5, enabled: false }),
+                plan: ex('change plan (a promo plan needs no promo code)', { plan_id: 4 }),
+                activation: ex('with ?action=sendactivationemail', { template_name: 'set_password' }),
+              },
+            },
+          ]),
+        ),
+      },
       responses: {
-        '200': reply('The updated user (empty body with action=delete).', UserRecord, { updated: ex('after the change', exampleUser) }),
+        '200': reply('The updated user; the email sent with action=sendactivationemail; empty with action=delete.', { anyOf: [jsonSchema(UserRecord), jsonSchema(ActivationEmailSent)] }, {
+          updated: ex('after the change', exampleUser),
+          sent: ex('POST /users/jdoe?action=sendactivationemail', { email: 'jane.doe@example.com', expires_at: 1700259200 } satisfies ActivationEmailSent),
+        }),
         '400': error('Invalid fields (named in `fields`), or an unknown action.', {
           fields: ex('bad values', err('invalid or missing parameters: email, enabled', { fields: ['email', 'enabled'] })),
           action: ex('unknown action', err('invalid query parameters: action', { fields: ['action'] })),
+          template: ex('template_name not a string', err('invalid or missing parameters: template_name', { fields: ['template_name'] })),
           notObject: notAnObject,
         }),
         '402': error('The new plan or bonus would exceed the bytes available to the enterprise.', { quota: ex('quota exceeded', err('quota exceeded')) }),
         '404': noUser(),
-        '409': error('Email already used by another user, or a nonexistent plan or group.', {
+        '409': error('Email already used by another user, or a nonexistent plan or group; with action=sendactivationemail, the email could not be sent.', {
           email: ex('email taken', err('email already in use', { conflicts: ['email'] })),
           plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
           group: ex('no such group', err('group 99 does not exist', { conflicts: ['group_id'] })),
+          notSent: ex('the mail server refused the recipient', err('the activation email could not be sent: the mail server refused the recipient or sender (550)', { conflicts: ['email'] })),
         }),
         ...WITH_BODY,
       },
