@@ -13,6 +13,8 @@
  * 128 random bits, which no search can cover, so a memory-hard KDF adds nothing but ~50 ms of CPU
  * per user. They are stored as `random1$<salt b64>$<HMAC-SHA256(salt, secret) b64>`, made only by
  * `generateSecret()`, which draws the secret itself: no caller can hand it a chosen password.
+ * Verifying one still runs one scrypt (discarded), so a login takes as long whatever kind of hash
+ * the account has: timing does not tell which accounts still have a temporary password.
  */
 import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -39,6 +41,7 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 const GENERATED_SCHEME = 'random1';
+const TIMING_SALT = Buffer.alloc(16);
 const GENERATED_BYTES = 16;
 
 /** A new random secret (128 bits, base64url) and its stored form; see the module comment. */
@@ -49,7 +52,9 @@ export function generateSecret(): { secret: string; hash: string } {
   return { secret, hash: `${GENERATED_SCHEME}$${salt.toString('base64')}$${mac.toString('base64')}` };
 }
 
-function verifyGenerated(password: string, parts: string[]): boolean {
+async function verifyGenerated(password: string, parts: string[]): Promise<boolean> {
+  // the cost of a scrypt verification, for uniform timing (module comment)
+  await scrypt(scryptInput('scrypt2', password, TIMING_SALT), TIMING_SALT, KEY_LEN, { N, r: R, p: P, maxmem: MAXMEM });
   const salt = Buffer.from(parts[1], 'base64');
   const expected = Buffer.from(parts[2], 'base64');
   const actual = createHmac('sha256', salt).update(password, 'utf8').digest();
