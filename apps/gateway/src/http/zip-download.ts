@@ -14,7 +14,12 @@ import type { RpcClient } from '@burrow/transport';
 import { create as contentDisposition } from 'content-disposition';
 import type { Request, Response } from 'express';
 import { httpDate, planDownload } from './download.js';
-import { planZip, writeZip, type ZipEntries } from './zip/index.js';
+import { planZip, writeZip, type ZipEntries, ZipError } from './zip/index.js';
+
+/** Where a cut-short zip is reported (the gateway's logger, GATEWAY_LOGGER). */
+export interface ZipErrorLog {
+  error(obj: object, msg: string): void;
+}
 
 export interface ZipRoot {
   userId: string;
@@ -50,7 +55,7 @@ export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[
   };
 }
 
-export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[], name: string): Promise<void> {
+export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[], name: string, log?: ZipErrorLog): Promise<void> {
   const entries = folderEntries(rpc, blobs, roots);
   const plan = await planZip(entries);
   const decision = planDownload(req, { etag: plan.etag, size: plan.length, mtime: plan.mtime });
@@ -84,6 +89,11 @@ export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient,
   try {
     await writeZip(entries, res, range, { expect: plan });
   } catch (error) {
+    // a client that went away is ordinary; anything else (a missing or unreadable blob, a folder
+    // changing under the download) cut the archive short and the operator must hear of it
+    if (!(error instanceof ZipError && error.code === 'OUTPUT_CLOSED')) {
+      log?.error({ err: { message: (error as Error).message, code: (error as ZipError).code }, zip: name, bytes: `${range.start}-${range.end}/${plan.length}` }, 'zip download cut short');
+    }
     res.destroy(error instanceof Error ? error : undefined);
   }
 }

@@ -28,8 +28,8 @@ import { type LinkClaims, LINK_MOUNT } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { parseMountedPath } from '../http/storage-path.js';
 import { checkStoragePolicy, queryValue } from '../http/storage-user.guard.js';
-import { BLOBS, RPC, SIGNER } from '../http/tokens.js';
-import { sendFolderZip, type ZipRoot } from '../http/zip-download.js';
+import { BLOBS, GATEWAY_LOGGER, RPC, SIGNER } from '../http/tokens.js';
+import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
 
 export const SHARE_MOUNT = 'share';
 
@@ -77,6 +77,7 @@ export class ShareController {
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(SIGNER) private readonly signer: TokenSigner,
+    @Inject(GATEWAY_LOGGER) private readonly log: ZipErrorLog,
   ) {}
 
   @Get(`${SHARE_MOUNT}/*path`)
@@ -88,7 +89,7 @@ export class ShareController {
     if (label === undefined) {
       if (queryValue(req, 'format') === 'zip') {
         const roots: ZipRoot[] = folders.map((f) => ({ userId: room.userId, device: f.device, path: f.path, prefix: `${f.label}/` }));
-        return sendFolderZip(req, res, this.rpc, this.blobs, roots, room.name || roomKey);
+        return sendFolderZip(req, res, this.rpc, this.blobs, roots, room.name || roomKey, this.log);
       }
       res.setHeader('Cache-Control', 'no-cache');
       res.json({
@@ -110,7 +111,7 @@ export class ShareController {
     if (folder) {
       if (queryValue(req, 'format') === 'zip') {
         const name = rest.length ? rest[rest.length - 1] : top.label;
-        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: room.userId, device: top.device, path, prefix: `${name}/` }], name);
+        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: room.userId, device: top.device, path, prefix: `${name}/` }], name, this.log);
       }
       return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit }));
     }

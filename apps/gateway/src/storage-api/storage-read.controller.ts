@@ -31,8 +31,8 @@ import { createFileLink } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
 import { type ExtensionClaims, extensionResource, queryValue, STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
-import { BLOBS, RPC, SIGNER } from '../http/tokens.js';
-import { sendFolderZip } from '../http/zip-download.js';
+import { BLOBS, GATEWAY_LOGGER, RPC, SIGNER } from '../http/tokens.js';
+import { sendFolderZip, type ZipErrorLog } from '../http/zip-download.js';
 
 /** `device_info=yes` (any case; also 1/true). */
 const wantsDeviceInfo = (req: Request) => /^(yes|1|true|on)$/i.test(queryValue(req, 'device_info') ?? '');
@@ -44,6 +44,7 @@ export class StorageReadController {
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(SIGNER) private readonly signer: TokenSigner,
+    @Inject(GATEWAY_LOGGER) private readonly log: ZipErrorLog,
   ) {}
 
   @Get(`${STORAGE_MOUNT}/*path`)
@@ -56,7 +57,7 @@ export class StorageReadController {
       const format = queryValue(req, 'format');
       if (format === 'zip') {
         const name = rest.length ? rest[rest.length - 1] : device;
-        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: user.userId, device, path, prefix: `${name}/` }], name);
+        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: user.userId, device, path, prefix: `${name}/` }], name, this.log);
       }
       return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: user.userId, device, path, cursor, limit }));
     }
