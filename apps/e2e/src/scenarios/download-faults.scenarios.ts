@@ -21,6 +21,7 @@ import { readdir, rm } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import supertest from 'supertest';
 import { partnerApi } from '../harness/client.js';
 import { hasUnzip, unzipAll } from '../harness/http-bytes.js';
 import { storageApi, type StorageApi } from '../harness/storage-client.js';
@@ -159,6 +160,9 @@ export function downloadFaultsScenarios({ target }: ScenarioContext) {
         assert.match(body.reason, /missing|stored bytes/, body.reason);
         assert.ok(!body.reason.includes(missing), 'the blob key is not revealed');
       }
+      // a HEAD says the same as the GET would, not a 200 for bytes that are gone
+      const head = await supertest(url).head(`${u.storage.root}/laptop/lost.bin`).auth(u.username, PASSWORD);
+      assert.ok(head.status >= 500 && head.status < 600, `HEAD status ${head.status}`);
     }
   });
 

@@ -134,6 +134,8 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
   const range = plan.status === 206 ? plan.range : rep.size > 0 ? { start: 0, end: rep.size - 1 } : null;
   const length = range ? range.end - range.start + 1 : 0;
   // opened before the status line: a missing blob is still a clean error
+  // a HEAD says what a GET would: a file whose stored bytes are gone is the same error, not a 200
+  if (req.method === 'HEAD' && range && !(await blobs.exists(rep.blob))) throw new MissingBlobError(rep.blob);
   const source = req.method === 'HEAD' || !range ? null : await openBlob(blobs, rep.blob, plan.status === 206 ? range : undefined);
   res.status(plan.status).set({
     ...headers,

@@ -10,27 +10,20 @@
  * credentials are a 403 here (no Basic challenge, so a browser shows no password dialog); too many
  * failures a 429 with Retry-After (per account and per client address, in the accounts service).
  */
-import { type AuthenticatedUser, badRequest, DomainError, forbidden, notFound, payloadTooLarge, Subjects } from '@burrow/contracts';
+import { type AuthenticatedUser, badRequest, DomainError, forbidden, notFound, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32decode, b32encode } from '../http/b32.js';
+import { FORM_BODY_LIMIT } from '../http/form-body.js';
+import { readBoundedBody } from '../http/json-body.js';
 import type { Sessions } from '../http/sessions.js';
 import { checkStoragePolicy, clientAddress, namesUser } from '../http/storage-user.guard.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
 
-const FORM_LIMIT = 16 * 1024;
-
-/** A login form: urlencoded (browsers, clients) or JSON; small. */
+/** A login form: urlencoded (browsers, clients) or JSON; small (413 past `FORM_BODY_LIMIT`). */
 export async function readLoginForm(req: Request): Promise<Record<string, string>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > FORM_LIMIT) throw payloadTooLarge(`a login form is at most ${FORM_LIMIT} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+  const text = (await readBoundedBody(req, FORM_BODY_LIMIT)).toString('utf8').trim();
   const form: Record<string, string> = {};
   if (text.startsWith('{')) {
     try {
