@@ -54,16 +54,16 @@ export const accountsProcesses = (ctx: AccountsContext) => [
 ];
 
 /** The accounts service's read models, one projection each, fed by one runner. */
-export const accountsProjections = (docs: DocumentStore): Projection[] => [
-  plansProjection(docs),
-  partnersProjection(docs),
-  groupsProjection(docs),
-  usersProjection(docs),
-  storageUsageProjection(docs),
-  pendingProcessesProjection(docs, 'accounts'),
-  reservationsProjection(docs),
-  devicePoliciesProjection(docs),
-  partnerBackupsProjection(docs),
+export const accountsProjections = (): Projection[] => [
+  plansProjection(),
+  partnersProjection(),
+  groupsProjection(),
+  usersProjection(),
+  storageUsageProjection(),
+  pendingProcessesProjection('accounts'),
+  reservationsProjection(),
+  devicePoliciesProjection(),
+  partnerBackupsProjection(),
 ];
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
@@ -72,7 +72,10 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const docs = await infra.documents('accounts');
   // opened at start, so a NATS server without JetStream stops the service with a clear message
   const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
-  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, accountsProjections(), {
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
+  });
   await runner.start();
   const faultKillAt = infra.config.faultKillAt;
   const processes = new ProcessLog(store, 'accounts', {

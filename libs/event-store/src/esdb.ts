@@ -12,6 +12,7 @@
  * answers, deadlines notwithstanding (STACK-NOTES), so `connect()` and `ping()` race their call
  * against a timer of our own.
  */
+import { randomUUID } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
@@ -181,6 +182,19 @@ export class EsdbEventStore implements EventStore {
       if (commit !== undefined) return toPosition(commit);
     }
     return 0;
+  }
+
+  /** The first event of `$burrow-store-identity` (a `$` stream: no `$all` subscriber of ours reads it). */
+  async storeId(): Promise<string> {
+    const stream = '$burrow-store-identity';
+    const existing = await this.readStream(stream, { maxCount: 1 });
+    if (existing.length) return String(existing[0].data.id);
+    try {
+      await this.append(stream, [{ type: 'StoreIdentified', data: { id: randomUUID() } }], 'no_stream');
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+    return String((await this.readStream(stream, { maxCount: 1 }))[0].data.id);
   }
 
   async ping(): Promise<void> {

@@ -128,7 +128,7 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('accounts', 'silent');
-  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, accountsProjections(), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const clock = { now: options.now ?? (() => TEST_NOW) };
   const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults });
