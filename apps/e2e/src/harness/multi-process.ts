@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Subjects } from '@burrow/contracts';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
+import { targetServers } from './servers.js';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -27,7 +28,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 30_000): Promise<void> {
+// generous: five Node processes starting at once on a loaded 2-core machine take 30 s and more
+async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);
@@ -53,6 +55,8 @@ export interface AppProcess {
 
 export type MultiProcessTarget = TestTarget & {
   stopApp(app: string): Promise<void>;
+  /** sends `signal` to the one process named `name` (`storage-catalog-2`: its second replica) */
+  killProcess(name: string, signal?: NodeJS.Signals): void;
   /** starts one more process of `app` (after stopping it, that is a restart), with extra variables */
   startApp(app: string, env?: Record<string, string>): void;
   /** resolves when every process of `app` has exited (a crash included) */
@@ -60,9 +64,13 @@ export type MultiProcessTarget = TestTarget & {
   processes(): AppProcess[];
 };
 
+export type ServiceApp = 'accounts' | 'billing' | 'storage-catalog';
+
 export interface MultiProcessOptions {
   /** how many accounts replicas to run (default 1); they share the queue group `accounts` */
   accountsReplicas?: number;
+  /** how many replicas of each service to run (default 1 each; `accountsReplicas` is the same for accounts) */
+  replicas?: Partial<Record<ServiceApp, number>>;
 }
 
 export async function startMultiProcess(
@@ -71,6 +79,8 @@ export async function startMultiProcess(
   options: MultiProcessOptions = {},
 ): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
+  // the run's production servers (MinIO, FerretDB), each with a namespace of this target's own
+  const servers = await targetServers({ ...process.env, ...extraEnv }, randomBytes(5).toString('hex'));
   // Every target of a test run shares the run's NATS server, and with it the key-value buckets
   // (login throttling): a secret of its own keeps each target's keys apart.
   const secret = `test-secret-${randomBytes(16).toString('hex')}`;
@@ -80,7 +90,7 @@ export async function startMultiProcess(
   const outputs: { name: string; child: ChildProcess; output: string }[] = [];
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
-      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...env }) },
+      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...servers.env, ...env }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const entry = { name: byApp.has(app) ? `${app}-${byApp.get(app)!.length + 1}` : app, child, output: '' };
@@ -113,6 +123,7 @@ export async function startMultiProcess(
   const close = async () => {
     await operatorClient.close();
     await stop(children);
+    await servers.cleanup();
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
@@ -134,21 +145,29 @@ export async function startMultiProcess(
     const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
     const pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
     if (pong.status !== 200) throw new Error(`the bootstrapped partner cannot log in (${pong.status}):\n${log}`);
-    // Further accounts replicas join once the first has set up the store: each must be listening
-    // in the queue group before a test relies on requests being spread over them.
-    for (let i = 1; i < (options.accountsReplicas ?? 1); i++) {
-      const replica = spawnApp('accounts', { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info' });
-      const entry = outputs.find((o) => o.child === replica)!;
-      const replicaDeadline = Date.now() + 30_000;
-      while (!entry.output.includes('accounts service listening')) {
-        if (replica.exitCode !== null || Date.now() > replicaDeadline) throw new Error(`accounts replica ${i + 1} did not start:\n${log}`);
-        await new Promise((r) => setTimeout(r, 100));
+    // Further replicas join once the first has set up the store: each must be listening in its
+    // queue group before a test relies on requests being spread over them.
+    const replicas = { accounts: options.accountsReplicas ?? 1, ...options.replicas };
+    for (const app of ['accounts', 'billing', 'storage-catalog'] as const) {
+      for (let i = 1; i < (replicas[app] ?? 1); i++) {
+        const replica = spawnApp(app, { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info' });
+        const entry = outputs.find((o) => o.child === replica)!;
+        const replicaDeadline = Date.now() + 90_000;
+        while (!entry.output.includes(`${app} service listening`)) {
+          if (replica.exitCode !== null || Date.now() > replicaDeadline) throw new Error(`${app} replica ${i + 1} did not start:\n${log}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
       }
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
+      killProcess: (name: string, signal: NodeJS.Signals = 'SIGKILL') => {
+        const entry = outputs.find((o) => o.name === name);
+        if (!entry) throw new Error(`no process named ${name}`);
+        entry.child.kill(signal);
+      },
       exited,
       processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),
     };

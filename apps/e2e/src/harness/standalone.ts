@@ -11,6 +11,8 @@ import { join } from 'node:path';
 
 export interface TestTarget {
   mode: string;
+  /** the production servers it runs on besides NATS (MinIO, FerretDB); none: embedded stores */
+  servers?: string[];
   /** base URL of a gateway */
   url: string;
   /** every gateway (several in multi-process mode) */
