@@ -59,7 +59,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.keyValues());
   const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
-  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics), new ExpressAdapter(server), {
+  const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
+  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, events), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
   });
