@@ -7,6 +7,7 @@ import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
 import { eventsScenarios } from './events.scenarios.js';
+import { fileNamesScenarios } from './file-names.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
 import { hostileInputScenarios } from './hostile-input.scenarios.js';
@@ -40,6 +41,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: storage interface (B)`, factory, skipReason, browseScenarios);
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
+  withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
   withTarget(`${mode}: event feed`, factory, skipReason, eventsScenarios);
   withTarget(`${mode}: webhooks`, factory && (() => factory(WEBHOOK_TEST_ENV)), skipReason, webhooksScenarios);
