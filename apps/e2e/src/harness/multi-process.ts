@@ -27,7 +27,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 30_000): Promise<void> {
+async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);
