@@ -85,7 +85,7 @@ export async function unlock(call: DavCall): Promise<void> {
   const path = lockPathOf(call.target);
   const lock = (await call.locks.list(call.user.userId)).find((l) => l.token === token);
   if (!lock || !(lock.path === path || (lock.depth === 'infinity' && (lock.path === '' || path.startsWith(`${lock.path}/`))))) {
-    throw new DomainError(409, { reason: 'no such lock on this resource', conflicts: ['Lock-Token'] });
+    throw new DomainError(409, { reason: 'no such lock on this resource', conflicts: ['path'] });
   }
   await call.locks.release(call.user.userId, token);
   call.res.status(204).end();
