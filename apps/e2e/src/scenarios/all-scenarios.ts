@@ -7,6 +7,7 @@ import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
+import { fileNamesScenarios } from './file-names.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
 import { hostileInputScenarios } from './hostile-input.scenarios.js';
@@ -39,6 +40,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: storage interface (B)`, factory, skipReason, browseScenarios);
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
+  withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
   withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
