@@ -4,6 +4,7 @@ import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
+import { davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
 import { eventsScenarios } from './events.scenarios.js';
@@ -43,6 +44,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
   withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
+  withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
   withTarget(`${mode}: event feed`, factory, skipReason, eventsScenarios);
   withTarget(`${mode}: webhooks`, factory && (() => factory(WEBHOOK_TEST_ENV)), skipReason, webhooksScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process

@@ -15,6 +15,7 @@ import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
 import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
 import { deliveryWebhooks, feedPaths, webhooksPaths } from '../events/events.openapi.js';
+import { davPaths } from '../dav/dav.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
 import { sharePaths } from '../share-api/share.openapi.js';
@@ -27,7 +28,7 @@ import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, feedPaths, webhooksPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, feedPaths, webhooksPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -119,6 +120,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'events', description: "the partner's event feed (JSON and Server-Sent Events) and webhooks" },
       { name: 'reports', description: 'client revisions' },
       { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
+      { name: 'webdav', description: "a user's storage over WebDAV at /dav/<user>/ (rclone, restic, Finder, Explorer, GNOME Files): see the path's description for the WebDAV-only methods and mounting" },
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
       { name: 'web pages', description: 'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
