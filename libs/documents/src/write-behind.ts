@@ -114,6 +114,8 @@ export class WriteBehind implements DocumentStore {
   readonly deletes: { collection: string; filter: Filter }[] = [];
   /** documents written by this batch, in the order of their first write */
   readonly dirty = new Map<string, { collection: string; id: string }>();
+  /** what to do once the batch is committed (wake readers of what it wrote) */
+  readonly committed: (() => void)[] = [];
 
   constructor(
     readonly base: DocumentStore,
@@ -143,6 +145,12 @@ export class WriteBehind implements DocumentStore {
       out.push(doc ? { kind: 'put', collection, doc } : { kind: 'delete', collection, id });
     }
     return out;
+  }
+
+  /** Runs `fn` once the batch is committed; never if it is dropped or rolled back past this point. */
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+    this.changed(() => void this.committed.pop());
   }
 
   savepoint(): number {
@@ -291,4 +299,14 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
   ensureIndex(spec: SortSpec, options?: IndexOptions): Promise<void> {
     return this.base.ensureIndex(spec, options);
   }
+}
+
+/**
+ * Runs `fn` once what was written through `docs` is committed: at once on a plain store, after
+ * the batch's commit on a unit of work. For signals that wake readers of the store (a reader woken
+ * before the commit would find nothing new).
+ */
+export function afterCommit(docs: DocumentStore, fn: () => void): void {
+  if (docs instanceof WriteBehind) docs.afterCommit(fn);
+  else fn();
 }

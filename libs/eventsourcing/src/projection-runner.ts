@@ -32,6 +32,26 @@ export interface Projection {
   apply(event: RecordedEvent, docs: DocumentStore): Promise<void>;
 }
 
+/**
+ * A projection whose code closes over its store (`build(docs)` returns its init and apply): built
+ * again for each unit of work the runner hands it, so it reads and writes through it like any
+ * other projection.
+ */
+export function projectionOver(
+  name: string,
+  prefixes: string[],
+  build: (docs: DocumentStore) => { init?(): Promise<void>; apply(event: RecordedEvent): Promise<void> },
+): Projection {
+  let bound: { docs: DocumentStore; projection: ReturnType<typeof build> } | null = null;
+  const bind = (docs: DocumentStore) => (bound?.docs === docs ? bound.projection : (bound = { docs, projection: build(docs) }).projection);
+  return {
+    name,
+    prefixes,
+    init: async (docs) => bind(docs).init?.(),
+    apply: (event, docs) => bind(docs).apply(event),
+  };
+}
+
 export type RunnerState = 'starting' | 'catching-up' | 'live' | 'retrying' | 'stopped';
 
 export interface ProjectionRunnerOptions {
@@ -373,6 +393,13 @@ export class ProjectionRunner {
       return;
     }
     for (const r of result.rejected) this.log('error', 'a read-model write was refused by a unique index', r);
+    for (const fn of batch.uow.committed) {
+      try {
+        fn();
+      } catch (error) {
+        this.log('error', 'an after-commit callback failed', { error: (error as Error).message });
+      }
+    }
     this.version++;
     this.positions = positions;
     this.cache.absorb(writes);

@@ -17,7 +17,7 @@ import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -57,6 +57,8 @@ export type MultiProcessTarget = TestTarget & {
   stopApp(app: string): Promise<void>;
   /** sends `signal` to the one process named `name` (`storage-catalog-2`: its second replica) */
   killProcess(name: string, signal?: NodeJS.Signals): void;
+  /** kills every process of `app` at once with SIGKILL, as a crash would (then `exited` resolves) */
+  killApp(app: string): void;
   /** starts one more process of `app` (after stopping it, that is a restart), with extra variables */
   startApp(app: string, env?: Record<string, string>): void;
   /** resolves when every process of `app` has exited (a crash included) */
@@ -162,6 +164,7 @@ export async function startMultiProcess(
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
     return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+      killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
       killProcess: (name: string, signal: NodeJS.Signals = 'SIGKILL') => {
         const entry = outputs.find((o) => o.name === name);

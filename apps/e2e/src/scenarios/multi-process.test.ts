@@ -10,6 +10,6 @@ const natsUrl = process.env.NATS_URL;
 const servers = await configuredServers();
 registerAllScenarios(
   `multi-process (NATS${servers.map((s) => ` + ${s}`).join('')}${servers.length ? '' : ', embedded event store, read models and blobs'})`,
-  natsUrl ? () => startMultiProcess(natsUrl) : null,
+  natsUrl ? (env) => startMultiProcess(natsUrl, env) : null,
   'NATS_URL not set and no nats-server found: multi-process suites skipped',
 );
