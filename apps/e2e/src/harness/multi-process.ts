@@ -27,7 +27,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 30_000): Promise<void> {
+// Loading Nest and the drivers takes each process a few seconds; on a machine shared by several
+// test runs (load far above its cores) it was seen to take over 40 s.
+async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);

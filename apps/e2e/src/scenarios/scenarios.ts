@@ -6,19 +6,20 @@
 import { after, before, describe } from 'node:test';
 import type { TestTarget } from '../harness/standalone.js';
 
-export type TargetFactory = () => Promise<TestTarget>;
+/** Starts a target; `env` adds variables for scenarios that need their own settings (a short idle limit). */
+export type TargetFactory = (env?: Record<string, string>) => Promise<TestTarget>;
 
 export interface ScenarioContext {
   /** the running target (valid inside tests) */
   target(): TestTarget;
 }
 
-/** Boots one target for a describe block and shuts it down after. */
-export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void) {
+/** Boots one target for a describe block (with `env` added to its configuration) and shuts it down after. */
+export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void, env?: Record<string, string>) {
   describe(name, { skip: factory ? false : skipReason }, () => {
     let target: TestTarget | undefined;
     before(async () => {
-      target = await factory!();
+      target = await factory!(env);
     });
     after(async () => {
       await target?.close();

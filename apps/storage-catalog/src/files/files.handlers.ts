@@ -19,7 +19,9 @@ import {
   type ListFolderRequest,
   notFound,
   type PositionReply,
+  type PrepareUploadReply,
   type PrepareUploadRequest,
+  quotaExceeded,
   Streams,
   type SubtreePage,
   Subjects,
@@ -30,7 +32,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { resolveDevice } from '../devices/device-names.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
-import { ensureUsage, quotaExceeded, usageHead } from '../usage/usage.js';
+import { ensureUsage, usageHead } from '../usage/usage.js';
 import { quotaOf, requireUser } from '../users/users.projection.js';
 import { filesCollection, foldersCollection, versionsCollection, versionId } from './catalog.projection.js';
 import { commitFileProcess } from './commit-file.process.js';
@@ -54,16 +56,20 @@ export class FilesHandlers {
     }
   }
 
-  /** Before the bytes: the device exists, the path is a file path, and a known size fits the quota. */
+  /**
+   * Before the bytes: the device exists, the path is a file path, and a known size fits the quota.
+   * The reply says how many bytes still fit, so that the gateway refuses an upload of unknown
+   * size (chunked) as soon as it passes them, rather than storing all of it first.
+   */
   @MessagePattern(Subjects.storage.prepareUpload)
-  async prepare(@Payload() req: PrepareUploadRequest): Promise<{ ok: true }> {
+  async prepare(@Payload() req: PrepareUploadRequest): Promise<PrepareUploadReply> {
     filePath(req.path);
     await resolveDevice(this.ctx.store, req.userId, req.device);
-    if (req.size !== undefined) {
-      const quota = await this.quota(req.userId);
-      if (quota !== null && (await usageHead(this.ctx.store, req.userId)).total + req.size > quota) throw quotaExceeded();
-    }
-    return { ok: true };
+    const quota = await this.quota(req.userId);
+    if (quota === null) return { ok: true, remaining: null };
+    const remaining = Math.max(0, quota - (await usageHead(this.ctx.store, req.userId)).total);
+    if (req.size !== undefined && req.size > remaining) throw quotaExceeded();
+    return { ok: true, remaining };
   }
 
   /**

@@ -39,6 +39,15 @@ export interface PrepareUploadRequest extends DevicePath {
   size?: number;
 }
 
+export interface PrepareUploadReply {
+  ok: true;
+  /**
+   * Bytes the user may still store (null: no limit). The commit checks the quota exactly; this
+   * lets the gateway stop an upload of unknown length as soon as it is sure to be refused.
+   */
+  remaining: number | null;
+}
+
 export interface CommitFileRequest extends DevicePath {
   blob: string;
   size: number;
