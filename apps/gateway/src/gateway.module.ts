@@ -1,9 +1,11 @@
 /**
- * The gateway: one Nest module per interface (accounts-api, storage-api, share-api, web, ops),
+ * The gateway: one Nest module per interface (accounts-api, storage-api, share-api, web, dav, ops),
  * sharing only `http/` (the bus client, blob reads, guards, body parsing, error mapping).
  */
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ACCOUNTS_API_CONTROLLERS, AccountsApiModule } from './accounts-api/accounts-api.module.js';
+import { DavModule } from './dav/dav.module.js';
+import type { DavLocks } from './dav/locks.js';
 import { type HttpDependencies, HttpModule } from './http/http.module.js';
 import type { GatewayMetrics } from './ops/metrics.js';
 import { OPS_CONTROLLERS, OpsModule } from './ops/ops.module.js';
@@ -16,11 +18,11 @@ export const GATEWAY_CONTROLLERS = [...ACCOUNTS_API_CONTROLLERS, ...STORAGE_API_
 
 @Module({})
 export class GatewayModule {
-  static forRoot(deps: HttpDependencies, metrics: GatewayMetrics): DynamicModule {
+  static forRoot(deps: HttpDependencies, metrics: GatewayMetrics, locks: DavLocks): DynamicModule {
     return {
       module: GatewayModule,
       // WebModule first: its page routes pass what is not for them on to the JSON routes
-      imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, StorageApiModule, ShareApiModule, OpsModule.forRoot(metrics)],
+      imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, StorageApiModule, ShareApiModule, DavModule.forRoot(locks), OpsModule.forRoot(metrics)],
     };
   }
 }

@@ -64,7 +64,8 @@ type Env = Record<string, string | undefined>;
 const URL_SCHEMES: Record<string, string[]> = {
   BURROW_PUBLIC_URL: ['http:', 'https:'],
   NATS_URL: ['nats:', 'tls:', 'ws:', 'wss:'],
-  EVENTSTORE_URL: ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:'],
+  // KurrentDB (EventStoreDB) or PostgreSQL: the scheme picks the adapter (infrastructure.ts)
+  EVENTSTORE_URL: ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'postgres:', 'postgresql:'],
   MONGODB_URL: ['mongodb:', 'mongodb+srv:'],
   MINIO_URL: ['http:', 'https:'],
   SMTP_URL: ['smtp:', 'smtps:'],

@@ -4,6 +4,7 @@ import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
+import { davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
 import { fileNamesScenarios } from './file-names.scenarios.js';
@@ -45,6 +46,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: upload limits`, factory, skipReason, uploadLimitsScenarios);
   withTarget(`${mode}: slow transfers`, factory, skipReason, slowTransfersScenarios, { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) });
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
+  withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

@@ -14,6 +14,7 @@ import { partnerBackupPaths } from '../accounts-api/partner-backup/partner-backu
 import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
 import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
+import { davPaths } from '../dav/dav.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
 import { sharePaths } from '../share-api/share.openapi.js';
@@ -26,7 +27,7 @@ import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -112,6 +113,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'billing', description: 'partner billing information' },
       { name: 'reports', description: 'client revisions' },
       { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
+      { name: 'webdav', description: "a user's storage over WebDAV at /dav/<user>/ (rclone, restic, Finder, Explorer, GNOME Files): see the path's description for the WebDAV-only methods and mounting" },
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
       { name: 'web pages', description: 'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
