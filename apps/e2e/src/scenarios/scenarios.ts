@@ -6,7 +6,7 @@
 import { after, before, describe } from 'node:test';
 import type { TestTarget } from '../harness/standalone.js';
 
-/** Starts a target; `env` adds variables for scenarios that need their own settings (a short idle limit). */
+/** Starts a target; `env` holds settings a scenario module needs (a short idle limit, webhooks to loopback). */
 export type TargetFactory = (env?: Record<string, string>) => Promise<TestTarget>;
 
 export interface ScenarioContext {
