@@ -55,6 +55,10 @@ export const cardDeclined = (code: string, reason: string) => new DomainError(40
 export const gone = (reason: string) => new DomainError(410, { reason });
 export const payloadTooLarge = (reason: string) => new DomainError(413, { reason });
 export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });
+/** 507 Insufficient Storage: the user's quota, or the server's disk, cannot hold what is being written. */
+export const insufficientStorage = (reason: string) => new DomainError(507, { reason });
+/** The user's quota is full (documented in docs/api.md): refused before, while or after the bytes arrive. */
+export const quotaExceeded = () => insufficientStorage('storage quota exceeded: the upload would take the user past plan + bonus bytes');
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
   new DomainError(429, { reason, retry_after: retryAfterSeconds });
 

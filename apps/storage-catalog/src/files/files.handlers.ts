@@ -24,6 +24,7 @@ import {
   type PositionReply,
   type PrepareUploadReply,
   type PrepareUploadRequest,
+  quotaExceeded,
   Streams,
   type SubtreePage,
   Subjects,
@@ -34,7 +35,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { resolveDevice } from '../devices/device-names.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
-import { quotaExceeded, usageHead } from '../usage/usage.js';
+import { usageHead } from '../usage/usage.js';
 import { userQuota } from '../users/user-quota.js';
 import { filesCollection, foldersCollection, versionsCollection, versionId } from './catalog.projection.js';
 import { commitVersion } from './commit-file.process.js';
@@ -52,7 +53,9 @@ export class FilesHandlers {
   /**
    * Before the bytes: the device exists, the path is a file path, and a known size fits the quota;
    * with WebDAV's rules (`strict`) the parent folder exists and the path is not a folder. Replies
-   * with the file's current version, for conditional requests.
+   * with the file's current version, for conditional requests, and with how many bytes the quota
+   * still holds, so that the gateway refuses an upload of unknown size (chunked) as soon as it
+   * passes them, rather than storing all of it first.
    */
   @MessagePattern(Subjects.storage.prepareUpload)
   async prepare(@Payload() req: PrepareUploadRequest): Promise<PrepareUploadReply> {
@@ -63,12 +66,11 @@ export class FilesHandlers {
       if (await folderExists(this.ctx.docs, device.deviceId, `${path}/`)) throw new DomainError(405, { reason: `${path} is a folder` });
       if (!(await folderExists(this.ctx.docs, device.deviceId, parentOf(path)))) throw new DomainError(409, { reason: `no folder ${parentOf(path) || '/'} to put ${nameOf(path)} in`, conflicts: ['path'] });
     }
-    if (req.size !== undefined) {
-      const quota = await userQuota(this.ctx, req.userId);
-      if (quota !== null && (await usageHead(this.ctx.store, req.userId)).total + req.size > quota) throw quotaExceeded();
-    }
+    const quota = await userQuota(this.ctx, req.userId);
+    const remaining = quota === null ? null : Math.max(0, quota - (await usageHead(this.ctx.store, req.userId)).total);
+    if (remaining !== null && req.size !== undefined && req.size > remaining) throw quotaExceeded();
     const file = await filesCollection(this.ctx.docs).get(fileIdOf(device.deviceId, path));
-    return { ok: true, current: file && !file.deleted ? { blob: file.blob, size: file.size, mtime: file.mtime } : null };
+    return { ok: true, current: file && !file.deleted ? { blob: file.blob, size: file.size, mtime: file.mtime } : null, remaining };
   }
 
   /**

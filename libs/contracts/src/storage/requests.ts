@@ -48,10 +48,15 @@ export interface PrepareUploadRequest extends DevicePath {
   strict?: boolean;
 }
 
-/** The path's current version as the upload finds it (for conditional requests), or null. */
 export interface PrepareUploadReply {
   ok: true;
+  /** The path's current version as the upload finds it (for conditional requests), or null. */
   current: { blob: string; size: number; mtime: number } | null;
+  /**
+   * Bytes the user may still store (null: no limit). The commit checks the quota exactly; this
+   * lets the gateway stop an upload of unknown length as soon as it is sure to be refused.
+   */
+  remaining: number | null;
 }
 
 export interface CommitFileRequest extends DevicePath {
