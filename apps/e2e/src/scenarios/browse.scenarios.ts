@@ -99,6 +99,8 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(report.size, u.latestReport.length);
     assert.equal(report.versions, 2);
     assert.ok(Number.isInteger(report.mtime) && Number.isInteger(report.ctime));
+    // etime: when the latest version was backed up (the mobile app reads it)
+    assert.ok(Number.isInteger(report.etime) && Math.abs(report.etime - Date.now() / 1000) < 600, `etime ${report.etime}`);
     const sub = await as(u.username).get(`${u.root}/laptop/Documents/${docs.body.dirs[0][1]}`).expect(200);
     const accented = sub.body.files[0];
     assert.equal(accented.name, 'résumé ü.txt');
@@ -413,5 +415,15 @@ export function browseScenarios({ target }: ScenarioContext) {
     const versions = await as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?format=version_info`).expect(200);
     assert.equal(versions.body[0].preview_48, 'red.jpg?version=0&preview_48');
     await bytes(as(u.username).get(`${u.root}/laptop/Pictures/${versions.body[0].preview_48}`)).expect(200);
+    // the mobile app glues its cache-buster to the key (no `&`): still that preview, never the original
+    for (const query of [`preview_48cb=${Date.now()}`, 'version=0&preview_48cb=1']) {
+      const res = await bytes(as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?${query}`)).expect(200);
+      assert.match(String(res.headers['content-type']), /^image\/(jpeg|png)$/, query);
+      assert.equal((await sharp(res.body).metadata()).width, 48, query);
+    }
+    // no 800 px preview of a 600 px image: a 404, not the original's bytes
+    await as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_800cb=1`).expect(404);
+    // digits that make another number are no preview key: the file itself
+    assert.ok((await bytes(as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_480=1`)).expect(200)).body.equals(image));
   });
 }
