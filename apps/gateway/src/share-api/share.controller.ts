@@ -27,7 +27,7 @@ import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32decode, b32encode } from '../http/b32.js';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { type LinkClaims, LINK_MOUNT } from '../http/links.js';
+import { claimedIncarnation, type LinkClaims, LINK_MOUNT } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
 import { checkStoragePolicy, queryValue } from '../http/storage-user.guard.js';
@@ -162,11 +162,15 @@ export class ShareController {
     res.status(405).json({ reason: 'share rooms are read-only: only GET and HEAD are allowed here' });
   }
 
-  /** A single-file share link: the version it was made for, while valid (3 days) and while its user may share. */
+  /**
+   * A single-file share link: the version it was made for, while valid (3 days), while its user may
+   * share, and while the file is the one it was made for (410 once deleted or its device removed).
+   */
   @Get(`${LINK_MOUNT}/:token/*name`)
   async link(@Req() req: Request, @Res() res: Response): Promise<void> {
     const claims = this.signer.verify<LinkClaims>('link', String(req.params.token));
-    if (!claims || typeof claims.d !== 'string' || typeof claims.p !== 'string' || !Number.isInteger(claims.v)) {
+    const expect = claims && claimedIncarnation(claims);
+    if (!claims || !expect || typeof claims.d !== 'string' || typeof claims.p !== 'string' || !Number.isInteger(claims.v)) {
       throw forbidden('this link is not valid: it has expired or been altered');
     }
     let user: AuthenticatedUser;
@@ -178,7 +182,7 @@ export class ShareController {
     }
     checkStoragePolicy(user);
     if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device: claims.d, path: claims.p, version: claims.v });
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device: claims.d, path: claims.p, version: claims.v, expect });
     await sendFileVersion(req, res, this.blobs, file);
   }
 }

@@ -118,7 +118,10 @@ export const sharePaths: PathsFragment = {
         '206': { description: 'A byte range.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { part: ex('part', '...') } } } },
         '304': { description: 'Not modified. The body is empty.' },
         '403': error('Expired, altered or revoked; or sharing is off for the account.', { expired: ex('expired', err('this link is not valid: it has expired or been altered')) }),
-        '404': error('The file or version is gone (deleted and purged).', { gone: ex('gone', err('no file Documents/x.txt')) }),
+        '404': error('The version is gone (purged).', { gone: ex('gone', err('no version 2 of Documents/x.txt')) }),
+        '410': error('The file the link was made for was deleted, or its device removed, since (even if something was uploaded to that name again).', {
+          deleted: ex('file deleted', err('the file this link or session extension was made for has been deleted or replaced')),
+        }),
         '503': unavailable,
       },
     },
