@@ -3,7 +3,7 @@
  * `npm test` (after the build): runs every compiled *.test.js with node's test runner.
  * Finds a NATS server with JetStream for the multi-process, NATS transport and key-value suites
  * (NATS_URL, else a private `nats-server -js` started for this run, else one listening on
- * 127.0.0.1:4222) and says plainly
+ * 127.0.0.1:4222) and a PostgreSQL server (POSTGRES_URL, else one on 127.0.0.1:5432), and says plainly
  * which production-server suites run and which are skipped, and why.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -47,10 +47,27 @@ if (!env.NATS_URL) {
   if (!env.NATS_URL && (await reachable('127.0.0.1', 4222))) env.NATS_URL = 'nats://127.0.0.1:4222';
 }
 process.on('exit', () => natsChild?.kill());
+// PostgreSQL: the server the PostgreSQL event-store suites make their own databases on (and drop).
+// Probed with a real login, so a server that refuses us is reported, not failed on.
+if (!env.POSTGRES_URL && (await reachable('127.0.0.1', 5432))) {
+  const url = 'postgres://postgres@127.0.0.1:5432/postgres';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    env.POSTGRES_URL = url;
+  } catch (error) {
+    console.log(`PostgreSQL on 127.0.0.1:5432 refused ${url}: ${error.message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 const servers = [
   ['NATS', env.NATS_URL, 'NATS transport and key-value (JetStream) contract suites and multi-process e2e suites'],
-  ['EventStoreDB', env.EVENTSTORE_URL, 'EventStoreDB adapter contract suite'],
+  ['PostgreSQL', env.POSTGRES_URL, 'PostgreSQL event store contract and integration suites (a database of their own each run)'],
+  ['KurrentDB (EventStoreDB)', env.EVENTSTORE_URL, 'KurrentDB adapter contract suite'],
   ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite'],
   ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite'],
 ];

@@ -152,8 +152,12 @@ describe('admin CLI: import-folder', () => {
     for (const path of Object.keys(originals).filter((p) => p !== 'Documents/report.txt')) assert.equal(stored.get(path)!.versions, 1, path);
   });
 
-  it('a name the storage refuses and an unreadable file are reported, the rest goes on: exit 1 with the failures listed', async () => {
-    await writeFile(join(folder, 'back\\slash.txt'), 'refused name');
+  it('a path the storage refuses and an unreadable file are reported, the rest goes on: exit 1 with the failures listed', async () => {
+    // a backslash is a legal name (stored), 65 folder levels are more than a path may have (refused)
+    await writeFile(join(folder, 'back\\slash.txt'), 'a legal name');
+    const deep = Array.from({ length: 65 }, (_, i) => `d${i}`).join('/');
+    await mkdir(join(folder, deep), { recursive: true });
+    await writeFile(join(folder, deep, 'too-deep.txt'), 'refused path');
     const unreadable = process.getuid?.() !== 0; // root reads anything
     if (unreadable) {
       await writeFile(join(folder, 'Documents', 'secret.txt'), 'no access');
@@ -162,13 +166,16 @@ describe('admin CLI: import-folder', () => {
     await writeFile(join(folder, 'new.txt'), 'a new file');
     const run = await importFolder();
     const summary = summaryOf(run, 1);
-    assert.deepEqual(summary.files, { uploaded: 1, unchanged: 5, skipped: 1, failed: unreadable ? 2 : 1 });
+    assert.deepEqual(summary.files, { uploaded: 2, unchanged: 5, skipped: 1, failed: unreadable ? 2 : 1 });
     const failures = new Map(summary.failures.map((f) => [f.path, f.reason]));
-    assert.match(failures.get('back\\slash.txt') ?? '', /refused by the storage.*400.*slash/);
+    // the importer lists the stored folder before its files: the folder too deep is what fails
+    assert.match(failures.get(deep) ?? JSON.stringify(summary.failures), /400 a path is at most 64 levels deep/);
     if (unreadable) assert.match(failures.get('Documents/secret.txt') ?? '', /cannot read.*EACCES/);
-    assert.match(run.stderr, /failed: back\\slash\.txt/, 'failures are reported on stderr as they happen');
+    assert.match(run.stderr, /failed: d0\/d1\/.*d64/, 'failures are reported on stderr as they happen');
     const stored = await storedFiles();
     assert.ok(stored.get('new.txt')?.bytes.equals(Buffer.from('a new file')));
-    assert.ok(!stored.has('back\\slash.txt'));
+    assert.ok(stored.get('back\\slash.txt')?.bytes.equals(Buffer.from('a legal name')));
+    assert.ok(![...stored.keys()].some((path) => path.endsWith('too-deep.txt')));
   });
+
 });

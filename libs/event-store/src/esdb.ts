@@ -1,5 +1,6 @@
 /**
- * Production EventStore: EventStoreDB over gRPC (`@eventstore/db-client`).
+ * Production EventStore: KurrentDB (formerly EventStoreDB) over gRPC, with its maintained client
+ * `@kurrent/kurrentdb-client` (the successor of `@eventstore/db-client`; docs/decisions.md).
  *
  * Positions: our integer `position` is the event's commit position in the transaction log, as a
  * JS number. Appends through the gRPC API write each event as its own committed prepare record, so
@@ -12,12 +13,13 @@
  * answers, deadlines notwithstanding (STACK-NOTES), so `connect()` and `ping()` race their call
  * against a timer of our own.
  */
+import { randomUUID } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
   END,
-  EventStoreDBClient,
   FORWARDS,
+  KurrentDBClient,
   NO_STREAM,
   START,
   STREAM_EXISTS,
@@ -28,10 +30,10 @@ import {
   streamNameFilter,
   type AllStreamResolvedEvent,
   type AllStreamSubscription,
-  type AppendExpectedRevision,
+  type AppendStreamState,
   type Position,
   type ResolvedEvent,
-} from '@eventstore/db-client';
+} from '@kurrent/kurrentdb-client';
 import {
   type AppendResult,
   type EventStore,
@@ -56,15 +58,20 @@ interface CheckpointMarker {
 }
 const CHECKPOINT = Symbol('checkpoint');
 const UNKNOWN_POSITION = 2n ** 63n;
+/**
+ * The store's identity: the first event of this stream, written by the first connection that finds
+ * none. Never delivered to subscriptions (it is bookkeeping, not a domain event).
+ */
+const IDENTITY_STREAM = 'burrow-store-identity';
 
 function toPosition(commit: bigint): number {
   if (commit > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new Error(`EventStoreDB commit position ${commit} exceeds 2^53: cannot be represented as a number`);
+    throw new Error(`KurrentDB commit position ${commit} exceeds 2^53: cannot be represented as a number`);
   }
   return Number(commit);
 }
 
-function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
+function toExpected(expected: ExpectedRevision): AppendStreamState {
   switch (expected) {
     case 'any':
       return ANY;
@@ -111,14 +118,15 @@ export class EsdbEventStore implements EventStore {
   private closed = false;
 
   private constructor(
-    private readonly client: EventStoreDBClient,
+    private readonly client: KurrentDBClient,
     private readonly timeoutMs: number,
   ) {}
 
   /** Connects and verifies the server answers (a one-event read of `$all`) within the timeout. */
   static async connect(url: string, options: EsdbEventStoreOptions = {}): Promise<EsdbEventStore> {
     const timeoutMs = options.connectTimeoutMs ?? 5000;
-    const client = EventStoreDBClient.connectionString(url);
+    // The client still accepts esdb:// but warns on the console at every connect: same meaning.
+    const client = KurrentDBClient.connectionString(url.replace(/^esdb(\+discover)?:/, 'kurrentdb$1:'));
     const store = new EsdbEventStore(client, timeoutMs);
     try {
       await store.ping();
@@ -126,7 +134,7 @@ export class EsdbEventStore implements EventStore {
       // A hanging first call keeps the channel open; dispose so the process can exit.
       void client.dispose().catch(() => undefined);
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`EventStoreDB at ${redact(url)} is not reachable: ${reason}`, { cause: error });
+      throw new Error(`KurrentDB (EventStoreDB) at ${redact(url)} is not reachable: ${reason}`, { cause: error });
     }
     return store;
   }
@@ -137,12 +145,12 @@ export class EsdbEventStore implements EventStore {
       jsonEvent({ type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} }),
     );
     try {
-      const result = await this.client.appendToStream(stream, data, { expectedRevision: toExpected(expected) });
+      const result = await this.client.appendToStream(stream, data, { streamState: toExpected(expected) });
       const position = result.position ? toPosition(result.position.commit) : await this.headPosition();
       return { revision: Number(result.nextExpectedRevision), position };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
-        const actual = error.actualVersion;
+        const actual = error.actualState;
         throw new WrongExpectedRevisionError(
           stream,
           expected,
@@ -183,8 +191,32 @@ export class EsdbEventStore implements EventStore {
     return 0;
   }
 
+  private identity: Promise<string> | null = null;
+  storeId(): Promise<string> {
+    this.identity ??= this.readOrCreateIdentity().catch((error: unknown) => {
+      this.identity = null;
+      throw error;
+    });
+    return this.identity;
+  }
+
+  private async readOrCreateIdentity(): Promise<string> {
+    for (;;) {
+      const [first] = await this.readStream(IDENTITY_STREAM, { maxCount: 1 });
+      if (first) {
+        if (typeof first.data.id === 'string') return first.data.id;
+        throw new Error(`${IDENTITY_STREAM}: its first event carries no id`);
+      }
+      try {
+        await this.append(IDENTITY_STREAM, [{ type: 'StoreIdentityAssigned', data: { id: randomUUID() } }], 'no_stream');
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error; // another process named it first
+      }
+    }
+  }
+
   async ping(): Promise<void> {
-    await withTimeout(this.headPosition(), this.timeoutMs, 'EventStoreDB ping');
+    await withTimeout(this.headPosition(), this.timeoutMs, 'KurrentDB ping');
   }
 
   subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
@@ -220,7 +252,7 @@ export class EsdbEventStore implements EventStore {
         }
         const event = this.toRecorded(item);
         // The server treats the start position as exclusive already; the check makes it explicit.
-        if (!event || event.position <= lastDelivered) continue;
+        if (!event || event.position <= lastDelivered || event.stream === IDENTITY_STREAM) continue;
         if (options.prefixes.length > 0 && !options.prefixes.some((p) => event.stream.startsWith(p))) continue;
         await handlers.onEvent(event);
         lastDelivered = event.position;

@@ -74,6 +74,13 @@ export interface EventStore {
   subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
   /** Position of the newest event in the store (0 when empty). */
   headPosition(): Promise<number>;
+  /**
+   * A stable id of the store's data, assigned when the store is created: the same for every
+   * connection and process on this store (and for a backup restored from it), a different one for
+   * a fresh or re-created store. Positions are only meaningful with the id of the store they came
+   * from: a checkpoint kept beside a read model records it.
+   */
+  storeId(): Promise<string>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

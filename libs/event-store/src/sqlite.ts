@@ -7,6 +7,7 @@
  * only the fallback latency.
  */
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -55,6 +56,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly waiters = new Set<() => void>();
   private readonly pollIntervalMs: number;
+  private readonly id: string;
   private closed = false;
 
   private constructor(
@@ -77,7 +79,15 @@ export class SqliteEventStore implements EventStore {
         metadata    TEXT    NOT NULL,
         recorded_at INTEGER NOT NULL,
         UNIQUE (stream, revision)
+      );
+      CREATE TABLE IF NOT EXISTS store_identity (
+        singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
+        id         TEXT    NOT NULL,
+        created_at INTEGER NOT NULL
       );`);
+    // the first process to open a new file names it; OR IGNORE keeps the name of an older one
+    this.db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)').run(randomUUID(), Date.now());
+    this.id = (this.db.prepare('SELECT id FROM store_identity').get() as { id: string }).id;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
   }
 
@@ -166,6 +176,7 @@ export class SqliteEventStore implements EventStore {
       readStream: (stream, options) => store.readStream(stream, options),
       subscribeToAll: (options, handlers) => store.subscribeToAll(options, handlers),
       headPosition: () => store.headPosition(),
+      storeId: () => store.storeId(),
       ping: () => store.ping(),
       close: () => store.close(),
     };
@@ -182,6 +193,10 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     return (this.statement('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
+  }
+
+  async storeId(): Promise<string> {
+    return this.id;
   }
 
   async ping(): Promise<void> {

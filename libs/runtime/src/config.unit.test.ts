@@ -37,6 +37,13 @@ describe('readConfig', () => {
     );
   });
 
+  it('EVENTSTORE_URL: KurrentDB (esdb, kurrentdb) or PostgreSQL (postgres, postgresql) URLs, nothing else', () => {
+    for (const url of ['esdb://h:2113?tls=false', 'kurrentdb://h:2113?tls=false', 'kurrentdb+discover://h:2113', 'postgres://burrow@db/events', 'postgresql://burrow:pw@db:5432/events?sslmode=require']) {
+      assert.equal(readConfig({ EVENTSTORE_URL: url }).eventstoreUrl, url);
+    }
+    assert.throws(() => readConfig({ EVENTSTORE_URL: 'mysql://db/events' }), /EVENTSTORE_URL must use one of .*postgres:/);
+  });
+
   it('BURROW_SQLITE_SYNCHRONOUS relaxes durability to normal, and nothing else', () => {
     assert.equal(readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'normal' }).sqliteSynchronous, 'normal');
     assert.equal(readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous, 'full');

@@ -1,14 +1,15 @@
 /**
  * The composition of adapters chosen by configuration: the only place that knows which mode we run
  * in. NATS_URL -> NATS transport and the NATS JetStream key-value store, else the in-process bus
- * and an in-memory key-value store; EVENTSTORE_URL -> EventStoreDB, else the SQLite file;
+ * and an in-memory key-value store; EVENTSTORE_URL -> PostgreSQL (postgres://, postgresql://) or
+ * KurrentDB (esdb://, kurrentdb://), else the SQLite file;
  * MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the blob folder;
  * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder.
  */
 import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
-import { EsdbEventStore, type EventStore, SqliteEventStore } from '@burrow/event-store';
+import { EsdbEventStore, type EventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
 import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
 import {
@@ -35,6 +36,8 @@ export interface InfrastructureOptions {
   /** where every logger of this process writes (default stdout); the admin CLI keeps stdout for its result */
   logDestination?: DestinationStream;
 }
+
+const isPostgresUrl = (url: string) => /^postgres(ql)?:/i.test(url);
 
 export class Infrastructure {
   readonly secret: string;
@@ -102,8 +105,10 @@ export class Infrastructure {
   }
 
   private async openEventStore(): Promise<EventStore> {
-    if (this.config.eventstoreUrl) {
-      const store = await EsdbEventStore.connect(this.config.eventstoreUrl);
+    const url = this.config.eventstoreUrl;
+    if (url) {
+      // Both announce appends themselves (NOTIFY, the server's subscriptions): no bus notices.
+      const store = isPostgresUrl(url) ? await PostgresEventStore.connect(url) : await EsdbEventStore.connect(url);
       this.closers.push(() => store.close());
       return store;
     }

@@ -20,12 +20,12 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Delete, HttpCode, Inject, Put, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
 import { readJsonBody } from '../http/json-body.js';
 import { parseBody } from '../http/request.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
 import { STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { BLOBS, RPC } from '../http/tokens.js';
-import { declaredLength, ingest, unixHeader } from './ingest.js';
 
 /** What a device registration answers: the device as the storage root shows it. */
 const deviceReply = (d: DeviceInfo) => ({

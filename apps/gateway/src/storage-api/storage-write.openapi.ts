@@ -32,7 +32,7 @@ export const UploadReply = z
 
 const storagePath = pathParameter(
   'path',
-  '`<b32 username>/<device>/` (a device), `<b32 username>/<device>/<folder path>/` (a folder) or `<b32 username>/<device>/<file path>` (a file); each segment percent-encoded, decoded once: an encoded slash, NUL, `.` or `..` is a 400',
+  '`<b32 username>/<device>/` (a device), `<b32 username>/<device>/<folder path>/` (a folder) or `<b32 username>/<device>/<file path>` (a file); each segment percent-encoded, decoded once: an encoded slash, NUL, `.` or `..` is a 400; any other character (backslashes, control characters, quotes) is part of the name, kept exactly (docs/api.md, "File names")',
   { type: 'string' },
   'QW5O/laptop/Documents/report.pdf',
 );

@@ -78,10 +78,12 @@ describe('shared folder entries', () => {
     assert.deepEqual(parseShareDir('laptop'), { device: 'laptop', path: '' });
     assert.deepEqual(parseShareDir('/laptop/Documents'), { device: 'laptop', path: 'Documents/' });
     assert.deepEqual(parseShareDir('my phone/Ünïcode ☃/'), { device: 'my phone', path: 'Ünïcode ☃/' });
+    // a backslash is part of a name (docs/api.md, "File names")
+    assert.deepEqual(parseShareDir('a\\b/C:\\Users\\me/'), { device: 'a\\b', path: 'C:\\Users\\me/' });
   });
 
   it('refuse what the path rules refuse, with a 400 naming dirs', () => {
-    for (const bad of ['', '/', 'laptop/../etc/', 'laptop//Documents/', 'laptop/./', '../', 'laptop/a\0b/', `laptop/${'x'.repeat(256)}/`, 'a\\b/']) {
+    for (const bad of ['', '/', 'laptop/../etc/', 'laptop//Documents/', 'laptop/./', '../', 'laptop/a\0b/', `laptop/${'x'.repeat(256)}/`]) {
       try {
         parseShareDir(bad);
         assert.fail(`accepted ${JSON.stringify(bad)}`);

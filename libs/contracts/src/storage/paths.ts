@@ -2,6 +2,11 @@
  * Paths inside a device, one rule for the gateway (which decodes URLs once) and the catalog: `/`
  * separated segments, no empty, `.` or `..` segment, no NUL, bounded lengths and depth. A folder
  * path ends with `/` (the device's root folder is the empty path ''); a file path does not.
+ *
+ * A name is any text a POSIX or Windows file system can hold but `/` and NUL: a backup that
+ * refused a legal name would silently leave that file unprotected. Backslashes, control
+ * characters, quotes and the characters Windows reserves are all names on Linux and macOS. What is
+ * refused, and why, is in docs/api.md ("File names").
  */
 import { badRequest } from '../errors.js';
 import { PATH_MAX_BYTES, PATH_MAX_DEPTH, PATH_SEGMENT_MAX_BYTES } from './limits.js';
@@ -12,7 +17,7 @@ const utf8Length = (s: string) => Buffer.byteLength(s, 'utf8');
 export function segmentProblem(segment: string): string | null {
   if (segment === '' || segment === '.' || segment === '..') return 'empty, "." and ".." segments are not allowed';
   if (segment.includes('\0')) return 'NUL characters are not allowed';
-  if (segment.includes('/') || segment.includes('\\')) return 'a name cannot contain a slash';
+  if (segment.includes('/')) return 'a name cannot contain a slash';
   if (utf8Length(segment) > PATH_SEGMENT_MAX_BYTES) return `a name is at most ${PATH_SEGMENT_MAX_BYTES} bytes`;
   return null;
 }

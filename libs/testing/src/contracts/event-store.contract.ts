@@ -1,5 +1,5 @@
 /**
- * The EventStore contract: every adapter (SQLite, EventStoreDB) must pass it.
+ * The EventStore contract: every adapter (SQLite, PostgreSQL, KurrentDB) must pass it.
  *
  * The suite may run against a shared, long-lived server, so every test writes to streams named
  * with a fresh random id and subscribes from the head (or filters by that id), never assuming the
@@ -22,6 +22,10 @@ export interface EventStoreFixture {
   cleanup(): Promise<void>;
   /** true when the store holds no events at all when handed out (a fresh embedded file) */
   empty?: boolean;
+  /** another connection to the same store (as a second process would open it); closed by the test */
+  reopen?(): Promise<EventStore>;
+  /** a second, distinct store (a new file, a new database); where the adapter can make one */
+  another?(): Promise<{ store: EventStore; cleanup(): Promise<void> }>;
 }
 export type EventStoreFactory = () => Promise<EventStoreFixture>;
 
@@ -174,6 +178,7 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
       it('round-trips JSON payloads exactly', async () => {
         const data = {
           text: 'plain "quoted" \\ back\nslash',
+          nul: 'before\u0000after',
           unicode: 'Ærøskøbing – 東京 – 🐇',
           int: 42,
           negative: -7,
@@ -340,6 +345,52 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         }
       });
 
+      it('concurrent appenders and a live subscriber: every event delivered once, in position order, no gap', async () => {
+        // The classic pitfall of a store on a database: positions drawn from a sequence at insert
+        // commit out of order, so a reader passes a position whose transaction commits later and
+        // never sees it. Appenders here run at once (batches of varied size make transactions
+        // overlap); the subscriber, live from the start, must end up with exactly what the store
+        // holds, in position order, and never report a checkpoint past an event it had not had.
+        const prefix = `${id}-conc-`;
+        const from = await store.headPosition();
+        const c = track(collect(store, { fromPosition: from, prefixes: [prefix] }));
+        const appenders = 8;
+        const rounds = 12;
+        await Promise.all(
+          Array.from({ length: appenders }, async (_, a) => {
+            for (let r = 0; r < rounds; r++) {
+              const size = 1 + ((a + r) % 4) * 10;
+              // own streams, plus one that every appender shares
+              const stream = r % 3 === 0 ? `${prefix}shared` : `${prefix}${a}`;
+              await store.append(stream, Array.from({ length: size }, (_, i) => ({ type: 'C', data: { a, r, i } })), 'any');
+            }
+          }),
+        );
+        const streams = [`${prefix}shared`, ...Array.from({ length: appenders }, (_, a) => `${prefix}${a}`)];
+        const stored = (await Promise.all(streams.map((s) => store.readStream(s)))).flat().sort((x, y) => x.position - y.position);
+        assert.equal(stored.length, appenders * (rounds / 4) * (1 + 11 + 21 + 31));
+        await waitFor(() => c.events.length >= stored.length && lastCheckpoint(c) >= stored.at(-1)!.position, 'every appended event', {
+          timeoutMs: WAIT_MS,
+          state: () => ({ delivered: c.events.length, stored: stored.length, checkpoint: lastCheckpoint(c) }),
+        });
+        await sleep(QUIET_MS);
+        assert.deepEqual(c.errors, []);
+        assert.deepEqual(
+          c.events.map((e) => [e.position, e.stream, e.revision]),
+          stored.map((e) => [e.position, e.stream, e.revision]),
+          'the subscriber saw exactly the stored events, in position order',
+        );
+        assertCheckpointInvariants(c, stored.map((e) => e.position), from);
+
+        // catch-up from a checkpoint reported mid-way delivers exactly the events after it
+        const mid = c.checkpoints[Math.floor(c.checkpoints.length / 2)].position;
+        const resumed = track(collect(store, { fromPosition: mid, prefixes: [prefix] }));
+        const rest = stored.filter((e) => e.position > mid);
+        await waitFor(() => resumed.events.length >= rest.length, 'the events after the checkpoint', { timeoutMs: WAIT_MS });
+        await sleep(QUIET_MS);
+        assert.deepEqual(resumed.events.map((e) => e.position), rest.map((e) => e.position));
+      });
+
       it('headPosition follows appends', async () => {
         if (fixture.empty) assert.equal(await store.headPosition(), 0, 'an empty store has head 0');
         const first = await store.append(`${id}-h`, [{ type: 'A', data: {} }], 'any');
@@ -349,6 +400,55 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         const second = await store.append(`${id}-h2`, [{ type: 'B', data: {} }], 'any');
         assert.ok(second.position > head1, 'a later append lies beyond the earlier head');
         assert.ok((await store.headPosition()) >= second.position);
+      });
+    });
+
+    describe('identity and other connections', () => {
+      it('storeId is stable: the same on every call and on another connection to the same store', async () => {
+        const first = await store.storeId();
+        assert.equal(typeof first, 'string');
+        assert.ok(first.length >= 8, `a real id, got "${first}"`);
+        assert.equal(await store.storeId(), first);
+        await store.append(`${id}-ident`, [{ type: 'A', data: {} }], 'any');
+        assert.equal(await store.storeId(), first, 'appends do not change it');
+        if (!fixture.reopen) return;
+        const other = await fixture.reopen();
+        try {
+          assert.equal(await other.storeId(), first, 'a second connection sees the same id');
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('a different store has a different storeId', async (t) => {
+        if (!fixture.another) return t.skip('this adapter cannot make a second store here');
+        const another = await fixture.another();
+        try {
+          assert.notEqual(await another.store.storeId(), await store.storeId());
+        } finally {
+          await another.cleanup();
+        }
+      });
+
+      it('a subscription on another connection receives appends made on this one, live', async (t) => {
+        if (!fixture.reopen) return t.skip('this adapter cannot open a second connection here');
+        const other = await fixture.reopen();
+        try {
+          const from = await store.headPosition();
+          const c = collect(other, { fromPosition: from, prefixes: [`${id}-x-`] });
+          try {
+            await waitFor(() => c.checkpoints.length > 0, 'the subscription to catch up', { timeoutMs: WAIT_MS });
+            await store.append(`${id}-x-1`, [{ type: 'E', data: { n: 1 } }], 'no_stream');
+            await store.append(`${id}-x-2`, [{ type: 'E', data: { n: 2 } }], 'no_stream');
+            await waitFor(() => c.events.length >= 2, 'the live events on the other connection', { timeoutMs: WAIT_MS });
+            assert.deepEqual(c.events.map((e) => e.data.n), [1, 2]);
+            assert.deepEqual(c.errors, []);
+          } finally {
+            await c.sub.stop();
+          }
+        } finally {
+          await other.close();
+        }
       });
     });
 

@@ -1,0 +1,130 @@
+/**
+ * What the PostgreSQL event store does beyond the shared contract: several processes creating the
+ * schema at once, a LISTEN connection or pooled connections dropped by the server, and appends
+ * that defer the WAL flush. Runs when POSTGRES_URL names a server (the test runner sets it when one
+ * listens on 127.0.0.1:5432), each test in a database of its own, dropped after.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, it } from 'node:test';
+import pg from 'pg';
+import { deferDurability } from './port.js';
+import { createPostgresDatabase, dropPostgresDatabase, PostgresEventStore } from './postgres.js';
+import type { RecordedEvent } from './port.js';
+
+const server = process.env.POSTGRES_URL;
+
+async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('PostgresEventStore on a real server', { skip: server ? false : 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432', timeout: 60_000 }, () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function database(): Promise<{ url: string; name: string }> {
+    const name = `burrow_test_${randomBytes(6).toString('hex')}`;
+    const url = await createPostgresDatabase(server!, name);
+    cleanups.push(() => dropPostgresDatabase(server!, name));
+    return { url, name };
+  }
+
+  async function open(url: string, pollIntervalMs = 30_000): Promise<PostgresEventStore> {
+    const store = await PostgresEventStore.connect(url, { pollIntervalMs });
+    cleanups.push(() => store.close());
+    return store;
+  }
+
+  /** Runs one statement on the database as an operator would, on a connection of its own. */
+  async function admin<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<T>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  const listenerPids = async (url: string, db: string) =>
+    (await admin<{ pid: number }>(url, `SELECT pid FROM pg_stat_activity WHERE datname = '${db}' AND query LIKE 'LISTEN %'`)).map((r) => r.pid);
+
+  it('several processes creating the schema at once all start, and agree on the store id', async () => {
+    const { url } = await database();
+    const stores = await Promise.all(Array.from({ length: 5 }, () => open(url)));
+    const ids = new Set(await Promise.all(stores.map((s) => s.storeId())));
+    assert.equal(ids.size, 1);
+    await stores[0].append('s-1', [{ type: 'A', data: {} }], 'no_stream');
+    assert.equal((await stores[4].readStream('s-1')).length, 1);
+  });
+
+  it('the store id survives a restart and differs between databases', async () => {
+    const a = await database();
+    const b = await database();
+    const first = await open(a.url);
+    const id = await first.storeId();
+    await first.close();
+    assert.equal(await (await open(a.url)).storeId(), id);
+    assert.notEqual(await (await open(b.url)).storeId(), id);
+  });
+
+  it('when the LISTEN connection is dropped, subscriptions go on by polling and it reconnects', async () => {
+    const { url, name } = await database();
+    const subscriber = await open(url, 200);
+    const writer = await open(url);
+    const seen: RecordedEvent[] = [];
+    const sub = subscriber.subscribeToAll({ fromPosition: 0, prefixes: ['s-'] }, { onEvent: (e) => void seen.push(e) });
+    cleanups.push(() => sub.stop());
+    await waitFor(async () => (await listenerPids(url, name)).length === 2, 'both stores listening');
+    const before = await listenerPids(url, name);
+
+    await admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`);
+    await writer.append('s-1', [{ type: 'A', data: { n: 1 } }], 'no_stream');
+    await waitFor(() => seen.length === 1, 'the event, by polling or after the reconnect');
+    await waitFor(async () => {
+      const now = await listenerPids(url, name);
+      return now.length === 2 && now.every((pid) => !before.includes(pid));
+    }, 'both stores listening again on new connections');
+
+    await writer.append('s-1', [{ type: 'A', data: { n: 2 } }], 0);
+    await waitFor(() => seen.length === 2, 'the next event');
+    assert.deepEqual(seen.map((e) => e.data.n), [1, 2]);
+  });
+
+  it('pooled connections the server drops are replaced: appends and reads go on', async () => {
+    const { url, name } = await database();
+    const store = await open(url);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => store.append(`s-${i}`, [{ type: 'A', data: {} }], 'no_stream')));
+    await admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
+    await new Promise((r) => setTimeout(r, 100)); // the pool hears of the drops
+    const r = await store.append('s-0', [{ type: 'B', data: {} }], 0);
+    assert.equal(r.revision, 1);
+    assert.equal((await store.readStream('s-0')).length, 2);
+  });
+
+  it('a deferred append is visible at once, in order, and the relaxed commit does not leak to later ones', async () => {
+    const { url } = await database();
+    const store = await open(url);
+    const deferred = deferDurability(store);
+    assert.notEqual(deferred, store, 'PostgreSQL offers a deferring view');
+    const a = await deferred.append('s-1', [{ type: 'Step', data: { n: 1 } }], 'no_stream');
+    const b = await store.append('s-1', [{ type: 'Done', data: { n: 2 } }], 0);
+    assert.ok(b.position > a.position);
+    assert.deepEqual((await store.readStream('s-1')).map((e) => e.type), ['Step', 'Done']);
+    assert.equal(await deferred.storeId(), await store.storeId());
+    // every pooled connection still commits synchronously outside a deferred append
+    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const clients = await Promise.all(Array.from({ length: 3 }, () => pool.connect()));
+    try {
+      for (const client of clients) assert.equal((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit, 'on');
+    } finally {
+      for (const client of clients) client.release();
+    }
+  });
+});

@@ -1,0 +1,435 @@
+/**
+ * Production EventStore on PostgreSQL (the `pg` driver), for operators who already run, replicate
+ * and back up PostgreSQL.
+ *
+ * The global order. A position taken from a sequence at insert time commits out of order under
+ * concurrent transactions: a reader can pass position 8 while 7's transaction is still open, and
+ * never see 7. Here every append takes one transaction-level advisory lock (keyed on the events
+ * table), reads the head and writes head+1..head+n, and commits before the lock is released; so
+ * positions are allocated in commit order, without holes, and whatever a snapshot sees is a
+ * prefix of the log. A subscriber reading `position > checkpoint` can therefore never skip an
+ * event that commits later. The cost: appends to one store run one at a time (as in SQLite and in
+ * KurrentDB's single writer); the lock is held for one server-side function call and its commit,
+ * never across a network round trip (docs/decisions.md, "PostgreSQL event store").
+ *
+ * Live subscriptions wait for a NOTIFY sent by the append's transaction (delivered at commit) on
+ * one LISTEN connection per store; polling every `pollIntervalMs` is the fallback while that
+ * connection is down.
+ *
+ * Data is stored as `json`, not `jsonb`: `json` keeps the text exactly (key order, `\u0000`,
+ * number spelling), which is what the store must give back.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandlers,
+  WrongExpectedRevisionError,
+} from './port.js';
+
+export interface PostgresEventStoreOptions {
+  /** Fallback poll interval for live subscriptions while the LISTEN connection is down (ms, default 1000). */
+  pollIntervalMs?: number;
+  /** How long connect() waits for the server (ms, default 5000). */
+  connectTimeoutMs?: number;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+const EVENTS = 'burrow_events';
+const STORE = 'burrow_event_store';
+const APPEND = 'burrow_append_events';
+const CHANNEL = 'burrow_events_appended';
+/** advisory-lock class ids (any constants unlikely to be used by someone else: "BURR", "BURS") */
+const MIGRATION_LOCK = 0x42555252;
+const APPEND_LOCK_CLASS = 0x42555253;
+/** SQLSTATE raised by the append function on a wrong expected revision */
+const WRONG_REVISION = 'BU001';
+const BATCH = 500;
+const SCHEMA_VERSION = 1;
+
+const COLUMNS = `position, stream, revision, type, data, metadata, floor(extract(epoch FROM recorded_at) * 1000)::float8 AS recorded_ms`;
+
+/**
+ * Created (idempotently) at connect, under an advisory lock so that several processes starting
+ * together do not race on CREATE. The append function is replaced each time, so a new version of
+ * Burrow brings its own.
+ */
+const MIGRATION = `
+CREATE TABLE IF NOT EXISTS ${EVENTS} (
+  position    bigint      PRIMARY KEY,
+  stream      text        NOT NULL,
+  revision    bigint      NOT NULL,
+  type        text        NOT NULL,
+  data        json        NOT NULL,
+  metadata    json        NOT NULL,
+  recorded_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (stream, revision)
+);
+CREATE TABLE IF NOT EXISTS ${STORE} (
+  singleton      boolean     PRIMARY KEY DEFAULT true CHECK (singleton),
+  id             uuid        NOT NULL,
+  schema_version integer     NOT NULL,
+  created_at     timestamptz NOT NULL DEFAULT now()
+);
+CREATE OR REPLACE FUNCTION ${APPEND}(
+  p_stream text, p_expected bigint, p_types text[], p_data text[], p_metadata text[], p_durable boolean
+) RETURNS TABLE (last_revision bigint, last_position bigint) LANGUAGE plpgsql AS $fn$
+DECLARE
+  current_revision bigint;
+  head bigint;
+  n integer := cardinality(p_types);
+BEGIN
+  -- p_expected: -1 any, -2 no stream, -3 stream exists, else the exact revision
+  IF NOT p_durable THEN
+    -- the commit does not wait for the WAL flush; the next durable commit flushes it too
+    PERFORM set_config('synchronous_commit', 'off', true);
+  END IF;
+  PERFORM pg_advisory_xact_lock((${APPEND_LOCK_CLASS}::bigint << 32) | '${EVENTS}'::regclass::oid::bigint);
+  SELECT max(e.revision) INTO current_revision FROM ${EVENTS} e WHERE e.stream = p_stream;
+  IF (p_expected = -1
+      OR (p_expected = -2 AND current_revision IS NULL)
+      OR (p_expected = -3 AND current_revision IS NOT NULL)
+      OR (p_expected >= 0 AND current_revision = p_expected)) IS NOT TRUE THEN
+    RAISE EXCEPTION 'wrong expected revision' USING ERRCODE = '${WRONG_REVISION}', DETAIL = coalesce(current_revision::text, 'no_stream');
+  END IF;
+  SELECT coalesce(max(e.position), 0) INTO head FROM ${EVENTS} e;
+  INSERT INTO ${EVENTS} (position, stream, revision, type, data, metadata)
+    SELECT head + i, p_stream, coalesce(current_revision, -1) + i, p_types[i], p_data[i]::json, p_metadata[i]::json
+    FROM generate_subscripts(p_types, 1) AS i;
+  PERFORM pg_notify('${CHANNEL}', (head + n)::text);
+  RETURN QUERY SELECT coalesce(current_revision, -1) + n, head + n;
+END
+$fn$;
+`;
+
+interface Row {
+  position: string;
+  stream: string;
+  revision: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  recorded_ms: number;
+}
+
+function expectedCode(expected: ExpectedRevision): number {
+  switch (expected) {
+    case 'any':
+      return -1;
+    case 'no_stream':
+      return -2;
+    case 'stream_exists':
+      return -3;
+    default:
+      if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`invalid expected revision ${String(expected)}`);
+      return expected;
+  }
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    stream: row.stream,
+    revision: Number(row.revision),
+    position: Number(row.position),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_ms,
+  };
+}
+
+/** `postgres://user:secret@host/db` -> `postgres://***@host/db`, for messages. */
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+export class PostgresEventStore implements EventStore {
+  private readonly waiters = new Set<() => void>();
+  /** bumped on every wake, so a subscription that read before a wake knows to read again */
+  private wakes = 0;
+  private readonly subscriptions = new Set<Subscription>();
+  private listener: pg.Client | null = null;
+  private listenerRetry: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly id: string,
+    private readonly pollIntervalMs: number,
+  ) {}
+
+  /** Connects, creates the tables on first use, and starts listening for appends. */
+  static async connect(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
+    const clientConfig: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'burrow' };
+    const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
+    // An idle connection that the server drops (restart, failover) must not crash the process;
+    // the next query gets a fresh one.
+    pool.on('error', () => undefined);
+    let id: string;
+    try {
+      id = await PostgresEventStore.migrate(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`PostgreSQL at ${redact(url)} is not reachable: ${reason}`, { cause: error });
+    }
+    const store = new PostgresEventStore(pool, clientConfig, id, options.pollIntervalMs ?? 1000);
+    await store.listen();
+    return store;
+  }
+
+  private static async migrate(pool: pg.Pool): Promise<string> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query(MIGRATION);
+      await client.query(`INSERT INTO ${STORE} (id, schema_version) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [randomUUID(), SCHEMA_VERSION]);
+      const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${STORE}`);
+      await client.query('COMMIT');
+      return rows[0].id;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * One connection LISTENs for every subscription of this store. When it drops, subscriptions
+   * fall back on polling and it reconnects in the background; a reconnect wakes them all, since
+   * notifications sent meanwhile are lost.
+   */
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client(this.clientConfig);
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      client.end().catch(() => undefined);
+      this.retryListen();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', () => this.wake());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch {
+      client.end().catch(() => undefined);
+      this.retryListen();
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.listener = client;
+    this.wake();
+  }
+
+  private retryListen(): void {
+    if (this.closed || this.listenerRetry) return;
+    this.listenerRetry = setTimeout(() => {
+      this.listenerRetry = null;
+      void this.listen();
+    }, Math.min(this.pollIntervalMs, 1000));
+    this.listenerRetry.unref();
+  }
+
+  /** Wake live subscriptions now. */
+  private wake(): void {
+    this.wakes++;
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  async storeId(): Promise<string> {
+    return this.id;
+  }
+
+  async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.appendWith(stream, events, expected, true);
+  }
+
+  deferringDurability(): EventStore {
+    return { ...this.view(), append: (stream, events, expected) => this.appendWith(stream, events, expected, false) };
+  }
+
+  private view(): EventStore {
+    return {
+      append: (stream, events, expected) => this.append(stream, events, expected),
+      readStream: (stream, options) => this.readStream(stream, options),
+      subscribeToAll: (options, handlers) => this.subscribeToAll(options, handlers),
+      headPosition: () => this.headPosition(),
+      storeId: () => this.storeId(),
+      ping: () => this.ping(),
+      close: () => this.close(),
+    };
+  }
+
+  private async appendWith(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const code = expectedCode(expected);
+    try {
+      const { rows } = await this.pool.query<{ last_revision: string; last_position: string }>({
+        name: 'burrow-append',
+        text: `SELECT last_revision, last_position FROM ${APPEND}($1, $2, $3, $4, $5, $6)`,
+        values: [
+          stream,
+          code,
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data)),
+          events.map((e) => JSON.stringify(e.metadata ?? {})),
+          durable,
+        ],
+      });
+      // Committed (and with a durable append, flushed) before the caller hears of it.
+      this.wake();
+      return { revision: Number(rows[0].last_revision), position: Number(rows[0].last_position) };
+    } catch (error) {
+      if ((error as { code?: string }).code === WRONG_REVISION) {
+        const detail = (error as { detail?: string }).detail;
+        throw new WrongExpectedRevisionError(stream, expected, detail === undefined || detail === 'no_stream' ? 'no_stream' : Number(detail));
+      }
+      throw error;
+    }
+  }
+
+  async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    if (options.maxCount !== undefined && options.maxCount <= 0) return [];
+    const { rows } = await this.pool.query<Row>({
+      name: `burrow-read-${backwards ? 'b' : 'f'}`,
+      text: `SELECT ${COLUMNS} FROM ${EVENTS} WHERE stream = $1 AND ($2::bigint IS NULL OR revision ${backwards ? '<=' : '>='} $2)
+             ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
+      values: [stream, options.fromRevision ?? null, options.maxCount ?? null],
+    });
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ head: string }>(`SELECT coalesce(max(position), 0) AS head FROM ${EVENTS}`);
+    return Number(rows[0].head);
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
+    const prefixes = options.prefixes.length > 0 ? options.prefixes : null;
+    let position = options.fromPosition;
+    let stopped = false;
+    let wake: (() => void) | null = null;
+
+    // One statement, so one snapshot: the head and the batch agree. Every event at or below that
+    // head is committed (appends commit in position order), so once the matching ones are
+    // delivered the head is a safe checkpoint even when nothing matched.
+    const read = () =>
+      this.pool.query<Row & { head: string }>({
+        name: 'burrow-subscribe',
+        text: `SELECT h.head, e.* FROM (SELECT coalesce(max(position), 0) AS head FROM ${EVENTS}) h
+               LEFT JOIN LATERAL (
+                 SELECT ${COLUMNS} FROM ${EVENTS}
+                 WHERE position > $1 AND ($2::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($2::text[]) p WHERE starts_with(stream, p)))
+                 ORDER BY position LIMIT ${BATCH}
+               ) e ON true`,
+        values: [position, prefixes],
+      });
+
+    const loop = async () => {
+      while (!stopped && !this.closed) {
+        const seen = this.wakes;
+        const { rows } = await read();
+        const head = Number(rows[0].head);
+        const events = rows.filter((r) => r.position !== null);
+        for (const row of events) {
+          if (stopped) return;
+          await handlers.onEvent(toRecorded(row));
+          position = Number(row.position);
+        }
+        if (events.length === BATCH) continue;
+        if (head > position) position = head;
+        await handlers.onCheckpoint?.(position);
+        if (stopped || this.closed) return;
+        if (this.wakes !== seen) continue; // appended while we were reading
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            this.waiters.delete(done);
+            resolve();
+          };
+          // the fallback: a NOTIFY lost while the LISTEN connection was down
+          const timer = setTimeout(done, this.pollIntervalMs);
+          wake = done;
+          this.waiters.add(done);
+        });
+        wake = null;
+      }
+    };
+    const running = loop().catch((error: Error) => {
+      if (stopped) return;
+      stopped = true;
+      if (handlers.onError) handlers.onError(error);
+      else console.error(JSON.stringify({ level: 'error', msg: 'subscription failed', error: error.message }));
+    });
+    const handle: Subscription = {
+      stop: async () => {
+        stopped = true;
+        this.subscriptions.delete(handle);
+        (wake as (() => void) | null)?.();
+        await running;
+      },
+    };
+    this.subscriptions.add(handle);
+    return handle;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.listenerRetry) clearTimeout(this.listenerRetry);
+    this.wake();
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}
+
+/**
+ * Creates a database on the server of `serverUrl` (a URL of any database on it) and returns the new
+ * database's URL: a test run's own store, or an operator's set-up script. `dropPostgresDatabase`
+ * removes one, disconnecting its sessions.
+ */
+export async function createPostgresDatabase(serverUrl: string, name: string): Promise<string> {
+  await onServer(serverUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${encodeURIComponent(name)}`;
+  return url.toString();
+}
+
+export async function dropPostgresDatabase(serverUrl: string, name: string): Promise<void> {
+  await onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
+}
+
+async function onServer(serverUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
