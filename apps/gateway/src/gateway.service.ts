@@ -61,7 +61,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const sessions = new Sessions(signer, () => infra.keyValues());
   const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
   const locks = new DavLocks(() => infra.keyValues());
-  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks), new ExpressAdapter(server), {
+  const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
+  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
   });

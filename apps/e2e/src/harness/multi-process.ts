@@ -16,7 +16,7 @@ import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -27,7 +27,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 30_000): Promise<void> {
+async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);
@@ -53,6 +53,8 @@ export interface AppProcess {
 
 export type MultiProcessTarget = TestTarget & {
   stopApp(app: string): Promise<void>;
+  /** kills every process of `app` at once with SIGKILL, as a crash would (then `exited` resolves) */
+  killApp(app: string): void;
   /** starts one more process of `app` (after stopping it, that is a restart), with extra variables */
   startApp(app: string, env?: Record<string, string>): void;
   /** resolves when every process of `app` has exited (a crash included) */
@@ -148,6 +150,7 @@ export async function startMultiProcess(
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
     return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+      killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
       exited,
       processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),

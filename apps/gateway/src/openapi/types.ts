@@ -65,6 +65,8 @@ export interface OpenApiDocument {
   security: Record<string, string[]>[];
   tags: { name: string; description: string }[];
   paths: Record<string, PathItem>;
+  /** requests Burrow makes to partners' endpoints (webhook deliveries) */
+  webhooks?: Record<string, PathItem>;
   components: {
     schemas: Record<string, Schema>;
     responses: Record<string, Response>;
