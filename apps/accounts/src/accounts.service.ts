@@ -10,6 +10,10 @@ import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/comm
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
 import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
 import { devicePoliciesProjection } from './device-policies/device-policies.projection.js';
+import { closeActivityHours } from './feed/activity-summaries.js';
+import { FeedSignals } from './feed/feed-signals.js';
+import { FeedHandlers } from './feed/feed.handlers.js';
+import { feedProjection } from './feed/feed.projection.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
@@ -33,6 +37,10 @@ import { UserLoginHandlers } from './users/user-login.handlers.js';
 import { SetPasswordHandlers } from './users/set-password.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
 import { usersProjection } from './users/users.projection.js';
+import { DeliveryWorker, leaseBucketName, leaseTtlMs, type WebhookSettings } from './webhooks/delivery-worker.js';
+import { HttpDelivery } from './webhooks/http-delivery.js';
+import { WebhooksHandlers } from './webhooks/webhooks.handlers.js';
+import { webhooksProjection } from './webhooks/webhooks.projection.js';
 
 @Module({})
 class AccountsModule {}
@@ -53,8 +61,11 @@ export const accountsProcesses = (ctx: AccountsContext) => [
   deleteGroupProcess(ctx),
 ];
 
-/** The accounts service's read models, one projection each, fed by one runner. */
-export const accountsProjections = (docs: DocumentStore): Projection[] => [
+/**
+ * The accounts service's read models, one projection each, fed by one runner. The feed comes
+ * before webhooks: on each event the webhooks projection reads the feed entries it just made.
+ */
+export const accountsProjections = (docs: DocumentStore, signals?: FeedSignals): Projection[] => [
   plansProjection(docs),
   partnersProjection(docs),
   groupsProjection(docs),
@@ -64,7 +75,23 @@ export const accountsProjections = (docs: DocumentStore): Projection[] => [
   reservationsProjection(docs),
   devicePoliciesProjection(docs),
   partnerBackupsProjection(docs),
+  feedProjection(docs, signals),
+  webhooksProjection(docs, signals),
 ];
+
+/** The webhook settings of the configuration. */
+export const webhookSettings = (config: Infrastructure['config']): WebhookSettings => ({
+  allowHttp: config.webhooks.allowHttp,
+  allowPrivate: config.webhooks.allowPrivateAddresses,
+  retry: { baseMs: config.webhooks.retryBaseMs, maxDelayMs: 3_600_000, windowMs: config.webhooks.retryWindowSeconds * 1000 },
+  disableAfterMs: config.webhooks.disableAfterSeconds * 1000,
+  timeoutMs: config.webhooks.timeoutMs,
+  concurrency: config.webhooks.concurrency,
+});
+
+/** How often each replica closes the hours of backup activity that are over (and the grace after each hour). */
+const ACTIVITY_SUMMARY_INTERVAL_MS = 60_000;
+const ACTIVITY_SUMMARY_GRACE_MS = 60_000;
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
   const log = infra.logger('accounts');
@@ -72,17 +99,20 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   const docs = await infra.documents('accounts');
   // opened at start, so a NATS server without JetStream stops the service with a clear message
   const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
-  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const signals = new FeedSignals();
+  const runner = new ProjectionRunner(store, docs, accountsProjections(docs, signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const faultKillAt = infra.config.faultKillAt;
   const processes = new ProcessLog(store, 'accounts', {
     now: systemClock.now,
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
+    ended: (position) => runner.waitFor(position),
   });
   const ctx: AccountsContext = {
     store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),
     setPasswordLinks: { publicUrl: infra.config.publicUrl, ttlSeconds: infra.config.setPasswordLinkTtlSeconds },
+    signals, webhooks: webhookSettings(infra.config),
   };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = async () => {
@@ -96,7 +126,10 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   };
   const module: DynamicModule = {
     module: AccountsModule,
-    controllers: [HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, SetPasswordHandlers, ReportsHandlers, OperationsHandlers, DevicePoliciesHandlers, PartnerBackupsHandlers],
+    controllers: [
+      HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, SetPasswordHandlers, ReportsHandlers, OperationsHandlers,
+      DevicePoliciesHandlers, PartnerBackupsHandlers, FeedHandlers, WebhooksHandlers,
+    ],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },
@@ -108,10 +141,22 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   await recover();
   const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
   timer.unref();
+  const summarise = () =>
+    closeActivityHours(ctx, ACTIVITY_SUMMARY_GRACE_MS).catch((error: Error) => log.error({ err: { message: error.message } }, 'closing hours of backup activity failed'));
+  const summaries = setInterval(() => void summarise(), ACTIVITY_SUMMARY_INTERVAL_MS);
+  summaries.unref();
+  // pending deliveries are in the read models (rebuilt from the log): the worker resumes them
+  const sender = new HttpDelivery({ allowHttp: ctx.webhooks.allowHttp, allowPrivate: ctx.webhooks.allowPrivate, timeoutMs: ctx.webhooks.timeoutMs });
+  const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
+  const worker = new DeliveryWorker(ctx, ctx.webhooks, leases, sender);
+  worker.start();
   return {
     app,
     close: async () => {
       clearInterval(timer);
+      clearInterval(summaries);
+      await worker.stop();
+      await sender.close();
       await app.close();
       await runner.stop();
     },

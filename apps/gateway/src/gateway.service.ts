@@ -10,6 +10,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import type { Server } from 'node:http';
+import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
@@ -59,7 +60,9 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.keyValues());
   const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
-  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics), new ExpressAdapter(server), {
+  const locks = new DavLocks(() => infra.keyValues());
+  const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
+  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
   });

@@ -16,6 +16,7 @@ import { devicesProjection } from './devices/devices.projection.js';
 import { catalogProjection } from './files/catalog.projection.js';
 import { commitFileProcess } from './files/commit-file.process.js';
 import { FilesHandlers } from './files/files.handlers.js';
+import { FoldersHandlers } from './folders/folders.handlers.js';
 import { Previewer } from './previews/previewer.js';
 import { BlobReaper } from './reaper/blob-reaper.js';
 import { BLOB_REAPER, ReaperHandlers } from './reaper/reaper.handlers.js';
@@ -26,6 +27,8 @@ import { PURGER, PurgeHandlers } from './purge/purge.handlers.js';
 import { purgePoliciesProjection } from './purge/purge-policies.projection.js';
 import { Purger } from './purge/purger.js';
 import { userStorageProjection } from './purge/user-storage.projection.js';
+import { moveFileProcess } from './transfers/move-file.process.js';
+import { TransfersHandlers } from './transfers/transfers.handlers.js';
 import { backupBlobsProjection } from './reaper/backup-blobs.projection.js';
 import { shareRoomsProjection } from './shares/share-rooms.projection.js';
 import { SharesHandlers } from './shares/shares.handlers.js';
@@ -50,7 +53,13 @@ export const storageProjections = (docs: DocumentStore): Projection[] => [
 ];
 
 /** The storage catalog's multi-step writes, by kind (what recovery can finish). */
-export const storageProcesses = (ctx: StorageContext) => [registerDeviceProcess(ctx), removeDeviceProcess(ctx), commitFileProcess(ctx), purgeFileProcess(ctx)];
+export const storageProcesses = (ctx: StorageContext) => [
+  registerDeviceProcess(ctx),
+  removeDeviceProcess(ctx),
+  commitFileProcess(ctx),
+  moveFileProcess(ctx),
+  purgeFileProcess(ctx),
+];
 
 export async function startStorageCatalog(infra: Infrastructure): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('storage-catalog');
@@ -101,7 +110,7 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
     'storage-catalog',
     {
       module: StorageCatalogModule,
-      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers],
+      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, FoldersHandlers, TransfersHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers],
       providers: [
         { provide: STORAGE_CONTEXT, useValue: ctx },
         { provide: PURGER, useValue: purger },

@@ -61,9 +61,9 @@ export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
 /**
  * The 409 `conflicts` tokens clients test for (CLIENT-FACTS), `move_to` for group deletes,
  * `room_key` for share rooms, and `device_policy` / `inherits_from` for device policies (unknown,
- * in use, or a cycle).
+ * in use, or a cycle), `path` for WebDAV (no folder to hold it).
  */
-export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from'] as const;
+export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from', 'path'] as const;
 
 /** The error body as a schema, for the OpenAPI document. */
 export const ErrorResponse = z

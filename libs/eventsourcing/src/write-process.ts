@@ -58,6 +58,12 @@ export const processStream = (service: string, id: string) => `process-${service
 export interface ProcessLogOptions {
   now?: () => number;
   faults?: FaultHook;
+  /**
+   * Called with the position of a process's end record before `end` returns: the service waits
+   * for its read models there (read-your-writes), so a reply never precedes the pending-processes
+   * read model seeing the write finished. Best effort: a slow read model does not fail the write.
+   */
+  ended?: (position: number) => Promise<void>;
 }
 
 /** One service's multi-step writes: starts them, and records how they ended. */
@@ -88,13 +94,15 @@ export class ProcessLog {
     const stream = processStream(this.service, id);
     const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     if (!last || last.type === 'ProcessCompleted' || last.type === 'ProcessCompensated') return false;
+    let position: number;
     try {
-      await appendEvents(this.store, stream, [event], last.revision, { processId: id });
-      return true;
+      ({ position } = await appendEvents(this.store, stream, [event], last.revision, { processId: id }));
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return false;
       throw error;
     }
+    await this.options.ended?.(position).catch(() => undefined);
+    return true;
   }
 
   /** 503 when the process has ended meanwhile: recovery settled it while this request stalled. */

@@ -52,6 +52,29 @@ export interface BurrowConfig {
   mailFrom: { name?: string; address: string };
   /** how long a set-password link (activation email) stays usable, in seconds */
   setPasswordLinkTtlSeconds: number;
+  /** webhook delivery (accounts): BURROW_WEBHOOK_* */
+  webhooks: {
+    /** http:// endpoints allowed (else https only) */
+    allowHttp: boolean;
+    /** loopback, private and link-local targets allowed (else refused: no SSRF into the operator's network) */
+    allowPrivateAddresses: boolean;
+    /** first retry delay; doubles per failed attempt up to an hour */
+    retryBaseMs: number;
+    /** how long a delivery is retried (at least a day) */
+    retryWindowSeconds: number;
+    /** an endpoint failing (no success) for this long is disabled */
+    disableAfterSeconds: number;
+    timeoutMs: number;
+    /** deliveries in flight at once per accounts process */
+    concurrency: number;
+  };
+  /** the feed's Server-Sent Events stream (gateway) */
+  sse: {
+    /** a comment line at least this often keeps proxies from cutting an idle stream */
+    heartbeatMs: number;
+    /** a stream ends after this long (the client reconnects with Last-Event-ID, re-authenticating) */
+    maxSeconds: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -104,6 +127,15 @@ export function readConfig(env: Env = process.env): BurrowConfig {
       return fallback;
     }
     return Number(v);
+  };
+
+  const bool = (name: string, fallback: boolean) => {
+    const v = get(name)?.toLowerCase();
+    if (v === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(v)) return true;
+    if (['false', '0', 'no', 'off'].includes(v)) return false;
+    problems.push(`${name} must be true or false (got "${get(name)}")`);
+    return fallback;
   };
 
   const partnerUsername = get('BURROW_PARTNER_USERNAME');
@@ -177,6 +209,19 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     smtpUrl: url('SMTP_URL'),
     mailFrom,
     setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),
+    webhooks: {
+      allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),
+      allowPrivateAddresses: bool('BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
+      retryBaseMs: int('BURROW_WEBHOOK_RETRY_BASE_MS', 30_000, 10, 3_600_000),
+      retryWindowSeconds: int('BURROW_WEBHOOK_RETRY_WINDOW_SECONDS', 259_200, 86_400, 2_592_000),
+      disableAfterSeconds: int('BURROW_WEBHOOK_DISABLE_AFTER_SECONDS', 259_200, 86_400, 2_592_000),
+      timeoutMs: int('BURROW_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      concurrency: int('BURROW_WEBHOOK_CONCURRENCY', 8, 1, 256),
+    },
+    sse: {
+      heartbeatMs: int('BURROW_SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
+      maxSeconds: int('BURROW_SSE_MAX_SECONDS', 3600, 1, 86_400),
+    },
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

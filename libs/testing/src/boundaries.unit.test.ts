@@ -145,6 +145,18 @@ describe('module boundaries (Nx tags)', () => {
     assert.ok(Object.keys(StorageOperatorSubjects).includes('runPurge'));
   });
 
+  it('the gateway WebDAV module imports only http/ (and openapi/ for its fragment), never another feature module', () => {
+    const dav = join(byName.get('gateway')!.dir, 'src', 'dav');
+    const strays: string[] = [];
+    for (const file of sources(dav)) {
+      for (const spec of importsOf(file)) {
+        if (spec.startsWith('../') && !/^\.\.\/(http|openapi)\//.test(spec)) strays.push(`${file.slice(root.length + 1)} imports ${spec}`);
+      }
+    }
+    assert.ok(sources(dav).length > 5, 'the dav module exists');
+    assert.deepEqual(strays, []);
+  });
+
   it('the checker itself catches an app importing an app', () => {
     const accounts = byName.get('accounts')!;
     const gateway = byName.get('gateway')!;

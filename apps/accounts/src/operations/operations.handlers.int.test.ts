@@ -27,6 +27,8 @@ import { UsersHandlers } from '../users/users.handlers.js';
 import { usersCollection } from '../users/users.projection.js';
 import { OperationsHandlers } from './operations.handlers.js';
 import { EmlFolderMailer } from '@burrow/mailer';
+import { FeedSignals } from '../feed/feed-signals.js';
+import { TEST_WEBHOOKS } from '../shared/test-context.js';
 
 const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
 const GRACE_SECONDS = 60;
@@ -69,7 +71,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
     const processes = new ProcessLog(store, 'accounts', { now: () => NOW });
     const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log });
     const mailer = new EmlFolderMailer(join(dir, 'mail'), { address: 'noreply@burrow.test' });
-    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600 } };
+    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600 }, signals: new FeedSignals(), webhooks: TEST_WEBHOOKS };
     const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), GRACE_SECONDS);
     ops = new OperationsHandlers(ctx, recovery);
     users = new UsersHandlers(ctx);

@@ -1,14 +1,16 @@
 /**
  * What every accounts handler needs: the event store, this service's read models, the projection
  * runner (for read-your-writes), the log of multi-step writes, a clock, the signing secret, the
- * failed-login throttle (its counters shared by every replica), and the mailer with what
- * set-password links need. Built once in the composition root (accounts.service.ts).
+ * failed-login throttle (its counters shared by every replica), the mailer with what
+ * set-password links need, the feed's wake-ups and the webhook settings. Built once in the composition root (accounts.service.ts).
  */
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
 import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Mailer } from '@burrow/mailer';
 import type { Clock, Logger, LoginThrottle } from '@burrow/runtime';
+import type { FeedSignals } from '../feed/feed-signals.js';
+import type { WebhookSettings } from '../webhooks/delivery-worker.js';
 
 export interface AccountsContext {
   store: EventStore;
@@ -26,6 +28,9 @@ export interface AccountsContext {
     /** how long a link stays usable (seconds) */
     ttlSeconds: number;
   };
+  /** wake-ups from the feed's projections (long-polling feed reads, the webhook worker) */
+  signals: FeedSignals;
+  webhooks: WebhookSettings;
 }
 
 export const ACCOUNTS_CONTEXT = Symbol('ACCOUNTS_CONTEXT');

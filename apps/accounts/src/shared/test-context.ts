@@ -31,6 +31,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accountsProcesses, accountsProjections } from '../accounts.service.js';
+import { FeedSignals } from '../feed/feed-signals.js';
+import type { WebhookSettings } from '../webhooks/delivery-worker.js';
 import { DevicePoliciesHandlers } from '../device-policies/device-policies.handlers.js';
 import { PartnerBackupsHandlers } from '../partner-backups/partner-backups.handlers.js';
 import { groupNameReservation } from '../groups/group-processes.js';
@@ -65,7 +67,19 @@ export interface TestAccountsOptions {
   plans?: PlanDefinition[];
   /** where mail goes; default `.eml` files in `<dir>/mail` (the embedded adapter) */
   mailer?: Mailer;
+  /** webhook settings; default TEST_WEBHOOKS */
+  webhooks?: Partial<WebhookSettings>;
 }
+
+/** Webhooks as tests run them: http and loopback receivers allowed, retries in milliseconds. */
+export const TEST_WEBHOOKS: WebhookSettings = {
+  allowHttp: true,
+  allowPrivate: true,
+  retry: { baseMs: 20, maxDelayMs: 3_600_000, windowMs: 86_400_000 },
+  disableAfterMs: 3 * 86_400_000,
+  timeoutMs: 2000,
+  concurrency: 4,
+};
 
 /** The base URL of set-password links in the test context (BURROW_PUBLIC_URL). */
 export const TEST_PUBLIC_URL = 'https://backup.example.test';
@@ -128,14 +142,17 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('accounts', 'silent');
-  const runner = new ProjectionRunner(store, docs, accountsProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const signals = new FeedSignals();
+  const runner = new ProjectionRunner(store, docs, accountsProjections(docs, signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const clock = { now: options.now ?? (() => TEST_NOW) };
-  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults });
+  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults, ended: (position) => runner.waitFor(position) });
   const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log, now: () => clock.now() * 1000 });
   const mailer = options.mailer ?? new EmlFolderMailer(join(dir, 'mail'), TEST_MAIL_SENDER);
   const setPasswordLinks = { publicUrl: TEST_PUBLIC_URL, ttlSeconds: TEST_LINK_TTL };
-  const ctx: AccountsContext = { store, docs, runner, processes, clock, secret: 'test-secret', log, logins, mailer, setPasswordLinks };
+  const ctx: AccountsContext = {
+    store, docs, runner, processes, clock, secret: 'test-secret', log, logins, mailer, setPasswordLinks, signals, webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
+  };
   const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans: options.plans ?? DEFAULT_PLANS });
   await runner.waitFor(seeded.position);
   const partners = new PartnersHandlers(ctx);

@@ -90,10 +90,10 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
   await devices.upsert(device);
 }
 
-/** Stored bytes: every committed version counts until it is purged. */
+/** Stored bytes: every committed version counts until it is purged, or where it moved to (WebDAV MOVE). */
 async function applyFile(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as FileEvent;
-  if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
+  if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged' && e.type !== 'FileMovedOut') return;
   const devices = devicesCollection(docs);
   const device = await devices.get(e.data.deviceId);
   // a removed device's bytes already left with it

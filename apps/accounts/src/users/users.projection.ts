@@ -163,10 +163,10 @@ async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Prom
   }
 }
 
-/** Stored bytes: every committed version counts until it is purged or its device removed. */
+/** Stored bytes: every committed version counts until it is purged or its device removed, or where it moved to (WebDAV MOVE). */
 async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as FileEvent;
-  if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
+  if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged' && e.type !== 'FileMovedOut') return;
   const device = await userDevices(docs).get(e.data.deviceId);
   if (!device) return;
   const bytes = e.type === 'FileVersionCommitted' ? e.data.size : -e.data.bytes;

@@ -19,7 +19,7 @@ import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -31,7 +31,7 @@ async function freePort(): Promise<number> {
 }
 
 // Five Node processes starting at once take over 30 s on a loaded 2-core machine.
-async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 60_000): Promise<void> {
+async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);
@@ -57,6 +57,8 @@ export interface AppProcess {
 
 export type MultiProcessTarget = TestTarget & {
   stopApp(app: string): Promise<void>;
+  /** kills every process of `app` at once with SIGKILL, as a crash would (then `exited` resolves) */
+  killApp(app: string): void;
   /** starts one more process of `app` (after stopping it, that is a restart), with extra variables */
   startApp(app: string, env?: Record<string, string>): void;
   /** resolves when every process of `app` has exited (a crash included) */
@@ -163,6 +165,7 @@ export async function startMultiProcess(
     return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close,
       openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
       stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+      killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
       exited,
       processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),

@@ -4,8 +4,10 @@ import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
+import { davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
+import { eventsScenarios } from './events.scenarios.js';
 import { fileNamesScenarios } from './file-names.scenarios.js';
 import { foundationScenarios } from './foundation.scenarios.js';
 import { groupsScenarios } from './groups.scenarios.js';
@@ -20,6 +22,7 @@ import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
 import { shareRoomsScenarios } from './share-rooms.scenarios.js';
 import { usersScenarios } from './users.scenarios.js';
+import { WEBHOOK_TEST_ENV, webhooksScenarios } from './webhooks.scenarios.js';
 
 export function registerAllScenarios(mode: string, factory: TargetFactory | null, skipReason: string | undefined) {
   withTarget(`${mode}: foundation`, factory, skipReason, foundationScenarios);
@@ -41,6 +44,9 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
   withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
+  withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
+  withTarget(`${mode}: event feed`, factory, skipReason, eventsScenarios);
+  withTarget(`${mode}: webhooks`, factory && (() => factory(WEBHOOK_TEST_ENV)), skipReason, webhooksScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
   // run uses a smaller set (same test) to keep the suite's run time reasonable.
   const users = mode === 'standalone' ? 2500 : 300;

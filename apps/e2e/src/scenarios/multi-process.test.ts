@@ -5,6 +5,6 @@ import { registerAllScenarios } from './all-scenarios.js';
 const natsUrl = process.env.NATS_URL;
 registerAllScenarios(
   'multi-process (NATS)',
-  natsUrl ? () => startMultiProcess(natsUrl) : null,
+  natsUrl ? (env) => startMultiProcess(natsUrl, env) : null,
   'NATS_URL not set and no nats-server found: multi-process suites skipped',
 );

@@ -6,7 +6,8 @@
 import { after, before, describe } from 'node:test';
 import type { TestTarget } from '../harness/standalone.js';
 
-export type TargetFactory = () => Promise<TestTarget>;
+/** Starts a target; `env` holds operator settings a scenario module needs (e.g. webhooks to loopback). */
+export type TargetFactory = (env?: Record<string, string>) => Promise<TestTarget>;
 
 export interface ScenarioContext {
   /** the running target (valid inside tests) */

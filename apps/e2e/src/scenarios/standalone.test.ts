@@ -2,4 +2,4 @@
 import { startStandalone } from '../harness/standalone.js';
 import { registerAllScenarios } from './all-scenarios.js';
 
-registerAllScenarios('standalone', () => startStandalone(), undefined);
+registerAllScenarios('standalone', (env) => startStandalone(env), undefined);

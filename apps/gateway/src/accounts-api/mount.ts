@@ -1,2 +1,2 @@
 /** Interface A is served at the root and at /apis/accounts/v1/ (where existing clients point). */
-export const ACCOUNTS_API_MOUNTS = ['', 'apis/accounts/v1'];
+export { INTERFACE_A_MOUNTS as ACCOUNTS_API_MOUNTS } from '../http/interface-a.js';

@@ -35,6 +35,8 @@ export interface SendOptions {
   type?: string;
   /** how long caches may keep it (seconds); private, since most of it needs a login */
   maxAge?: number;
+  /** the entity tag, when an interface spells the content hash its own way (WebDAV: shorter) */
+  etag?: string;
 }
 
 const etagOf = (blob: string) => `"${blob}"`;
@@ -116,9 +118,10 @@ export function planDownload(req: Request, rep: { etag: string; size: number; mt
 
 /** Sends `rep`'s bytes from the blob store, honouring conditional and Range headers. */
 export async function sendBlob(req: Request, res: Response, blobs: BlobReader, rep: Representation, options: SendOptions): Promise<void> {
-  const plan = planDownload(req, { etag: etagOf(rep.blob), size: rep.size, mtime: rep.mtime });
+  const etag = options.etag ?? etagOf(rep.blob);
+  const plan = planDownload(req, { etag, size: rep.size, mtime: rep.mtime });
   const headers: Record<string, string> = {
-    ETag: etagOf(rep.blob),
+    ETag: etag,
     'Last-Modified': httpDate(rep.mtime),
     'Accept-Ranges': 'bytes',
     'Cache-Control': `private, max-age=${options.maxAge ?? 0}`,

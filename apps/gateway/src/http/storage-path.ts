@@ -15,7 +15,11 @@ export interface ParsedPath {
 
 /** The segments of the request's path after `mount` (e.g. `storage`), decoded once and checked. */
 export function parseMountedPath(req: Request, mount: string): ParsedPath {
-  const raw = (req.originalUrl ?? req.url).split('?')[0];
+  return parsePathAfter((req.originalUrl ?? req.url).split('?')[0], mount);
+}
+
+/** The same for a raw (still percent-encoded) URL path, e.g. from a WebDAV `Destination` header. */
+export function parsePathAfter(raw: string, mount: string): ParsedPath {
   const prefix = `/${mount}/`;
   if (!raw.startsWith(prefix)) return { segments: [], folder: true };
   const rest = raw.slice(prefix.length);

@@ -14,6 +14,8 @@ import { partnerBackupPaths } from '../accounts-api/partner-backup/partner-backu
 import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
 import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
 import { usersPaths } from '../accounts-api/users/users.openapi.js';
+import { deliveryWebhooks, feedPaths, webhooksPaths } from '../events/events.openapi.js';
+import { davPaths } from '../dav/dav.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { opsPaths } from '../ops/ops.openapi.js';
 import { sharePaths } from '../share-api/share.openapi.js';
@@ -26,7 +28,7 @@ import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import type { OpenApiDocument, PathsFragment } from './types.js';
 
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, opsPaths];
+const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, feedPaths, webhooksPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths, opsPaths];
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -64,6 +66,11 @@ fields in \`fields\`; 409 always carries \`conflicts\`, a list of tokens (${CONF
 except the billing card refusal, which carries the processor's \`code\`. 402 is a storage quota
 refusal, 404 an unknown resource or one of another partner, 429 too many failed logins, 413 a body over ${JSON_BODY_LIMIT} bytes, 503
 a service that did not answer in time (a write may still have been applied: read back, then retry).
+
+**Events.** \`GET /events/\` is the partner's feed of what happened in its brand (users, groups,
+plans, quota thresholds, devices, hourly backup activity, share rooms, password changes), replayable
+from position 0, also as Server-Sent Events; \`/webhooks/\` registers endpoints that receive the same
+events by signed POSTs (the document's \`webhooks\` section describes a delivery).
 
 **Pagination.** \`GET /users/\` and \`GET /shares/\` take \`limit\` (at most ${MAX_PAGE}, the default) and
 \`offset\`.
@@ -110,14 +117,17 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'device policies', description: 'backup client preferences assigned to groups, and the catalogue of preferences' },
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
+      { name: 'events', description: "the partner's event feed (JSON and Server-Sent Events) and webhooks" },
       { name: 'reports', description: 'client revisions' },
       { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
+      { name: 'webdav', description: "a user's storage over WebDAV at /dav/<user>/ (rclone, restic, Finder, Explorer, GNOME Files): see the path's description for the WebDAV-only methods and mounting" },
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
       { name: 'web pages', description: 'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)' },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
       { name: 'pages', description: 'HTML pages for people (no Basic authentication): the set-password page of activation emails' },
     ],
     paths: mergePaths(FRAGMENTS),
+    webhooks: deliveryWebhooks,
     components: {
       schemas: componentSchemas(),
       responses: commonResponses,

@@ -55,7 +55,7 @@ export interface Server {
 }
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
-export type PathItem = { summary?: string; description?: string; servers?: Server[] } & { [M in HttpMethod]?: Operation };
+export type PathItem = { summary?: string; description?: string; servers?: Server[]; 'x-webdav-methods'?: string[] } & { [M in HttpMethod]?: Operation };
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
@@ -65,6 +65,8 @@ export interface OpenApiDocument {
   security: Record<string, string[]>[];
   tags: { name: string; description: string }[];
   paths: Record<string, PathItem>;
+  /** requests Burrow makes to partners' endpoints (webhook deliveries) */
+  webhooks?: Record<string, PathItem>;
   components: {
     schemas: Record<string, Schema>;
     responses: Record<string, Response>;

@@ -62,6 +62,7 @@ export class DevicesHandlers {
       const existingId = await deviceIdByName(this.ctx.store, req.userId, name);
       const existing = existingId ? await loadDevice(this.ctx.store, existingId) : null;
       if (existing && !existing.removed) {
+        if (req.createOnly) throw new DomainError(405, { reason: `a device named ${name} exists` });
         const events: DomainEvent[] = [
           { type: 'DeviceLoggedIn', data: { at, userId: req.userId, ...(req.sysplatform !== undefined ? { sysplatform: req.sysplatform } : {}), ...(req.client_revision !== undefined ? { client_revision: req.client_revision } : {}) } },
         ];

@@ -32,13 +32,17 @@ export const devicesProjection = (docs: DocumentStore): Projection => ({
     const devices = devicesCollection(docs);
     if (event.stream.startsWith(StreamPrefixes.file)) {
       const e = { type: event.type, data: event.data } as FileEvent;
-      if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged') return;
+      if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged' && e.type !== 'FileMovedOut') return;
       const device = await devices.get(e.data.deviceId);
       if (!device) return;
       if (e.type === 'FileVersionCommitted') {
         device.bytes += e.data.size;
         device.versions += 1;
         device.lastcommit = Math.max(device.lastcommit ?? 0, e.data.at);
+      } else if (e.type === 'FileMovedOut') {
+        // the version now counts where it moved to
+        device.bytes -= e.data.bytes;
+        device.versions -= 1;
       } else {
         device.bytes -= e.data.bytes;
         device.versions -= e.data.versions.length;

@@ -2,9 +2,10 @@
  * The catalog's read models, indexed by device + parent folder for listings and by device + path
  * for subtree walks, so a page costs the same whatever the size of the folder or the catalog:
  * - `files`: one document per file, holding its latest version and how many versions are stored;
- * - `folders`: one document per folder that holds live files somewhere below it, with the live
- *   files, folders and bytes of its subtree (folders appear with their first file, and go when
- *   their last file is deleted);
+ * - `folders`: one document per folder that holds live files somewhere below it, or that was made
+ *   on its own (WebDAV MKCOL, COPY, MOVE, or given dead properties) or holds such a folder, with the
+ *   live files, folders and bytes of its subtree (a folder of files appears with its first file and
+ *   goes with its last; a made one stays until deleted);
  * - `versions`: one document per stored version, marked `latest: false` with the time it was
  *   superseded once a newer version of its file is committed (what `versionpurge_interval` counts);
  * - `previews`: one document per committed blob: its preview blobs once made (copied onto its files
@@ -48,6 +49,8 @@ export interface FileDoc {
   ctime: number;
   at: number;
   previews: Previews;
+  /** its WebDAV dead properties, as JSON (absent: none) */
+  props?: string;
   [key: string]: unknown;
 }
 
@@ -61,6 +64,14 @@ export interface FolderDoc {
   files: number;
   folders: number;
   bytes: number;
+  /** made folders in its subtree, itself included (absent on documents from before folders could be made) */
+  marks?: number;
+  /** made on its own (absent: no) */
+  made?: boolean;
+  /** when it was made */
+  made_at?: number;
+  /** its WebDAV dead properties, as JSON (property names hold dots, which documents may not) */
+  props?: string;
   [key: string]: unknown;
 }
 
@@ -115,14 +126,28 @@ export const PREFIX_END = '\uffff';
 
 const PAGE = 1000;
 
+/** A folder is listed while it holds live files, or is or holds a made folder. */
+const present = (doc: FolderDoc) => doc.files > 0 || (doc.marks ?? 0) > 0;
+
+/** The folders from the device root down to the one holding `path` (a file's or a folder's). */
+const chainAbove = (path: string) => ancestorsOf(path);
+/** The folders from the device root down to `path` itself (a folder path). */
+const chainTo = (path: string) => (path === '' ? [''] : [...ancestorsOf(path), path]);
+
 /**
- * A file became live (+1) or dead (-1), or its size changed: the counts of every folder from the
- * device root down to its parent follow. A folder whose file count leaves 0 (or reaches it) adds
- * (or removes) one folder in each folder above it.
+ * A file became live (+1) or dead (-1), its size changed, or a folder was made (`marks` +1): the
+ * counts of every folder of `chain` (from the device root down) follow. A folder that appears (or
+ * goes) adds (or removes) one folder in each folder above it. `edit` changes the last folder of
+ * the chain before it is written.
  */
-async function adjustFolders(docs: DocumentStore, f: { userId: string; deviceId: string; path: string }, files: number, bytes: number): Promise<void> {
+async function adjustFolders(
+  docs: DocumentStore,
+  f: { userId: string; deviceId: string },
+  chain: string[],
+  delta: { files?: number; bytes?: number; marks?: number },
+  edit?: (doc: FolderDoc) => void,
+): Promise<void> {
   const folders = foldersCollection(docs);
-  const chain = ancestorsOf(f.path);
   const loaded: FolderDoc[] = [];
   for (const path of chain) {
     loaded.push(
@@ -133,16 +158,18 @@ async function adjustFolders(docs: DocumentStore, f: { userId: string; deviceId:
     );
   }
   loaded.forEach((doc, depth) => {
-    const before = doc.files;
-    doc.files += files;
-    doc.bytes += bytes;
+    const before = present(doc);
+    doc.files += delta.files ?? 0;
+    doc.bytes += delta.bytes ?? 0;
+    doc.marks = (doc.marks ?? 0) + (delta.marks ?? 0);
     // the device root is no folder of anything; a deeper one appearing or going counts above it
-    if (depth > 0 && (before === 0) !== (doc.files === 0)) {
-      for (let above = 0; above < depth; above++) loaded[above].folders += doc.files === 0 ? -1 : 1;
+    if (depth > 0 && before !== present(doc)) {
+      for (let above = 0; above < depth; above++) loaded[above].folders += present(doc) ? 1 : -1;
     }
   });
+  if (edit && loaded.length) edit(loaded[loaded.length - 1]);
   for (const doc of loaded) {
-    if (doc.files <= 0) await folders.delete(doc._id);
+    if (!present(doc)) await folders.delete(doc._id);
     else await folders.upsert(doc);
   }
 }
@@ -188,16 +215,19 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
     _id: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
     deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
     crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
+    // a new version keeps the file's dead properties; a deleted file written again starts without
+    ...(wasLive && before.props !== undefined ? { props: before.props } : {}),
   });
   if (wasLive) {
-    if (d.size !== before.size) await adjustFolders(docs, d, 0, d.size - before.size);
-  } else await adjustFolders(docs, d, 1, d.size);
+    if (d.size !== before.size) await adjustFolders(docs, d, chainAbove(d.path), { bytes: d.size - before.size });
+  } else await adjustFolders(docs, d, chainAbove(d.path), { files: 1, bytes: d.size });
 }
 
 async function markDeleted(docs: DocumentStore, file: FileDoc, at: number): Promise<void> {
   if (file.deleted) return;
-  await filesCollection(docs).upsert({ ...file, deleted: true, deleted_at: at });
-  await adjustFolders(docs, file, -1, -file.size);
+  const { props: _dropped, ...kept } = file;
+  await filesCollection(docs).upsert({ ...kept, deleted: true, deleted_at: at });
+  await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
 }
 
 async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Promise<void> {
@@ -222,7 +252,28 @@ async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Pro
       }
       // nothing stored any more: the file is gone (it was deleted, or its device removed)
       await files.delete(fileId);
-      if (!file.deleted) await adjustFolders(docs, file, -1, -file.size);
+      if (!file.deleted) await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
+      return;
+    }
+    case 'FilePropertiesSet': {
+      const file = await files.get(fileId);
+      if (file) await files.upsert({ ...file, props: JSON.stringify(e.data.props) });
+      return;
+    }
+    case 'FileMovedOut': {
+      await versionsCollection(docs).delete(versionId(fileId, e.data.version));
+      const file = await files.get(fileId);
+      if (!file) return;
+      const versions = file.versions - 1;
+      if (file.version !== e.data.version) {
+        // an older version went (the file was written again while it moved): the file stays as it is
+        await files.upsert({ ...file, versions });
+        return;
+      }
+      const { props: _moved, ...kept } = file;
+      if (versions > 0) await files.upsert({ ...kept, versions, deleted: true, deleted_at: file.deleted ? file.deleted_at : e.data.at });
+      else await files.delete(fileId);
+      if (!file.deleted) await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
       return;
     }
     default:
@@ -230,7 +281,10 @@ async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Pro
   }
 }
 
-/** Everything under a folder was deleted: its live files are marked, its folder counts leave the folders above. */
+/**
+ * Everything under a folder was deleted: its live files are marked, its folders (made ones
+ * included) go, and their counts leave the folders above, some of which may go with them.
+ */
 async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: string, at: number): Promise<void> {
   const files = filesCollection(docs);
   const folders = foldersCollection(docs);
@@ -239,7 +293,10 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
   const range = { $gte: path, $lt: path + PREFIX_END };
   for (;;) {
     const page = await files.find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: PAGE });
-    for (const file of page) await files.upsert({ ...file, deleted: true, deleted_at: at });
+    for (const file of page) {
+      const { props: _dropped, ...kept } = file;
+      await files.upsert({ ...kept, deleted: true, deleted_at: at });
+    }
     if (page.length < PAGE) break;
   }
   for (;;) {
@@ -247,18 +304,36 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
     for (const folder of page) await folders.delete(folder._id);
     if (page.length < PAGE) break;
   }
-  const above = ancestorsOf(path).filter((p) => p !== path);
-  for (const [depth, p] of above.entries()) {
+  // deepest first: a folder above that goes with it is one more folder gone for those above it
+  let vanished = top.folders + (path === '' ? 0 : 1);
+  for (const p of ancestorsOf(path).reverse()) {
+    if (p === path) continue;
     const doc = await folders.get(folderId(deviceId, p));
     if (!doc) continue;
     doc.files -= top.files;
     doc.bytes -= top.bytes;
-    // the deleted folder itself counted as a folder in every folder above it, except the device root
-    doc.folders -= top.folders + (path === '' ? 0 : 1);
-    if (doc.files <= 0) await folders.delete(doc._id);
-    else await folders.upsert(doc);
-    void depth;
+    doc.marks = (doc.marks ?? 0) - (top.marks ?? 0);
+    doc.folders -= vanished;
+    if (present(doc)) await folders.upsert(doc);
+    else {
+      await folders.delete(doc._id);
+      if (p !== '') vanished += 1;
+    }
   }
+}
+
+/** A folder was made: it and the folders above it hold one more made folder (once, however often it is told). */
+async function applyFolderCreated(docs: DocumentStore, deviceId: string, d: { path: string; userId: string; at: number }): Promise<void> {
+  if ((await foldersCollection(docs).get(folderId(deviceId, d.path)))?.made) return;
+  await adjustFolders(docs, { userId: d.userId, deviceId }, chainTo(d.path), { marks: 1 }, (doc) => {
+    doc.made = true;
+    doc.made_at = d.at;
+  });
+}
+
+async function applyFolderProperties(docs: DocumentStore, deviceId: string, d: { path: string; props: Record<string, string> }): Promise<void> {
+  const doc = await foldersCollection(docs).get(folderId(deviceId, d.path));
+  if (doc) await foldersCollection(docs).upsert({ ...doc, props: JSON.stringify(d.props) });
 }
 
 /** The blob's files and versions show these previews. */
@@ -321,6 +396,8 @@ export const catalogProjection = (docs: DocumentStore): Projection => ({
       const e = { type: event.type, data: event.data } as DeviceEvent;
       const deviceId = event.stream.slice(StreamPrefixes.device.length);
       if (e.type === 'FolderDeleted') await applyFolderDeleted(docs, deviceId, e.data.path, e.data.at);
+      else if (e.type === 'FolderCreated') await applyFolderCreated(docs, deviceId, e.data);
+      else if (e.type === 'FolderPropertiesSet') await applyFolderProperties(docs, deviceId, e.data);
       // a removed device is listed nowhere; its files stay until the purger has removed their versions
       else if (e.type === 'DeviceRemoved') await foldersCollection(docs).deleteMany({ deviceId });
     }

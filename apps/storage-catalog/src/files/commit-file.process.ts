@@ -6,10 +6,12 @@
  * is settled by recovery, which claims the file stream at that revision so the commit can no
  * longer land, then undoes the usage entry.
  */
-import { type FileCommitAbandoned, Streams } from '@burrow/contracts';
-import { claimRevision, type ProcessDefinition } from '@burrow/eventsourcing';
+import { type DeadProperties, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams } from '@burrow/contracts';
+import { appendEvents, claimRevision, loadAggregate, type ProcessDefinition, retryOnConflict } from '@burrow/eventsourcing';
+import type { DeviceState } from '../devices/device.js';
 import type { StorageContext } from '../shared/context.js';
-import { undoUsage } from '../usage/usage.js';
+import { ensureUsage, undoUsage, usageHead } from '../usage/usage.js';
+import { fileDecider } from './file.js';
 
 export interface CommitFileProcess {
   fileId: string;
@@ -31,3 +33,55 @@ export const commitFileProcess = (ctx: StorageContext): ProcessDefinition<Commit
     await undoUsage(ctx.store, data.userId, processId, data.usageFrom);
   },
 });
+
+/** What a new version is made of: bytes already in the blob store (an upload, or a COPY's source). */
+export interface NewVersion {
+  size: number;
+  blob: string;
+  crc32: number;
+  mtime?: number;
+  ctime?: number;
+  /** replaces the file's dead properties in the same append (a COPY carries the source's) */
+  props?: DeadProperties;
+}
+
+/**
+ * Commits `content` as the next version of `path` on `device` (a CommitFile write: the usage
+ * ledger, then the file's stream, retried on a lost race). `quota` null: unlimited. Replies once
+ * the read models show it.
+ */
+export async function commitVersion(
+  ctx: StorageContext,
+  device: DeviceState,
+  path: string,
+  content: NewVersion,
+  quota: number | null,
+): Promise<{ data: Omit<FileVersionData, 'version'>; version: number; position: number }> {
+  const fileId = fileIdOf(device.deviceId, path);
+  const stream = Streams.file(fileId);
+  const now = ctx.clock.now();
+  const data = {
+    fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: content.size, blob: content.blob,
+    crc32: content.crc32, mtime: content.mtime ?? now, ctime: content.ctime ?? content.mtime ?? now, at: now,
+  };
+  const committed = await retryOnConflict('file', async () => {
+    const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
+    const events = fileDecider.decide({ type: 'CommitVersion', data, props: content.props }, state);
+    const usage = await usageHead(ctx.store, device.userId);
+    const process = await ctx.processes.begin(commitFileProcess(ctx), { fileId, userId: device.userId, revision, usageFrom: usage.revision });
+    let position: number;
+    try {
+      await process.step('reserve-usage', () =>
+        ensureUsage(ctx.store, device.userId, { delta: content.size, ref: process.id, reason: `commit ${path}`, after: usage.revision, limit: quota }),
+      );
+      position = await process.step('commit', async () => (await appendEvents(ctx.store, stream, events, revision ?? 'no_stream', { processId: process.id })).position);
+    } catch (error) {
+      return process.abandon(error);
+    }
+    await process.complete();
+    return { version: (events[0].data as { version: number }).version, position };
+  });
+  await ctx.runner.waitFor(committed.position);
+  ctx.previews.committed(content.blob);
+  return { data, ...committed };
+}

@@ -6,6 +6,7 @@
  */
 import {
   badRequest,
+  DomainError,
   type CommitFileRequest,
   type DevicePath,
   type FileEntry,
@@ -17,8 +18,11 @@ import {
   type FolderPage,
   type FolderSummary,
   type ListFolderRequest,
+  nameOf,
   notFound,
+  parentOf,
   type PositionReply,
+  type PrepareUploadReply,
   type PrepareUploadRequest,
   Streams,
   type SubtreePage,
@@ -30,10 +34,11 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { resolveDevice } from '../devices/device-names.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
-import { ensureUsage, quotaExceeded, usageHead } from '../usage/usage.js';
-import { quotaOf, requireUser } from '../users/users.projection.js';
+import { quotaExceeded, usageHead } from '../usage/usage.js';
+import { userQuota } from '../users/user-quota.js';
 import { filesCollection, foldersCollection, versionsCollection, versionId } from './catalog.projection.js';
-import { commitFileProcess } from './commit-file.process.js';
+import { commitVersion } from './commit-file.process.js';
+import { folderExists } from './resolve-path.js';
 import { fileDecider } from './file.js';
 import { listFolder, toFileEntry, walkFolder } from './listing.js';
 
@@ -44,26 +49,26 @@ const nonNegativeInt = (n: unknown): n is number => typeof n === 'number' && Num
 export class FilesHandlers {
   constructor(@Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext) {}
 
-  /** The user's quota (null: unlimited), waiting for the read model once if the user is brand new. */
-  private async quota(userId: string): Promise<number | null> {
-    try {
-      return await quotaOf(this.ctx.docs, await requireUser(this.ctx.docs, userId));
-    } catch {
-      await this.ctx.runner.catchUp();
-      return quotaOf(this.ctx.docs, await requireUser(this.ctx.docs, userId));
-    }
-  }
-
-  /** Before the bytes: the device exists, the path is a file path, and a known size fits the quota. */
+  /**
+   * Before the bytes: the device exists, the path is a file path, and a known size fits the quota;
+   * with WebDAV's rules (`strict`) the parent folder exists and the path is not a folder. Replies
+   * with the file's current version, for conditional requests.
+   */
   @MessagePattern(Subjects.storage.prepareUpload)
-  async prepare(@Payload() req: PrepareUploadRequest): Promise<{ ok: true }> {
-    filePath(req.path);
-    await resolveDevice(this.ctx.store, req.userId, req.device);
+  async prepare(@Payload() req: PrepareUploadRequest): Promise<PrepareUploadReply> {
+    const path = filePath(req.path);
+    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    if (req.strict) {
+      await this.ctx.runner.catchUp();
+      if (await folderExists(this.ctx.docs, device.deviceId, `${path}/`)) throw new DomainError(405, { reason: `${path} is a folder` });
+      if (!(await folderExists(this.ctx.docs, device.deviceId, parentOf(path)))) throw new DomainError(409, { reason: `no folder ${parentOf(path) || '/'} to put ${nameOf(path)} in`, conflicts: ['path'] });
+    }
     if (req.size !== undefined) {
-      const quota = await this.quota(req.userId);
+      const quota = await userQuota(this.ctx, req.userId);
       if (quota !== null && (await usageHead(this.ctx.store, req.userId)).total + req.size > quota) throw quotaExceeded();
     }
-    return { ok: true };
+    const file = await filesCollection(this.ctx.docs).get(fileIdOf(device.deviceId, path));
+    return { ok: true, current: file && !file.deleted ? { blob: file.blob, size: file.size, mtime: file.mtime } : null };
   }
 
   /**
@@ -75,34 +80,8 @@ export class FilesHandlers {
     const path = filePath(req.path);
     if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32)) throw badRequest('blob, size and crc32 are required', ['blob']);
     const device = await resolveDevice(this.ctx.store, req.userId, req.device);
-    const quota = await this.quota(req.userId);
-    const fileId = fileIdOf(device.deviceId, path);
-    const stream = Streams.file(fileId);
-    const now = this.ctx.clock.now();
-    const data = {
-      fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: req.size, blob: req.blob,
-      crc32: req.crc32, mtime: req.mtime ?? now, ctime: req.ctime ?? req.mtime ?? now, at: now,
-    };
-    const committed = await retryOnConflict('file', async () => {
-      const { state, revision } = await loadAggregate(this.ctx.store, stream, fileDecider);
-      const [event] = fileDecider.decide({ type: 'CommitVersion', data }, state);
-      const usage = await usageHead(this.ctx.store, req.userId);
-      const process = await this.ctx.processes.begin(commitFileProcess(this.ctx), { fileId, userId: req.userId, revision, usageFrom: usage.revision });
-      let position: number;
-      try {
-        await process.step('reserve-usage', () =>
-          ensureUsage(this.ctx.store, req.userId, { delta: req.size, ref: process.id, reason: `commit ${path}`, after: usage.revision, limit: quota }),
-        );
-        position = await process.step('commit', async () => (await appendEvents(this.ctx.store, stream, [event], revision ?? 'no_stream', { processId: process.id })).position);
-      } catch (error) {
-        return process.abandon(error);
-      }
-      await process.complete();
-      return { version: (event.data as { version: number }).version, position };
-    });
-    await this.ctx.runner.waitFor(committed.position);
-    this.ctx.previews.committed(req.blob);
-    return { ...data, name: path.slice(path.lastIndexOf('/') + 1), version: committed.version, previews: {}, position: committed.position };
+    const { data, version, position } = await commitVersion(this.ctx, device, path, req, await userQuota(this.ctx, req.userId));
+    return { ...data, name: nameOf(path), version, previews: {}, position };
   }
 
   /** A file (path without trailing slash) or a folder and everything under it (path ending with `/`). */

@@ -37,32 +37,43 @@ export const toFileEntry = (f: FileDoc): FileEntry => ({
 
 const toFolderEntry = (f: FolderDoc): FolderEntry => ({ name: f.name, path: f.path, files: f.files, folders: f.folders });
 
-export async function listFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<FolderPage> {
+/** A page of a folder as documents: subfolders, then files, each by name. */
+export async function folderPage(
+  docs: DocumentStore,
+  deviceId: string,
+  path: string,
+  options: { cursor?: string; limit?: number },
+): Promise<{ dirs: FolderDoc[]; files: FileDoc[]; next: string | null }> {
   const limit = pageSize(options.limit);
   const cursor = decode<FolderCursor>(options.cursor, (v) => (v.p === 'd' || v.p === 'f') && typeof v.n === 'string');
-  const dirs: FolderEntry[] = [];
+  const dirs: FolderDoc[] = [];
   if (!cursor || cursor.p === 'd') {
-    // the device root (name '') is its own parent: never listed; nor are folders left without live files
-    const filter = { deviceId, parent: path, name: { $gt: cursor ? cursor.n : '' }, files: { $gt: 0 } };
+    // the device root (name '') is its own parent: never listed; a folder document exists only
+    // while the folder does (it holds live files, or is or holds a made folder)
+    const filter = { deviceId, parent: path, name: { $gt: cursor ? cursor.n : '' } };
     const page = await foldersCollection(docs).find(filter, { sort: { name: 1 }, limit: limit + 1 });
     if (page.length > limit) {
       const shown = page.slice(0, limit);
-      return { dirs: shown.map(toFolderEntry), files: [], next: encode({ p: 'd', n: shown[shown.length - 1].name }) };
+      return { dirs: shown, files: [], next: encode({ p: 'd', n: shown[shown.length - 1].name }) };
     }
-    dirs.push(...page.map(toFolderEntry));
+    dirs.push(...page);
   }
   const room = limit - dirs.length;
-  const after = cursor?.p === 'f' ? cursor.n : undefined;
-  const filter = after === undefined ? { deviceId, parent: path, deleted: false } : { deviceId, parent: path, deleted: false, name: { $gt: after } };
-  const files = room > 0 ? await filesCollection(docs).find(filter, { sort: { name: 1 }, limit: room + 1 }) : [];
   if (room <= 0) {
     // the page is full of folders: the files start on the next one
-    const last = dirs[dirs.length - 1];
-    return { dirs, files: [], next: encode({ p: 'd', n: last.name }) };
+    return { dirs, files: [], next: encode({ p: 'd', n: dirs[dirs.length - 1].name }) };
   }
+  const after = cursor?.p === 'f' ? cursor.n : undefined;
+  const filter = after === undefined ? { deviceId, parent: path, deleted: false } : { deviceId, parent: path, deleted: false, name: { $gt: after } };
+  const files = await filesCollection(docs).find(filter, { sort: { name: 1 }, limit: room + 1 });
   const more = files.length > room;
   const shown = more ? files.slice(0, room) : files;
-  return { dirs, files: shown.map(toFileEntry), next: more ? encode({ p: 'f', n: shown[shown.length - 1].name }) : null };
+  return { dirs, files: shown, next: more ? encode({ p: 'f', n: shown[shown.length - 1].name }) : null };
+}
+
+export async function listFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<FolderPage> {
+  const page = await folderPage(docs, deviceId, path, options);
+  return { dirs: page.dirs.map(toFolderEntry), files: page.files.map(toFileEntry), next: page.next };
 }
 
 /** Every live file under `path` (a folder path; '' for the whole device), in path order. */

@@ -45,6 +45,8 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { DevicesHandlers } from '../devices/devices.handlers.js';
 import { FilesHandlers } from '../files/files.handlers.js';
+import { FoldersHandlers } from '../folders/folders.handlers.js';
+import { TransfersHandlers } from '../transfers/transfers.handlers.js';
 import { Purger } from '../purge/purger.js';
 import { SharesHandlers } from '../shares/shares.handlers.js';
 import { storageProcesses, storageProjections } from '../storage-catalog.service.js';
@@ -109,6 +111,8 @@ export interface TestStorage {
   clock: TestClock;
   devices: DevicesHandlers;
   files: FilesHandlers;
+  folders: FoldersHandlers;
+  transfers: TransfersHandlers;
   shares: SharesHandlers;
   purger: Purger;
   /** the previewer as the service runs it (commits reach it only with the `previews` option) */
@@ -187,6 +191,8 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
 
   const t: TestStorage = {
     dir, ctx, store, docs, runner, processes, blobs, clock, devices, files, purger, previewer,
+    folders: new FoldersHandlers(ctx),
+    transfers: new TransfersHandlers(ctx),
     shares: new SharesHandlers(ctx),
     recovery: (graceSeconds = 0) => new ProcessRecovery(processes, docs, storageProcesses(ctx), graceSeconds),
 

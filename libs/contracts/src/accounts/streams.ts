@@ -19,6 +19,12 @@ export const AccountsStreams = {
   devicePolicies: (partnerId: string) => `devicepolicies-${partnerId}`,
   /** the management appliance's configuration backups of one partner (references to blobs) */
   partnerBackup: (partnerId: string) => `partnerbackup-${partnerId}`,
+  /** a webhook endpoint: its settings, secrets, state and redelivery requests */
+  webhook: (endpointId: string) => `webhook-${endpointId}`,
+  /** the attempts of one webhook delivery */
+  webhookDelivery: (deliveryId: string) => `webhookdelivery-${deliveryId}`,
+  /** the marker that closes one hour of a device's backup activity (the feed's hourly summary) */
+  backupActivity: (deviceId: string, hour: number) => `backupactivity-${deviceId}-${hour}`,
   /** first-start marker */
   bootstrap: 'operator-bootstrap',
 } as const;
@@ -30,5 +36,8 @@ export const AccountsStreamPrefixes = {
   user: 'user-',
   devicePolicies: 'devicepolicies-',
   partnerBackup: 'partnerbackup-',
+  webhook: 'webhook-',
+  webhookDelivery: 'webhookdelivery-',
+  backupActivity: 'backupactivity-',
   reservations: ['username-', 'email-', 'groupname-', 'partnername-'],
 } as const;

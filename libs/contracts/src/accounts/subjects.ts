@@ -64,5 +64,18 @@ export const AccountsSubjects = {
   updateDevicePolicy: 'accounts.device-policies.update',
   deleteDevicePolicy: 'accounts.device-policies.delete',
   clientRevisions: 'accounts.client-revisions',
+  /** a page of the partner's event feed (waiting a little for the next event when asked) */
+  readFeed: 'accounts.feed.read',
+  listWebhooks: 'accounts.webhooks.list',
+  createWebhook: 'accounts.webhooks.create',
+  getWebhook: 'accounts.webhooks.get',
+  updateWebhook: 'accounts.webhooks.update',
+  deleteWebhook: 'accounts.webhooks.delete',
+  rotateWebhookSecret: 'accounts.webhooks.rotate-secret',
+  enableWebhook: 'accounts.webhooks.enable',
+  disableWebhook: 'accounts.webhooks.disable',
+  listWebhookDeliveries: 'accounts.webhooks.deliveries.list',
+  getWebhookDelivery: 'accounts.webhooks.deliveries.get',
+  redeliverWebhook: 'accounts.webhooks.deliveries.redeliver',
   ...AccountsOperatorSubjects,
 } as const;

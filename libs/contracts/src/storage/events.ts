@@ -20,7 +20,28 @@ export type BackupCompleted = Event<'BackupCompleted', { at: number }>;
 export type DeviceRemoved = Event<'DeviceRemoved', { at: number; userId?: string; partnerId?: string }>;
 /** Recovery's claim on a device stream whose registration crashed before `DeviceRegistered`. */
 export type DeviceRegistrationAbandoned = Event<'DeviceRegistrationAbandoned', { at: number }>;
-export type DeviceEvent = DeviceRegistered | DeviceLoggedIn | FolderDeleted | BackupCompleted | DeviceRemoved | DeviceRegistrationAbandoned;
+/**
+ * A folder made on its own (WebDAV MKCOL, COPY or MOVE of a folder): it is listed, empty or not,
+ * until it is deleted; a folder that only holds files comes and goes with them.
+ */
+export type FolderCreated = Event<'FolderCreated', { path: string; userId: string; partnerId: string; at: number }>;
+/**
+ * The dead properties (WebDAV PROPPATCH) of a made folder ('' is the device root): the whole set
+ * after the change, keyed `{namespace}name`, each value the property's XML content.
+ */
+export type FolderPropertiesSet = Event<'FolderPropertiesSet', { path: string; props: DeadProperties; at: number }>;
+export type DeviceEvent =
+  | DeviceRegistered
+  | DeviceLoggedIn
+  | FolderDeleted
+  | FolderCreated
+  | FolderPropertiesSet
+  | BackupCompleted
+  | DeviceRemoved
+  | DeviceRegistrationAbandoned;
+
+/** WebDAV dead properties of a file or folder: `{namespace}name` -> the property's XML content. */
+export type DeadProperties = Record<string, string>;
 
 // ---- file-<fileId> -----------------------------------------------------------------------------
 
@@ -55,7 +76,19 @@ export type FileVersionsPurged = Event<
 export type FileCommitAbandoned = Event<'FileCommitAbandoned', { processId: string; at: number }>;
 /** Recovery's claim on a file stream whose purge crashed before `FileVersionsPurged`: that purge can no longer happen. */
 export type FilePurgeAbandoned = Event<'FilePurgeAbandoned', { processId: string; at: number }>;
-export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FileCommitAbandoned | FilePurgeAbandoned;
+/** The file's dead properties (WebDAV PROPPATCH, or carried by a COPY or MOVE): the whole set after the change. */
+export type FilePropertiesSet = Event<'FilePropertiesSet', { props: DeadProperties; at: number }>;
+/**
+ * The file's latest version now lives at another path (WebDAV MOVE): it leaves this file's stored
+ * versions without being purged (the destination's `FileVersionCommitted` holds the same blob, and
+ * the user's usage ledger is not touched: the bytes are counted once, where they now are). The
+ * file is deleted here; its older versions stay until purged, like any deleted file's.
+ */
+export type FileMovedOut = Event<
+  'FileMovedOut',
+  { userId: string; partnerId: string; deviceId: string; path: string; version: number; bytes: number; to: { deviceId: string; path: string }; at: number }
+>;
+export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FilePropertiesSet | FileMovedOut | FileCommitAbandoned | FilePurgeAbandoned;
 
 // ---- share-<userId> ----------------------------------------------------------------------------
 

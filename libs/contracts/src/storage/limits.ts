@@ -21,3 +21,6 @@ export const ROOM_DESCRIPTION_MAX_LENGTH = 10_000;
 export const ROOM_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Versions listed for one file. */
 export const VERSIONS_MAX = 10_000;
+/** WebDAV dead properties of one file or folder: how many, and their names and values together, in UTF-8 bytes. */
+export const DEAD_PROPERTIES_MAX = 100;
+export const DEAD_PROPERTIES_MAX_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@
  * What the storage catalog answers on the bus (the gateway turns these into the storage and share
  * interface's objects). Times are unix seconds; sizes bytes; blobs sha256 keys.
  */
-import type { PreviewWidth } from './events.js';
+import type { DeadProperties, PreviewWidth } from './events.js';
 
 export interface DeviceInfo {
   deviceId: string;
@@ -61,6 +61,31 @@ export interface FolderPage {
 /** A page of every live file under a folder, in path order (for zips); `next` continues it. */
 export interface SubtreePage {
   files: FileEntry[];
+  next: string | null;
+}
+
+/** A folder as WebDAV shows it. */
+export interface FolderStat {
+  /** '' for the device root, else ending with `/` */
+  path: string;
+  name: string;
+  files: number;
+  folders: number;
+  bytes: number;
+  /** when it was made on its own (MKCOL, COPY, MOVE); null for one that exists through its files */
+  created: number | null;
+  props: DeadProperties;
+}
+
+/** A file or a folder (`storage-catalog.paths.stat`), with the user's quota for WebDAV's quota properties. */
+export type PathStat = (
+  | { kind: 'file'; file: FileEntry; props: DeadProperties }
+  | { kind: 'folder'; folder: FolderStat; members?: { dirs: FolderStat[]; files: (FileEntry & { props: DeadProperties })[]; next: string | null } }
+) & { quota: { used: number; available: number | null } };
+
+/** A COPY or MOVE step: whether the destination existed before, and where to go on (null: done). */
+export interface TransferReply {
+  replaced: boolean;
   next: string | null;
 }
 

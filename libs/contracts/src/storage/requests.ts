@@ -32,11 +32,26 @@ export const RegisterDeviceBody = z
   .meta({ id: 'RegisterDeviceBody', description: 'A device registration or update (a device login).' });
 export type RegisterDeviceBody = z.output<typeof RegisterDeviceBody>;
 
-export type RegisterDeviceRequest = DeviceRef & RegisterDeviceBody;
+export type RegisterDeviceRequest = DeviceRef &
+  RegisterDeviceBody & {
+    /** only a new device: one of that name already there is a 405 (WebDAV MKCOL) */
+    createOnly?: boolean;
+  };
 
 /** Checked before an upload's bytes are read: the device exists, the path is a file path, and (if the size is known) it fits the quota. */
 export interface PrepareUploadRequest extends DevicePath {
   size?: number;
+  /**
+   * WebDAV's rules (PUT): the parent folder must exist (409 otherwise; the storage interface
+   * makes missing folders) and the path must not be a folder (405).
+   */
+  strict?: boolean;
+}
+
+/** The path's current version as the upload finds it (for conditional requests), or null. */
+export interface PrepareUploadReply {
+  ok: true;
+  current: { blob: string; size: number; mtime: number } | null;
 }
 
 export interface CommitFileRequest extends DevicePath {
@@ -50,6 +65,34 @@ export interface CommitFileRequest extends DevicePath {
 export interface FileRequest extends DevicePath {
   /** a version number; the latest when absent */
   version?: number;
+}
+
+/**
+ * A file or a folder (WebDAV PROPFIND): a path without a trailing slash names the file, or else the
+ * folder, of that name; with one, or '' (the device root), only a folder.
+ */
+export interface StatRequest extends DevicePath {
+  /** also a page of a folder's members (subfolders first, then files, each by name) */
+  members?: { cursor?: string; limit?: number };
+}
+
+/** COPY or MOVE within the user's storage (paths as in StatRequest; neither may be a device root). */
+export interface TransferRequest extends UserScoped {
+  mode: 'copy' | 'move';
+  from: { device: string; path: string };
+  to: { device: string; path: string };
+  /** false: an existing destination is a 412 */
+  overwrite: boolean;
+  /** a folder without its members (COPY with Depth: 0) */
+  shallow?: boolean;
+  /** continues a folder transfer that the previous reply left unfinished (its `next`) */
+  cursor?: string;
+}
+
+/** PROPPATCH: dead properties set (`{namespace}name` -> XML content) and removed, all or nothing. */
+export interface SetPropertiesRequest extends DevicePath {
+  set: Record<string, string>;
+  remove: string[];
 }
 
 export interface ListFolderRequest extends DevicePath {

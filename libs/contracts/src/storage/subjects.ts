@@ -27,6 +27,15 @@ export const StorageSubjects = {
   listFolder: 'storage-catalog.folders.list',
   walkFolder: 'storage-catalog.folders.walk',
   folderSummary: 'storage-catalog.folders.summary',
+  // what WebDAV needs beyond the storage interface
+  /** makes an empty folder (MKCOL): its parent must exist */
+  makeFolder: 'storage-catalog.folders.make',
+  /** a file or a folder, whichever the path names, with a page of a folder's members and the user's quota (PROPFIND) */
+  stat: 'storage-catalog.paths.stat',
+  /** copies or moves a file or a folder within the user's storage, metadata only (COPY, MOVE) */
+  transfer: 'storage-catalog.paths.transfer',
+  /** sets and removes dead properties of a file or a folder (PROPPATCH) */
+  setProperties: 'storage-catalog.paths.properties',
   // share rooms of the logged-in user
   listShares: 'storage-catalog.shares.list',
   createShare: 'storage-catalog.shares.create',

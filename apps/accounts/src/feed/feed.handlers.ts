@@ -1,0 +1,29 @@
+/**
+ * The partner's feed over the bus: a page after a position, and (for the gateway's SSE stream) a
+ * long poll that waits a little for the partner's next entry when there is none yet, so a live
+ * stream costs one bus call per event burst or per wait, not a poll loop.
+ */
+import { FEED_WAIT_MAX_MS, type FeedPage, type ReadFeedRequest, Subjects } from '@burrow/contracts';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { feedPage } from './feed.projection.js';
+
+@Controller()
+export class FeedHandlers {
+  constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
+
+  @MessagePattern(Subjects.accounts.readFeed)
+  async read(@Payload() { partnerId, after, limit, waitMs }: ReadFeedRequest): Promise<FeedPage> {
+    // listen before reading, so an entry written between the read and the wait is not missed
+    const next = waitMs ? this.ctx.signals.nextEntry(partnerId, Math.min(waitMs, FEED_WAIT_MAX_MS)) : null;
+    try {
+      const page = await feedPage(this.ctx.docs, partnerId, after, limit);
+      if (page.events.length || !next) return page;
+      await next.promise;
+      return await feedPage(this.ctx.docs, partnerId, after, limit);
+    } finally {
+      next?.cancel();
+    }
+  }
+}

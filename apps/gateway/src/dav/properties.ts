@@ -1,0 +1,117 @@
+/**
+ * The properties of a resource as PROPFIND shows them: the live ones Burrow computes (RFC 4918
+ * §15, quotas from RFC 4331) and the dead ones clients set (PROPPATCH), in XML that stands on its
+ * own namespace-wise. Live properties are protected: PROPPATCH cannot change them.
+ */
+import type { DeadProperties } from '@burrow/contracts';
+import { httpDate } from '../http/download.js';
+import type { DavLock } from './locks.js';
+import { clark, DAV, escapeXml, parseClark } from './xml.js';
+
+export interface DavResource {
+  href: string;
+  collection: boolean;
+  displayname: string;
+  /** files */
+  size?: number;
+  etag?: string;
+  contentType?: string;
+  /** unix seconds; absent: unknown (a folder that exists through its files) */
+  modified?: number | null;
+  created?: number | null;
+  /** collections: the user's quota */
+  quota?: { used: number; available: number | null };
+  dead: DeadProperties;
+  /** live locks on it, for lockdiscovery */
+  locks: DavLock[];
+}
+
+const LIVE = [
+  'resourcetype', 'getcontentlength', 'getlastmodified', 'getetag', 'getcontenttype', 'creationdate', 'displayname', 'lockdiscovery', 'supportedlock',
+  'quota-available-bytes', 'quota-used-bytes',
+];
+/** What allprop leaves out (RFC 4331 §3: quotas are computed on demand only). */
+const NOT_IN_ALLPROP = new Set(['quota-available-bytes', 'quota-used-bytes']);
+
+export const isLive = (key: string) => {
+  const { ns, name } = parseClark(key);
+  return ns === DAV && LIVE.includes(name);
+};
+
+const iso = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function activeLockXml(lock: DavLock, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((lock.expires - now) / 1000));
+  return (
+    `<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope><D:${lock.scope}/></D:lockscope>` +
+    `<D:depth>${lock.depth === 'infinity' ? 'infinity' : '0'}</D:depth>${lock.owner ? `<D:owner>${lock.owner}</D:owner>` : ''}` +
+    `<D:timeout>Second-${seconds}</D:timeout><D:locktoken><D:href>${escapeXml(lock.token)}</D:href></D:locktoken>` +
+    `<D:lockroot><D:href>${escapeXml(lock.root)}</D:href></D:lockroot></D:activelock>`
+  );
+}
+
+/** The content of a live property, or undefined when the resource has none of it. */
+function liveValue(r: DavResource, name: string): string | undefined {
+  switch (name) {
+    case 'resourcetype':
+      return r.collection ? '<D:collection/>' : '';
+    case 'displayname':
+      return escapeXml(r.displayname);
+    case 'getcontentlength':
+      return r.collection ? undefined : String(r.size ?? 0);
+    case 'getetag':
+      return r.etag === undefined ? undefined : escapeXml(r.etag);
+    case 'getcontenttype':
+      return r.contentType === undefined ? undefined : escapeXml(r.contentType);
+    case 'getlastmodified':
+      return r.modified === undefined || r.modified === null ? undefined : httpDate(r.modified);
+    case 'creationdate':
+      return r.created === undefined || r.created === null ? undefined : iso(r.created);
+    case 'supportedlock':
+      return ['exclusive', 'shared'].map((s) => `<D:lockentry><D:lockscope><D:${s}/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`).join('');
+    case 'lockdiscovery':
+      return r.locks.map((l) => activeLockXml(l)).join('');
+    case 'quota-used-bytes':
+      return r.quota ? String(r.quota.used) : undefined;
+    case 'quota-available-bytes':
+      return r.quota && r.quota.available !== null ? String(r.quota.available) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A property element with its content (empty content: an empty element). */
+export function propertyXml(key: string, content = ''): string {
+  const { ns, name } = parseClark(key);
+  if (ns === DAV) return content ? `<D:${name}>${content}</D:${name}>` : `<D:${name}/>`;
+  const open = ns ? `<x:${name} xmlns:x="${escapeXml(ns)}"` : `<${name} xmlns=""`;
+  const close = ns ? `</x:${name}>` : `</${name}>`;
+  return content ? `${open}>${content}${close}` : `${open}/>`;
+}
+
+export type PropRequest = { kind: 'allprop'; include: string[] } | { kind: 'propname' } | { kind: 'prop'; keys: string[] };
+
+/** The resource's properties for a request, by status (200 found, 404 not). */
+export function propertiesFor(r: DavResource, request: PropRequest): { found: string[]; missing: string[] } {
+  if (request.kind === 'propname') {
+    const names = [...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)), ...Object.keys(r.dead)];
+    return { found: names.map((k) => propertyXml(k)), missing: [] };
+  }
+  const keys =
+    request.kind === 'prop'
+      ? request.keys
+      : [...LIVE.filter((n) => !NOT_IN_ALLPROP.has(n)).map((n) => clark(DAV, n)), ...Object.keys(r.dead), ...request.include];
+  const found: string[] = [];
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  for (const key of keys) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const { ns, name } = parseClark(key);
+    const value = ns === DAV && LIVE.includes(name) ? liveValue(r, name) : r.dead[key];
+    if (value === undefined) {
+      if (request.kind === 'prop') missing.push(propertyXml(key));
+    } else found.push(propertyXml(key, value));
+  }
+  return { found, missing };
+}

@@ -1,0 +1,66 @@
+/**
+ * PROPFIND (RFC 4918 §9.1): Depth 0 or 1 (infinity, which an absent Depth means, is refused with
+ * 403 and the propfind-finite-depth precondition: a tree of any size is not walked in one
+ * request). A folder's members are read a page at a time and streamed.
+ */
+import { badRequest, type DeviceInfo } from '@burrow/contracts';
+import type { DavCall } from './context.js';
+import { MultistatusWriter, propstatXml, responseXml, sendError } from './multistatus.js';
+import { type DavResource, propertiesFor, type PropRequest } from './properties.js';
+import { deviceResource, fileResource, folderResource, readPath, readRoot, rootResource } from './resources.js';
+import { child, clark, DAV, elementsOf, parseXml } from './xml.js';
+
+export function propRequestOf(body: string): PropRequest {
+  const root = parseXml(body);
+  if (!root) return { kind: 'allprop', include: [] };
+  if (root.ns !== DAV || root.name !== 'propfind') throw badRequest('a PROPFIND body is a DAV:propfind element', ['body']);
+  if (child(root, DAV, 'propname')) return { kind: 'propname' };
+  if (child(root, DAV, 'allprop')) {
+    const include = child(root, DAV, 'include');
+    return { kind: 'allprop', include: include ? elementsOf(include).map((e) => clark(e.ns, e.name)) : [] };
+  }
+  const prop = child(root, DAV, 'prop');
+  if (!prop) throw badRequest('a DAV:propfind holds DAV:prop, DAV:allprop or DAV:propname', ['body']);
+  return { kind: 'prop', keys: elementsOf(prop).map((e) => clark(e.ns, e.name)) };
+}
+
+function resourceXml(r: DavResource, request: PropRequest): string {
+  const { found, missing } = propertiesFor(r, request);
+  return responseXml(r.href, (found.length || !missing.length ? propstatXml(found, 200) : '') + (missing.length ? propstatXml(missing, 404) : ''));
+}
+
+export async function propfind(call: DavCall, body: string): Promise<void> {
+  const depth = String(call.req.headers.depth ?? 'infinity').trim().toLowerCase();
+  if (depth !== '0' && depth !== '1') {
+    if (depth === 'infinity') return sendError(call.res, 403, 'propfind-finite-depth');
+    throw badRequest('Depth is 0, 1 or infinity', ['Depth']);
+  }
+  const request = propRequestOf(body);
+  const locks = await call.locks.list(call.user.userId);
+  const { target } = call;
+  const out = new MultistatusWriter(call.res);
+  if (target.device === null) {
+    const root = await readRoot(call);
+    const self = rootResource(target.user, root, locks);
+    out.start();
+    await out.write(resourceXml(self, request));
+    if (depth === '1') for (const d of root.devices as DeviceInfo[]) await out.write(resourceXml(deviceResource(target.user, d, self.quota!, locks), request));
+    out.end();
+    return;
+  }
+  let stat = await readPath(call, target, depth === '1' ? {} : undefined);
+  out.start();
+  if (stat.kind === 'file') {
+    await out.write(resourceXml(fileResource(target.user, target.device, stat.file, stat.props, locks), request));
+    out.end();
+    return;
+  }
+  await out.write(resourceXml(folderResource(target.user, target.device, stat.folder, stat.quota, locks), request));
+  while (stat.kind === 'folder' && stat.members) {
+    for (const d of stat.members.dirs) await out.write(resourceXml(folderResource(target.user, target.device, d, stat.quota, locks), request));
+    for (const f of stat.members.files) await out.write(resourceXml(fileResource(target.user, target.device, f, f.props, locks), request));
+    if (!stat.members.next) break;
+    stat = await readPath(call, { ...target, slash: true }, { cursor: stat.members.next });
+  }
+  out.end();
+}

@@ -1,0 +1,74 @@
+/**
+ * PUT: a new version of a file, streamed through the same ingest as the storage interface's
+ * uploads (hashed and measured into the blob store as the bytes arrive, never buffered whole), so
+ * quota (507), dedup and durability are the same. WebDAV's rules on top: the folder must exist
+ * (409), a folder is not a file (405), `If-Match` / `If-None-Match` and locks are honoured
+ * before a byte is read. `X-OC-Mtime` (rclone's owncloud and nextcloud vendors, the ownCloud and
+ * Nextcloud desktop clients) sets the modification time, answered with `X-OC-Mtime: accepted`.
+ * A client that stops half way leaves nothing: no blob, no version; the old version stays.
+ */
+import { badRequest, DomainError, type FileVersionInfo, type PrepareUploadReply, Subjects } from '@burrow/contracts';
+import type { Request } from 'express';
+import { Readable } from 'node:stream';
+import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
+import type { DavCall } from './context.js';
+import { etagOf } from './resources.js';
+import { guardWrite } from './write-guard.js';
+
+/** `X-OC-Mtime`: unix seconds, fractions allowed (ownCloud clients send whole seconds; some send more). */
+export function ocMtime(req: Request): number | undefined {
+  const raw = req.headers['x-oc-mtime'];
+  if (raw === undefined) return undefined;
+  const value = (Array.isArray(raw) ? raw[0] : raw).trim();
+  if (!/^\d{1,12}(\.\d+)?$/.test(value)) throw badRequest('X-OC-Mtime must be unix seconds', ['X-OC-Mtime']);
+  return Math.floor(Number(value));
+}
+
+/** HTTP's preconditions on the current entity tag (RFC 9110 §13.1.1, §13.1.2). */
+function checkPreconditions(req: Request, etag: string | null): void {
+  const match = req.headers['if-match'];
+  if (match !== undefined) {
+    const ok = match.trim() === '*' ? etag !== null : etag !== null && match.split(',').some((t) => t.trim() === etag);
+    if (!ok) throw new DomainError(412, { reason: 'If-Match does not hold' });
+  }
+  const noneMatch = req.headers['if-none-match'];
+  if (noneMatch !== undefined) {
+    const hit = noneMatch.trim() === '*' ? etag !== null : etag !== null && noneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+    if (hit) throw new DomainError(412, { reason: 'If-None-Match does not hold' });
+  }
+}
+
+/** Writes `path` on the target's device from the request body; whether the file existed before. */
+export async function putFile(call: DavCall, body: Request | null): Promise<{ existed: boolean; version: FileVersionInfo }> {
+  const { req, res, target } = call;
+  if (target.device === null || !target.path || target.slash) throw new DomainError(405, { reason: 'a folder is not a file: PUT a file inside it' });
+  if (req.headers['content-range'] !== undefined) throw badRequest('partial PUT (Content-Range) is not supported', ['Content-Range']);
+  const mtime = ocMtime(req) ?? unixHeader(req, 'X-Burrow-Mtime');
+  const expected = req.headers['x-expected-entity-length'];
+  const size = body === null ? 0 : (declaredLength(req) ?? (typeof expected === 'string' && /^\d{1,16}$/.test(expected) ? Number(expected) : undefined));
+  const scope = { userId: call.user.userId, device: target.device, path: target.path };
+  // refused before a byte is read; the connection then closes rather than draining a body nobody wants
+  res.setHeader('Connection', 'close');
+  const prepared = await call.rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { ...scope, size, strict: true });
+  const etag = prepared.current ? etagOf(prepared.current.blob) : null;
+  checkPreconditions(req, etag);
+  await guardWrite(call, [{ target }], { etag });
+  res.removeHeader('Connection');
+  const blob = body ? await ingest(body, call.blobs) : await emptyBlob(call);
+  const version = await call.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { ...scope, ...blob, mtime });
+  return { existed: prepared.current !== null, version };
+}
+
+/** The empty content (a LOCK on an unmapped URL makes an empty file). */
+async function emptyBlob(call: DavCall): Promise<{ blob: string; size: number; crc32: number }> {
+  const info = await call.blobs.put(Readable.from([]));
+  return { blob: info.key, size: 0, crc32: 0 };
+}
+
+export async function put(call: DavCall): Promise<void> {
+  const { existed, version } = await putFile(call, call.req);
+  const res = call.res;
+  res.setHeader('ETag', etagOf(version.blob));
+  if (call.req.headers['x-oc-mtime'] !== undefined) res.setHeader('X-OC-Mtime', 'accepted');
+  res.status(existed ? 204 : 201).end();
+}
