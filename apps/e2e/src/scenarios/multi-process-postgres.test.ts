@@ -14,6 +14,6 @@ const servers = ['NATS', 'PostgreSQL event store', process.env.MINIO_URL ? 'MinI
 
 registerAllScenarios(
   `multi-process (${servers})`,
-  natsUrl && postgresUrl ? () => startMultiProcess(natsUrl, minio, { postgresEventStore: postgresUrl }) : null,
+  natsUrl && postgresUrl ? (env) => startMultiProcess(natsUrl, { ...minio, ...env }, { postgresEventStore: postgresUrl }) : null,
   natsUrl ? 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432' : 'NATS_URL not set and no nats-server found',
 );
