@@ -52,6 +52,11 @@ export interface BurrowConfig {
   mailFrom: { name?: string; address: string };
   /** how long a set-password link (activation email) stays usable, in seconds */
   setPasswordLinkTtlSeconds: number;
+  /**
+   * A gateway connection on which no byte moves, either way, for this long is cut. There is no
+   * limit on a request's total time: an upload, download or zip lasts as long as bytes flow.
+   */
+  idleTimeoutSeconds: number;
   /** webhook delivery (accounts): BURROW_WEBHOOK_* */
   webhooks: {
     /** http:// endpoints allowed (else https only) */
@@ -209,6 +214,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     smtpUrl: url('SMTP_URL'),
     mailFrom,
     setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),
+    idleTimeoutSeconds: int('BURROW_IDLE_TIMEOUT_SECONDS', 180, 1, 86_400),
     webhooks: {
       allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),
       allowPrivateAddresses: bool('BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),

@@ -30,7 +30,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-// Five Node processes starting at once take over 30 s on a loaded 2-core machine.
+// Loading Nest and the drivers takes each process a few seconds; on a machine shared by several
+// test runs (load far above its cores) it was seen to take over 40 s.
 async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -49,6 +49,12 @@ export interface FileDoc {
   ctime: number;
   at: number;
   previews: Previews;
+  /**
+   * The version that began the file's current life: a commit after the file was deleted (itself or
+   * with its folder) or purged starts a new one. Links and session extensions name it. Absent in
+   * documents from before it was kept: 0.
+   */
+  incarnation?: number;
   /** its WebDAV dead properties, as JSON (absent: none) */
   props?: string;
   [key: string]: unknown;
@@ -214,7 +220,7 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
   await files.upsert({
     _id: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
     deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
-    crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
+    crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews, incarnation: wasLive ? (before.incarnation ?? 0) : d.version,
     // a new version keeps the file's dead properties; a deleted file written again starts without
     ...(wasLive && before.props !== undefined ? { props: before.props } : {}),
   });
