@@ -1,6 +1,7 @@
 /**
  * Boots Burrow as separate processes on a real NATS server: accounts, billing, storage-catalog and
- * two gateways, sharing one SQLite event store file and blob folder (DESIGN §2, multi-process mode).
+ * two gateways, sharing one SQLite event store file (or a PostgreSQL event store) and blob folder
+ * (DESIGN §2, multi-process mode).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,8 +11,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subjects } from '@burrow/contracts';
+import { createPostgresDatabase, dropPostgresDatabase } from '@burrow/event-store';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
+import { openEventStoreOf } from './event-store.js';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -67,6 +70,11 @@ export type MultiProcessTarget = TestTarget & {
 export interface MultiProcessOptions {
   /** how many accounts replicas to run (default 1); they share the queue group `accounts` */
   accountsReplicas?: number;
+  /**
+   * A PostgreSQL server (URL of any database on it): the target's event store is then a database
+   * of its own there, made for it and dropped when it closes (instead of the SQLite file).
+   */
+  postgresEventStore?: string;
 }
 
 export async function startMultiProcess(
@@ -75,6 +83,9 @@ export async function startMultiProcess(
   options: MultiProcessOptions = {},
 ): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
+  const eventDatabase = options.postgresEventStore ? `burrow_e2e_${randomBytes(6).toString('hex')}` : undefined;
+  if (eventDatabase) extraEnv = { ...extraEnv, EVENTSTORE_URL: await createPostgresDatabase(options.postgresEventStore!, eventDatabase) };
+  const eventstoreUrl = extraEnv.EVENTSTORE_URL ?? process.env.EVENTSTORE_URL;
   // Every target of a test run shares the run's NATS server, and with it the key-value buckets
   // (login throttling): a secret of its own keeps each target's keys apart.
   const secret = `test-secret-${randomBytes(16).toString('hex')}`;
@@ -117,6 +128,7 @@ export async function startMultiProcess(
   const close = async () => {
     await operatorClient.close();
     await stop(children);
+    if (eventDatabase) await dropPostgresDatabase(options.postgresEventStore!, eventDatabase);
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
@@ -151,7 +163,9 @@ export async function startMultiProcess(
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close,
+      openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
+      stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
       exited,
