@@ -12,6 +12,7 @@
  * identically.
  */
 import {
+  changesUserBytes,
   type BackupActivityHourClosed,
   type DeviceRegistered,
   type FileVersionCommitted,
@@ -258,13 +259,16 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
     if (!device) return;
     const counts = activityOf(event.type, event.data as never);
     if (counts) await countActivity(change, device, event, counts);
-    if (event.type !== 'FileVersionCommitted' && event.type !== 'FileVersionsPurged') return;
+    // a WebDAV move's FileMovedOut takes its bytes off the source device, as a purge does
+    if (event.type !== 'FileVersionCommitted' && event.type !== 'FileVersionsPurged' && event.type !== 'FileMovedOut') return;
     const delta = event.type === 'FileVersionCommitted' ? (d as FileVersionCommitted['data']).size : -(d as FileVersionsPurged['data']).bytes;
     if (fresh(device, event)) {
       device.bytes += delta;
       device.pos = event.position;
       change.after(() => devices.upsert(device));
     }
+    // a WebDAV move's two halves move bytes between devices: the user's total (and its quota thresholds) stays
+    if (!changesUserBytes(event)) return;
     const user = await users.get(device.userId);
     if (user) await requota(change, user, event, (u) => (u.bytes += delta));
   }

@@ -6,6 +6,7 @@
  * leave with the device).
  */
 import {
+  changesUserBytes,
   type DeviceEvent,
   notFound,
   type FileEvent,
@@ -163,7 +164,7 @@ async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Prom
   }
 }
 
-/** Stored bytes: every committed version counts until it is purged or its device removed, or where it moved to (WebDAV MOVE). */
+/** Stored bytes: every committed version counts until it is purged or its device removed; a WebDAV move only moves bytes between devices. */
 async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as FileEvent;
   if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged' && e.type !== 'FileMovedOut') return;
@@ -172,7 +173,7 @@ async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promis
   const bytes = e.type === 'FileVersionCommitted' ? e.data.size : -e.data.bytes;
   device.bytes += bytes;
   await userDevices(docs).upsert(device);
-  const user = await usersCollection(docs).get(device.userId);
+  const user = changesUserBytes(e) ? await usersCollection(docs).get(device.userId) : null;
   if (user) {
     user.bytes_stored += bytes;
     await usersCollection(docs).upsert(user);

@@ -1,6 +1,7 @@
 /**
  * Boots Burrow as separate processes on a real NATS server: accounts, billing, storage-catalog and
- * two gateways, sharing one SQLite event store file and blob folder (DESIGN §2, multi-process mode).
+ * two gateways, sharing one SQLite event store file (or a PostgreSQL event store) and blob folder
+ * (DESIGN §2, multi-process mode).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subjects } from '@burrow/contracts';
+import { createPostgresDatabase, dropPostgresDatabase } from '@burrow/event-store';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
-import { targetServers } from './servers.js';
+import { PRODUCTION_SERVER_VARIABLES, targetServers } from './servers.js';
+import { openEventStoreOf } from './event-store.js';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -74,6 +77,13 @@ export interface MultiProcessOptions {
   accountsReplicas?: number;
   /** how many replicas of each service to run (default 1 each; `accountsReplicas` is the same for accounts) */
   replicas?: Partial<Record<ServiceApp, number>>;
+  /** false: embedded read models and blob folder even when the run has MongoDB or MinIO (default true) */
+  productionServers?: boolean;
+  /**
+   * A PostgreSQL server (URL of any database on it): the target's event store is then a database
+   * of its own there, made for it and dropped when it closes (instead of the SQLite file).
+   */
+  postgresEventStore?: string;
 }
 
 export async function startMultiProcess(
@@ -82,8 +92,17 @@ export async function startMultiProcess(
   options: MultiProcessOptions = {},
 ): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
+  const eventDatabase = options.postgresEventStore ? `burrow_e2e_${randomBytes(6).toString('hex')}` : undefined;
+  if (eventDatabase) extraEnv = { ...extraEnv, EVENTSTORE_URL: await createPostgresDatabase(options.postgresEventStore!, eventDatabase) };
+  const eventstoreUrl = extraEnv.EVENTSTORE_URL ?? process.env.EVENTSTORE_URL;
   // the run's production servers (MinIO, FerretDB), each with a namespace of this target's own
-  const servers = await targetServers({ ...process.env, ...extraEnv }, randomBytes(5).toString('hex'));
+  const servers = options.productionServers === false
+    ? { env: {}, names: [], cleanup: async () => undefined }
+    : await targetServers({ ...process.env, ...extraEnv }, randomBytes(5).toString('hex'));
+  // without them, the run's server URLs must not reach the processes either (they would share the
+  // servers' default databases and bucket with every other such target)
+  const inherited = { ...process.env };
+  if (options.productionServers === false) for (const name of PRODUCTION_SERVER_VARIABLES) delete inherited[name];
   // Every target of a test run shares the run's NATS server, and with it the key-value buckets
   // (login throttling): a secret of its own keeps each target's keys apart.
   const secret = `test-secret-${randomBytes(16).toString('hex')}`;
@@ -93,7 +112,7 @@ export async function startMultiProcess(
   const outputs: { name: string; child: ChildProcess; output: string }[] = [];
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
-      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...servers.env, ...env }) },
+      env: { ...inherited, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...servers.env, ...env }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const entry = { name: byApp.has(app) ? `${app}-${byApp.get(app)!.length + 1}` : app, child, output: '' };
@@ -127,6 +146,7 @@ export async function startMultiProcess(
     await operatorClient.close();
     await stop(children);
     await servers.cleanup();
+    if (eventDatabase) await dropPostgresDatabase(options.postgresEventStore!, eventDatabase);
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
@@ -164,7 +184,9 @@ export async function startMultiProcess(
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close,
+      openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
+      stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
       killProcess: (name: string, signal: NodeJS.Signals = 'SIGKILL') => {

@@ -20,6 +20,9 @@ export interface TargetServers {
   cleanup(): Promise<void>;
 }
 
+/** The variables that point the apps at the run's production servers (read models, blobs). */
+export const PRODUCTION_SERVER_VARIABLES = ['MONGODB_URL', 'MINIO_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'MINIO_BUCKET'];
+
 interface Server {
   configured(env: NodeJS.ProcessEnv): boolean;
   name(env: NodeJS.ProcessEnv): Promise<string>;
