@@ -68,13 +68,16 @@ const servers = [
   ['NATS', env.NATS_URL, 'NATS transport and key-value (JetStream) contract suites and multi-process e2e suites'],
   ['PostgreSQL', env.POSTGRES_URL, 'PostgreSQL event store contract and integration suites, and the multi-process e2e suite on the PostgreSQL event store (NATS + PostgreSQL + MinIO when set; databases of their own, dropped after)'],
   ['KurrentDB (EventStoreDB)', env.EVENTSTORE_URL, 'KurrentDB adapter contract suite'],
-  ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite'],
-  ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite'],
+  ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite, projection runner suites and multi-process e2e suites (own databases per target)'],
+  ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite and multi-process e2e suites (own bucket per target)'],
 ];
-console.log('Production servers for this run:');
-for (const [name, url, suites] of servers) {
-  console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
-}
+const printServers = (title) => {
+  console.log(title);
+  for (const [name, url, suites] of servers) {
+    console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
+  }
+};
+printServers('Production servers for this run:');
 
 // tsc -b never deletes the output of a source file that was moved or removed, so a build over an
 // older one can leave compiled tests behind (apps/standalone/dist/e2e after the suite moved to
@@ -108,5 +111,6 @@ const args = ['--test', '--test-reporter=spec', ...namePattern, ...(only ? files
 const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
 child.on('exit', (code) => {
   natsChild?.kill();
+  printServers('The suites above ran against:');
   process.exit(code ?? 1);
 });

@@ -25,8 +25,8 @@ import {
   StreamPrefixes,
   type UserCreated,
 } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { afterCommit, type DocumentStore } from '@burrow/documents';
+import { type Projection, projectionOver } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import { createHash } from 'node:crypto';
 import { storageBytesOf } from '../users/users.projection.js';
@@ -126,7 +126,8 @@ export const FEED_PREFIXES = [
   StreamPrefixes.partner, StreamPrefixes.planCatalogue, StreamPrefixes.backupActivity,
 ];
 
-export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Projection {
+/** The feed's projection (its code closes over the batch's store: `projectionOver`). */
+export const feedProjection = (signals?: FeedSignals): Projection => projectionOver('feed', FEED_PREFIXES, (docs) => {
   const users = feedUsers(docs);
   const devices = feedDevices(docs);
 
@@ -326,8 +327,6 @@ export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Proj
   }
 
   return {
-    name: 'feed',
-    prefixes: FEED_PREFIXES,
     async init() {
       await feedEntries(docs).ensureIndex({ partnerId: 1, position: 1 });
       await feedEntries(docs).ensureIndex({ source: 1 });
@@ -342,10 +341,10 @@ export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Proj
         await feedEntries(docs).upsert({ _id: String(position), partnerId, position, source: event.position, id: entryId(event, k), type: draft.type, time, data: draft.data });
       }
       for (const write of change.writes) await write();
-      if (change.entries.length) signals?.entriesAdded(new Set(change.entries.map((e) => e.partnerId)));
+      if (change.entries.length) afterCommit(docs, () => signals?.entriesAdded(new Set(change.entries.map((e) => e.partnerId))));
     },
   };
-}
+});
 
 /** A page of the partner's feed after `after`, oldest first. */
 export async function feedPage(docs: DocumentStore, partnerId: string, after: number, limit: number): Promise<{ events: PublicEvent[]; next_after: number; has_more: boolean }> {

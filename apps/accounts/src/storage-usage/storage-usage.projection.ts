@@ -165,15 +165,15 @@ async function applyUserDeleted(docs: DocumentStore, event: RecordedEvent): Prom
   await sharesCollection(docs).deleteMany({ userId });
 }
 
-export const storageUsageProjection = (docs: DocumentStore): Projection => ({
+export const storageUsageProjection = (): Projection => ({
   name: 'storage-usage',
   prefixes: [StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.share, StreamPrefixes.user],
-  async init() {
+  async init(docs) {
     await devicesCollection(docs).ensureIndex({ userId: 1 });
     await devicesCollection(docs).ensureIndex({ partnerId: 1 });
     await sharesCollection(docs).ensureIndex({ userId: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.device)) await applyDevice(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.file)) await applyFile(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.share)) await applyShare(docs, event);

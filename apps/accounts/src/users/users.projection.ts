@@ -220,10 +220,10 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
   await users.upsert(user);
 }
 
-export const usersProjection = (docs: DocumentStore): Projection => ({
+export const usersProjection = (): Projection => ({
   name: 'users',
   prefixes: [StreamPrefixes.user, StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.share],
-  async init() {
+  async init(docs) {
     const users = usersCollection(docs);
     await users.ensureIndex({ username: 1 }, { unique: true });
     await users.ensureIndex({ partnerId: 1, username: 1 });
@@ -239,7 +239,7 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     await userDevices(docs).ensureIndex({ userId: 1 });
     await userDevices(docs).ensureIndex({ userId: 1, last_backup: -1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.user)) await applyUserEvent(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.device)) await applyDeviceEvent(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.file)) await applyFileEvent(docs, event);

@@ -13,6 +13,8 @@ import { openEventStoreOf } from './event-store.js';
 
 export interface TestTarget {
   mode: string;
+  /** the production servers it runs on besides NATS (MinIO, FerretDB); none: embedded stores */
+  servers?: string[];
   /** base URL of a gateway */
   url: string;
   /** every gateway (several in multi-process mode) */

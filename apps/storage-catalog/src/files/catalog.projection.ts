@@ -24,7 +24,7 @@ import {
   type PreviewEvent,
   StreamPrefixes,
 } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
+import { type DocumentStore, prefixRange } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 
 export type Previews = Partial<Record<'25' | '48' | '228' | '800', string>>;
@@ -127,8 +127,6 @@ export const previewsCollection = (docs: DocumentStore) => docs.collection<Previ
 
 export const folderId = (deviceId: string, path: string) => `${deviceId}:${path}`;
 export const versionId = (fileId: string, version: number) => `${fileId}:${version}`;
-/** The upper bound of paths under a prefix, for range scans in code-unit order. */
-export const PREFIX_END = '\uffff';
 
 const PAGE = 1000;
 
@@ -296,7 +294,7 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
   const folders = foldersCollection(docs);
   const top = await folders.get(folderId(deviceId, path));
   if (!top) return;
-  const range = { $gte: path, $lt: path + PREFIX_END };
+  const range = prefixRange(path);
   for (;;) {
     const page = await files.find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: PAGE });
     for (const file of page) {
@@ -372,10 +370,10 @@ async function applyPreviews(docs: DocumentStore, e: PreviewEvent): Promise<void
   }
 }
 
-export const catalogProjection = (docs: DocumentStore): Projection => ({
+export const catalogProjection = (): Projection => ({
   name: 'catalog',
   prefixes: [StreamPrefixes.file, StreamPrefixes.device, StreamPrefixes.preview],
-  async init() {
+  async init(docs) {
     await filesCollection(docs).ensureIndex({ deviceId: 1, parent: 1, deleted: 1, name: 1 });
     await filesCollection(docs).ensureIndex({ deviceId: 1, deleted: 1, path: 1 });
     await filesCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
@@ -393,7 +391,7 @@ export const catalogProjection = (docs: DocumentStore): Projection => ({
     await previewsCollection(docs).ensureIndex({ pending: 1 });
     for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).ensureIndex({ [field]: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.file)) {
       await applyFile(docs, event.stream.slice(StreamPrefixes.file.length), { type: event.type, data: event.data } as FileEvent);
     } else if (event.stream.startsWith(StreamPrefixes.preview)) {
