@@ -12,11 +12,14 @@ import express from 'express';
 import type { Server } from 'node:http';
 import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
+import { refuseNulInUrl } from './http/nul.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
+import { cutOnlyIdleConnections } from './http/idle-timeout.js';
 import { loggedPath } from './http/logged-path.js';
+import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -56,6 +59,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
     });
     next();
   });
+  server.use(refuseUnknownTransferCodings);
+  server.use(refuseNulInUrl);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.keyValues());
@@ -68,8 +73,9 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   });
   app.useGlobalFilters(new HttpErrorFilter(log));
   const port = options.port ?? infra.config.port;
-  await app.listen(port, '0.0.0.0');
   const httpServer = app.getHttpServer() as Server;
+  cutOnlyIdleConnections(httpServer, infra.config.idleTimeoutSeconds);
+  await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   log.info({ port: actualPort, mode: infra.mode }, 'gateway listening');

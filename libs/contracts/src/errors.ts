@@ -55,15 +55,20 @@ export const cardDeclined = (code: string, reason: string) => new DomainError(40
 export const gone = (reason: string) => new DomainError(410, { reason });
 export const payloadTooLarge = (reason: string) => new DomainError(413, { reason });
 export const serviceUnavailable = (reason: string) => new DomainError(503, { reason });
+/** 507 Insufficient Storage: the user's quota, or the server's disk, cannot hold what is being written. */
+export const insufficientStorage = (reason: string) => new DomainError(507, { reason });
+/** The user's quota is full (documented in docs/api.md): refused before, while or after the bytes arrive. */
+export const quotaExceeded = () => insufficientStorage('storage quota exceeded: the upload would take the user past plan + bonus bytes');
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
   new DomainError(429, { reason, retry_after: retryAfterSeconds });
 
 /**
  * The 409 `conflicts` tokens clients test for (CLIENT-FACTS), `move_to` for group deletes,
  * `room_key` for share rooms, and `device_policy` / `inherits_from` for device policies (unknown,
- * in use, or a cycle), `path` for WebDAV (no folder to hold it).
+ * in use, or a cycle), with `policy_id` beside them when a policy in use is not deleted (what the
+ * management appliance tests for), `path` for WebDAV (no folder to hold it).
  */
-export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from', 'path'] as const;
+export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from', 'policy_id', 'path'] as const;
 
 /** The error body as a schema, for the OpenAPI document. */
 export const ErrorResponse = z

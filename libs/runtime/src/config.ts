@@ -46,12 +46,19 @@ export interface BurrowConfig {
   faultKillAt?: string;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
   sqliteSynchronous: 'full' | 'normal';
+  /** read models built from another event store than the one configured: rebuild them, or refuse to start */
+  readModelsOnStoreMismatch: 'rebuild' | 'refuse';
   /** where mail goes: an SMTP server, else `.eml` files under the data directory */
   smtpUrl?: string;
   /** the sender of Burrow's mail (`SMTP_FROM`: `address` or `Name <address>`) */
   mailFrom: { name?: string; address: string };
   /** how long a set-password link (activation email) stays usable, in seconds */
   setPasswordLinkTtlSeconds: number;
+  /**
+   * A gateway connection on which no byte moves, either way, for this long is cut. There is no
+   * limit on a request's total time: an upload, download or zip lasts as long as bytes flow.
+   */
+  idleTimeoutSeconds: number;
   /** webhook delivery (accounts): BURROW_WEBHOOK_* */
   webhooks: {
     /** http:// endpoints allowed (else https only) */
@@ -159,6 +166,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`BURROW_SQLITE_SYNCHRONOUS must be full or normal (got "${get('BURROW_SQLITE_SYNCHRONOUS')}")`);
   }
 
+  const onMismatch = (get('BURROW_READ_MODELS_ON_STORE_MISMATCH') ?? 'rebuild').toLowerCase();
+  if (onMismatch !== 'rebuild' && onMismatch !== 'refuse') {
+    problems.push(`BURROW_READ_MODELS_ON_STORE_MISMATCH must be rebuild or refuse (got "${get('BURROW_READ_MODELS_ON_STORE_MISMATCH')}")`);
+  }
+
   const publicUrl = url('BURROW_PUBLIC_URL');
   const smtpFrom = get('SMTP_FROM');
   let mailFrom = smtpFrom === undefined ? null : parseMailFrom(smtpFrom);
@@ -206,9 +218,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
+    readModelsOnStoreMismatch: onMismatch === 'refuse' ? 'refuse' : 'rebuild',
     smtpUrl: url('SMTP_URL'),
     mailFrom,
     setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),
+    idleTimeoutSeconds: int('BURROW_IDLE_TIMEOUT_SECONDS', 180, 1, 86_400),
     webhooks: {
       allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),
       allowPrivateAddresses: bool('BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),

@@ -63,6 +63,14 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_BLOB_REAP_GRACE_SECONDS: '10' }), /BURROW_BLOB_REAP_GRACE_SECONDS must be an integer from 60/);
   });
 
+  it('BURROW_IDLE_TIMEOUT_SECONDS: connections idle for 3 minutes are cut by default, from 1 s to a day', () => {
+    assert.equal(readConfig({}).idleTimeoutSeconds, 180);
+    assert.equal(readConfig({ BURROW_IDLE_TIMEOUT_SECONDS: '2' }).idleTimeoutSeconds, 2);
+    for (const bad of ['0', '86401', '2.5', 'soon']) {
+      assert.throws(() => readConfig({ BURROW_IDLE_TIMEOUT_SECONDS: bad }), /BURROW_IDLE_TIMEOUT_SECONDS must be an integer from 1 to 86400/);
+    }
+  });
+
   it('requires partner username and password together', () => {
     assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
   });

@@ -21,6 +21,8 @@ import { purgeScenarios } from './purge.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
 import { type TargetFactory, withTarget } from './scenarios.js';
 import { shareRoomsScenarios } from './share-rooms.scenarios.js';
+import { SLOW_TRANSFERS_IDLE_SECONDS, slowTransfersScenarios } from './slow-transfers.scenarios.js';
+import { uploadLimitsScenarios } from './upload-limits.scenarios.js';
 import { usersScenarios } from './users.scenarios.js';
 import { WEBHOOK_TEST_ENV, webhooksScenarios } from './webhooks.scenarios.js';
 
@@ -43,6 +45,8 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
   withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
+  withTarget(`${mode}: upload limits`, factory, skipReason, uploadLimitsScenarios);
+  withTarget(`${mode}: slow transfers`, factory, skipReason, slowTransfersScenarios, { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) });
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
   withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
   withTarget(`${mode}: event feed`, factory, skipReason, eventsScenarios);

@@ -7,23 +7,21 @@
  *   serving, and (standalone, where the gateway is this process) the open file descriptors come
  *   back to about where they were, so no blob stream is left open.
  *
- * Raw `node:http` requests here, not supertest: the tests must see exactly how a body ends (short
- * of its Content-Length, or reset) and must be able to stop reading and hang up mid-body.
+ * Raw `node:http` requests here (harness/raw-http.ts), not supertest: the tests must see exactly
+ * how a body ends (short of its Content-Length, or reset) and must be able to stop reading and hang
+ * up mid-body.
  * Failed-login throttling of storage logins is in login-throttle.test.ts, which simulates client
  * addresses: 20 failures from 127.0.0.1 here would spend the address budget other scenarios share.
  */
-import { MinioBlobStore } from '@burrow/blobs';
-import { readConfig } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
-import http, { type IncomingHttpHeaders } from 'node:http';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { it } from 'node:test';
 import supertest from 'supertest';
+import { deleteBlob } from '../harness/blob-store.js';
 import { partnerApi } from '../harness/client.js';
 import { hasUnzip, unzipAll } from '../harness/http-bytes.js';
+import { basicAuth, type RawRequestOptions, rawRequest } from '../harness/raw-http.js';
 import { storageApi, type StorageApi } from '../harness/storage-client.js';
 import { createUser, eventually, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
@@ -31,75 +29,15 @@ import type { ScenarioContext } from './scenarios.js';
 const PASSWORD = 'user-password-1';
 const MiB = 1024 * 1024;
 
-interface RawResponse {
-  status: number | undefined;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** the body ended normally (not cut off by a reset or a destroyed connection) */
-  complete: boolean;
-  error?: Error;
-}
-
-/**
- * A GET that records how its body ends. `hangUpAfter`: stop reading once that many bytes have
- * arrived, wait a moment (the server is then held by back-pressure), and destroy the connection.
- * Rejects if nothing settles within `timeoutMs`: a hang is a failure.
- */
-function rawGet(base: string, path: string, headers: Record<string, string>, options: { hangUpAfter?: number; timeoutMs?: number } = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const timer = setTimeout(() => {
-      req.destroy();
-      finish(undefined, new Error(`GET ${path}: nothing settled in ${options.timeoutMs ?? 30_000} ms (a hang)`));
-    }, options.timeoutMs ?? 30_000);
-    let response: http.IncomingMessage | undefined;
-    const finish = (result?: RawResponse, error?: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(result!);
-    };
-    const req = http.get(`${base}${path}`, { headers, agent: false }, (res) => {
-      response = res;
-      res.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        received += chunk.length;
-        if (options.hangUpAfter !== undefined && received >= options.hangUpAfter) {
-          res.pause();
-          setTimeout(() => req.destroy(), 200);
-        }
-      });
-      res.on('error', () => undefined);
-      res.on('close', () =>
-        finish({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), complete: res.complete && !(options.hangUpAfter !== undefined && received >= options.hangUpAfter) }),
-      );
-    });
-    req.on('error', (error) => {
-      if (!response) finish({ status: undefined, headers: {}, body: Buffer.alloc(0), complete: false, error });
-    });
-  });
-}
-
-/** Deletes a blob from the store the target's gateways read: the local blob folder, or MinIO when the run uses it. */
-async function deleteBlob(dataDir: string, sha256: string): Promise<void> {
-  const local = join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256);
-  if (existsSync(local)) {
-    await rm(local);
-    return;
-  }
-  const minio = readConfig(process.env).minio;
-  assert.ok(minio, `blob ${sha256} is neither in ${dataDir}/blobs nor is MinIO configured`);
-  await (await MinioBlobStore.connect(minio)).delete(sha256);
-}
-
 /** Open file descriptors of this process (standalone: the gateway's too). */
 const openFds = async () => (await readdir('/proc/self/fd')).length;
 
+/** A GET that records how its body ends (a hang is a failure). */
+const rawGet = (base: string, path: string, headers: Record<string, string>, options: Pick<RawRequestOptions, 'hangUpAfter' | 'timeoutMs'> = {}) =>
+  rawRequest(`${base}${path}`, { headers, ...options });
+
 export function downloadFaultsScenarios({ target }: ScenarioContext) {
-  const basic = (username: string) => ({ Authorization: `Basic ${Buffer.from(`${username}:${PASSWORD}`).toString('base64')}` });
+  const basic = (username: string) => basicAuth(username, PASSWORD);
 
   async function userWithDevice(): Promise<{ username: string; storage: StorageApi; put: (path: string, content: Buffer) => Promise<string> }> {
     const username = unique('df');

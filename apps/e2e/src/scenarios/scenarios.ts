@@ -6,7 +6,7 @@
 import { after, before, describe } from 'node:test';
 import type { TestTarget } from '../harness/standalone.js';
 
-/** Starts a target; `env` holds operator settings a scenario module needs (e.g. webhooks to loopback). */
+/** Starts a target; `env` holds settings a scenario module needs (a short idle limit, webhooks to loopback). */
 export type TargetFactory = (env?: Record<string, string>) => Promise<TestTarget>;
 
 export interface ScenarioContext {
@@ -14,12 +14,12 @@ export interface ScenarioContext {
   target(): TestTarget;
 }
 
-/** Boots one target for a describe block and shuts it down after. */
-export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void) {
+/** Boots one target for a describe block (with `env` added to its configuration) and shuts it down after. */
+export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void, env?: Record<string, string>) {
   describe(name, { skip: factory ? false : skipReason }, () => {
     let target: TestTarget | undefined;
     before(async () => {
-      target = await factory!();
+      target = await factory!(env);
     });
     after(async () => {
       await target?.close();

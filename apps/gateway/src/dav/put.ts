@@ -53,8 +53,9 @@ export async function putFile(call: DavCall, body: Request | null): Promise<{ ex
   const etag = prepared.current ? etagOf(prepared.current.blob) : null;
   checkPreconditions(req, etag);
   await guardWrite(call, [{ target }], { etag });
+  // counted against the quota as the bytes arrive: past it, a 507 and the connection closes
+  const blob = body ? await ingest(body, call.blobs, { limit: prepared.remaining }) : await emptyBlob(call);
   res.removeHeader('Connection');
-  const blob = body ? await ingest(body, call.blobs) : await emptyBlob(call);
   const version = await call.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { ...scope, ...blob, mtime });
   return { existed: prepared.current !== null, version };
 }

@@ -3,11 +3,16 @@
  * store), measured and CRC-32'd (zip entries need it before their data) in the same pass, with
  * back-pressure, never buffered whole. A client that disconnects half way aborts the put: no blob
  * is left (the blob store removes its temporary data) and nothing is committed.
+ *
+ * Bytes are counted as they arrive against `limit` (what the user's quota still holds): the first
+ * byte past it fails the put at once, so a chunked upload of unknown length cannot fill the disk
+ * before the commit refuses it. The request is then only paused, not destroyed, so that the
+ * caller can still answer (507, `Connection: close`) before the connection goes.
  */
 import type { BlobWriter } from '@burrow/blobs';
-import { badRequest } from '@burrow/contracts';
+import { badRequest, DomainError, quotaExceeded } from '@burrow/contracts';
 import type { Request } from 'express';
-import { pipeline, Transform } from 'node:stream';
+import { finished, Transform } from 'node:stream';
 import { crc32 } from 'node:zlib';
 
 export interface IngestedBlob {
@@ -16,20 +21,36 @@ export interface IngestedBlob {
   crc32: number;
 }
 
-export async function ingest(req: Request, blobs: BlobWriter): Promise<IngestedBlob> {
+export interface IngestOptions {
+  /** the most bytes the upload may have (null or absent: no limit); past it, a 507 */
+  limit?: number | null;
+}
+
+export async function ingest(req: Request, blobs: BlobWriter, options: IngestOptions = {}): Promise<IngestedBlob> {
+  // bytes are stored exactly as they arrive: a coded body would be backed up still coded
+  const coding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (coding && coding !== 'identity') throw new DomainError(415, { reason: `Content-Encoding ${coding} is not supported: upload the file's own bytes` });
+  const limit = options.limit ?? Infinity;
   let size = 0;
   let crc = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
+      if (size > limit) {
+        req.unpipe(meter);
+        req.pause();
+        callback(quotaExceeded());
+        return;
+      }
       crc = crc32(chunk, crc);
       callback(null, chunk);
     },
   });
   // an aborted or failed request destroys the meter, which fails the put
-  pipeline(req, meter, (error) => {
+  finished(req, (error) => {
     if (error) meter.destroy(error);
   });
+  req.pipe(meter);
   const info = await blobs.put(meter);
   return { blob: info.key, size, crc32: crc >>> 0 };
 }

@@ -14,6 +14,7 @@ import {
   badRequest,
   type DeviceInfo,
   type FileVersionInfo,
+  type PrepareUploadReply,
   RegisterDeviceBody,
   Subjects,
 } from '@burrow/contracts';
@@ -57,12 +58,13 @@ export class StorageWriteController {
     const mtime = unixHeader(req, 'X-Burrow-Mtime');
     const ctime = unixHeader(req, 'X-Burrow-Ctime');
     const size = declaredLength(req);
-    // an unknown device or a full quota is refused before a byte is read; the connection then
-    // closes rather than draining a body nobody wants
+    // an unknown device or a full quota is refused before a byte is read, an upload passing what
+    // the quota still holds as soon as it does; the connection then closes rather than draining a
+    // body nobody wants
     res.setHeader('Connection', 'close');
-    await this.rpc.call(Subjects.storage.prepareUpload, { userId: user.userId, device, path, size });
+    const prepared = await this.rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { userId: user.userId, device, path, size });
+    const blob = await ingest(req, this.blobs, { limit: prepared.remaining });
     res.removeHeader('Connection');
-    const blob = await ingest(req, this.blobs);
     const version = await this.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { userId: user.userId, device, path, ...blob, mtime, ctime });
     res.status(201).json({
       path: version.path, name: version.name, version: version.version, size: version.size, sha256: version.blob, crc32: version.crc32,

@@ -69,7 +69,9 @@ export const storageWritePaths: PathsFragment = {
         `${JSON_BODY_LIMIT} bytes); every such write is a device login and moves the user's last_login. On a file URL: the body is the file's bytes, ` +
         'streamed into the blob store and committed as the next version (numbered from 0); missing folders appear with it; `X-Burrow-Mtime` and ' +
         '`X-Burrow-Ctime` (unix seconds) set its times (default: now). An upload that would take the user past plan + bonus bytes is refused with 507 ' +
-        'and stores nothing (before reading the body when `Content-Length` is given). A client that disconnects half way leaves no version and no blob.',
+        'and stores nothing: before reading the body when `Content-Length` is given, otherwise (chunked) as soon as the bytes pass what the quota still ' +
+        'holds; the connection is then closed. A client that disconnects half way, or sends nothing for BURROW_IDLE_TIMEOUT_SECONDS, leaves no version ' +
+        'and no blob. The bytes are stored as sent: a body in a transfer coding other than chunked is refused (501), one with a Content-Encoding (415).',
       security: USER_SECURITY,
       parameters: [
         storagePath,
@@ -95,6 +97,12 @@ export const storageWritePaths: PathsFragment = {
           path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })),
         }),
         '404': error("No such device (register it first), or another user's storage.", { device: ex('unknown device', err('no device phone')) }),
+        '415': error('A Content-Encoding (gzip, ...) on a file upload: the bytes would be stored still encoded.', {
+          coding: ex('gzip body', err('Content-Encoding gzip is not supported: upload the file\'s own bytes')),
+        }),
+        '501': error('A transfer coding other than chunked (e.g. `Transfer-Encoding: gzip, chunked`), which the gateway does not decode.', {
+          coding: ex('gzip transfer coding', err('transfer coding gzip is not supported: send the body as it is, chunked or with a Content-Length')),
+        }),
         '507': error("The upload would take the user past plan + bonus bytes; nothing was stored.", {
           quota: ex('quota full', err('storage quota exceeded: the upload would take the user past plan + bonus bytes')),
         }),

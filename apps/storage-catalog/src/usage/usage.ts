@@ -5,13 +5,9 @@
  * refused"), which a check against a read model could not promise. Entries carry the write that
  * made them, so a crashed commit's entry is undone exactly once.
  */
-import { DomainError, Streams } from '@burrow/contracts';
+import { quotaExceeded, Streams } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
 import { ensureLedgerEntry, ledgerHead, undoLedgerEntry } from '@burrow/eventsourcing';
-
-/** 507 Insufficient Storage: the user's quota is full (documented in docs/api.md). */
-export const quotaExceeded = (reason = 'storage quota exceeded: the upload would take the user past plan + bonus bytes') =>
-  new DomainError(507, { reason });
 
 export async function usageHead(store: EventStore, userId: string): Promise<{ total: number; revision: number | null }> {
   return ledgerHead(store, Streams.usage(userId));
