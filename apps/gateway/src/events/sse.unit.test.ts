@@ -72,10 +72,9 @@ describe('SSE stream', () => {
       return { events: [], next_after: after, has_more: false };
     });
     const client = open(url);
-    await pause(400);
+    await until(() => client.text().split(': heartbeat\n\n').length > 2, 'two heartbeats');
     client.close();
-    assert.match(client.text(), /^retry: \d+\n: connected\n\n/);
-    assert.ok(client.text().split(': heartbeat\n\n').length > 2, client.text());
+    assert.match(client.text(), /^retry: \d+\n: connected\n\n: heartbeat\n\n: heartbeat\n\n/);
   });
 
   it('frames each event with its position as id, and a client that goes stops the fetching', async () => {
@@ -86,7 +85,7 @@ describe('SSE stream', () => {
       return { events: [event(after + 1)], next_after: after + 1, has_more: true } satisfies FeedPage;
     });
     const client = open(url);
-    await pause(200);
+    await until(() => /id: 2\n/.test(client.text()), 'two events');
     assert.match(client.text(), /id: 1\nevent: user\.deleted\ndata: \{"id":"evt_1","position":1,/);
     client.close();
     await pause(100);
