@@ -66,15 +66,18 @@ if (!env.POSTGRES_URL && (await reachable('127.0.0.1', 5432))) {
 
 const servers = [
   ['NATS', env.NATS_URL, 'NATS transport and key-value (JetStream) contract suites and multi-process e2e suites'],
-  ['PostgreSQL', env.POSTGRES_URL, 'PostgreSQL event store contract and integration suites (a database of their own each run)'],
+  ['PostgreSQL', env.POSTGRES_URL, 'PostgreSQL event store contract and integration suites, and the multi-process e2e suite on the PostgreSQL event store (NATS + PostgreSQL + MinIO when set; databases of their own, dropped after)'],
   ['KurrentDB (EventStoreDB)', env.EVENTSTORE_URL, 'KurrentDB adapter contract suite'],
-  ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite'],
-  ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite'],
+  ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite, projection runner suites and multi-process e2e suites (own databases per target)'],
+  ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite and multi-process e2e suites (own bucket per target)'],
 ];
-console.log('Production servers for this run:');
-for (const [name, url, suites] of servers) {
-  console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
-}
+const printServers = (title) => {
+  console.log(title);
+  for (const [name, url, suites] of servers) {
+    console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
+  }
+};
+printServers('Production servers for this run:');
 
 // tsc -b never deletes the output of a source file that was moved or removed, so a build over an
 // older one can leave compiled tests behind (apps/standalone/dist/e2e after the suite moved to
@@ -101,11 +104,13 @@ if (files.length === 0) {
   console.error('no compiled tests found: run the build first');
   process.exit(1);
 }
-// TEST_ONLY=<path substring> picks test files, TEST_NAME=<regex> tests by name (while developing)
+// TEST_ONLY=<path substring>[,<another>...] picks test files, TEST_NAME=<regex> tests by name
 const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
-const args = ['--test', '--test-reporter=spec', ...namePattern, ...(process.env.TEST_ONLY ? files.filter((f) => f.includes(process.env.TEST_ONLY)) : files)];
+const only = process.env.TEST_ONLY?.split(',').filter(Boolean);
+const args = ['--test', '--test-reporter=spec', ...namePattern, ...(only ? files.filter((f) => only.some((part) => f.includes(part))) : files)];
 const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
 child.on('exit', (code) => {
   natsChild?.kill();
+  printServers('The suites above ran against:');
   process.exit(code ?? 1);
 });

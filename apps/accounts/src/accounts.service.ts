@@ -65,18 +65,18 @@ export const accountsProcesses = (ctx: AccountsContext) => [
  * The accounts service's read models, one projection each, fed by one runner. The feed comes
  * before webhooks: on each event the webhooks projection reads the feed entries it just made.
  */
-export const accountsProjections = (docs: DocumentStore, signals?: FeedSignals): Projection[] => [
-  plansProjection(docs),
-  partnersProjection(docs),
-  groupsProjection(docs),
-  usersProjection(docs),
-  storageUsageProjection(docs),
-  pendingProcessesProjection(docs, 'accounts'),
-  reservationsProjection(docs),
-  devicePoliciesProjection(docs),
-  partnerBackupsProjection(docs),
-  feedProjection(docs, signals),
-  webhooksProjection(docs, signals),
+export const accountsProjections = (signals?: FeedSignals): Projection[] => [
+  plansProjection(),
+  partnersProjection(),
+  groupsProjection(),
+  usersProjection(),
+  storageUsageProjection(),
+  pendingProcessesProjection('accounts'),
+  reservationsProjection(),
+  devicePoliciesProjection(),
+  partnerBackupsProjection(),
+  feedProjection(signals),
+  webhooksProjection(signals),
 ];
 
 /** The webhook settings of the configuration. */
@@ -100,7 +100,10 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   // opened at start, so a NATS server without JetStream stops the service with a clear message
   const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
   const signals = new FeedSignals();
-  const runner = new ProjectionRunner(store, docs, accountsProjections(docs, signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, accountsProjections(signals), {
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
+  });
   await runner.start();
   const faultKillAt = infra.config.faultKillAt;
   const processes = new ProcessLog(store, 'accounts', {

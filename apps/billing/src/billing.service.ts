@@ -30,8 +30,9 @@ export async function startBilling(
   const log = infra.logger('billing');
   const store = await infra.eventStore();
   const docs = await infra.documents('billing');
-  const runner = new ProjectionRunner(store, docs, [billingProjection(docs)], {
+  const runner = new ProjectionRunner(store, docs, [billingProjection()], {
     log: (level, msg, extra) => log[level](extra ?? {}, msg),
+    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
   });
   await runner.start();
   const ctx: BillingContext = {

@@ -1,4 +1,5 @@
 import { type HealthReply, Subjects } from '@burrow/contracts';
+import { serviceHealth } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { BILLING_CONTEXT, type BillingContext } from './context.js';
@@ -9,8 +10,6 @@ export class HealthHandlers {
 
   @MessagePattern(Subjects.billing.health)
   async health(): Promise<HealthReply> {
-    await this.ctx.store.ping();
-    await this.ctx.docs.ping();
-    return { service: 'billing', ok: true, position: this.ctx.runner.currentPosition };
+    return serviceHealth('billing', this.ctx.store, this.ctx.docs, this.ctx.runner);
   }
 }

@@ -120,6 +120,9 @@ describe('admin CLI: import-folder', () => {
     assert.deepEqual(first.skipped, [{ path: 'Documents/link-to-notes', reason: 'symlink' }]);
     assert.ok(first.seconds > 0 && first.mb_per_second >= 0);
     assert.deepEqual((await devices()).map(([name]) => name), [DEVICE]);
+    // registered with a platform clients know (their icons): linux2, win32 or darwin as Node names them
+    const info = (await get(`/storage/${b32(USER)}/?device_info=yes`).expect(200)).body.devices as { name: string; sysplatform: string }[];
+    assert.equal(info.find((d) => d.name === DEVICE)?.sysplatform, { linux: 'linux2', win32: 'win32', darwin: 'darwin' }[process.platform as string] ?? process.platform);
 
     let stored = await storedFiles();
     assert.deepEqual([...stored.keys()].sort(), Object.keys(originals).sort(), 'exactly the regular files, the symlink not followed');

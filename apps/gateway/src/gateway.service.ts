@@ -13,6 +13,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
+import { refuseNulInUrl } from './http/nul.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
@@ -76,6 +77,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
     next();
   });
   server.use(refuseUnknownTransferCodings);
+  server.use(refuseNulInUrl);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.keyValues());

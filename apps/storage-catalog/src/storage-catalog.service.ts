@@ -54,15 +54,15 @@ export interface StorageCatalogOptions {
 }
 
 /** The storage catalog's read models, one projection each, fed by one runner. */
-export const storageProjections = (docs: DocumentStore): Projection[] => [
-  storageUsersProjection(docs),
-  devicesProjection(docs),
-  catalogProjection(docs),
-  shareRoomsProjection(docs),
-  purgePoliciesProjection(docs),
-  userStorageProjection(docs),
-  backupBlobsProjection(docs),
-  pendingProcessesProjection(docs, 'storage-catalog'),
+export const storageProjections = (): Projection[] => [
+  storageUsersProjection(),
+  devicesProjection(),
+  catalogProjection(),
+  shareRoomsProjection(),
+  purgePoliciesProjection(),
+  userStorageProjection(),
+  backupBlobsProjection(),
+  pendingProcessesProjection('storage-catalog'),
 ];
 
 /** The storage catalog's multi-step writes, by kind (what recovery can finish). */
@@ -78,7 +78,10 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
   const log = infra.logger('storage-catalog');
   const store = await infra.eventStore();
   const docs = await infra.documents('storage-catalog');
-  const runner = new ProjectionRunner(store, docs, storageProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, storageProjections(), {
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
+  });
   await runner.start();
   const client = infra.client('storage-catalog');
   await client.connect();

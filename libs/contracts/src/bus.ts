@@ -17,6 +17,8 @@ export interface HealthReply {
   service: string;
   ok: boolean;
   position: number;
+  /** why not ok (a store unreachable, read models stopped or behind) */
+  reason?: string;
 }
 
 /** A write's global position, for read-your-writes across services (`accounts.sync`). */

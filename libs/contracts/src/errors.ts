@@ -65,9 +65,10 @@ export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
 /**
  * The 409 `conflicts` tokens clients test for (CLIENT-FACTS), `move_to` for group deletes,
  * `room_key` for share rooms, and `device_policy` / `inherits_from` for device policies (unknown,
- * in use, or a cycle), `path` for WebDAV (no folder to hold it).
+ * in use, or a cycle), with `policy_id` beside them when a policy in use is not deleted (what the
+ * management appliance tests for), `path` for WebDAV (no folder to hold it).
  */
-export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from', 'path'] as const;
+export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from', 'policy_id', 'path'] as const;
 
 /** The error body as a schema, for the OpenAPI document. */
 export const ErrorResponse = z

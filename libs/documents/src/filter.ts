@@ -51,6 +51,30 @@ function matchesEq(actual: unknown, expected: unknown): boolean {
   return equals(actual, expected);
 }
 
+/**
+ * Strings in code point order, which is the order of their UTF-8 bytes (MongoDB's and SQLite's
+ * binary order). UTF-16 code units disagree only past the first difference between a surrogate
+ * (U+D800-DFFF, half of a character above U+FFFF) and a unit in U+E000-FFFF.
+ */
+export function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+const codePointRank = (unit: number) => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);
+
+/** Same-typed values: numbers and booleans as JavaScript orders them, strings by code point. */
+function compareValues(a: number | string | boolean, b: number | string | boolean): number {
+  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function comparable(a: unknown, b: unknown): boolean {
   return (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string') ||
     (typeof a === 'boolean' && typeof b === 'boolean');
@@ -60,13 +84,12 @@ function compareOp(actual: unknown, op: string, operand: unknown): boolean {
   const values = Array.isArray(actual) ? actual : [actual];
   return values.some((v) => {
     if (!comparable(v, operand)) return false;
-    const a = v as number | string;
-    const b = operand as number | string;
+    const c = compareValues(v as number | string, operand as number | string);
     switch (op) {
-      case '$gt': return a > b;
-      case '$gte': return a >= b;
-      case '$lt': return a < b;
-      case '$lte': return a <= b;
+      case '$gt': return c > 0;
+      case '$gte': return c >= 0;
+      case '$lt': return c < 0;
+      case '$lte': return c <= 0;
       default: return false;
     }
   });
@@ -116,6 +139,8 @@ export function matches(doc: unknown, filter: Filter = {}): boolean {
       if (!(condition as Filter[]).every((f) => matches(doc, f))) return false;
     } else if (key === '$or') {
       if (!(condition as Filter[]).some((f) => matches(doc, f))) return false;
+    } else if (key === '$nor') {
+      if ((condition as Filter[]).some((f) => matches(doc, f))) return false;
     } else if (key.startsWith('$')) {
       throw new Error(`unsupported filter operator ${key}`);
     } else {
@@ -148,9 +173,26 @@ export function compareBy(sort: SortSpec): (a: unknown, b: unknown) => number {
       const rx = typeRank(x);
       const ry = typeRank(y);
       let c = rx - ry;
-      if (c === 0 && rx !== 1) c = x! < y! ? -1 : x! > y! ? 1 : 0;
+      if (c === 0 && rx !== 1) c = typeof x === 'object' ? (x! < y! ? -1 : x! > y! ? 1 : 0) : compareValues(x as string, y as string);
       if (c !== 0) return c * dir;
     }
     return 0;
   };
+}
+
+/**
+ * The strings that start with `prefix`, as a range filter in the port's code point order:
+ * `{ $gte: prefix, $lt: <prefix with its last character incremented> }` (no upper bound for '').
+ * `prefix + '\uffff'` is no bound: in UTF-8 order every character above U+FFFF (emoji) sorts after it.
+ */
+export function prefixRange(prefix: string): { $gte: string; $lt?: string } {
+  const points = [...prefix];
+  while (points.length) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last < 0x10ffff) {
+      const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+      return { $gte: prefix, $lt: points.join('') + String.fromCodePoint(next) };
+    }
+  }
+  return { $gte: prefix };
 }

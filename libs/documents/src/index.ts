@@ -1,4 +1,6 @@
 export * from './port.js';
 export * from './memory.js';
 export * from './mongo.js';
-export { matches } from './filter.js';
+export { compareBy, compareStrings, matches, prefixRange } from './filter.js';
+export * from './write-behind.js';
+export { applyWrites, checkWrites, type WriteTarget } from './commit.js';

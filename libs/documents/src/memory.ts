@@ -1,18 +1,25 @@
 /**
- * Embedded DocumentStore: collections kept in memory (read models are rebuilt from the event
- * store at start). Unique indexes are enforced; a sort by an indexed key is not needed for speed
- * at the sizes one process holds, but equality lookups on `_id` are O(1).
+ * In-memory DocumentStore (unit tests, and read models rebuilt from the event store at start).
+ * Unique indexes are enforced; a sort by an indexed key is not needed for speed at the sizes one
+ * process holds, but equality lookups on `_id` are O(1). A commit runs without awaiting anything,
+ * so it is atomic for every other caller in the process.
  */
+import { applyWrites } from './commit.js';
 import { compareBy, getPath, matches } from './filter.js';
 import {
+  type Checkpoint,
   type Collection,
+  type CommitResult,
   type Document,
+  documentProblem,
   type DocumentStore,
   DuplicateKeyError,
   type Filter,
   type FindOptions,
   type IndexOptions,
+  InvalidDocumentError,
   type SortSpec,
+  type Write,
 } from './port.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -89,6 +96,13 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 
   async upsert(doc: T): Promise<void> {
+    this.put(doc);
+  }
+
+  /** Synchronous, so a commit applies its whole batch without yielding. */
+  put(doc: T): void {
+    const problem = documentProblem(doc);
+    if (problem) throw new InvalidDocumentError(this.name, doc._id, problem);
     const keys = this.uniqueIndexes.map((index) => indexKey(index.fields, doc));
     this.uniqueIndexes.forEach((index, i) => {
       const owner = index.owners.get(keys[i]);
@@ -115,11 +129,19 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 
   async delete(id: string): Promise<boolean> {
+    return this.remove(id);
+  }
+
+  remove(id: string): boolean {
     this.unindex(id);
     return this.docs.delete(id);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
+    return this.removeMany(filter);
+  }
+
+  removeMany(filter: Filter): number {
     const victims = this.select(filter);
     for (const doc of victims) {
       this.unindex(doc._id);
@@ -159,18 +181,42 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
 export class MemoryDocumentStore implements DocumentStore {
   private readonly collections = new Map<string, MemoryCollection<Document>>();
+  private readonly checkpoints = new Map<string, Checkpoint>();
 
   collection<T extends Document = Document>(name: string): Collection<T> {
+    return this.memoryCollection(name) as unknown as Collection<T>;
+  }
+
+  private memoryCollection(name: string): MemoryCollection<Document> {
     let c = this.collections.get(name);
     if (!c) {
       c = new MemoryCollection(name);
       this.collections.set(name, c);
     }
-    return c as unknown as Collection<T>;
+    return c;
   }
 
   async dropAll(): Promise<void> {
     for (const c of this.collections.values()) c.clear();
+    this.checkpoints.clear();
+  }
+
+  async readCheckpoint(name: string): Promise<Checkpoint | null> {
+    const checkpoint = this.checkpoints.get(name);
+    return checkpoint ? clone(checkpoint) : null;
+  }
+
+  async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
+    if ((this.checkpoints.get(name)?.version ?? 0) !== expectedVersion) return { committed: false, rejected: [] };
+    // synchronous: nothing else runs until the batch and the checkpoint are both in
+    const rejected = applyWrites(writes, {
+      clear: () => { for (const c of this.collections.values()) c.clear(); },
+      deleteMany: (collection, filter) => void this.memoryCollection(collection).removeMany(filter),
+      put: (collection, doc) => this.memoryCollection(collection).put(doc),
+      delete: (collection, id) => void this.memoryCollection(collection).remove(id),
+    });
+    this.checkpoints.set(name, { version: expectedVersion + 1, state: clone(state) });
+    return { committed: true, rejected };
   }
 
   async ping(): Promise<void> {}

@@ -1,8 +1,24 @@
 /**
- * Production DocumentStore: MongoDB through the official driver. The port's filter language is a
- * subset of MongoDB's, so filters and sort specs pass through unchanged.
+ * Production DocumentStore: MongoDB through the official driver, and FerretDB (the MongoDB wire
+ * protocol on PostgreSQL or SQLite) the same way. The port's filter language is a subset of
+ * MongoDB's, so filters and sort specs pass through unchanged.
+ *
+ * FerretDB differs in two ways this adapter absorbs: it refuses arrays directly inside arrays
+ * (the port refuses them everywhere), and it reports some unique-index violations (on a replace,
+ * on createIndex) as error code 1 carrying PostgreSQL's SQLSTATE 23505 instead of code 11000.
+ *
+ * `commit` without multi-document transactions (FerretDB has none, a standalone MongoDB neither):
+ * the batch is first recorded in the checkpoint's own document as a journal, by an update that
+ * only matches the expected version with no journal pending (one atomic single-document write
+ * claims the transition); then the writes are applied (each one sets a whole document, so applying
+ * them again changes nothing); then one update sets the new version and removes the journal. A
+ * journal left by a crash is applied again by whoever reads the checkpoint next: at once by the
+ * process that wrote it, after ABANDONED_AFTER_MS by any other.
  */
+import { randomUUID } from 'node:crypto';
 import {
+  type AnyBulkWriteOperation,
+  MongoBulkWriteError,
   MongoClient,
   MongoServerError,
   type Collection as MongoCollection,
@@ -10,26 +26,66 @@ import {
   type Filter as MongoFilter,
   type Sort,
 } from 'mongodb';
+import { checkWrites } from './commit.js';
 import {
+  type Checkpoint,
   type Collection,
+  type CommitResult,
   type Document,
+  documentProblem,
   type DocumentStore,
   DuplicateKeyError,
   type Filter,
   type FindOptions,
   type IndexOptions,
+  InvalidDocumentError,
   type SortSpec,
+  type Write,
 } from './port.js';
 
 export interface MongoDocumentStoreOptions {
   /** How long the driver looks for a usable server before an operation fails (default 5000 ms). */
   serverSelectionTimeoutMs?: number;
+  /** After how long another process's unfinished commit is taken for abandoned (default 30 s). */
+  abandonedJournalMs?: number;
+  /** Crash tests: called at the points of a commit; throwing there is what a crash looks like to the database. */
+  faults?: (point: 'claimed' | 'written') => void | Promise<void>;
 }
 
 const DUPLICATE_KEY = 11000;
+const CHECKPOINTS = '_checkpoints';
+/** A journal older than this, written by another process, is taken for abandoned (its writer died). */
+const ABANDONED_AFTER_MS = 30_000;
+
+/**
+ * A unique-index violation as MongoDB reports it (11000), or as FerretDB does on a replace or a
+ * createIndex: code 1 with the backend's own error (PostgreSQL's SQLSTATE 23505, SQLite's
+ * extended code 2067, SQLITE_CONSTRAINT_UNIQUE).
+ */
+function isDuplicateKeyCode(code: unknown, message: string | undefined): boolean {
+  return code === DUPLICATE_KEY || (code === 1 && /\b23505\b|UNIQUE constraint failed|\(2067\)|duplicate key/i.test(message ?? ''));
+}
 
 function isDuplicateKey(error: unknown): error is MongoServerError {
-  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+  return error instanceof MongoServerError && isDuplicateKeyCode(error.code, error.message);
+}
+
+interface CheckpointDoc {
+  _id: string;
+  version: number;
+  state: Record<string, unknown>;
+  journal?: { version: number; state: Record<string, unknown>; writes: string; writer: string; at: number };
+  [key: string]: unknown;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The database of one service: the database named in the URL, or `burrow`, then `-<service>`
+ * (`mongodb://host/acme` -> `acme-accounts`), so deployments and test runs can share a server.
+ */
+export function mongoDatabaseName(url: string, service: string): string {
+  return `${urlDatabase(url) || 'burrow'}-${service}`;
 }
 
 function duplicateKeyOf(error: MongoServerError): string {
@@ -63,6 +119,8 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
   }
 
   async upsert(doc: T): Promise<void> {
+    const problem = documentProblem(doc);
+    if (problem) throw new InvalidDocumentError(this.name, doc._id, problem);
     // Two concurrent upserts of the same new _id can both try to insert; the loser sees a duplicate
     // _id and succeeds on retry as a replace.
     for (let attempt = 0; ; attempt++) {
@@ -71,7 +129,8 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
         return;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        const onId = error.keyPattern && Object.keys(error.keyPattern).join() === '_id';
+        // (FerretDB names no keyPattern: one retry as a replace tells the two cases apart)
+        const onId = error.keyPattern ? Object.keys(error.keyPattern).join() === '_id' : error.code === DUPLICATE_KEY;
         if (onId && attempt < 2) continue;
         throw new DuplicateKeyError(this.name, duplicateKeyOf(error));
       }
@@ -97,9 +156,13 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
 }
 
 export class MongoDocumentStore implements DocumentStore {
+  /** names this process's journals, so it applies its own at once */
+  private readonly writer = randomUUID();
+
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
+    private readonly options: MongoDocumentStoreOptions,
   ) {}
 
   /**
@@ -122,7 +185,7 @@ export class MongoDocumentStore implements DocumentStore {
       await client.connect();
       const db = client.db(dbName ?? (urlDatabase(url) || 'burrow'));
       await db.command({ ping: 1 });
-      return new MongoDocumentStore(client, db);
+      return new MongoDocumentStore(client, db, options);
     } catch (error) {
       await client.close().catch(() => undefined);
       const reason = error instanceof Error ? error.message : String(error);
@@ -148,6 +211,120 @@ export class MongoDocumentStore implements DocumentStore {
 
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 });
+  }
+
+  private checkpoints() {
+    return this.db.collection<CheckpointDoc>(CHECKPOINTS);
+  }
+
+  async readCheckpoint(name: string): Promise<Checkpoint | null> {
+    for (;;) {
+      const doc = await this.checkpoints().findOne({ _id: name });
+      if (!doc) return null;
+      if (!doc.journal) return { version: doc.version, state: doc.state };
+      if (doc.journal.writer === this.writer || Date.now() - doc.journal.at > (this.options.abandonedJournalMs ?? ABANDONED_AFTER_MS)) await this.finish(doc);
+      else await sleep(100);
+    }
+  }
+
+  async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
+    checkWrites(writes);
+    const journal = { version: expectedVersion + 1, state, writes: JSON.stringify(writes), writer: this.writer, at: Date.now() };
+    let claimed: boolean;
+    if (expectedVersion === 0) {
+      claimed = await this.checkpoints()
+        .insertOne({ _id: name, version: 0, state: {}, journal })
+        .then(() => true, (error: unknown) => {
+          if (isDuplicateKey(error)) return false;
+          throw error;
+        });
+    } else {
+      const claim = await this.checkpoints().updateOne({ _id: name, version: expectedVersion, journal: { $exists: false } }, { $set: { journal } });
+      claimed = claim.matchedCount === 1;
+    }
+    if (!claimed) {
+      // Another writer's transition, or our own from an attempt that failed after claiming: see
+      // where the checkpoint ends up. The same state means the same events were applied.
+      const now = await this.readCheckpoint(name);
+      const same = now?.version === expectedVersion + 1 && JSON.stringify(now.state) === JSON.stringify(state);
+      return { committed: same, rejected: [] };
+    }
+    await this.options.faults?.('claimed');
+    const rejected = await this.applyWrites(writes);
+    await this.options.faults?.('written');
+    await this.checkpoints().updateOne(
+      { _id: name, 'journal.version': journal.version, 'journal.writer': this.writer },
+      { $set: { version: journal.version, state }, $unset: { journal: '' } },
+    );
+    return { committed: true, rejected };
+  }
+
+  /** Applies a journal found pending, then moves its checkpoint on. */
+  private async finish(doc: CheckpointDoc): Promise<void> {
+    const journal = doc.journal!;
+    await this.applyWrites(JSON.parse(journal.writes) as Write[]);
+    await this.checkpoints().updateOne(
+      { _id: doc._id, 'journal.version': journal.version, 'journal.writer': journal.writer },
+      { $set: { version: journal.version, state: journal.state }, $unset: { journal: '' } },
+    );
+  }
+
+  /** `clear` and `deleteMany` in order, then one unordered bulk write per collection; puts a unique index refused get one more try. */
+  private async applyWrites(writes: Write[]): Promise<CommitResult['rejected']> {
+    for (const w of writes) {
+      if (w.kind === 'clear') {
+        const collections = await this.db.listCollections({}, { nameOnly: true }).toArray();
+        for (const { name } of collections) {
+          if (name !== CHECKPOINTS && !name.startsWith('system.')) await this.db.collection(name).deleteMany({});
+        }
+      } else if (w.kind === 'deleteMany') await this.db.collection<Document>(w.collection).deleteMany(w.filter as MongoFilter<Document>);
+    }
+    const byCollection = new Map<string, Extract<Write, { kind: 'put' | 'delete' }>[]>();
+    for (const w of writes) {
+      if (w.kind !== 'put' && w.kind !== 'delete') continue;
+      let list = byCollection.get(w.collection);
+      if (!list) byCollection.set(w.collection, (list = []));
+      list.push(w);
+    }
+    const refused: { collection: string; doc: Document }[] = [];
+    for (const [collection, list] of byCollection) {
+      const ops: AnyBulkWriteOperation<Document>[] = list.map((w) =>
+        w.kind === 'put'
+          ? { replaceOne: { filter: { _id: w.doc._id }, replacement: w.doc, upsert: true } }
+          : { deleteOne: { filter: { _id: w.id } } },
+      );
+      try {
+        await this.db.collection<Document>(collection).bulkWrite(ops, { ordered: false });
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError)) throw error;
+        const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+        if (!failures.every((f) => isDuplicateKeyCode(f.code, f.errmsg))) throw error;
+        // A unique index refused some puts. FerretDB stops an unordered bulk write at the first
+        // error, so which ones ran is unknown: apply them one by one (whole documents, so those
+        // already applied change nothing) and keep the refused ones for the second pass.
+        for (const w of list) {
+          if (w.kind === 'delete') await this.db.collection<Document>(collection).deleteOne({ _id: w.id });
+          else {
+            try {
+              await this.collection(collection).upsert(w.doc);
+            } catch (e) {
+              if (!(e instanceof DuplicateKeyError)) throw e;
+              refused.push({ collection, doc: w.doc });
+            }
+          }
+        }
+      }
+    }
+    const rejected: CommitResult['rejected'] = [];
+    for (const { collection, doc } of refused) {
+      try {
+        await this.collection(collection).upsert(doc);
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        rejected.push({ collection, id: doc._id, reason: error.message });
+      }
+    }
+    return rejected;
   }
 
   async close(): Promise<void> {

@@ -6,9 +6,18 @@
  *   { field: { $eq|$ne|$gt|$gte|$lt|$lte: v } }
  *   { field: { $in: [..] } }, { field: { $nin: [..] } }, { field: { $exists: bool } }
  *   { field: { $regex: 'text', $options: 'i' } }
- *   { $and: [f, ..] }, { $or: [f, ..] }
+ *   { $and: [f, ..] }, { $or: [f, ..] }, { $nor: [f, ..] }
  * Comparison follows MongoDB for same-typed values (numbers, strings, booleans); `null` equals a
- * missing field.
+ * missing field. Strings compare by code point (the order of their UTF-8 bytes, MongoDB's and
+ * SQLite's binary order), not by UTF-16 code unit: '\u{1F600}' sorts after '\uffff'.
+ *
+ * Documents are JSON without arrays directly inside arrays (FerretDB refuses them; every adapter
+ * refuses them with InvalidDocumentError so no adapter accepts what another would not). NUL
+ * characters are refused at the HTTP edge: PostgreSQL under FerretDB cannot store them.
+ *
+ * Projections write through `commit`: a batch of writes applied together with the runner's
+ * checkpoint, atomically, and only if the checkpoint is still the version the batch started from
+ * (optimistic concurrency between replicas of one service sharing a database).
  */
 export type Filter = Record<string, unknown>;
 export type SortSpec = Record<string, 1 | -1>;
@@ -41,12 +50,71 @@ export interface Collection<T extends Document = Document> {
   ensureIndex(spec: SortSpec, options?: IndexOptions): Promise<void>;
 }
 
+/** One write of a committed batch. */
+export type Write =
+  | { kind: 'put'; collection: string; doc: Document }
+  | { kind: 'delete'; collection: string; id: string }
+  | { kind: 'deleteMany'; collection: string; filter: Filter }
+  /** every document of every collection goes (checkpoints stay; indexes stay) */
+  | { kind: 'clear' };
+
+/** A runner's checkpoint: `state` is the runner's business; `version` counts its commits (0 = none yet). */
+export interface Checkpoint {
+  version: number;
+  state: Record<string, unknown>;
+}
+
+export interface CommitResult {
+  /** false: the checkpoint was no longer at the expected version (another writer went first); nothing was written */
+  committed: boolean;
+  /** puts a unique index refused even after the rest of the batch was applied (the document keeps its old state) */
+  rejected: { collection: string; id: string; reason: string }[];
+}
+
 export interface DocumentStore {
   collection<T extends Document = Document>(name: string): Collection<T>;
-  /** Drops every collection (used when a projection rebuilds from the start). */
+  /** Drops every collection, checkpoints included. */
   dropAll(): Promise<void>;
+  /** The checkpoint named `name`, or null before its first commit. */
+  readCheckpoint(name: string): Promise<Checkpoint | null>;
+  /**
+   * Applies `writes` in order and sets checkpoint `name` to `state` with version
+   * `expectedVersion + 1`, all or nothing (a crash leaves either none or all of it; a store
+   * without transactions redoes an unfinished commit before the checkpoint is read again), and
+   * only if the checkpoint's version is still `expectedVersion` (0: it must not exist yet).
+   * Writes are ordered: every `clear` and `deleteMany` first, in their order, then puts and deletes,
+   * at most one per document. A put that would duplicate a unique key is retried once after the
+   * others (an order of renames may need it) and then reported in `rejected`, not thrown.
+   */
+  commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A document the port does not accept (a nested array): a bug in the caller. */
+export class InvalidDocumentError extends Error {
+  constructor(readonly collection: string, readonly id: string, reason: string) {
+    super(`invalid document ${id} in ${collection}: ${reason}`);
+    this.name = 'InvalidDocumentError';
+  }
+}
+
+/** Why `value` is not a storable document value, or null when it is. */
+export function documentProblem(value: unknown, inArray = false): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    if (inArray) return 'an array directly inside an array';
+    for (const item of value) {
+      const problem = documentProblem(item, true);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  for (const item of Object.values(value)) {
+    const problem = documentProblem(item);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 export class DuplicateKeyError extends Error {

@@ -153,8 +153,14 @@ function redact(url: string): string {
 
 export class PostgresEventStore implements EventStore {
   private readonly waiters = new Set<() => void>();
-  /** bumped on every wake, so a subscription that read before a wake knows to read again */
-  private wakes = 0;
+  /**
+   * The highest position this store knows exists (its own appends, NOTIFY payloads, heads its
+   * subscriptions read). A subscription that has read up to it has nothing new to read, so a
+   * notice of an append it has already seen costs no query.
+   */
+  private knownHead = 0;
+  /** bumped when appends may have been missed (LISTEN reconnected, closing): everyone reads again */
+  private generation = 0;
   private readonly subscriptions = new Set<Subscription>();
   private listener: pg.Client | null = null;
   private listenerRetry: NodeJS.Timeout | null = null;
@@ -221,7 +227,7 @@ export class PostgresEventStore implements EventStore {
     };
     client.on('error', lost);
     client.on('end', lost);
-    client.on('notification', () => this.wake());
+    client.on('notification', (message) => this.wake(Number(message.payload) || undefined));
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
@@ -247,9 +253,11 @@ export class PostgresEventStore implements EventStore {
     this.listenerRetry.unref();
   }
 
-  /** Wake live subscriptions now. */
-  private wake(): void {
-    this.wakes++;
+  /** Wake live subscriptions: the log reaches `position`, or (none given) may have grown. */
+  private wake(position?: number): void {
+    if (position === undefined) this.generation++;
+    else if (position > this.knownHead) this.knownHead = position;
+    else return;
     for (const wake of [...this.waiters]) wake();
   }
 
@@ -294,8 +302,9 @@ export class PostgresEventStore implements EventStore {
         ],
       });
       // Committed (and with a durable append, flushed) before the caller hears of it.
-      this.wake();
-      return { revision: Number(rows[0].last_revision), position: Number(rows[0].last_position) };
+      const position = Number(rows[0].last_position);
+      this.wake(position);
+      return { revision: Number(rows[0].last_revision), position };
     } catch (error) {
       if ((error as { code?: string }).code === WRONG_REVISION) {
         const detail = (error as { detail?: string }).detail;
@@ -349,9 +358,10 @@ export class PostgresEventStore implements EventStore {
 
     const loop = async () => {
       while (!stopped && !this.closed) {
-        const seen = this.wakes;
+        const generation = this.generation;
         const { rows } = await read();
         const head = Number(rows[0].head);
+        if (head > this.knownHead) this.knownHead = head;
         const events = rows.filter((r) => r.position !== null);
         for (const row of events) {
           if (stopped) return;
@@ -362,17 +372,21 @@ export class PostgresEventStore implements EventStore {
         if (head > position) position = head;
         await handlers.onCheckpoint?.(position);
         if (stopped || this.closed) return;
-        if (this.wakes !== seen) continue; // appended while we were reading
+        const fresh = () => this.knownHead > position || this.generation !== generation;
+        if (fresh()) continue; // appended while we were reading
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
-            this.waiters.delete(done);
+            this.waiters.delete(check);
             resolve();
+          };
+          const check = () => {
+            if (fresh() || stopped || this.closed) done();
           };
           // the fallback: a NOTIFY lost while the LISTEN connection was down
           const timer = setTimeout(done, this.pollIntervalMs);
           wake = done;
-          this.waiters.add(done);
+          this.waiters.add(check);
         });
         wake = null;
       }

@@ -50,7 +50,8 @@ describe('command handler and projection runner', () => {
       {
         name: 'totals',
         prefixes: ['counter-'],
-        async apply(e) {
+        async apply(e, uow) {
+          const totals = uow.collection<{ _id: string; total: number }>('totals');
           const doc = (await totals.get(e.stream)) ?? { _id: e.stream, total: 0 };
           doc.total += e.data.by as number;
           await totals.upsert(doc);

@@ -3,114 +3,173 @@
  * far they have got, so a command handler can wait until its own write is visible
  * (read-your-writes: `waitFor(position)`).
  *
- * Each projection keeps its own checkpoint in the `_checkpoints` collection and skips events at or
- * below it, so restarting against a durable document store neither misses nor re-applies events.
+ * Events are applied in batches: the projections read and write through a unit of work
+ * (`WriteBehind`), and the runner commits its writes together with the checkpoint
+ * (`DocumentStore.commit`), all or nothing and only if nobody else committed since. So
+ * - a crash between applying and checkpointing loses the whole batch, which is applied again;
+ * - two replicas of a service on one read-model database never both apply an event: the second
+ *   commit finds the checkpoint moved, drops its batch and resumes from the new checkpoint;
+ * - a rebuild writes each document once per batch, not once per event.
+ * The checkpoint records the identity of the event store it was built from: read models of another
+ * store (a fresh or replaced one) are rebuilt from scratch, or refused (`onStoreMismatch`).
+ *
+ * Failures never stop it for good: an unreachable document store or event store is retried with
+ * backoff (state `retrying`, reported by `health()`), and the runner resumes where its checkpoint
+ * says. A projection that throws on an event while the store answers is a bug: the event is
+ * logged and skipped for that projection, and nothing it wrote for that event is kept.
  */
-import { serviceUnavailable } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
+import { type HealthReply, serviceUnavailable } from '@burrow/contracts';
+import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
 
 export interface Projection {
   name: string;
   /** stream-name prefixes this projection reads */
   prefixes: string[];
-  /** Called once before the first event; create indexes here. */
-  init?(): Promise<void>;
-  apply(event: RecordedEvent): Promise<void>;
+  /** Called at every start, before the first event; create indexes here. */
+  init?(docs: DocumentStore): Promise<void>;
+  /** Applies one event, reading and writing only through `docs` (the batch's unit of work). */
+  apply(event: RecordedEvent, docs: DocumentStore): Promise<void>;
 }
 
-interface Checkpoint {
-  _id: string;
-  position: number;
-  [key: string]: unknown;
+/**
+ * A projection whose code closes over its store (`build(docs)` returns its init and apply): built
+ * again for each unit of work the runner hands it, so it reads and writes through it like any
+ * other projection.
+ */
+export function projectionOver(
+  name: string,
+  prefixes: string[],
+  build: (docs: DocumentStore) => { init?(): Promise<void>; apply(event: RecordedEvent): Promise<void> },
+): Projection {
+  let bound: { docs: DocumentStore; projection: ReturnType<typeof build> } | null = null;
+  const bind = (docs: DocumentStore) => (bound?.docs === docs ? bound.projection : (bound = { docs, projection: build(docs) }).projection);
+  return {
+    name,
+    prefixes,
+    init: async (docs) => bind(docs).init?.(),
+    apply: (event, docs) => bind(docs).apply(event),
+  };
 }
+
+export type RunnerState = 'starting' | 'catching-up' | 'live' | 'retrying' | 'stopped';
 
 export interface ProjectionRunnerOptions {
-  log?: (level: 'info' | 'error', msg: string, extra?: object) => void;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
+  /** the checkpoint's name in the document store (one runner per document store) */
+  checkpoint?: string;
+  /** read models built from another event store: rebuild them (default) or refuse to start */
+  onStoreMismatch?: 'rebuild' | 'refuse';
+  /** a batch is committed after this many events, or this many written documents, or when caught up */
+  maxBatchEvents?: number;
+  maxBatchWrites?: number;
+  /** backoff between retries after a failure */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  /** how often catching up logs its progress */
+  progressEveryMs?: number;
+  /** behind the store's head for longer than this without catching up: not ready */
+  lagLimitMs?: number;
 }
+
+interface RunnerCheckpoint {
+  /** the event store's identity (EventStore.storeId) */
+  storeId: string;
+  /** per projection: every event up to here is in its read models */
+  positions: Record<string, number>;
+}
+
+export interface RunnerHealth {
+  ok: boolean;
+  state: RunnerState;
+  position: number;
+  head: number | null;
+  /** why not ok */
+  reason?: string;
+}
+
+export class StoreMismatchError extends Error {
+  constructor(readonly expected: string, readonly actual: string) {
+    super(
+      `the read models were built from event store ${expected}, not from this one (${actual}); ` +
+        'rebuild them (BURROW_READ_MODELS_ON_STORE_MISMATCH=rebuild) or point at the right event store',
+    );
+    this.name = 'StoreMismatchError';
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
+  /** bumped whenever the subscription is replaced: callbacks of an older one are ignored */
+  private generation = 0;
+  private stopped = false;
+  private state: RunnerState = 'starting';
+  private lastError: string | null = null;
   private position = 0;
-  private readonly checkpoints = new Map<string, number>();
+  private storeId = '';
+  private version = 0;
+  private positions: Record<string, number> = {};
+  private batch: { uow: WriteBehind; events: number; end: number } | null = null;
+  private readonly cache = new CommittedCache();
   private readonly waiters: { position: number; resolve: () => void }[] = [];
-  private failure: Error | null = null;
+  private caughtUp: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void };
+  private lastCaughtUpAt = Date.now();
+  private progress: { timer: NodeJS.Timeout; from: number; startedAt: number } | null = null;
+  private readonly prefixes: string[];
+  private readonly checkpointName: string;
 
   constructor(
     private readonly store: EventStore,
     private readonly documents: DocumentStore,
     private readonly projections: Projection[],
     private readonly options: ProjectionRunnerOptions = {},
-  ) {}
+  ) {
+    this.checkpointName = options.checkpoint ?? 'projections';
+    this.prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
+    let resolve!: () => void;
+    let reject!: (e: Error) => void;
+    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    promise.catch(() => undefined);
+    this.caughtUp = { promise, resolve, reject };
+  }
 
   get currentPosition(): number {
     return this.position;
   }
 
+  /**
+   * Starts the subscription and resolves once the read models include every event the store held
+   * at that point, however long that takes (a rebuild logs its progress). Rejects only on
+   * StoreMismatchError with `onStoreMismatch: 'refuse'`, or when stopped first.
+   */
   async start(): Promise<void> {
-    const checkpoints = this.documents.collection<Checkpoint>('_checkpoints');
-    for (const p of this.projections) {
-      await p.init?.();
-      this.checkpoints.set(p.name, (await checkpoints.get(p.name))?.position ?? 0);
-    }
-    const from = Math.min(...[...this.checkpoints.values()], Number.MAX_SAFE_INTEGER);
-    this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
-    const prefixes = this.projections.some((p) => p.prefixes.length === 0)
-      ? []
-      : [...new Set(this.projections.flatMap((p) => p.prefixes))];
-    const head = await this.store.headPosition();
-    this.subscription = this.store.subscribeToAll(
-      { fromPosition: this.position, prefixes },
-      {
-        onEvent: (event) => this.apply(event, checkpoints),
-        onCheckpoint: (position) => this.advance(position),
-        onError: (error) => {
-          this.failure = error;
-          this.options.log?.('error', 'projection subscription failed', { error: error.message });
-          for (const w of this.waiters.splice(0)) w.resolve();
-        },
-      },
-    );
-    await this.waitFor(head, 60_000);
+    await this.restart();
+    await this.caughtUp.promise;
   }
 
-  private async apply(event: RecordedEvent, checkpoints: ReturnType<DocumentStore['collection']>): Promise<void> {
-    for (const p of this.projections) {
-      if ((this.checkpoints.get(p.name) ?? 0) >= event.position) continue;
-      if (p.prefixes.length && !p.prefixes.some((prefix) => event.stream.startsWith(prefix))) continue;
-      try {
-        await p.apply(event);
-      } catch (error) {
-        // A projection bug must not stall every read model: log it and move on.
-        this.options.log?.('error', 'projection failed on event', {
-          projection: p.name,
-          stream: event.stream,
-          type: event.type,
-          error: (error as Error).message,
-        });
-      }
-      this.checkpoints.set(p.name, event.position);
-      await checkpoints.upsert({ _id: p.name, position: event.position });
-    }
-    this.advance(event.position);
-  }
-
-  private advance(position: number): void {
-    if (position <= this.position) return;
-    this.position = position;
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      if (this.waiters[i].position <= position) this.waiters.splice(i, 1)[0].resolve();
-    }
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.generation++;
+    this.setState('stopped');
+    this.stopProgress();
+    this.caughtUp.reject(new Error('projection runner stopped'));
+    const sub = this.subscription;
+    this.subscription = null;
+    await sub?.stop();
   }
 
   /** Resolves once every projection has seen `position`; 503 DomainError after `timeoutMs`. */
   async waitFor(position: number | null, timeoutMs = 10_000): Promise<void> {
     if (position === null || position <= this.position) return;
-    if (this.failure) throw serviceUnavailable('read models are not being updated');
     let timer: NodeJS.Timeout | undefined;
     const reached = new Promise<void>((resolve) => this.waiters.push({ position, resolve }));
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(serviceUnavailable('read models are behind; retry')), timeoutMs);
+      timer = setTimeout(() => {
+        const reason = this.state === 'retrying' ? `read models are not being updated (${this.lastError}); retry` : 'read models are behind; retry';
+        reject(serviceUnavailable(reason));
+      }, timeoutMs);
     });
     try {
       await Promise.race([reached, timedOut]);
@@ -124,8 +183,284 @@ export class ProjectionRunner {
     await this.waitFor(await this.store.headPosition(), timeoutMs);
   }
 
-  async stop(): Promise<void> {
-    await this.subscription?.stop();
-    this.subscription = null;
+  /** For readiness: live, and not stuck behind the event store's head. */
+  async health(): Promise<RunnerHealth> {
+    let head: number | null = null;
+    try {
+      head = await this.store.headPosition();
+    } catch (error) {
+      return { ok: false, state: this.state, position: this.position, head, reason: `event store: ${(error as Error).message}` };
+    }
+    const base = { state: this.state, position: this.position, head };
+    if (this.state !== 'live') {
+      const reason = this.state === 'retrying' ? `read models are not being updated: ${this.lastError}` : `read models are ${this.state}`;
+      return { ok: false, ...base, reason };
+    }
+    const lagLimit = this.options.lagLimitMs ?? 15_000;
+    if (head > this.position && Date.now() - this.lastCaughtUpAt > lagLimit) {
+      return { ok: false, ...base, reason: `read models are ${head - this.position} positions behind the event store` };
+    }
+    return { ok: true, ...base };
   }
+
+  private log(level: 'info' | 'warn' | 'error', msg: string, extra?: object): void {
+    this.options.log?.(level, msg, extra);
+  }
+
+  private setState(state: RunnerState, error?: Error): void {
+    if (error) this.lastError = error.message;
+    if (state === this.state) return;
+    if (state === 'retrying') this.log('warn', 'read models are not being updated; retrying', { error: this.lastError });
+    else if (this.state === 'retrying') this.log('info', 'read models are being updated again', { position: this.position });
+    this.state = state;
+  }
+
+  /** Runs `step` until it succeeds (or the runner is stopped or replaced), waiting longer after each failure. */
+  private async retrying<T>(generation: number, step: () => Promise<T>): Promise<T | undefined> {
+    let delay = this.options.retryMinMs ?? 250;
+    for (;;) {
+      if (this.stopped || generation !== this.generation) return undefined;
+      try {
+        return await step();
+      } catch (error) {
+        if (error instanceof StoreMismatchError) throw error;
+        this.setState('retrying', error as Error);
+        await sleep(delay);
+        delay = Math.min(delay * 2, this.options.retryMaxMs ?? 5_000);
+      }
+    }
+  }
+
+  /**
+   * (Re)loads the checkpoint and subscribes from it, dropping any batch in progress. Used at start,
+   * after another writer committed first, and after the subscription failed.
+   */
+  private async restart(): Promise<void> {
+    const generation = ++this.generation;
+    const old = this.subscription;
+    this.subscription = null;
+    this.batch = null;
+    // not awaited: we may be inside one of its callbacks, and it ends once that returns
+    void old?.stop().catch(() => undefined);
+    try {
+      const ready = await this.retrying(generation, () => this.load());
+      if (!ready) return;
+    } catch (error) {
+      this.setState('stopped', error as Error);
+      this.log('error', 'read models refused', { error: (error as Error).message });
+      this.caughtUp.reject(error as Error);
+      throw error;
+    }
+    if (this.stopped || generation !== this.generation) return;
+    const from = this.projections.length ? Math.min(...this.projections.map((p) => this.positions[p.name] ?? 0)) : 0;
+    this.position = Math.max(this.position, from);
+    this.batch = this.newBatch(from);
+    if (this.state !== 'live') this.startProgress(from);
+    this.subscription = this.store.subscribeToAll(
+      { fromPosition: from, prefixes: this.prefixes },
+      {
+        onEvent: (event) => (generation === this.generation ? this.onEvent(event) : undefined),
+        onCheckpoint: (position) => (generation === this.generation ? this.onCheckpoint(position) : undefined),
+        onError: (error) => {
+          if (generation !== this.generation) return;
+          this.setState('retrying', error);
+          void sleep(this.options.retryMinMs ?? 250).then(() => generation === this.generation && this.resume());
+        },
+      },
+    );
+  }
+
+  /** restart() from a callback: its failures are logged and reported by health() already */
+  private resume(): void {
+    this.restart().catch(() => undefined);
+  }
+
+  /** Indexes, the checkpoint, and the event store's identity against the one it records. */
+  private async load(): Promise<true> {
+    const storeId = await this.store.storeId();
+    for (const p of this.projections) await p.init?.(this.documents);
+    for (;;) {
+      const checkpoint = await this.documents.readCheckpoint(this.checkpointName);
+      const recorded = checkpoint?.state as RunnerCheckpoint | undefined;
+      if (checkpoint && recorded?.storeId === storeId) {
+        this.storeId = storeId;
+        this.version = checkpoint.version;
+        this.positions = { ...recorded.positions };
+        return true;
+      }
+      if (checkpoint && this.options.onStoreMismatch === 'refuse') throw new StoreMismatchError(String(recorded?.storeId), storeId);
+      // No checkpoint (a new database, or one an older version wrote) or another store's: start
+      // from nothing. Whatever the database holds goes in the same commit.
+      if (checkpoint) this.log('warn', 'read models were built from another event store: rebuilding them', { recorded: recorded?.storeId, storeId });
+      const state: RunnerCheckpoint = { storeId, positions: {} };
+      const result = await this.documents.commit(this.checkpointName, checkpoint?.version ?? 0, state as never, [{ kind: 'clear' }]);
+      if (!result.committed) continue; // another replica went first: read what it did
+      this.storeId = storeId;
+      this.version = (checkpoint?.version ?? 0) + 1;
+      this.positions = {};
+      this.position = 0;
+      this.cache.startComplete();
+      return true;
+    }
+  }
+
+  private newBatch(from: number) {
+    return { uow: new WriteBehind(this.documents, this.cache), events: 0, end: from };
+  }
+
+  private async onEvent(event: RecordedEvent): Promise<void> {
+    const batch = this.batch!;
+    const generation = this.generation;
+    for (const p of this.projections) {
+      if ((this.positions[p.name] ?? 0) >= event.position) continue;
+      if (p.prefixes.length && !p.prefixes.some((prefix) => event.stream.startsWith(prefix))) continue;
+      await this.applyOne(p, event, batch.uow, generation);
+      if (generation !== this.generation) return;
+    }
+    batch.events++;
+    batch.end = event.position;
+    const maxEvents = this.options.maxBatchEvents ?? 2_000;
+    const maxWrites = this.options.maxBatchWrites ?? 5_000;
+    if (batch.events >= maxEvents || batch.uow.size >= maxWrites) await this.flush(generation);
+  }
+
+  /**
+   * One projection, one event: a failure while the document store does not answer is an outage
+   * (wait for it, then apply again); one while it answers is retried once, then logged and skipped.
+   */
+  private async applyOne(p: Projection, event: RecordedEvent, uow: WriteBehind, generation: number): Promise<void> {
+    const savepoint = uow.savepoint();
+    let failures = 0;
+    for (;;) {
+      try {
+        await p.apply(event, uow);
+        return;
+      } catch (error) {
+        uow.rollback(savepoint);
+        const reachable = await this.documents.ping().then(() => true, () => false);
+        if (!reachable) {
+          this.setState('retrying', error as Error);
+          await this.retrying(generation, () => this.documents.ping());
+          if (generation !== this.generation) return;
+          continue;
+        }
+        if (++failures < 2) continue;
+        this.log('error', 'projection failed on event', {
+          projection: p.name,
+          stream: event.stream,
+          type: event.type,
+          position: event.position,
+          error: (error as Error).message,
+        });
+        return;
+      }
+    }
+  }
+
+  private async onCheckpoint(position: number): Promise<void> {
+    const generation = this.generation;
+    const batch = this.batch!;
+    if (position > batch.end) batch.end = position;
+    await this.flush(generation);
+    if (generation !== this.generation || this.stopped) return;
+    this.lastCaughtUpAt = Date.now();
+    if (this.state !== 'live') {
+      this.stopProgress(true);
+      this.setState('live');
+      this.caughtUp.resolve();
+    }
+  }
+
+  /** Commits the batch with the checkpoint (retrying through outages), then starts the next one. */
+  private async flush(generation: number): Promise<void> {
+    const batch = this.batch!;
+    if (batch.events === 0) {
+      // nothing applied: nothing to write; the checkpoint catches up with the next batch
+      this.advance(batch.end);
+      return;
+    }
+    const writes: Write[] = batch.uow.writes();
+    const positions = { ...this.positions };
+    for (const p of this.projections) positions[p.name] = Math.max(positions[p.name] ?? 0, batch.end);
+    const state: RunnerCheckpoint = { storeId: this.storeId, positions };
+    const result = await this.retrying(generation, () => this.documents.commit(this.checkpointName, this.version, state as never, writes));
+    if (!result || generation !== this.generation) return;
+    if (!result.committed) {
+      // another replica committed first: what it wrote is now the truth; resume from its checkpoint
+      this.log('info', 'another writer advanced the read models; resuming from its checkpoint', { position: batch.end });
+      this.cache.clear();
+      this.resume();
+      return;
+    }
+    for (const r of result.rejected) this.log('error', 'a read-model write was refused by a unique index', r);
+    for (const fn of batch.uow.committed) {
+      try {
+        fn();
+      } catch (error) {
+        this.log('error', 'an after-commit callback failed', { error: (error as Error).message });
+      }
+    }
+    this.version++;
+    this.positions = positions;
+    this.cache.absorb(writes);
+    if (this.state === 'retrying') this.setState(this.progress ? 'catching-up' : 'live');
+    this.batch = this.newBatch(batch.end);
+    this.advance(batch.end);
+  }
+
+  private advance(position: number): void {
+    if (position <= this.position) return;
+    this.position = position;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].position <= position) this.waiters.splice(i, 1)[0].resolve();
+    }
+  }
+
+  /** While catching up: a log line every few seconds with the position, the head and the rate. */
+  private startProgress(from: number): void {
+    if (this.progress) return;
+    if (this.state === 'starting') this.state = 'catching-up';
+    const every = this.options.progressEveryMs ?? 5_000;
+    const timer = setInterval(() => {
+      void this.store.headPosition().then(
+        (head) => {
+          if (!this.progress) return;
+          const seconds = (Date.now() - this.progress.startedAt) / 1000;
+          this.log('info', 'read models catching up', {
+            position: this.position,
+            head,
+            eventsPerSecond: Math.round((this.position - from) / seconds),
+          });
+        },
+        () => undefined,
+      );
+    }, every);
+    timer.unref();
+    this.progress = { timer, from, startedAt: Date.now() };
+  }
+
+  private stopProgress(done = false): void {
+    if (!this.progress) return;
+    clearInterval(this.progress.timer);
+    if (done) {
+      const seconds = (Date.now() - this.progress.startedAt) / 1000;
+      const events = this.position - this.progress.from;
+      if (events > 0) this.log('info', 'read models caught up', { position: this.position, seconds, eventsPerSecond: Math.round(events / Math.max(seconds, 0.001)) });
+    }
+    this.progress = null;
+  }
+}
+
+/** A service's answer to the gateway's readiness check: its stores answer, its read models are live. */
+export async function serviceHealth(service: string, store: EventStore, documents: DocumentStore, runner: ProjectionRunner): Promise<HealthReply> {
+  const position = runner.currentPosition;
+  for (const [what, ping] of [['event store', () => store.ping()], ['read-model store', () => documents.ping()]] as const) {
+    try {
+      await ping();
+    } catch (error) {
+      return { service, ok: false, position, reason: `${what}: ${(error as Error).message}` };
+    }
+  }
+  const health = await runner.health();
+  return { service, ok: health.ok, position: health.position, ...(health.reason ? { reason: health.reason } : {}) };
 }

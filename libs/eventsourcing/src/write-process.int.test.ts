@@ -94,7 +94,7 @@ describe('write processes', () => {
   beforeEach(async () => {
     t = await openTempStore();
     docs = new MemoryDocumentStore();
-    runner = new ProjectionRunner(t.store, docs, [pendingProcessesProjection(docs, 'test')]);
+    runner = new ProjectionRunner(t.store, docs, [pendingProcessesProjection('test')]);
     await runner.start();
     now = 1_000;
     crash = null;

@@ -175,13 +175,13 @@ export interface PendingProcessDoc {
 export const pendingProcessesCollection = (docs: DocumentStore): Collection<PendingProcessDoc> => docs.collection<PendingProcessDoc>('pending_processes');
 
 /** Read model of this service's unfinished multi-step writes (what recovery looks at). */
-export const pendingProcessesProjection = (docs: DocumentStore, service: string): Projection => ({
+export const pendingProcessesProjection = (service: string): Projection => ({
   name: 'pending-processes',
   prefixes: [`process-${service}-`],
-  async init() {
+  async init(docs) {
     await pendingProcessesCollection(docs).ensureIndex({ startedAt: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const id = event.stream.slice(`process-${service}-`.length);
     const pending = pendingProcessesCollection(docs);
     if (event.type === 'ProcessStarted') {

@@ -50,6 +50,8 @@ export interface BurrowConfig {
   faultKillAt?: string;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
   sqliteSynchronous: 'full' | 'normal';
+  /** read models built from another event store than the one configured: rebuild them, or refuse to start */
+  readModelsOnStoreMismatch: 'rebuild' | 'refuse';
   /** where mail goes: an SMTP server, else `.eml` files under the data directory */
   smtpUrl?: string;
   /** the sender of Burrow's mail (`SMTP_FROM`: `address` or `Name <address>`) */
@@ -168,6 +170,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`BURROW_SQLITE_SYNCHRONOUS must be full or normal (got "${get('BURROW_SQLITE_SYNCHRONOUS')}")`);
   }
 
+  const onMismatch = (get('BURROW_READ_MODELS_ON_STORE_MISMATCH') ?? 'rebuild').toLowerCase();
+  if (onMismatch !== 'rebuild' && onMismatch !== 'refuse') {
+    problems.push(`BURROW_READ_MODELS_ON_STORE_MISMATCH must be rebuild or refuse (got "${get('BURROW_READ_MODELS_ON_STORE_MISMATCH')}")`);
+  }
+
   const publicUrl = url('BURROW_PUBLIC_URL');
   const smtpFrom = get('SMTP_FROM');
   let mailFrom = smtpFrom === undefined ? null : parseMailFrom(smtpFrom);
@@ -217,6 +224,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
+    readModelsOnStoreMismatch: onMismatch === 'refuse' ? 'refuse' : 'rebuild',
     smtpUrl: url('SMTP_URL'),
     mailFrom,
     setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),

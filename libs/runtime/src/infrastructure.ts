@@ -8,7 +8,7 @@
  */
 import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
-import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
+import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore, mongoDatabaseName } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
 import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
@@ -124,13 +124,13 @@ export class Infrastructure {
     return store;
   }
 
-  /** Read models of one service (each service owns its own database / in-memory store). */
+  /** Read models of one service (each service owns its own database, `<MONGODB_URL's database>-<service>`). */
   documents(service: string): Promise<DocumentStore> {
     let p = this.documentStores.get(service);
     if (!p) {
       p = (async () => {
         const store = this.config.mongodbUrl
-          ? await MongoDocumentStore.connect(this.config.mongodbUrl, `burrow-${service}`)
+          ? await MongoDocumentStore.connect(this.config.mongodbUrl, mongoDatabaseName(this.config.mongodbUrl, service))
           : new MemoryDocumentStore();
         this.closers.push(() => store.close());
         return store;

@@ -10,12 +10,31 @@ import { throwError } from 'rxjs';
 import type { Infrastructure } from './infrastructure.js';
 import type { Logger } from './logger.js';
 
+/** Driver errors that mean "the database cannot be reached right now", not "this request is wrong". */
+const UNAVAILABLE_NAMES = new Set([
+  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError',
+]);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P03']);
+
+/** An error (or its cause) from a store that does not answer: the request may succeed when retried. */
+export function isStoreUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const code = (error as { code?: unknown }).code;
+  if (UNAVAILABLE_NAMES.has(error.name) || (typeof code === 'string' && UNAVAILABLE_CODES.has(code))) return true;
+  return isStoreUnavailable(error.cause, depth + 1);
+}
+
 @Catch()
 export class WireErrorFilter implements RpcExceptionFilter<unknown> {
   constructor(private readonly log: Logger) {}
 
   catch(exception: unknown, _host: ArgumentsHost): Observable<WireError> {
     if (exception instanceof DomainError) return throwError(() => exception.toWire());
+    // a database outage is the service's to report as 503 (retry), not a 500: nothing is wrong with the request
+    if (isStoreUnavailable(exception)) {
+      this.log.warn({ err: { name: (exception as Error).name, message: (exception as Error).message } }, 'a store is unavailable');
+      return throwError(() => ({ burrowError: true, status: 503, reason: 'a database is unavailable; retry' }) as WireError);
+    }
     this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception }, 'unhandled error');
     return throwError(() => ({ burrowError: true, status: 500, reason: 'internal error' }) as WireError);
   }

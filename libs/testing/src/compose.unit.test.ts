@@ -1,8 +1,10 @@
 // Checks the distributed deployment without Docker (no engine or compose plugin exists on the
 // development machines): docker-compose.yml must validate against the vendored compose-spec
-// schema (deploy/schema/compose-spec.json) and follow Burrow's own deployment rules, and
-// deploy/Dockerfile must follow the install rule from STACK-NOTES. Each rule is also exercised
-// against a deliberately broken copy, so a checker that silently accepts everything fails here.
+// schema (deploy/schema/compose-spec.json) and follow Burrow's own deployment rules, every image
+// it names or builds from must be pinned (no `latest`, no untagged), every built image's Dockerfile
+// must exist, and deploy/Dockerfile must follow the install rule from STACK-NOTES. Each rule is
+// also exercised against a deliberately broken copy, so a checker that silently accepts
+// everything fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,7 +21,7 @@ type ComposeFile = { services: { [name: string]: ComposeService }; [key: string]
 const APP_SERVICES = ['gateway', 'accounts', 'billing', 'storage-catalog'] as const;
 /** The one service allowed to publish host ports. */
 const EDGE_SERVICE = 'edge';
-const REQUIRED_SERVICES = [...APP_SERVICES, EDGE_SERVICE, 'nats', 'eventstore', 'mongodb', 'minio'];
+const REQUIRED_SERVICES = [...APP_SERVICES, EDGE_SERVICE, 'nats', 'kurrentdb', 'postgres', 'mongodb', 'minio'];
 const DOCKERFILE = 'deploy/Dockerfile';
 
 function findRepoRoot(start: string): string {
@@ -142,9 +144,24 @@ function mountSourcesOf(service: ComposeService): { named: string[]; hostPaths: 
   return { named, hostPaths };
 }
 
+/** The Dockerfile a service is built from (repository-relative), or null for a pulled image. */
+function dockerfileOf(service: ComposeService): string | null {
+  const build = service['build'];
+  if (typeof build === 'string') return join(build, 'Dockerfile');
+  if (!isObject(build)) return null;
+  const context = typeof build['context'] === 'string' ? build['context'] : '.';
+  return join(context, typeof build['dockerfile'] === 'string' ? build['dockerfile'] : 'Dockerfile');
+}
+
+/** A healthcheck in compose, or, for a built service, the HEALTHCHECK of its Dockerfile (not disabled). */
 function hasHealthcheck(service: ComposeService): boolean {
   const hc = service['healthcheck'];
-  return isObject(hc) && hc['disable'] !== true && hc['test'] !== undefined && hc['test'] !== null;
+  if (isObject(hc)) {
+    if (hc['disable'] === true) return false;
+    if (hc['test'] !== undefined && hc['test'] !== null) return true;
+  }
+  const dockerfile = dockerfileOf(service);
+  return dockerfile !== null && existsSync(join(repoRoot, dockerfile)) && /^HEALTHCHECK\s+(?!NONE)/m.test(dockerfileInstructions(readRepoFile(dockerfile)));
 }
 
 function deploymentRuleViolations(compose: ComposeFile): string[] {
@@ -193,6 +210,11 @@ function deploymentRuleViolations(compose: ComposeFile): string[] {
     else if (!existsSync(join(repoRoot, 'apps', app, 'package.json'))) problems.push(`apps/${app} does not exist`);
   }
 
+  for (const [name, service] of Object.entries(services)) {
+    const oneShot = service['restart'] === 'no';
+    if (!oneShot && !hasHealthcheck(service)) problems.push(`service "${name}" has no healthcheck`);
+  }
+
   const declaredVolumes = new Set(isObject(compose['volumes']) ? Object.keys(compose['volumes']) : []);
   for (const [name, service] of Object.entries(services)) {
     for (const [dependency, condition] of dependenciesOf(service)) {
@@ -231,8 +253,69 @@ function dockerfileViolations(text: string): string[] {
   if (!/BURROW_APP/.test(instructions) || !/dist\/main\.js/.test(instructions)) {
     problems.push('the Dockerfile does not start apps/$BURROW_APP/dist/main.js');
   }
-  if (!/^HEALTHCHECK\b[\s\S]*\/healthz/m.test(instructions)) problems.push('the Dockerfile has no /healthz HEALTHCHECK');
+  if (!/^HEALTHCHECK\b[\s\S]*deploy\/healthcheck\.mjs/m.test(instructions)) problems.push('the Dockerfile has no HEALTHCHECK running deploy/healthcheck.mjs');
   if (!/^USER (?!root\b)\S+/m.test(instructions)) problems.push('the Dockerfile does not switch to a non-root user');
+  return problems;
+}
+
+// --- pinned images ------------------------------------------------------------------------------
+
+/**
+ * Why an image reference is not pinned, or null when it is: it must carry a version tag other
+ * than `latest` (`name:1.2`, `registry:5000/org/name:1.2`) or a digest (`name@sha256:...`).
+ */
+function unpinnedReason(ref: string): string | null {
+  if (/@sha256:[0-9a-f]{64}$/.test(ref)) return null;
+  const lastSegment = ref.slice(ref.lastIndexOf('/') + 1);
+  const colon = lastSegment.indexOf(':');
+  if (colon === -1) return `"${ref}" has no tag`;
+  const tag = lastSegment.slice(colon + 1);
+  if (tag === '' || tag === 'latest') return `"${ref}" is tagged latest`;
+  if (tag.includes('${')) return `"${ref}" takes its tag from a variable`;
+  return null;
+}
+
+/** The base images of a Dockerfile's stages (ARG defaults substituted), not counting earlier stages. */
+function baseImagesOf(dockerfileText: string): string[] {
+  const args = new Map<string, string>();
+  const stages = new Set<string>();
+  const images: string[] = [];
+  for (const line of dockerfileInstructions(dockerfileText).split('\n')) {
+    const arg = /^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)/.exec(line);
+    if (arg && !args.has(arg[1])) args.set(arg[1], arg[2]);
+    const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (!from) continue;
+    const image = from[1].replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (whole, name: string) => args.get(name) ?? whole);
+    if (!stages.has(image) && image !== 'scratch') images.push(image);
+    if (from[2]) stages.add(from[2]);
+  }
+  return images;
+}
+
+/** Every image the stack pulls or builds from that is not pinned, and every missing Dockerfile. */
+function imagePinningViolations(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  for (const [name, service] of Object.entries(compose.services)) {
+    const dockerfile = dockerfileOf(service);
+    const image = typeof service['image'] === 'string' ? service['image'] : undefined;
+    if (!dockerfile && !image) problems.push(`service "${name}" has neither an image nor a build`);
+    // a built service's `image` names what it builds; only pulled images must exist upstream
+    if (image && !dockerfile) {
+      const reason = unpinnedReason(image);
+      if (reason) problems.push(`service "${name}": ${reason}`);
+    }
+    if (!dockerfile) continue;
+    if (!existsSync(join(repoRoot, dockerfile))) {
+      problems.push(`service "${name}" is built from ${dockerfile}, which does not exist`);
+      continue;
+    }
+    const bases = baseImagesOf(readRepoFile(dockerfile));
+    if (bases.length === 0) problems.push(`${dockerfile} has no FROM`);
+    for (const base of bases) {
+      const reason = unpinnedReason(base);
+      if (reason) problems.push(`${dockerfile} (service "${name}"): ${reason}`);
+    }
+  }
   return problems;
 }
 
@@ -251,6 +334,31 @@ test('docker-compose.yml follows the Burrow deployment rules', () => {
 test('deploy/Dockerfile exists and installs with npm install', () => {
   assert.ok(existsSync(join(repoRoot, DOCKERFILE)), `${DOCKERFILE} is missing`);
   assert.deepEqual(dockerfileViolations(readRepoFile(DOCKERFILE)), []);
+});
+
+test('every image is pinned (no latest, no untagged) and every built image has its Dockerfile', () => {
+  assert.deepEqual(imagePinningViolations(loadCompose()), []);
+});
+
+test('the app images run Node 24, the version package.json engines require', () => {
+  const engines = (JSON.parse(readRepoFile('package.json')) as { engines: { node: string } }).engines.node;
+  assert.match(engines, /^>=24\b/, `engines.node is "${engines}"`);
+  const bases = baseImagesOf(readRepoFile(DOCKERFILE));
+  assert.ok(bases.length > 0);
+  for (const base of bases) assert.match(base, /^node:24\.\d+\.\d+-/, `${DOCKERFILE} builds from ${base}`);
+});
+
+test('the blob server image builds the MinIO version scripts/ensure-minio.sh builds for the tests', () => {
+  const pinned = /^PINNED_VERSION="([^"]+)"/m.exec(readRepoFile('scripts/ensure-minio.sh'))?.[1];
+  const built = /^ARG MINIO_VERSION=(\S+)/m.exec(readRepoFile('deploy/minio/Dockerfile'))?.[1];
+  assert.ok(pinned, 'no PINNED_VERSION in scripts/ensure-minio.sh');
+  assert.equal(built, pinned);
+});
+
+test('the container healthcheck script exists and probes /healthz and the NATS services', () => {
+  const script = readRepoFile('deploy/healthcheck.mjs');
+  assert.match(script, /\/healthz/);
+  for (const app of APP_SERVICES.filter((a) => a !== 'gateway')) assert.match(script, new RegExp(`'${app}'`));
 });
 
 test('config files mounted by the compose stack exist', () => {
@@ -302,6 +410,35 @@ test('the rule check rejects a missing NATS_URL and a dangling depends_on', () =
   const problems = deploymentRuleViolations(compose);
   assert.ok(problems.includes('app service "billing" does not set NATS_URL'), problems.join('\n'));
   assert.ok(problems.some((p) => p.includes('"no-such-service", which does not exist')), problems.join('\n'));
+});
+
+test('the pinning check rejects latest, untagged and variable tags, and a missing Dockerfile', () => {
+  for (const ref of ['postgres', 'minio/minio:latest', 'registry.example:5000/burrow/app', 'caddy:${CADDY_VERSION}']) {
+    assert.ok(unpinnedReason(ref), `${ref} counted as pinned`);
+  }
+  for (const ref of ['postgres:17.6-bookworm', 'registry.example:5000/burrow/app:1.2', `node@sha256:${'a'.repeat(64)}`]) {
+    assert.equal(unpinnedReason(ref), null, `${ref} counted as unpinned`);
+  }
+  const compose = structuredClone(loadCompose());
+  compose.services['mongodb']!['image'] = 'mongo';
+  compose.services['minio']!['build'] = { context: 'deploy/minio', dockerfile: 'NoSuchDockerfile' };
+  const problems = imagePinningViolations(compose);
+  assert.ok(problems.some((p) => p.includes('"mongo" has no tag')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('NoSuchDockerfile, which does not exist')), problems.join('\n'));
+  assert.deepEqual(
+    baseImagesOf('ARG BASE=node:latest\nFROM ${BASE} AS build\nFROM build AS runtime\nFROM alpine\n').map((b) => unpinnedReason(b) !== null),
+    [true, true],
+    'ARG defaults are substituted and earlier stages are not images',
+  );
+});
+
+test('the healthcheck rule rejects a service without one', () => {
+  const compose = structuredClone(loadCompose());
+  delete compose.services['mongodb']!['healthcheck'];
+  compose.services['billing']!['healthcheck'] = { disable: true };
+  const problems = deploymentRuleViolations(compose);
+  assert.ok(problems.includes('service "mongodb" has no healthcheck'), problems.join('\n'));
+  assert.ok(problems.includes('service "billing" has no healthcheck'), problems.join('\n'));
 });
 
 test('the Dockerfile check rejects npm ci', () => {

@@ -24,7 +24,7 @@ import { groupsCollection } from '../groups/groups.projection.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicePoliciesCollection, type DevicePolicyDoc, findDevicePolicy } from './device-policies.projection.js';
-import { type DevicePolicyCommand, devicePolicySetDecider } from './device-policy-set.js';
+import { type DevicePolicyCommand, devicePolicySetDecider, POLICY_IN_USE } from './device-policy-set.js';
 import { effectivePolicy } from './effective-policy.js';
 
 const toDevicePolicy = (doc: DevicePolicyDoc, lookup: (id: number) => DevicePolicyDoc | undefined): DevicePolicy => ({
@@ -104,7 +104,7 @@ export class DevicePoliciesHandlers {
     if (!(await findDevicePolicy(this.ctx.docs, partnerId, id))) throw notFound(`no device policy ${id}`);
     const users = await groupsCollection(this.ctx.docs).find({ partnerId, device_policy: id }, { sort: { group_id: 1 }, limit: 5 });
     if (users.length) {
-      throw conflict(`device policy ${id} is used by group ${users.map((g) => g.group_id).join(', ')}${users.length === 5 ? ' and maybe more' : ''}`, ['device_policy']);
+      throw conflict(`device policy ${id} is used by group ${users.map((g) => g.group_id).join(', ')}${users.length === 5 ? ' and maybe more' : ''}`, POLICY_IN_USE('device_policy'));
     }
     await this.apply(partnerId, { type: 'DeleteDevicePolicy', policyId: id, at: this.ctx.clock.now() });
     return null;

@@ -38,12 +38,12 @@ describe('device policies', () => {
     const { partner_id: partnerId } = await t.createPartner();
     const a = await t.devicePolicies.create({ partnerId, name: 'A' });
     const b = await t.devicePolicies.create({ partnerId, name: 'B', inherits_from: a.id });
-    const conflicts = async (p: Promise<unknown>, token: string) => assert.deepEqual((await expectError(p, 409)).body.conflicts, [token]);
+    const conflicts = async (p: Promise<unknown>, ...tokens: string[]) => assert.deepEqual((await expectError(p, 409)).body.conflicts, tokens);
     await conflicts(t.devicePolicies.update({ partnerId, id: a.id, changes: { inherits_from: b.id } }), 'inherits_from');
     await conflicts(t.devicePolicies.update({ partnerId, id: a.id, changes: { inherits_from: a.id } }), 'inherits_from');
     await conflicts(t.devicePolicies.create({ partnerId, name: 'C', inherits_from: 999_999 }), 'inherits_from');
     await conflicts(t.devicePolicies.create({ partnerId, name: 'b' }), 'name');
-    await conflicts(t.devicePolicies.delete({ partnerId, id: a.id }), 'inherits_from');
+    await conflicts(t.devicePolicies.delete({ partnerId, id: a.id }), 'policy_id', 'inherits_from');
     // a refused change changed nothing (the rename in the same request included)
     await conflicts(t.devicePolicies.update({ partnerId, id: a.id, changes: { name: 'A2', inherits_from: b.id } }), 'inherits_from');
     assert.equal((await t.devicePolicies.get({ partnerId, id: a.id })).name, 'A');
@@ -77,7 +77,7 @@ describe('device policies', () => {
     assert.deepEqual((await expectError(t.groups.create({ partnerId, name: 'Other', plan_id: 2, device_policy: foreign.id }), 409)).body.conflicts, ['device_policy']);
     assert.deepEqual((await expectError(t.groups.update({ partnerId, group_id: group.group_id, changes: { device_policy: 999_999 } }), 409)).body.conflicts, ['device_policy']);
 
-    assert.deepEqual((await expectError(t.devicePolicies.delete({ partnerId, id: policy.id }), 409)).body.conflicts, ['device_policy']);
+    assert.deepEqual((await expectError(t.devicePolicies.delete({ partnerId, id: policy.id }), 409)).body.conflicts, ['policy_id', 'device_policy']);
     const cleared = await t.groups.update({ partnerId, group_id: group.group_id, changes: { device_policy: null } });
     assert.equal(cleared.device_policy, null);
     assert.equal(await t.devicePolicies.delete({ partnerId, id: policy.id }), null);

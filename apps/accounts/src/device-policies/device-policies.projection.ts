@@ -15,13 +15,13 @@ export interface DevicePolicyDoc {
 
 export const devicePoliciesCollection = (docs: DocumentStore) => docs.collection<DevicePolicyDoc>('device_policies');
 
-export const devicePoliciesProjection = (docs: DocumentStore): Projection => ({
+export const devicePoliciesProjection = (): Projection => ({
   name: 'device_policies',
   prefixes: [StreamPrefixes.devicePolicies],
-  async init() {
+  async init(docs) {
     await devicePoliciesCollection(docs).ensureIndex({ partnerId: 1, id: 1 });
   },
-  async apply(recorded) {
+  async apply(recorded, docs) {
     const policies = devicePoliciesCollection(docs);
     const partnerId = recorded.stream.slice(StreamPrefixes.devicePolicies.length);
     const event = { type: recorded.type, data: recorded.data } as DevicePolicyEvent;

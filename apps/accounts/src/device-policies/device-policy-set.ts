@@ -35,6 +35,12 @@ export type SetDevicePolicyValues = Command<'SetDevicePolicyValues', { policyId:
 export type DeleteDevicePolicy = Command<'DeleteDevicePolicy', { policyId: number; at: number }>;
 export type DevicePolicyCommand = CreateDevicePolicy | RenameDevicePolicy | ChangeDevicePolicyInheritance | SetDevicePolicyValues | DeleteDevicePolicy;
 
+/**
+ * The conflicts of a refused delete: the management appliance recognises a policy in use only by
+ * `policy_id` (its PolicyInUse); the more precise token says why.
+ */
+export const POLICY_IN_USE = (why: 'inherits_from' | 'device_policy'): string[] => ['policy_id', why];
+
 const nameKey = (name: string) => name.trim().toLowerCase();
 
 /** Values as canonical JSON (keys sorted), so `{a, b}` and `{b, a}` are the same values. */
@@ -99,7 +105,7 @@ export const devicePolicySetDecider: Decider<DevicePolicySetState, DevicePolicyC
         requireLive(state, command.policyId);
         const children = Object.entries(state.policies).filter(([, n]) => n.inherits_from === command.policyId).map(([id]) => Number(id));
         if (children.length) {
-          throw conflict(`device policy ${command.policyId} is inherited from by ${children.map((id) => `policy ${id}`).join(', ')}`, ['inherits_from']);
+          throw conflict(`device policy ${command.policyId} is inherited from by ${children.map((id) => `policy ${id}`).join(', ')}`, POLICY_IN_USE('inherits_from'));
         }
         return [{ type: 'DevicePolicyDeleted', data: { policyId: command.policyId, at: command.at } }];
       }

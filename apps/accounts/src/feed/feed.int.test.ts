@@ -120,6 +120,17 @@ describe('partner feed', () => {
     assert.equal(Date.parse((late.data as { hour_start: string }).hour_start), hour + HOUR_MS);
   });
 
+  it("a WebDAV move (the version committed at its new path, moved out of the old) crosses no quota threshold: the user's bytes do not change", async () => {
+    // alice is at 700 of 1000 bytes: a 700-byte version counted twice, even for a moment, would cross 100%
+    const moved = commit(700, 9);
+    moved.data.moved_from = { deviceId: 'dev-alice', path: 'Documents/1.txt' };
+    await t.storageEvents(Streams.file('f-9'), [moved]);
+    await t.storageEvents(Streams.file('f-1'), [
+      { type: 'FileMovedOut', data: { userId: aliceId, partnerId: partnerA, deviceId: 'dev-alice', path: 'Documents/1.txt', version: 1, bytes: 700, to: { deviceId: 'dev-alice', path: 'Documents/9.txt' }, at: nowSeconds } },
+    ]);
+    assert.deepEqual((await newEvents(partnerA)).filter((e) => e.type === 'quota.threshold_crossed'), []);
+  });
+
   it('pages concatenate to the whole feed, and a restart rebuilds the very same feed', async () => {
     const whole = (await feed(partnerA)).events;
     const paged: PublicEvent[] = [];

@@ -12,6 +12,7 @@
  * identically.
  */
 import {
+  changesUserBytes,
   type BackupActivityHourClosed,
   type DeviceRegistered,
   type FileVersionCommitted,
@@ -24,8 +25,8 @@ import {
   StreamPrefixes,
   type UserCreated,
 } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { afterCommit, type DocumentStore } from '@burrow/documents';
+import { type Projection, projectionOver } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import { createHash } from 'node:crypto';
 import { storageBytesOf } from '../users/users.projection.js';
@@ -125,7 +126,8 @@ export const FEED_PREFIXES = [
   StreamPrefixes.partner, StreamPrefixes.planCatalogue, StreamPrefixes.backupActivity,
 ];
 
-export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Projection {
+/** The feed's projection (its code closes over the batch's store: `projectionOver`). */
+export const feedProjection = (signals?: FeedSignals): Projection => projectionOver('feed', FEED_PREFIXES, (docs) => {
   const users = feedUsers(docs);
   const devices = feedDevices(docs);
 
@@ -257,13 +259,16 @@ export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Proj
     if (!device) return;
     const counts = activityOf(event.type, event.data as never);
     if (counts) await countActivity(change, device, event, counts);
-    if (event.type !== 'FileVersionCommitted' && event.type !== 'FileVersionsPurged') return;
+    // a WebDAV move's FileMovedOut takes its bytes off the source device, as a purge does
+    if (event.type !== 'FileVersionCommitted' && event.type !== 'FileVersionsPurged' && event.type !== 'FileMovedOut') return;
     const delta = event.type === 'FileVersionCommitted' ? (d as FileVersionCommitted['data']).size : -(d as FileVersionsPurged['data']).bytes;
     if (fresh(device, event)) {
       device.bytes += delta;
       device.pos = event.position;
       change.after(() => devices.upsert(device));
     }
+    // a WebDAV move's two halves move bytes between devices: the user's total (and its quota thresholds) stays
+    if (!changesUserBytes(event)) return;
     const user = await users.get(device.userId);
     if (user) await requota(change, user, event, (u) => (u.bytes += delta));
   }
@@ -322,8 +327,6 @@ export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Proj
   }
 
   return {
-    name: 'feed',
-    prefixes: FEED_PREFIXES,
     async init() {
       await feedEntries(docs).ensureIndex({ partnerId: 1, position: 1 });
       await feedEntries(docs).ensureIndex({ source: 1 });
@@ -338,10 +341,10 @@ export function feedProjection(docs: DocumentStore, signals?: FeedSignals): Proj
         await feedEntries(docs).upsert({ _id: String(position), partnerId, position, source: event.position, id: entryId(event, k), type: draft.type, time, data: draft.data });
       }
       for (const write of change.writes) await write();
-      if (change.entries.length) signals?.entriesAdded(new Set(change.entries.map((e) => e.partnerId)));
+      if (change.entries.length) afterCommit(docs, () => signals?.entriesAdded(new Set(change.entries.map((e) => e.partnerId))));
     },
   };
-}
+});
 
 /** A page of the partner's feed after `after`, oldest first. */
 export async function feedPage(docs: DocumentStore, partnerId: string, after: number, limit: number): Promise<{ events: PublicEvent[]; next_after: number; has_more: boolean }> {

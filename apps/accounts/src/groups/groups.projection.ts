@@ -13,15 +13,15 @@ export const groupsCollection = (docs: DocumentStore) => docs.collection<GroupDo
 
 export const toGroup = ({ _id, partnerId, ...group }: GroupDoc): Group => group;
 
-export const groupsProjection = (docs: DocumentStore): Projection => ({
+export const groupsProjection = (): Projection => ({
   name: 'groups',
   prefixes: [StreamPrefixes.group],
-  async init() {
+  async init(docs) {
     await groupsCollection(docs).ensureIndex({ partnerId: 1 });
     // a device policy cannot be deleted while a group uses it
     await groupsCollection(docs).ensureIndex({ partnerId: 1, device_policy: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const groups = groupsCollection(docs);
     const id = event.stream.slice(StreamPrefixes.group.length);
     const d = event.data as Record<string, unknown>;

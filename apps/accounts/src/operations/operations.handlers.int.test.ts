@@ -65,7 +65,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
     dir = await mkdtemp(join(tmpdir(), 'burrow-operations-'));
     store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
     const docs = new MemoryDocumentStore();
-    runner = new ProjectionRunner(store, docs, accountsProjections(docs));
+    runner = new ProjectionRunner(store, docs, accountsProjections());
     await runner.start();
     const log = createLogger('accounts', 'info', { write: (line: string) => void logLines.push(line) });
     const processes = new ProcessLog(store, 'accounts', { now: () => NOW });

@@ -48,13 +48,13 @@ export function reservationOfStream(stream: string): Pick<ReservationDoc, 'kind'
   return match ? { kind, name: decode(match[2]), partnerId: match[1] } : { kind, name: decode(key) };
 }
 
-export const reservationsProjection = (docs: DocumentStore): Projection => ({
+export const reservationsProjection = (): Projection => ({
   name: 'reservations',
   prefixes: RESERVATION_PREFIXES,
-  async init() {
+  async init(docs) {
     await reservationsCollection(docs).ensureIndex({ kind: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const reservations = reservationsCollection(docs);
     if (event.type === 'NameReleased') {
       await reservations.delete(event.stream);

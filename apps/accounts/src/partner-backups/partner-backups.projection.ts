@@ -15,10 +15,10 @@ export interface PartnerBackupsDoc {
 
 export const partnerBackupsCollection = (docs: DocumentStore) => docs.collection<PartnerBackupsDoc>('partner_backups');
 
-export const partnerBackupsProjection = (docs: DocumentStore): Projection => ({
+export const partnerBackupsProjection = (): Projection => ({
   name: 'partner_backups',
   prefixes: [StreamPrefixes.partnerBackup],
-  async apply(recorded) {
+  async apply(recorded, docs) {
     const event = { type: recorded.type, data: recorded.data } as PartnerBackupEvent;
     if (event.type !== 'PartnerBackupStored') return;
     const partnerId = recorded.stream.slice(StreamPrefixes.partnerBackup.length);

@@ -18,13 +18,13 @@ export interface PartnerDoc {
 
 export const partnersCollection = (docs: DocumentStore) => docs.collection<PartnerDoc>('partners');
 
-export const partnersProjection = (docs: DocumentStore): Projection => ({
+export const partnersProjection = (): Projection => ({
   name: 'partners',
   prefixes: [StreamPrefixes.partner],
-  async init() {
+  async init(docs) {
     await partnersCollection(docs).ensureIndex({ username: 1 }, { unique: true });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const partners = partnersCollection(docs);
     const partnerId = event.stream.slice(StreamPrefixes.partner.length);
     if (event.type === 'PartnerCreated') {

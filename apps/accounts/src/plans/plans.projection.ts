@@ -5,10 +5,10 @@ import type { Projection } from '@burrow/eventsourcing';
 
 type PlanDoc = Plan & { _id: string; [key: string]: unknown };
 
-export const plansProjection = (docs: DocumentStore): Projection => ({
+export const plansProjection = (): Projection => ({
   name: 'plans',
   prefixes: [StreamPrefixes.planCatalogue],
-  async apply(event) {
+  async apply(event, docs) {
     if (event.type !== 'PlanAdded') return;
     const d = event.data as unknown as Plan;
     await docs.collection<PlanDoc>('plans').upsert({ _id: String(d.plan_id), plan_id: d.plan_id, storage_bytes: d.storage_bytes, name: d.name, promo: d.promo });

@@ -1,4 +1,5 @@
 import { type HealthReply, Subjects } from '@burrow/contracts';
+import { serviceHealth } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from './context.js';
@@ -9,9 +10,7 @@ export class HealthHandlers {
 
   @MessagePattern(Subjects.accounts.health)
   async health(): Promise<HealthReply> {
-    await this.ctx.store.ping();
-    await this.ctx.docs.ping();
-    return { service: 'accounts', ok: true, position: this.ctx.runner.currentPosition };
+    return serviceHealth('accounts', this.ctx.store, this.ctx.docs, this.ctx.runner);
   }
 
   /** Read-your-writes across services: answers once the read models include `position`. */

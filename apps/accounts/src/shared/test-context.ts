@@ -143,7 +143,7 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const docs = new MemoryDocumentStore();
   const log = createLogger('accounts', 'silent');
   const signals = new FeedSignals();
-  const runner = new ProjectionRunner(store, docs, accountsProjections(docs, signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, accountsProjections(signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const clock = { now: options.now ?? (() => TEST_NOW) };
   const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults, ended: (position) => runner.waitFor(position) });

@@ -4,7 +4,7 @@
  * the integration backbone), so quotas, device lists, the brand-wide share list and client
  * revisions need no call to the storage service. A deleted user's devices and rooms leave with them.
  */
-import { type DeviceEvent, type FileEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import { changesUserBytes, type DeviceEvent, type FileEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
@@ -90,7 +90,7 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
   await devices.upsert(device);
 }
 
-/** Stored bytes: every committed version counts until it is purged, or where it moved to (WebDAV MOVE). */
+/** Stored bytes: every committed version counts until it is purged; a WebDAV move only moves bytes between devices. */
 async function applyFile(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as FileEvent;
   if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged' && e.type !== 'FileMovedOut') return;
@@ -98,13 +98,15 @@ async function applyFile(docs: DocumentStore, event: RecordedEvent): Promise<voi
   const device = await devices.get(e.data.deviceId);
   // a removed device's bytes already left with it
   if (!device) return;
+  // a WebDAV move's two halves move bytes between devices, not in or out of the partner's total
+  const total = changesUserBytes(e);
   if (e.type === 'FileVersionCommitted') {
     device.lastcommit = Math.max(device.lastcommit ?? 0, e.data.at);
     device.bytes += e.data.size;
-    await adjust(docs, device.partnerId, { bytes: e.data.size });
+    if (total) await adjust(docs, device.partnerId, { bytes: e.data.size });
   } else {
     device.bytes -= e.data.bytes;
-    await adjust(docs, device.partnerId, { bytes: -e.data.bytes });
+    if (total) await adjust(docs, device.partnerId, { bytes: -e.data.bytes });
   }
   await devices.upsert(device);
 }
@@ -163,15 +165,15 @@ async function applyUserDeleted(docs: DocumentStore, event: RecordedEvent): Prom
   await sharesCollection(docs).deleteMany({ userId });
 }
 
-export const storageUsageProjection = (docs: DocumentStore): Projection => ({
+export const storageUsageProjection = (): Projection => ({
   name: 'storage-usage',
   prefixes: [StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.share, StreamPrefixes.user],
-  async init() {
+  async init(docs) {
     await devicesCollection(docs).ensureIndex({ userId: 1 });
     await devicesCollection(docs).ensureIndex({ partnerId: 1 });
     await sharesCollection(docs).ensureIndex({ userId: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.device)) await applyDevice(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.file)) await applyFile(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.share)) await applyShare(docs, event);

@@ -6,6 +6,7 @@
  * leave with the device).
  */
 import {
+  changesUserBytes,
   type DeviceEvent,
   notFound,
   type FileEvent,
@@ -163,7 +164,7 @@ async function applyDeviceEvent(docs: DocumentStore, event: RecordedEvent): Prom
   }
 }
 
-/** Stored bytes: every committed version counts until it is purged or its device removed, or where it moved to (WebDAV MOVE). */
+/** Stored bytes: every committed version counts until it is purged or its device removed; a WebDAV move only moves bytes between devices. */
 async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as FileEvent;
   if (e.type !== 'FileVersionCommitted' && e.type !== 'FileVersionsPurged' && e.type !== 'FileMovedOut') return;
@@ -172,7 +173,7 @@ async function applyFileEvent(docs: DocumentStore, event: RecordedEvent): Promis
   const bytes = e.type === 'FileVersionCommitted' ? e.data.size : -e.data.bytes;
   device.bytes += bytes;
   await userDevices(docs).upsert(device);
-  const user = await usersCollection(docs).get(device.userId);
+  const user = changesUserBytes(e) ? await usersCollection(docs).get(device.userId) : null;
   if (user) {
     user.bytes_stored += bytes;
     await usersCollection(docs).upsert(user);
@@ -219,10 +220,10 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
   await users.upsert(user);
 }
 
-export const usersProjection = (docs: DocumentStore): Projection => ({
+export const usersProjection = (): Projection => ({
   name: 'users',
   prefixes: [StreamPrefixes.user, StreamPrefixes.device, StreamPrefixes.file, StreamPrefixes.share],
-  async init() {
+  async init(docs) {
     const users = usersCollection(docs);
     await users.ensureIndex({ username: 1 }, { unique: true });
     await users.ensureIndex({ partnerId: 1, username: 1 });
@@ -238,7 +239,7 @@ export const usersProjection = (docs: DocumentStore): Projection => ({
     await userDevices(docs).ensureIndex({ userId: 1 });
     await userDevices(docs).ensureIndex({ userId: 1, last_backup: -1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.user)) await applyUserEvent(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.device)) await applyDeviceEvent(docs, event);
     else if (event.stream.startsWith(StreamPrefixes.file)) await applyFileEvent(docs, event);

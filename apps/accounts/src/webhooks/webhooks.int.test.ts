@@ -37,6 +37,8 @@ async function startReceiver(): Promise<{ url: string; port: number; got: Receiv
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  // a receiver never keeps the test process alive (one was seen to outlive its test once)
+  server.unref();
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/hook`, port, got, plan, server };
 }
@@ -85,9 +87,10 @@ describe('webhooks', () => {
     otherPartner = (await t.createPartner()).partner_id;
   });
   after(async () => {
+    receiver.server.close();
+    receiver.server.closeAllConnections();
     await worker.stop();
     await sender.close();
-    receiver.server.close();
     await t.close();
   });
 
@@ -216,8 +219,8 @@ describe('webhooks', () => {
   it('two replicas deliver each event once', async () => {
     const replica = await startTestAccounts({ dir: t.dir, now: () => Math.floor(nowMs() / 1000) });
     const second = await startWorker(replica);
+    const own = await startReceiver();
     try {
-      const own = await startReceiver();
       const hook = await hooks.create({ partnerId, url: own.url, event_types: ['user.created'] });
       await replica.runner.catchUp();
       const names = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
@@ -226,8 +229,9 @@ describe('webhooks', () => {
       await Promise.all([worker.idle(), second.worker.idle()]);
       const delivered = own.got.map((r) => (JSON.parse(r.body) as PublicEvent<'user.created'>).data.username).sort();
       assert.deepEqual(delivered, names, 'each event reached the receiver exactly once');
-      own.server.close();
     } finally {
+      own.server.close();
+      own.server.closeAllConnections();
       await second.worker.stop();
       await second.sender.close();
       await replica.close({ keepFiles: true });
@@ -256,9 +260,10 @@ describe('webhooks: no requests into the operator\'s network', () => {
     worker.start();
   });
   after(async () => {
+    receiver.server.close();
+    receiver.server.closeAllConnections();
     await worker.stop();
     await sender.close();
-    receiver.server.close();
     await t.close();
   });
 

@@ -20,8 +20,8 @@ import {
   type WebhookDeliveryEvent,
   type WebhookEndpointEvent,
 } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { afterCommit, type DocumentStore } from '@burrow/documents';
+import { type Projection, projectionOver } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import type { FeedSignals } from '../feed/feed-signals.js';
 import { FEED_PREFIXES, type FeedEntryDoc, feedEntries } from '../feed/feed.projection.js';
@@ -86,7 +86,10 @@ export const deliveryIdOf = (endpointId: string, position: number) => `${endpoin
 
 const wants = (endpoint: EndpointDoc, type: string) => endpoint.event_types.includes(ALL_EVENT_TYPES) || endpoint.event_types.includes(type);
 
-export function webhooksProjection(docs: DocumentStore, signals?: FeedSignals): Projection {
+/** The webhooks' projection (its code closes over the batch's store: `projectionOver`). */
+export const webhooksProjection = (signals?: FeedSignals): Projection =>
+  // what the feed reads (its entries are the deliveries' events), and the webhooks' own streams
+  projectionOver('webhooks', [...FEED_PREFIXES, StreamPrefixes.webhook, StreamPrefixes.webhookDelivery], (docs) => {
   const endpoints = endpointsCollection(docs);
   const deliveries = deliveriesCollection(docs);
   const queue = deliveryQueue(docs);
@@ -99,7 +102,7 @@ export function webhooksProjection(docs: DocumentStore, signals?: FeedSignals): 
       next_attempt_ms: event.recordedAt, last_status_code: null, last_error: null, redelivery_of: redeliveryOf, history: [], pos: event.position,
     });
     await queue.upsert({ _id: id, endpointId: endpoint._id, due: event.recordedAt });
-    signals?.workAdded();
+    afterCommit(docs, () => signals?.workAdded());
   }
 
   /** The feed entries this event made, to every enabled endpoint of their partner that wants them. */
@@ -180,7 +183,7 @@ export function webhooksProjection(docs: DocumentStore, signals?: FeedSignals): 
     });
     if (status === 'pending') {
       await queue.upsert({ _id: delivery._id, endpointId: delivery.endpointId, due: next! });
-      signals?.workAdded();
+      afterCommit(docs, () => signals?.workAdded());
     } else {
       await queue.delete(delivery._id);
     }
@@ -191,9 +194,6 @@ export function webhooksProjection(docs: DocumentStore, signals?: FeedSignals): 
   }
 
   return {
-    name: 'webhooks',
-    // what the feed reads (its entries are the deliveries' events), and the webhooks' own streams
-    prefixes: [...FEED_PREFIXES, StreamPrefixes.webhook, StreamPrefixes.webhookDelivery],
     async init() {
       await endpointsCollection(docs).ensureIndex({ partnerId: 1 });
       await deliveriesCollection(docs).ensureIndex({ endpointId: 1, created_ms: -1 });
@@ -206,4 +206,4 @@ export function webhooksProjection(docs: DocumentStore, signals?: FeedSignals): 
       else await fanOut(event);
     },
   };
-}
+});

@@ -10,6 +10,12 @@ import https from 'node:https';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
+/**
+ * The platform name backup clients report (and clients show an icon for): Python's `sys.platform`
+ * of the original clients, `linux2` for Linux; Node's `win32` and `darwin` are the same names.
+ */
+export const clientPlatform = (platform: NodeJS.Platform): string => (platform === 'linux' ? 'linux2' : platform);
+
 /** The gateway answered something other than what was asked for; `status` 0: no answer at all. */
 export class StorageError extends Error {
   constructor(
@@ -87,7 +93,7 @@ export class StorageClient {
 
   /** Registers the device (or logs it in): every import is a device login, `backupComplete` at its end. */
   async registerDevice(backupComplete = false): Promise<void> {
-    const body = JSON.stringify({ sysplatform: process.platform, client_revision: 0, ...(backupComplete ? { backup_complete: true } : {}) });
+    const body = JSON.stringify({ sysplatform: clientPlatform(process.platform), client_revision: 0, ...(backupComplete ? { backup_complete: true } : {}) });
     const res = await this.request('PUT', this.root, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }, body);
     const text = await readText(res);
     if (res.statusCode !== 200) throw this.refusal(res.statusCode ?? 0, text, `registering device ${this.device}`);

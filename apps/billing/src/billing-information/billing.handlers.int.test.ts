@@ -47,7 +47,7 @@ describe('billing handlers', () => {
     dir = await mkdtemp(join(tmpdir(), 'burrow-billing-'));
     store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
     docs = new MemoryDocumentStore();
-    runner = new ProjectionRunner(store, docs, [billingProjection(docs)]);
+    runner = new ProjectionRunner(store, docs, [billingProjection()]);
     await runner.start();
     const log = createLogger('billing', 'trace', { write: (line: string) => void logLines.push(line) });
     const ctx: BillingContext = {

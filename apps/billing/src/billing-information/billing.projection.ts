@@ -26,10 +26,10 @@ const emptyView = (): BillingView => ({
   updated_at: null,
 });
 
-export const billingProjection = (docs: DocumentStore): Projection => ({
+export const billingProjection = (): Projection => ({
   name: 'billing',
   prefixes: [StreamPrefixes.billing],
-  async apply(recorded) {
+  async apply(recorded, docs) {
     const partnerId = recorded.stream.slice(StreamPrefixes.billing.length);
     const event = { type: recorded.type, data: recorded.data } as BillingEvent;
     const collection = billingCollection(docs);

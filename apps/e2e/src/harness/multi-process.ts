@@ -1,6 +1,7 @@
 /**
  * Boots Burrow as separate processes on a real NATS server: accounts, billing, storage-catalog and
- * two gateways, sharing one SQLite event store file and blob folder (DESIGN §2, multi-process mode).
+ * two gateways, sharing one SQLite event store file (or a PostgreSQL event store) and blob folder
+ * (DESIGN §2, multi-process mode).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,8 +11,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subjects } from '@burrow/contracts';
+import { createPostgresDatabase, dropPostgresDatabase } from '@burrow/event-store';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
+import { PRODUCTION_SERVER_VARIABLES, targetServers } from './servers.js';
+import { openEventStoreOf } from './event-store.js';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
 
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -55,6 +59,8 @@ export interface AppProcess {
 
 export type MultiProcessTarget = TestTarget & {
   stopApp(app: string): Promise<void>;
+  /** sends `signal` to the one process named `name` (`storage-catalog-2`: its second replica) */
+  killProcess(name: string, signal?: NodeJS.Signals): void;
   /** kills every process of `app` at once with SIGKILL, as a crash would (then `exited` resolves) */
   killApp(app: string): void;
   /** starts one more process of `app` (after stopping it, that is a restart), with extra variables */
@@ -64,9 +70,20 @@ export type MultiProcessTarget = TestTarget & {
   processes(): AppProcess[];
 };
 
+export type ServiceApp = 'accounts' | 'billing' | 'storage-catalog';
+
 export interface MultiProcessOptions {
   /** how many accounts replicas to run (default 1); they share the queue group `accounts` */
   accountsReplicas?: number;
+  /** how many replicas of each service to run (default 1 each; `accountsReplicas` is the same for accounts) */
+  replicas?: Partial<Record<ServiceApp, number>>;
+  /** false: embedded read models and blob folder even when the run has MongoDB or MinIO (default true) */
+  productionServers?: boolean;
+  /**
+   * A PostgreSQL server (URL of any database on it): the target's event store is then a database
+   * of its own there, made for it and dropped when it closes (instead of the SQLite file).
+   */
+  postgresEventStore?: string;
 }
 
 export async function startMultiProcess(
@@ -75,6 +92,17 @@ export async function startMultiProcess(
   options: MultiProcessOptions = {},
 ): Promise<MultiProcessTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
+  const eventDatabase = options.postgresEventStore ? `burrow_e2e_${randomBytes(6).toString('hex')}` : undefined;
+  if (eventDatabase) extraEnv = { ...extraEnv, EVENTSTORE_URL: await createPostgresDatabase(options.postgresEventStore!, eventDatabase) };
+  const eventstoreUrl = extraEnv.EVENTSTORE_URL ?? process.env.EVENTSTORE_URL;
+  // the run's production servers (MinIO, FerretDB), each with a namespace of this target's own
+  const servers = options.productionServers === false
+    ? { env: {}, names: [], cleanup: async () => undefined }
+    : await targetServers({ ...process.env, ...extraEnv }, randomBytes(5).toString('hex'));
+  // without them, the run's server URLs must not reach the processes either (they would share the
+  // servers' default databases and bucket with every other such target)
+  const inherited = { ...process.env };
+  if (options.productionServers === false) for (const name of PRODUCTION_SERVER_VARIABLES) delete inherited[name];
   // Every target of a test run shares the run's NATS server, and with it the key-value buckets
   // (login throttling): a secret of its own keeps each target's keys apart.
   const secret = `test-secret-${randomBytes(16).toString('hex')}`;
@@ -84,7 +112,7 @@ export async function startMultiProcess(
   const outputs: { name: string; child: ChildProcess; output: string }[] = [];
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
-      env: { ...process.env, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...env }) },
+      env: { ...inherited, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...servers.env, ...env }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const entry = { name: byApp.has(app) ? `${app}-${byApp.get(app)!.length + 1}` : app, child, output: '' };
@@ -117,6 +145,8 @@ export async function startMultiProcess(
   const close = async () => {
     await operatorClient.close();
     await stop(children);
+    await servers.cleanup();
+    if (eventDatabase) await dropPostgresDatabase(options.postgresEventStore!, eventDatabase);
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
@@ -138,22 +168,32 @@ export async function startMultiProcess(
     const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
     const pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
     if (pong.status !== 200) throw new Error(`the bootstrapped partner cannot log in (${pong.status}):\n${log}`);
-    // Further accounts replicas join once the first has set up the store: each must be listening
-    // in the queue group before a test relies on requests being spread over them.
-    for (let i = 1; i < (options.accountsReplicas ?? 1); i++) {
-      const replica = spawnApp('accounts', { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info' });
-      const entry = outputs.find((o) => o.child === replica)!;
-      const replicaDeadline = Date.now() + 30_000;
-      while (!entry.output.includes('accounts service listening')) {
-        if (replica.exitCode !== null || Date.now() > replicaDeadline) throw new Error(`accounts replica ${i + 1} did not start:\n${log}`);
-        await new Promise((r) => setTimeout(r, 100));
+    // Further replicas join once the first has set up the store: each must be listening in its
+    // queue group before a test relies on requests being spread over them.
+    const replicas = { accounts: options.accountsReplicas ?? 1, ...options.replicas };
+    for (const app of ['accounts', 'billing', 'storage-catalog'] as const) {
+      for (let i = 1; i < (replicas[app] ?? 1); i++) {
+        const replica = spawnApp(app, { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info' });
+        const entry = outputs.find((o) => o.child === replica)!;
+        const replicaDeadline = Date.now() + 90_000;
+        while (!entry.output.includes(`${app} service listening`)) {
+          if (replica.exitCode !== null || Date.now() > replicaDeadline) throw new Error(`${app} replica ${i + 1} did not start:\n${log}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
       }
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close, stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
+    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close,
+      openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
+      stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
       startApp: (app: string, env: Record<string, string> = {}) => void spawnApp(app, env),
+      killProcess: (name: string, signal: NodeJS.Signals = 'SIGKILL') => {
+        const entry = outputs.find((o) => o.name === name);
+        if (!entry) throw new Error(`no process named ${name}`);
+        entry.child.kill(signal);
+      },
       exited,
       processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),
     };

@@ -2,15 +2,19 @@
  * Boots Burrow in standalone mode for an end-to-end test: a fresh data directory, a random port,
  * known partner credentials, silent logs.
  */
+import type { EventStore } from '@burrow/event-store';
 import { readConfig } from '@burrow/runtime';
 import { startSystem } from '@burrow/standalone';
 import { RpcClient } from '@burrow/transport';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openEventStoreOf } from './event-store.js';
 
 export interface TestTarget {
   mode: string;
+  /** the production servers it runs on besides NATS (MinIO, FerretDB); none: embedded stores */
+  servers?: string[];
   /** base URL of a gateway */
   url: string;
   /** every gateway (several in multi-process mode) */
@@ -19,6 +23,8 @@ export interface TestTarget {
   dataDir: string;
   /** a bus client for operator actions (creating partners and plans, as the admin CLI does) */
   operator: RpcClient;
+  /** a connection of the test's own to the target's event store (close it after) */
+  openEventStore(): Promise<EventStore>;
   close(): Promise<void>;
 }
 
@@ -48,6 +54,7 @@ export async function startStandalone(extraEnv: Record<string, string> = {}, dat
     urls: [system.url],
     partner: TEST_PARTNER,
     dataDir: dir,
+    openEventStore: () => openEventStoreOf(dir, config.eventstoreUrl),
     close: async () => {
       await system.close();
       if (!dataDir) await rm(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@
  * polling, in both deployment modes.
  */
 import { type DeviceEvent, type FileEvent, fileIdOf, type Plan, type ShareEvent, Streams, UNLIMITED_BYTES, type UserRecord } from '@burrow/contracts';
-import { SqliteEventStore } from '@burrow/event-store';
+import type { EventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -172,13 +172,13 @@ export interface UserIds {
 
 /**
  * Appends what the storage catalog writes (devices, file versions, logins, share rooms) to the
- * target's event store file. Open it for a test, close it after.
+ * target's event store. Open it for a test, close it after.
  */
 export class StorageEvents {
-  private constructor(private readonly store: SqliteEventStore) {}
+  private constructor(private readonly store: EventStore) {}
 
-  static open(target: TestTarget): StorageEvents {
-    return new StorageEvents(SqliteEventStore.open(join(target.dataDir, 'events.sqlite')));
+  static async open(target: TestTarget): Promise<StorageEvents> {
+    return new StorageEvents(await target.openEventStore());
   }
 
   /** The internal ids of a user, from the UserCreated event on its `user-<id>` stream. */

@@ -166,7 +166,7 @@ export function applianceUsersScenarios({ target }: ScenarioContext) {
       for (const name of ['a', 'b', 'c', 'd', 'e']) users[name] = await createUser(p, { username: `${name}${tag}` });
       users.x = await createUser(other, { username: `x${tag}` });
       const at = now();
-      const storage = StorageEvents.open(target());
+      const storage = await StorageEvents.open(target());
       try {
         const device = async (u: CreatedUser) => storage.registerDevice(await storage.idsOf(u.username), { name: 'pc', at: at - 200 * DAY });
         await storage.backupCompleted(await device(users.a), at - 10 * DAY);

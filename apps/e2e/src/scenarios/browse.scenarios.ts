@@ -99,6 +99,8 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(report.size, u.latestReport.length);
     assert.equal(report.versions, 2);
     assert.ok(Number.isInteger(report.mtime) && Number.isInteger(report.ctime));
+    // etime: when the latest version was backed up (the mobile app reads it)
+    assert.ok(Number.isInteger(report.etime) && Math.abs(report.etime - Date.now() / 1000) < 600, `etime ${report.etime}`);
     const sub = await as(u.username).get(`${u.root}/laptop/Documents/${docs.body.dirs[0][1]}`).expect(200);
     const accented = sub.body.files[0];
     assert.equal(accented.name, 'résumé ü.txt');
@@ -317,6 +319,61 @@ export function browseScenarios({ target }: ScenarioContext) {
     await as(u.username).get(`${u.root}/laptop/missing.txt?format=session_extension&ip=127.0.0.1`).expect(404);
   });
 
+  it('links and session extensions name what they were made for: a removed device, a deleted file or a folder of the same path is not it; an extension never makes another', async () => {
+    const u = await userWithFiles();
+    const anonymous = () => supertest(last());
+    const dead = (res: supertest.Response, what: string) => assert.ok([404, 410].includes(res.status), `${what}: ${res.status} ${res.text}`);
+    const link = async (path: string) => (await as(u.username).post(`${u.root}/laptop/${path}`).expect(200)).text;
+    const extension = async (path: string) => (await as(u.username).get(`${u.root}/laptop/${path}?format=session_extension&ip=127.0.0.1`).expect(200)).text;
+    const withSe = (path: string, se: string, query = '') => anonymous().get(`${u.root}/laptop/${path}?${query}se=${encodeURIComponent(se)}`);
+
+    // an extension is made only by the logged-in owner: never by an extension, from any address
+    const se = await extension('notes.md');
+    assert.equal((await withSe('notes.md', se, 'format=session_extension&ip=127.0.0.9&')).status, 403);
+    // the file's versions through the extension: fine (the same file)
+    assert.equal((await withSe('notes.md', se, 'format=version_info&')).status, 200);
+
+    // delete the file and upload again to its path: the old link and extension are gone for good
+    const noteLink = await link('notes.md');
+    await u.storage.deletePath('laptop', 'notes.md').expect(200);
+    dead(await anonymous().get(noteLink), 'link after delete');
+    await u.storage.putFile('laptop', 'notes.md', 'new private notes').expect(201);
+    dead(await anonymous().get(noteLink), 'link after delete and upload');
+    dead(await withSe('notes.md', se), 'extension after delete and upload');
+    dead(await withSe('notes.md', se, 'format=version_info&'), 'extension versions after delete and upload');
+    // new ones for the new file work
+    assert.equal((await bytes(anonymous().get(await link('notes.md'))).expect(200)).body.toString(), 'new private notes');
+
+    // the same when the file went with its folder
+    const reportLink = await link('Documents/report.txt');
+    const reportSe = await extension('Documents/report.txt');
+    await u.storage.deletePath('laptop', 'Documents/').expect(200);
+    await u.storage.putFile('laptop', 'Documents/report.txt', 'another report').expect(201);
+    dead(await anonymous().get(reportLink), 'link after folder delete and upload');
+    dead(await withSe('Documents/report.txt', reportSe), 'extension after folder delete and upload');
+
+    // remove the device, register one of the same name, upload to the same path: not what was shared
+    const emptyLink = await link('empty.txt');
+    const emptySe = await extension('empty.txt');
+    assert.equal((await withSe('empty.txt', emptySe)).status, 200);
+    await u.storage.deleteDevice('laptop').expect(200);
+    await u.storage.putDevice('laptop').expect(200);
+    await u.storage.putFile('laptop', 'empty.txt', 'private now').expect(201);
+    dead(await anonymous().get(emptyLink), 'link after device re-registration');
+    dead(await withSe('empty.txt', emptySe), 'extension after device re-registration');
+
+    // an extension for the file docs/a.txt opens that file, not a folder docs/a.txt/ (listing or zip)
+    await u.storage.putFile('laptop', 'docs/a.txt', 'the file').expect(201);
+    await u.storage.putFile('laptop', 'docs/a.txt/inner.txt', 'in the folder').expect(201);
+    const fileSe = await extension('docs/a.txt');
+    assert.equal((await bytes(withSe('docs/a.txt', fileSe)).expect(200)).body.toString(), 'the file');
+    assert.equal((await withSe('docs/a.txt/', fileSe)).status, 403);
+    assert.equal((await withSe('docs/a.txt/', fileSe, 'format=zip&')).status, 403);
+    assert.equal((await withSe('docs/a.txt/inner.txt', fileSe)).status, 403);
+    // and a folder gets no extension at all
+    await as(u.username).get(`${u.root}/laptop/docs/a.txt/?format=session_extension&ip=127.0.0.1`).expect(400);
+  });
+
   it('hostile paths: .., encoded slashes and NUL are 400; a malformed b32 is 404; nothing escapes the user storage', async () => {
     const u = await userWithFiles();
     for (const path of ['/laptop/Documents/..%2F..%2Fnotes.md', '/laptop/%2E%2E/notes.md', '/laptop/Documents%2Freport.txt', '/laptop/notes.md%00', '/laptop/%ZZ']) {
@@ -413,5 +470,15 @@ export function browseScenarios({ target }: ScenarioContext) {
     const versions = await as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?format=version_info`).expect(200);
     assert.equal(versions.body[0].preview_48, 'red.jpg?version=0&preview_48');
     await bytes(as(u.username).get(`${u.root}/laptop/Pictures/${versions.body[0].preview_48}`)).expect(200);
+    // the mobile app glues its cache-buster to the key (no `&`): still that preview, never the original
+    for (const query of [`preview_48cb=${Date.now()}`, 'version=0&preview_48cb=1']) {
+      const res = await bytes(as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?${query}`)).expect(200);
+      assert.match(String(res.headers['content-type']), /^image\/(jpeg|png)$/, query);
+      assert.equal((await sharp(res.body).metadata()).width, 48, query);
+    }
+    // no 800 px preview of a 600 px image: a 404, not the original's bytes
+    await as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_800cb=1`).expect(404);
+    // digits that make another number are no preview key: the file itself
+    assert.ok((await bytes(as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_480=1`)).expect(200)).body.equals(image));
   });
 }

@@ -97,10 +97,13 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     const child = await createPolicy(api(), { inherits_from: parent.id });
     assertConflict(await api().delete(`/devicepolicies/${parent.id}`), 'inherits_from');
     assertConflict(await api().post(`/devicepolicies/${parent.id}?action=delete`), 'inherits_from');
+    // the appliance knows a policy in use only by 'policy_id' in conflicts (its PolicyInUse)
+    assertConflict(await api().delete(`/devicepolicies/${parent.id}`), 'policy_id');
 
     const group = await createGroup(api(), { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: child.id });
     assert.equal(group.device_policy, child.id);
     assertConflict(await api().delete(`/devicepolicies/${child.id}`), 'device_policy');
+    assertConflict(await api().delete(`/devicepolicies/${child.id}`), 'policy_id');
     assert.equal((await api().get(`/devicepolicies/${child.id}`).expect(200)).body.id, child.id, 'the refused delete changed nothing');
 
     const cleared = await api().post(`/groups/${group.group_id}`, { device_policy: null });

@@ -151,7 +151,7 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const light = await createUser(api(), { group_id: g.group_id });
     assert.equal(heavy.user.plan_id, plans.large.plan_id, 'a member adopts the group plan');
     // heavy stores more than the small plan holds
-    const storage = StorageEvents.open(target());
+    const storage = await StorageEvents.open(target());
     try {
       const ids = await storage.idsOf(heavy.username);
       const device = await storage.registerDevice(ids, { name: 'laptop' });

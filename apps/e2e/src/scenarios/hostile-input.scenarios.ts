@@ -51,4 +51,20 @@ export function hostileInputScenarios({ target }: ScenarioContext) {
     // unknown parameters stay ignored, as clients add cache busters
     await api().get('/users/?_=123&cb=9&limit=1').expect(200);
   });
+
+  it('a NUL character in a path, a query, a JSON body or Basic credentials is refused at the edge (400/401), never reaching a database', async () => {
+    for (const url of ['/users/x%00y', '/users/?search_by=ab%00', '/groups/1%00', '/shares/?limit=5%00', '/storage/%00/', '/share/abc%00/key/']) {
+      const res = await api().get(url);
+      assertError(res, 400);
+      assert.match(res.body.reason, /NUL/, `${url}: ${res.text}`);
+    }
+    const body = await api().post('/users/', { name: 'Nul\u0000', email: 'nul@example.com', username: 'nul', plan_id: 1, group_id: 1 });
+    assertBadFields(body, ['name']);
+    const group = await api().post('/groups/', { name: 'a\u0000b' });
+    assertBadFields(group, ['name']);
+    const auth = 'Basic ' + Buffer.from(`${target().partner.username}\u0000:${target().partner.password}`).toString('base64');
+    assertError(await api().raw.get('/ping').set('authorization', auth), 401);
+    // and everything still answers
+    await api().get('/users/?limit=1').expect(200);
+  });
 }

@@ -39,7 +39,7 @@ export function isolationScenarios({ target }: ScenarioContext) {
     // B may use the same group name: group names are unique per partner
     bGroup = await createGroup(b, { name: aGroup.name, plan_id: plans.small.plan_id });
     bUser = await createUser(b, { group_id: bGroup.group_id, name: 'Bob of B' });
-    const storage = StorageEvents.open(target());
+    const storage = await StorageEvents.open(target());
     try {
       const ids = await storage.idsOf(aUser.username);
       const device = await storage.registerDevice(ids, { name: 'a-laptop', client_revision: 4242 });

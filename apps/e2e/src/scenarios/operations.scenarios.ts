@@ -12,7 +12,6 @@ import {
   Streams,
   Subjects,
 } from '@burrow/contracts';
-import { SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ export function operationsScenarios({ target }: ScenarioContext) {
   const operator = () => target().operator;
 
   it('a username stranded by a crash is listed as stuck, released by the operator, then usable through the API', async () => {
-    const store = SqliteEventStore.open(join(target().dataDir, 'events.sqlite'));
+    const store = await target().openEventStore();
     try {
       await store.append(Streams.reservation('username', 'stranded'), [{ type: 'NameReserved', data: { owner: randomUUID() } }], 'no_stream');
     } finally {

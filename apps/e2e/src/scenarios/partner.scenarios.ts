@@ -145,7 +145,7 @@ export function partnerScenarios({ target }: ScenarioContext) {
     assert.equal(res.brand_identifier, 'acme-brand');
     assert.equal(res.username, credentials.username);
     const u = await createUser(p);
-    const storage = StorageEvents.open(target());
+    const storage = await StorageEvents.open(target());
     try {
       assert.equal((await storage.idsOf(u.username)).partnerId, res.partner_id);
     } finally {
@@ -164,7 +164,7 @@ export function partnerScenarios({ target }: ScenarioContext) {
     const allocated = plans.small.storage_bytes + 7 + plans.medium.storage_bytes + 2 * GB;
     assert.equal((await p.get('/partner/quota').expect(200)).body.bytes_allocated, allocated);
 
-    const storage = StorageEvents.open(target());
+    const storage = await StorageEvents.open(target());
     const deviceIds: Record<string, string> = {};
     try {
       const ia = await storage.idsOf(a.username);
@@ -190,7 +190,7 @@ export function partnerScenarios({ target }: ScenarioContext) {
     assert.deepEqual(ua.share_rooms.map((r: { room_key: string }) => r.room_key), ['photos']);
 
     // purged versions and removed devices give their bytes back
-    const storage2 = StorageEvents.open(target());
+    const storage2 = await StorageEvents.open(target());
     try {
       await storage2.purgeVersions(deviceIds.a1, 'a-laptop/x.txt', 1000);
       await storage2.removeDevice(deviceIds.a2);

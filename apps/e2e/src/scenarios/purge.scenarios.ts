@@ -6,7 +6,6 @@
  * username again gives an empty storage.
  */
 import { type PurgeReport, type StorageRoot, Streams, Subjects } from '@burrow/contracts';
-import { SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { it } from 'node:test';
@@ -22,7 +21,7 @@ export function purgeScenarios({ target }: ScenarioContext) {
 
   /** The storage catalog's usage ledger total for the user, read from the event store. */
   async function ledger(userId: string): Promise<number> {
-    const store = SqliteEventStore.open(join(target().dataDir, 'events.sqlite'));
+    const store = await target().openEventStore();
     try {
       const [last] = await store.readStream(Streams.usage(userId), { direction: 'backwards', maxCount: 1 });
       return (last?.data.total as number | undefined) ?? 0;
@@ -32,7 +31,7 @@ export function purgeScenarios({ target }: ScenarioContext) {
   }
 
   async function userIdOf(username: string): Promise<string> {
-    const events = StorageEvents.open(target());
+    const events = await StorageEvents.open(target());
     try {
       return (await events.idsOf(username)).userId;
     } finally {

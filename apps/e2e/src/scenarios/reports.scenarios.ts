@@ -27,7 +27,7 @@ export function reportsScenarios({ target }: ScenarioContext) {
     for (const prefix of ['a', 'b', 'c']) owners.push(await createUser(p, { username: `${prefix}${tag}`, name: `Owner ${prefix.toUpperCase()}` }));
     quiet = await createUser(p, { username: `q${tag}` });
     sharer = owners[0];
-    const storage = StorageEvents.open(target());
+    const storage = await StorageEvents.open(target());
     try {
       const ids = await Promise.all(owners.map((o) => storage.idsOf(o.username)));
       const quietIds = await storage.idsOf(quiet.username);
@@ -166,7 +166,7 @@ export function reportsScenarios({ target }: ScenarioContext) {
   });
 
   it('share rooms renamed or deleted by the storage catalog show so in every report', async () => {
-    const storage = StorageEvents.open(target());
+    const storage = await StorageEvents.open(target());
     try {
       const ids = await storage.idsOf(owners[2].username);
       await storage.updateShare(ids, { room_key: 'room-c1', name: 'Kittens', description: 'small cats', at: at + 5 });

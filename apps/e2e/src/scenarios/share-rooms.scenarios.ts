@@ -177,6 +177,32 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.equal((await list()).share_rooms.find((r) => r.room_key === 'dev')?.number_of_files, 0, 'the device is gone, the room stays');
   });
 
+  it('what real clients send for rooms: /browse/share/<share id>/<key> leads to the room, <room url>/ is the room, the room JSON has browse_url and start_date "", version_info lists versions', async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'first', 'Docs/b.txt': 'b' }, room: { room_key: 'clients' } });
+    await shared.storage.putFile('laptop', 'Docs/a.txt', 'second, longer').expect(201);
+    const anonymous = partnerApi(target()).raw;
+    const room = shared.room.url;
+    const root = await anonymous.get(room).expect(200);
+    assert.equal(root.body.stats.start_date, '');
+    assert.equal(root.body.browse_url, `/browse/share/${encodeURIComponent(shared.username)}/clients`);
+    // the room link people are handed leads to the room (the raw share id, as the appliance shows it)
+    const browse = await anonymous.get(root.body.browse_url).expect(302);
+    assert.equal(browse.headers.location, room);
+    assert.equal((await anonymous.get(`${root.body.browse_url}/laptop/Docs/?x=1`).expect(302)).headers.location, `${room}laptop/Docs/?x=1`);
+    assert.deepEqual((await anonymous.get(browse.headers.location).expect(200)).body, root.body);
+    await anonymous.get('/browse/share/nobody-at-all/clients').expect(302).expect('location', `/share/${b32('nobody-at-all')}/clients/`);
+    // the mobile app opens a room as its URL + '/'
+    assert.deepEqual((await anonymous.get(`${room}/`).expect(200)).body, root.body);
+    assert.deepEqual((await anonymous.get(`${room}laptop/Docs//`).expect(200)).body.files.map((f: { name: string }) => f.name), ['a.txt', 'b.txt']);
+    // versions of a room file, as in the storage interface
+    const versions = await anonymous.get(`${room}laptop/Docs/a.txt?format=version_info`).expect(200);
+    assert.deepEqual(versions.body.map((v: { url: string; size: number }) => [v.url, v.size]), [['a.txt?version=0', 5], ['a.txt?version=1', 14]]);
+    assert.equal((await anonymous.get(`${room}laptop/Docs/a.txt?version=0`).expect(200)).text, 'first');
+    // file objects carry etime (when the version was backed up), as the mobile app reads them
+    const listing = await anonymous.get(`${room}laptop/Docs/`).expect(200);
+    for (const file of [...listing.body.files, ...versions.body]) assert.ok(Number.isInteger(file.etime) && file.etime > 1_600_000_000, JSON.stringify(file));
+  });
+
   it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {
     const shared = await userWithShareRoom(target(), partner.api, { files: { 'a/b.txt': 'b', 'c.txt': 'c' }, room: { room_key: 'fixture' } });
     assert.deepEqual([shared.room.room_key, shared.room.url, shared.room.number_of_files, shared.room.number_of_folders], ['fixture', `/share/${b32(shared.username)}/fixture/`, 2, 2]);

@@ -43,6 +43,8 @@ export async function startReceiver(): Promise<{ url: string; got: Delivery[]; p
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  // a receiver never keeps the test process alive
+  server.unref();
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/hook`, got, plan, close: () => server.close() };
 }

@@ -33,13 +33,15 @@ export interface FileObject {
   preview_228?: string;
   preview_800?: string;
   versions?: number;
+  /** when the version was backed up (unix seconds): the mobile app reads it */
+  etime: number;
 }
 
 /** A file object: of a listing (the latest version, with `versions`) or of a version list (`?version=<n>` urls). */
 export function fileObject(file: FileVersionInfo & { versions?: number }, as: 'listing' | 'version'): FileObject {
   const base = encodeURIComponent(file.name);
   const url = as === 'version' ? `${base}?version=${file.version}` : base;
-  const object: FileObject = { url, name: file.name, size: file.size, ctime: file.ctime, mtime: file.mtime };
+  const object: FileObject = { url, name: file.name, size: file.size, ctime: file.ctime, mtime: file.mtime, etime: file.at };
   for (const width of PREVIEW_WIDTHS) {
     if (file.previews?.[`${width}`]) object[`preview_${width}`] = `${url}${as === 'version' ? '&' : '?'}preview_${width}`;
   }
@@ -120,10 +122,16 @@ export function requestedVersion(req: Request): number | undefined {
   return Number(match[1]);
 }
 
-/** The preview width asked for: the bare key `?preview_48` (or `preview_48=`), or `?preview=48`. */
+/**
+ * The preview width asked for: the bare key `?preview_48` (or `preview_48=`), the same key with
+ * junk glued on after the number (the mobile app's `?preview_48cb=<ms>` cache-buster, sent without
+ * `&`), or `?preview=48`. `preview_480` names no preview (its number is 480).
+ */
 export function requestedPreview(req: Request): PreviewWidth | undefined {
-  const query = req.query as Record<string, unknown>;
-  for (const width of PREVIEW_WIDTHS) if (`preview_${width}` in query) return width;
+  for (const key of Object.keys(req.query as Record<string, unknown>)) {
+    const width = Number(/^preview_(\d{1,4})(?!\d)/.exec(key)?.[1]) as PreviewWidth;
+    if (PREVIEW_WIDTHS.includes(width)) return width;
+  }
   const value = queryValue(req, 'preview');
   if (value === undefined) return undefined;
   const width = Number(value) as PreviewWidth;

@@ -8,6 +8,7 @@
 import { badRequest, payloadTooLarge } from '@burrow/contracts';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { fieldsHoldingNul } from './nul.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 /** No request body of Burrow nests deeper than a handful of levels. */
@@ -66,11 +67,16 @@ export async function readJsonBody(req: Request, limit = JSON_BODY_LIMIT): Promi
   const shape = jsonShape(text);
   if (shape.depth > JSON_MAX_DEPTH) throw badRequest(`request body nests deeper than ${JSON_MAX_DEPTH} levels`);
   if (shape.values > JSON_MAX_VALUES) throw badRequest(`request body holds more than ${JSON_MAX_VALUES} values`);
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw badRequest('request body is not valid JSON');
   }
+  // (a bare string body, a new password, is checked by its own endpoint, which names the field)
+  const withNul = fieldsHoldingNul(body);
+  if (withNul.length) throw badRequest('NUL characters are not allowed', withNul);
+  return body;
 }
 
 /** The parsed JSON body (`undefined` when empty). */

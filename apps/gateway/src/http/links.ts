@@ -2,9 +2,11 @@
  * Single-file share links: `POST <file url>` answers `/link/<token>/<file name>`, valid 3 days
  * (the spec's limit), for that file's version at the time (a later upload does not change what the
  * link serves). The token is signed; it names the user, the stamp of their password (a password
- * change revokes links as it ends sessions), the device, the path and the version.
+ * change or a disable revokes links as it ends sessions), the device, the path, the version, and
+ * the life of the file (`FileIncarnation`): once the device is removed or the file deleted, the
+ * link is gone for good, whatever is uploaded to that name later.
  */
-import { type AuthenticatedUser, type FileEntry, forbidden, Subjects } from '@burrow/contracts';
+import { type AuthenticatedUser, type FileEntry, type FileIncarnation, forbidden, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import type { TokenSigner } from './signed-tokens.js';
 
@@ -17,7 +19,15 @@ export interface LinkClaims {
   d: string;
   p: string;
   v: number;
+  /** the device's incarnation (its id) */
+  di: string;
+  /** the version that began the file's life */
+  g: number;
 }
+
+/** The life of the file a link or extension names; null for a token without one (made before they were named: refused). */
+export const claimedIncarnation = (claims: { di?: unknown; g?: unknown }): FileIncarnation | null =>
+  typeof claims.di === 'string' && Number.isInteger(claims.g) ? { deviceId: claims.di, since: claims.g as number } : null;
 
 /** The link's path: the token, then the file's name (so a browser saves it under that name). */
 export const linkPath = (token: string, name: string) => `/${LINK_MOUNT}/${token}/${encodeURIComponent(name)}`;
@@ -29,6 +39,7 @@ export const linkPath = (token: string, name: string) => `/${LINK_MOUNT}/${token
 export async function createFileLink(rpc: RpcClient, signer: TokenSigner, user: AuthenticatedUser, device: string, path: string, version: number | undefined): Promise<string> {
   if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
   const file = await rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version });
-  const token = signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version }, LINK_TTL_SECONDS);
+  const life = file.incarnation!;
+  const token = signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version, di: life.deviceId, g: life.since }, LINK_TTL_SECONDS);
   return linkPath(token, file.name);
 }

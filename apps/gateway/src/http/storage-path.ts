@@ -1,7 +1,8 @@
 /**
  * Paths of the storage and share interfaces, read from the raw URL and decoded exactly once, one
  * segment at a time: an encoded slash (`%2F`) or NUL, an empty, `.` or `..` segment, or bad
- * percent-encoding is a 400, so a path can never escape its root or mean two things.
+ * percent-encoding is a 400, so a path can never escape its root or mean two things. Only slashes
+ * at the very end may repeat: `folder//` is `folder/`.
  */
 import { badRequest, segmentProblem } from '@burrow/contracts';
 import type { Request } from 'express';
@@ -22,7 +23,8 @@ export function parseMountedPath(req: Request, mount: string): ParsedPath {
 export function parsePathAfter(raw: string, mount: string): ParsedPath {
   const prefix = `/${mount}/`;
   if (!raw.startsWith(prefix)) return { segments: [], folder: true };
-  const rest = raw.slice(prefix.length);
+  // a run of slashes at the end is one (the mobile app opens a room as `<room url>` + `/`)
+  const rest = raw.slice(prefix.length).replace(/\/{2,}$/, '/');
   const folder = rest === '' || rest.endsWith('/');
   const parts = (folder ? rest.slice(0, -1) : rest).split('/');
   if (rest === '') return { segments: [], folder: true };

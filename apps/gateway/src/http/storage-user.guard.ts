@@ -4,8 +4,9 @@
  * - HTTP Basic (username or email, and password) on the request;
  * - the session cookie of the login flow (`POST .../login`), refused once logged out, once the
  *   password changed, or after its 12 hours;
- * - a session extension (`?se=`, made by `?format=session_extension&ip=`): that one resource, GET
- *   only, from that one address, until it expires.
+ * - a session extension (`?se=`, made by `?format=session_extension&ip=`): that one file (never a
+ *   folder of the same path), GET only, from that one address, until it expires, and only while the
+ *   file is the one it was made for (the catalog checks the life the extension names).
  * Nothing valid is a 401 with the Basic challenge `realm="burrow/<b32>"`; a bad session extension a
  * 403; another user's storage a 404 (its existence is not revealed); a disabled user, or one whose
  * group has the web interface off, a 403 with the reason. The user is attached to the request.
@@ -14,6 +15,7 @@ import {
   type AuthenticatedUser,
   type AuthenticateUserRequest,
   DomainError,
+  type FileIncarnation,
   forbidden,
   notFound,
   type SessionUserRequest,
@@ -26,6 +28,7 @@ import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { b32decode } from './b32.js';
 import { basicCredentials } from './basic-auth.js';
+import { claimedIncarnation } from './links.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
 import { parseMountedPath } from './storage-path.js';
@@ -33,7 +36,15 @@ import { RPC, SESSIONS, SIGNER } from './tokens.js';
 
 export const STORAGE_MOUNT = 'storage';
 
-export type StorageRequest = Request & { storageUser?: AuthenticatedUser };
+/** How the request was authenticated. */
+export type StorageAuth = 'basic' | 'cookie' | 'extension';
+
+export type StorageRequest = Request & {
+  storageUser?: AuthenticatedUser;
+  storageAuth?: StorageAuth;
+  /** a session extension's request: the life of the file it was made for (reads must pass it on) */
+  storageExtension?: FileIncarnation;
+};
 
 /** The Basic challenge of a storage resource (the spec's `<service>/<id>` realm form). */
 export const storageRealm = (b32: string) => `Basic realm="burrow/${b32.replace(/[^A-Za-z0-9]/g, '')}"`;
@@ -56,7 +67,12 @@ export interface ExtensionClaims {
   st: string;
   /** the resource: the decoded path segments after `/storage/`, joined by `/` */
   r: string;
+  /** what kind of resource: extensions are made for files only */
+  k: 'file';
   ip: string;
+  /** the device's incarnation and the file's life (see `FileIncarnation`) */
+  di: string;
+  g: number;
 }
 
 /** The resource a session extension names (the user segment is the URL's, as given). */
@@ -87,31 +103,36 @@ export class StorageUserGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<StorageRequest>();
     const res = context.switchToHttp().getResponse<Response>();
-    const { segments } = parseMountedPath(req, STORAGE_MOUNT);
+    const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [b32] = segments;
     const named = b32 ? b32decode(b32) : null;
     if (!b32 || named === null) throw notFound('no such storage');
     const challenge = () => res.setHeader('WWW-Authenticate', storageRealm(b32));
-    const user = await this.identify(req, segments, challenge);
+    const user = await this.identify(req, segments, folder, challenge);
     if (!namesUser(named, user)) throw notFound('no such storage');
     checkStoragePolicy(user);
     req.storageUser = user;
     return true;
   }
 
-  private async identify(req: StorageRequest, segments: string[], challenge: () => void): Promise<AuthenticatedUser> {
+  private async identify(req: StorageRequest, segments: string[], folder: boolean, challenge: () => void): Promise<AuthenticatedUser> {
     const extension = queryValue(req, 'se');
     if (extension !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
       const claims = this.signer.verify<ExtensionClaims>('extension', extension);
-      if (!claims || claims.r !== extensionResource(segments) || claims.ip !== clientAddress(req)) {
+      const life = claims && claimedIncarnation(claims);
+      // a file's extension opens that file only: a folder of the same path (listing, zip) is another resource
+      if (!claims || !life || claims.k !== 'file' || folder || claims.r !== extensionResource(segments) || claims.ip !== clientAddress(req)) {
         throw forbidden('this session extension is not valid: expired, altered, for another resource or for another address');
       }
+      req.storageAuth = 'extension';
+      req.storageExtension = life;
       return this.sessionUser({ userId: claims.u, stamp: claims.st }, () => forbidden('this session extension has ended'));
     }
     const credentials = basicCredentials(req);
     if (credentials) {
       const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
       try {
+        req.storageAuth = 'basic';
         return await this.rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
       } catch (error) {
         if (error instanceof DomainError && error.status === 401) challenge();
@@ -120,6 +141,7 @@ export class StorageUserGuard implements CanActivate {
     }
     const session = await this.sessions.current(req);
     if (session) {
+      req.storageAuth = 'cookie';
       return this.sessionUser({ userId: session.u, stamp: session.st }, () => {
         challenge();
         return unauthorized('your session has ended: log in again');

@@ -42,7 +42,7 @@ export class OpsController {
         const name = subject.split('.')[0];
         try {
           const reply = await this.rpc.call<HealthReply>(subject, {}, { timeoutMs: READY_TIMEOUT_MS });
-          checks[name] = reply.ok ? 'ok' : 'failing';
+          checks[name] = reply.ok ? 'ok' : (reply.reason ?? 'failing');
         } catch (error) {
           checks[name] = (error as Error).message;
         }

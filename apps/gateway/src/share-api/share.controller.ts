@@ -4,7 +4,9 @@
  * (stats and its folders), below it folder objects, files and their previews, and `?format=zip` of
  * any folder (or of the whole room at its root). The room's folders appear under their own names
  * (a second folder of the same name gets " (2)"). An unknown, disabled or deleted room is a 404; a
- * POST on anything here is a 405.
+ * POST on anything here is a 405. `?format=version_info` on a file lists its versions, as in the
+ * storage interface. `/browse/share/<share id>/<room key>` (the raw share id: the room link the
+ * management appliance shows and the mobile app mails) redirects to the room's address here.
  *
  * Also here: single-file share links (`/link/<token>/<name>`, made by a POST on a storage file).
  */
@@ -13,6 +15,7 @@ import {
   type AuthenticatedUser,
   DomainError,
   type FileEntry,
+  type FileVersionInfo,
   type FolderPage,
   forbidden,
   notFound,
@@ -22,16 +25,22 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { b32decode } from '../http/b32.js';
-import { dirPair, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { type LinkClaims, LINK_MOUNT } from '../http/links.js';
+import { b32decode, b32encode } from '../http/b32.js';
+import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
+import { claimedIncarnation, type LinkClaims, LINK_MOUNT } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
-import { parseMountedPath } from '../http/storage-path.js';
+import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
 import { checkStoragePolicy, queryValue } from '../http/storage-user.guard.js';
-import { BLOBS, GATEWAY_LOGGER, RPC, SIGNER } from '../http/tokens.js';
+import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.js';
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
 
 export const SHARE_MOUNT = 'share';
+/** Where the management appliance and the mobile app send people for a room (by the raw share id). */
+export const BROWSE_SHARE_MOUNT = 'browse/share';
+
+/** The room link people are handed (`browse_url`): absolute when BURROW_PUBLIC_URL is set. */
+export const roomBrowseUrl = (publicUrl: string, shareId: string, roomKey: string) =>
+  `${publicUrl}/${BROWSE_SHARE_MOUNT}/${encodeSegment(shareId)}/${encodeSegment(roomKey)}`;
 
 /** A room folder as the room shows it: its label (the top-level name) and where it lives. */
 export interface RoomFolder {
@@ -78,6 +87,7 @@ export class ShareController {
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(SIGNER) private readonly signer: TokenSigner,
     @Inject(GATEWAY_LOGGER) private readonly log: ZipErrorLog,
+    @Inject(PUBLIC_URL) private readonly publicUrl: string,
   ) {}
 
   @Get(`${SHARE_MOUNT}/*path`)
@@ -93,8 +103,10 @@ export class ShareController {
       }
       res.setHeader('Cache-Control', 'no-cache');
       res.json({
+        // the mobile app's recorded reply: a start date of "" (none), and the room's link for people
+        browse_url: roomBrowseUrl(this.publicUrl, room.share_id, roomKey),
         stats: {
-          start_date: null,
+          start_date: '',
           room_name: room.name,
           room_description: room.description,
           number_of_files: room.files,
@@ -116,8 +128,31 @@ export class ShareController {
       return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit }));
     }
     if (!inner) throw notFound(`no file ${label}`);
+    if (queryValue(req, 'format') === 'version_info') {
+      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: room.userId, device: top.device, path: top.path + inner });
+      res.setHeader('Cache-Control', 'no-cache');
+      res.json(versions.map((v) => fileObject(v, 'version')));
+      return;
+    }
     const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: room.userId, device: top.device, path: top.path + inner, version: requestedVersion(req) });
     await sendFileVersion(req, res, this.blobs, file);
+  }
+
+  /**
+   * A room by the link people are handed, `/browse/share/<share id>/<room key>[/<path>]`: the same
+   * place at the room's own address (the share id in base32), query kept. Whether the room exists
+   * is for that address to say.
+   */
+  @Get(`${BROWSE_SHARE_MOUNT}/*path`)
+  browse(@Req() req: Request, @Res() res: Response): void {
+    const { segments, folder } = parseMountedPath(req, BROWSE_SHARE_MOUNT);
+    const [shareId, roomKey, ...rest] = segments;
+    if (!shareId || !roomKey) throw notFound('no such share');
+    const path = rest.map(encodeSegment).join('/');
+    const query = (req.originalUrl ?? req.url).match(/\?.*$/)?.[0] ?? '';
+    const target = `/${SHARE_MOUNT}/${b32encode(shareId)}/${encodeSegment(roomKey)}/${path}${path && folder ? '/' : ''}${query}`;
+    res.setHeader('Cache-Control', 'no-cache');
+    res.redirect(302, target);
   }
 
   /** Share rooms are read-only: a POST (or any other write) on them is refused. */
@@ -127,11 +162,15 @@ export class ShareController {
     res.status(405).json({ reason: 'share rooms are read-only: only GET and HEAD are allowed here' });
   }
 
-  /** A single-file share link: the version it was made for, while valid (3 days) and while its user may share. */
+  /**
+   * A single-file share link: the version it was made for, while valid (3 days), while its user may
+   * share, and while the file is the one it was made for (410 once deleted or its device removed).
+   */
   @Get(`${LINK_MOUNT}/:token/*name`)
   async link(@Req() req: Request, @Res() res: Response): Promise<void> {
     const claims = this.signer.verify<LinkClaims>('link', String(req.params.token));
-    if (!claims || typeof claims.d !== 'string' || typeof claims.p !== 'string' || !Number.isInteger(claims.v)) {
+    const expect = claims && claimedIncarnation(claims);
+    if (!claims || !expect || typeof claims.d !== 'string' || typeof claims.p !== 'string' || !Number.isInteger(claims.v)) {
       throw forbidden('this link is not valid: it has expired or been altered');
     }
     let user: AuthenticatedUser;
@@ -143,7 +182,7 @@ export class ShareController {
     }
     checkStoragePolicy(user);
     if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device: claims.d, path: claims.p, version: claims.v });
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device: claims.d, path: claims.p, version: claims.v, expect });
     await sendFileVersion(req, res, this.blobs, file);
   }
 }

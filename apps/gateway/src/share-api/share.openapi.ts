@@ -5,8 +5,9 @@ import type { PathsFragment, Response } from '../openapi/types.js';
 
 export const ShareRootObject = z
   .object({
+    browse_url: z.string().describe('the room link for people: `/browse/share/<share id>/<room key>` (absolute with BURROW_PUBLIC_URL), which leads here'),
     stats: z.object({
-      start_date: z.null(),
+      start_date: z.literal('').describe('always empty (the original service sends "")'),
       room_name: z.string(),
       room_description: z.string(),
       number_of_files: z.int().min(0),
@@ -35,11 +36,15 @@ export const sharePaths: PathsFragment = {
       summary: 'A share room: its root, folders, files, previews, zips',
       description:
         "No login. The room's root object lists its folders under their own names (a second folder of the same name gets \" (2)\"); below it " +
-        'folder objects and files as in the storage interface (`?version=n`, `?preview_48`, Range and conditional requests); `?format=zip` on any ' +
-        'folder, or on the room root for all its folders. An unknown, disabled or deleted room is a 404.',
+        'folder objects and files as in the storage interface (`?version=n`, `?preview_48`, `?format=version_info`, Range and conditional requests); ' +
+        '`?format=zip` on any folder, or on the room root for all its folders. A path may end with `//` (the mobile app adds a `/` to a room URL): ' +
+        'it is the folder. An unknown, disabled or deleted room, or one whose owner is disabled, is a 404.',
       security: [],
       'x-burrow-lenient-query': true,
-      parameters: [sharePath, { name: 'format', in: 'query', description: 'zip: the folder as a zip', required: false, schema: { type: 'string', enum: ['zip'] }, example: 'zip' }],
+      parameters: [
+        sharePath,
+        { name: 'format', in: 'query', description: 'zip: the folder as a zip; version_info: the versions of a file', required: false, schema: { type: 'string', enum: ['zip', 'version_info'] }, example: 'zip' },
+      ],
       responses: {
         '200': {
           description: 'The room root or a folder (JSON), file bytes, or a zip.',
@@ -48,7 +53,8 @@ export const sharePaths: PathsFragment = {
               schema: { oneOf: [{ $ref: '#/components/schemas/ShareRootObject' }, { $ref: '#/components/schemas/FolderObject' }] },
               examples: {
                 room: ex('GET /share/GEZDGNBV/holiday/', {
-                  stats: { start_date: null, room_name: 'Holiday', room_description: 'Pictures\nfrom the trip', number_of_files: 12, number_of_folders: 2, firstname: 'Ann', lastname: 'Lee', room_size: '35.2 MB' },
+                  browse_url: 'https://burrow.example.com/browse/share/12345/holiday',
+                  stats: { start_date: '', room_name: 'Holiday', room_description: 'Pictures\nfrom the trip', number_of_files: 12, number_of_folders: 2, firstname: 'Ann', lastname: 'Lee', room_size: '35.2 MB' },
                   dirs: [['Photos', 'Photos/']],
                 }),
               },
@@ -75,6 +81,27 @@ export const sharePaths: PathsFragment = {
       },
     },
   },
+  '/browse/share/{path}': {
+    get: {
+      operationId: 'browseShare',
+      tags: ['shares'],
+      summary: 'A room by the link people are handed (redirects to the room)',
+      description:
+        'The room link the management appliance shows and the mobile app mails: `/browse/share/<share id>/<room key>[/<path>]`, with the share id ' +
+        'as it is (not base32). Redirects to the same place under `/share/<b32 share id>/<room key>/`, query kept; that address says whether the room exists.',
+      security: [],
+      'x-burrow-lenient-query': true,
+      parameters: [pathParameter('path', '`<share id>/<room key>`, then optionally a folder or file of the room', { type: 'string' }, '12345/holiday')],
+      responses: {
+        '302': {
+          description: 'The room at its own address.',
+          headers: { Location: { description: 'the room URL', schema: { type: 'string' }, example: '/share/GEZDGNBV/holiday/' } },
+        },
+        '400': error('A malformed path.', { path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })) }),
+        '404': error('No share id or room key in the path.', { missing: ex('no room key', err('no such share')) }),
+      },
+    },
+  },
   '/link/{token}/{name}': {
     get: {
       operationId: 'downloadLink',
@@ -91,7 +118,10 @@ export const sharePaths: PathsFragment = {
         '206': { description: 'A byte range.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { part: ex('part', '...') } } } },
         '304': { description: 'Not modified. The body is empty.' },
         '403': error('Expired, altered or revoked; or sharing is off for the account.', { expired: ex('expired', err('this link is not valid: it has expired or been altered')) }),
-        '404': error('The file or version is gone (deleted and purged).', { gone: ex('gone', err('no file Documents/x.txt')) }),
+        '404': error('The version is gone (purged).', { gone: ex('gone', err('no version 2 of Documents/x.txt')) }),
+        '410': error('The file the link was made for was deleted, or its device removed, since (even if something was uploaded to that name again).', {
+          deleted: ex('file deleted', err('the file this link or session extension was made for has been deleted or replaced')),
+        }),
         '503': unavailable,
       },
     },

@@ -5,7 +5,8 @@
  *   `?format=zip` the folder as a zip;
  * - `GET <file url>` the latest version's bytes; `?version=<n>` an older one; `?preview_<w>` a
  *   preview; `?format=version_info` every version; `?format=session_extension&ip=<addr>` a string
- *   that, as `se=`, lets that address fetch this resource for `share_link_ttl` minutes;
+ *   that, as `se=`, lets that address fetch this file for `share_link_ttl` minutes (made by a
+ *   logged-in owner only: an extension never makes another);
  * - `POST <file url>` a single-file share link (a path beginning with `/`, valid 3 days).
  * One catalog call per request (plus authentication); unknown query parameters are ignored.
  */
@@ -30,7 +31,7 @@ import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, send
 import { createFileLink } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { type ExtensionClaims, extensionResource, queryValue, STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { type ExtensionClaims, extensionResource, queryValue, STORAGE_MOUNT, type StorageRequest, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { BLOBS, GATEWAY_LOGGER, RPC, SIGNER } from '../http/tokens.js';
 import { sendFolderZip, type ZipErrorLog } from '../http/zip-download.js';
 
@@ -48,13 +49,16 @@ export class StorageReadController {
   ) {}
 
   @Get(`${STORAGE_MOUNT}/*path`)
-  async get(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
+  async get(@Req() req: StorageRequest, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
     if (!device) return this.root(req, res, user);
+    // a session extension's read: only while the file is the one it was made for
+    const expect = req.storageExtension;
     if (folder) {
       const path = devicePath(rest, true);
       const format = queryValue(req, 'format');
+      if (format === 'session_extension') throw badRequest('session extensions are made for files: ask on a file URL', ['format']);
       if (format === 'zip') {
         const name = rest.length ? rest[rest.length - 1] : device;
         return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: user.userId, device, path, prefix: `${name}/` }], name, this.log);
@@ -65,13 +69,13 @@ export class StorageReadController {
     const path = devicePath(rest, false);
     const format = queryValue(req, 'format');
     if (format === 'version_info') {
-      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: user.userId, device, path });
+      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: user.userId, device, path, expect });
       res.setHeader('Cache-Control', 'private, no-cache');
       res.json(versions.map((v) => fileObject(v, 'version')));
       return;
     }
     if (format === 'session_extension') return this.sessionExtension(req, res, user, segments, device, path);
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version: requestedVersion(req) });
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version: requestedVersion(req), expect });
     await sendFileVersion(req, res, this.blobs, file);
   }
 
@@ -88,14 +92,18 @@ export class StorageReadController {
     res.type('text/plain').send(link);
   }
 
-  private async sessionExtension(req: Request, res: Response, user: AuthenticatedUser, segments: string[], device: string, path: string): Promise<void> {
+  private async sessionExtension(req: StorageRequest, res: Response, user: AuthenticatedUser, segments: string[], device: string, path: string): Promise<void> {
+    // only the owner, logged in, extends access: an extension would otherwise renew itself forever, for any address
+    if (req.storageAuth === 'extension') throw forbidden('a session extension cannot make another: log in (cookie or HTTP Basic) to make one');
     const ip = queryValue(req, 'ip')?.trim() ?? '';
     if (!isIP(ip)) throw badRequest('ip must be the IPv4 or IPv6 address of the third party', ['ip']);
     if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
-    // the resource must exist now; the extension then covers that URL (any version of it)
-    await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path });
+    // the file must exist now; the extension then covers that URL (any version of it) while the file lives
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path });
+    const life = file.incarnation!;
     const address = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip.toLowerCase();
-    const token = this.signer.sign<ExtensionClaims>('extension', { u: user.userId, st: user.sessionStamp, r: extensionResource(segments), ip: address }, user.share_link_ttl * 60);
+    const claims: ExtensionClaims = { u: user.userId, st: user.sessionStamp, r: extensionResource(segments), k: 'file', ip: address, di: life.deviceId, g: life.since };
+    const token = this.signer.sign<ExtensionClaims>('extension', claims, user.share_link_ttl * 60);
     res.setHeader('Cache-Control', 'no-store');
     res.type('text/plain').send(token);
   }

@@ -14,6 +14,7 @@ export const FileObject = z
     size: z.int().min(0),
     ctime: z.int(),
     mtime: z.int(),
+    etime: z.int().describe('when this version was backed up (unix seconds)'),
     preview_25: z.string().optional().describe('relative URL of the 25 px preview (images only, once made)'),
     preview_48: z.string().optional(),
     preview_228: z.string().optional(),
@@ -99,13 +100,15 @@ export const storageReadPaths: PathsFragment = {
       tags: ['storage'],
       summary: 'The storage root, a folder, a file (any version), a preview, a version list, a zip or a session extension',
       description:
-        'Logged in by HTTP Basic (username or email), the session cookie, or `se=` (a session extension, that resource only, from its address). ' +
+        'Logged in by HTTP Basic (username or email), the session cookie, or `se=` (a session extension: that file only, never a folder of the same ' +
+        'path, from its address, while the file is the one it was made for: once it is deleted or its device removed, a 410). ' +
         'On `<b32>/`: the storage root object (`device_info=yes`: device objects). On a folder URL (ending with `/`): the folder object, or with ' +
         '`format=zip` the folder as a zip (entries stored under the folder\'s name, UTF-8 names, zip64 when needed) with a precomputed ' +
         '`Content-Length`, an `ETag`, and `Range` support (resume a broken download). On a file URL: the bytes of the latest version, of ' +
         '`version=<n>` (its integer prefix: `1cb=17000` is 1), or of a preview (`?preview_48`, the bare key); `format=version_info` lists ' +
-        'every version (a bare array, oldest first); `format=session_extension&ip=<addr>` returns a string that, appended as `se=`, lets that ' +
-        'address GET this URL without login for the partner\'s `share_link_ttl` minutes (default 10080). Downloads honour `Range`, `If-Range`, ' +
+        'every version (a bare array, oldest first); `format=session_extension&ip=<addr>` (on a file URL, logged in by Basic or the cookie: an ' +
+        'extension never makes another) returns a string that, appended as `se=`, lets that address GET this URL without login for the ' +
+        'partner\'s `share_link_ttl` minutes (default 10080). Downloads honour `Range`, `If-Range`, ' +
         '`If-None-Match` and `If-Modified-Since`. A file whose stored bytes are missing from the blob store is a 500 with that reason; a zip ' +
         'that meets one after its first byte is cut off (the connection is reset short of its `Content-Length`), never completed. ' +
         'Unknown query parameters are ignored.',
@@ -128,8 +131,8 @@ export const storageReadPaths: PathsFragment = {
               schema: { oneOf: [{ $ref: '#/components/schemas/StorageRootObject' }, { $ref: '#/components/schemas/FolderObject' }, { type: 'array', items: { $ref: '#/components/schemas/FileObject' } }] },
               examples: {
                 root: ex('GET /storage/MFXG4/', { stats: { firstname: 'Ann', lastname: 'Lee', devices: 1, backupsize: '1.2 GB', size: 100, backupsize_for_robots: 1200000000, size_for_robots: 100000000000, billing_url: '' }, devices: [['laptop', 'laptop/']] }),
-                folder: ex('GET /storage/MFXG4/laptop/Documents/', { dirs: [['Sub dir', 'Sub%20dir/']], files: [{ url: 'report.pdf', name: 'report.pdf', size: 52431, ctime: 1690000000, mtime: 1700000000, versions: 2 }] }),
-                versions: ex('?format=version_info', [{ url: 'photo.jpg?version=0', name: 'photo.jpg', size: 1000, ctime: 1690000000, mtime: 1690000000, preview_800: 'photo.jpg?version=0&preview_800' }]),
+                folder: ex('GET /storage/MFXG4/laptop/Documents/', { dirs: [['Sub dir', 'Sub%20dir/']], files: [{ url: 'report.pdf', name: 'report.pdf', size: 52431, ctime: 1690000000, mtime: 1700000000, etime: 1700000100, versions: 2 }] }),
+                versions: ex('?format=version_info', [{ url: 'photo.jpg?version=0', name: 'photo.jpg', size: 1000, ctime: 1690000000, mtime: 1690000000, etime: 1690000100, preview_800: 'photo.jpg?version=0&preview_800' }]),
               },
             },
             'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { file: ex('file bytes', '...') } },
@@ -139,12 +142,16 @@ export const storageReadPaths: PathsFragment = {
           headers: binary('', 'application/octet-stream').headers,
         },
         ...DOWNLOAD_RESPONSES,
-        '400': error('A malformed path, version, ip or preview width.', { path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })) }),
+        '400': error('A malformed path, version, ip or preview width; a session extension asked for a folder.', { path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })) }),
+        '410': error('A session extension whose file was deleted (or its device removed) since it was made, even if something was uploaded to that name again.', {
+          gone: ex('file deleted', err('the file this link or session extension was made for has been deleted or replaced')),
+        }),
         '404': error("No such device, folder, file, version or preview; or another user's storage.", { file: ex('unknown file', err('no file Documents/x.txt')) }),
         ...STORAGE_AUTH,
-        '403': error('A disabled account, a group without the web interface, sharing turned off, or a session extension that is expired, altered, for another resource or another address.', {
+        '403': error('A disabled account, a group without the web interface, sharing turned off, a session extension that is expired, altered, for another resource or another address, or one used to make another.', {
           disabled: ex('disabled user', err('this account is disabled')),
           extension: ex('bad se', err('this session extension is not valid: expired, altered, for another resource or for another address')),
+          renewal: ex('se making se', err('a session extension cannot make another: log in (cookie or HTTP Basic) to make one')),
         }),
       },
     },
@@ -154,7 +161,8 @@ export const storageReadPaths: PathsFragment = {
       summary: 'A single-file share link',
       description:
         "POST on a file URL (any body is ignored): a path beginning with `/` that downloads this file's current version (or `?version=n`) " +
-        'without login for 3 days. It keeps serving that version after later uploads; a password change or disabling the user revokes it.',
+        'without login for 3 days. It keeps serving that version after later uploads; a password change or disabling the user revokes it, ' +
+        'and deleting the file (or removing its device) ends it for good, even if something is uploaded to that name again.',
       security: USER_SECURITY,
       ...LENIENT,
       parameters: [storagePath, query('version', 'the version to share (latest when absent)', { type: 'string' }, '1')],

@@ -83,7 +83,8 @@ export class StoragePagesController {
 
   @Get(`${STORAGE_MOUNT}/*path`)
   async get(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
-    if (!prefersHtml(req)) return next();
+    // a session extension opens one file, as bytes or JSON: never a page of the owner's storage
+    if (!prefersHtml(req) || queryValue(req, 'se') !== undefined) return next();
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
     const format = queryValue(req, 'format');

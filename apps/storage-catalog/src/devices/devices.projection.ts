@@ -21,14 +21,14 @@ export interface DeviceDoc extends Omit<DeviceInfo, 'files'> {
 
 export const devicesCollection = (docs: DocumentStore) => docs.collection<DeviceDoc>('devices');
 
-export const devicesProjection = (docs: DocumentStore): Projection => ({
+export const devicesProjection = (): Projection => ({
   name: 'devices',
   prefixes: [StreamPrefixes.device, StreamPrefixes.file],
-  async init() {
+  async init(docs) {
     await devicesCollection(docs).ensureIndex({ userId: 1, removed: 1 });
     await devicesCollection(docs).ensureIndex({ removed: 1, versions: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const devices = devicesCollection(docs);
     if (event.stream.startsWith(StreamPrefixes.file)) {
       const e = { type: event.type, data: event.data } as FileEvent;

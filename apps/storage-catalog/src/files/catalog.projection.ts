@@ -24,7 +24,7 @@ import {
   type PreviewEvent,
   StreamPrefixes,
 } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
+import { type DocumentStore, prefixRange } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 
 export type Previews = Partial<Record<'25' | '48' | '228' | '800', string>>;
@@ -49,6 +49,12 @@ export interface FileDoc {
   ctime: number;
   at: number;
   previews: Previews;
+  /**
+   * The version that began the file's current life: a commit after the file was deleted (itself or
+   * with its folder) or purged starts a new one. Links and session extensions name it. Absent in
+   * documents from before it was kept: 0.
+   */
+  incarnation?: number;
   /** its WebDAV dead properties, as JSON (absent: none) */
   props?: string;
   [key: string]: unknown;
@@ -121,8 +127,6 @@ export const previewsCollection = (docs: DocumentStore) => docs.collection<Previ
 
 export const folderId = (deviceId: string, path: string) => `${deviceId}:${path}`;
 export const versionId = (fileId: string, version: number) => `${fileId}:${version}`;
-/** The upper bound of paths under a prefix, for range scans in code-unit order. */
-export const PREFIX_END = '\uffff';
 
 const PAGE = 1000;
 
@@ -214,7 +218,7 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
   await files.upsert({
     _id: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
     deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
-    crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews,
+    crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews, incarnation: wasLive ? (before.incarnation ?? 0) : d.version,
     // a new version keeps the file's dead properties; a deleted file written again starts without
     ...(wasLive && before.props !== undefined ? { props: before.props } : {}),
   });
@@ -290,7 +294,7 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
   const folders = foldersCollection(docs);
   const top = await folders.get(folderId(deviceId, path));
   if (!top) return;
-  const range = { $gte: path, $lt: path + PREFIX_END };
+  const range = prefixRange(path);
   for (;;) {
     const page = await files.find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: PAGE });
     for (const file of page) {
@@ -366,10 +370,10 @@ async function applyPreviews(docs: DocumentStore, e: PreviewEvent): Promise<void
   }
 }
 
-export const catalogProjection = (docs: DocumentStore): Projection => ({
+export const catalogProjection = (): Projection => ({
   name: 'catalog',
   prefixes: [StreamPrefixes.file, StreamPrefixes.device, StreamPrefixes.preview],
-  async init() {
+  async init(docs) {
     await filesCollection(docs).ensureIndex({ deviceId: 1, parent: 1, deleted: 1, name: 1 });
     await filesCollection(docs).ensureIndex({ deviceId: 1, deleted: 1, path: 1 });
     await filesCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
@@ -387,7 +391,7 @@ export const catalogProjection = (docs: DocumentStore): Projection => ({
     await previewsCollection(docs).ensureIndex({ pending: 1 });
     for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).ensureIndex({ [field]: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.file)) {
       await applyFile(docs, event.stream.slice(StreamPrefixes.file.length), { type: event.type, data: event.data } as FileEvent);
     } else if (event.stream.startsWith(StreamPrefixes.preview)) {

@@ -12,8 +12,11 @@ import {
   type FileEntry,
   fileIdOf,
   filePath,
+  type FileIncarnation,
   type FileRequest,
   type FileVersionInfo,
+  type FileVersionsRequest,
+  gone,
   folderPath,
   type FolderPage,
   type FolderSummary,
@@ -33,15 +36,40 @@ import {
 import { appendEvents, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import type { DeviceState } from '../devices/device.js';
 import { resolveDevice } from '../devices/device-names.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { usageHead } from '../usage/usage.js';
 import { userQuota } from '../users/user-quota.js';
-import { filesCollection, foldersCollection, versionsCollection, versionId } from './catalog.projection.js';
+import { type FileDoc, filesCollection, foldersCollection, versionsCollection, versionId } from './catalog.projection.js';
 import { commitVersion } from './commit-file.process.js';
 import { folderExists } from './resolve-path.js';
 import { fileDecider } from './file.js';
 import { listFolder, toFileEntry, walkFolder } from './listing.js';
+
+const GONE = 'the file this link or session extension was made for has been deleted or replaced';
+
+/**
+ * The device and live file a read names. With `expect` (a link's or a session extension's read)
+ * the device must still be the same incarnation and the file the same life, or the answer is 410:
+ * a device registered again under the name, or a file deleted and uploaded again to the path, is
+ * not what was shared.
+ */
+async function liveFile(ctx: StorageContext, req: DevicePath & { expect?: FileIncarnation }): Promise<{ device: DeviceState; path: string; file: FileDoc }> {
+  const path = filePath(req.path);
+  const expect = req.expect;
+  let device: DeviceState;
+  try {
+    device = await resolveDevice(ctx.store, req.userId, req.device);
+  } catch (error) {
+    if (expect) throw gone(GONE);
+    throw error;
+  }
+  const file = await filesCollection(ctx.docs).get(fileIdOf(device.deviceId, path));
+  if (expect && (expect.deviceId !== device.deviceId || !file || file.deleted || (file.incarnation ?? 0) !== expect.since)) throw gone(GONE);
+  if (!file || file.deleted) throw notFound(`no file ${path}`);
+  return { device, path, file };
+}
 
 const isBlobKey = (key: unknown): key is string => typeof key === 'string' && /^[0-9a-f]{64}$/.test(key);
 const nonNegativeInt = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
@@ -115,28 +143,25 @@ export class FilesHandlers {
     return { position: result.position };
   }
 
-  /** One version of a file (the latest when `version` is absent); a deleted file is a 404. */
+  /**
+   * One version of a file (the latest when `version` is absent), with the life of the file it
+   * belongs to; a deleted file is a 404 (a 410 for a link's read, see `liveFile`).
+   */
   @MessagePattern(Subjects.storage.fileVersion)
   async version(@Payload() req: FileRequest): Promise<FileEntry> {
-    const path = filePath(req.path);
-    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
-    const fileId = fileIdOf(device.deviceId, path);
-    const file = await filesCollection(this.ctx.docs).get(fileId);
-    if (!file || file.deleted) throw notFound(`no file ${path}`);
-    if (req.version === undefined || req.version === file.version) return toFileEntry(file);
-    const v = await versionsCollection(this.ctx.docs).get(versionId(fileId, req.version));
+    const { device, path, file } = await liveFile(this.ctx, req);
+    const entry: FileEntry = { ...toFileEntry(file), incarnation: { deviceId: device.deviceId, since: file.incarnation ?? 0 } };
+    if (req.version === undefined || req.version === file.version) return entry;
+    const v = await versionsCollection(this.ctx.docs).get(versionId(file._id, req.version));
     if (!v) throw notFound(`no version ${req.version} of ${path}`);
-    return { ...toFileEntry(file), version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews };
+    return { ...entry, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews };
   }
 
   /** Every stored version of a file, oldest first (the last is the latest). */
   @MessagePattern(Subjects.storage.fileVersions)
-  async versions(@Payload() req: DevicePath): Promise<FileVersionInfo[]> {
-    const path = filePath(req.path);
-    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
-    const fileId = fileIdOf(device.deviceId, path);
-    const file = await filesCollection(this.ctx.docs).get(fileId);
-    if (!file || file.deleted) throw notFound(`no file ${path}`);
+  async versions(@Payload() req: FileVersionsRequest): Promise<FileVersionInfo[]> {
+    const { path, file } = await liveFile(this.ctx, req);
+    const fileId = file._id;
     const versions = await versionsCollection(this.ctx.docs).find({ fileId }, { sort: { version: 1 }, limit: VERSIONS_MAX });
     return versions.map((v) => ({
       path, name: file.name, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews,

@@ -5,8 +5,8 @@
  * is stable while the folder changes (an entry is never returned twice).
  */
 import { badRequest, type FileEntry, type FolderEntry, type FolderPage, LISTING_PAGE_DEFAULT, LISTING_PAGE_MAX, type SubtreePage } from '@burrow/contracts';
-import type { DocumentStore } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, foldersCollection, PREFIX_END } from './catalog.projection.js';
+import { type DocumentStore, prefixRange } from '@burrow/documents';
+import { type FileDoc, filesCollection, type FolderDoc, foldersCollection } from './catalog.projection.js';
 
 interface FolderCursor {
   /** 'd' while listing subfolders, 'f' files */
@@ -80,9 +80,9 @@ export async function listFolder(docs: DocumentStore, deviceId: string, path: st
 export async function walkFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<SubtreePage> {
   const limit = pageSize(options.limit);
   const cursor = decode<{ a: string }>(options.cursor, (v) => typeof v.a === 'string');
-  const range: Record<string, string> = { $lt: path + PREFIX_END };
-  if (cursor) range.$gt = cursor.a;
-  else range.$gte = path;
+  const { $gte, $lt } = prefixRange(path);
+  const range: Record<string, string> = cursor ? { $gt: cursor.a } : { $gte };
+  if ($lt !== undefined) range.$lt = $lt;
   const page = await filesCollection(docs).find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: limit + 1 });
   const more = page.length > limit;
   const shown = more ? page.slice(0, limit) : page;

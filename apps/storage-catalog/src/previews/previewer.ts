@@ -76,12 +76,22 @@ export class Previewer {
     this.maxBytes = options.maxBytes ?? 100_000_000;
   }
 
-  /** Scans now (without delay: recovery), then every `intervalMs`. */
+  /**
+   * Scans now (without delay: recovery), then every `intervalMs`. A scan that fails (the read-model
+   * database unreachable) is logged and the next one tries again: from a timer, an uncaught
+   * rejection would end the process.
+   */
   start(intervalMs: number): void {
     if (this.concurrency === 0) return;
-    void this.scan(0);
-    this.timer = setInterval(() => void this.scan(), intervalMs);
+    this.scanInBackground(0);
+    this.timer = setInterval(() => this.scanInBackground(), intervalMs);
     this.timer.unref();
+  }
+
+  private scanInBackground(delaySeconds?: number): void {
+    this.scan(delaySeconds).catch((error: unknown) => {
+      this.ctx.log.warn({ err: { message: reasonOf(error) } }, 'the preview scan failed; the next scan tries again');
+    });
   }
 
   /** No more work is taken; resolves once the work under way is over. */

@@ -283,3 +283,33 @@ describe('previews', () => {
     assert.deepEqual(await previewEvents(t, photo.blob), ['PreviewsStarted', 'PreviewsStarted', 'PreviewsGenerated']);
   });
 });
+
+describe('the previewer when the read-model database goes away', () => {
+  it('a scan that fails (a MongoNetworkError in an outage) is logged; the process does not die of an unhandled rejection', async () => {
+    const t = await startTestStorage({ previews: false });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const warnings: string[] = [];
+    const outage = new Error('connection 3 to 127.0.0.1:27017 closed');
+    outage.name = 'MongoNetworkError';
+    const docs = Object.create(t.docs) as typeof t.docs;
+    docs.collection = ((name: string) => {
+      const real = t.docs.collection(name);
+      return { ...real, find: async () => Promise.reject(outage), get: real.get.bind(real) };
+    }) as typeof t.docs.collection;
+    const log = Object.create(t.ctx.log) as typeof t.ctx.log;
+    log.warn = ((_fields: unknown, msg: string) => void warnings.push(msg)) as typeof log.warn;
+    const previewer = new Previewer({ ...t.ctx, docs, log }, { concurrency: 1 });
+    try {
+      previewer.start(20);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(unhandled, []);
+      assert.ok(warnings.some((m) => /scan/.test(m)), `warned: ${JSON.stringify(warnings)}`);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await previewer.stop();
+      await t.close();
+    }
+  });
+});

@@ -26,14 +26,14 @@ export async function purgePolicyOf(docs: DocumentStore, partnerId: string): Pro
 
 const SETTINGS = ['autopurge_interval', 'purgehold_duration', 'versionpurge_interval'] as const;
 
-export const purgePoliciesProjection = (docs: DocumentStore): Projection => ({
+export const purgePoliciesProjection = (): Projection => ({
   name: 'purge-policies',
   prefixes: [StreamPrefixes.partner, StreamPrefixes.file, StreamPrefixes.device],
-  async init() {
+  async init(docs) {
     await purgePoliciesCollection(docs).ensureIndex({ autopurge_interval: 1 });
     await purgePoliciesCollection(docs).ensureIndex({ versionpurge_interval: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const policies = purgePoliciesCollection(docs);
     if (event.stream.startsWith(StreamPrefixes.partner)) {
       const partnerId = event.stream.slice(StreamPrefixes.partner.length);

@@ -30,14 +30,14 @@ const blank = (userId: string): UserStorageDoc => ({ _id: userId, deleted: false
 const without = (list: string[], item: string) => list.filter((x) => x !== item);
 const withItem = (list: string[], item: string) => (list.includes(item) ? list : [...list, item]);
 
-export const userStorageProjection = (docs: DocumentStore): Projection => ({
+export const userStorageProjection = (): Projection => ({
   name: 'user-storage',
   prefixes: [StreamPrefixes.user, StreamPrefixes.device, StreamPrefixes.share],
-  async init() {
+  async init(docs) {
     await userStorageCollection(docs).ensureIndex({ pending: 1 });
     await userStorageCollection(docs).ensureIndex({ devices: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const users = userStorageCollection(docs);
     let doc: UserStorageDoc | null = null;
     if (event.stream.startsWith(StreamPrefixes.user)) {

@@ -21,14 +21,14 @@ export interface BackupBlobDoc {
 
 export const backupBlobsCollection = (docs: DocumentStore) => docs.collection<BackupBlobDoc>('backup_blobs');
 
-export const backupBlobsProjection = (docs: DocumentStore): Projection => ({
+export const backupBlobsProjection = (): Projection => ({
   name: 'backup-blobs',
   prefixes: [StreamPrefixes.partnerBackup],
-  async init() {
+  async init(docs) {
     await backupBlobsCollection(docs).ensureIndex({ blob: 1 });
     await backupBlobsCollection(docs).ensureIndex({ partnerId: 1, position: -1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.type !== 'PartnerBackupStored') return;
     const partnerId = event.stream.slice(StreamPrefixes.partnerBackup.length);
     const { blob } = event.data as PartnerBackupStored['data'];

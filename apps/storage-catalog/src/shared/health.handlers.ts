@@ -1,4 +1,5 @@
 import { type HealthReply, Subjects } from '@burrow/contracts';
+import { serviceHealth } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { STORAGE_CONTEXT, type StorageContext } from './context.js';
@@ -9,8 +10,6 @@ export class HealthHandlers {
 
   @MessagePattern(Subjects.storage.health)
   async health(): Promise<HealthReply> {
-    await this.ctx.store.ping();
-    await this.ctx.docs.ping();
-    return { service: 'storage-catalog', ok: true, position: this.ctx.runner.currentPosition };
+    return serviceHealth('storage-catalog', this.ctx.store, this.ctx.docs, this.ctx.runner);
   }
 }

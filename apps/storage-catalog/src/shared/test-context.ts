@@ -164,7 +164,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('storage-catalog', 'silent');
-  const runner = new ProjectionRunner(store, docs, storageProjections(docs), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, storageProjections(), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const clock = options.clock ?? testClock();
   const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults });

@@ -21,13 +21,13 @@ export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq:
 /** Oldest first. */
 export const ROOM_ORDER = { creation_time: 1, seq: 1 } as const;
 
-export const shareRoomsProjection = (docs: DocumentStore): Projection => ({
+export const shareRoomsProjection = (): Projection => ({
   name: 'share-rooms',
   prefixes: [StreamPrefixes.share, StreamPrefixes.user],
-  async init() {
+  async init(docs) {
     await shareRoomsCollection(docs).ensureIndex({ userId: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     const rooms = shareRoomsCollection(docs);
     if (event.stream.startsWith(StreamPrefixes.user)) {
       if (event.type === 'UserDeleted') await rooms.deleteMany({ userId: event.stream.slice(StreamPrefixes.user.length) });

@@ -49,7 +49,7 @@ export async function moveFile(ctx: StorageContext, source: FileDoc, props: Dead
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
     const data = {
       fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: source.size, blob: source.blob,
-      crc32: source.crc32, mtime: source.mtime, ctime: source.ctime, at: ctx.clock.now(),
+      crc32: source.crc32, mtime: source.mtime, ctime: source.ctime, at: ctx.clock.now(), moved_from: { deviceId: source.deviceId, path: source.path },
     };
     const events = fileDecider.decide({ type: 'CommitVersion', data, props }, state);
     const process = await ctx.processes.begin(moveFileProcess(ctx), {

@@ -18,7 +18,8 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { DeviceState } from '../devices/device.js';
 import { resolveDevice } from '../devices/device-names.js';
 import { appendToDevice } from '../devices/device-writes.js';
-import { filesCollection, foldersCollection, PREFIX_END } from '../files/catalog.projection.js';
+import { prefixRange } from '@burrow/documents';
+import { filesCollection, foldersCollection } from '../files/catalog.projection.js';
 import { commitVersion } from '../files/commit-file.process.js';
 import { fileDecider } from '../files/file.js';
 import { folderExists, propsOf, resolvePath, type ResolvedPath } from '../files/resolve-path.js';
@@ -150,7 +151,8 @@ export class TransfersHandlers {
   /** Made subfolders, then files, in path order from the cursor, for at most BATCH_MS; then the source goes (a move). */
   private async continueFolder(req: TransferRequest, source: DeviceState, target: DeviceState, from: string, to: string, cursor: Cursor): Promise<TransferReply> {
     const started = Date.now();
-    const range = (after: string) => ({ $gt: after || from, $lt: from + PREFIX_END });
+    const { $lt } = prefixRange(from);
+    const range = (after: string) => ({ $gt: after || from, ...($lt === undefined ? {} : { $lt }) });
     const rebase = (path: string) => to + path.slice(from.length);
     let at: Cursor = cursor;
     while (at.p === 'd') {

@@ -37,17 +37,17 @@ interface PlanDoc extends Pick<Plan, 'plan_id' | 'storage_bytes'> {
 export const storageUsersCollection = (docs: DocumentStore) => docs.collection<StorageUserDoc>('users');
 const plansCollection = (docs: DocumentStore) => docs.collection<PlanDoc>('plans');
 
-export const storageUsersProjection = (docs: DocumentStore): Projection => ({
+export const storageUsersProjection = (): Projection => ({
   name: 'users',
   prefixes: [StreamPrefixes.user, StreamPrefixes.planCatalogue],
-  async init() {
+  async init(docs) {
     await storageUsersCollection(docs).ensureIndex({ partnerId: 1, usernameKey: 1 });
     await storageUsersCollection(docs).ensureIndex({ partnerId: 1, emailKey: 1 });
     await storageUsersCollection(docs).ensureIndex({ usernameKey: 1 });
     await storageUsersCollection(docs).ensureIndex({ emailKey: 1 });
     await storageUsersCollection(docs).ensureIndex({ shareIdKey: 1 });
   },
-  async apply(event) {
+  async apply(event, docs) {
     if (event.stream === StreamPrefixes.planCatalogue) {
       if (event.type !== 'PlanAdded') return;
       const plan = event.data as PlanAdded['data'];

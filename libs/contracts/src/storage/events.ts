@@ -63,6 +63,11 @@ export interface FileVersionData {
   ctime: number;
   /** when it was committed */
   at: number;
+  /**
+   * Set on the version a WebDAV MOVE brought here (the source then records `FileMovedOut`): the
+   * user's stored bytes do not change with either event, only the devices' do.
+   */
+  moved_from?: { deviceId: string; path: string };
 }
 
 export type FileVersionCommitted = Event<'FileVersionCommitted', FileVersionData>;
@@ -80,14 +85,19 @@ export type FilePurgeAbandoned = Event<'FilePurgeAbandoned', { processId: string
 export type FilePropertiesSet = Event<'FilePropertiesSet', { props: DeadProperties; at: number }>;
 /**
  * The file's latest version now lives at another path (WebDAV MOVE): it leaves this file's stored
- * versions without being purged (the destination's `FileVersionCommitted` holds the same blob, and
- * the user's usage ledger is not touched: the bytes are counted once, where they now are). The
- * file is deleted here; its older versions stay until purged, like any deleted file's.
+ * versions without being purged (the destination's `FileVersionCommitted`, marked `moved_from`,
+ * holds the same blob, and the user's usage ledger is not touched: the bytes are counted once,
+ * where they now are; this device's bytes drop, the user's do not). The file is deleted here; its
+ * older versions stay until purged, like any deleted file's.
  */
 export type FileMovedOut = Event<
   'FileMovedOut',
   { userId: string; partnerId: string; deviceId: string; path: string; version: number; bytes: number; to: { deviceId: string; path: string }; at: number }
 >;
+/** Do a file event's bytes change the user's stored bytes? A move's two halves do not (they only move bytes between paths and devices). */
+export const changesUserBytes = (e: { type: string; data: unknown }) =>
+  (e.type === 'FileVersionCommitted' && !(e.data as FileVersionData).moved_from) || e.type === 'FileVersionsPurged';
+
 export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FilePropertiesSet | FileMovedOut | FileCommitAbandoned | FilePurgeAbandoned;
 
 // ---- share-<userId> ----------------------------------------------------------------------------

@@ -34,10 +34,23 @@ export interface FileVersionInfo {
   previews: Partial<Record<`${PreviewWidth}`, string>>;
 }
 
+/**
+ * Which life of a file something was made for (a single-file link, a session extension): the
+ * device's incarnation (its id, new at each registration, so a device removed and registered again
+ * under the same name is another) and the version number that began the file's current life (a
+ * file deleted and uploaded again to the same path starts a new one).
+ */
+export interface FileIncarnation {
+  deviceId: string;
+  since: number;
+}
+
 /** The latest version of a file as a folder listing shows it. */
 export interface FileEntry extends FileVersionInfo {
   /** versions stored (not purged) */
   versions: number;
+  /** the life of the file this is (in the replies to single-file reads: what links and extensions name) */
+  incarnation?: FileIncarnation;
 }
 
 export interface FolderEntry {

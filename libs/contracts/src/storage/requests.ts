@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { PartnerScoped } from '../bus.js';
 import { formBool, formInt, text } from '../validation.js';
+import type { FileIncarnation } from './records.js';
 import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
 
 export interface UserScoped {
@@ -67,10 +68,17 @@ export interface CommitFileRequest extends DevicePath {
   ctime?: number;
 }
 
-export interface FileRequest extends DevicePath {
+/** A read on behalf of a link or session extension: only while the file is still that life of it (410 otherwise). */
+export interface IncarnationBound {
+  expect?: FileIncarnation;
+}
+
+export interface FileRequest extends DevicePath, IncarnationBound {
   /** a version number; the latest when absent */
   version?: number;
 }
+
+export interface FileVersionsRequest extends DevicePath, IncarnationBound {}
 
 /**
  * A file or a folder (WebDAV PROPFIND): a path without a trailing slash names the file, or else the

@@ -6,7 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { type Collection, type Document, type DocumentStore, DuplicateKeyError, type Filter } from '@burrow/documents';
+import {
+  type Collection,
+  type Document,
+  type DocumentStore,
+  DuplicateKeyError,
+  type Filter,
+  InvalidDocumentError,
+  prefixRange,
+  WriteBehind,
+  type Write,
+} from '@burrow/documents';
 import { rejection, uniqueId } from './util.js';
 
 export interface DocumentStoreFixture {
@@ -288,11 +298,156 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
           big: Number.MAX_SAFE_INTEGER,
           yes: true,
           nothing: null,
-          list: [1, 'two', [3], { four: 4 }, null],
+          list: [1, 'two', { three: [3] }, { four: 4 }, null],
           nested: { a: { b: { c: [] } }, empty: {} },
         };
         await weird.upsert(structuredClone(doc));
         assert.deepEqual(await weird.get('w1'), doc);
+      });
+    });
+
+    it('refuses an array directly inside an array (FerretDB cannot store one), on upsert and in a commit', async () => {
+      const c = store.collection(uniqueId('nested_'));
+      const error = await rejection(c.upsert({ _id: 'n1', list: [1, [2]] }));
+      assert.ok(error instanceof InvalidDocumentError, `expected InvalidDocumentError, got ${String(error)}`);
+      const name = uniqueId('cp_');
+      const batch = await rejection(store.commit(name, 0, {}, [{ kind: 'put', collection: uniqueId('nested_'), doc: { _id: 'n2', m: { list: [[1]] } } }]));
+      assert.ok(batch instanceof InvalidDocumentError);
+      assert.equal(await store.readCheckpoint(name), null, 'nothing of the batch was committed');
+    });
+
+    describe('strings in code point (UTF-8) order', () => {
+      // U+FF5E (fullwidth tilde) is above every surrogate in UTF-16 but below every emoji in UTF-8
+      const names = ['a', 'a/z', 'a/\uff5e', 'a/\u{1F407}', 'a0', 'b'];
+
+      it('sorts and compares strings by code point, emoji after U+FFFF', async () => {
+        const c = store.collection<Document & { p: string }>(uniqueId('utf8_'));
+        for (const [i, p] of [...names].reverse().entries()) await c.upsert({ _id: `d${i}`, p });
+        assert.deepEqual((await c.find({}, { sort: { p: 1 } })).map((d) => d.p), names);
+        assert.deepEqual((await c.find({ p: { $gt: 'a/\uffff' } }, { sort: { p: 1 } })).map((d) => d.p), ['a/\u{1F407}', 'a0', 'b']);
+      });
+
+      it('prefixRange finds every path under a prefix, emoji included, and nothing beside it', async () => {
+        const c = store.collection<Document & { p: string }>(uniqueId('prefix_'));
+        for (const [i, p] of names.entries()) await c.upsert({ _id: `d${i}`, p });
+        await c.upsert({ _id: 'deep', p: 'a/\u{1F407}/\u{10FFFF}' });
+        assert.deepEqual((await c.find({ p: prefixRange('a/') }, { sort: { p: 1 } })).map((d) => d.p), ['a/z', 'a/\uff5e', 'a/\u{1F407}', 'a/\u{1F407}/\u{10FFFF}']);
+        assert.deepEqual((await c.find({ p: prefixRange('a/\u{1F407}/') })).map((d) => d.p), ['a/\u{1F407}/\u{10FFFF}']);
+        assert.equal(await c.count({ p: prefixRange('') }), names.length + 1);
+      });
+    });
+
+    it('$nor matches documents that match none of its filters', async () => {
+      assert.deepEqual(sortedIds(await people.find({ $nor: [{ city: 'Oslo' }, { age: { $gt: 30 } }] })), ['p2', 'p4']);
+      assert.equal(await people.count({ $and: [{ active: true }, { $nor: [{ tags: 'admin' }] }] }), 1);
+    });
+
+    describe('commit: a batch of writes with a checkpoint', () => {
+      const put = (collection: string, doc: Document): Write => ({ kind: 'put', collection, doc });
+
+      it('applies the writes and sets the checkpoint, only from the expected version', async () => {
+        const name = uniqueId('cp_');
+        const c = uniqueId('docs_');
+        assert.equal(await store.readCheckpoint(name), null);
+        const first = await store.commit(name, 0, { at: 1 }, [put(c, { _id: 'a', v: 1 }), put(c, { _id: 'b', v: 1 })]);
+        assert.deepEqual(first, { committed: true, rejected: [] });
+        assert.deepEqual(await store.readCheckpoint(name), { version: 1, state: { at: 1 } });
+        assert.equal(await store.collection(c).count(), 2);
+
+        // a second writer that started from version 0 (or from nothing) loses and writes nothing
+        assert.equal((await store.commit(name, 0, { at: 9 }, [put(c, { _id: 'z', v: 9 })])).committed, false);
+        assert.equal((await store.commit(name, 5, { at: 9 }, [put(c, { _id: 'z', v: 9 })])).committed, false);
+        assert.equal(await store.collection(c).get('z'), null);
+        assert.deepEqual(await store.readCheckpoint(name), { version: 1, state: { at: 1 } });
+
+        const second = await store.commit(name, 1, { at: 2 }, [put(c, { _id: 'a', v: 2 }), { kind: 'delete', collection: c, id: 'b' }]);
+        assert.equal(second.committed, true);
+        assert.deepEqual(await store.collection(c).find({}, { sort: { _id: 1 } }), [{ _id: 'a', v: 2 }]);
+        assert.deepEqual(await store.readCheckpoint(name), { version: 2, state: { at: 2 } });
+      });
+
+      it('deleteMany goes first; puts after it stay', async () => {
+        const name = uniqueId('cp_');
+        const c = uniqueId('docs_');
+        await store.commit(name, 0, {}, [put(c, { _id: 'a', g: 1 }), put(c, { _id: 'b', g: 1 }), put(c, { _id: 'c', g: 2 })]);
+        await store.commit(name, 1, {}, [{ kind: 'deleteMany', collection: c, filter: { g: 1 } }, put(c, { _id: 'b', g: 1, back: true })]);
+        assert.deepEqual(await store.collection(c).find({}, { sort: { _id: 1 } }), [{ _id: 'b', g: 1, back: true }, { _id: 'c', g: 2 }]);
+      });
+
+      it('clear empties every collection but keeps checkpoints and indexes', async () => {
+        const name = uniqueId('cp_');
+        const c = uniqueId('docs_');
+        const users = store.collection<Document & { email: string }>(c);
+        await users.ensureIndex({ email: 1 }, { unique: true });
+        await store.commit(name, 0, { n: 1 }, [put(c, { _id: 'u1', email: 'x' })]);
+        await store.commit(name, 1, { n: 2 }, [{ kind: 'clear' }, put(c, { _id: 'u2', email: 'y' })]);
+        assert.deepEqual(await users.find(), [{ _id: 'u2', email: 'y' }]);
+        assert.equal(await people.count(), 0, 'other collections are emptied too');
+        assert.deepEqual(await store.readCheckpoint(name), { version: 2, state: { n: 2 } });
+        assert.ok((await rejection(users.upsert({ _id: 'u3', email: 'y' }))) instanceof DuplicateKeyError, 'the unique index is still there');
+      });
+
+      it('a put a unique index refuses is reported; the rest of the batch is applied; renames in any order pass', async () => {
+        const name = uniqueId('cp_');
+        const c = uniqueId('users_');
+        const users = store.collection<Document & { email: string }>(c);
+        await users.ensureIndex({ email: 1 }, { unique: true });
+        await store.commit(name, 0, {}, [put(c, { _id: 'u1', email: 'a' }), put(c, { _id: 'u2', email: 'b' })]);
+        // u3 takes a, which u1 gives up later in the same batch
+        const renames = await store.commit(name, 1, {}, [put(c, { _id: 'u3', email: 'a' }), put(c, { _id: 'u1', email: 'c' })]);
+        assert.deepEqual(renames, { committed: true, rejected: [] });
+        const clash = await store.commit(name, 2, { done: true }, [put(c, { _id: 'u4', email: 'b' }), put(c, { _id: 'u5', email: 'e' })]);
+        assert.equal(clash.committed, true);
+        assert.deepEqual(clash.rejected.map((r) => [r.collection, r.id]), [[c, 'u4']]);
+        assert.deepEqual((await users.find({}, { sort: { _id: 1 } })).map((u) => [u._id, u.email]), [['u1', 'c'], ['u2', 'b'], ['u3', 'a'], ['u5', 'e']]);
+        assert.deepEqual(await store.readCheckpoint(name), { version: 3, state: { done: true } });
+      });
+    });
+
+    describe('WriteBehind over this store (what projections read and write through)', () => {
+      it('reads see the pending writes; the store sees nothing until the commit', async () => {
+        const uow = new WriteBehind(store);
+        const c = uow.collection<Person>(cname);
+        await c.upsert({ _id: 'p9', name: 'Zed', age: 50, city: 'Oslo', profile: { country: 'NO' } });
+        assert.equal(await c.delete('p1'), true);
+        assert.equal(await c.delete('nope'), false);
+        const p2 = (await c.get('p2'))!;
+        p2.city = 'Oslo';
+        await c.upsert(p2);
+        assert.deepEqual(ids(await c.find({ city: 'Oslo' }, { sort: { name: 1 } })), ['p5', 'p9', 'p2']);
+        assert.deepEqual(ids(await c.find({ city: 'Oslo' }, { sort: { name: 1 }, skip: 1, limit: 1 })), ['p9']);
+        assert.equal(await c.count({ city: 'Oslo' }), 3);
+        assert.equal(await c.count(), 5);
+        assert.equal((await c.findOne({ name: 'Zed' }))?._id, 'p9');
+        assert.equal(await people.get('p9'), null, 'nothing reached the store yet');
+        assert.equal(await people.count({ city: 'Oslo' }), 2);
+
+        assert.equal(await c.deleteMany({ 'profile.country': 'SE' }), 2);
+        assert.equal(await c.get('p3'), null, 'a stored document the pending deleteMany removes is gone');
+        assert.deepEqual(sortedIds(await c.find()), ['p2', 'p4', 'p9']);
+        await c.upsert({ _id: 'p5', name: 'Eve again', profile: { country: 'SE' } });
+        assert.deepEqual(sortedIds(await c.find({ 'profile.country': 'SE' })), ['p5'], 'written after the deleteMany: kept');
+
+        const name = uniqueId('cp_');
+        assert.equal((await store.commit(name, 0, {}, uow.writes())).committed, true);
+        assert.deepEqual(sortedIds(await people.find()), ['p2', 'p4', 'p5', 'p9']);
+        assert.equal((await people.get('p2'))!.city, 'Oslo');
+        assert.equal((await people.get('p5'))!.name, 'Eve again');
+      });
+
+      it('rollback to a savepoint forgets what was written after it', async () => {
+        const uow = new WriteBehind(store);
+        const c = uow.collection<Person>(cname);
+        await c.upsert({ _id: 'p1', name: 'kept', profile: { country: 'NO' } });
+        const mark = uow.savepoint();
+        await c.upsert({ _id: 'p1', name: 'undone', profile: { country: 'NO' } });
+        await c.upsert({ _id: 'p8', name: 'undone too', profile: { country: 'NO' } });
+        await c.deleteMany({ city: 'Oslo' });
+        uow.rollback(mark);
+        assert.equal((await c.get('p1'))!.name, 'kept');
+        assert.equal(await c.get('p8'), null);
+        assert.equal((await c.get('p5'))!.name, 'Eve');
+        assert.deepEqual(uow.writes().map((w) => (w.kind === 'put' ? w.doc._id : w.kind)), ['p1']);
       });
     });
 

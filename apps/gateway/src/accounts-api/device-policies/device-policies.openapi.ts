@@ -104,9 +104,9 @@ export const devicePoliciesPaths: PathsFragment = {
       responses: {
         '200': empty('Deleted.'),
         '404': noPolicy,
-        '409': error('A group uses the policy (`device_policy`), or another policy inherits from it (`inherits_from`).', {
-          group: ex('used by a group', err('device policy 1 is used by group 3', { conflicts: ['device_policy'] })),
-          child: ex('inherited from', err('device policy 1 is inherited from by policy 2', { conflicts: ['inherits_from'] })),
+        '409': error('The policy is in use (`policy_id`, what the management appliance tests for), with the precise reason beside it: a group uses the policy (`device_policy`), or another policy inherits from it (`inherits_from`).', {
+          group: ex('used by a group', err('device policy 1 is used by group 3', { conflicts: ['policy_id', 'device_policy'] })),
+          child: ex('inherited from', err('device policy 1 is inherited from by policy 2', { conflicts: ['policy_id', 'inherits_from'] })),
         }),
         ...AUTHENTICATED,
       },

@@ -1,0 +1,75 @@
+/**
+ * The read-model database goes away under the services and comes back (multi-process on NATS, a
+ * private FerretDB killed with SIGKILL for about ten seconds): requests fail with a prompt 503 and
+ * a reason, never hang; readiness says so; no process exits (the storage catalog once died of an
+ * unhandled MongoNetworkError in a timer); and once the database is back the services resume by
+ * themselves: readiness returns, writes succeed, and the read models hold every write, each once.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { partnerApi } from './harness/client.js';
+import { natsUrlForTests, startMultiProcess } from './harness/multi-process.js';
+import { ferretdbBinary, startPrivateFerretDb } from './harness/private-ferretdb.js';
+import { storageApi } from './harness/storage-client.js';
+
+const natsUrl = natsUrlForTests();
+const RPC_TIMEOUT_MS = 3000;
+const PASSWORD = 'outage-password-1';
+const skip = !natsUrl ? 'NATS_URL not set and no nats-server found' : !ferretdbBinary() ? 'no FerretDB binary (scripts/ensure-ferretdb.sh builds one)' : false;
+
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('read-model database outage (multi-process, a private FerretDB)', { skip, timeout: 300_000 }, () => {
+  it('prompt 503s with a reason, readiness false, no process exits, and everything resumes by itself', async () => {
+    const ferret = await startPrivateFerretDb();
+    const target = await startMultiProcess(natsUrl!, { MONGODB_URL: ferret.url, BURROW_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) }, { productionServers: false });
+    try {
+      const api = partnerApi(target);
+      await api.post('/users/', { name: 'Before', email: 'before@example.com', username: 'before', password: PASSWORD, plan_id: 1 }).expect(201);
+      const before = storageApi(target, 'before', PASSWORD);
+      await before.putDevice('laptop').expect(200);
+      await before.putFile('laptop', 'a.txt', 'first').expect(201);
+
+      await ferret.kill();
+      const during: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const username = `during${i}`;
+        const started = Date.now();
+        const res = await api.post('/users/', { name: username, email: `${username}@example.com`, username, password: PASSWORD, plan_id: 1 }).timeout(RPC_TIMEOUT_MS + 5000);
+        assert.equal(res.status, 503, `${username}: ${res.status} ${res.text}`);
+        assert.ok(typeof res.body.reason === 'string' && res.body.reason.length > 0);
+        assert.ok(Date.now() - started < RPC_TIMEOUT_MS + 3000, `the 503 took ${Date.now() - started} ms`);
+        during.push(username);
+        const upload = await before.putFile('laptop', `during/${i}.txt`, `during ${i}`).timeout(RPC_TIMEOUT_MS + 5000);
+        assert.ok([201, 503].includes(upload.status), `upload: ${upload.status} ${upload.text}`);
+      }
+      const ready = await fetch(`${target.url}/readyz`);
+      assert.equal(ready.status, 503, 'not ready while the read models cannot be updated');
+
+      await new Promise((r) => setTimeout(r, 4000));
+      await ferret.start();
+      await eventually('readiness to come back', async () => (await fetch(`${target.url}/readyz`)).status === 200);
+      await api.post('/users/', { name: 'After', email: 'after@example.com', username: 'after', password: PASSWORD, plan_id: 1 }).expect(201);
+      await api.get('/users/after').expect(200);
+      await before.putFile('laptop', 'b.txt', 'after').expect(201);
+
+      // every process rode it out
+      for (const p of target.processes()) assert.equal(p.exitCode ?? p.signalCode, null, `${p.name} exited:\n${p.output.slice(-3000)}`);
+      // each write is in the read models once: the list and the count agree, each user once
+      const users = (await api.get('/users/?limit=1000').expect(200)).body as { username: string }[];
+      const names = users.map((u) => u.username);
+      assert.equal(new Set(names).size, names.length, 'no user twice');
+      assert.equal((await api.get('/users/?action=user_count').expect(200)).body.user_count, names.length);
+      for (const name of ['before', 'after']) assert.ok(names.includes(name));
+    } finally {
+      await target.close();
+      await ferret.close();
+    }
+  });
+});

@@ -1,0 +1,312 @@
+/**
+ * A unit of work over a DocumentStore: reads see the batch's own writes, writes are kept in memory
+ * until the owner commits them together with a checkpoint (`DocumentStore.commit`). The projection
+ * runner hands one to its projections per batch of events, so a rebuild writes each document once
+ * per batch instead of once per event, and a crash or a second replica can never see half a batch.
+ *
+ * Reads overlay the pending writes on the store: `get` answers from memory when it can, `find`
+ * and `count` ask the store (hiding documents a pending `deleteMany` removes) and merge the
+ * pending documents in with the port's own filter and sort semantics (`matches`, `compareBy`).
+ * A unique index is only checked when the batch is committed (see `CommitResult.rejected`).
+ *
+ * `savepoint()` / `rollback()` undo what one event did, so a projection that throws on an event
+ * leaves nothing of it behind.
+ */
+import { compareBy, matches } from './filter.js';
+import {
+  type Checkpoint,
+  type Collection,
+  type CommitResult,
+  type Document,
+  documentProblem,
+  type DocumentStore,
+  type Filter,
+  type FindOptions,
+  type IndexOptions,
+  InvalidDocumentError,
+  type SortSpec,
+  type Write,
+} from './port.js';
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+interface Entry {
+  doc: Document | null;
+  /** written by this batch (else: what the store holds, read earlier) */
+  dirty: boolean;
+}
+
+/**
+ * Documents known to be in the store as committed, shared by consecutive batches of one writer.
+ * Valid only while nobody else writes: the runner drops it when a commit finds another writer went
+ * first. `complete` collections hold every document the store has, so a miss there means "absent"
+ * without asking the store (a rebuild into an emptied store starts that way).
+ */
+export class CommittedCache {
+  private readonly collections = new Map<string, Map<string, Document | null>>();
+  /** while complete: the ids of every document the store holds, per collection (kept when documents are evicted) */
+  private present: Map<string, Set<string>> | null = null;
+  private size = 0;
+  private presentSize = 0;
+
+  constructor(
+    private readonly maxEntries = 100_000,
+    private readonly maxPresent = 5_000_000,
+  ) {}
+
+  /** The store was just emptied by this writer: every document it will hold passes through here. */
+  startComplete(): void {
+    this.clear();
+    this.present = new Map();
+  }
+
+  /** undefined: unknown (ask the store) */
+  lookup(collection: string, id: string): Document | null | undefined {
+    const hit = this.collections.get(collection)?.get(id);
+    if (hit !== undefined) return hit;
+    if (!this.present) return undefined;
+    return this.present.get(collection)?.has(id) ? undefined : null;
+  }
+
+  remember(collection: string, id: string, doc: Document | null): void {
+    let docs = this.collections.get(collection);
+    if (!docs) this.collections.set(collection, (docs = new Map()));
+    if (!docs.has(id)) this.size++;
+    docs.set(id, doc);
+    if (this.present) {
+      let ids = this.present.get(collection);
+      if (!ids) this.present.set(collection, (ids = new Set()));
+      if (doc && !ids.has(id)) {
+        ids.add(id);
+        this.presentSize++;
+      } else if (!doc && ids.delete(id)) this.presentSize--;
+      if (this.presentSize > this.maxPresent) this.present = null;
+    }
+    if (this.size > this.maxEntries) this.evictDocuments();
+  }
+
+  /** A committed batch: its writes are now what the store holds. */
+  absorb(writes: Write[]): void {
+    for (const w of writes) {
+      // which unseen documents a filter removed is unknown: start over
+      if (w.kind === 'clear' || w.kind === 'deleteMany') this.clear();
+      else if (w.kind === 'put') this.remember(w.collection, w.doc._id, w.doc);
+      else this.remember(w.collection, w.id, null);
+    }
+  }
+
+  private evictDocuments(): void {
+    this.collections.clear();
+    this.size = 0;
+  }
+
+  clear(): void {
+    this.evictDocuments();
+    this.present = null;
+    this.presentSize = 0;
+  }
+}
+
+export class WriteBehind implements DocumentStore {
+  private readonly collections = new Map<string, WriteBehindCollection<Document>>();
+  private readonly undo: (() => void)[] = [];
+  /** pending deleteMany filters, in order */
+  readonly deletes: { collection: string; filter: Filter }[] = [];
+  /** documents written by this batch, in the order of their first write */
+  readonly dirty = new Map<string, { collection: string; id: string }>();
+  /** what to do once the batch is committed (wake readers of what it wrote) */
+  readonly committed: (() => void)[] = [];
+
+  constructor(
+    readonly base: DocumentStore,
+    /** what earlier batches of the same writer committed (none: every read asks the store) */
+    readonly cache: CommittedCache | null = null,
+  ) {}
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    let c = this.collections.get(name);
+    if (!c) {
+      c = new WriteBehindCollection(name, this);
+      this.collections.set(name, c);
+    }
+    return c as unknown as Collection<T>;
+  }
+
+  /** How many documents the batch has written so far. */
+  get size(): number {
+    return this.dirty.size + this.deletes.length;
+  }
+
+  /** The batch as `commit` takes it: deleteMany filters first, then one put or delete per document. */
+  writes(): Write[] {
+    const out: Write[] = this.deletes.map((d) => ({ kind: 'deleteMany' as const, collection: d.collection, filter: d.filter }));
+    for (const { collection, id } of this.dirty.values()) {
+      const doc = this.collections.get(collection)!.entries.get(id)!.doc;
+      out.push(doc ? { kind: 'put', collection, doc } : { kind: 'delete', collection, id });
+    }
+    return out;
+  }
+
+  /** Runs `fn` once the batch is committed; never if it is dropped or rolled back past this point. */
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+    this.changed(() => void this.committed.pop());
+  }
+
+  savepoint(): number {
+    return this.undo.length;
+  }
+
+  rollback(savepoint: number): void {
+    while (this.undo.length > savepoint) this.undo.pop()!();
+  }
+
+  /** Records how to undo a change (called by the collections). */
+  changed(undo: () => void): void {
+    this.undo.push(undo);
+  }
+
+  async dropAll(): Promise<void> {
+    throw new Error('a unit of work cannot drop collections');
+  }
+
+  async readCheckpoint(): Promise<Checkpoint | null> {
+    throw new Error('checkpoints are read from the store, not from a unit of work');
+  }
+
+  async commit(): Promise<CommitResult> {
+    throw new Error('a unit of work is committed by its owner through the store');
+  }
+
+  ping(): Promise<void> {
+    return this.base.ping();
+  }
+
+  async close(): Promise<void> {}
+}
+
+class WriteBehindCollection<T extends Document> implements Collection<T> {
+  readonly entries = new Map<string, Entry>();
+  private readonly deletes: Filter[] = [];
+  private readonly base: Collection<T>;
+
+  constructor(
+    private readonly name: string,
+    private readonly uow: WriteBehind,
+  ) {
+    this.base = uow.base.collection<T>(name);
+  }
+
+  private key(id: string): string {
+    return `${this.name}\u0000${id}`;
+  }
+
+  private set(id: string, doc: T | null): void {
+    const key = this.key(id);
+    const before = this.entries.get(id);
+    const wasDirty = this.uow.dirty.has(key);
+    this.entries.set(id, { doc, dirty: true });
+    if (!wasDirty) this.uow.dirty.set(key, { collection: this.name, id });
+    this.uow.changed(() => {
+      if (before) this.entries.set(id, before);
+      else this.entries.delete(id);
+      if (!wasDirty) this.uow.dirty.delete(key);
+    });
+  }
+
+  /** The store's filter with the pending deleteMany filters taken out. */
+  private storeFilter(filter: Filter): Filter {
+    return this.deletes.length ? { $and: [filter, { $nor: [...this.deletes] }] } : filter;
+  }
+
+  private dirtyDocs(): { ids: string[]; docs: T[] } {
+    const ids: string[] = [];
+    const docs: T[] = [];
+    for (const [id, entry] of this.entries) {
+      if (!entry.dirty) continue;
+      ids.push(id);
+      if (entry.doc) docs.push(entry.doc as T);
+    }
+    return { ids, docs };
+  }
+
+  async get(id: string): Promise<T | null> {
+    let entry = this.entries.get(id);
+    if (!entry) {
+      let doc = this.uow.cache?.lookup(this.name, id) as T | null | undefined;
+      if (doc === undefined) {
+        doc = await this.base.get(id);
+        this.uow.cache?.remember(this.name, id, doc);
+      }
+      if (doc && this.deletes.some((f) => matches(doc, f))) doc = null;
+      // a write may have come in while the store answered
+      entry = this.entries.get(id) ?? { doc, dirty: false };
+      if (!this.entries.has(id)) this.entries.set(id, entry);
+    }
+    return entry.doc ? (clone(entry.doc) as T) : null;
+  }
+
+  async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
+    const skip = options.skip ?? 0;
+    const pendingBefore = this.dirtyDocs().ids.length;
+    const limit = options.limit ? skip + options.limit + pendingBefore : undefined;
+    const stored = await this.base.find(this.storeFilter(filter), { sort: options.sort, limit });
+    const { ids, docs } = this.dirtyDocs();
+    const pending = new Set(ids);
+    const out = stored.filter((d) => !pending.has(d._id));
+    for (const doc of docs) if (matches(doc, filter)) out.push(clone(doc));
+    if (options.sort && Object.keys(options.sort).length > 0) out.sort(compareBy(options.sort));
+    return out.slice(skip, options.limit ? skip + options.limit : undefined);
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    const { ids, docs } = this.dirtyDocs();
+    const storeFilter = this.storeFilter(filter);
+    const stored = await this.base.count(storeFilter);
+    const storedPending = ids.length ? await this.base.count({ $and: [storeFilter, { _id: { $in: ids } }] }) : 0;
+    return stored - storedPending + docs.filter((d) => matches(d, filter)).length;
+  }
+
+  async upsert(doc: T): Promise<void> {
+    const problem = documentProblem(doc);
+    if (problem) throw new InvalidDocumentError(this.name, doc._id, problem);
+    this.set(doc._id, clone(doc));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const existed = (await this.get(id)) !== null;
+    this.set(id, null);
+    return existed;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const n = await this.count(filter);
+    for (const [id, entry] of this.entries) if (entry.doc && matches(entry.doc, filter)) this.set(id, null);
+    const f = clone(filter);
+    this.deletes.push(f);
+    this.uow.deletes.push({ collection: this.name, filter: f });
+    this.uow.changed(() => {
+      this.deletes.pop();
+      this.uow.deletes.pop();
+    });
+    return n;
+  }
+
+  ensureIndex(spec: SortSpec, options?: IndexOptions): Promise<void> {
+    return this.base.ensureIndex(spec, options);
+  }
+}
+
+/**
+ * Runs `fn` once what was written through `docs` is committed: at once on a plain store, after
+ * the batch's commit on a unit of work. For signals that wake readers of the store (a reader woken
+ * before the commit would find nothing new).
+ */
+export function afterCommit(docs: DocumentStore, fn: () => void): void {
+  if (docs instanceof WriteBehind) docs.afterCommit(fn);
+  else fn();
+}

@@ -1,0 +1,324 @@
+/**
+ * The projection runner against what production does to it: two replicas on one read-model
+ * database, a crash between applying a batch and saving its checkpoint, a document store that goes
+ * away and comes back, an event store that is not the one the read models came from, a projection
+ * that throws, and a rebuild of 100k events. In memory always; on MongoDB too when MONGODB_URL is
+ * set (FerretDB in CI), each test in its own database.
+ */
+import { type Checkpoint, type DocumentStore, MemoryDocumentStore, MongoDocumentStore, type Write } from '@burrow/documents';
+import { type NewEvent, SqliteEventStore } from '@burrow/event-store';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { type Projection, ProjectionRunner, StoreMismatchError } from './projection-runner.js';
+
+interface Total {
+  _id: string;
+  total: number;
+  events: number;
+  [key: string]: unknown;
+}
+
+/** Read, add, write back (what the usage projections do): applying an event twice counts it twice. */
+const counting: Projection = {
+  name: 'totals',
+  prefixes: ['counter-'],
+  async init(docs) {
+    await docs.collection('totals').ensureIndex({ events: 1 });
+  },
+  async apply(e, docs) {
+    const by = e.data.by as number;
+    for (const [collection, id] of [['totals', e.stream], ['sums', 'all']]) {
+      const c = docs.collection<Total>(collection);
+      const doc = (await c.get(id)) ?? { _id: id, total: 0, events: 0 };
+      doc.total += by;
+      doc.events += 1;
+      await c.upsert(doc);
+    }
+  },
+};
+
+const increments = (n: number, by = 1): NewEvent[] => Array.from({ length: n }, () => ({ type: 'Incremented', data: { by } }));
+
+async function until(what: string, predicate: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A document store that can be made unreachable, as a database outage looks to its client. */
+class FlakyDocuments implements DocumentStore {
+  down = false;
+  commits = 0;
+  constructor(readonly inner: DocumentStore) {}
+  private check(): void {
+    if (this.down) throw new Error('connect ECONNREFUSED (simulated outage)');
+  }
+  collection<T extends { _id: string; [key: string]: unknown }>(name: string) {
+    const inner = this.inner.collection<T>(name);
+    const guard = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+      this.check();
+      return f(...a);
+    };
+    return {
+      get: guard((id: string) => inner.get(id)),
+      find: guard((f?: Record<string, unknown>, o?: object) => inner.find(f, o)),
+      findOne: guard((f: Record<string, unknown>) => inner.findOne(f)),
+      count: guard((f?: Record<string, unknown>) => inner.count(f)),
+      upsert: guard((d: T) => inner.upsert(d)),
+      delete: guard((id: string) => inner.delete(id)),
+      deleteMany: guard((f: Record<string, unknown>) => inner.deleteMany(f)),
+      ensureIndex: guard((s: Record<string, 1 | -1>, o?: { unique?: boolean }) => inner.ensureIndex(s, o)),
+    };
+  }
+  async dropAll() {
+    this.check();
+    return this.inner.dropAll();
+  }
+  async readCheckpoint(name: string): Promise<Checkpoint | null> {
+    this.check();
+    return this.inner.readCheckpoint(name);
+  }
+  async commit(name: string, expected: number, state: Record<string, unknown>, writes: Write[]) {
+    this.check();
+    this.commits++;
+    return this.inner.commit(name, expected, state, writes);
+  }
+  async ping() {
+    this.check();
+  }
+  async close() {}
+}
+
+interface Target {
+  name: string;
+  /** a connection to the test's read-model database (a second call: a second replica's connection) */
+  connect(options?: { faults?: (point: 'claimed' | 'written') => Promise<void> | void; abandonedJournalMs?: number }): Promise<DocumentStore>;
+  cleanup(): Promise<void>;
+}
+
+const mongoUrl = process.env.MONGODB_URL;
+const targets: { name: string; skip?: string; create: () => Target }[] = [
+  {
+    name: 'in memory',
+    create: () => {
+      const shared = new MemoryDocumentStore();
+      return { name: 'memory', connect: async () => shared, cleanup: async () => undefined };
+    },
+  },
+  {
+    name: 'on MongoDB',
+    skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine',
+    create: () => {
+      const db = `burrow_runner_${randomBytes(5).toString('hex')}`;
+      const opened: MongoDocumentStore[] = [];
+      return {
+        name: 'mongo',
+        connect: async (options = {}) => {
+          const store = await MongoDocumentStore.connect(mongoUrl!, db, options);
+          opened.push(store);
+          return store;
+        },
+        cleanup: async () => {
+          await opened[0]?.dropAll().catch(() => undefined);
+          for (const s of opened) await s.close().catch(() => undefined);
+        },
+      };
+    },
+  },
+];
+
+for (const t of targets) {
+  describe(`ProjectionRunner ${t.name}`, { skip: t.skip, timeout: 240_000 }, () => {
+    let dir: string;
+    let events: SqliteEventStore;
+    let target: Target;
+    const runners: ProjectionRunner[] = [];
+    const run = (docs: DocumentStore, projections = [counting], options = {}) => {
+      const runner = new ProjectionRunner(events, docs, projections, { retryMinMs: 20, retryMaxMs: 200, ...options });
+      runners.push(runner);
+      return runner;
+    };
+    const totals = async (docs: DocumentStore) => {
+      const all = await docs.collection<Total>('totals').find({}, { sort: { _id: 1 } });
+      return Object.fromEntries(all.map((d) => [d._id, [d.total, d.events]]));
+    };
+
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'runner-'));
+      events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+      target = t.create();
+    });
+    afterEach(async () => {
+      for (const r of runners.splice(0)) await r.stop();
+      await target.cleanup();
+      await events.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('two replicas on one read-model database apply every event once, and one killed mid-stream loses nothing', async () => {
+      await events.append('counter-a', increments(50), 'any');
+      const docsA = await target.connect();
+      const docsB = await target.connect();
+      const a = run(docsA, [counting], { maxBatchEvents: 7 });
+      const b = run(docsB, [counting], { maxBatchEvents: 5 });
+      await Promise.all([a.start(), b.start()]);
+      // both replicas append (as both serve requests) while both project
+      for (let i = 0; i < 40; i++) {
+        await events.append(`counter-${'abc'[i % 3]}`, increments(3, 2), 'any');
+        if (i === 20) void a.stop(); // a replica dies mid-stream
+      }
+      const head = await events.headPosition();
+      await b.waitFor(head, 20_000);
+      const expected = { 'counter-a': [50 + 14 * 6, 50 + 14 * 3], 'counter-b': [13 * 6, 13 * 3], 'counter-c': [13 * 6, 13 * 3] };
+      assert.deepEqual(await totals(docsB), expected);
+      assert.deepEqual(await docsB.collection<Total>('sums').get('all'), { _id: 'all', total: 50 + 40 * 6, events: 50 + 40 * 3 });
+      // a third replica starting now applies nothing again
+      const c = run(await target.connect());
+      await c.start();
+      assert.deepEqual(await totals(docsB), expected);
+    });
+
+    it('a document store outage: retries by itself, reports it, and resumes without losing or repeating an event', async () => {
+      const flaky = new FlakyDocuments(await target.connect());
+      const runner = run(flaky, [counting], { lagLimitMs: 100 });
+      await events.append('counter-a', increments(10), 'any');
+      await runner.start();
+      assert.equal((await runner.health()).ok, true);
+      flaky.down = true;
+      const during = await events.append('counter-a', increments(5), 'any');
+      await until('the runner to notice the outage', async () => (await runner.health()).state === 'retrying');
+      const health = await runner.health();
+      assert.equal(health.ok, false);
+      assert.match(health.reason!, /not being updated: .*ECONNREFUSED/);
+      await assert.rejects(runner.waitFor(during.position, 200), (e: { status?: number; message: string }) => e.status === 503 && /not being updated/.test(e.message));
+      await events.append('counter-b', increments(3), 'any');
+      flaky.down = false;
+      await runner.waitFor(await events.headPosition(), 10_000);
+      assert.deepEqual(await totals(flaky), { 'counter-a': [15, 15], 'counter-b': [3, 3] });
+      await until('readiness to come back', async () => (await runner.health()).ok);
+    });
+
+    it('an outage at start: start waits for the store instead of failing', async () => {
+      const flaky = new FlakyDocuments(await target.connect());
+      flaky.down = true;
+      await events.append('counter-a', increments(4), 'any');
+      const runner = run(flaky);
+      const started = runner.start();
+      await until('retrying', async () => (await runner.health()).state === 'retrying');
+      flaky.down = false;
+      await started;
+      assert.deepEqual(await totals(flaky), { 'counter-a': [4, 4] });
+    });
+
+    it('read models of another event store are rebuilt from this one, or refused', async () => {
+      const docs = await target.connect();
+      await events.append('counter-a', increments(7), 'any');
+      const first = run(docs);
+      await first.start();
+      await first.stop();
+      assert.deepEqual(await totals(docs), { 'counter-a': [7, 7] });
+
+      // a fresh event store beside the same read models (restored from elsewhere, or re-created)
+      const other = SqliteEventStore.open(join(dir, 'other.sqlite'), { pollIntervalMs: 20 });
+      try {
+        await other.append('counter-z', increments(2), 'any');
+        const refusing = new ProjectionRunner(other, docs, [counting], { onStoreMismatch: 'refuse' });
+        await assert.rejects(refusing.start(), StoreMismatchError);
+        await refusing.stop();
+        assert.deepEqual(await totals(docs), { 'counter-a': [7, 7] }, 'refused: nothing touched');
+
+        const rebuilding = new ProjectionRunner(other, docs, [counting]);
+        await rebuilding.start();
+        assert.deepEqual(await totals(docs), { 'counter-z': [2, 2] }, 'only what the new store holds');
+        await rebuilding.stop();
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a projection that throws on an event loses that event only (nothing half-written), the others go on', async () => {
+      const docs = await target.connect();
+      const failing: Projection = {
+        name: 'picky',
+        prefixes: ['counter-'],
+        async apply(e, uow) {
+          await uow.collection<Total>('picky').upsert({ _id: `${e.position}`, total: 1, events: 1 });
+          if (e.stream === 'counter-bad') throw new Error('bug');
+        },
+      };
+      const logged: string[] = [];
+      const runner = run(docs, [counting, failing], { log: (_level: string, msg: string) => logged.push(msg) });
+      await events.append('counter-a', increments(2), 'any');
+      const bad = await events.append('counter-bad', increments(1), 'any');
+      await events.append('counter-a', increments(1), 'any');
+      await runner.start();
+      assert.deepEqual(await totals(docs), { 'counter-a': [3, 3], 'counter-bad': [1, 1] });
+      assert.equal(await docs.collection('picky').count(), 3);
+      assert.equal(await docs.collection('picky').get(`${bad.position}`), null);
+      assert.ok(logged.includes('projection failed on event'));
+    });
+
+    it('a rebuild of 100k events batches its writes and takes as long as it needs', async () => {
+      const n = t.name === 'in memory' ? 100_000 : 20_000;
+      for (let i = 0; i < n / 500; i++) await events.append(`counter-${i % 20}`, increments(500), 'any');
+      const flaky = new FlakyDocuments(await target.connect());
+      const logged: string[] = [];
+      const runner = run(flaky, [counting], { log: (_level: string, msg: string) => logged.push(msg), progressEveryMs: 200 });
+      await runner.start();
+      assert.equal(runner.currentPosition, n);
+      const all = await flaky.collection<Total>('sums').get('all');
+      assert.deepEqual(all, { _id: 'all', total: n, events: n });
+      assert.ok(flaky.commits <= n / 1000 + 2, `${flaky.commits} commits for ${n} events`);
+      assert.ok(logged.includes('read models caught up'));
+    });
+  });
+}
+
+describe('ProjectionRunner on MongoDB: a crash between applying a batch and saving its checkpoint', { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 }, () => {
+  it('the next process finishes the batch from its journal; no event is applied twice or lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runner-crash-'));
+    const events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+    const db = `burrow_crash_${randomBytes(5).toString('hex')}`;
+    let frozen = false;
+    let reached!: () => void;
+    const crashed = new Promise<void>((r) => (reached = r));
+    // the first process: after its second batch is written, before the checkpoint moves, it stops
+    // for good (what kill -9 looks like to the database)
+    let commits = 0;
+    const dying = await MongoDocumentStore.connect(mongoUrl!, db, {
+      faults: (point) => {
+        if (point === 'written' && ++commits === 2) {
+          frozen = true;
+          reached();
+          return new Promise<void>(() => undefined);
+        }
+      },
+    });
+    const survivor = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 500 });
+    try {
+      await events.append('counter-a', increments(10), 'any');
+      const first = new ProjectionRunner(events, dying, [counting], { maxBatchEvents: 4 });
+      void first.start().catch(() => undefined);
+      await crashed;
+      assert.ok(frozen);
+      await events.append('counter-a', increments(5), 'any');
+      const second = new ProjectionRunner(events, survivor, [counting], { maxBatchEvents: 4 });
+      await second.start();
+      await second.waitFor(await events.headPosition());
+      assert.deepEqual(await survivor.collection<Total>('totals').get('counter-a'), { _id: 'counter-a', total: 15, events: 15 });
+      await second.stop();
+    } finally {
+      await survivor.dropAll();
+      await survivor.close();
+      await dying.close().catch(() => undefined);
+      await events.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
