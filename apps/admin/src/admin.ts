@@ -10,10 +10,12 @@ import { partnerCommands } from './commands/partners.js';
 import { pendingWriteCommands } from './commands/pending-writes.js';
 import { planCommands } from './commands/plans.js';
 import { reservationCommands } from './commands/reservations.js';
+import { verifyBlobsCommands } from './commands/verify-blobs.js';
 
-export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands, ...importFolderCommands];
+export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands, ...importFolderCommands, ...verifyBlobsCommands];
 
 export const parseAdminCommandLine = (argv: readonly string[]): CommandLine => parseCommandLine(argv, ADMIN_COMMANDS);
 
-export { type AdminAction, type AdminCommand, type BusAction, type CommandLine, type DirectAction, UsageError } from './command-line.js';
+export { type AdminAction, type AdminCommand, type BusAction, type CommandLine, type DirectAction, FailedResult, UsageError } from './command-line.js';
 export type { ImportSummary } from './import/import-folder.js';
+export type { VerifySummary } from './verify/verify-blobs.js';

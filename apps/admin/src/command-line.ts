@@ -31,8 +31,13 @@ export interface OptionSpec {
 
 export type OptionValues = Record<string, string | boolean | undefined>;
 
-/** What a prepared command does once the bus is there. */
+/** What a prepared command does once the bus is there: its result, printed as JSON (or a FailedResult). */
 export type BusAction = (rpc: RpcClient) => Promise<unknown>;
+
+/** A bus action's result that also fails the command (it found problems): printed as JSON, exit 1. */
+export class FailedResult {
+  constructor(readonly result: unknown) {}
+}
 
 /**
  * What a command that needs no bus does (import-folder talks HTTP to a gateway): main opens
@@ -65,6 +70,8 @@ export interface AdminCommand {
    * the bus. The services validate the request again with the contracts' schemas.
    */
   prepare(values: OptionValues): AdminAction;
+  /** run on the standalone data directory, the command needs the storage catalog too (not only accounts and billing) */
+  storageCatalog?: boolean;
 }
 
 export type CommandLine = { help: string } | { command: AdminCommand; action: AdminAction };

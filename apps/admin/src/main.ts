@@ -14,10 +14,11 @@
  */
 import { DomainError } from '@burrow/contracts';
 import type { ClientProxy } from '@nestjs/microservices';
-import { type AdminAction, type DirectAction, parseAdminCommandLine, UsageError } from './admin.js';
+import { type AdminAction, type DirectAction, FailedResult, parseAdminCommandLine, UsageError } from './admin.js';
 
 async function main(argv: string[]): Promise<number> {
   let action: AdminAction;
+  let storageCatalog = false;
   try {
     const line = parseAdminCommandLine(argv);
     if ('help' in line) {
@@ -25,6 +26,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     action = line.action;
+    storageCatalog = line.command.storageCatalog === true;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`admin: ${error.message}\n\n${error.usage}`);
@@ -64,9 +66,18 @@ async function main(argv: string[]): Promise<number> {
       const [{ startAccounts }, { startBilling }] = await Promise.all([import('@burrow/accounts'), import('@burrow/billing')]);
       services.push(await startAccounts(infra));
       services.push(await startBilling(infra));
+      if (storageCatalog) {
+        // its read models are rebuilt from the events here; no purges, previews or reaping of its own
+        const { startStorageCatalog } = await import('@burrow/storage-catalog');
+        services.push(await startStorageCatalog(infra, { background: false }));
+      }
     }
     await client.connect();
     const result = await action(rpc);
+    if (result instanceof FailedResult) {
+      process.stdout.write(JSON.stringify(result.result, null, 2) + '\n');
+      return 1;
+    }
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (error) {

@@ -3,7 +3,8 @@
  * client, read access to the blob store, the error filter, request logging and metrics.
  * Stateless: any number can run.
  */
-import type { Infrastructure } from '@burrow/runtime';
+import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
+import type { Infrastructure, Logger } from '@burrow/runtime';
 import { RpcClient } from '@burrow/transport';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -32,6 +33,22 @@ export interface GatewayOptions {
   port?: number;
   /** milliseconds since the epoch for token expiry (tests inject a clock) */
   now?: () => number;
+}
+
+/**
+ * The blob store as the gateway uses it: every whole read checked against the blob's hash on the
+ * way (a download of bytes that do not match is cut short, and the operator hears of it), and,
+ * in the background, what uploads of a process that died here left removed at once.
+ */
+async function openBlobs(infra: Infrastructure, log: Logger): Promise<BlobReader & BlobWriter> {
+  const blobs = verifyingReader(await infra.blobs(), (error) =>
+    log.error({ blob: error.key, actual: error.actual }, 'stored bytes do not match their hash: download cut short (admin verify-blobs quarantines such blobs)'),
+  );
+  void blobs.sweepAbandoned().then(
+    (removed) => removed > 0 && log.info({ removed }, 'removed what uploads of a process that no longer runs left'),
+    (error: unknown) => log.warn({ err: { message: (error as Error).message } }, 'removing what dead uploads left failed; the blob reaper will'),
+  );
+  return blobs;
 }
 
 export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
@@ -64,7 +81,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.keyValues());
-  const deps = { rpc, blobs: await infra.blobs(), log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
+  const blobs = await openBlobs(infra, log);
+  const deps = { rpc, blobs, log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
   const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), new ExpressAdapter(server), {

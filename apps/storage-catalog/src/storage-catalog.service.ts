@@ -2,8 +2,9 @@
  * Composition of the storage-catalog service: it owns devices, files, versions, previews, share
  * rooms, storage usage, purging and reclaiming blobs. Adapters come from the infrastructure;
  * projections feed its read models; multi-step writes are logged and recovered; the purger, the
- * previewer and the blob reaper run in the background; handlers answer on the bus. Used by this
- * app's own process entry (`main.ts`) and by the standalone process.
+ * previewer, the blob reaper and (when configured) the blob scrub run in the background; handlers
+ * answer on the bus. Used by this app's own process entry (`main.ts`), by the standalone process
+ * and, without the background work, by the admin CLI for its storage commands.
  */
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
@@ -20,6 +21,8 @@ import { FoldersHandlers } from './folders/folders.handlers.js';
 import { Previewer } from './previews/previewer.js';
 import { BlobReaper } from './reaper/blob-reaper.js';
 import { BLOB_REAPER, ReaperHandlers } from './reaper/reaper.handlers.js';
+import { BlobScrubber, type ScrubReport } from './scrub/blob-scrub.js';
+import { BLOB_SCRUBBER, ScrubHandlers } from './scrub/scrub.handlers.js';
 import { noPreviews, STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { purgeFileProcess } from './purge/purge-file.process.js';
@@ -39,6 +42,16 @@ class StorageCatalogModule {}
 
 /** how often the previewer looks for pending blobs besides those this replica commits */
 const PREVIEW_SCAN_INTERVAL_MS = 60_000;
+/** the periodic scrub's first run, after start (a restart must not always begin with reading everything), or after the interval if shorter */
+const FIRST_SCRUB_DELAY_MS = 60_000;
+
+export interface StorageCatalogOptions {
+  /**
+   * Recovery, purges, previews, the reaper and the scrub in the background (default true). The
+   * admin CLI, which runs the service for one command in its own process, turns them off.
+   */
+  background?: boolean;
+}
 
 /** The storage catalog's read models, one projection each, fed by one runner. */
 export const storageProjections = (): Projection[] => [
@@ -61,7 +74,7 @@ export const storageProcesses = (ctx: StorageContext) => [
   purgeFileProcess(ctx),
 ];
 
-export async function startStorageCatalog(infra: Infrastructure): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
+export async function startStorageCatalog(infra: Infrastructure, options: StorageCatalogOptions = {}): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('storage-catalog');
   const store = await infra.eventStore();
   const docs = await infra.documents('storage-catalog');
@@ -108,41 +121,65 @@ export async function startStorageCatalog(infra: Infrastructure): Promise<{ app:
   const purger = new Purger(ctx);
   const purge = logged('purge run', () => purger.run(), (r) => r.purged_files > 0 || r.cleared_users > 0);
   const reaper = new BlobReaper(ctx, { graceSeconds: infra.config.blobReapGraceSeconds });
-  const reap = logged('blob reaper run', () => reaper.run(), (r) => r.reaped > 0 || r.temporaries > 0);
+  const reap = logged('blob reaper run', () => reaper.run(), (r) => r.reaped > 0 || r.temporaries > 0 || r.abandoned > 0);
+  const scrubber = new BlobScrubber(ctx, { bytesPerSecond: infra.config.blobScrubMbPerSecond * 1_000_000 });
+  // problems are logged one by one as they are found; the summary leaves them out
+  const scrubRun = logged('blob scrub run', async () => {
+    const { corrupt, missing, ...summary }: ScrubReport = await scrubber.run();
+    return { ...summary, corrupt: corrupt.length, missing: missing.length };
+  }, () => true);
+  let scrubbing = false;
+  // a run slower than the interval is not queued behind itself
+  const scrub = async () => {
+    if (scrubbing) return;
+    scrubbing = true;
+    await scrubRun().finally(() => (scrubbing = false));
+  };
   const app = await startService(
     'storage-catalog',
     {
       module: StorageCatalogModule,
-      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, FoldersHandlers, TransfersHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers],
+      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, FoldersHandlers, TransfersHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers, ScrubHandlers],
       providers: [
         { provide: STORAGE_CONTEXT, useValue: ctx },
         { provide: PURGER, useValue: purger },
         { provide: BLOB_REAPER, useValue: reaper },
+        { provide: BLOB_SCRUBBER, useValue: scrubber },
       ],
     },
     infra,
   );
-  await recover();
-  const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
-  timer.unref();
-  // the first run right after start (a service restarted more often than the interval still purges)
-  void purge();
-  const purgeTimer = setInterval(() => void purge(), infra.config.purgeIntervalMs);
-  purgeTimer.unref();
-  // what was pending at the last stop first, then every minute what other replicas left
-  previewer.start(PREVIEW_SCAN_INTERVAL_MS);
-  void reap();
-  const reapTimer = setInterval(() => void reap(), infra.config.blobReapIntervalMs);
-  reapTimer.unref();
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, run: () => void) => {
+    const timer = setInterval(run, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+  if (options.background !== false) {
+    await recover();
+    every(infra.config.recoveryIntervalMs, () => void recover());
+    // the first run right after start (a service restarted more often than the interval still purges)
+    void purge();
+    every(infra.config.purgeIntervalMs, () => void purge());
+    // what was pending at the last stop first, then every minute what other replicas left
+    previewer.start(PREVIEW_SCAN_INTERVAL_MS);
+    void reap();
+    every(infra.config.blobReapIntervalMs, () => void reap());
+    if (infra.config.blobScrubIntervalMs > 0) {
+      const first = setTimeout(() => void scrub(), Math.min(FIRST_SCRUB_DELAY_MS, infra.config.blobScrubIntervalMs));
+      first.unref();
+      timers.push(first);
+      every(infra.config.blobScrubIntervalMs, () => void scrub());
+    }
+  }
   return {
     app,
     close: async () => {
-      clearInterval(timer);
-      clearInterval(purgeTimer);
-      clearInterval(reapTimer);
+      for (const timer of timers) clearTimeout(timer);
       await purger.stop();
       await previewer.stop();
       await reaper.stop();
+      await scrubber.stop();
       await app.close();
       await runner.stop();
       await rpc.close();

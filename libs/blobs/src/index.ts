@@ -1,3 +1,5 @@
 export * from './port.js';
 export * from './local.js';
 export * from './minio.js';
+export * from './temporary.js';
+export * from './verify.js';

@@ -4,20 +4,27 @@
  * failed or partial upload never leaves a blob behind. Stored files may be personal data: folders
  * are created 0700 and files 0600.
  *
- * A put resolves only once the blob is durable: a new blob's temporary file is flushed to disk
- * (fsync) before it is renamed, and the folder holding the new name is fsynced after, so a blob
- * that was acknowledged (and then committed in a file version) survives a power cut. Content
- * already stored (same key, same size) is not written again: its time is refreshed (the reaper
- * reads it) and the temporary file dropped, which spares both fsyncs. The folders a put needs are
+ * A put resolves only once the blob is durable: its temporary file is flushed to disk (fsync)
+ * before it is renamed, and the folder holding the new name is fsynced after, so a blob that was
+ * acknowledged (and then committed in a file version) survives a power cut. Content already
+ * stored is written again and renamed over the stored copy (atomic; readers of the old file go on
+ * reading it): a copy damaged on disk, same size or not, is healed by the next upload of that
+ * content. The new file's time is the put's (the reaper reads it). The folders a put needs are
  * created once per process and remembered: a `mkdir` per put was measurable on small files.
+ *
+ * Temporary files are named after their process (temporary.ts), so a process starting up removes
+ * those a killed process left at once (`sweepAbandoned`). A blob whose bytes do not match its key
+ * is moved to `quarantine/<key>.<ms>` (`quarantine`), where it stays for the operator.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
+import { abandoned, temporaryName } from './temporary.js';
+import { sha256Of } from './verify.js';
 
 /** 1 MiB reads: measured ~2x the throughput of the 64 KiB default when streaming to HTTP. */
 const READ_HIGH_WATER_MARK = 1024 * 1024;
@@ -47,26 +54,25 @@ async function sync(path: string): Promise<void> {
   }
 }
 
-/** Gives the stored blob at `path` a fresh time if it holds `size` bytes; false when it is not there (whole). */
-async function refresh(path: string, size: number): Promise<boolean> {
+/** Puts a file moved aside back under its name, unless a put gave the name a new file meanwhile (then that one stays). */
+async function putBack(aside: string, target: string): Promise<void> {
   try {
-    if ((await stat(path)).size !== size) return false;
-    const now = new Date();
-    await utimes(path, now, now);
-    return true;
+    await link(aside, target);
   } catch (error) {
-    if (isMissing(error)) return false;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+  await unlink(aside);
 }
 
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
+  private readonly quarantineDir: string;
   /** folders known to exist (created by this process or found there): at most 1 + 256 + 65,536 */
   private readonly madeDirs = new Map<string, Promise<void>>();
 
   constructor(private readonly dir: string) {
     this.tmpDir = join(dir, 'tmp');
+    this.quarantineDir = join(dir, 'quarantine');
   }
 
   /** mkdir -p, once per folder and process; a failed attempt is forgotten so the next put retries. */
@@ -91,7 +97,7 @@ export class LocalBlobStore implements BlobStore {
 
   async put(source: Readable): Promise<BlobInfo> {
     await this.ensureDir(this.tmpDir);
-    const tmp = join(this.tmpDir, randomUUID());
+    const tmp = join(this.tmpDir, temporaryName());
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
@@ -105,11 +111,8 @@ export class LocalBlobStore implements BlobStore {
       await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE }));
       const key = hash.digest('hex');
       const target = this.pathOf(key);
-      if (await refresh(target, size)) {
-        await rm(tmp, { force: true });
-        return { key, size };
-      }
-      // the bytes are on disk before the name points at them
+      // the bytes are on disk before the name points at them (replacing a stored copy, which is
+      // never trusted by its size: it may be damaged)
       await sync(tmp);
       const folder = join(target, '..');
       try {
@@ -208,13 +211,7 @@ export class LocalBlobStore implements BlobStore {
       await unlink(aside);
       return true;
     }
-    try {
-      await link(aside, target);
-    } catch (error) {
-      // a newer put is in place already: same content
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    await unlink(aside);
+    await putBack(aside, target);
     return false;
   }
 
@@ -231,6 +228,56 @@ export class LocalBlobStore implements BlobStore {
       }
     }
     return removed;
+  }
+
+  async sweepAbandoned(): Promise<number> {
+    let removed = 0;
+    for (const name of await sortedNames(this.tmpDir)) {
+      if (!abandoned(name)) continue;
+      try {
+        await unlink(join(this.tmpDir, name));
+        removed += 1;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Hashes the stored file through an open handle, then moves it aside by name; if the name had
+   * meanwhile been given a new file (a put healed it), that one is whole and goes back.
+   */
+  async quarantine(key: string): Promise<boolean> {
+    if (!isBlobKey(key)) return false;
+    const target = this.pathOf(key);
+    let handle;
+    try {
+      handle = await open(target, 'r');
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+    try {
+      const checked = await handle.stat();
+      if ((await sha256Of(handle.createReadStream({ autoClose: false, highWaterMark: READ_HIGH_WATER_MARK }))) === key) return false;
+      await this.ensureDir(this.quarantineDir);
+      const aside = join(this.quarantineDir, `${key}.${Date.now()}`);
+      try {
+        await rename(target, aside);
+      } catch (error) {
+        if (isMissing(error)) return false; // deleted meanwhile
+        throw error;
+      }
+      if ((await stat(aside)).ino !== checked.ino) {
+        await putBack(aside, target);
+        return false;
+      }
+      await sync(this.quarantineDir);
+      return true;
+    } finally {
+      await handle.close();
+    }
   }
 
   async ping(): Promise<void> {

@@ -19,12 +19,18 @@
  *
  * Content already stored is written again rather than skipped (the small blob's one PUT, the large
  * blob's server-side copy): that refreshes the blob's modification time, which the reaper reads so
- * as never to reclaim a blob an upload has just handed to a commit.
+ * as never to reclaim a blob an upload has just handed to a commit, and replaces a damaged copy.
+ *
+ * Temporary objects and multipart uploads are named after their process (temporary.ts), so a
+ * process starting up removes those a killed process left at once (`sweepAbandoned`). A blob
+ * whose bytes do not match its key is copied to `quarantine/<key>.<ms>` and removed (`quarantine`).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
 import { type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
+import { abandoned, temporaryName } from './temporary.js';
+import { verifyBlob } from './verify.js';
 
 export interface MinioBlobStoreOptions {
   /** e.g. http://127.0.0.1:9000 (https:// for TLS) */
@@ -45,6 +51,7 @@ const MAX_PART = 5 * 1024 * MiB;
 /** a single CopyObject is limited to 5 GiB; larger objects are copied in parts */
 const MAX_SINGLE_COPY = 5 * 1024 * MiB;
 const TMP_PREFIX = 'tmp/';
+const QUARANTINE_PREFIX = 'quarantine/';
 
 function isNotFound(error: unknown): boolean {
   return error instanceof S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
@@ -134,7 +141,7 @@ export class MinioBlobStore implements BlobStore {
       chunks = [];
       buffered = 0;
       if (uploadId === null) {
-        tmp = `${TMP_PREFIX}${randomUUID()}`;
+        tmp = `${TMP_PREFIX}${temporaryName()}`;
         uploadId = await this.client.initiateNewMultipartUpload(this.bucket, tmp, {
           'Content-Type': 'application/octet-stream',
         });
@@ -202,8 +209,9 @@ export class MinioBlobStore implements BlobStore {
     }
   }
 
-  private async copy(from: string, to: string, size: number): Promise<void> {
-    const source = new CopySourceOptions({ Bucket: this.bucket, Object: from });
+  /** A server-side copy; with `etag`, only of that very object (it fails if `from` was replaced). */
+  private async copy(from: string, to: string, size: number, etag?: string): Promise<void> {
+    const source = new CopySourceOptions({ Bucket: this.bucket, Object: from, ...(etag ? { MatchETag: etag } : {}) });
     const dest = new CopyDestinationOptions({ Bucket: this.bucket, Object: to });
     if (size <= MAX_SINGLE_COPY) await this.client.copyObject(source, dest);
     else await this.client.composeObject(dest, [source]);
@@ -283,12 +291,36 @@ export class MinioBlobStore implements BlobStore {
    * (a process killed mid-upload; a slow upload still adding parts is left alone).
    */
   async sweepTemporary(cutoffMs: number): Promise<number> {
+    return this.removeTemporaries(
+      (item) => item.modified.getTime() <= cutoffMs,
+      async (upload) => {
+        if (upload.initiated.getTime() > cutoffMs) return false;
+        const parts = await (this.client as unknown as { listParts(b: string, o: string, u: string): Promise<{ lastModified?: Date }[]> }).listParts(
+          this.bucket, upload.key, upload.uploadId,
+        );
+        return !parts.some((part) => (part.lastModified?.getTime() ?? 0) > cutoffMs);
+      },
+    );
+  }
+
+  async sweepAbandoned(): Promise<number> {
+    return this.removeTemporaries(
+      (item) => abandoned(item.name.slice(TMP_PREFIX.length)),
+      async (upload) => abandoned(upload.key.slice(TMP_PREFIX.length)),
+    );
+  }
+
+  /** Removes the `tmp/` objects and the unfinished uploads under `tmp/` that the predicates pick; how many. */
+  private async removeTemporaries(
+    objectGoes: (item: { name: string; modified: Date }) => boolean,
+    uploadGoes: (upload: { key: string; uploadId: string; initiated: Date }) => Promise<boolean>,
+  ): Promise<number> {
     let removed = 0;
     let token = '';
     do {
       const page = await this.client.listObjectsV2Query(this.bucket, TMP_PREFIX, token, '', 1000, '');
       for (const item of page.objects) {
-        if (item.name && item.lastModified.getTime() <= cutoffMs) {
+        if (item.name && objectGoes({ name: item.name, modified: item.lastModified })) {
           await this.client.removeObject(this.bucket, item.name);
           removed += 1;
         }
@@ -301,11 +333,7 @@ export class MinioBlobStore implements BlobStore {
       // MinIO lists uploads for one exact name or for every name, not by prefix: filter here
       const page = await this.client.listIncompleteUploadsQuery(this.bucket, '', keyMarker, uploadIdMarker, '');
       for (const upload of page.uploads) {
-        if (!upload.key.startsWith(TMP_PREFIX) || upload.initiated.getTime() > cutoffMs) continue;
-        const parts = await (this.client as unknown as { listParts(b: string, o: string, u: string): Promise<{ lastModified?: Date }[]> }).listParts(
-          this.bucket, upload.key, upload.uploadId,
-        );
-        if (parts.some((part) => (part.lastModified?.getTime() ?? 0) > cutoffMs)) continue;
+        if (!upload.key.startsWith(TMP_PREFIX) || !(await uploadGoes(upload))) continue;
         await this.client.abortMultipartUpload(this.bucket, upload.key, upload.uploadId);
         removed += 1;
       }
@@ -314,6 +342,33 @@ export class MinioBlobStore implements BlobStore {
       uploadIdMarker = page.nextUploadIdMarker;
     }
     return removed;
+  }
+
+  /**
+   * Reads the object whole; if it does not verify, copies that very object (by its ETag) aside
+   * and removes it, unless a put replaced it meanwhile. S3 has no conditional delete: a put
+   * landing between the last check and the removal (milliseconds) would be removed with it.
+   */
+  async quarantine(key: string): Promise<boolean> {
+    if (!isBlobKey(key)) return false;
+    let checked;
+    try {
+      checked = await this.client.statObject(this.bucket, key);
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    if ((await verifyBlob(this, key)).state !== 'corrupt') return false;
+    try {
+      await this.copy(key, `${QUARANTINE_PREFIX}${key}.${Date.now()}`, checked.size, checked.etag);
+    } catch (error) {
+      // replaced (PreconditionFailed) or removed meanwhile: whatever is there now is not ours to take
+      if (error instanceof S3Error && (error.code === 'PreconditionFailed' || isNotFound(error))) return false;
+      throw error;
+    }
+    const now = await this.client.statObject(this.bucket, key).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+    if (now && now.etag === checked.etag) await this.client.removeObject(this.bucket, key);
+    return now !== null && now.etag === checked.etag;
   }
 
   async ping(): Promise<void> {

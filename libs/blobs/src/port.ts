@@ -2,10 +2,15 @@
  * The BlobStore port: content-addressed blobs. `put` streams the bytes in, hashing on the way,
  * and names the blob by its sha256 (hex). Nothing here buffers a whole blob.
  *
+ * A put always writes the bytes it was given, even when a blob of that key is stored already,
+ * and replaces it atomically: a stored copy is never trusted by its size, so a damaged one (bytes
+ * flipped on disk) is healed by the next upload of that content instead of being served to
+ * everyone who uploads it. Readers of the old copy go on reading it.
+ *
  * Reclaiming blobs nothing references (the storage catalog's reaper) races uploads: a client may
  * put content that is already stored, then commit it. So a put always leaves the blob with a fresh
- * modification time, even when the content was there already, `list` shows that time, and
- * `deleteIfUnchanged` deletes only a blob no put has touched since a given time.
+ * modification time, `list` shows that time, and `deleteIfUnchanged` deletes only a blob no put
+ * has touched since a given time.
  */
 import type { Readable } from 'node:stream';
 
@@ -63,13 +68,27 @@ export interface BlobStore {
    * `cutoffMs`; returns how many items it removed. Puts under way are younger than any sane cutoff.
    */
   sweepTemporary(cutoffMs: number): Promise<number>;
+  /**
+   * Removes, whatever their age, the temporary data of puts whose process is gone (killed
+   * mid-upload): those of this host whose process no longer runs (temporary.ts). Returns how many
+   * items it removed. Run at start; puts under way, of this process or another, are left alone.
+   */
+  sweepAbandoned(): Promise<number>;
+  /**
+   * Takes a blob whose bytes do not hash to its key out of the store (it then reads as missing,
+   * and the next put of that content stores it anew), keeping the bytes aside for the operator
+   * (the local folder's `quarantine/`, MinIO's `quarantine/` prefix). The bytes are read again
+   * first: a blob that verifies, or one a put replaced meanwhile, is left in place. True when it
+   * took the blob out.
+   */
+  quarantine(key: string): Promise<boolean>;
   ping(): Promise<void>;
 }
 
 /** Reading blobs. */
 export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping'>;
-/** Adding blobs (the gateway ingests uploads; only the storage catalog deletes). */
-export type BlobWriter = Pick<BlobStore, 'put'>;
+/** Adding blobs (the gateway ingests uploads; only the storage catalog deletes blobs). */
+export type BlobWriter = Pick<BlobStore, 'put' | 'sweepAbandoned'>;
 
 export class BlobNotFoundError extends Error {
   constructor(readonly key: string) {

@@ -39,6 +39,10 @@ export interface BurrowConfig {
   blobReapIntervalMs: number;
   /** the reaper leaves blobs put less than this long ago (an upload between its put and its commit) */
   blobReapGraceSeconds: number;
+  /** how often the storage catalog scrubs the blob store (reads every blob, checks it): 0, the default, never */
+  blobScrubIntervalMs: number;
+  /** the periodic scrub reads at most this many MB (10^6 bytes) per second (0: no limit) */
+  blobScrubMbPerSecond: number;
   /**
    * Fault injection for tests only: a multi-step write step (`CreateUser:allocate:after`) at which
    * the service process kills itself with SIGKILL, as a crash would.
@@ -216,6 +220,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     previewConcurrency: int('BURROW_PREVIEW_CONCURRENCY', 2, 0, 64),
     blobReapIntervalMs: int('BURROW_BLOB_REAP_INTERVAL_MS', 21_600_000, 1000, 604_800_000),
     blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
+    blobScrubIntervalMs: int('BURROW_BLOB_SCRUB_INTERVAL_MS', 0, 0, 31_536_000_000),
+    blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
     readModelsOnStoreMismatch: onMismatch === 'refuse' ? 'refuse' : 'rebuild',

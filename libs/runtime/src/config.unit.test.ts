@@ -71,6 +71,14 @@ describe('readConfig', () => {
     }
   });
 
+  it('the blob scrub: off unless BURROW_BLOB_SCRUB_INTERVAL_MS is set, then at most 20 MB/s unless told', () => {
+    const defaults = readConfig({});
+    assert.deepEqual([defaults.blobScrubIntervalMs, defaults.blobScrubMbPerSecond], [0, 20]);
+    const set = readConfig({ BURROW_BLOB_SCRUB_INTERVAL_MS: '604800000', BURROW_BLOB_SCRUB_MB_PER_SECOND: '0' });
+    assert.deepEqual([set.blobScrubIntervalMs, set.blobScrubMbPerSecond], [604_800_000, 0]);
+    assert.throws(() => readConfig({ BURROW_BLOB_SCRUB_MB_PER_SECOND: '-1' }), /BURROW_BLOB_SCRUB_MB_PER_SECOND must be an integer/);
+  });
+
   it('requires partner username and password together', () => {
     assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
   });

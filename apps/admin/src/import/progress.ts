@@ -1,9 +1,8 @@
 /**
- * import-folder's progress, on stderr (stdout is the JSON summary): a `cli-progress` bar when
- * stderr is a terminal, otherwise (a log file, a pipe) one plain line every few seconds. The walk
+ * import-folder's progress, on stderr (stdout is the JSON summary), drawn by showProgress. The walk
  * is lazy, so the total is what has been found so far and grows as the walk goes on.
  */
-import cliProgress from 'cli-progress';
+import { showProgress } from '../progress-display.js';
 
 export interface Progress {
   /** a file was found, of this size */
@@ -41,76 +40,37 @@ class Counters {
 
 export function createProgress(stream: NodeJS.WriteStream = process.stderr, intervalMs = 5000): Progress {
   const c = new Counters();
-  const count = {
-    found(bytes: number) {
+  // total and value in bytes; an empty file still moves it (at least 1, so an empty tree shows 100%)
+  const display = showProgress(
+    'import-folder',
+    '{bar} {percentage}% | {filesDone}/{files} files | {done}/{found} MB | {rate} MB/s',
+    {
+      total: () => c.bytesFound,
+      value: () => (c.bytesFound === 0 && c.files === c.filesDone ? 1 : c.bytesDone),
+      payload: () => ({ filesDone: c.filesDone, files: c.files, done: mb(c.bytesDone), found: mb(c.bytesFound), rate: c.rate() }),
+      line: () => c.line(),
+    },
+    stream,
+    intervalMs,
+  );
+  return {
+    found(bytes) {
       c.files += 1;
       c.bytesFound += bytes;
+      display.update();
     },
-    sent(bytes: number) {
+    sent(bytes) {
       c.bytesSent += bytes;
       c.bytesDone += bytes;
+      display.update();
     },
-    done(rest: number, uploaded: boolean) {
+    done(rest, uploaded) {
       c.filesDone += 1;
       c.bytesDone += rest;
       if (uploaded) c.uploaded += 1;
+      display.update();
     },
-  };
-
-  if (!stream.isTTY) {
-    const timer = setInterval(() => stream.write(`import-folder: ${c.line()}\n`), intervalMs);
-    timer.unref();
-    return {
-      ...count,
-      log: (line) => stream.write(`import-folder: ${line}\n`),
-      stop() {
-        clearInterval(timer);
-        stream.write(`import-folder: done, ${c.line()}\n`);
-      },
-    };
-  }
-
-  const bars = new cliProgress.MultiBar(
-    {
-      stream,
-      format: '{bar} {percentage}% | {filesDone}/{files} files | {done}/{found} MB | {rate} MB/s',
-      hideCursor: true,
-      clearOnComplete: false,
-      fps: 5,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  const payload = () => ({ filesDone: c.filesDone, files: c.files, done: mb(c.bytesDone), found: mb(c.bytesFound), rate: c.rate() });
-  const bar = bars.create(1, 0, payload());
-  // Ctrl-C: give the terminal its cursor back (the bar hid it), then stop as an interrupt would
-  const interrupted = () => {
-    bars.stop();
-    process.exit(130);
-  };
-  process.once('SIGINT', interrupted);
-  // total and value in bytes; an empty file still moves it (at least 1, so an empty tree shows 100%)
-  const update = () => {
-    bar.setTotal(Math.max(c.bytesFound, 1));
-    bar.update(c.bytesFound === 0 && c.files === c.filesDone ? 1 : c.bytesDone, payload());
-  };
-  return {
-    found(bytes) {
-      count.found(bytes);
-      update();
-    },
-    sent(bytes) {
-      count.sent(bytes);
-      update();
-    },
-    done(rest, uploaded) {
-      count.done(rest, uploaded);
-      update();
-    },
-    log: (line) => bars.log(`${line}\n`),
-    stop() {
-      process.off('SIGINT', interrupted);
-      update();
-      bars.stop();
-    },
+    log: (line) => display.log(line),
+    stop: () => display.stop(),
   };
 }

@@ -5,18 +5,19 @@
  */
 import { MinioBlobStore } from '@burrow/blobs';
 import { readConfig } from '@burrow/runtime';
+import { Client } from 'minio';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Where a blob lives in a target's local blob folder (`<data>/blobs/<k0k1>/<k2k3>/<sha256>`). */
 export const localBlobPath = (dataDir: string, sha256: string) => join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256);
 
-async function minio(dataDir: string, sha256: string): Promise<MinioBlobStore> {
+function minioConfig(dataDir: string, sha256: string) {
   const config = readConfig(process.env).minio;
   assert.ok(config, `blob ${sha256} is neither in ${dataDir}/blobs nor is MinIO configured`);
-  return MinioBlobStore.connect(config);
+  return config;
 }
 
 /** Deletes a blob from the store. */
@@ -26,5 +27,39 @@ export async function deleteBlob(dataDir: string, sha256: string): Promise<void>
     await rm(local);
     return;
   }
-  await (await minio(dataDir, sha256)).delete(sha256);
+  await (await MinioBlobStore.connect(minioConfig(dataDir, sha256))).delete(sha256);
+}
+
+/** Two bytes in the middle inverted, the size kept: what a failing disk or a stray write does. */
+function flipMiddle(bytes: Buffer, at = Math.floor(bytes.length / 2) - 1): Buffer {
+  bytes[at] ^= 0xff;
+  bytes[at + 1] ^= 0xff;
+  return bytes;
+}
+
+/** Damages a stored blob in place (two bytes changed, same size). */
+export async function damageBlob(dataDir: string, sha256: string): Promise<void> {
+  const local = localBlobPath(dataDir, sha256);
+  if (existsSync(local)) {
+    const handle = await open(local, 'r+');
+    try {
+      const at = Math.floor((await handle.stat()).size / 2) - 1;
+      const middle = Buffer.alloc(2);
+      await handle.read(middle, 0, 2, at);
+      await handle.write(flipMiddle(middle, 0), 0, 2, at);
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
+  const config = minioConfig(dataDir, sha256);
+  const url = new URL(config.url);
+  const client = new Client({
+    endPoint: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), useSSL: url.protocol === 'https:',
+    accessKey: config.accessKey, secretKey: config.secretKey, pathStyle: true,
+  });
+  const chunks: Buffer[] = [];
+  for await (const chunk of await client.getObject(config.bucket, sha256)) chunks.push(chunk as Buffer);
+  const damaged = flipMiddle(Buffer.concat(chunks));
+  await client.putObject(config.bucket, sha256, damaged, damaged.length);
 }

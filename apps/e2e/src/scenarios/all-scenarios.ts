@@ -2,6 +2,7 @@
 import { applianceBillingScenarios } from './appliance-billing.scenarios.js';
 import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
+import { blobIntegrityScenarios, PERIODIC_SCRUB_ENV, periodicScrubScenarios } from './blob-integrity.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { davScenarios } from './dav.scenarios.js';
@@ -45,6 +46,8 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
   withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
+  withTarget(`${mode}: blob integrity`, factory, skipReason, blobIntegrityScenarios);
+  withTarget(`${mode}: periodic blob scrub`, factory, skipReason, periodicScrubScenarios, PERIODIC_SCRUB_ENV);
   withTarget(`${mode}: upload limits`, factory, skipReason, uploadLimitsScenarios);
   withTarget(`${mode}: slow transfers`, factory, skipReason, slowTransfersScenarios, { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) });
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);

@@ -5,15 +5,17 @@
  * for, opening only the blobs it covers. The catalog is read a page at a time in every pass.
  *
  * Entries sit under the folder's own name (`Documents/...`). A failure after the status line (a
- * missing blob, a read error, the folder changing under the download) destroys the connection: the
- * client sees a failed download, never a short archive that looks whole.
+ * missing blob, a read error, bytes that do not match the CRC-32 recorded at upload, the folder
+ * changing under the download) destroys the connection before the central directory: the client
+ * sees a failed download, never an archive that looks whole with a wrong file inside. A HEAD
+ * checks that every blob is there (a GET finds out only as it goes), so the two agree.
  */
 import type { BlobReader } from '@burrow/blobs';
 import { LISTING_PAGE_MAX, type SubtreePage, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { create as contentDisposition } from 'content-disposition';
 import type { Request, Response } from 'express';
-import { httpDate, planDownload } from './download.js';
+import { httpDate, MissingBlobError, planDownload } from './download.js';
 import { planZip, writeZip, type ZipEntries, ZipError } from './zip/index.js';
 
 /** Where a cut-short zip is reported (the gateway's logger, GATEWAY_LOGGER). */
@@ -55,6 +57,26 @@ export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[
   };
 }
 
+/** Blobs checked at once by a HEAD. */
+const HEAD_CHECKS_IN_FLIGHT = 16;
+
+/** Throws MissingBlobError for the first entry whose blob is not in the store. */
+async function requireBlobs(entries: ZipEntries, blobs: BlobReader): Promise<void> {
+  let batch: string[] = [];
+  const check = async () => {
+    const found = await Promise.all(batch.map((key) => blobs.exists(key)));
+    const missing = batch.find((_, i) => !found[i]);
+    if (missing) throw new MissingBlobError(missing);
+    batch = [];
+  };
+  for await (const entry of entries()) {
+    if (entry.size === 0 || !entry.id) continue;
+    batch.push(entry.id);
+    if (batch.length === HEAD_CHECKS_IN_FLIGHT) await check();
+  }
+  await check();
+}
+
 export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[], name: string, log?: ZipErrorLog): Promise<void> {
   const entries = folderEntries(rpc, blobs, roots);
   const plan = await planZip(entries);
@@ -74,6 +96,7 @@ export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient,
     return;
   }
   const range = decision.status === 206 ? decision.range : { start: 0, end: plan.length - 1 };
+  if (req.method === 'HEAD') await requireBlobs(entries, blobs);
   res.status(decision.status).set({
     ...headers,
     'Content-Type': 'application/zip',
@@ -87,7 +110,7 @@ export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient,
     return;
   }
   try {
-    await writeZip(entries, res, range, { expect: plan });
+    await writeZip(entries, res, range, { expect: plan, verifyCrc: true });
   } catch (error) {
     // a client that went away is ordinary; anything else (a missing or unreadable blob, a folder
     // changing under the download) cut the archive short and the operator must hear of it

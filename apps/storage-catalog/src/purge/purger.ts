@@ -26,6 +26,7 @@ import { purgePoliciesCollection, type PurgePolicyDoc, purgePolicyOf } from './p
 import { allStored, purgeFile } from './purge-file.process.js';
 import { autopurgeCutoff, partnerOnHold, versionpurgeCutoff } from './purge-rules.js';
 import { userStorageCollection, type UserStorageDoc } from './user-storage.projection.js';
+import { SerialRuns } from '../shared/serial-runs.js';
 
 export const PURGE_PAGE = 500;
 /** failures listed in one report (the rest are counted in the log only) */
@@ -56,8 +57,7 @@ class Run {
 
 export class Purger {
   private readonly pageSize: number;
-  private chain: Promise<unknown> = Promise.resolve();
-  private stopped = false;
+  private readonly runs = new SerialRuns();
 
   constructor(
     private readonly ctx: StorageContext,
@@ -68,15 +68,12 @@ export class Purger {
 
   /** Runs once, after any run of this process still going; resolves with what it did. */
   run(): Promise<PurgeReport> {
-    const next = this.chain.then(() => this.runOnce());
-    this.chain = next.catch(() => undefined);
-    return next;
+    return this.runs.run(() => this.runOnce());
   }
 
   /** Stops between two files; resolves when the run under way has stopped. */
   stop(): Promise<void> {
-    this.stopped = true;
-    return this.chain.then(() => undefined);
+    return this.runs.stop();
   }
 
   private async runOnce(): Promise<PurgeReport> {
@@ -99,7 +96,7 @@ export class Purger {
   private async pages<T>(find: (after: T | null, limit: number) => Promise<T[]>, visit: (page: T[]) => Promise<void>): Promise<void> {
     let after: T | null = null;
     for (;;) {
-      if (this.stopped) return;
+      if (this.runs.stopped) return;
       const page = await find(after, this.pageSize);
       await visit(page);
       if (page.length < this.pageSize) return;
@@ -113,7 +110,7 @@ export class Purger {
       (after, limit) => users.find(after ? { pending: true, _id: { $gt: after._id } } : { pending: true }, { sort: { _id: 1 }, limit }),
       async (page) => {
         for (const user of page) {
-          if (this.stopped) return;
+          if (this.runs.stopped) return;
           const cleared = await clearDeletedUser(this.ctx, user);
           run.wrote(cleared.position);
           if (cleared.removedDevices || cleared.deletedRooms) run.report.cleared_users += 1;
@@ -158,7 +155,7 @@ export class Purger {
         devices.find(after ? { removed: true, versions: { $gt: 0 }, _id: { $gt: after._id } } : { removed: true, versions: { $gt: 0 } }, { sort: { _id: 1 }, limit }),
       async (page) => {
         for (const device of page) {
-          if (this.stopped) return;
+          if (this.runs.stopped) return;
           if (this.partnerHeld(run, await purgePolicyOf(this.ctx.docs, device.partnerId))) continue;
           if (await this.userHeld(device.userId)) {
             run.report.held_devices += 1;
@@ -168,7 +165,7 @@ export class Purger {
           await this.pages<FileDoc>(
             (after, limit) => files.find(after ? { deviceId: device._id, path: { $gt: after.path } } : { deviceId: device._id }, { sort: { path: 1 }, limit }),
             async (filePage) => {
-              for (const file of filePage) if (!this.stopped) await this.purge(run, file._id, allStored);
+              for (const file of filePage) if (!this.runs.stopped) await this.purge(run, file._id, allStored);
             },
           );
         }
@@ -182,7 +179,7 @@ export class Purger {
     await this.pages<PurgePolicyDoc>(
       (after, limit) => policies.find(after ? { [field]: { $gt: 0 }, _id: { $gt: after._id } } : { [field]: { $gt: 0 } }, { sort: { _id: 1 }, limit }),
       async (page) => {
-        for (const policy of page) if (!this.stopped) await visit(policy);
+        for (const policy of page) if (!this.runs.stopped) await visit(policy);
       },
     );
   }
@@ -201,7 +198,7 @@ export class Purger {
           ),
         async (page) => {
           for (const file of page) {
-            if (this.stopped) return;
+            if (this.runs.stopped) return;
             if (await this.userHeld(file.userId)) {
               run.report.held_files += 1;
               continue;
@@ -234,7 +231,7 @@ export class Purger {
           const byFile = new Map<string, number[]>();
           for (const v of page) byFile.set(v.fileId, [...(byFile.get(v.fileId) ?? []), v.version]);
           for (const [fileId, numbers] of byFile) {
-            if (this.stopped) return;
+            if (this.runs.stopped) return;
             const file = await files.get(fileId);
             // deleted files are autopurge's (or their device's) to purge, whole
             if (!file || file.deleted) continue;

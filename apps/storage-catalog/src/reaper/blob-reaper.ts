@@ -10,7 +10,9 @@
  * with `deleteIfUnchanged(key, cutoff)`, which keeps it if a put touched it meanwhile. A reaped
  * image's previews are discarded on its stream (`PreviewsDiscarded`), so its preview blobs are
  * reaped in turn and content uploaded again gets previews anew. Then it sweeps what interrupted
- * puts left (temporary files, unfinished multipart uploads) older than the grace.
+ * puts left (temporary files, unfinished multipart uploads) older than the grace. Before all that,
+ * and whatever their age, it removes the temporaries of puts whose process no longer runs (on this
+ * host: `sweepAbandoned`), so that the first run after a crash clears what the crash left.
  *
  * The race with uploads, and why the grace: an upload puts its bytes first and commits the
  * version afterwards (a separate bus call), so between the two a blob is referenced by nothing. A
@@ -31,6 +33,7 @@ import { PREVIEW_BLOB_FIELDS, previewsCollection, versionsCollection } from '../
 import { previewDecider } from '../previews/preview.js';
 import { backupBlobsCollection } from './backup-blobs.projection.js';
 import type { StorageContext } from '../shared/context.js';
+import { SerialRuns } from '../shared/serial-runs.js';
 
 export interface BlobReaperOptions {
   /** blobs put less than this long ago are kept */
@@ -45,11 +48,10 @@ export interface BlobReaperOptions {
 const CHECKS_IN_FLIGHT = 16;
 const FAILURES_LISTED = 100;
 
-const emptyReport = (): BlobReapReport => ({ listed: 0, recent: 0, referenced: 0, reaped: 0, reaped_bytes: 0, raced: 0, temporaries: 0, failed: [] });
+const emptyReport = (): BlobReapReport => ({ listed: 0, recent: 0, referenced: 0, reaped: 0, reaped_bytes: 0, raced: 0, temporaries: 0, abandoned: 0, failed: [] });
 
 export class BlobReaper {
-  private chain: Promise<unknown> = Promise.resolve();
-  private stopped = false;
+  private readonly runs = new SerialRuns();
 
   constructor(
     private readonly ctx: StorageContext,
@@ -58,15 +60,12 @@ export class BlobReaper {
 
   /** Runs once, after any run of this process still going; `graceSeconds` overrides the grace for this run. */
   run(graceSeconds = this.options.graceSeconds): Promise<BlobReapReport> {
-    const next = this.chain.then(() => this.runOnce(graceSeconds));
-    this.chain = next.catch(() => undefined);
-    return next;
+    return this.runs.run(() => this.runOnce(graceSeconds));
   }
 
   /** Stops between two pages; resolves when the run under way has stopped. */
   stop(): Promise<void> {
-    this.stopped = true;
-    return this.chain.then(() => undefined);
+    return this.runs.stop();
   }
 
   /** Whether a stored version holds the blob, it is a preview of some blob, or a partner's appliance backup. */
@@ -79,12 +78,14 @@ export class BlobReaper {
 
   private async runOnce(graceSeconds: number): Promise<BlobReapReport> {
     const report = emptyReport();
+    // first, and whatever the grace: what uploads of processes that no longer run left (a crash)
+    report.abandoned = await this.ctx.blobs.sweepAbandoned();
     const cutoffMs = (this.options.wallClock ?? Date.now)() - graceSeconds * 1000;
     // every commit and purge up to now is in the read models; anything later was put after the cutoff
     await this.ctx.runner.catchUp();
     let after: string | undefined;
     do {
-      if (this.stopped) return report;
+      if (this.runs.stopped) return report;
       const page = await this.ctx.blobs.list({ after, limit: this.options.pageSize });
       report.listed += page.blobs.length;
       for (let i = 0; i < page.blobs.length; i += CHECKS_IN_FLIGHT) {

@@ -190,6 +190,57 @@ export interface ReapBlobsRequest {
   grace_seconds?: number;
 }
 
+/** `storage-catalog.blobs.verify`: one page of the scrub, in key order after `after`. */
+export interface VerifyBlobsRequest {
+  /** the `next` of the page before (absent: from the first key) */
+  after?: string;
+  /** stop the page once this many bytes were read (default 256 MiB; a blob is always read whole) */
+  max_bytes?: number;
+  /** and after at most this many blobs (default and maximum 1000) */
+  max_blobs?: number;
+}
+
+/** A file version whose bytes are a damaged or missing blob. */
+export interface AffectedFile {
+  /** the user's username (their id if the user is gone) */
+  user: string;
+  /** the device's name */
+  device: string;
+  path: string;
+  version: number;
+  /** the file's current version (a download of the file fails), not an older one */
+  latest: boolean;
+}
+
+/** A blob that does not verify (`corrupt`) or that stored versions name but the store lacks (`missing`). */
+export interface BlobProblem {
+  blob: string;
+  /** corrupt only: its size as stored */
+  size?: number;
+  /** corrupt only: moved to the store's quarantine (it now reads as missing; the next upload of its content stores it anew) */
+  quarantined?: boolean;
+  /** versions holding it (the first 20) */
+  files: AffectedFile[];
+  /** how many versions hold it in all */
+  files_total: number;
+  /** the users those versions belong to (from at most the first 1000 versions) */
+  users: string[];
+}
+
+/** One page of the scrub (`storage-catalog.blobs.verify`); pages together cover the whole store once. */
+export interface VerifyBlobsPage {
+  /** blobs read whole and their bytes */
+  checked: number;
+  bytes: number;
+  corrupt: BlobProblem[];
+  /** referenced by a stored version in this page's key range but not in the store */
+  missing: BlobProblem[];
+  /** blobs that could not be read (an I/O error: not a verdict), with why */
+  failed: { blob: string; error: string }[];
+  /** the `after` of the next page; null when this was the last */
+  next: string | null;
+}
+
 /** What one blob reaper run did (`storage-catalog.blobs.reap`, and the periodic run's log line). */
 export interface BlobReapReport {
   /** blobs looked at (every blob in the store) */
@@ -203,8 +254,10 @@ export interface BlobReapReport {
   reaped_bytes: number;
   /** unreferenced, but put again while the reaper looked at them: kept */
   raced: number;
-  /** what interrupted uploads left (temporary files, unfinished multipart uploads), removed */
+  /** what interrupted uploads left (temporary files, unfinished multipart uploads), removed once older than the grace */
   temporaries: number;
+  /** what uploads of a process that no longer runs (this host's) left, removed at once whatever its age */
+  abandoned: number;
   /** blobs whose removal failed this time (the next run tries again), with why */
   failed: { blob: string; error: string }[];
 }

@@ -6,6 +6,8 @@ export const StorageOperatorSubjects = {
   runPurge: 'storage-catalog.purge.run',
   /** runs the blob reaper now (blobs nothing references, left by purges and refused commits): a BlobReapReport */
   reapBlobs: 'storage-catalog.blobs.reap',
+  /** reads a page of blobs whole and checks them against their keys, quarantining corrupt ones, and finds referenced blobs that are missing: a VerifyBlobsPage */
+  verifyBlobs: 'storage-catalog.blobs.verify',
 } as const;
 
 export const StorageSubjects = {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,10 +15,30 @@ import { LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { blobStoreContract } from './blobs.contract.js';
 import { rejection, silentPort } from './util.js';
 
+/** Two bytes in the middle of `bytes`, inverted: what a failing disk or a stray write does. */
+function flipMiddle(bytes: Buffer): Buffer {
+  const at = Math.floor(bytes.length / 2);
+  bytes[at] ^= 0xff;
+  bytes[at + 1] ^= 0xff;
+  return bytes;
+}
+
 blobStoreContract('LocalBlobStore', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
   return {
     store: new LocalBlobStore(dir),
+    childSpec: { kind: 'local', dir },
+    damage: async (key) => {
+      const handle = await open(join(dir, key.slice(0, 2), key.slice(2, 4), key), 'r+');
+      try {
+        const { size } = await handle.stat();
+        const middle = Buffer.alloc(2);
+        await handle.read(middle, 0, 2, Math.floor(size / 2) - 1);
+        await handle.write(flipMiddle(middle), 0, 2, Math.floor(size / 2) - 1);
+      } finally {
+        await handle.close();
+      }
+    },
     // a killed put leaves its temporary file
     leaveInterruptedPut: async () => {
       await mkdir(join(dir, 'tmp'), { recursive: true });
@@ -52,20 +72,22 @@ describe('LocalBlobStore (its folders)', () => {
 });
 
 describe('LocalBlobStore (content already stored)', () => {
-  it('is not written again, only touched; a stored copy of the wrong size (damaged) is replaced by the new put', async () => {
+  it('is written again and renamed over the stored copy: a damaged copy (shorter here) is whole again; the quarantine keeps what it took out', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
     try {
       const store = new LocalBlobStore(dir);
       const content = Buffer.from(`stored once ${randomUUID()}`);
       const { key } = await store.put(Readable.from([content]));
       const path = join(dir, key.slice(0, 2), key.slice(2, 4), key);
-      const inode = (await stat(path)).ino;
-      await store.put(Readable.from([content]));
-      assert.equal((await stat(path)).ino, inode, 'the same file, not a new one renamed over it');
       await truncate(path, 3);
       await store.put(Readable.from([content]));
       assert.deepEqual(await readFile(path), content, 'whole again');
       assert.deepEqual(await readdir(join(dir, 'tmp')), []);
+      await writeFile(path, flipMiddle(Buffer.from(content)));
+      assert.equal(await store.quarantine(key), true);
+      const [aside] = await readdir(join(dir, 'quarantine'));
+      assert.match(aside, new RegExp(`^${key}\\.\\d+$`));
+      assert.deepEqual(await readFile(join(dir, 'quarantine', aside)), flipMiddle(Buffer.from(content)), 'the damaged bytes are kept for the operator');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -126,9 +148,19 @@ blobStoreContract(
     ? async () => {
         const bucket = `${minio.bucket}-${randomBytes(4).toString('hex')}`;
         // 5 MiB parts (S3's minimum) so the multi-MB tests cross several part boundaries
-        const store = await MinioBlobStore.connect({ ...minio, bucket, partSizeBytes: 5 * 1024 * 1024 });
+        const options = { ...minio, bucket, partSizeBytes: 5 * 1024 * 1024 };
+        const store = await MinioBlobStore.connect(options);
         return {
           store,
+          childSpec: { kind: 'minio', options },
+          // the object rewritten behind the store's back with two bytes changed
+          damage: async (key) => {
+            const client = minioClient();
+            const chunks: Buffer[] = [];
+            for await (const chunk of await client.getObject(bucket, key)) chunks.push(chunk as Buffer);
+            const damaged = flipMiddle(Buffer.concat(chunks));
+            await client.putObject(bucket, key, damaged, damaged.length);
+          },
           // a put killed mid-upload leaves an unfinished multipart upload, or (killed after
           // completing it) a `tmp/` object
           leaveInterruptedPut: async () => {

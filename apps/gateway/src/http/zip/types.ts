@@ -57,10 +57,11 @@ export interface WriteZipOptions {
    */
   expect?: Pick<ZipPlan, 'length' | 'etag'>;
   /**
-   * Check each wholly written entry's bytes against its CRC-32 and reject (BLOB) on a mismatch.
-   * Default false: it doubles the writer's CPU per byte (bench:zip), and it turns one corrupt blob
-   * into a folder that can never be downloaded, where unzip would name the one bad file and
-   * extract the rest. Sizes are always checked.
+   * Check each wholly written entry's bytes against its CRC-32 and reject (BLOB) on a mismatch,
+   * before any byte after the entry. Default false (it costs CPU per byte: bench:zip). The
+   * gateway's folder zips turn it on: an archive served whole with a wrong file inside (a CRC
+   * error found only on extraction) is worse than a download that fails and a blob the operator
+   * is told about. Sizes are always checked.
    */
   verifyCrc?: boolean;
   /** End `out` after the last byte (default true). `out` is never ended on failure. */
