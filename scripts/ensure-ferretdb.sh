@@ -93,16 +93,19 @@ fi
 
 # 3. Start it, detached, with its state under $DIR.
 mkdir -p "$DIR/sqlite" "$DIR/state"
+rm -f "$DIR/ferretdb.pid"
 case "$HANDLER" in
   sqlite) handler_args=(--handler=sqlite "--sqlite-url=file:$DIR/sqlite/") ;;
   postgresql) handler_args=(--handler=postgresql "--postgresql-url=$PG_URL") ;;
   *) die "FERRETDB_HANDLER must be sqlite or postgresql" ;;
 esac
 log "starting $BIN ($HANDLER) on 127.0.0.1:${PORT} (state in $DIR, log in $DIR/ferretdb.log)"
-setsid nohup "$BIN" "${handler_args[@]}" --listen-addr="127.0.0.1:${PORT}" --debug-addr="127.0.0.1:${DEBUG_PORT}" \
+# (the shell records its own pid, then becomes the server: setsid may fork, so $! would be setsid's)
+setsid nohup sh -c 'echo $$ >"$0"; exec "$@"' "$DIR/ferretdb.pid" \
+  "$BIN" "${handler_args[@]}" --listen-addr="127.0.0.1:${PORT}" --debug-addr="127.0.0.1:${DEBUG_PORT}" \
   --state-dir="$DIR/state" --telemetry=disable --log-level=warn \
   >"$DIR/ferretdb.log" 2>&1 </dev/null &
-echo $! >"$DIR/ferretdb.pid"
+for _ in $(seq 1 50); do [[ -s "$DIR/ferretdb.pid" ]] && break; sleep 0.1; done
 
 for _ in $(seq 1 100); do
   if alive && port_taken; then

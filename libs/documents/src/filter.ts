@@ -196,3 +196,19 @@ export function prefixRange(prefix: string): { $gte: string; $lt?: string } {
   }
   return { $gte: prefix };
 }
+
+/**
+ * A deep copy of a JSON value (documents are JSON: objects, arrays, strings, numbers, booleans,
+ * null). Several times faster than structuredClone for the small documents read models hold,
+ * which the in-memory store and the unit of work copy on every read and write.
+ */
+export function cloneJson<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = cloneJson(v);
+  }
+  return out as T;
+}

@@ -5,7 +5,7 @@
  * so it is atomic for every other caller in the process.
  */
 import { applyWrites } from './commit.js';
-import { compareBy, getPath, matches } from './filter.js';
+import { cloneJson, compareBy, getPath, matches } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -22,7 +22,7 @@ import {
   type Write,
 } from './port.js';
 
-const clone = <T>(v: T): T => structuredClone(v);
+const clone = cloneJson;
 const indexKey = (fields: string[], doc: unknown) => JSON.stringify(fields.map((f) => getPath(doc, f) ?? null));
 /** A filter value an equality index can answer: not an operator object, not an array. */
 const isPlainValue = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);

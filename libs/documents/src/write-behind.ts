@@ -12,7 +12,7 @@
  * `savepoint()` / `rollback()` undo what one event did, so a projection that throws on an event
  * leaves nothing of it behind.
  */
-import { compareBy, matches } from './filter.js';
+import { cloneJson, compareBy, matches } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -28,7 +28,7 @@ import {
   type Write,
 } from './port.js';
 
-const clone = <T>(v: T): T => structuredClone(v);
+const clone = cloneJson;
 
 interface Entry {
   doc: Document | null;
