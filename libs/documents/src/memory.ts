@@ -51,12 +51,16 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return doc ? clone(doc) : null;
   }
 
-  /** Candidate documents: by _id, or through the most selective index whose fields the filter pins. */
+  /** Candidate documents: by _id (one, or `$in` a list), or through the most selective index whose fields the filter pins. */
   private candidates(filter: Filter): Iterable<T> {
     const id = filter._id;
     if (typeof id === 'string') {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
+    }
+    const ids = (id as { $in?: unknown } | undefined)?.$in;
+    if (Array.isArray(ids) && ids.every((i) => typeof i === 'string')) {
+      return [...new Set(ids as string[])].map((i) => this.docs.get(i)).filter((doc): doc is T => doc !== undefined);
     }
     let best: Set<string> | undefined;
     for (const index of this.lookups) {

@@ -117,6 +117,43 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
     for (const name of HARD_NAMES) assert.deepEqual(extracted.get(`${folder}/${name}`), contentOf(name), JSON.stringify(name));
   });
 
+  it('a file and a folder of the same name both come out of a zip: the file is named apart, `<name> (file)`, unique beside it', async (t) => {
+    const username = unique('fn');
+    await createUser(partnerApi(target()), { username, password: PASSWORD });
+    const storage = storageApi(target(), username, PASSWORD);
+    await storage.putDevice('laptop').expect(200);
+    const files: Record<string, string> = {
+      'Twins/report': 'the file called report',
+      'Twins/report/draft.txt': 'a file in the folder called report',
+      'Twins/report (file)': 'a real file that already has the obvious name',
+      'Twins/notes.txt': 'no twin',
+    };
+    for (const [path, content] of Object.entries(files)) await storage.putFile('laptop', path, content).expect(201);
+    // the listing shows both, as the catalog holds them
+    const listing = await supertest(target().url).get(`${storage.root}/laptop/Twins/`).auth(username, PASSWORD).expect(200);
+    assert.deepEqual(listing.body.dirs.map((d: [string, string]) => d[0]), ['report']);
+    assert.ok(listing.body.files.some((f: { name: string }) => f.name === 'report'));
+    if (!(await hasUnzip())) {
+      t.diagnostic('unzip not installed: the extraction is skipped (apt-get install unzip)');
+      return;
+    }
+    for (const url of target().urls) {
+      const zip = await bytes(supertest(url).get(`${storage.root}/laptop/Twins/?format=zip`).auth(username, PASSWORD)).expect(200);
+      const extracted = await unzipAll(zip.body);
+      assert.deepEqual(Object.fromEntries([...extracted].map(([path, content]) => [path, content.toString()])), {
+        'Twins/report (file 2)': files['Twins/report'],
+        'Twins/report (file)': files['Twins/report (file)'],
+        'Twins/report/draft.txt': files['Twins/report/draft.txt'],
+        'Twins/notes.txt': files['Twins/notes.txt'],
+      });
+      // a HEAD and a resumed download agree with the whole
+      const head = await supertest(url).head(`${storage.root}/laptop/Twins/?format=zip`).auth(username, PASSWORD).expect(200);
+      assert.equal(Number(head.headers['content-length']), zip.body.length);
+      const tail = await bytes(supertest(url).get(`${storage.root}/laptop/Twins/?format=zip`).set('Range', 'bytes=100-').auth(username, PASSWORD)).expect(206);
+      assert.ok(tail.body.equals(zip.body.subarray(100)));
+    }
+  });
+
   it('the names a file system cannot hold are refused with a 400 that says why', async () => {
     const username = unique('fn');
     await createUser(partnerApi(target()), { username, password: PASSWORD });

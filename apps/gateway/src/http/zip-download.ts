@@ -4,7 +4,8 @@
  * first byte (one metadata pass), and a `Range` (a resumed download) generates only the bytes asked
  * for, opening only the blobs it covers. The catalog is read a page at a time in every pass.
  *
- * Entries sit under the folder's own name (`Documents/...`). A failure after the status line (a
+ * Entries sit under the folder's own name (`Documents/...`); a file whose path is also a folder's
+ * goes under the name the catalog picks for it (`a (file)`: `archive_name`). A failure after the status line (a
  * missing blob, a read error, bytes that do not match the CRC-32 recorded at upload, the folder
  * changing under the download) destroys the connection before the central directory: the client
  * sees a failed download, never an archive that looks whole with a wrong file inside. A HEAD
@@ -42,8 +43,11 @@ export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[
       do {
         const page = await rpc.call<SubtreePage>(Subjects.storage.walkFolder, { userId: root.userId, device: root.device, path: root.path, cursor, limit: LISTING_PAGE_MAX });
         for (const f of page.files) {
+          const path = root.prefix + f.path.slice(root.path.length);
           yield {
-            path: root.prefix + f.path.slice(root.path.length),
+            path,
+            // a file with a folder of the same path is named apart (`a (file)`): an archive cannot hold both
+            ...(f.archive_name ? { archivePath: path.slice(0, path.lastIndexOf('/') + 1) + f.archive_name } : {}),
             size: f.size,
             crc32: f.crc32,
             mtime: f.mtime,

@@ -3,10 +3,14 @@
  * subtree (every live file under a folder, by path). Cursors are opaque to callers and name the
  * last entry returned, so a page costs an index range scan whatever the folder's size, and paging
  * is stable while the folder changes (an entry is never returned twice).
+ *
+ * The catalog lets a file and a folder have the same path (`a` and `a/x`); a zip, like any file
+ * system, cannot hold both, so a subtree page names such a file apart for the archive
+ * (`archive_name`, `a (file)`), checked against the files and folders beside it.
  */
-import { badRequest, type FileEntry, type FolderEntry, type FolderPage, LISTING_PAGE_DEFAULT, LISTING_PAGE_MAX, type SubtreePage } from '@burrow/contracts';
+import { badRequest, fileIdOf, type FileEntry, type FolderEntry, type FolderPage, LISTING_PAGE_DEFAULT, LISTING_PAGE_MAX, type SubtreeFile, type SubtreePage } from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, foldersCollection } from './catalog.projection.js';
+import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from './catalog.projection.js';
 
 interface FolderCursor {
   /** 'd' while listing subfolders, 'f' files */
@@ -86,5 +90,27 @@ export async function walkFolder(docs: DocumentStore, deviceId: string, path: st
   const page = await filesCollection(docs).find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: limit + 1 });
   const more = page.length > limit;
   const shown = more ? page.slice(0, limit) : page;
-  return { files: shown.map(toFileEntry), next: more ? encode({ a: shown[shown.length - 1].path }) : null };
+  const twins = await folderTwins(docs, deviceId, shown);
+  const files = await Promise.all(
+    shown.map(async (f): Promise<SubtreeFile> => (twins.has(f.path) ? { ...toFileEntry(f), archive_name: await archiveName(docs, deviceId, f) } : toFileEntry(f))),
+  );
+  return { files, next: more ? encode({ a: shown[shown.length - 1].path }) : null };
+}
+
+/** The paths among `files` that are also folders holding files (one query per page). */
+async function folderTwins(docs: DocumentStore, deviceId: string, files: FileDoc[]): Promise<Set<string>> {
+  if (!files.length) return new Set();
+  const folders = await foldersCollection(docs).find({ _id: { $in: files.map((f) => folderId(deviceId, `${f.path}/`)) }, files: { $gt: 0 } });
+  return new Set(folders.map((d) => d.path.slice(0, -1)));
+}
+
+/** `<name> (file)`, or `<name> (file N)` for the first N from 2 that no live file or folder beside it has. */
+async function archiveName(docs: DocumentStore, deviceId: string, file: FileDoc): Promise<string> {
+  for (let n = 1; ; n++) {
+    const name = `${file.name} (file${n > 1 ? ` ${n}` : ''})`;
+    const path = `${file.parent}${name}`;
+    const sibling = await filesCollection(docs).get(fileIdOf(deviceId, path));
+    const folder = await foldersCollection(docs).get(folderId(deviceId, `${path}/`));
+    if ((!sibling || sibling.deleted) && (!folder || folder.files === 0)) return name;
+  }
 }

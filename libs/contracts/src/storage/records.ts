@@ -71,9 +71,19 @@ export interface FolderPage {
   next: string | null;
 }
 
+/** A file of a subtree walk. */
+export interface SubtreeFile extends FileEntry {
+  /**
+   * Set when a folder of the same path holds files too (the catalog allows both, a zip cannot
+   * extract both): the name this file's zip entry takes instead, `<name> (file)` (or
+   * `<name> (file 2)`, ... whichever no file or folder beside it has).
+   */
+  archive_name?: string;
+}
+
 /** A page of every live file under a folder, in path order (for zips); `next` continues it. */
 export interface SubtreePage {
-  files: FileEntry[];
+  files: SubtreeFile[];
   next: string | null;
 }
 

@@ -38,6 +38,13 @@ function checkEntry(e: ZipFileEntry): void {
   if (!Number.isInteger(e.crc32) || e.crc32 < 0 || e.crc32 > 0xffffffff) throw bad('crc32 must be an unsigned 32-bit integer');
   if (e.size === 0 && e.crc32 !== 0) throw bad('an empty file has CRC-32 0');
   if (!Number.isFinite(e.mtime)) throw bad('mtime must be a number');
+  if (e.archivePath !== undefined) {
+    const a = e.archivePath;
+    const folder = (path: string) => path.slice(0, path.lastIndexOf('/') + 1);
+    if (a === '' || a.endsWith('/') || a.includes('\0') || LONE_SURROGATE.test(a) || folder(a) !== folder(p)) throw bad(`archivePath ${JSON.stringify(a)} must be another name in the same folder`);
+    const last = a.slice(folder(a).length);
+    if (last === '.' || last === '..') throw bad("archivePath cannot end in '.' or '..'");
+  }
 }
 
 /** Code unit -> a key ordering like code points (surrogates above the rest of the BMP). */
@@ -108,7 +115,7 @@ export async function* walk(entries: ZipEntries, state: WalkState): AsyncGenerat
     }
     state.files++;
     state.mtime = Math.max(state.mtime, mtime);
-    yield item(Buffer.from(file.path, 'utf8'), false, file.size, file.crc32, mtime, file);
+    yield item(Buffer.from(file.archivePath ?? file.path, 'utf8'), false, file.size, file.crc32, mtime, file);
   }
 }
 

@@ -19,7 +19,9 @@ export class EtagHash {
   private readonly hash: Hash = createHash('sha256').update(`${FORMAT}\n`);
 
   add(file: ZipFileEntry, mtime: number): void {
-    this.hash.update(`${JSON.stringify([file.path, file.size, file.crc32, mtime, file.id ?? null])}\n`);
+    const fields: unknown[] = [file.path, file.size, file.crc32, mtime, file.id ?? null];
+    if (file.archivePath !== undefined) fields.push(file.archivePath);
+    this.hash.update(`${JSON.stringify(fields)}\n`);
   }
 
   digest(): string {

@@ -8,6 +8,12 @@ import type { Readable } from 'node:stream';
 export interface ZipFileEntry {
   /** Relative to the zip root, '/'-separated, no leading or trailing slash, no '.'/'..' segment. */
   path: string;
+  /**
+   * The name the entry is written under when it differs from `path`: the same folder, another last
+   * segment (a file named apart from a folder of its path). Entries are ordered and nested by
+   * `path`; the caller makes archive names unique.
+   */
+  archivePath?: string;
   /** Content length in bytes. */
   size: number;
   /** CRC-32 of the content (unsigned 32-bit), known from ingest. */

@@ -108,6 +108,25 @@ print(json.dumps([[i.filename, i.flag_bits, i.compress_type, list(i.date_time), 
     }
   });
 
+  it('a file named apart (archivePath) beside a folder of its path: unzip extracts both, and the ETag names the archive name', { skip: NO_UNZIP }, async () => {
+    const file = Buffer.from('the file called a');
+    const inner = Buffer.from('a file inside the folder called a');
+    const twin = { ...bufferEntry('Top/a', file, MTIME), archivePath: 'Top/a (file)' };
+    const entries = fromArray([twin, bufferEntry('Top/a/x.txt', inner, MTIME)]);
+    const zip = join(tmp, 'twins.zip');
+    writeFileSync(zip, await zipBytes(entries));
+    const out = join(tmp, 'twins');
+    run('unzip', ['-q', zip, '-d', out]);
+    assert.deepEqual(listFiles(out).sort(), ['Top/', 'Top/a (file)', 'Top/a/', 'Top/a/x.txt']);
+    assert.ok(readFileSync(join(out, 'Top', 'a (file)')).equals(file));
+    assert.ok(readFileSync(join(out, 'Top', 'a', 'x.txt')).equals(inner));
+    assert.notEqual((await planZip(entries)).etag, (await planZip(fromArray([{ ...twin, archivePath: 'Top/a (file 2)' }, bufferEntry('Top/a/x.txt', inner, MTIME)]))).etag);
+    // an archive name in another folder, or '..', is refused
+    for (const archivePath of ['Other/a', 'Top/..', 'Top/b/']) {
+      await assert.rejects(planZip(fromArray([{ ...twin, archivePath }])), (err: ZipError) => err.code === 'ENTRY', archivePath);
+    }
+  });
+
   it('extracts an empty archive, and a single root file', { skip: NO_UNZIP }, async () => {
     const empty = join(tmp, 'empty.zip');
     writeFileSync(empty, await zipBytes(fromArray([])));
