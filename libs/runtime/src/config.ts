@@ -50,6 +50,12 @@ export interface BurrowConfig {
   faultKillAt?: string;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
   sqliteSynchronous: 'full' | 'normal';
+  /**
+   * Where the read models live without MONGODB_URL: `sqlite` files under `<dataDir>/read-models/`
+   * (resumed from their checkpoint at start; the default without NATS_URL), or `memory` (rebuilt
+   * from the whole event store at every start; the default with NATS_URL)
+   */
+  readModels: 'sqlite' | 'memory';
   /** read models built from another event store than the one configured: rebuild them, or refuse to start */
   readModelsOnStoreMismatch: 'rebuild' | 'refuse';
   /** where mail goes: an SMTP server, else `.eml` files under the data directory */
@@ -180,6 +186,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`BURROW_READ_MODELS_ON_STORE_MISMATCH must be rebuild or refuse (got "${get('BURROW_READ_MODELS_ON_STORE_MISMATCH')}")`);
   }
 
+  const readModels = get('BURROW_READ_MODELS')?.toLowerCase();
+  if (readModels !== undefined && readModels !== 'sqlite' && readModels !== 'memory') {
+    problems.push(`BURROW_READ_MODELS must be sqlite or memory (got "${get('BURROW_READ_MODELS')}")`);
+  }
+
   const publicUrl = url('BURROW_PUBLIC_URL');
   const smtpFrom = get('SMTP_FROM');
   let mailFrom = smtpFrom === undefined ? null : parseMailFrom(smtpFrom);
@@ -229,6 +240,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
+    readModels: readModels === 'memory' || readModels === 'sqlite' ? readModels : get('NATS_URL') ? 'memory' : 'sqlite',
     readModelsOnStoreMismatch: onMismatch === 'refuse' ? 'refuse' : 'rebuild',
     smtpUrl: url('SMTP_URL'),
     mailFrom,
