@@ -27,7 +27,4 @@ const server = createServer(async (req, res) => {
     res.writeHead(500).end(String(error));
   }
 });
-// idle keep-alive connections stay open as long as the gateway's do (BURROW_IDLE_TIMEOUT_SECONDS):
-// with Node's 5 s default the bench's next request could meet a socket being closed
-server.keepAliveTimeout = 180_000;
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
