@@ -69,6 +69,11 @@ export interface BurrowConfig {
    * limit on a request's total time: an upload, download or zip lasts as long as bytes flow.
    */
   idleTimeoutSeconds: number;
+  /**
+   * Below this much free space (MiB) on the data directory's file system /readyz reports low disk
+   * and uploads are refused with 507 (0: never); unset: the smaller of 512 MiB and 2% of it.
+   */
+  minFreeDiskMb?: number;
   /** webhook delivery (accounts): BURROW_WEBHOOK_* */
   webhooks: {
     /** http:// endpoints allowed (else https only) */
@@ -241,6 +246,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     mailFrom,
     setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),
     idleTimeoutSeconds: int('BURROW_IDLE_TIMEOUT_SECONDS', 180, 1, 86_400),
+    minFreeDiskMb: get('BURROW_MIN_FREE_DISK_MB') === undefined ? undefined : int('BURROW_MIN_FREE_DISK_MB', 0, 0, 1_048_576),
     webhooks: {
       allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),
       allowPrivateAddresses: bool('BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),

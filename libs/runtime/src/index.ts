@@ -11,3 +11,4 @@ export * from './client-address.js';
 export * from './clock.js';
 export * from './data-dir.js';
 export * from './read-models-dir.js';
+export * from './disk-space.js';

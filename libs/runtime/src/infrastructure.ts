@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { BurrowConfig } from './config.js';
 import { preparePrivateDataDir } from './data-dir.js';
+import { DiskSpace } from './disk-space.js';
 import { createLogger, type Logger } from './logger.js';
 import { holdReadModels, openReadModels } from './read-models-dir.js';
 import { loadOrCreateSecret } from './secrets.js';
@@ -202,6 +203,15 @@ export class Infrastructure {
       this.mailerInstance = mailer;
     }
     return this.mailerInstance;
+  }
+
+  /**
+   * The free space of the data directory, when it holds the blob folder or the event store file
+   * (with MinIO and a database server there is nothing local to watch).
+   */
+  diskSpace(): DiskSpace {
+    const local = !this.config.minio || !this.config.eventstoreUrl;
+    return new DiskSpace(local ? this.config.dataDir : null, this.config.minFreeDiskMb);
   }
 
   /** The transport strategy a service listens on, in the queue group named after it. */
