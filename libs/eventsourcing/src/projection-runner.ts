@@ -98,6 +98,9 @@ export class StoreMismatchError extends Error {
   }
 }
 
+/** positions passed without an event for these projections after which the checkpoint is committed anyway */
+const CHECKPOINT_EMPTY_AFTER = 10_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 export class ProjectionRunner {
@@ -134,6 +137,9 @@ export class ProjectionRunner {
     promise.catch(() => undefined);
     this.caughtUp = { promise, resolve, reject };
   }
+
+  /** The position the read models resumed from at start (0: built from the first event); null before. */
+  resumedFrom: number | null = null;
 
   get currentPosition(): number {
     return this.position;
@@ -253,7 +259,12 @@ export class ProjectionRunner {
     }
     if (this.stopped || generation !== this.generation) return;
     const from = this.projections.length ? Math.min(...this.projections.map((p) => this.positions[p.name] ?? 0)) : 0;
-    this.position = Math.max(this.position, from);
+    if (this.state === 'starting') {
+      this.resumedFrom = from;
+      this.log('info', from > 0 ? 'read models resume from their checkpoint' : 'read models are built from the first event', { position: from });
+    }
+    // what the checkpoint holds is in the read models (another writer's commits included)
+    this.advance(from);
     this.batch = this.newBatch(from);
     if (this.state !== 'live') this.startProgress(from);
     this.subscription = this.store.subscribeToAll(
@@ -374,11 +385,14 @@ export class ProjectionRunner {
   /** Commits the batch with the checkpoint (retrying through outages), then starts the next one. */
   private async flush(generation: number): Promise<void> {
     const batch = this.batch!;
-    if (batch.events === 0) {
+    const lagging = this.projections.some((p) => batch.end - (this.positions[p.name] ?? 0) >= CHECKPOINT_EMPTY_AFTER);
+    if (batch.events === 0 && !lagging) {
       // nothing applied: nothing to write; the checkpoint catches up with the next batch
       this.advance(batch.end);
       return;
     }
+    // (none of the events concerned these projections, but so many passed that the checkpoint
+    // records them: a restart would otherwise read them all again)
     const writes: Write[] = batch.uow.writes();
     const positions = { ...this.positions };
     for (const p of this.projections) positions[p.name] = Math.max(positions[p.name] ?? 0, batch.end);
