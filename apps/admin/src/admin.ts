@@ -9,10 +9,11 @@ import { importFolderCommands } from './commands/import-folder.js';
 import { partnerCommands } from './commands/partners.js';
 import { pendingWriteCommands } from './commands/pending-writes.js';
 import { planCommands } from './commands/plans.js';
+import { readModelCommands } from './commands/read-models.js';
 import { reservationCommands } from './commands/reservations.js';
 import { verifyBlobsCommands } from './commands/verify-blobs.js';
 
-export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands, ...importFolderCommands, ...verifyBlobsCommands];
+export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands, ...importFolderCommands, ...verifyBlobsCommands, ...readModelCommands];
 
 export const parseAdminCommandLine = (argv: readonly string[]): CommandLine => parseCommandLine(argv, ADMIN_COMMANDS);
 

@@ -43,7 +43,9 @@ async function main(argv: string[]): Promise<number> {
   const { natsClient, RpcClient } = await import('@burrow/transport');
   let config;
   try {
-    config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+    // In-memory read models unless told otherwise: a standalone server may be running on the same
+    // data directory, and its SQLite read models are its own (admin rebuild-read-models needs them free).
+    config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', BURROW_READ_MODELS: process.env.BURROW_READ_MODELS ?? 'memory' });
   } catch (error) {
     process.stderr.write(`admin: ${(error as Error).message}\n`);
     return 2;

@@ -43,8 +43,8 @@ async function damagedStore(target: TestTarget) {
   await storage[bob].putFile('laptop', 'inbox/report copy.pdf', shared).expect(201);
   const lost = (await storage[bob].putFile('laptop', 'photo.jpg', randomBytes(50_000)).expect(201)).body.sha256 as string;
   for (let i = 0; i < 20; i++) await storage[alice].putFile('laptop', `many/${i}.txt`, randomBytes(2000 + i)).expect(201);
-  await damageBlob(target.dataDir, damaged);
-  await deleteBlob(target.dataDir, lost);
+  await damageBlob(target, damaged);
+  await deleteBlob(target, lost);
   return { alice, bob, storage, shared, damaged, lost };
 }
 

@@ -4,7 +4,7 @@
  * Stateless: any number can run.
  */
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
-import type { Infrastructure, Logger } from '@burrow/runtime';
+import type { DiskSpace, Infrastructure, Logger } from '@burrow/runtime';
 import { RpcClient } from '@burrow/transport';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -47,8 +47,8 @@ export interface GatewayOptions {
  * way (a download of bytes that do not match is cut short, and the operator hears of it), and,
  * in the background, what uploads of a process that died here left removed at once.
  */
-async function openBlobs(infra: Infrastructure, log: Logger): Promise<BlobReader & BlobWriter> {
-  const blobs = verifyingReader(await infra.blobs(), (error) =>
+async function openBlobs(infra: Infrastructure, log: Logger, disk: DiskSpace): Promise<BlobReader & BlobWriter> {
+  const blobs = verifyingReader(roomChecking(await infra.blobs(), disk), (error) =>
     log.error({ blob: error.key, actual: error.actual }, 'stored bytes do not match their hash: download cut short (admin verify-blobs quarantines such blobs)'),
   );
   void blobs.sweepAbandoned().then(
@@ -56,6 +56,25 @@ async function openBlobs(infra: Infrastructure, log: Logger): Promise<BlobReader
     (error: unknown) => log.warn({ err: { message: (error as Error).message } }, 'removing what dead uploads left failed; the blob reaper will'),
   );
   return blobs;
+}
+
+/**
+ * Every put (an upload's bytes, through the storage interface or WebDAV) first checks the data
+ * directory's free space: below the threshold it is refused with 507 before a byte is stored, so
+ * the event log keeps room for the small writes (issue 17, defect 4).
+ */
+function roomChecking<B extends BlobReader & BlobWriter>(blobs: B, disk: DiskSpace): B {
+  const put: BlobWriter['put'] = async (source) => {
+    await disk.ensureRoom();
+    return blobs.put(source);
+  };
+  return new Proxy(blobs, {
+    get(target, property) {
+      if (property === 'put') return put;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
@@ -90,8 +109,9 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.durableKeyValues());
-  const blobs = await openBlobs(infra, log);
-  const deps = { rpc, blobs, log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
+  const disk = infra.diskSpace();
+  const blobs = await openBlobs(infra, log, disk);
+  const deps = { rpc, blobs, disk, log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
   const tls = infra.config.tls;

@@ -15,6 +15,20 @@ export function getPath(doc: unknown, path: string): unknown {
 }
 
 /**
+ * True when `path` in `doc` is reached through an array or holds an array or an object: an index
+ * of single values cannot say whether such a document matches a condition on that path.
+ */
+export function isLoose(doc: unknown, path: string): boolean {
+  let value: unknown = doc;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object') return false;
+    if (Array.isArray(value)) return true;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value !== null && typeof value === 'object';
+}
+
+/**
  * Every value a dotted path can reach, descending into arrays of subdocuments as MongoDB does
  * (`{'items.sku': 'x'}` matches when any item's sku is 'x'). Missing paths yield [undefined].
  */

@@ -5,7 +5,7 @@
  * so it is atomic for every other caller in the process.
  */
 import { applyWrites } from './commit.js';
-import { cloneJson, compareBy, getPath, matches } from './filter.js';
+import { cloneJson, compareBy, getPath, isLoose, matches } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -27,7 +27,7 @@ const indexKey = (fields: string[], doc: unknown) => JSON.stringify(fields.map((
 /** A filter value an equality index can answer: not an operator object, not an array. */
 const isPlainValue = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 function addLookup(index: { fields: string[]; ids: Map<string, Set<string>>; loose: Set<string> }, doc: Document) {
-  if (index.fields.some((f) => { const v = getPath(doc, f); return v !== null && typeof v === 'object'; })) {
+  if (index.fields.some((f) => isLoose(doc, f))) {
     index.loose.add(doc._id);
     return;
   }

@@ -135,6 +135,9 @@ export class ProjectionRunner {
     this.caughtUp = { promise, resolve, reject };
   }
 
+  /** The position the read models resumed from at start (0: built from the first event); null before. */
+  resumedFrom: number | null = null;
+
   get currentPosition(): number {
     return this.position;
   }
@@ -253,7 +256,12 @@ export class ProjectionRunner {
     }
     if (this.stopped || generation !== this.generation) return;
     const from = this.projections.length ? Math.min(...this.projections.map((p) => this.positions[p.name] ?? 0)) : 0;
-    this.position = Math.max(this.position, from);
+    if (this.state === 'starting') {
+      this.resumedFrom = from;
+      this.log('info', from > 0 ? 'read models resume from their checkpoint' : 'read models are built from the first event', { position: from });
+    }
+    // what the checkpoint holds is in the read models (another writer's commits included)
+    this.advance(from);
     this.batch = this.newBatch(from);
     if (this.state !== 'live') this.startProgress(from);
     this.subscription = this.store.subscribeToAll(

@@ -51,6 +51,12 @@ export interface BurrowConfig {
   faultKillAt?: string;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
   sqliteSynchronous: 'full' | 'normal';
+  /**
+   * Where the read models live without MONGODB_URL: `sqlite` files under `<dataDir>/read-models/`
+   * (resumed from their checkpoint at start; the default without NATS_URL), or `memory` (rebuilt
+   * from the whole event store at every start; the default with NATS_URL)
+   */
+  readModels: 'sqlite' | 'memory';
   /** read models built from another event store than the one configured: rebuild them, or refuse to start */
   readModelsOnStoreMismatch: 'rebuild' | 'refuse';
   /** where mail goes: an SMTP server, else `.eml` files under the data directory */
@@ -68,6 +74,11 @@ export interface BurrowConfig {
    * limit on a request's total time: an upload, download or zip lasts as long as bytes flow.
    */
   idleTimeoutSeconds: number;
+  /**
+   * Below this much free space (MiB) on the data directory's file system /readyz reports low disk
+   * and uploads are refused with 507 (0: never); unset: the smaller of 512 MiB and 2% of it.
+   */
+  minFreeDiskMb?: number;
   /** webhook delivery (accounts): BURROW_WEBHOOK_* */
   webhooks: {
     /** http:// endpoints allowed (else https only) */
@@ -187,6 +198,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     problems.push(`BURROW_READ_MODELS_ON_STORE_MISMATCH must be rebuild or refuse (got "${get('BURROW_READ_MODELS_ON_STORE_MISMATCH')}")`);
   }
 
+  const readModels = get('BURROW_READ_MODELS')?.toLowerCase();
+  if (readModels !== undefined && readModels !== 'sqlite' && readModels !== 'memory') {
+    problems.push(`BURROW_READ_MODELS must be sqlite or memory (got "${get('BURROW_READ_MODELS')}")`);
+  }
+
   const publicUrl = url('BURROW_PUBLIC_URL');
   const smtpFrom = get('SMTP_FROM');
   let mailFrom = smtpFrom === undefined ? null : parseMailFrom(smtpFrom);
@@ -254,6 +270,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
+    readModels: readModels === 'memory' || readModels === 'sqlite' ? readModels : get('NATS_URL') ? 'memory' : 'sqlite',
     readModelsOnStoreMismatch: onMismatch === 'refuse' ? 'refuse' : 'rebuild',
     smtpUrl: url('SMTP_URL'),
     mailFrom,
@@ -265,6 +282,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     },
     mailOutboxMaxAgeDays: int('BURROW_MAIL_OUTBOX_MAX_AGE_DAYS', 30, 0, 36_500),
     idleTimeoutSeconds: int('BURROW_IDLE_TIMEOUT_SECONDS', 180, 1, 86_400),
+    minFreeDiskMb: get('BURROW_MIN_FREE_DISK_MB') === undefined ? undefined : int('BURROW_MIN_FREE_DISK_MB', 0, 0, 1_048_576),
     webhooks: {
       allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),
       allowPrivateAddresses: bool('BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),

@@ -44,6 +44,14 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ EVENTSTORE_URL: 'mysql://db/events' }), /EVENTSTORE_URL must use one of .*postgres:/);
   });
 
+  it('BURROW_READ_MODELS: SQLite files by default in one process, memory by default with NATS_URL, either when named', () => {
+    assert.equal(readConfig({}).readModels, 'sqlite');
+    assert.equal(readConfig({ NATS_URL: 'nats://127.0.0.1:4222' }).readModels, 'memory');
+    assert.equal(readConfig({ BURROW_READ_MODELS: 'Memory' }).readModels, 'memory');
+    assert.equal(readConfig({ BURROW_READ_MODELS: 'sqlite', NATS_URL: 'nats://127.0.0.1:4222' }).readModels, 'sqlite');
+    assert.throws(() => readConfig({ BURROW_READ_MODELS: 'mongo' }), /BURROW_READ_MODELS must be sqlite or memory \(got "mongo"\)/);
+  });
+
   it('BURROW_SQLITE_SYNCHRONOUS relaxes durability to normal, and nothing else', () => {
     assert.equal(readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'normal' }).sqliteSynchronous, 'normal');
     assert.equal(readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous, 'full');

@@ -10,3 +10,5 @@ export * from './login-throttle.js';
 export * from './client-address.js';
 export * from './clock.js';
 export * from './data-dir.js';
+export * from './read-models-dir.js';
+export * from './disk-space.js';

@@ -3,7 +3,8 @@
  * in. NATS_URL -> NATS transport and the NATS JetStream key-value store, else the in-process bus
  * and an in-memory key-value store; EVENTSTORE_URL -> PostgreSQL (postgres://, postgresql://) or
  * KurrentDB (esdb://, kurrentdb://), else the SQLite file;
- * MONGODB_URL -> MongoDB, else in-memory read models; MINIO_URL -> MinIO, else the blob folder;
+ * MONGODB_URL -> MongoDB, else SQLite files under the data directory's `read-models/` (or in
+ * memory: BURROW_READ_MODELS); MINIO_URL -> MinIO, else the blob folder;
  * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder.
  */
 import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
@@ -29,7 +30,9 @@ import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { BurrowConfig } from './config.js';
 import { preparePrivateDataDir } from './data-dir.js';
+import { DiskSpace } from './disk-space.js';
 import { createLogger, type Logger } from './logger.js';
+import { holdReadModels, openReadModels } from './read-models-dir.js';
 import { loadOrCreateSecret } from './secrets.js';
 
 export interface InfrastructureOptions {
@@ -48,6 +51,8 @@ export class Infrastructure {
   private mailerInstance: Mailer | null = null;
   private readonly documentStores = new Map<string, Promise<DocumentStore>>();
   private natsPromise: Promise<NatsConnection> | null = null;
+  /** held while this process uses the SQLite read models (admin rebuild-read-models waits for it) */
+  private readModelsHold: { release(): void } | null = null;
   private readonly closers: (() => Promise<void> | void)[] = [];
   /** Every bus connection of this process: up or down, since when (the gateway's /healthz). */
   readonly busStatus = new BusStatus();
@@ -63,8 +68,8 @@ export class Infrastructure {
     readonly bus: InProcessBus | null = config.natsUrl ? null : new InProcessBus(),
     private readonly options: InfrastructureOptions = {},
   ) {
-    if (!config.eventstoreUrl || !config.minio || !config.secret) {
-      // some state is local: the event store file, the blob folder or the generated secret
+    if (!config.eventstoreUrl || !config.minio || !config.secret || (!config.mongodbUrl && config.readModels === 'sqlite')) {
+      // some state is local: the event store file, the blob folder, the generated secret or the read models
       const warning = preparePrivateDataDir(config.dataDir);
       if (warning) this.logger('runtime').warn({ dataDir: config.dataDir }, warning);
     }
@@ -132,13 +137,28 @@ export class Infrastructure {
       p = (async () => {
         const store = this.config.mongodbUrl
           ? await MongoDocumentStore.connect(this.config.mongodbUrl, mongoDatabaseName(this.config.mongodbUrl, service))
-          : new MemoryDocumentStore();
+          : this.config.readModels === 'sqlite'
+            ? this.sqliteReadModels(service)
+            : new MemoryDocumentStore();
         this.closers.push(() => store.close());
         return store;
       })();
       this.documentStores.set(service, p);
     }
     return p;
+  }
+
+  /** `<dataDir>/read-models/<service>.sqlite`; a file SQLite cannot read is replaced (rebuilt from the events). */
+  private sqliteReadModels(service: string): DocumentStore {
+    if (!this.readModelsHold) {
+      const hold = holdReadModels(this.config.dataDir);
+      this.readModelsHold = hold;
+      // registered before the stores: closed after them
+      this.closers.push(() => hold.release());
+    }
+    return openReadModels(this.config.dataDir, service, (reason) =>
+      this.logger(service).warn({ reason }, 'the read-model file could not be read: it is replaced, and the read models are rebuilt from the event store'),
+    );
   }
 
   blobs(): Promise<BlobStore> {
@@ -202,6 +222,15 @@ export class Infrastructure {
       this.mailerInstance = mailer;
     }
     return this.mailerInstance;
+  }
+
+  /**
+   * The free space of the data directory, when it holds the blob folder or the event store file
+   * (with MinIO and a database server there is nothing local to watch).
+   */
+  diskSpace(): DiskSpace {
+    const local = !this.config.minio || !this.config.eventstoreUrl;
+    return new DiskSpace(local ? this.config.dataDir : null, this.config.minFreeDiskMb);
   }
 
   /** The transport strategy a service listens on, in the queue group named after it. */

@@ -7,6 +7,7 @@ import { type ArgumentsHost, Catch, type DynamicModule, type INestMicroservice, 
 import { NestFactory } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
+import { diskFull, isDiskFull } from './disk-space.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { Logger } from './logger.js';
 
@@ -30,6 +31,12 @@ export class WireErrorFilter implements RpcExceptionFilter<unknown> {
 
   catch(exception: unknown, _host: ArgumentsHost): Observable<WireError> {
     if (exception instanceof DomainError) return throwError(() => exception.toWire());
+    // a full disk is a 507 with a reason (nothing was written: every store writes atomically);
+    // the operator must hear of it at once
+    if (isDiskFull(exception)) {
+      this.log.error({ err: { code: (exception as { code?: unknown }).code, message: (exception as Error).message } }, 'disk full: a write was refused');
+      return throwError(() => diskFull().toWire());
+    }
     // a database outage is the service's to report as 503 (retry), not a 500: nothing is wrong with the request
     if (isStoreUnavailable(exception)) {
       this.log.warn({ err: { name: (exception as Error).name, message: (exception as Error).message } }, 'a store is unavailable');

@@ -1,10 +1,12 @@
 /**
  * Reaching behind the catalog's back into the blob store a target's gateways read, as a disk
  * fault or an operator mistake would: the local blob folder, or MinIO when the run uses it (the
- * multi-process targets inherit MINIO_URL from the environment).
+ * multi-process targets inherit MINIO_URL from the environment and get a bucket of their own,
+ * named in the target's `serverEnv`).
  */
 import { MinioBlobStore } from '@burrow/blobs';
 import { readConfig } from '@burrow/runtime';
+import type { TestTarget } from './standalone.js';
 import { Client } from 'minio';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -14,20 +16,25 @@ import { join } from 'node:path';
 /** Where a blob lives in a target's local blob folder (`<data>/blobs/<k0k1>/<k2k3>/<sha256>`). */
 export const localBlobPath = (dataDir: string, sha256: string) => join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256);
 
-function minioConfig(dataDir: string, sha256: string) {
-  const config = readConfig(process.env).minio;
-  assert.ok(config, `blob ${sha256} is neither in ${dataDir}/blobs nor is MinIO configured`);
+type BlobTarget = Pick<TestTarget, 'dataDir' | 'serverEnv'>;
+
+function minioConfig(target: BlobTarget, sha256: string) {
+  const config = readConfig({ ...process.env, ...target.serverEnv }).minio;
+  assert.ok(config, `blob ${sha256} is neither in ${target.dataDir}/blobs nor is MinIO configured`);
   return config;
 }
 
 /** Deletes a blob from the store. */
-export async function deleteBlob(dataDir: string, sha256: string): Promise<void> {
-  const local = localBlobPath(dataDir, sha256);
+export async function deleteBlob(target: BlobTarget, sha256: string): Promise<void> {
+  const local = localBlobPath(target.dataDir, sha256);
   if (existsSync(local)) {
     await rm(local);
     return;
   }
-  await (await MinioBlobStore.connect(minioConfig(dataDir, sha256))).delete(sha256);
+  const config = minioConfig(target, sha256);
+  const client = minioClient(config);
+  await client.statObject(config.bucket, sha256); // throws when it is not there: a delete of nothing proves nothing
+  await (await MinioBlobStore.connect(config)).delete(sha256);
 }
 
 /** Two bytes in the middle inverted, the size kept: what a failing disk or a stray write does. */
@@ -38,8 +45,8 @@ function flipMiddle(bytes: Buffer, at = Math.floor(bytes.length / 2) - 1): Buffe
 }
 
 /** Damages a stored blob in place (two bytes changed, same size). */
-export async function damageBlob(dataDir: string, sha256: string): Promise<void> {
-  const local = localBlobPath(dataDir, sha256);
+export async function damageBlob(target: BlobTarget, sha256: string): Promise<void> {
+  const local = localBlobPath(target.dataDir, sha256);
   if (existsSync(local)) {
     const handle = await open(local, 'r+');
     try {
@@ -52,14 +59,18 @@ export async function damageBlob(dataDir: string, sha256: string): Promise<void>
     }
     return;
   }
-  const config = minioConfig(dataDir, sha256);
-  const url = new URL(config.url);
-  const client = new Client({
-    endPoint: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), useSSL: url.protocol === 'https:',
-    accessKey: config.accessKey, secretKey: config.secretKey, pathStyle: true,
-  });
+  const config = minioConfig(target, sha256);
+  const client = minioClient(config);
   const chunks: Buffer[] = [];
   for await (const chunk of await client.getObject(config.bucket, sha256)) chunks.push(chunk as Buffer);
   const damaged = flipMiddle(Buffer.concat(chunks));
   await client.putObject(config.bucket, sha256, damaged, damaged.length);
+}
+
+function minioClient(config: { url: string; accessKey: string; secretKey: string }): Client {
+  const url = new URL(config.url);
+  return new Client({
+    endPoint: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), useSSL: url.protocol === 'https:',
+    accessKey: config.accessKey, secretKey: config.secretKey, pathStyle: true,
+  });
 }

@@ -184,7 +184,7 @@ export async function startMultiProcess(
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, operator, close,
+    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, serverEnv: servers.env, operator, close,
       openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
       stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),

@@ -21,6 +21,8 @@ export interface TestTarget {
   urls: string[];
   partner: { username: string; password: string };
   dataDir: string;
+  /** what the target's processes get beside the run's environment for its production servers (its own MinIO bucket, database names); empty on embedded stores */
+  serverEnv?: Record<string, string>;
   /** a bus client for operator actions (creating partners and plans, as the admin CLI does) */
   operator: RpcClient;
   /** a connection of the test's own to the target's event store (close it after) */

@@ -38,7 +38,7 @@ export function periodicScrubScenarios({ target }: ScenarioContext) {
     await storage.putDevice('laptop').expect(200);
     const content = randomBytes(300_000);
     const blob = (await storage.putFile('laptop', 'rotting.bin', content).expect(201)).body.sha256 as string;
-    await damageBlob(target().dataDir, blob);
+    await damageBlob(target(), blob);
     const get = () => supertest(target().url).get(`${storage.root}/laptop/rotting.bin`).auth(username, PASSWORD);
     await eventually(async () => {
       const res = await get();
@@ -70,7 +70,7 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
     for (const size of [100_000, 6 * MiB]) {
       const content = randomBytes(size);
       const first = await alice.storage.putFile('laptop', `Docs/original-${size}.bin`, content).expect(201);
-      await damageBlob(target().dataDir, first.body.sha256);
+      await damageBlob(target(), first.body.sha256);
       // the owner uploads the same content again; then another user uploads it too
       const again = await alice.storage.putFile('laptop', `Docs/original-${size}.bin`, content).expect(201);
       assert.equal(again.body.sha256, sha256(content));
@@ -94,7 +94,7 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
     const content = randomBytes(3 * MiB);
     const blob = (await u.storage.putFile('laptop', 'Bad/damaged.bin', content).expect(201)).body.sha256 as string;
     await u.storage.putFile('laptop', 'Bad/fine.txt', randomBytes(1000)).expect(201);
-    await damageBlob(target().dataDir, blob);
+    await damageBlob(target(), blob);
     for (const url of target().urls) {
       const file = await rawRequest(`${url}${u.storage.root}/laptop/Bad/damaged.bin`, { headers: u.auth });
       assert.equal(file.status, 200);
@@ -128,7 +128,7 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
       const before = await supertest(url).head(`${u.storage.root}/laptop/Gone/?format=zip`).auth(u.username, PASSWORD);
       assert.equal(before.status, 200);
     }
-    await deleteBlob(target().dataDir, missing);
+    await deleteBlob(target(), missing);
     for (const url of target().urls) {
       const head = await supertest(url).head(`${u.storage.root}/laptop/Gone/?format=zip`).auth(u.username, PASSWORD);
       assert.ok(head.status >= 500 && head.status < 600, `HEAD ${head.status}`);

@@ -63,7 +63,7 @@ export function downloadFaultsScenarios({ target }: ScenarioContext) {
     const missing = await u.put('Folder/b-missing.bin', randomBytes(MiB));
     await u.put('Folder/c-last.bin', randomBytes(MiB));
     await u.put('Other/fine.txt', randomBytes(1000));
-    await deleteBlob(target().dataDir, missing);
+    await deleteBlob(target(), missing);
 
     for (const url of target().urls) {
       for (const extra of [{}, { Range: 'bytes=100-' }] as Record<string, string>[]) {
@@ -87,7 +87,7 @@ export function downloadFaultsScenarios({ target }: ScenarioContext) {
   it('a single file whose blob is gone answers a JSON 5xx with a reason, at once', async () => {
     const u = await userWithDevice();
     const missing = await u.put('lost.bin', randomBytes(64 * 1024));
-    await deleteBlob(target().dataDir, missing);
+    await deleteBlob(target(), missing);
     for (const url of target().urls) {
       for (const extra of [{}, { Range: 'bytes=10-20' }] as Record<string, string>[]) {
         const res = await rawGet(url, `${u.storage.root}/laptop/lost.bin`, { ...basic(u.username), ...extra }, { timeoutMs: 10_000 });

@@ -94,7 +94,10 @@ export const davPaths: PathsFragment = {
         '405': error('A collection is not a file.', { folder: ex('a folder', err('a folder is not a file: PUT a file inside it')) }),
         '409': error('The folder that would hold it does not exist.', { parent: ex('no parent', err('no folder Documents/ to put report.pdf in', { conflicts: ['path'] })) }),
         '412': error('If-Match, If-None-Match or the If header does not hold.', { precondition: ex('changed', err('If-Match does not hold')) }),
-        '507': error('Over the quota; nothing was stored.', { quota: ex('quota full', err('storage quota exceeded: the upload would take the user past plan + bonus bytes')) }),
+        '507': error("Over the quota, or the server's disk is low or full; nothing was stored.", {
+          quota: ex('quota full', err('storage quota exceeded: the upload would take the user past plan + bonus bytes')),
+          diskFull: ex('disk full', err('the server has no disk space left: nothing was stored; retry once space is freed')),
+        }),
         ...DAV_AUTH,
       },
     },

@@ -1,10 +1,10 @@
 /**
  * Every error leaves the gateway as JSON `{"reason", ...}` with the right status: domain errors as
- * the services raised them, framework errors (unknown route, bad method) as 404/405, anything
+ * the services raised them, a full disk as 507, framework errors (unknown route, bad method) as 404/405, anything
  * unexpected as a logged 500 that reveals nothing.
  */
 import { DomainError } from '@burrow/contracts';
-import type { Logger } from '@burrow/runtime';
+import { diskFull, isDiskFull, type Logger } from '@burrow/runtime';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Response } from 'express';
 
@@ -24,6 +24,12 @@ export class HttpErrorFilter implements ExceptionFilter {
       if (exception.status === 401 && !res.getHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Basic realm="burrow"');
       if (exception.status === 429 && exception.body.retry_after) res.setHeader('Retry-After', String(exception.body.retry_after));
       res.status(exception.status).json(exception.body);
+      return;
+    }
+    if (isDiskFull(exception)) {
+      // an upload's temporary file found the disk full: it is removed, nothing was committed
+      this.log.error({ err: { code: (exception as { code?: unknown }).code, message: (exception as Error).message } }, 'disk full: a write was refused');
+      res.status(507).json(diskFull().body);
       return;
     }
     if (exception instanceof HttpException) {

@@ -6,18 +6,20 @@
  * or the read models (the boundaries test checks their imports).
  */
 import type { BlobReader, BlobWriter } from '@burrow/blobs';
-import type { Logger } from '@burrow/runtime';
+import type { DiskSpace, Logger } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner.guard.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
-import { BLOBS, BUS_STATUS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './tokens.js';
+import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './tokens.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;
   /** read, and add uploaded blobs: the gateway never deletes one */
   blobs: BlobReader & BlobWriter;
+  /** the data directory's free space (/readyz; uploads refuse to start below the threshold) */
+  disk: DiskSpace;
   log: Logger;
   /** the state of this process's bus connections (for /healthz) */
   busStatus: BusStatus;
@@ -35,6 +37,7 @@ export class HttpModule {
     const providers = [
       { provide: RPC, useValue: deps.rpc },
       { provide: BLOBS, useValue: deps.blobs },
+      { provide: DISK, useValue: deps.disk },
       { provide: GATEWAY_LOGGER, useValue: deps.log },
       { provide: BUS_STATUS, useValue: deps.busStatus },
       { provide: SIGNER, useValue: deps.signer },

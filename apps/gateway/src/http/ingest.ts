@@ -46,6 +46,10 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
       callback(null, chunk);
     },
   });
+  // The put reports the meter's error (a quota passed); the put may first await (the free-space
+  // check) while bytes already flow into the meter, and an error before it listens must not be
+  // an uncaught exception.
+  meter.on('error', () => undefined);
   // an aborted or failed request destroys the meter, which fails the put
   finished(req, (error) => {
     if (error) meter.destroy(error);

@@ -3,6 +3,8 @@ export const RPC = Symbol('RPC');
 export const BLOBS = Symbol('BLOBS');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 export const BUS_STATUS = Symbol('BUS_STATUS');
+/** the data directory's free space (DiskSpace) */
+export const DISK = Symbol('DISK');
 /** the signer of sessions, links and session extensions (TokenSigner) */
 export const SIGNER = Symbol('SIGNER');
 /** storage-interface cookie sessions (Sessions) */

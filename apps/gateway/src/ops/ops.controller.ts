@@ -1,13 +1,15 @@
 /**
- * Health for orchestrators: /healthz (the process is alive), /readyz (the bus answers and every
- * service reports its stores reachable; 503 otherwise), /metrics (Prometheus).
+ * Health for orchestrators: /healthz (the process is alive), /readyz (the bus answers, every
+ * service reports its stores reachable and the data directory has room; 503 otherwise), /metrics
+ * (Prometheus).
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import type { BlobReader } from '@burrow/blobs';
+import type { DiskSpace } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { BLOBS, BUS_STATUS, RPC } from '../http/tokens.js';
+import { BLOBS, BUS_STATUS, DISK, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
 
 const READY_TIMEOUT_MS = 1500;
@@ -19,6 +21,7 @@ export class OpsController {
     @Inject(METRICS) private readonly metrics: GatewayMetrics,
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(BUS_STATUS) private readonly bus: BusStatus,
+    @Inject(DISK) private readonly disk: DiskSpace,
   ) {}
 
   /**
@@ -53,6 +56,12 @@ export class OpsController {
       checks.blobs = 'ok';
     } catch (error) {
       checks.blobs = (error as Error).message;
+    }
+    // low disk is reported before the disk is full (uploads are refused from then on)
+    try {
+      checks.disk = await this.disk.describe();
+    } catch (error) {
+      checks.disk = `cannot read the data directory's free space: ${(error as Error).message}`;
     }
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });

@@ -23,9 +23,9 @@ export const Health = z
 export const Readiness = z
   .object({
     status: z.enum(['ready', 'not ready']),
-    checks: z.record(z.string(), z.string()).describe("each service's and the blob store's answer: `ok` or what failed"),
+    checks: z.record(z.string(), z.string()).describe("each service's and the blob store's answer, and the data directory's free space (`disk`): `ok` or what failed"),
   })
-  .meta({ id: 'Readiness', description: 'Whether every service and the blob store answer.' });
+  .meta({ id: 'Readiness', description: 'Whether every service and the blob store answer, and the data directory has room.' });
 
 const OPERATOR_ONLY: Pick<PathItem, 'servers'> = {
   servers: [{ url: '/', description: 'operator endpoints are served at the root only (not under /apis/accounts/v1)' }],
@@ -58,14 +58,16 @@ export const opsPaths: PathsFragment = {
       operationId: 'readyz',
       tags: ['operations'],
       summary: 'Readiness',
-      description: 'Asks every service (accounts, billing, storage-catalog) for its health, with a 1.5 s timeout each, and pings the blob store.',
+      description:
+        'Asks every service (accounts, billing, storage-catalog) for its health, with a 1.5 s timeout each, pings the blob store, and checks the free space of the data directory (when it holds the blob folder or the event store file): below `BURROW_MIN_FREE_DISK_MB` (default the smaller of 512 MiB and 2% of the file system) `disk` says so and uploads are refused with 507.',
       security: [],
       responses: {
         '200': reply('Ready.', Readiness, {
-          ready: ex('all good', { status: 'ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok' } }),
+          ready: ex('all good', { status: 'ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' } }),
         }),
         '503': reply('Not ready; `checks` says what failed.', Readiness, {
-          notReady: ex('billing down', { status: 'not ready', checks: { accounts: 'ok', billing: 'billing service did not answer in time', 'storage-catalog': 'ok', blobs: 'ok' } }),
+          notReady: ex('billing down', { status: 'not ready', checks: { accounts: 'ok', billing: 'billing service did not answer in time', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' } }),
+          lowDisk: ex('low disk space', { status: 'not ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'low disk space: 301.5 MiB free in /var/lib/burrow, below 512.0 MiB (BURROW_MIN_FREE_DISK_MB); uploads are refused' } }),
         }),
       },
     },

@@ -104,8 +104,10 @@ export const storageWritePaths: PathsFragment = {
         '501': error('A transfer coding other than chunked (e.g. `Transfer-Encoding: gzip, chunked`), which the gateway does not decode.', {
           coding: ex('gzip transfer coding', err('transfer coding gzip is not supported: send the body as it is, chunked or with a Content-Length')),
         }),
-        '507': error("The upload would take the user past plan + bonus bytes; nothing was stored.", {
+        '507': error("The upload would take the user past plan + bonus bytes, or the server's disk is low or full (a device registration too, when it is full); nothing was stored.", {
           quota: ex('quota full', err('storage quota exceeded: the upload would take the user past plan + bonus bytes')),
+          diskLow: ex('disk below BURROW_MIN_FREE_DISK_MB', err('the server is low on disk space: uploads are refused until space is freed')),
+          diskFull: ex('disk full', err('the server has no disk space left: nothing was stored; retry once space is freed')),
         }),
         ...STORAGE_AUTH,
       },

@@ -1,16 +1,31 @@
 /**
- * Runs the DocumentStore contract against every adapter: in-memory always, MongoDB when
+ * Runs the DocumentStore contract against every adapter: in-memory and SQLite always, MongoDB when
  * MONGODB_URL is set (each fixture uses its own throw-away database).
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { MemoryDocumentStore, MongoDocumentStore } from '@burrow/documents';
+import { MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore } from '@burrow/documents';
 import { documentStoreContract } from './documents.contract.js';
 import { rejection, silentPort, uniqueId } from './util.js';
 
 documentStoreContract('MemoryDocumentStore', async () => {
   const store = new MemoryDocumentStore();
   return { store, cleanup: () => store.close() };
+});
+
+documentStoreContract('SqliteDocumentStore', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+  const store = SqliteDocumentStore.open(join(dir, 'read-models.sqlite'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 });
 
 const mongoUrl = process.env.MONGODB_URL;

@@ -164,6 +164,40 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         });
       }
 
+      it('every filter answers the same with its fields indexed (stores that push filters down to an index)', async () => {
+        for (const fields of [['name'], ['age'], ['city', 'name'], ['tags'], ['active'], ['profile.country', 'profile.level'], ['nickname'], ['items.sku']]) {
+          await people.ensureIndex(Object.fromEntries(fields.map((f) => [f, 1])));
+        }
+        for (const [description, filter, expected] of FILTER_CASES) {
+          assert.deepEqual(sortedIds(await people.find(filter)), expected, description);
+          assert.equal(await people.count(filter), expected.length, `count: ${description}`);
+          assert.deepEqual(sortedIds(await people.find(filter, { sort: { name: 1 }, limit: 2 })), [...expected].sort((a, b) => PEOPLE.findIndex((p) => p._id === a) - PEOPLE.findIndex((p) => p._id === b)).map((id) => PEOPLE.find((p) => p._id === id)!).sort((a, b) => (a.name < b.name ? -1 : 1)).slice(0, 2).map((p) => p._id).sort(), `page: ${description}`);
+        }
+        assert.deepEqual(sortedIds(await people.find({ 'items.sku': 'b' })), ['p1', 'p2']);
+        assert.deepEqual(ids(await people.find({ active: true }, { sort: { city: 1, name: -1 } })), ['p3', 'p5', 'p1']);
+        assert.deepEqual(ids(await people.find({}, { sort: { active: 1, name: 1 } })), ['p4', 'p2', 'p1', 'p3', 'p5'], 'missing, then false, then true');
+        const deleted = await people.deleteMany({ tags: 'admin' });
+        assert.equal(deleted, 2);
+        assert.deepEqual(sortedIds(await people.find()), ['p2', 'p3', 'p4']);
+      });
+
+      it('pages through an indexed range in order, after a cursor', async () => {
+        const files = store.collection<Document & { folder: string; name: string; deleted: boolean }>(uniqueId('files_'));
+        await files.ensureIndex({ folder: 1, deleted: 1, name: 1 });
+        for (let n = 0; n < 40; n++) await files.upsert({ _id: `f${n}`, folder: n % 2 ? 'a' : 'b', deleted: n % 5 === 0, name: `n${String((n * 7) % 40).padStart(2, '0')}` });
+        const expected = (await files.find({ folder: 'a', deleted: false })).map((f) => f.name).sort();
+        const seen: string[] = [];
+        for (let after = ''; ; ) {
+          const page = await files.find({ folder: 'a', deleted: false, name: { $gt: after } }, { sort: { name: 1 }, limit: 3 });
+          if (page.length === 0) break;
+          seen.push(...page.map((f) => f.name));
+          after = page[page.length - 1].name;
+        }
+        assert.deepEqual(seen, expected);
+        assert.equal(await files.count({ folder: 'a', deleted: false }), expected.length);
+        assert.equal(expected.length, 16);
+      });
+
       it('find: a dotted path reaches into an array of subdocuments', async () => {
         assert.deepEqual(sortedIds(await people.find({ 'items.sku': 'b' })), ['p1', 'p2']);
         assert.deepEqual(sortedIds(await people.find({ 'items.qty': { $gt: 4 } })), ['p1']);

@@ -94,6 +94,9 @@ export const usersPaths: PathsFragment = {
           plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
           group: ex('no such group', err('group 99 does not exist', { conflicts: ['group_id'] })),
         }),
+        '507': error("The server's disk is full: nothing was stored; the same request succeeds once space is freed.", {
+          diskFull: ex('disk full', err('the server has no disk space left: nothing was stored; retry once space is freed')),
+        }),
         ...WITH_BODY,
       },
     },
