@@ -12,7 +12,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { X509Certificate } from 'node:crypto';
 import { startSystem } from '@burrow/standalone';
@@ -21,6 +22,7 @@ import { startMultiProcess } from './harness/multi-process.js';
 import { TEST_PARTNER, testEnv } from './harness/standalone.js';
 import { b32 } from './harness/storage-client.js';
 
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const HAS_OPENSSL = spawnSync('openssl', ['version']).status === 0;
 
 /** A self-signed certificate for 127.0.0.1 (its PEM files in `dir`, named `<name>.crt` / `.key`). */
@@ -129,6 +131,9 @@ describe('TLS without a proxy: standalone', { skip: HAS_OPENSSL ? false : 'opens
     const system = await startSystem(readConfig(testEnv(join(dir, 'data'), { BURROW_TLS_CERT: files.cert, BURROW_TLS_KEY: files.key, BURROW_HTTP_REDIRECT_PORT: '0' })));
     try {
       assert.match(system.url, /^https:/);
+      // the image's HEALTHCHECK speaks https when BURROW_TLS_CERT is set
+      const health = spawnSync(process.execPath, [join(repoRoot, 'deploy', 'healthcheck.mjs')], { env: { PATH: process.env.PATH ?? '', BURROW_APP: 'standalone', PORT: String(system.port), BURROW_TLS_CERT: files.cert }, encoding: 'utf8' });
+      assert.equal(health.status, 0, health.stderr);
       await checkTls(system.url, system.redirectPort!, files);
     } finally {
       await system.close();

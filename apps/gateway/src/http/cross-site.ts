@@ -9,7 +9,9 @@
  * - `Sec-Fetch-Site` is `cross-site` or `same-site` (the browser itself says another origin sent it), or
  * - `Origin` is present and is neither the request's own origin (scheme and Host as the gateway
  *   sees them; behind a trusted proxy, `X-Forwarded-Proto` / `X-Forwarded-Host`) nor the origin of
- *   BURROW_PUBLIC_URL (`null`, a sandboxed or privacy-stripped origin, is refused too).
+ *   BURROW_PUBLIC_URL (`null`, a sandboxed or privacy-stripped origin, is refused too, unless
+ *   `Sec-Fetch-Site` says `same-origin`). Burrow's pages send `Referrer-Policy: same-origin`, under
+ *   which browsers put the real origin on the pages' own form posts.
  * Requests without a browser's headers (backup clients, the mobile app, curl), requests
  * authenticated by Basic, and the web client's own same-origin pages are not affected.
  */
@@ -44,6 +46,9 @@ export function crossSiteWrite(req: Request, publicOrigin: string | null): strin
   if (site === 'cross-site' || site === 'same-site') return `this request came from another site (Sec-Fetch-Site: ${site})`;
   const origin = req.get('origin');
   if (origin === undefined) return null;
+  // a page under `Referrer-Policy: no-referrer` posts with `Origin: null`; the browser's own word
+  // that it is same-origin settles it (Burrow's pages use `same-origin`, so they send a real Origin)
+  if (origin === 'null' && site === 'same-origin') return null;
   const given = normalOrigin(origin);
   if (given && (given === ownOrigin(req) || given === publicOrigin)) return null;
   return `this request came from another origin (${origin.slice(0, 200)})`;

@@ -24,6 +24,8 @@ describe('refuseCrossSiteWrites', () => {
     assert.equal((await a.post('/x').set('Cookie', 'other=1').set('Origin', 'https://evil.example')).status, 200, 'no session cookie');
     assert.equal((await a.get('/x').set('Cookie', COOKIE).set('Origin', 'https://evil.example')).status, 200, 'a read');
     assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Sec-Fetch-Site', 'none')).status, 200, 'typed by the user');
+    assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Origin', 'null').set('Sec-Fetch-Site', 'same-origin')).status, 200, 'a no-referrer page of ours');
+    assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Origin', 'null').set('Sec-Fetch-Site', 'cross-site')).status, 403);
   });
 
   it('accepts the request’s own origin (default port or not) and BURROW_PUBLIC_URL’s', async () => {
