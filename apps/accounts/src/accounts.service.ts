@@ -30,6 +30,7 @@ import { ReportsHandlers } from './reports/reports.handlers.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from './shared/context.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { storageUsageProjection } from './storage-usage/storage-usage.projection.js';
+import { ActivationMailLimit } from './users/activation-limit.js';
 import { changeUserProcess } from './users/change-user.js';
 import { createUserProcess } from './users/create-user.process.js';
 import { deleteUserProcess } from './users/delete-user.process.js';
@@ -114,7 +115,11 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   });
   const ctx: AccountsContext = {
     store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),
-    setPasswordLinks: { publicUrl: infra.config.publicUrl, ttlSeconds: infra.config.setPasswordLinkTtlSeconds },
+    setPasswordLinks: {
+      publicUrl: infra.config.publicUrl,
+      ttlSeconds: infra.config.setPasswordLinkTtlSeconds,
+      limit: await ActivationMailLimit.open(await infra.keyValues(), infra.config.activationMail),
+    },
     signals, webhooks: webhookSettings(infra.config),
   };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);

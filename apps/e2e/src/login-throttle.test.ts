@@ -172,6 +172,27 @@ function scenarios(target: () => TestTarget) {
     // the owner, from the address that logged in before, still gets in
     await login(0, password, home).expect(200);
   });
+
+  it('a user deleted while locked and created again under that username (and email) starts clean', async () => {
+    const username = uniqueName('re');
+    const email = `${username}@example.com`;
+    const password = 'user-password-1';
+    const api = partnerApi(target());
+    await createUser(api, { username, email, password });
+    const login = (name: string, pass: string, address: string) =>
+      supertest(gateway(0)).post(`/storage/${b32(name)}/login`).type('form').set('X-Forwarded-For', address).send({ password: pass });
+    const attacker = newAddress();
+    for (let i = 0; i < ACCOUNT_THRESHOLD; i++) {
+      await login(username, 'not-the-password', attacker);
+      await login(email, 'not-the-password', attacker);
+    }
+    assert.equal((await login(username, password, newAddress())).status, 429);
+    await api.delete(`/users/${username}`).expect(200);
+    await createUser(api, { username, email, password: 'another-password-2' });
+    const fresh = await login(username, 'another-password-2', newAddress());
+    assert.equal(fresh.status, 200, `the new account inherited the old one's lock: ${fresh.status} ${fresh.text}`);
+    assert.equal((await login(email, 'another-password-2', newAddress())).status, 200);
+  });
 }
 
 const natsUrl = process.env.NATS_URL;

@@ -11,7 +11,9 @@ import { describe, it } from 'node:test';
 import { partnerApi } from './harness/client.js';
 import { startMultiProcess } from './harness/multi-process.js';
 import { runApp } from './harness/run-app.js';
-import { startStandalone, TEST_PARTNER } from './harness/standalone.js';
+import { startStandalone, TEST_PARTNER, type TestTarget } from './harness/standalone.js';
+import { b32 } from './harness/storage-client.js';
+import supertest from 'supertest';
 
 describe('standalone restarts', () => {
   it('keeps partners, plans, groups, users and changed passwords across a restart', async () => {
@@ -34,6 +36,35 @@ describe('standalone restarts', () => {
       assert.equal((await partnerApi(target).get('/ping')).status, 401);
       await target.close();
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('standalone restarts: sessions', () => {
+  it('a logged-out cookie stays dead after a restart; a live one still works', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-restart-'));
+    let target: TestTarget | undefined;
+    try {
+      target = await startStandalone({}, dir);
+      await partnerApi(target).post('/users/', { name: 'Sess', email: 'sess@example.com', username: 'sess', password: 'sess-password-1' }).expect(201);
+      const root = `/storage/${b32('sess')}`;
+      const login = async () => {
+        const res = await supertest(target!.url).post(`${root}/login`).type('form').send({ username: 'sess', password: 'sess-password-1' }).expect(200);
+        return (res.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+      };
+      const ended = await login();
+      const live = await login();
+      await supertest(target.url).get(`${root}/logout`).set('Cookie', ended).expect(200);
+      await supertest(target.url).get(`${root}/`).set('Cookie', ended).expect(401);
+      await target.close();
+      target = undefined;
+
+      target = await startStandalone({}, dir);
+      await supertest(target.url).get(`${root}/`).set('Cookie', ended).expect(401);
+      await supertest(target.url).get(`${root}/`).set('Cookie', live).expect(200);
+    } finally {
+      await target?.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -11,9 +11,12 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import type { Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
+import { refuseCrossSiteWrites } from './http/cross-site.js';
+import { loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
@@ -26,6 +29,10 @@ export interface RunningGateway {
   app: INestApplication;
   server: Server;
   port: number;
+  /** HTTPS on `port` (BURROW_TLS_CERT/KEY) */
+  tls: boolean;
+  /** the plain-HTTP port that redirects to https, when one was asked for */
+  redirectPort?: number;
   close(): Promise<void>;
 }
 
@@ -97,17 +104,22 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   });
   server.use(refuseUnknownTransferCodings);
   server.use(refuseNulInUrl);
+  server.use(refuseCrossSiteWrites(infra.config.publicUrl));
+  server.use(strictTransportSecurity);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
-  const sessions = new Sessions(signer, () => infra.keyValues());
+  const sessions = new Sessions(signer, () => infra.durableKeyValues());
   const disk = infra.diskSpace();
   const blobs = await openBlobs(infra, log, disk);
   const deps = { rpc, blobs, disk, log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
+  const tls = infra.config.tls;
   const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), new ExpressAdapter(server), {
     bodyParser: false,
     logger: false,
+    // HTTPS on PORT when BURROW_TLS_CERT/KEY are set (http/tls.ts); else plain HTTP behind the edge proxy
+    ...(tls ? { httpsOptions: loadTlsPair(tls) } : {}),
   });
   app.useGlobalFilters(new HttpErrorFilter(log));
   const port = options.port ?? infra.config.port;
@@ -116,12 +128,19 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  log.info({ port: actualPort, mode: infra.mode }, 'gateway listening');
+  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log) : () => undefined;
+  const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, log) : null;
+  const redirectAddress = redirect?.address();
+  log.info({ port: actualPort, mode: infra.mode, tls: Boolean(tls) }, 'gateway listening');
   return {
     app,
     server: httpServer,
     port: actualPort,
+    tls: Boolean(tls),
+    redirectPort: typeof redirectAddress === 'object' && redirectAddress ? redirectAddress.port : undefined,
     close: async () => {
+      stopReloading();
+      if (redirect) await new Promise((resolve) => redirect.close(resolve));
       await app.close();
       await rpc.close();
     },

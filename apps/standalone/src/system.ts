@@ -12,7 +12,10 @@ import { startStorageCatalog } from '@burrow/storage-catalog';
 export interface RunningSystem {
   infra: Infrastructure;
   port: number;
+  /** https:// when BURROW_TLS_CERT/KEY are set */
   url: string;
+  /** the plain-HTTP port that only redirects to https (BURROW_HTTP_REDIRECT_PORT) */
+  redirectPort?: number;
   close(): Promise<void>;
 }
 
@@ -28,7 +31,8 @@ export async function startSystem(config: BurrowConfig, options: { port?: number
     return {
       infra,
       port: gateway.port,
-      url: `http://127.0.0.1:${gateway.port}`,
+      url: `${gateway.tls ? 'https' : 'http'}://127.0.0.1:${gateway.port}`,
+      redirectPort: gateway.redirectPort,
       close: async () => {
         for (const s of services.reverse()) await s.close();
         await infra.close();

@@ -127,4 +127,55 @@ describe('PostgresEventStore on a real server', { skip: server ? false : 'POSTGR
       for (const client of clients) client.release();
     }
   });
+
+  it('concurrent appends go in groups (group commit): far fewer transactions than appends, positions in call order, no holes', async () => {
+    const { url } = await database();
+    const store = await open(url);
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.append(`group-${i}`, [{ type: 'Made', data: { i } }], 'no_stream')));
+    assert.deepEqual(results.map((r) => r.position), Array.from({ length: 100 }, (_, i) => i + 1), 'each append in the order it was made');
+    // xmin: the transaction that wrote the row. The first append goes at once; the 99 made while it
+    // was in flight wait for it, then go together.
+    const [{ transactions }] = await admin<{ transactions: string }>(url, 'SELECT count(DISTINCT xmin::text) AS transactions FROM burrow_events');
+    assert.ok(Number(transactions) <= 3, `${transactions} transactions for 100 concurrent appends`);
+  });
+
+  it('in a group, an append with a wrong expected revision fails alone: the others commit, and of racing writers to one revision exactly one wins', async () => {
+    const { url } = await database();
+    const store = await open(url);
+    await store.append('taken', [{ type: 'Made', data: {} }], 'no_stream');
+    const outcomes = await Promise.allSettled([
+      store.append('fresh-1', [{ type: 'Made', data: {} }], 'no_stream'),
+      store.append('taken', [{ type: 'Made', data: {} }], 'no_stream'), // exists already: refused
+      store.append('fresh-2', [{ type: 'Made', data: {} }, { type: 'Changed', data: {} }], 'no_stream'),
+      ...Array.from({ length: 5 }, () => store.append('taken', [{ type: 'Changed', data: {} }], 0)), // one of five wins
+      store.append('fresh-1', [{ type: 'Changed', data: {} }], 0), // sees fresh-1 from earlier in the same group
+    ]);
+    assert.equal(outcomes[0].status, 'fulfilled');
+    assert.equal(outcomes[1].status, 'rejected');
+    assert.equal((outcomes[1] as PromiseRejectedResult).reason.name, 'WrongExpectedRevisionError');
+    assert.equal((outcomes[1] as PromiseRejectedResult).reason.actual, 0);
+    assert.equal(outcomes[2].status, 'fulfilled');
+    const racers = outcomes.slice(3, 8);
+    assert.equal(racers.filter((o) => o.status === 'fulfilled').length, 1, 'exactly one writer of revision 1');
+    assert.ok(racers.every((o) => o.status === 'fulfilled' || (o as PromiseRejectedResult).reason.name === 'WrongExpectedRevisionError'));
+    assert.equal(outcomes[8].status, 'fulfilled');
+    assert.deepEqual((await store.readStream('taken')).map((e) => e.type), ['Made', 'Changed']);
+    assert.deepEqual((await store.readStream('fresh-1')).map((e) => e.revision), [0, 1]);
+    const positions = (await admin<{ position: string }>(url, 'SELECT position FROM burrow_events ORDER BY position')).map((r) => Number(r.position));
+    assert.deepEqual(positions, Array.from({ length: positions.length }, (_, i) => i + 1), 'no holes where appends were refused');
+  });
+
+  it('an event the server refuses in a group fails alone; the others of its group commit', async () => {
+    const { url } = await database();
+    const store = await open(url);
+    const outcomes = await Promise.allSettled([
+      store.append('first', [{ type: 'Made', data: {} }], 'no_stream'),
+      store.append('ok-1', [{ type: 'Made', data: {} }], 'no_stream'),
+      store.append('bad', [{ type: 'Made\u0000', data: {} }], 'no_stream'), // text cannot hold NUL
+      store.append('ok-2', [{ type: 'Made', data: {} }], 'no_stream'),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual((await store.readStream('ok-2')).length, 1);
+    assert.deepEqual((await store.readStream('bad')).length, 0);
+  });
 });

@@ -12,6 +12,14 @@
  * KurrentDB's single writer); the lock is held for one server-side function call and its commit,
  * never across a network round trip (docs/decisions.md, "PostgreSQL event store").
  *
+ * Group commit. Since the lock is held through the commit's WAL flush, one append at a time would
+ * mean one fsync per append, and concurrent writers (50 uploads at once) queue behind each other's
+ * flushes until their callers time out. So the appends a process makes while one of its groups is
+ * in flight wait in a queue and go together, as one call of the batch function: one lock, one
+ * transaction, one flush for all of them. Each append keeps its own expected-revision check (one
+ * that fails is answered alone; the others commit), the group's order is the queue's, and an
+ * append in a group is durable when the caller asked for durability.
+ *
  * Live subscriptions wait for a NOTIFY sent by the append's transaction (delivered at commit) on
  * one LISTEN connection per store; polling every `pollIntervalMs` is the fallback while that
  * connection is down.
@@ -46,6 +54,10 @@ export interface PostgresEventStoreOptions {
 const EVENTS = 'burrow_events';
 const STORE = 'burrow_event_store';
 const APPEND = 'burrow_append_events';
+const APPEND_BATCH = 'burrow_append_batch';
+/** bounds on one group: its events and its bytes of JSON (the lock is held while it is written) */
+const GROUP_MAX_EVENTS = 2000;
+const GROUP_MAX_BYTES = 8 * 1024 * 1024;
 const CHANNEL = 'burrow_events_appended';
 /** advisory-lock class ids (any constants unlikely to be used by someone else: "BURR", "BURS") */
 const MIGRATION_LOCK = 0x42555252;
@@ -108,6 +120,53 @@ BEGIN
   RETURN QUERY SELECT coalesce(current_revision, -1) + n, head + n;
 END
 $fn$;
+-- Several appends in one transaction (group commit): append k writes p_counts[k] events, taken in
+-- order from the flat arrays. One row per append: its last revision and position, or (a wrong
+-- expected revision) NULLs and the stream's actual revision in o_actual; the others still commit.
+CREATE OR REPLACE FUNCTION ${APPEND_BATCH}(
+  p_streams text[], p_expected bigint[], p_counts integer[], p_types text[], p_data text[], p_metadata text[], p_durable boolean
+) RETURNS TABLE (o_item integer, o_last_revision bigint, o_last_position bigint, o_actual text) LANGUAGE plpgsql AS $fn$
+DECLARE
+  current_revision bigint;
+  head bigint;
+  k integer;
+  n integer;
+  offs integer := 0;
+  expected bigint;
+BEGIN
+  IF NOT p_durable THEN
+    PERFORM set_config('synchronous_commit', 'off', true);
+  END IF;
+  PERFORM pg_advisory_xact_lock((${APPEND_LOCK_CLASS}::bigint << 32) | '${EVENTS}'::regclass::oid::bigint);
+  SELECT coalesce(max(e.position), 0) INTO head FROM ${EVENTS} e;
+  FOR k IN 1 .. cardinality(p_streams) LOOP
+    n := p_counts[k];
+    expected := p_expected[k];
+    SELECT max(e.revision) INTO current_revision FROM ${EVENTS} e WHERE e.stream = p_streams[k];
+    o_item := k;
+    IF (expected = -1
+        OR (expected = -2 AND current_revision IS NULL)
+        OR (expected = -3 AND current_revision IS NOT NULL)
+        OR (expected >= 0 AND current_revision = expected)) IS NOT TRUE THEN
+      o_last_revision := NULL;
+      o_last_position := NULL;
+      o_actual := coalesce(current_revision::text, 'no_stream');
+    ELSE
+      INSERT INTO ${EVENTS} (position, stream, revision, type, data, metadata)
+        SELECT head + i, p_streams[k], coalesce(current_revision, -1) + i, p_types[offs + i], p_data[offs + i]::json, p_metadata[offs + i]::json
+        FROM generate_series(1, n) AS i;
+      head := head + n;
+      o_last_revision := coalesce(current_revision, -1) + n;
+      o_last_position := head;
+      o_actual := NULL;
+    END IF;
+    offs := offs + n;
+    RETURN NEXT;
+  END LOOP;
+  PERFORM pg_notify('${CHANNEL}', head::text);
+  RETURN;
+END
+$fn$;
 `;
 
 interface Row {
@@ -118,6 +177,20 @@ interface Row {
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   recorded_ms: number;
+}
+
+/** An append waiting for its group. */
+interface PendingAppend {
+  stream: string;
+  code: number;
+  expected: ExpectedRevision;
+  types: string[];
+  data: string[];
+  metadata: string[];
+  bytes: number;
+  durable: boolean;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
 }
 
 function expectedCode(expected: ExpectedRevision): number {
@@ -146,6 +219,13 @@ function toRecorded(row: Row): RecordedEvent {
   };
 }
 
+/** An error of the connection (or the pool) rather than one the server gave for this statement. */
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  // SQLSTATE classes 08 (connection), 57 (operator intervention: shutdown), 53 (resources)
+  return typeof code !== 'string' || /^(08|57|53)/.test(code) || !/^[0-9A-Z]{5}$/.test(code);
+}
+
 /** `postgres://user:secret@host/db` -> `postgres://***@host/db`, for messages. */
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
@@ -165,6 +245,9 @@ export class PostgresEventStore implements EventStore {
   private listener: pg.Client | null = null;
   private listenerRetry: NodeJS.Timeout | null = null;
   private closed = false;
+  /** appends waiting for the group in flight to finish (group commit) */
+  private queue: PendingAppend[] = [];
+  private flushing = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -285,33 +368,85 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
-  private async appendWith(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event');
-    const code = expectedCode(expected);
+  private appendWith(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    let code: number;
     try {
-      const { rows } = await this.pool.query<{ last_revision: string; last_position: string }>({
-        name: 'burrow-append',
-        text: `SELECT last_revision, last_position FROM ${APPEND}($1, $2, $3, $4, $5, $6)`,
-        values: [
-          stream,
-          code,
-          events.map((e) => e.type),
-          events.map((e) => JSON.stringify(e.data)),
-          events.map((e) => JSON.stringify(e.metadata ?? {})),
-          durable,
-        ],
-      });
-      // Committed (and with a durable append, flushed) before the caller hears of it.
-      const position = Number(rows[0].last_position);
-      this.wake(position);
-      return { revision: Number(rows[0].last_revision), position };
+      code = expectedCode(expected);
     } catch (error) {
-      if ((error as { code?: string }).code === WRONG_REVISION) {
-        const detail = (error as { detail?: string }).detail;
-        throw new WrongExpectedRevisionError(stream, expected, detail === undefined || detail === 'no_stream' ? 'no_stream' : Number(detail));
-      }
-      throw error;
+      return Promise.reject(error);
     }
+    const data = events.map((e) => JSON.stringify(e.data));
+    const metadata = events.map((e) => JSON.stringify(e.metadata ?? {}));
+    const bytes = data.reduce((sum, d) => sum + d.length, 0) + metadata.reduce((sum, m) => sum + m.length, 0);
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ stream, code, expected, types: events.map((e) => e.type), data, metadata, bytes, durable, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /** Sends the queued appends, a group at a time, until the queue is empty. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        let events = 0;
+        let bytes = 0;
+        let take = 0;
+        while (take < this.queue.length) {
+          const next = this.queue[take];
+          if (take > 0 && (events + next.types.length > GROUP_MAX_EVENTS || bytes + next.bytes > GROUP_MAX_BYTES)) break;
+          events += next.types.length;
+          bytes += next.bytes;
+          take++;
+        }
+        const group = this.queue.splice(0, take);
+        await this.appendGroup(group);
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async appendGroup(group: PendingAppend[]): Promise<void> {
+    let rows: { o_item: number; o_last_revision: string | null; o_last_position: string | null; o_actual: string | null }[];
+    try {
+      ({ rows } = await this.pool.query({
+        name: 'burrow-append-batch',
+        text: `SELECT o_item, o_last_revision, o_last_position, o_actual FROM ${APPEND_BATCH}($1, $2, $3, $4, $5, $6, $7)`,
+        values: [
+          group.map((a) => a.stream),
+          group.map((a) => a.code),
+          group.map((a) => a.types.length),
+          group.flatMap((a) => a.types),
+          group.flatMap((a) => a.data),
+          group.flatMap((a) => a.metadata),
+          group.some((a) => a.durable),
+        ],
+      }));
+    } catch (error) {
+      // One append the server refuses (not a wrong revision: those are answered per append) must
+      // not fail the others of its group: alone, each gets its own answer.
+      if (group.length > 1 && !isConnectionError(error)) {
+        for (const a of group) await this.appendGroup([a]);
+        return;
+      }
+      for (const a of group) a.reject(error);
+      return;
+    }
+    // Committed (and, when any append of the group asked for it, flushed) before anyone hears of it.
+    let head = 0;
+    for (const row of rows) {
+      const a = group[row.o_item - 1];
+      if (row.o_last_position === null) {
+        a.reject(new WrongExpectedRevisionError(a.stream, a.expected, row.o_actual === null || row.o_actual === 'no_stream' ? 'no_stream' : Number(row.o_actual)));
+        continue;
+      }
+      const position = Number(row.o_last_position);
+      if (position > head) head = position;
+      a.resolve({ revision: Number(row.o_last_revision), position });
+    }
+    if (head > 0) this.wake(head);
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {

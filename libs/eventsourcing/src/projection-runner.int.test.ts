@@ -5,7 +5,7 @@
  * that throws, and a rebuild of 100k events. In memory always; on MongoDB too when MONGODB_URL is
  * set (FerretDB in CI), each test in its own database.
  */
-import { type Checkpoint, type DocumentStore, MemoryDocumentStore, MongoDocumentStore, type Write } from '@burrow/documents';
+import { type Checkpoint, type DocumentStore, MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore, type Write } from '@burrow/documents';
 import { type NewEvent, SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -112,6 +112,26 @@ const targets: { name: string; skip?: string; create: () => Target }[] = [
     },
   },
   {
+    // every connect() is another connection to one file: replicas as two processes would be
+    name: 'on SQLite',
+    create: () => {
+      const dir = mkdtempSync(join(tmpdir(), 'runner-docs-'));
+      const opened: SqliteDocumentStore[] = [];
+      return {
+        name: 'sqlite',
+        connect: async () => {
+          const store = SqliteDocumentStore.open(join(dir, 'read-models.sqlite'));
+          opened.push(store);
+          return store;
+        },
+        cleanup: async () => {
+          for (const s of opened) await s.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
     name: 'on MongoDB',
     skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine',
     create: () => {
@@ -159,6 +179,20 @@ for (const t of targets) {
       await target.cleanup();
       await events.close();
       rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a restart resumes from the checkpoint, which also records the events none of its projections read', async () => {
+      await events.append('counter-a', increments(3), 'any');
+      for (let i = 0; i < 11; i++) await events.append(`other-${i}`, Array.from({ length: 1000 }, () => ({ type: 'Other', data: {} })), 'any');
+      const docs = await target.connect();
+      const first = run(docs);
+      await first.start();
+      assert.equal(first.resumedFrom, 0);
+      await first.stop();
+      const second = run(docs);
+      await second.start();
+      assert.equal(second.resumedFrom, await events.headPosition(), 'nothing is read again');
+      assert.deepEqual(await totals(docs), { 'counter-a': [3, 3] });
     });
 
     it('two replicas on one read-model database apply every event once, and one killed mid-stream loses nothing', async () => {

@@ -98,6 +98,9 @@ export class StoreMismatchError extends Error {
   }
 }
 
+/** positions passed without an event for these projections after which the checkpoint is committed anyway */
+const CHECKPOINT_EMPTY_AFTER = 10_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 export class ProjectionRunner {
@@ -382,11 +385,14 @@ export class ProjectionRunner {
   /** Commits the batch with the checkpoint (retrying through outages), then starts the next one. */
   private async flush(generation: number): Promise<void> {
     const batch = this.batch!;
-    if (batch.events === 0) {
+    const lagging = this.projections.some((p) => batch.end - (this.positions[p.name] ?? 0) >= CHECKPOINT_EMPTY_AFTER);
+    if (batch.events === 0 && !lagging) {
       // nothing applied: nothing to write; the checkpoint catches up with the next batch
       this.advance(batch.end);
       return;
     }
+    // (none of the events concerned these projections, but so many passed that the checkpoint
+    // records them: a restart would otherwise read them all again)
     const writes: Write[] = batch.uow.writes();
     const positions = { ...this.positions };
     for (const p of this.projections) positions[p.name] = Math.max(positions[p.name] ?? 0, batch.end);

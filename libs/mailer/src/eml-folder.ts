@@ -2,9 +2,13 @@
  * Embedded Mailer: each message is composed as SMTP would carry it and written to its own `.eml`
  * file (owner-only) in a folder under the data directory; the file's path is logged, never its
  * content (a message may hold a set-password link). Nothing leaves the machine.
+ *
+ * The folder is pruned: `.eml` files older than `maxAgeMs` (BURROW_MAIL_OUTBOX_MAX_AGE_DAYS) are
+ * deleted on the first send of the process and then at most once an hour, on a send, so the folder
+ * does not grow without end (set-password links in it expire within days anyway).
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { mailFields } from './compose.js';
@@ -12,13 +16,44 @@ import { type MailAddress, type Mailer, type MailLog, type MailMessage, MailNotS
 
 export class EmlFolderMailer implements Mailer {
   private sequence = 0;
+  private prunedAt = 0;
   private readonly composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 
   constructor(
     readonly folder: string,
     private readonly sender: MailAddress,
     private readonly log?: MailLog,
+    /** `.eml` files older than this are deleted (undefined or 0: kept) */
+    private readonly maxAgeMs?: number,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /** Deletes the folder's `.eml` files older than the maximum age; answers how many. */
+  async prune(): Promise<number> {
+    if (!this.maxAgeMs) return 0;
+    const cutoff = this.now() - this.maxAgeMs;
+    let removed = 0;
+    let names: string[];
+    try {
+      names = await readdir(this.folder);
+    } catch {
+      return 0;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.eml')) continue;
+      const file = join(this.folder, name);
+      try {
+        if ((await stat(file)).mtimeMs < cutoff) {
+          await unlink(file);
+          removed += 1;
+        }
+      } catch {
+        // gone meanwhile, or not ours to remove: the next prune tries again
+      }
+    }
+    if (removed) this.log?.info({ folder: this.folder, removed }, 'old mail files removed from the mail folder');
+    return removed;
+  }
 
   async send(message: MailMessage): Promise<SentMail> {
     const info = await this.composer.sendMail(mailFields(message, this.sender));
@@ -34,6 +69,10 @@ export class EmlFolderMailer implements Mailer {
       throw new MailNotSentError(`the message could not be written to the mail folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     this.log?.info({ file, to: message.to.address, subject: message.subject }, 'mail written to a file (no SMTP_URL set)');
+    if (this.maxAgeMs && this.now() - this.prunedAt >= 3_600_000) {
+      this.prunedAt = this.now();
+      await this.prune();
+    }
     return { messageId: info.messageId, file };
   }
 

@@ -2,6 +2,7 @@
  * Configuration comes from the environment only, validated once at start. Every problem is
  * reported together, each naming its variable, and the app stops.
  */
+import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 
 export class ConfigError extends Error {
@@ -64,6 +65,10 @@ export interface BurrowConfig {
   mailFrom: { name?: string; address: string };
   /** how long a set-password link (activation email) stays usable, in seconds */
   setPasswordLinkTtlSeconds: number;
+  /** activation emails: at most `perUser` to one user and `perPartner` per partner within `windowSeconds` */
+  activationMail: { perUser: number; perPartner: number; windowSeconds: number };
+  /** `.eml` files of the mail folder (no SMTP_URL) older than this many days are deleted (0: kept) */
+  mailOutboxMaxAgeDays: number;
   /**
    * A gateway connection on which no byte moves, either way, for this long is cut. There is no
    * limit on a request's total time: an upload, download or zip lasts as long as bytes flow.
@@ -90,6 +95,13 @@ export interface BurrowConfig {
     /** deliveries in flight at once per accounts process */
     concurrency: number;
   };
+  /**
+   * HTTPS on PORT without a proxy (gateway, standalone): BURROW_TLS_CERT and BURROW_TLS_KEY, PEM
+   * files, reloaded when they change; absent: plain HTTP (TLS at the edge proxy).
+   */
+  tls?: { cert: string; key: string };
+  /** BURROW_HTTP_REDIRECT_PORT: a plain-HTTP port that only redirects to https (with tls only) */
+  httpRedirectPort?: number;
   /** the feed's Server-Sent Events stream (gateway) */
   sse: {
     /** a comment line at least this often keeps proxies from cutting an idle stream */
@@ -205,6 +217,24 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     mailFrom = { name: 'Burrow', address: `noreply@${host}` };
   }
 
+  const tlsCert = get('BURROW_TLS_CERT');
+  const tlsKey = get('BURROW_TLS_KEY');
+  let tls: BurrowConfig['tls'];
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) problems.push('BURROW_TLS_CERT and BURROW_TLS_KEY must be set together (PEM files: the certificate chain and its private key)');
+  else if (tlsCert !== undefined && tlsKey !== undefined) {
+    for (const [name, file] of [['BURROW_TLS_CERT', tlsCert], ['BURROW_TLS_KEY', tlsKey]]) {
+      try {
+        accessSync(file, constants.R_OK);
+      } catch {
+        problems.push(`${name}: cannot read "${file}"`);
+      }
+    }
+    tls = { cert: resolve(tlsCert), key: resolve(tlsKey) };
+  }
+  const redirectPort = get('BURROW_HTTP_REDIRECT_PORT');
+  const httpRedirectPort = redirectPort === undefined ? undefined : int('BURROW_HTTP_REDIRECT_PORT', 0, 0, 65535);
+  if (redirectPort !== undefined && !tls) problems.push('BURROW_HTTP_REDIRECT_PORT needs BURROW_TLS_CERT and BURROW_TLS_KEY (it redirects to the HTTPS port)');
+
   const minioUrl = url('MINIO_URL');
   let minio: BurrowConfig['minio'];
   if (minioUrl) {
@@ -245,6 +275,12 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     smtpUrl: url('SMTP_URL'),
     mailFrom,
     setPasswordLinkTtlSeconds: int('BURROW_SET_PASSWORD_LINK_TTL_SECONDS', 259_200, 300, 2_592_000),
+    activationMail: {
+      perUser: int('BURROW_ACTIVATION_MAIL_PER_USER', 5, 1, 1_000_000),
+      perPartner: int('BURROW_ACTIVATION_MAIL_PER_PARTNER', 500, 1, 10_000_000),
+      windowSeconds: int('BURROW_ACTIVATION_MAIL_WINDOW_SECONDS', 3600, 1, 2_592_000),
+    },
+    mailOutboxMaxAgeDays: int('BURROW_MAIL_OUTBOX_MAX_AGE_DAYS', 30, 0, 36_500),
     idleTimeoutSeconds: int('BURROW_IDLE_TIMEOUT_SECONDS', 180, 1, 86_400),
     minFreeDiskMb: get('BURROW_MIN_FREE_DISK_MB') === undefined ? undefined : int('BURROW_MIN_FREE_DISK_MB', 0, 0, 1_048_576),
     webhooks: {
@@ -256,6 +292,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
       timeoutMs: int('BURROW_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       concurrency: int('BURROW_WEBHOOK_CONCURRENCY', 8, 1, 256),
     },
+    tls,
+    httpRedirectPort,
     sse: {
       heartbeatMs: int('BURROW_SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
       maxSeconds: int('BURROW_SSE_MAX_SECONDS', 3600, 1, 86_400),

@@ -11,7 +11,7 @@ import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore, mongoDatabaseName } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
-import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore } from '@burrow/kv';
+import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore, SqliteKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
 import {
   BusStatus,
@@ -47,6 +47,7 @@ export class Infrastructure {
   private eventStorePromise: Promise<EventStore> | null = null;
   private blobStorePromise: Promise<BlobStore> | null = null;
   private keyValuePromise: Promise<KeyValueStore> | null = null;
+  private durableKeyValuePromise: Promise<KeyValueStore> | null = null;
   private mailerInstance: Mailer | null = null;
   private readonly documentStores = new Map<string, Promise<DocumentStore>>();
   private natsPromise: Promise<NatsConnection> | null = null;
@@ -192,13 +193,31 @@ export class Infrastructure {
   }
 
   /**
+   * Small shared state with a TTL that must survive a restart (the ended sessions): on NATS the
+   * same JetStream store as `keyValues` (its files outlive any one process); in one process, a
+   * SQLite file in the data directory (`kv.sqlite`), so a logged-out cookie stays dead after a
+   * restart in standalone mode too.
+   */
+  durableKeyValues(): Promise<KeyValueStore> {
+    if (this.config.natsUrl) return this.keyValues();
+    if (!this.durableKeyValuePromise) {
+      this.durableKeyValuePromise = (async () => {
+        const store = new SqliteKeyValueStore(join(this.config.dataDir, 'kv.sqlite'));
+        this.closers.push(() => store.close());
+        return store;
+      })();
+    }
+    return this.durableKeyValuePromise;
+  }
+
+  /**
    * Where mail goes: the SMTP server of SMTP_URL, else one `.eml` file per message in the data
    * directory's `mail/` folder (owner-only), each file's path logged.
    */
   mailer(): Mailer {
     if (!this.mailerInstance) {
       const { smtpUrl, mailFrom, dataDir } = this.config;
-      const mailer = smtpUrl ? new SmtpMailer({ url: smtpUrl, sender: mailFrom, timeoutMs: MAIL_SEND_TIMEOUT_MS }) : new EmlFolderMailer(join(dataDir, 'mail'), mailFrom, this.logger('mailer'));
+      const mailer = smtpUrl ? new SmtpMailer({ url: smtpUrl, sender: mailFrom, timeoutMs: MAIL_SEND_TIMEOUT_MS }) : new EmlFolderMailer(join(dataDir, 'mail'), mailFrom, this.logger('mailer'), this.config.mailOutboxMaxAgeDays * 86_400_000);
       this.closers.push(() => mailer.close());
       this.mailerInstance = mailer;
     }

@@ -10,6 +10,7 @@ import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import { appendEvents, type NameReserved, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder, reserveName } from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
+import { ActivationMailLimit } from '../users/activation-limit.js';
 import { type BurrowConfig, createLogger, LoginThrottle } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -71,7 +72,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
     const processes = new ProcessLog(store, 'accounts', { now: () => NOW });
     const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log });
     const mailer = new EmlFolderMailer(join(dir, 'mail'), { address: 'noreply@burrow.test' });
-    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600 }, signals: new FeedSignals(), webhooks: TEST_WEBHOOKS };
+    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600, limit: await ActivationMailLimit.open(new MemoryKeyValueStore(), { perUser: 100, perPartner: 100, windowSeconds: 3600 }) }, signals: new FeedSignals(), webhooks: TEST_WEBHOOKS };
     const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), GRACE_SECONDS);
     ops = new OperationsHandlers(ctx, recovery);
     users = new UsersHandlers(ctx);

@@ -10,6 +10,7 @@ import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Mailer } from '@burrow/mailer';
 import type { Clock, Logger, LoginThrottle } from '@burrow/runtime';
 import type { FeedSignals } from '../feed/feed-signals.js';
+import type { ActivationMailLimit } from '../users/activation-limit.js';
 import type { WebhookSettings } from '../webhooks/delivery-worker.js';
 
 export interface AccountsContext {
@@ -27,6 +28,8 @@ export interface AccountsContext {
     publicUrl?: string;
     /** how long a link stays usable (seconds) */
     ttlSeconds: number;
+    /** how many activation emails may be sent per user and per partner */
+    limit: ActivationMailLimit;
   };
   /** wake-ups from the feed's projections (long-polling feed reads, the webhook worker) */
   signals: FeedSignals;

@@ -54,9 +54,50 @@ export class CredentialCheck {
   }
 }
 
-/** The latest password hash in an account's stream (created or changed), or null. */
+/** What the last read of a stream found: its password hash as of `revision`. */
+interface KnownHash {
+  revision: number;
+  hash: string | null;
+}
+const knownHashes = new WeakMap<AccountsContext['store'], Map<string, KnownHash>>();
+const KNOWN_LIMIT = 100_000;
+const PAGE = 64;
+
+/**
+ * The latest password hash in an account's stream (created or changed), or null. Read from the
+ * stream itself, so a change through another replica counts at once, but without reading the
+ * whole stream each time (it grows with every change of the account): the newest event says
+ * whether anything happened since the last look; only the events after it are read, newest first,
+ * down to the first password event.
+ */
 export async function latestPasswordHash(ctx: AccountsContext, stream: string, types: string[]): Promise<string | null> {
-  const events = await ctx.store.readStream(stream, { direction: 'backwards' });
-  const latest = events.find((e) => types.includes(e.type));
-  return (latest?.data.passwordHash as string | undefined) ?? null;
+  let known = knownHashes.get(ctx.store);
+  if (!known) knownHashes.set(ctx.store, (known = new Map()));
+  const cached = known.get(stream);
+  let from: number | undefined;
+  let top: number | null = null;
+  let hash: string | null | undefined;
+  while (hash === undefined) {
+    const events = await ctx.store.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: top === null ? 1 : PAGE });
+    if (top === null) top = events[0]?.revision ?? null;
+    for (const e of events) {
+      if (cached && e.revision <= cached.revision) {
+        hash = cached.hash;
+        break;
+      }
+      if (types.includes(e.type)) {
+        hash = (e.data.passwordHash as string | undefined) ?? null;
+        break;
+      }
+    }
+    if (hash !== undefined) break;
+    const last = events.at(-1);
+    if (!last || last.revision === 0) hash = null;
+    else from = last.revision - 1;
+  }
+  if (top !== null) {
+    if (known.size >= KNOWN_LIMIT) known.clear();
+    known.set(stream, { revision: top, hash });
+  }
+  return hash;
 }

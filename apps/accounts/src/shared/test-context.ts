@@ -45,6 +45,7 @@ import { PlansHandlers } from '../plans/plans.handlers.js';
 import { planMap } from '../plans/plans.projection.js';
 import { allocatedBytes, allocationOf } from '../quota/allocation.js';
 import { ReportsHandlers } from '../reports/reports.handlers.js';
+import { ActivationMailLimit } from '../users/activation-limit.js';
 import { emailReservation, usernameReservation } from '../users/create-user.process.js';
 import { SetPasswordHandlers } from '../users/set-password.handlers.js';
 import { UsersHandlers } from '../users/users.handlers.js';
@@ -149,7 +150,8 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults, ended: (position) => runner.waitFor(position) });
   const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log, now: () => clock.now() * 1000 });
   const mailer = options.mailer ?? new EmlFolderMailer(join(dir, 'mail'), TEST_MAIL_SENDER);
-  const setPasswordLinks = { publicUrl: TEST_PUBLIC_URL, ttlSeconds: TEST_LINK_TTL };
+  const limit = await ActivationMailLimit.open(new MemoryKeyValueStore(), { perUser: 1000, perPartner: 1000, windowSeconds: 3600, now: () => clock.now() * 1000 });
+  const setPasswordLinks = { publicUrl: TEST_PUBLIC_URL, ttlSeconds: TEST_LINK_TTL, limit };
   const ctx: AccountsContext = {
     store, docs, runner, processes, clock, secret: 'test-secret', log, logins, mailer, setPasswordLinks, signals, webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
   };

@@ -34,6 +34,10 @@ export const createUserProcess = (ctx: AccountsContext): ProcessDefinition<Creat
   async complete(data) {
     // The group's plan may have changed since it was read (member-plan.ts).
     if (data.adoptPlanOf !== null) await adoptGroupPlan(ctx, data.partnerId, data.userId, data.adoptPlanOf, `create ${data.userId}`);
+    // A new account starts clean: failed logins counted against a deleted account of the same
+    // username or email are not its own (best effort: when the throttle store is down, logins are too).
+    await ctx.logins.unlock('user', data.username).catch(() => undefined);
+    await ctx.logins.unlock('user', data.email).catch(() => undefined);
   },
   async compensate(data, processId) {
     await undoAllocation(ctx.store, data.partnerId, processId, data.ledgerFrom);

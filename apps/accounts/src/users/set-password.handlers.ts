@@ -3,7 +3,7 @@
  * - `sendActivationEmail` (partner-scoped): mails the user a link to the gateway's set-password
  *   page, then records the link's nonce on the user's stream (`SetPasswordLinkIssued`): the link
  *   just sent replaces any earlier one. Mail that cannot be sent is a 409 and records nothing, so
- *   an earlier link keeps working;
+ *   an earlier link keeps working; past the activation-mail limits (per user, per partner) a 429;
  * - `checkSetPasswordLink`: what the page shows for a live link (404 for a token this service did
  *   not sign, 410 once it is spent, replaced or expired);
  * - `setPasswordByLink`: sets the password (scrypt) and spends the link in one append at the
@@ -46,6 +46,7 @@ export class SetPasswordHandlers {
     const partner = await requirePartner(this.ctx.docs, req.partnerId);
     const base = this.ctx.setPasswordLinks.publicUrl ?? req.origin;
     if (!base) throw conflict('cannot send the activation email: no public URL for its link (set BURROW_PUBLIC_URL)', ['email']);
+    await this.ctx.setPasswordLinks.limit.take(partner._id, user._id);
     const now = this.ctx.clock.now();
     const claims: LinkClaims = { userId: user._id, nonce: newLinkNonce(), expiresAt: now + this.ctx.setPasswordLinks.ttlSeconds };
     const link = new URL(`${SET_PASSWORD_PATH}${signLink(this.ctx.secret, claims)}`, base).toString();

@@ -172,7 +172,7 @@ describe('activation email and set-password links', () => {
   it('without BURROW_PUBLIC_URL the link uses the origin the partner came to; with neither it is a 409', async () => {
     await newUser('hana');
     const links = t.ctx.setPasswordLinks;
-    t.ctx.setPasswordLinks = { ttlSeconds: links.ttlSeconds };
+    t.ctx.setPasswordLinks = { ttlSeconds: links.ttlSeconds, limit: links.limit };
     try {
       await t.setPassword.send({ partnerId, user: 'hana', origin: 'http://gateway.internal:8080' });
       assert.match((await latestMail()).text ?? '', /http:\/\/gateway\.internal:8080\/set-password\/\S+/);

@@ -38,26 +38,36 @@ export class UserLoginHandlers {
       (id) => latestPasswordHash(this.ctx, Streams.user(id), ['UserPasswordChanged', 'UserCreated']),
     );
     const found = user as unknown as UserDoc;
-    return this.describe(found, await this.passwordHash(found._id));
+    return this.describe(found, await this.credentialStamp(found._id));
   }
 
   /**
-   * A cookie session's user as they are now (enabled, group policy), provided the password is
-   * still the one the session was opened with; otherwise 401, as for a deleted user.
+   * A cookie session's (or link's, or session extension's) user as they are now (enabled, group
+   * policy), provided the credential stamp is still the one it was made with: the password is the
+   * same and the user was not disabled since; otherwise 401, as for a deleted user.
    */
   @MessagePattern(Subjects.accounts.sessionUser)
   async session(@Payload() { userId, stamp }: SessionUserRequest): Promise<AuthenticatedUser> {
     const user = typeof userId === 'string' ? await usersCollection(this.ctx.docs).get(userId) : null;
-    const hash = user ? await this.passwordHash(user._id) : null;
-    if (!user || !hash || typeof stamp !== 'string' || sessionStamp(hash) !== stamp) throw unauthorized('the session has ended: log in again');
-    return this.describe(user, hash);
+    const current = user ? await this.credentialStamp(user._id) : null;
+    if (!user || !current || typeof stamp !== 'string' || current !== stamp) throw unauthorized('the session has ended: log in again');
+    return this.describe(user, current);
   }
 
-  private passwordHash(userId: string): Promise<string | null> {
-    return latestPasswordHash(this.ctx, Streams.user(userId), ['UserPasswordChanged', 'UserCreated']);
+  /**
+   * What sessions, links and extensions are bound to: the password hash and the last time the user
+   * was disabled. A password change or a disable changes it, so everything made before ends (a
+   * re-enable does not bring it back). null for a user without a password.
+   */
+  private async credentialStamp(userId: string): Promise<string | null> {
+    const events = await this.ctx.store.readStream(Streams.user(userId), { direction: 'backwards' });
+    const hash = events.find((e) => e.type === 'UserPasswordChanged' || e.type === 'UserCreated')?.data.passwordHash as string | undefined;
+    if (!hash) return null;
+    const disabled = events.find((e) => e.type === 'UserDisabled');
+    return sessionStamp(hash, disabled?.revision);
   }
 
-  private async describe(user: UserDoc, hash: string | null): Promise<AuthenticatedUser> {
+  private async describe(user: UserDoc, stamp: string | null): Promise<AuthenticatedUser> {
     const [group, partner] = await Promise.all([
       user.group_id === null ? null : groupsCollection(this.ctx.docs).get(String(user.group_id)),
       partnersCollection(this.ctx.docs).get(user.partnerId),
@@ -65,12 +75,19 @@ export class UserLoginHandlers {
     const settings = partner?.settings ?? DEFAULT_SETTINGS;
     return {
       userId: user._id, partnerId: user.partnerId, username: user.username, email: user.email, name: user.name,
-      enabled: user.enabled, webapi_enable: group?.webapi_enable ?? true, sessionStamp: hash ? sessionStamp(hash) : '',
+      enabled: user.enabled, webapi_enable: group?.webapi_enable ?? true, sessionStamp: stamp ?? '',
       sharing_enabled: settings.sharing_enabled ?? DEFAULT_SETTINGS.sharing_enabled,
       share_link_ttl: settings.share_link_ttl ?? DEFAULT_SETTINGS.share_link_ttl,
     };
   }
 }
 
-/** A value that changes with the password hash and reveals nothing usable about it. */
-const sessionStamp = (passwordHash: string): string => createHash('sha256').update('burrow-session-stamp\0').update(passwordHash).digest('base64url').slice(0, 22);
+/**
+ * A value that changes with the password hash and with each disable, and reveals nothing usable
+ * about either (a user never disabled keeps the stamp of the password alone).
+ */
+function sessionStamp(passwordHash: string, disabledAt: number | undefined): string {
+  const h = createHash('sha256').update('burrow-session-stamp\0').update(passwordHash);
+  if (disabledAt !== undefined) h.update(`\0disabled@${disabledAt}`);
+  return h.digest('base64url').slice(0, 22);
+}

@@ -1,10 +1,13 @@
 /** The list of scenario modules; both deployment modes run all of them. */
+import { ACTIVATION_LIMITS_ENV, activationLimitsScenarios } from './activation-limits.scenarios.js';
 import { applianceBillingScenarios } from './appliance-billing.scenarios.js';
 import { applianceUsersScenarios } from './appliance-users.scenarios.js';
 import { billingScenarios } from './billing.scenarios.js';
 import { blobIntegrityScenarios, PERIODIC_SCRUB_ENV, periodicScrubScenarios } from './blob-integrity.scenarios.js';
 import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
+import { crossSiteScenarios } from './cross-site.scenarios.js';
+import { revocationScenarios } from './revocation.scenarios.js';
 import { davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
@@ -43,6 +46,8 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: operator reservations and recovery`, factory, skipReason, operationsScenarios);
   withTarget(`${mode}: storage usage and purging`, factory, skipReason, purgeScenarios);
   withTarget(`${mode}: storage interface (B)`, factory, skipReason, browseScenarios);
+  withTarget(`${mode}: cross-site writes`, factory, skipReason, crossSiteScenarios);
+  withTarget(`${mode}: revocation`, factory, skipReason, revocationScenarios);
   withTarget(`${mode}: share rooms`, factory, skipReason, shareRoomsScenarios);
   withTarget(`${mode}: download faults`, factory, skipReason, downloadFaultsScenarios);
   withTarget(`${mode}: file names`, factory, skipReason, fileNamesScenarios);
@@ -51,6 +56,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: upload limits`, factory, skipReason, uploadLimitsScenarios);
   withTarget(`${mode}: slow transfers`, factory, skipReason, slowTransfersScenarios, { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) });
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
+  withTarget(`${mode}: activation email limits`, factory, skipReason, activationLimitsScenarios, ACTIVATION_LIMITS_ENV);
   withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
   withTarget(`${mode}: event feed`, factory, skipReason, eventsScenarios);
   withTarget(`${mode}: webhooks`, factory && (() => factory(WEBHOOK_TEST_ENV)), skipReason, webhooksScenarios);

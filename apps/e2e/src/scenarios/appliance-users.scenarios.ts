@@ -85,7 +85,7 @@ export function applianceUsersScenarios({ target }: ScenarioContext) {
       assert.doesNotMatch(csp, /script-src|unsafe-inline/, 'no script at all, no inline anything');
       assert.match(csp, /style-src 'sha256-[A-Za-z0-9+/=]+'/);
       assert.equal(page.headers['cache-control'], 'no-store');
-      assert.equal(page.headers['referrer-policy'], 'no-referrer');
+      assert.equal(page.headers['referrer-policy'], 'same-origin');
       assert.doesNotMatch(page.text, /<script/i);
       assert.match(page.text, /<html lang="en">/);
       assert.match(page.text, /<label for="password">/);

@@ -1,13 +1,14 @@
 /**
  * Storage-interface sessions: a signed cookie any gateway replica verifies with the key set alone,
  * plus a shared list of ended sessions so that a logged-out cookie, replayed, is refused on every
- * replica (a JetStream key-value bucket on NATS, memory in one process; entries outlive the
- * longest session, then expire by themselves).
+ * replica and after a restart (a JetStream key-value bucket on NATS, a SQLite file in the data
+ * directory in one process; entries outlive the longest session, then expire by themselves).
  *
  * A session names the user and the stamp of their password at login; the accounts service refuses
  * the session once the password changes (`accounts.users.session`), so a password change ends
- * every session of that user, and a disabled user or a group without the web interface is refused
- * on the next request.
+ * every session of that user; so does disabling the user (the stamp changes with each disable, so
+ * re-enabling brings no old session back); a group without the web interface is refused on the
+ * next request.
  */
 import type { KeyValueStore, KvBucket } from '@burrow/kv';
 import type { Request, Response } from 'express';

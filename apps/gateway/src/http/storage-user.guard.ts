@@ -6,7 +6,8 @@
  *   password changed, or after its 12 hours;
  * - a session extension (`?se=`, made by `?format=session_extension&ip=`): that one file (never a
  *   folder of the same path), GET only, from that one address, until it expires, and only while the
- *   file is the one it was made for (the catalog checks the life the extension names).
+ *   file is the one it was made for (the catalog checks the life the extension names), and while
+ *   the partner lets its users share (`sharing_enabled`).
  * Nothing valid is a 401 with the Basic challenge `realm="burrow/<b32>"`; a bad session extension a
  * 403; another user's storage a 404 (its existence is not revealed); a disabled user, or one whose
  * group has the web interface off, a 403 with the reason. The user is attached to the request.
@@ -111,6 +112,8 @@ export class StorageUserGuard implements CanActivate {
     const user = await this.identify(req, segments, folder, challenge);
     if (!namesUser(named, user)) throw notFound('no such storage');
     checkStoragePolicy(user);
+    // an extension is a share: it stops while the partner has sharing turned off
+    if (req.storageAuth === 'extension' && !user.sharing_enabled) throw forbidden('sharing is turned off for this account');
     req.storageUser = user;
     return true;
   }

@@ -135,7 +135,7 @@ export function openApiDocument(): OpenApiDocument {
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: "The partner's username and API password (HTTP Basic, UTF-8)." },
         userBasic: { type: 'http', scheme: 'basic', description: "A user's username (or email) and password (HTTP Basic, UTF-8): the storage interface." },
-        userSession: { type: 'apiKey', in: 'cookie', name: 'burrow_session', description: 'The session cookie of POST /storage/{user}/login (12 hours; ended by logout or a password change).' },
+        userSession: { type: 'apiKey', in: 'cookie', name: 'burrow_session', description: 'The session cookie of POST /storage/{user}/login (12 hours; ended by logout, a password change or disabling the user; a logout holds across restarts). A request other than GET, HEAD or OPTIONS made with it (and without Basic credentials) from another origin or site (`Origin` not the gateway\'s own or BURROW_PUBLIC_URL\'s, `Sec-Fetch-Site: cross-site` or `same-site`) is refused with 403 and a JSON reason.' },
       },
     },
   };

@@ -65,6 +65,7 @@ export const sharePaths: PathsFragment = {
         '206': { description: 'A byte range of a file or zip.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { part: ex('part', '...') } } } },
         '304': { description: 'Not modified (If-None-Match / If-Modified-Since). The body is empty.' },
         '400': error('A malformed path.', { path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })) }),
+        '403': error("The room owner's partner has sharing turned off (sharing_enabled false): every room of its users stops until it is turned back on.", { off: ex('sharing off', err('sharing is turned off for this account')) }),
         '404': error('No such room (or disabled), folder or file.', { room: ex('unknown room', err('no share holiday')) }),
         '503': unavailable,
       },

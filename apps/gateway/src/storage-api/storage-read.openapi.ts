@@ -108,7 +108,7 @@ export const storageReadPaths: PathsFragment = {
         '`version=<n>` (its integer prefix: `1cb=17000` is 1), or of a preview (`?preview_48`, the bare key); `format=version_info` lists ' +
         'every version (a bare array, oldest first); `format=session_extension&ip=<addr>` (on a file URL, logged in by Basic or the cookie: an ' +
         'extension never makes another) returns a string that, appended as `se=`, lets that address GET this URL without login for the ' +
-        'partner\'s `share_link_ttl` minutes (default 10080). Downloads honour `Range`, `If-Range`, ' +
+        'partner\'s `share_link_ttl` minutes (default 10080), while the partner keeps sharing on and the user is neither disabled nor has changed the password since. Downloads honour `Range`, `If-Range`, ' +
         '`If-None-Match` and `If-Modified-Since`. A file whose stored bytes are missing from the blob store is a 500 with that reason; a zip ' +
         'that meets one after its first byte is cut off (the connection is reset short of its `Content-Length`), never completed. ' +
         'Unknown query parameters are ignored.',

@@ -42,7 +42,7 @@ export function sendPage(res: Response, body: SafeHtml, options: PageOptions): v
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${options.title} · Burrow</title>
 <link rel="stylesheet" href="/${ASSET_MOUNT}/style.css">
 ${(options.scripts ?? []).map((s) => html`<script src="/${ASSET_MOUNT}/${s}" defer></script>`)}
@@ -62,7 +62,9 @@ ${body}
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': CSP,
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the page's
+    // own form posts, which the cross-site check (http/cross-site.ts) cannot tell from another site's
+    'Referrer-Policy': 'same-origin',
     'X-Frame-Options': 'DENY',
     'Cache-Control': options.private ? 'no-store' : 'no-cache',
     Vary: 'Accept',

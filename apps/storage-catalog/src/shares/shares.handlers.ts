@@ -7,6 +7,7 @@
  */
 import {
   type CreateShareRoomRequest,
+  forbidden,
   notFound,
   type OpenShareRequest,
   type OwnShareRoom,
@@ -33,6 +34,7 @@ import { randomBytes } from 'node:crypto';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { findPartnerUser, requireUser, type StorageUserDoc, userByShareId } from '../users/users.projection.js';
 import { liveDevices, roomCounts } from './room-counts.js';
+import { partnerSharingEnabled } from './partner-sharing.js';
 import { resolveShareDirs } from './share-dirs.js';
 import { ROOM_ORDER, type ShareRoomDoc, shareRoomId, shareRoomsCollection, toUserShareRoom } from './share-rooms.projection.js';
 import { type ShareRoomsCommand, shareRoomsDecider } from './share-rooms.js';
@@ -139,6 +141,8 @@ export class SharesHandlers {
     if (!owner || owner.enabled === false) throw missing();
     const room = await shareRoomsCollection(this.ctx.docs).get(shareRoomId(owner._id, req.room_key));
     if (!room || !room.enabled) throw missing();
+    // the owner's partner may have turned sharing off: every room stops until it is turned back on
+    if (!(await partnerSharingEnabled(this.ctx.store, owner.partnerId))) throw forbidden('sharing is turned off for this account');
     return { ...(await this.info(room)), userId: owner._id, share_id: owner.share_id, owner_name: owner.name };
   }
 

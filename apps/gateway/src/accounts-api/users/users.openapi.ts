@@ -18,7 +18,7 @@ import {
   WINDOW_SECONDS_MAX_DIGITS,
 } from '@burrow/contracts';
 import { JSON_BODY_LIMIT } from '../../http/json-body.js';
-import { body, empty, err, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
+import { body, content, empty, err, ERROR_SCHEMA, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
 import { jsonSchema } from '../../openapi/schemas.js';
 import { AUTHENTICATED, notAnObject, notValidJson, WITH_BODY } from '../../openapi/common.js';
 import type { PathsFragment } from '../../openapi/types.js';
@@ -117,7 +117,7 @@ export const usersPaths: PathsFragment = {
         'Sets any number of attributes in one request and returns the updated record. With `action=delete` the body is ignored, the user is purged (same as DELETE) and the reply is empty. A promo plan needs no promo code.\n\n' +
         'With `action=sendactivationemail` (beyond the spec) the user is mailed a link to a set-password page (`/set-password/{token}`): the body is `{"template_name": ...}` or empty. ' +
         'The link works once, until it expires (BURROW_SET_PASSWORD_LINK_TTL_SECONDS, default 3 days), and only the latest one sent works. The mail comes from the partner (its company name as the sender\'s name and in the text, its brand identifier in `X-Burrow-Brand`, its support email as Reply-To) and never holds a password. ' +
-        'It is sent over SMTP when SMTP_URL is set, else written as an `.eml` file under the data directory. 200 = accepted for delivery; 409 = it could not be sent (the reason says why; an earlier link keeps working).',
+        'It is sent over SMTP when SMTP_URL is set, else written as an `.eml` file under the data directory. 200 = accepted for delivery; 409 = it could not be sent (the reason says why; an earlier link keeps working); 429 = too many activation emails to this user or for this partner within the window (BURROW_ACTIVATION_MAIL_PER_USER, default 5, and BURROW_ACTIVATION_MAIL_PER_PARTNER, default 500, per BURROW_ACTIVATION_MAIL_WINDOW_SECONDS, default an hour): wait `Retry-After` seconds. A deleted user is a 404.',
       parameters: [userParam, ...queryParameters(UserActionQuery, { action: { description: '`delete`: purge the user (same as DELETE); `sendactivationemail`: mail the user a set-password link; any other value is 400' } })],
       requestBody: {
         description: `The attributes to change (UpdateUserBody); ignored with action=delete; with action=sendactivationemail a SendActivationEmailBody (optional). Parsed as JSON whatever the content type; at most ${JSON_BODY_LIMIT} bytes.`,
@@ -156,6 +156,15 @@ export const usersPaths: PathsFragment = {
           notSent: ex('the mail server refused the recipient', err('the activation email could not be sent: the mail server refused the recipient or sender (550)', { conflicts: ['email'] })),
         }),
         ...WITH_BODY,
+        '429': {
+          description: 'Too many failed logins (see the partner credentials), or, with action=sendactivationemail, too many activation emails to this user or for this partner within the window.',
+          headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '3600' } },
+          content: content(ERROR_SCHEMA, {
+            user: ex('activation emails to one user', err('too many activation emails to this user: at most 5 per 3600 s; retry in 3412 s', { retry_after: 3412 })),
+            partner: ex('activation emails of one partner', err('too many activation emails for this partner: at most 500 per 3600 s; retry in 1800 s', { retry_after: 1800 })),
+            logins: ex('failed logins', err('too many failed logins for this account; retry later', { retry_after: 60 })),
+          }),
+        },
       },
     },
     delete: {

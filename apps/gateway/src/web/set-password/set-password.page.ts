@@ -103,7 +103,8 @@ export function sendPage(res: Response, status: number, html: string): void {
   res.setHeader('Content-Security-Policy', PAGE_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  // never to another site (the token is in the URL); to this origin, so its form post has an Origin
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('Cache-Control', 'no-store');
   res.end(html);
 }

@@ -1,0 +1,90 @@
+/**
+ * What ends sessions, links and session extensions (issue 18, item 3): disabling a user ends them
+ * all, as a password change does, and re-enabling the user brings none of them back. And what
+ * stops sharing (item 5): a partner turning `sharing_enabled` off stops links, share rooms and
+ * session extensions until it is turned back on.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import supertest from 'supertest';
+import { createPartner, partnerApi } from '../harness/client.js';
+import { b32, storageApi } from '../harness/storage-client.js';
+import { createUser, unique } from './accounts-fixtures.js';
+import type { ScenarioContext } from './scenarios.js';
+import { userWithShareRoom } from './share-fixtures.js';
+
+const PASSWORD = 'user-password-1';
+
+export function revocationScenarios({ target }: ScenarioContext) {
+  const api = () => partnerApi(target());
+
+  /** A user with a file, a cookie session, a link to the file and a session extension for it. */
+  async function userWithGrants() {
+    const username = unique('rv');
+    await createUser(api(), { username, password: PASSWORD });
+    const storage = storageApi(target(), username, PASSWORD);
+    await storage.putDevice('laptop').expect(200);
+    assert.equal((await storage.putFile('laptop', 'a.txt', 'secret')).status, 201);
+    const root = `/storage/${b32(username)}`;
+    const agent = supertest(target().url);
+    const login = await agent.post(`${root}/login`).type('form').send({ username, password: PASSWORD }).expect(200);
+    const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    const link = (await agent.post(`${root}/laptop/a.txt`).auth(username, PASSWORD).expect(200)).text;
+    const se = (await agent.get(`${root}/laptop/a.txt?format=session_extension&ip=127.0.0.1`).auth(username, PASSWORD).expect(200)).text;
+    const grants = {
+      cookie: () => agent.get(`${root}/`).set('Cookie', cookie),
+      link: () => agent.get(link),
+      extension: () => agent.get(`${root}/laptop/a.txt?se=${encodeURIComponent(se)}`),
+    };
+    return { username, grants };
+  }
+
+  it('disabling a user ends their cookies, links and extensions; re-enabling brings none back; a new login works', async () => {
+    const u = await userWithGrants();
+    for (const [what, request] of Object.entries(u.grants)) assert.equal((await request()).status, 200, `${what} before`);
+    await api().post(`/users/${u.username}`, { enabled: false }).expect(200);
+    for (const [what, request] of Object.entries(u.grants)) assert.notEqual((await request()).status, 200, `${what} while disabled`);
+    await api().post(`/users/${u.username}`, { enabled: true }).expect(200);
+    for (const [what, request] of Object.entries(u.grants)) {
+      const res = await request();
+      assert.ok([401, 403, 404, 410].includes(res.status), `${what} after re-enabling: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    // the account itself works again: Basic, and a fresh login
+    await supertest(target().url).get(`/storage/${b32(u.username)}/`).auth(u.username, PASSWORD).expect(200);
+  });
+
+  it('a password change ends them too (the mechanism disabling reuses)', async () => {
+    const u = await userWithGrants();
+    await api().post(`/users/${u.username}`, { password: 'a-new-password-2' }).expect(200);
+    for (const [what, request] of Object.entries(u.grants)) assert.notEqual((await request()).status, 200, `${what} after a password change`);
+  });
+
+  it('sharing_enabled off stops links, share rooms (JSON and pages) and extensions; back on, they serve again', async () => {
+    const { api: p } = await createPartner(target());
+    const shared = await userWithShareRoom(target(), p, { files: { 'Documents/hello.txt': 'hello world' } });
+    const agent = supertest(target().url);
+    const root = `/storage/${b32(shared.username)}`;
+    const auth = (r: supertest.Test) => r.auth(shared.username, shared.password);
+    const link = (await auth(agent.post(`${root}/laptop/Documents/hello.txt`)).expect(200)).text;
+    const se = (await auth(agent.get(`${root}/laptop/Documents/hello.txt?format=session_extension&ip=127.0.0.1`)).expect(200)).text;
+    const roomPath = new URL(shared.room.url, target().url).pathname;
+    const shares = {
+      link: () => agent.get(link),
+      extension: () => agent.get(`${root}/laptop/Documents/hello.txt?se=${encodeURIComponent(se)}`),
+      room: () => agent.get(roomPath),
+      'room file': () => agent.get(`${roomPath}laptop/Documents/hello.txt`),
+      'room zip': () => agent.get(`${roomPath}?format=zip`),
+      'room page': () => agent.get(roomPath).set('Accept', 'text/html'),
+    };
+    for (const [what, request] of Object.entries(shares)) assert.equal((await request()).status, 200, `${what} before`);
+    await p.post('/partner/settings', { sharing_enabled: false }).expect(200);
+    for (const [what, request] of Object.entries(shares)) {
+      const res = await request();
+      assert.ok([403, 404].includes(res.status), `${what} with sharing off: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    // the owner still reaches their own files
+    await auth(agent.get(`${root}/laptop/Documents/hello.txt`)).expect(200);
+    await p.post('/partner/settings', { sharing_enabled: true }).expect(200);
+    for (const [what, request] of Object.entries(shares)) assert.equal((await request()).status, 200, `${what} back on`);
+  });
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+/**
+ * Scale: what 1k, 100k (and 1M) files cost the standalone server's read models, before (in
+ * memory, rebuilt at every start) and after (SQLite files resumed from their checkpoint), in one
+ * run (issue 23, "Restarts resume" and "Flat growth"). For each size a data directory is seeded by
+ * appending one `FileVersionCommitted` per file (its own stream, as a commit does) to the event
+ * store, 1,000 files per folder, one device; then:
+ *
+ * - full rebuild rate: the storage catalog's projections replayed from position 0 by the
+ *   projection runner into a new SQLite read model (and into memory: before), events/s;
+ * - first page of a 1,000-file folder (`listFolder`, 100 entries, median of many) read from those
+ *   read models: its cost at 100k (1M) against 1k, the growth ratio;
+ * - restart: the standalone server (`apps/standalone/dist/main.js`, a child process) started on the
+ *   data directory whose read models are built, time until /readyz answers 200, against the same
+ *   server started on an empty data directory in this run (the fixed cost of booting Node and
+ *   Nest); and the server's RSS once ready (from /proc). With `BURROW_READ_MODELS=memory` too (the
+ *   before), up to 100k.
+ *
+ * Each is printed as measured / target: restart with 1M events ready within 5 s, rebuild >= 100k
+ * events/s, RSS < 512 MiB, growth <= 1.2x.
+ *
+ *   npm run bench:scale      (BENCH_SCALE_MAX, default 100000: 1000000 adds the 1M size, which
+ *                             takes several minutes to seed; BENCH_SCALE_BEFORE=0 skips the
+ *                             in-memory runs; BENCH_SERVER_NODE_ARGS for the server, e.g.
+ *                             "--cpu-prof --cpu-prof-dir=/tmp/prof")
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const { SqliteEventStore } = await import(join(root, 'libs/event-store/dist/index.js'));
+const { MemoryDocumentStore, SqliteDocumentStore } = await import(join(root, 'libs/documents/dist/index.js'));
+const { ProjectionRunner, appendEvents } = await import(join(root, 'libs/eventsourcing/dist/index.js'));
+const { fileIdOf } = await import(join(root, 'libs/contracts/dist/index.js'));
+const { storageProjections } = await import(join(root, 'apps/storage-catalog/dist/storage-catalog.service.js'));
+const { listFolder } = await import(join(root, 'apps/storage-catalog/dist/files/listing.js'));
+
+const MAX = Number(process.env.BENCH_SCALE_MAX ?? 100_000);
+const SIZES = [1_000, 100_000, 1_000_000].filter((n) => n <= MAX);
+const BEFORE = process.env.BENCH_SCALE_BEFORE !== '0';
+const PER_FOLDER = 1_000;
+const PAGE = 100;
+const TARGET = { restartS: 5, rebuild: 100_000, rssMiB: 512, growth: 1.2 };
+const DEVICE = { deviceId: 'd-bench', userId: 'u-bench', partnerId: 'p-bench' };
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+async function seed(dataDir, files) {
+  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  const at = Math.floor(Date.now() / 1000);
+  await appendEvents(store, `device-${DEVICE.deviceId}`, [{ type: 'DeviceRegistered', data: { ...DEVICE, name: 'laptop', at, client_revision: 100, sysplatform: 'linux' } }], 'no_stream');
+  const blob = randomBytes(32).toString('hex');
+  for (let i = 0; i < files; i++) {
+    const path = `folder${String(Math.floor(i / PER_FOLDER)).padStart(4, '0')}/f${String(i).padStart(7, '0')}.bin`;
+    const fileId = fileIdOf(DEVICE.deviceId, path);
+    const data = { fileId, ...DEVICE, path, version: 0, size: 4096, blob, crc32: 1, mtime: at, ctime: at, at };
+    await appendEvents(store, `file-${fileId}`, [{ type: 'FileVersionCommitted', data }], 'no_stream');
+  }
+  return store;
+}
+
+/** The storage catalog's projections from position 0 into `docs`: events/s. */
+async function rebuild(store, docs) {
+  const head = await store.headPosition();
+  const runner = new ProjectionRunner(store, docs, storageProjections());
+  const started = performance.now();
+  await runner.start();
+  const seconds = (performance.now() - started) / 1000;
+  await runner.stop();
+  return { rate: head / seconds, seconds, events: head };
+}
+
+/** The first page of folder0000/ (1,000 files): median ms over `rounds`. */
+async function firstPage(docs, rounds = 60) {
+  const times = [];
+  for (let r = 0; r < rounds; r++) {
+    const started = performance.now();
+    const page = await listFolder(docs, DEVICE.deviceId, 'folder0000/', { limit: PAGE });
+    times.push(performance.now() - started);
+    if (page.files.length !== PAGE) throw new Error(`the first page holds ${page.files.length} files, not ${PAGE}`);
+  }
+  return median(times.slice(5));
+}
+
+/** CPU seconds (user + system) the process has used: steadier than wall time on a shared machine */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** Starts the standalone server on `dataDir`: seconds until /readyz is 200, its RSS then; stopped after. */
+async function startAndStop(dataDir, env = {}) {
+  const port = await freePort();
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const started = performance.now();
+  const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone/dist/main.js')], {
+    env: {
+      PATH: process.env.PATH, BURROW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', BURROW_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef',
+      BURROW_PARTNER_USERNAME: 'bench-partner', BURROW_PARTNER_PASSWORD: 'bench-partner-password', ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    for (;;) {
+      if (server.exitCode !== null) throw new Error('the server did not start');
+      const status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      if (status === 200) break;
+      await sleep(50);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { seconds, cpu: cpuSeconds(server.pid), rss: rssMiB(server.pid) };
+  } finally {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const fmt = (v, digits = 1) => (typeof v === 'number' ? v.toFixed(digits) : String(v));
+const rows = [];
+const row = (what, measured, target, ok) => rows.push([what, measured, target, ok === undefined ? '' : ok ? 'met' : 'NOT met']);
+
+console.log(`bench:scale ${new Date().toISOString()}, sizes ${SIZES.join(', ')} files (${PER_FOLDER} per folder), page ${PAGE}`);
+const emptyDir = mkdtempSync(join(tmpdir(), 'burrow-scale-empty-'));
+await startAndStop(emptyDir); // first start makes the partner and its events
+// the quicker of two starts: on a shared machine one start can wait seconds for a core
+const quicker = (a, b) => (a.seconds <= b.seconds ? a : b);
+const boot = quicker(await startAndStop(emptyDir), await startAndStop(emptyDir));
+rmSync(emptyDir, { recursive: true, force: true });
+console.log(`boot on an empty data directory: ${fmt(boot.seconds, 2)} s to ready (${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(boot.rss, 0)} MiB (the quicker of two: the fixed cost every start pays)`);
+
+const pages = {};
+for (const n of SIZES) {
+  const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-${n}-`));
+  try {
+    const seedStarted = performance.now();
+    const store = await seed(dataDir, n);
+    console.log(`\n${n} files: seeded ${await store.headPosition()} events in ${fmt((performance.now() - seedStarted) / 1000)} s`);
+
+    let memory = null;
+    if (BEFORE && n <= 100_000) {
+      const docs = new MemoryDocumentStore();
+      memory = await rebuild(store, docs);
+      memory.page = await firstPage(docs);
+      console.log(`  before (in memory): rebuild ${fmt(memory.rate, 0)} events/s (${fmt(memory.seconds)} s), first page ${fmt(memory.page, 2)} ms`);
+    }
+    const file = join(dataDir, 'read-models', 'storage-catalog.sqlite');
+    const docs = SqliteDocumentStore.open(file);
+    const sqlite = await rebuild(store, docs);
+    sqlite.page = await firstPage(docs);
+    await docs.close();
+    await store.close();
+    console.log(`  after (SQLite):     rebuild ${fmt(sqlite.rate, 0)} events/s (${fmt(sqlite.seconds)} s), first page ${fmt(sqlite.page, 2)} ms`);
+    pages[n] = { memory: memory?.page, sqlite: sqlite.page };
+    row(`rebuild, ${n} events (SQLite)`, `${fmt(sqlite.rate, 0)} events/s`, `>= ${TARGET.rebuild}`, n >= 100_000 ? sqlite.rate >= TARGET.rebuild : undefined);
+    if (memory) row(`rebuild, ${n} events (memory, before)`, `${fmt(memory.rate, 0)} events/s`, `>= ${TARGET.rebuild}`);
+
+    // the first start builds what accounts and billing make of the events; the second resumes
+    await startAndStop(dataDir);
+    const resumed = quicker(await startAndStop(dataDir), await startAndStop(dataDir));
+    console.log(`  restart (SQLite, resumes; the quicker of two): ${fmt(resumed.seconds, 2)} s to ready, ${fmt(resumed.cpu, 2)} CPU s (boot alone ${fmt(boot.seconds, 2)} s, ${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(resumed.rss, 0)} MiB`);
+    row(`restart to ready, ${n} events (SQLite)`, `${fmt(resumed.seconds, 2)} s; CPU ${fmt(resumed.cpu, 2)} s = boot + ${fmt(resumed.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`, resumed.seconds <= TARGET.restartS);
+    row(`RSS after start, ${n} files (SQLite)`, `${fmt(resumed.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`, resumed.rss < TARGET.rssMiB);
+    if (BEFORE && n <= 100_000) {
+      const before = await startAndStop(dataDir, { BURROW_READ_MODELS: 'memory' });
+      console.log(`  restart (memory, replays everything): ${fmt(before.seconds, 2)} s to ready, ${fmt(before.cpu, 2)} CPU s, RSS ${fmt(before.rss, 0)} MiB`);
+      row(`restart to ready, ${n} events (memory, before)`, `${fmt(before.seconds, 2)} s; CPU ${fmt(before.cpu, 2)} s = boot + ${fmt(before.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`);
+      row(`RSS after start, ${n} files (memory, before)`, `${fmt(before.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+for (const n of SIZES.filter((s) => s > 1_000)) {
+  const sqliteGrowth = pages[n].sqlite / pages[1_000].sqlite;
+  row(`first page of a 1,000-file folder, device of ${n} / of 1k files (SQLite)`, `${fmt(sqliteGrowth, 2)}x (${fmt(pages[n].sqlite, 2)} / ${fmt(pages[1_000].sqlite, 2)} ms)`, `<= ${TARGET.growth}x`, sqliteGrowth <= TARGET.growth);
+  if (pages[n].memory !== undefined && pages[1_000].memory !== undefined) {
+    const g = pages[n].memory / pages[1_000].memory;
+    row(`first page of a 1,000-file folder, device of ${n} / of 1k files (memory, before)`, `${fmt(g, 2)}x (${fmt(pages[n].memory, 2)} / ${fmt(pages[1_000].memory, 2)} ms)`, `<= ${TARGET.growth}x`);
+  }
+}
+
+console.log('\nmeasured / target');
+const width = Math.max(...rows.map((r) => r[0].length));
+for (const [what, measured, target, ok] of rows) console.log(`${what.padEnd(width)}  ${measured.padEnd(44)} ${target.padEnd(12)} ${ok}`);
+console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; a loaded machine is slower: read the ratios)`);
