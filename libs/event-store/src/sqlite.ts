@@ -2,8 +2,7 @@
  * Embedded EventStore: one SQLite file (WAL), shared safely by several processes on one host.
  *
  * Appends run in an IMMEDIATE transaction, so the revision check and the insert are atomic across
- * processes; concurrent appends of one process share one transaction and one fsync (group
- * commit). Subscriptions poll by global position; `notifyAppended()` (called on local appends and
+ * processes. Subscriptions poll by global position; `notifyAppended()` (called on local appends and
  * when another process announces one over the bus) makes them poll at once, so the poll interval is
  * only the fallback latency.
  */
@@ -35,15 +34,6 @@ interface Row {
 }
 
 const BATCH = 500;
-
-interface PendingAppend {
-  stream: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  durable: boolean;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-}
 
 /**
  * How hard a commit waits for the disk. `full` (the default): the write-ahead log is fsynced at
@@ -147,82 +137,36 @@ export class SqliteEventStore implements EventStore {
     }
     return { revision, position };
   };
-  /** one append inside a group's transaction: a savepoint, so a refused one undoes only itself */
-  private appendOne: Database.Transaction<SqliteEventStore['appendTx']> | null = null;
-  private appendGroup: Database.Transaction<(group: PendingAppend[]) => (AppendResult | Error)[]> | null = null;
-  /** appends waiting for the next group commit */
-  private pending: PendingAppend[] = [];
+  private appendTransaction: Database.Transaction<SqliteEventStore['appendTx']> | null = null;
+  private appendImmediate(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+    this.appendTransaction ??= this.db.transaction(this.appendTx);
+    return this.appendTransaction.immediate(stream, events, expected);
+  }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     return this.appendSynced(stream, events, expected, true);
   }
 
   /**
-   * Group commit: appends made while the previous commit was waiting for the disk (or in the same
-   * turn of the event loop) are committed together, in the order they were made, in one IMMEDIATE
-   * transaction and so with one fsync, each inside its own savepoint: a wrong expected revision
-   * fails that append alone. A commit that fails as a whole (a full disk) fails every append of
-   * the group; none of them is stored. Nothing resolves before its commit (and, when durable, its
-   * fsync) is done, and every read made after an append resolved sees it.
-   *
-   * With `durable` false an append needs no fsync: a group of such appends only commits with
-   * synchronous=NORMAL. The write-ahead log is one ordered file and SQLite recovers a prefix of its
-   * commits, so the next fsynced commit, of this process or another sharing the file, makes it
-   * durable too.
+   * With `durable` false the commit skips the fsync (synchronous=NORMAL for that one transaction).
+   * The write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the
+   * next fsynced commit, of this process or another sharing the file, makes this one durable too.
    */
-  private appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    return new Promise((resolve, reject) => {
-      this.pending.push({ stream, events, expected, durable, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.commitGroup());
-    });
-  }
-
-  private commitGroup(): void {
-    const group = this.pending;
-    this.pending = [];
-    if (group.length === 0) return;
-    if (this.closed) {
-      for (const a of group) a.reject(new Error('the event store is closed'));
-      return;
-    }
-    this.appendOne ??= this.db.transaction(this.appendTx);
-    const one = this.appendOne;
-    this.appendGroup ??= this.db.transaction((appends: PendingAppend[]) =>
-      appends.map((a) => {
-        try {
-          return one(a.stream, a.events, a.expected);
-        } catch (error) {
-          // SQLite rolled the whole transaction back (SQLITE_FULL may): the group fails with it
-          if (!this.db.inTransaction) throw error;
-          return error as Error;
-        }
-      }),
-    );
-    const relax = this.options.synchronous !== 'normal' && !group.some((a) => a.durable);
+  private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const relax = !durable && this.options.synchronous !== 'normal';
     if (relax) this.db.pragma('synchronous = NORMAL');
-    let results: (AppendResult | Error)[];
+    let result: AppendResult;
     try {
-      results = this.appendGroup.immediate(group);
-    } catch (error) {
-      for (const a of group) a.reject(error);
-      return;
+      // Committed (and, with synchronous=FULL, fsynced) before the caller hears of it, and visible
+      // to every read made after this call: command handlers rely on both.
+      result = this.appendImmediate(stream, events, expected);
     } finally {
       if (relax) this.db.pragma('synchronous = FULL');
     }
-    let last = 0;
-    group.forEach((a, i) => {
-      const result = results[i];
-      if (result instanceof Error) a.reject(result);
-      else {
-        last = Math.max(last, result.position);
-        a.resolve(result);
-      }
-    });
-    if (last > 0) {
-      this.notifyAppended();
-      this.options.onAppended?.(last);
-    }
+    this.notifyAppended();
+    this.options.onAppended?.(result.position);
+    return result;
   }
 
   deferringDurability(): EventStore {

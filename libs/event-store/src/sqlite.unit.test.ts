@@ -56,31 +56,3 @@ describe('SqliteEventStore durability', () => {
     }
   });
 });
-
-describe('SqliteEventStore group commit', () => {
-  it('appends made together commit together (one notice), in the order made, each with its own revision check', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'burrow-group-'));
-    try {
-      const notices: number[] = [];
-      const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { onAppended: (position) => notices.push(position) });
-      const event = (n: number) => ({ type: 'Counted', data: { n } });
-      // five writers race for one new stream, others append elsewhere, all in one turn
-      const settled = await Promise.allSettled([
-        ...Array.from({ length: 5 }, (_, n) => store.append('race', [event(n)], 'no_stream')),
-        ...Array.from({ length: 5 }, (_, n) => store.append(`other-${n}`, [event(n)], 'no_stream')),
-      ]);
-      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
-      for (const s of settled) if (s.status === 'rejected') assert.ok(s.reason instanceof WrongExpectedRevisionError);
-      const positions = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.position] : []));
-      assert.deepEqual(positions, [1, 2, 3, 4, 5, 6], 'committed in the order made; a refused append leaves no gap');
-      assert.deepEqual(notices, [6], 'one commit for the group');
-      assert.deepEqual((await store.readStream('race')).map((e) => e.data.n), [0], 'only the first writer of the race is stored');
-      // the next turn is the next group; the store goes on after refusals
-      await store.append('race', [event(9)], 0);
-      assert.deepEqual(notices, [6, 7]);
-      await store.close();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-});
