@@ -13,9 +13,12 @@
  * claims the transition); then the writes are applied (each one sets a whole document, so applying
  * them again changes nothing); then one update sets the new version and removes the journal. A
  * journal left by a crash is applied again by whoever reads the checkpoint next: at once by the
- * process that wrote it, after ABANDONED_AFTER_MS by any other.
+ * process that wrote it or when its writer is known to be gone (a process of the same machine and
+ * PID namespace that no longer exists: the service restarted after kill -9), after
+ * ABANDONED_AFTER_MS by any other (a writer elsewhere may still be applying it).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readlinkSync } from 'node:fs';
 import {
   type AnyBulkWriteOperation,
   MongoBulkWriteError,
@@ -74,11 +77,34 @@ interface CheckpointDoc {
   _id: string;
   version: number;
   state: Record<string, unknown>;
-  journal?: { version: number; state: Record<string, unknown>; writes: string; writer: string; at: number };
+  journal?: { version: number; state: Record<string, unknown>; writes: string; writer: string; at: number; host?: string | null; pid?: number };
   [key: string]: unknown;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * This machine's boot and PID namespace (Linux), so a journal's writer can be told dead: in the
+ * same boot and namespace, a process id that no longer exists. Null elsewhere (no fast path).
+ */
+const PROCESS_SPACE: string | null = (() => {
+  try {
+    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return null;
+  }
+})();
+
+/** The journal's writer is a process of this machine and PID namespace that exists no more. */
+export function journalWriterGone(journal: { host?: string | null; pid?: number }): boolean {
+  if (!PROCESS_SPACE || journal.host !== PROCESS_SPACE || typeof journal.pid !== 'number' || journal.pid === process.pid) return false;
+  try {
+    process.kill(journal.pid, 0);
+    return false; // it exists (or its id was taken again): wait for the time limit
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 
 /**
  * The database of one service: the database named in the URL, or `burrow`, then `-<service>`
@@ -222,14 +248,15 @@ export class MongoDocumentStore implements DocumentStore {
       const doc = await this.checkpoints().findOne({ _id: name });
       if (!doc) return null;
       if (!doc.journal) return { version: doc.version, state: doc.state };
-      if (doc.journal.writer === this.writer || Date.now() - doc.journal.at > (this.options.abandonedJournalMs ?? ABANDONED_AFTER_MS)) await this.finish(doc);
+      const abandoned = Date.now() - doc.journal.at > (this.options.abandonedJournalMs ?? ABANDONED_AFTER_MS) || journalWriterGone(doc.journal);
+      if (doc.journal.writer === this.writer || abandoned) await this.finish(doc);
       else await sleep(100);
     }
   }
 
   async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
     checkWrites(writes);
-    const journal = { version: expectedVersion + 1, state, writes: JSON.stringify(writes), writer: this.writer, at: Date.now() };
+    const journal = { version: expectedVersion + 1, state, writes: JSON.stringify(writes), writer: this.writer, at: Date.now(), host: PROCESS_SPACE, pid: process.pid };
     let claimed: boolean;
     if (expectedVersion === 0) {
       claimed = await this.checkpoints()

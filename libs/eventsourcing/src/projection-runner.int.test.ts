@@ -9,6 +9,7 @@ import { type Checkpoint, type DocumentStore, MemoryDocumentStore, MongoDocument
 import { type NewEvent, SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -353,6 +354,46 @@ describe('ProjectionRunner on MongoDB: a crash between applying a batch and savi
       await dying.close().catch(() => undefined);
       await events.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  /**
+   * A process of its own that commits one batch to `db` and stops after writing it, before the
+   * checkpoint moves (the journal stays): it then waits, alive, until the test kills it.
+   */
+  async function stuckWriter(db: string): Promise<ChildProcess> {
+    const script = `
+      import { MongoDocumentStore } from '@burrow/documents';
+      const store = await MongoDocumentStore.connect(${JSON.stringify(mongoUrl)}, ${JSON.stringify(db)}, {
+        faults: (point) => { if (point === 'written') { process.stdout.write('written\\n'); return new Promise(() => undefined); } },
+      });
+      await store.commit('projections', 0, { at: 1 }, [{ kind: 'put', collection: 'totals', doc: { _id: 'a', total: 1 } }]);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
+      child.once('exit', (code) => reject(new Error(`writer exited (${code}) before writing`)));
+    });
+    return child;
+  }
+
+  it('a journal whose writer is alive is left to it; once that process is gone (kill -9) the next reader finishes it at once', async () => {
+    const db = `burrow_gone_${randomBytes(5).toString('hex')}`;
+    // a time limit far beyond the test's: only knowing the writer is gone can finish the journal
+    const reader = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 3_600_000 });
+    const writer = await stuckWriter(db);
+    try {
+      const read = reader.readCheckpoint('projections');
+      const first = await Promise.race([read.then(() => 'finished'), new Promise((r) => setTimeout(() => r('waiting'), 1500))]);
+      assert.equal(first, 'waiting', 'a live writer\'s journal is not taken over');
+      writer.kill('SIGKILL');
+      await new Promise((r) => writer.once('exit', r));
+      assert.deepEqual(await read, { version: 1, state: { at: 1 } });
+      assert.deepEqual(await reader.collection('totals').get('a'), { _id: 'a', total: 1 });
+    } finally {
+      writer.kill('SIGKILL');
+      await reader.dropAll();
+      await reader.close();
     }
   });
 });

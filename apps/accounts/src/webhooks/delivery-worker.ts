@@ -126,6 +126,15 @@ export class DeliveryWorker {
         await this.fill();
       } while (this.rescan && !this.stopped);
       await this.sleepUntilDue();
+    } catch (error) {
+      // the read models could not be read (an outage): look again later by ourselves, since no new
+      // work may come to wake us and deliveries already due would wait for ever
+      clearTimeout(this.timer);
+      if (!this.stopped) {
+        this.timer = setTimeout(() => this.poke(), this.idleMs);
+        this.timer.unref();
+      }
+      throw error;
     } finally {
       this.scanning = false;
     }

@@ -216,6 +216,48 @@ describe('webhooks', () => {
     await expectError(hooks.create({ partnerId: otherPartner, url: receiver.url, event_types: ['*'] }), 409);
   });
 
+  it('a scan that fails (read models unreachable) is tried again by itself: a delivery due meanwhile still goes, with no new work to wake the worker', async () => {
+    const own = await startTestAccounts({ now: () => Math.floor(nowMs() / 1000) });
+    let failing = true;
+    let failures = 0;
+    // the worker's view of the read models: the delivery queue cannot be read while `failing`
+    const docs = new Proxy(own.ctx.docs, {
+      get(target, prop) {
+        if (prop !== 'collection') return Reflect.get(target, prop, target);
+        return (name: string) => {
+          const collection = target.collection(name);
+          return new Proxy(collection, {
+            get(c, p) {
+              if (p === 'find' && failing) {
+                return async () => {
+                  failures++;
+                  throw new Error('read models unreachable');
+                };
+              }
+              const value = Reflect.get(c, p, c);
+              return typeof value === 'function' ? value.bind(c) : value;
+            },
+          });
+        };
+      },
+    });
+    const s = new HttpDelivery({ allowHttp: true, allowPrivate: true, timeoutMs: TEST_WEBHOOKS.timeoutMs, resolver: TEST_WEBHOOKS.resolver });
+    const w = new DeliveryWorker({ ...own.ctx, docs }, TEST_WEBHOOKS, await new MemoryKeyValueStore().bucket('leases-outage', { ttlMs: 10_000 }), s, { nowMs, idleMs: 50 });
+    try {
+      const p = (await own.createPartner()).partner_id;
+      await new WebhooksHandlers(own.ctx).create({ partnerId: p, url: receiver.url, event_types: ['user.created'] });
+      w.start();
+      await own.users.create({ partnerId: p, username: 'outage-user', name: 'outage-user', email: 'outage-user@hooks.example' });
+      await eventually(() => assert.ok(failures >= 1, 'the worker tried and failed'));
+      failing = false;
+      await eventually(() => assert.ok(receiver.got.some((r) => r.body.includes('outage-user')), 'delivered once the read models answer again'));
+    } finally {
+      await w.stop();
+      await s.close();
+      await own.close();
+    }
+  });
+
   it('two replicas deliver each event once', async () => {
     const replica = await startTestAccounts({ dir: t.dir, now: () => Math.floor(nowMs() / 1000) });
     const second = await startWorker(replica);

@@ -5,10 +5,10 @@
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import type { BlobReader } from '@burrow/blobs';
-import type { DiskSpace } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import type { HttpDependencies } from '../http/http.module.js';
 import { BLOBS, BUS_STATUS, DISK, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
 
@@ -21,7 +21,7 @@ export class OpsController {
     @Inject(METRICS) private readonly metrics: GatewayMetrics,
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(BUS_STATUS) private readonly bus: BusStatus,
-    @Inject(DISK) private readonly disk: DiskSpace,
+    @Inject(DISK) private readonly disk: HttpDependencies['disk'],
   ) {}
 
   /**
