@@ -19,66 +19,20 @@ import {
   type FolderPage,
   forbidden,
   notFound,
-  type PublicShareRoom,
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { b32decode, b32encode } from '../http/b32.js';
+import { b32encode } from '../http/b32.js';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { claimedIncarnation, type LinkClaims, LINK_MOUNT } from '../http/links.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
 import { checkStoragePolicy, queryValue } from '../http/storage-user.guard.js';
 import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.js';
+import { BROWSE_SHARE_MOUNT, openRoom, roomBrowseUrl, roomFolderAt, roomFolders, SHARE_MOUNT } from '../http/share-rooms.js';
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
-
-export const SHARE_MOUNT = 'share';
-/** Where the management appliance and the mobile app send people for a room (by the raw share id). */
-export const BROWSE_SHARE_MOUNT = 'browse/share';
-
-/** The room link people are handed (`browse_url`): absolute when BURROW_PUBLIC_URL is set. */
-export const roomBrowseUrl = (publicUrl: string, shareId: string, roomKey: string) =>
-  `${publicUrl}/${BROWSE_SHARE_MOUNT}/${encodeSegment(shareId)}/${encodeSegment(roomKey)}`;
-
-/** A room folder as the room shows it: its label (the top-level name) and where it lives. */
-export interface RoomFolder {
-  label: string;
-  device: string;
-  /** the folder's path within the device ('' for the whole device) */
-  path: string;
-}
-
-/** The room's folders under unique labels: each folder's own name (the device's for a whole device). */
-export function roomFolders(dirs: string[]): RoomFolder[] {
-  const used = new Set<string>();
-  return dirs.map((dir) => {
-    const slash = dir.indexOf('/');
-    const device = slash < 0 ? dir : dir.slice(0, slash);
-    const path = slash < 0 ? '' : dir.slice(slash + 1);
-    const segments = path.split('/').filter(Boolean);
-    const base = segments.length ? segments[segments.length - 1] : device;
-    let label = base;
-    for (let n = 2; used.has(label.toLowerCase()); n++) label = `${base} (${n})`;
-    used.add(label.toLowerCase());
-    return { label, device, path: segments.length ? `${segments.join('/')}/` : '' };
-  });
-}
-
-/** A public room by its URL's first two segments: an unknown, disabled or deleted one is a 404. */
-export async function openRoom(rpc: RpcClient, shareB32: string | undefined, roomKey: string | undefined): Promise<PublicShareRoom> {
-  const shareId = shareB32 ? b32decode(shareB32) : null;
-  if (shareId === null || !roomKey) throw notFound('no such share');
-  return rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id: shareId, room_key: roomKey });
-}
-
-/** The room folder a URL names (its top folder by label, then the segments below): where it lives. */
-export function roomFolderAt(folders: RoomFolder[], label: string, rest: string[]): { top: RoomFolder; path: string } {
-  const top = folders.find((f) => f.label === label);
-  if (!top) throw notFound(`no folder ${label} in this share`);
-  return { top, path: top.path + (rest.length ? `${rest.join('/')}/` : '') };
-}
 
 @Controller()
 export class ShareController {

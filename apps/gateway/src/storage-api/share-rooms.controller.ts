@@ -27,6 +27,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { b32encode } from '../http/b32.js';
 import { readJsonBody } from '../http/json-body.js';
 import { parseBody, Query } from '../http/request.js';
+import { shareRoomUrl } from '../http/share-rooms.js';
 import { parseMountedPath } from '../http/storage-path.js';
 import { STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { PUBLIC_URL, RPC } from '../http/tokens.js';
@@ -36,10 +37,6 @@ import { PUBLIC_URL, RPC } from '../http/tokens.js';
  * handler, after a device URL has gone on to its own route).
  */
 export const RoomKeyQuery = z.object({ room_key: z.string().regex(ROOM_KEY_PATTERN).optional() });
-
-/** A room's friendly URL (its web interface, for links in mail or pages): absolute when BURROW_PUBLIC_URL is set. */
-export const shareRoomUrl = (publicUrl: string, shareId: string, roomKey: string) =>
-  `${publicUrl}/share/${b32encode(shareId)}/${encodeURIComponent(roomKey)}/`;
 
 /** A room as the storage interface shows it to its owner. */
 export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareRoomInfo) => ({

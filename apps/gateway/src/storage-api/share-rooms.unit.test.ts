@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { b32decode } from '../http/b32.js';
-import { shareRoomObject, shareRoomUrl } from './share-rooms.controller.js';
+import { shareRoomUrl } from '../http/share-rooms.js';
+import { shareRoomObject } from './share-rooms.controller.js';
 
 describe('share room objects', () => {
   it("a room's URL is /share/<b32 share id>/<room key>/, under BURROW_PUBLIC_URL when it is set", () => {

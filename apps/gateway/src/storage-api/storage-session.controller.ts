@@ -10,54 +10,15 @@
  * credentials are a 403 here (no Basic challenge, so a browser shows no password dialog); too many
  * failures a 429 with Retry-After (per account and per client address, in the accounts service).
  */
-import { type AuthenticatedUser, badRequest, DomainError, forbidden, notFound, Subjects } from '@burrow/contracts';
+import { notFound } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { b32decode, b32encode } from '../http/b32.js';
-import { FORM_BODY_LIMIT } from '../http/form-body.js';
-import { readBoundedBody } from '../http/json-body.js';
+import { b32decode } from '../http/b32.js';
 import type { Sessions } from '../http/sessions.js';
-import { checkStoragePolicy, clientAddress, namesUser } from '../http/storage-user.guard.js';
+import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
+import { namesUser } from '../http/storage-user.guard.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
-
-/** A login form: urlencoded (browsers, clients) or JSON; small (413 past `FORM_BODY_LIMIT`). */
-export async function readLoginForm(req: Request): Promise<Record<string, string>> {
-  const text = (await readBoundedBody(req, FORM_BODY_LIMIT)).toString('utf8').trim();
-  const form: Record<string, string> = {};
-  if (text.startsWith('{')) {
-    try {
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      for (const key of ['username', 'password']) if (typeof parsed[key] === 'string') form[key] = parsed[key] as string;
-    } catch {
-      throw badRequest('the login form is neither form-encoded nor JSON');
-    }
-    return form;
-  }
-  for (const [key, value] of new URLSearchParams(text)) if (!(key in form)) form[key] = value;
-  return form;
-}
-
-/**
- * Checks a login (username or email, and password) for the storage interface: bad credentials are
- * a 403 (no Basic challenge), a refused policy a 403 with its reason, too many failures a 429.
- * Shared by the text login flow and the login page.
- */
-export async function loginUser(rpc: RpcClient, req: Request, login: string | undefined, password: string | undefined): Promise<AuthenticatedUser> {
-  const missing = [...(login ? [] : ['username']), ...(password ? [] : ['password'])];
-  if (missing.length) throw badRequest(`${missing.join(' and ')} required`, missing);
-  try {
-    const user = await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, { login, password, address: clientAddress(req) });
-    checkStoragePolicy(user);
-    return user;
-  } catch (error) {
-    if (error instanceof DomainError && error.status === 401) throw forbidden('invalid username or password');
-    throw error;
-  }
-}
-
-/** The storage URL of a user: always by the internal username. */
-export const storageHome = (user: AuthenticatedUser) => `/storage/${b32encode(user.username)}/`;
 
 @Controller()
 export class StorageSessionController {

@@ -16,7 +16,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { cookieValue, type Sessions } from '../http/sessions.js';
 import { queryValue } from '../http/storage-user.guard.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
-import { loginUser, readLoginForm, storageHome } from '../storage-api/storage-session.controller.js';
+import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
 import { html } from './html.js';
 import { isFormPost, prefersHtml, sendPage } from './page.js';
 

@@ -13,7 +13,7 @@ import { dirPair, humanSize } from '../http/catalog-views.js';
 import { parseMountedPath } from '../http/storage-path.js';
 import { queryValue } from '../http/storage-user.guard.js';
 import { RPC } from '../http/tokens.js';
-import { openRoom, roomFolderAt, roomFolders, SHARE_MOUNT } from '../share-api/share.controller.js';
+import { openRoom, roomFolderAt, roomFolders, SHARE_MOUNT } from '../http/share-rooms.js';
 import { html } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';
 import { prefersHtml, sendErrorPage, sendPage } from './page.js';

@@ -1,0 +1,59 @@
+/**
+ * Share rooms as every interface addresses them: their mounts and URLs, their folders under unique
+ * labels, and opening a public room by its URL. Shared by the share interface (share-api), the
+ * owner's room list (storage-api) and the room pages (web).
+ */
+import { notFound, type PublicShareRoom, Subjects } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import { b32decode, b32encode } from './b32.js';
+import { encodeSegment } from './storage-path.js';
+
+/** A room's friendly URL (its web interface, for links in mail or pages): absolute when BURROW_PUBLIC_URL is set. */
+export const shareRoomUrl = (publicUrl: string, shareId: string, roomKey: string) =>
+  `${publicUrl}/share/${b32encode(shareId)}/${encodeURIComponent(roomKey)}/`;
+
+export const SHARE_MOUNT = 'share';
+/** Where the management appliance and the mobile app send people for a room (by the raw share id). */
+export const BROWSE_SHARE_MOUNT = 'browse/share';
+
+/** The room link people are handed (`browse_url`): absolute when BURROW_PUBLIC_URL is set. */
+export const roomBrowseUrl = (publicUrl: string, shareId: string, roomKey: string) =>
+  `${publicUrl}/${BROWSE_SHARE_MOUNT}/${encodeSegment(shareId)}/${encodeSegment(roomKey)}`;
+
+/** A room folder as the room shows it: its label (the top-level name) and where it lives. */
+export interface RoomFolder {
+  label: string;
+  device: string;
+  /** the folder's path within the device ('' for the whole device) */
+  path: string;
+}
+
+/** The room's folders under unique labels: each folder's own name (the device's for a whole device). */
+export function roomFolders(dirs: string[]): RoomFolder[] {
+  const used = new Set<string>();
+  return dirs.map((dir) => {
+    const slash = dir.indexOf('/');
+    const device = slash < 0 ? dir : dir.slice(0, slash);
+    const path = slash < 0 ? '' : dir.slice(slash + 1);
+    const segments = path.split('/').filter(Boolean);
+    const base = segments.length ? segments[segments.length - 1] : device;
+    let label = base;
+    for (let n = 2; used.has(label.toLowerCase()); n++) label = `${base} (${n})`;
+    used.add(label.toLowerCase());
+    return { label, device, path: segments.length ? `${segments.join('/')}/` : '' };
+  });
+}
+
+/** A public room by its URL's first two segments: an unknown, disabled or deleted one is a 404. */
+export async function openRoom(rpc: RpcClient, shareB32: string | undefined, roomKey: string | undefined): Promise<PublicShareRoom> {
+  const shareId = shareB32 ? b32decode(shareB32) : null;
+  if (shareId === null || !roomKey) throw notFound('no such share');
+  return rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id: shareId, room_key: roomKey });
+}
+
+/** The room folder a URL names (its top folder by label, then the segments below): where it lives. */
+export function roomFolderAt(folders: RoomFolder[], label: string, rest: string[]): { top: RoomFolder; path: string } {
+  const top = folders.find((f) => f.label === label);
+  if (!top) throw notFound(`no folder ${label} in this share`);
+  return { top, path: top.path + (rest.length ? `${rest.join('/')}/` : '') };
+}

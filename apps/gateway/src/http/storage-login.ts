@@ -1,0 +1,50 @@
+/**
+ * Checking a storage-interface login, shared by the text login flow (storage-api) and the login
+ * page (web): the form as browsers and clients send it, the credentials against the accounts
+ * service, and where a logged-in user's storage lives.
+ */
+import { type AuthenticatedUser, badRequest, DomainError, forbidden, Subjects } from '@burrow/contracts';
+import type { RpcClient } from '@burrow/transport';
+import type { Request } from 'express';
+import { b32encode } from './b32.js';
+import { FORM_BODY_LIMIT } from './form-body.js';
+import { readBoundedBody } from './json-body.js';
+import { checkStoragePolicy, clientAddress } from './storage-user.guard.js';
+
+/** A login form: urlencoded (browsers, clients) or JSON; small (413 past `FORM_BODY_LIMIT`). */
+export async function readLoginForm(req: Request): Promise<Record<string, string>> {
+  const text = (await readBoundedBody(req, FORM_BODY_LIMIT)).toString('utf8').trim();
+  const form: Record<string, string> = {};
+  if (text.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      for (const key of ['username', 'password']) if (typeof parsed[key] === 'string') form[key] = parsed[key] as string;
+    } catch {
+      throw badRequest('the login form is neither form-encoded nor JSON');
+    }
+    return form;
+  }
+  for (const [key, value] of new URLSearchParams(text)) if (!(key in form)) form[key] = value;
+  return form;
+}
+
+/**
+ * Checks a login (username or email, and password) for the storage interface: bad credentials are
+ * a 403 (no Basic challenge), a refused policy a 403 with its reason, too many failures a 429.
+ * Shared by the text login flow and the login page.
+ */
+export async function loginUser(rpc: RpcClient, req: Request, login: string | undefined, password: string | undefined): Promise<AuthenticatedUser> {
+  const missing = [...(login ? [] : ['username']), ...(password ? [] : ['password'])];
+  if (missing.length) throw badRequest(`${missing.join(' and ')} required`, missing);
+  try {
+    const user = await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, { login, password, address: clientAddress(req) });
+    checkStoragePolicy(user);
+    return user;
+  } catch (error) {
+    if (error instanceof DomainError && error.status === 401) throw forbidden('invalid username or password');
+    throw error;
+  }
+}
+
+/** The storage URL of a user: always by the internal username. */
+export const storageHome = (user: AuthenticatedUser) => `/storage/${b32encode(user.username)}/`;
