@@ -6,10 +6,13 @@
  * 1. Uploads: a partner's user (interface A `POST /users/`) registers a device
  *    (`PUT /storage/<b32>/<device>/`) and uploads files (`PUT <file url>`): many small files, then a
  *    few large ones, each workload also written straight to a LocalBlobStore (`put`, in this
- *    process) with the same bytes and the same concurrency. Prints files/s, MiB/s, CPU ms per MiB
+ *    process) and PUT to a bare Node `http` server that writes each body to a file and fsyncs it
+ *    (bench/bare-put-server.mjs, its own process), with the same bytes and the same concurrency.
+ *    Prints files/s, MiB/s, CPU ms per MiB
  *    (the server's, read from /proc, counted until it is idle again so the work the uploads set off
  *    in the background, previews, is included; the bench's own HTTP client is not counted) and the
- *    ratios gateway / direct. Rounds alternate direct and gateway; medians are kept.
+ *    ratios gateway / direct and gateway / bare server, each as measured / target (issue 23: small
+ *    files >= 0.5x direct, large files >= 0.8x). Rounds alternate the contenders; medians are kept.
  * 2. Listings: a 1,000-file and a 100,000-file folder, listed with `GET <folder url>/` (the gateway
  *    streams the folder a catalog page at a time, the same page size for both): time to the first
  *    byte (one page), to the whole response, and the server's CPU per response, side by side.
@@ -21,12 +24,13 @@
  *   npm run bench:ingest     (BENCH_FILES small files, default 1000; BENCH_SMALL_KIB, default 4;
  *                             BENCH_LARGE large files, default 6; BENCH_LARGE_MIB, default 16;
  *                             BENCH_CONCURRENCY, default 4; BENCH_ROUNDS, default 3;
- *                             BENCH_LIST_FILES, default 100000; BENCH_DIR; BENCH_SERVER_NODE_ARGS,
+ *                             BENCH_LIST_FILES, default 100000 (0: no listing part); BENCH_DIR; BENCH_SERVER_NODE_ARGS,
  *                             e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -98,7 +102,17 @@ const PARTNER = { username: 'bench-partner', password: 'bench-partner-password' 
 const USER = { username: 'bench.user', password: 'bench-user-password' };
 const DEVICE = 'bench-laptop';
 let port = 0;
-const agent = new Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, 2) });
+const newAgent = () => new Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, 2) });
+let agent = newAgent();
+/**
+ * Fresh connections for each contender's round: a connection left idle during the other
+ * contenders' rounds may be closed by its server (Node's 5 s keep-alive timeout) just as the next
+ * request is written on it, which fails that request with EPIPE.
+ */
+function freshConnections() {
+  agent.destroy();
+  agent = newAgent();
+}
 
 async function startServer() {
   port ||= await freePort();
@@ -136,11 +150,11 @@ const basic = ({ username, password }) => `Basic ${Buffer.from(`${username}:${pa
  * One HTTP request; resolves with the status, the body (unless `discard`), and the times to the
  * first body byte and to the end, in ms.
  */
-function call(method, path, { auth, body, headers = {}, discard = false } = {}) {
+function call(method, path, { auth, body, headers = {}, discard = false, to = port } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(
-      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(auth ? { authorization: basic(auth) } : {}) } },
+      { host: '127.0.0.1', port: to, method, path, agent, headers: { ...headers, ...(auth ? { authorization: basic(auth) } : {}) } },
       (res) => {
         const chunks = [];
         let firstByte = null;
@@ -177,6 +191,7 @@ async function pool(n, concurrency, work) {
 }
 
 async function viaGateway(contents, folder, concurrency) {
+  freshConnections();
   const before = cpuMsOf(server.pid);
   const started = performance.now();
   await pool(contents.length, concurrency, (i) =>
@@ -184,6 +199,27 @@ async function viaGateway(contents, folder, concurrency) {
   );
   const ms = performance.now() - started;
   return { ms, cpuMs: (await cpuWhenIdle(server.pid)) - before };
+}
+
+// ---- the bare server baseline -----------------------------------------------------------------
+let bare = null;
+async function startBare() {
+  const folder = join(top, 'bare');
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder);
+  bare = spawn(process.execPath, [join(root, 'bench/bare-put-server.mjs'), folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await once(bare.stdout, 'data');
+  bare.port = Number(line.toString().trim());
+}
+process.on('exit', () => bare?.kill('SIGKILL'));
+
+async function viaBare(contents, concurrency) {
+  freshConnections();
+  const before = cpuMsOf(bare.pid);
+  const started = performance.now();
+  await pool(contents.length, concurrency, (i) => expect(201, call('PUT', `/f${i}`, { body: contents[i], to: bare.port }), 'bare upload'));
+  const ms = performance.now() - started;
+  return { ms, cpuMs: (await cpuWhenIdle(bare.pid)) - before };
 }
 
 async function direct(contents, concurrency, round) {
@@ -196,12 +232,13 @@ async function direct(contents, concurrency, round) {
   return { ms, cpuMs: (user + system) / 1000 };
 }
 
-async function uploadWorkload(label, count, size, concurrency) {
-  const results = { gateway: [], direct: [] };
+async function uploadWorkload(label, count, size, concurrency, target) {
+  const results = { gateway: [], direct: [], bare: [] };
   for (let round = 0; round < ROUNDS; round++) {
     // fresh random bytes every round and every contender: nothing is stored already
     const make = () => Array.from({ length: count }, () => randomBytes(size));
     results.direct.push(await direct(make(), concurrency, round));
+    results.bare.push(await viaBare(make(), concurrency));
     results.gateway.push(await viaGateway(make(), `upload-${label.replace(/\W+/g, '-')}-${round}`, concurrency));
   }
   const mib = (count * size) / MiB;
@@ -217,7 +254,12 @@ async function uploadWorkload(label, count, size, concurrency) {
   console.log('path                          files/s     MiB/s   CPU ms/MiB');
   console.log(`gateway PUT (HTTP, commit)  ${g.filesPerS.toFixed(1).padStart(9)} ${g.mibPerS.toFixed(1).padStart(9)} ${g.cpuPerMiB.toFixed(0).padStart(12)}`);
   console.log(`LocalBlobStore.put direct   ${d.filesPerS.toFixed(1).padStart(9)} ${d.mibPerS.toFixed(1).padStart(9)} ${d.cpuPerMiB.toFixed(0).padStart(12)}`);
+  const b = summary.bare;
+  console.log(`bare Node server + fsync    ${b.filesPerS.toFixed(1).padStart(9)} ${b.mibPerS.toFixed(1).padStart(9)} ${b.cpuPerMiB.toFixed(0).padStart(12)}`);
   console.log(`gateway / direct            ${(g.filesPerS / d.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / d.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / d.cpuPerMiB).toFixed(2).padStart(12)}`);
+  console.log(`gateway / bare server       ${(g.filesPerS / b.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / b.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / b.cpuPerMiB).toFixed(2).padStart(12)}`);
+  const ratio = g.filesPerS / d.filesPerS;
+  console.log(`target (issue 23): gateway / direct ${ratio.toFixed(2)} / ${target.toFixed(2)} -> ${ratio >= target ? 'met' : 'NOT met'}`);
 }
 
 // ---- seeding the listed folders --------------------------------------------------------------
@@ -261,8 +303,14 @@ const registration = await call('PUT', storagePath(''), {
 });
 if (registration.status !== 200 && registration.status !== 201) throw new Error(`registering the device: ${registration.status} ${registration.body}`);
 
-await uploadWorkload('Small files', FILES, SMALL, CONCURRENCY);
-await uploadWorkload('Large files', LARGE_FILES, LARGE, Math.min(CONCURRENCY, 2));
+await startBare();
+await uploadWorkload('Small files', FILES, SMALL, CONCURRENCY, 0.5);
+await uploadWorkload('Large files', LARGE_FILES, LARGE, Math.min(CONCURRENCY, 2), 0.8);
+bare.kill();
+if (LIST_FILES === 0) {
+  await stopServer();
+  process.exit(0);
+}
 
 await stopServer();
 const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal' });

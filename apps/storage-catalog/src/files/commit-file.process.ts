@@ -4,7 +4,10 @@
  * then `FileVersionCommitted` is appended expecting the revision the version number was decided on
  * (the commit point). A lost race on the file stream undoes the usage entry and retries; a crash
  * is settled by recovery, which claims the file stream at that revision so the commit can no
- * longer land, then undoes the usage entry.
+ * longer land, then undoes the usage entry. Only the commit point waits for the disk (fsync): it
+ * makes the process's start and the usage entry before it durable too, and the end record after
+ * it becomes durable with the next durable append (a power loss before that: recovery completes
+ * the process again).
  */
 import { type DeadProperties, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams } from '@burrow/contracts';
 import { appendEvents, claimRevision, loadAggregate, type ProcessDefinition, retryOnConflict } from '@burrow/eventsourcing';
@@ -24,6 +27,10 @@ export interface CommitFileProcess {
 
 export const commitFileProcess = (ctx: StorageContext): ProcessDefinition<CommitFileProcess> => ({
   kind: 'CommitFile',
+  // one fsync per commit: the start and the usage entry wait for the commit point's durable
+  // append, the end for the next one (issue 23: each of four appends used to pay its own)
+  deferDurability: true,
+  deferEnd: true,
   settle(data, processId) {
     const marker: FileCommitAbandoned = { type: 'FileCommitAbandoned', data: { processId, at: ctx.clock.now() } };
     return claimRevision(ctx.store, Streams.file(data.fileId), data.revision, processId, marker);
@@ -72,7 +79,7 @@ export async function commitVersion(
     let position: number;
     try {
       await process.step('reserve-usage', () =>
-        ensureUsage(ctx.store, device.userId, { delta: content.size, ref: process.id, reason: `commit ${path}`, after: usage.revision, limit: quota }),
+        ensureUsage(process.store, device.userId, { delta: content.size, ref: process.id, reason: `commit ${path}`, after: usage.revision, limit: quota }),
       );
       position = await process.step('commit', async () => (await appendEvents(ctx.store, stream, events, revision ?? 'no_stream', { processId: process.id })).position);
     } catch (error) {
