@@ -143,6 +143,9 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
       { provide: WRITE_RECOVERY, useValue: recovery },
     ],
   };
+  // Everything the service needs from the bus is opened before it listens: once it answers, a bus
+  // outage must find it reconnecting, not still starting (a bucket open failing then ends the process).
+  const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
   const app = await startService('accounts', module, infra);
   await seedPlans(ctx, infra.config);
   await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers));
@@ -155,7 +158,6 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   summaries.unref();
   // pending deliveries are in the read models (rebuilt from the log): the worker resumes them
   const sender = new HttpDelivery({ allowHttp: ctx.webhooks.allowHttp, allowPrivate: ctx.webhooks.allowPrivate, timeoutMs: ctx.webhooks.timeoutMs });
-  const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
   const worker = new DeliveryWorker(ctx, ctx.webhooks, leases, sender);
   worker.start();
   return {
