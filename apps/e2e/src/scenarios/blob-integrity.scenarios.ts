@@ -17,10 +17,11 @@ import { damageBlob, deleteBlob } from '../harness/blob-store.js';
 import { partnerApi } from '../harness/client.js';
 import { bytes, hasUnzip, unzipAll } from '../harness/http-bytes.js';
 import type { MultiProcessTarget } from '../harness/multi-process.js';
-import { basicAuth, rawRequest } from '../harness/raw-http.js';
+import { rawRequest } from '../harness/raw-http.js';
 import { storageApi } from '../harness/storage-client.js';
 import { createUser, eventually, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
+import { userWithDevice } from './storage-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 const MiB = 1024 * 1024;
@@ -50,13 +51,7 @@ export function periodicScrubScenarios({ target }: ScenarioContext) {
 }
 
 export function blobIntegrityScenarios({ target }: ScenarioContext) {
-  async function user() {
-    const username = unique('bi');
-    await createUser(partnerApi(target()), { username, password: PASSWORD });
-    const storage = storageApi(target(), username, PASSWORD);
-    await storage.putDevice('laptop').expect(200);
-    return { username, storage, auth: basicAuth(username, PASSWORD) };
-  }
+  const user = () => userWithDevice(target(), 'bi', PASSWORD);
 
   /** The gateways' log lines, where the target lets them be read (multi-process); null otherwise. */
   const gatewayLog = () => {

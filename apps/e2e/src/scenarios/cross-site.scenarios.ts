@@ -7,20 +7,16 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import supertest from 'supertest';
-import { partnerApi } from '../harness/client.js';
-import { b32, storageApi } from '../harness/storage-client.js';
-import { createUser, unique } from './accounts-fixtures.js';
+import { b32 } from '../harness/storage-client.js';
 import type { ScenarioContext } from './scenarios.js';
+import { userWithDevice } from './storage-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 const EVIL = 'https://evil.example';
 
 export function crossSiteScenarios({ target }: ScenarioContext) {
   async function loggedIn() {
-    const username = unique('xs');
-    await createUser(partnerApi(target()), { username, password: PASSWORD });
-    const storage = storageApi(target(), username, PASSWORD);
-    await storage.putDevice('laptop').expect(200);
+    const { username, storage } = await userWithDevice(target(), 'xs', PASSWORD);
     assert.equal((await storage.putFile('laptop', 'docs/a.txt', 'hello')).status, 201);
     const root = `/storage/${b32(username)}`;
     const login = await supertest(target().url).post(`${root}/login`).type('form').send({ username, password: PASSWORD }).expect(200);

@@ -12,12 +12,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import supertest from 'supertest';
-import { partnerApi } from '../harness/client.js';
 import { bytes, hasUnzip, unzipAll } from '../harness/http-bytes.js';
-import { basicAuth, rawRequest } from '../harness/raw-http.js';
-import { storageApi } from '../harness/storage-client.js';
-import { createUser, eventually, unique } from './accounts-fixtures.js';
+import { rawRequest } from '../harness/raw-http.js';
+import { eventually } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
+import { userWithDevice } from './storage-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 /** the target's BURROW_IDLE_TIMEOUT_SECONDS */
@@ -32,13 +31,7 @@ async function temporaryUploads(dataDir: string): Promise<string[]> {
 }
 
 export function slowTransfersScenarios({ target }: ScenarioContext) {
-  async function user() {
-    const username = unique('slow');
-    await createUser(partnerApi(target()), { username, password: PASSWORD });
-    const storage = storageApi(target(), username, PASSWORD);
-    await storage.putDevice('laptop').expect(200);
-    return { username, storage, auth: basicAuth(username, PASSWORD) };
-  }
+  const user = () => userWithDevice(target(), 'slow', PASSWORD);
 
   it('an upload trickling in for three times the idle limit is stored whole; one that stalls is cut, stores nothing and leaves no temporary file', async () => {
     const u = await user();
