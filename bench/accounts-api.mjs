@@ -6,7 +6,8 @@
  * Then sequential user creates (a bulk import: one request after another), without a password
  * (what the management appliance sends) and with one, as creates/s.
  * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_USERS sets the user count,
- * BENCH_CREATES the number of sequential creates of each kind (default 1000).
+ * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
+ * runs the server on in-memory read models instead of the SQLite default.
  *
  *   npm run bench:accounts
  */
@@ -65,7 +66,7 @@ const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
 const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
 // BURROW_SQLITE_SYNCHRONOUS=normal compares against the relaxed durability setting
 const durability = process.env.BURROW_SQLITE_SYNCHRONOUS ? { BURROW_SQLITE_SYNCHRONOUS: process.env.BURROW_SQLITE_SYNCHRONOUS } : {};
-const target = await startStandalone({ LOG_LEVEL: 'silent', ...durability }, dataDir);
+const target = await startStandalone({ LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) }, dataDir);
 const auth = `${target.partner.username}:${target.partner.password}`;
 try {
   console.log(`setting up ${USERS} users ...`);
