@@ -8,6 +8,7 @@ export * from './process.js';
 export * from './login-policy.js';
 export * from './login-throttle.js';
 export * from './client-address.js';
+export * from './ip-address.js';
 export * from './clock.js';
 export * from './data-dir.js';
 export * from './read-models-dir.js';
