@@ -25,7 +25,7 @@ import {
 } from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer } from '@burrow/mailer';
-import { createLogger, LoginThrottle } from '@burrow/runtime';
+import { createLogger } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,7 @@ import { DevicePoliciesHandlers } from '../device-policies/device-policies.handl
 import { PartnerBackupsHandlers } from '../partner-backups/partner-backups.handlers.js';
 import { groupNameReservation } from '../groups/group-processes.js';
 import { GroupsHandlers } from '../groups/groups.handlers.js';
+import { LoginThrottle } from '../logins/login-throttle.js';
 import { partnerNameReservation } from '../partners/create-partner.process.js';
 import { PartnersHandlers } from '../partners/partners.handlers.js';
 import { DEFAULT_PLANS } from '../plans/default-plans.js';

@@ -4,8 +4,8 @@
  * attacker cannot reset the per-address budget by hopping addresses inside their own block, and a
  * known home or office network stays known when privacy extensions rotate the host part.
  */
+import { unmapIPv4 } from '@burrow/runtime';
 import { isIPv4, isIPv6 } from 'node:net';
-import { unmapIPv4 } from './ip-address.js';
 
 /** Expands an IPv6 address (without zone) to its eight 16-bit groups. */
 function ipv6Groups(address: string): number[] {
