@@ -5,11 +5,12 @@
  * released and its name used again; live and in-flight ones are refused without force; recovery
  * run on demand undoes a crashed create.
  */
-import { DomainError, type ReservationRecord, Streams } from '@burrow/contracts';
+import { type ReservationRecord, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import { appendEvents, type NameReserved, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder, reserveName } from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
+import { expectError } from '@burrow/testing/expect-error';
 import { ActivationMailLimit } from '../users/activation-limit.js';
 import { type BurrowConfig, createLogger } from '@burrow/runtime';
 import assert from 'node:assert/strict';
@@ -30,21 +31,11 @@ import { usersCollection } from '../users/users.projection.js';
 import { OperationsHandlers } from './operations.handlers.js';
 import { EmlFolderMailer } from '@burrow/mailer';
 import { FeedSignals } from '../feed/feed-signals.js';
-import { TEST_WEBHOOKS } from '../shared/test-context.js';
+import { TEST_WEBHOOKS } from '../testing/test-context.js';
 
 const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
 const GRACE_SECONDS = 60;
 
-async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DomainError, String(error));
-    assert.equal(error.status, status, JSON.stringify(error.body));
-    return error;
-  }
-  assert.fail(`expected ${status}`);
-}
 
 describe('operator handlers: reservations and unfinished writes', () => {
   let dir: string;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { expectError, startTestAccounts, type TestAccounts, TEST_WEBHOOKS } from '../shared/test-context.js';
+import { expectError, startTestAccounts, type TestAccounts, TEST_WEBHOOKS } from '../testing/test-context.js';
 import { DeliveryWorker, leaseTtlMs, type WebhookSettings } from './delivery-worker.js';
 import { HttpDelivery } from './http-delivery.js';
 import { verifySignature } from './signing.js';
