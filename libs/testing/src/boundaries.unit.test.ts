@@ -19,15 +19,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!readdirSync(dir).includes('nx.json')) dir = dirname(dir);
-  return dir;
-}
-
-const root = repoRoot();
+import { importsOf, root, sources } from './source-graph.js';
 
 interface Project {
   name: string;
@@ -48,21 +40,6 @@ const projects: Project[] = ['apps', 'libs'].flatMap((top) =>
   }),
 );
 const byName = new Map(projects.map((p) => [p.name, p]));
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sources(path, out);
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
-
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
-}
 
 const ALLOWED: Record<string, string[]> = {
   contracts: [],

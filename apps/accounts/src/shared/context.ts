@@ -12,7 +12,7 @@ import type { Clock, Logger } from '@burrow/runtime';
 import type { FeedSignals } from '../feed/feed-signals.js';
 import type { LoginThrottle } from '../logins/login-throttle.js';
 import type { ActivationMailLimit } from '../users/activation-limit.js';
-import type { WebhookSettings } from '../webhooks/delivery-worker.js';
+import type { WebhookSettings } from '../webhooks/webhook-settings.js';
 
 export interface AccountsContext {
   store: EventStore;

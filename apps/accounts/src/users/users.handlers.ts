@@ -33,8 +33,9 @@ import { allocationOf, allocationRevision, ensureAllocation } from '../quota/all
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicesCollection, sharesCollection } from '../storage-usage/storage-usage.projection.js';
 import { changeUser } from './change-user.js';
-import { createUserProcess, emailReservation, usernameReservation } from './create-user.process.js';
+import { createUserProcess } from './create-user.process.js';
 import { deleteUserProcess } from './delete-user.process.js';
+import { emailReservation, usernameReservation } from './name-reservations.js';
 import { userDecider } from './user.js';
 import { findPartnerUser, toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
 
