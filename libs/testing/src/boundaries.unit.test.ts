@@ -12,14 +12,15 @@
  * - the gateway routes to no operator subject (those are for the admin CLI and operators only);
  * - no production module imports test code: a test file (`*.test.ts`), a harness in a `testing/`
  *   folder or libs/testing. Test code may import libs/testing (a devDependency); the image leaves
- *   tests and `testing/` folders out.
+ *   tests and `testing/` folders out; a module no entry point (main.ts, index.ts) reaches is test
+ *   code, so a harness cannot sit among production modules unnoticed.
  */
 import { AccountsOperatorSubjects, StorageOperatorSubjects } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { importsOf, root, sources } from './source-graph.js';
+import { importsOf, resolveSource, root, sources } from './source-graph.js';
 
 interface Project {
   name: string;
@@ -122,6 +123,24 @@ describe('module boundaries (Nx tags)', () => {
     // the checker itself: what counts as test code
     for (const path of ['src/users/users.int.test.ts', '../testing/test-context.js', './x.test.js', '@burrow/testing/leftovers']) assert.ok(isTestPath(path), path);
     for (const path of ['src/users/users.handlers.ts', '../shared/context.js', './contest.js', './attesting.js']) assert.ok(!isTestPath(path), path);
+  });
+
+  it('every module no entry point (main.ts, index.ts) reaches is test code: a harness belongs in a testing/ folder', () => {
+    const reached = new Set<string>();
+    // declaration files (`types/*.d.ts`) declare ambient types: no one imports them
+    const files = projects.filter((p) => !TEST_ONLY_TYPES.includes(p.type)).flatMap((p) => sources(join(p.dir, 'src'))).filter((file) => !file.endsWith('.d.ts'));
+    const stack = files.filter((file) => /\/src\/(main|index)\.ts$/.test(file));
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      for (const spec of importsOf(file)) {
+        const target = resolveSource(file, spec);
+        if (target) stack.push(target);
+      }
+    }
+    const strays = files.filter((file) => !reached.has(file) && !isTestPath(file.slice(root.length + 1))).map((file) => file.slice(root.length + 1));
+    assert.deepEqual(strays, []);
   });
 
   it('the gateway routes to no operator subject (they are for the admin CLI only)', () => {
