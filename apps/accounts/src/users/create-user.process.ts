@@ -4,10 +4,11 @@
  * commit point; recovery claims it with `UserCreationAbandoned` when it never happened.
  */
 import { Streams, type UserCreationAbandoned } from '@burrow/contracts';
-import { claimNewStream, nameKey, type ProcessDefinition, releaseName } from '@burrow/eventsourcing';
+import { claimNewStream, type ProcessDefinition, releaseName } from '@burrow/eventsourcing';
 import { adoptGroupPlan } from '../groups/member-plan.js';
 import { undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
+import { emailReservation, usernameReservation } from './name-reservations.js';
 
 export interface CreateUserProcess {
   userId: string;
@@ -19,9 +20,6 @@ export interface CreateUserProcess {
   /** the group whose plan the user takes (it may change while the user is created), or null */
   adoptPlanOf: number | null;
 }
-
-export const usernameReservation = (username: string) => Streams.reservation('username', nameKey(username));
-export const emailReservation = (email: string) => Streams.reservation('email', nameKey(email));
 
 export const createUserProcess = (ctx: AccountsContext): ProcessDefinition<CreateUserProcess> => ({
   kind: 'CreateUser',

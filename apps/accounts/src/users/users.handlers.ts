@@ -21,20 +21,21 @@ import {
 } from '@burrow/contracts';
 import type { Filter } from '@burrow/documents';
 import { handleCommand, nextId, reserveName } from '@burrow/eventsourcing';
-import { generateSecret, hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { findGroup } from '../groups/groups.projection.js';
 import { adoptGroupPlan } from '../groups/member-plan.js';
+import { generateSecret, hashPassword } from '../logins/password-hash.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { listPlans, planMap, requirePlan } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicesCollection, sharesCollection } from '../storage-usage/storage-usage.projection.js';
 import { changeUser } from './change-user.js';
-import { createUserProcess, emailReservation, usernameReservation } from './create-user.process.js';
+import { createUserProcess } from './create-user.process.js';
 import { deleteUserProcess } from './delete-user.process.js';
+import { emailReservation, usernameReservation } from './name-reservations.js';
 import { userDecider } from './user.js';
 import { findPartnerUser, toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
 
