@@ -5,7 +5,7 @@
  */
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, LoginThrottle, startService, systemClock } from '@burrow/runtime';
+import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, seedPlans } from './bootstrap.js';
 import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
@@ -17,6 +17,7 @@ import { feedProjection } from './feed/feed.projection.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
 import { groupsProjection } from './groups/groups.projection.js';
+import { LoginThrottle } from './logins/login-throttle.js';
 import { OperationsHandlers, WRITE_RECOVERY } from './operations/operations.handlers.js';
 import { PartnerBackupsHandlers } from './partner-backups/partner-backups.handlers.js';
 import { partnerBackupsProjection } from './partner-backups/partner-backups.projection.js';
@@ -38,7 +39,8 @@ import { UserLoginHandlers } from './users/user-login.handlers.js';
 import { SetPasswordHandlers } from './users/set-password.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
 import { usersProjection } from './users/users.projection.js';
-import { DeliveryWorker, leaseBucketName, leaseTtlMs, type WebhookSettings } from './webhooks/delivery-worker.js';
+import { DeliveryWorker, leaseBucketName, leaseTtlMs } from './webhooks/delivery-worker.js';
+import type { WebhookSettings } from './webhooks/webhook-settings.js';
 import { HttpDelivery } from './webhooks/http-delivery.js';
 import { WebhooksHandlers } from './webhooks/webhooks.handlers.js';
 import { webhooksProjection } from './webhooks/webhooks.projection.js';

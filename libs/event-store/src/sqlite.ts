@@ -102,8 +102,16 @@ export class SqliteEventStore implements EventStore {
 
   /** Wake live subscriptions now (another process appended). */
   notifyAppended(): void {
+    this.appends += 1;
     for (const wake of [...this.waiters]) wake();
   }
+
+  /**
+   * Counts `notifyAppended` calls: a subscription compares it before reading and before sleeping,
+   * so an append made while it was delivering (no waiter registered yet) is not missed until the
+   * next poll.
+   */
+  private appends = 0;
 
   setOnAppended(listener: (position: number) => void): void {
     this.options.onAppended = listener;
@@ -220,6 +228,7 @@ export class SqliteEventStore implements EventStore {
 
     const loop = async () => {
       while (!stopped && !this.closed) {
+        const appendsSeen = this.appends;
         // Read the head first: every event at or below it is committed, so after delivering the
         // matching ones we may report the head as our checkpoint even if nothing matched.
         const readTx = this.db.transaction(() => {
@@ -237,6 +246,8 @@ export class SqliteEventStore implements EventStore {
         if (h > position) position = h;
         await handlers.onCheckpoint?.(position);
         if (stopped) return;
+        // appended while we were delivering: read again now rather than at the next poll
+        if (this.appends !== appendsSeen) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, this.pollIntervalMs);
           function done() {

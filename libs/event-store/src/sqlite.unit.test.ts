@@ -56,3 +56,39 @@ describe('SqliteEventStore durability', () => {
     }
   });
 });
+
+describe('SqliteEventStore live subscriptions', () => {
+  it('delivers an event appended while the subscriber is still handling the previous one at once, not at the next poll', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-live-'));
+    // a poll far longer than the test may take: only the wake-up of the append can deliver in time
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000 });
+    try {
+      const seen: string[] = [];
+      let second!: () => void;
+      const secondSeen = new Promise<void>((resolve) => (second = resolve));
+      const sub = store.subscribeToAll(
+        { fromPosition: 0, prefixes: [] },
+        {
+          onEvent: async (event) => {
+            seen.push(event.type);
+            // appended while this handler runs, so no waiter is registered yet (a read model
+            // commit or a read-your-writes chain does exactly this)
+            if (event.type === 'First') await store.append('s-2', [{ type: 'Second', data: {} }], 'no_stream');
+            if (event.type === 'Second') second();
+          },
+        },
+      );
+      await store.append('s-1', [{ type: 'First', data: {} }], 'no_stream');
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 10_000)));
+      const outcome = await Promise.race([secondSeen.then(() => 'live' as const), late]);
+      clearTimeout(timer);
+      assert.equal(outcome, 'live', 'the second event waited for the poll');
+      assert.deepEqual(seen, ['First', 'Second']);
+      await sub.stop();
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

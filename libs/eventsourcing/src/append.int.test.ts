@@ -6,7 +6,7 @@ import { appendEvents, SCHEMA_VERSION } from './append.js';
 import { handleCommand } from './command-handler.js';
 import { appendToLedger } from './ledger.js';
 import { reserveName } from './reservation.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { openTempStore, type TempStore } from './testing/temp-store.js';
 
 describe('appendEvents', () => {
   let t: TempStore;

@@ -10,11 +10,11 @@ import { type NewEvent, SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { type Projection, ProjectionRunner, StoreMismatchError } from './projection-runner.js';
+import { type Projection, ProjectionRunner, StoreBehindError, StoreMismatchError } from './projection-runner.js';
 
 interface Total {
   _id: string;
@@ -275,6 +275,36 @@ for (const t of targets) {
       } finally {
         await other.close();
       }
+    });
+
+    it('read models ahead of their event store (its tail lost, or restored from a backup) are rebuilt, or refused', async () => {
+      await events.append('counter-a', increments(3), 'any');
+      await events.close();
+      // the backup: the same store (same identity), holding the first three events
+      copyFileSync(join(dir, 'events.sqlite'), join(dir, 'backup.sqlite'));
+      events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+      await events.append('counter-b', increments(4), 'any');
+      const docs = await target.connect();
+      const first = run(docs);
+      await first.start();
+      await first.stop();
+      assert.deepEqual(await totals(docs), { 'counter-a': [3, 3], 'counter-b': [4, 4] });
+
+      await events.close();
+      copyFileSync(join(dir, 'backup.sqlite'), join(dir, 'events.sqlite'));
+      events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+      const refusing = new ProjectionRunner(events, docs, [counting], { onStoreMismatch: 'refuse' });
+      await assert.rejects(refusing.start(), (e: Error) => e instanceof StoreBehindError && /up to position 7, but the event store ends at 3/.test(e.message));
+      await refusing.stop();
+
+      const rebuilding = run(docs);
+      await rebuilding.start();
+      assert.deepEqual(await totals(docs), { 'counter-a': [3, 3] }, 'only what the store holds');
+      // new events take the positions the lost ones had: they are applied, not skipped
+      const next = await events.append('counter-c', increments(2), 'any');
+      assert.ok(next.position <= 7, 'a position the lost events had');
+      await rebuilding.waitFor(next.position);
+      assert.deepEqual(await totals(docs), { 'counter-a': [3, 3], 'counter-c': [2, 2] });
     });
 
     it('a projection that throws on an event loses that event only (nothing half-written), the others go on', async () => {

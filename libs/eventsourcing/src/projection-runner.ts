@@ -99,6 +99,17 @@ export class StoreMismatchError extends Error {
 }
 
 /** positions passed without an event for these projections after which the checkpoint is committed anyway */
+/** The read models record events past the event store's head, and `onStoreMismatch` is 'refuse'. */
+export class StoreBehindError extends StoreMismatchError {
+  constructor(readonly checkpoint: number, readonly head: number) {
+    super('', '');
+    this.message =
+      `the read models include events up to position ${checkpoint}, but the event store ends at ${head} ` +
+      '(it lost events, or was restored from an older backup); rebuild them (BURROW_READ_MODELS_ON_STORE_MISMATCH=rebuild)';
+    this.name = 'StoreBehindError';
+  }
+}
+
 const CHECKPOINT_EMPTY_AFTER = 10_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
@@ -293,16 +304,23 @@ export class ProjectionRunner {
     for (;;) {
       const checkpoint = await this.documents.readCheckpoint(this.checkpointName);
       const recorded = checkpoint?.state as RunnerCheckpoint | undefined;
-      if (checkpoint && recorded?.storeId === storeId) {
+      // Read models past the store's head were built from events the store no longer holds (its
+      // tail lost to a power loss, or the store restored from an older backup): the positions of
+      // those events will be given to new ones, which the checkpoint would then skip. Rebuild.
+      const ahead = checkpoint && recorded?.storeId === storeId ? await this.aheadOfStore(recorded) : null;
+      if (checkpoint && recorded?.storeId === storeId && ahead === null) {
         this.storeId = storeId;
         this.version = checkpoint.version;
         this.positions = { ...recorded.positions };
         return true;
       }
-      if (checkpoint && this.options.onStoreMismatch === 'refuse') throw new StoreMismatchError(String(recorded?.storeId), storeId);
-      // No checkpoint (a new database, or one an older version wrote) or another store's: start
-      // from nothing. Whatever the database holds goes in the same commit.
-      if (checkpoint) this.log('warn', 'read models were built from another event store: rebuilding them', { recorded: recorded?.storeId, storeId });
+      if (checkpoint && this.options.onStoreMismatch === 'refuse') {
+        throw ahead ? new StoreBehindError(ahead.checkpoint, ahead.head) : new StoreMismatchError(String(recorded?.storeId), storeId);
+      }
+      // No checkpoint (a new database, or one an older version wrote), another store's, or one
+      // ahead of the store: start from nothing. Whatever the database holds goes in the same commit.
+      if (ahead) this.log('warn', 'read models are ahead of the event store (it lost events, or was restored from a backup): rebuilding them', ahead);
+      else if (checkpoint) this.log('warn', 'read models were built from another event store: rebuilding them', { recorded: recorded?.storeId, storeId });
       const state: RunnerCheckpoint = { storeId, positions: {} };
       const result = await this.documents.commit(this.checkpointName, checkpoint?.version ?? 0, state as never, [{ kind: 'clear' }]);
       if (!result.committed) continue; // another replica went first: read what it did
@@ -313,6 +331,14 @@ export class ProjectionRunner {
       this.cache.startComplete();
       return true;
     }
+  }
+
+  /** The checkpoint and head when the checkpoint records a position past the store's head. */
+  private async aheadOfStore(recorded: RunnerCheckpoint): Promise<{ checkpoint: number; head: number } | null> {
+    const checkpoint = Math.max(0, ...Object.values(recorded.positions ?? {}));
+    if (checkpoint === 0) return null;
+    const head = await this.store.headPosition();
+    return checkpoint > head ? { checkpoint, head } : null;
   }
 
   private newBatch(from: number) {

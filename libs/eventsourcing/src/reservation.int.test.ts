@@ -3,7 +3,7 @@ import { DomainError } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { nameKey, releaseName, reservationHolder, reserveName } from './reservation.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { openTempStore, type TempStore } from './testing/temp-store.js';
 
 describe('reservations', () => {
   let t: TempStore;

@@ -3,7 +3,7 @@ import { DomainError } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { retryOnConflict, type RetryPolicy } from './retry.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { openTempStore, type TempStore } from './testing/temp-store.js';
 
 const QUICK: RetryPolicy = { maxAttempts: 5, pauseStepMs: 0, maxPauseMs: 0 };
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { appendEvents } from './append.js';
 import { ProjectionRunner } from './projection-runner.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { openTempStore, type TempStore } from './testing/temp-store.js';
 import { defineWorkflow } from './workflow.js';
 import { claimNewStream, pendingProcessesProjection, ProcessLog, ProcessRecovery, processStream } from './write-process.js';
 

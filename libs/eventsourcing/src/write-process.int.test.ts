@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { appendEvents } from './append.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { releaseName, reservationHolder, reserveName } from './reservation.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { openTempStore, type TempStore } from './testing/temp-store.js';
 import {
   claimNewStream,
   claimRevision,

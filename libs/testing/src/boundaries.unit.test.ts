@@ -9,55 +9,38 @@
  * - domain code (a file that declares a decider) imports only contracts and its own feature files;
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
  *   graph (and build order) is complete;
- * - the gateway routes to no operator subject (those are for the admin CLI and operators only).
+ * - the gateway routes to no operator subject (those are for the admin CLI and operators only);
+ * - no production module imports test code: a test file (`*.test.ts`), a harness in a `testing/`
+ *   folder or libs/testing. Test code may import libs/testing (a devDependency); the image leaves
+ *   tests and `testing/` folders out; a module no entry point (main.ts, index.ts) reaches is test
+ *   code, so a harness cannot sit among production modules unnoticed.
  */
 import { AccountsOperatorSubjects, StorageOperatorSubjects } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!readdirSync(dir).includes('nx.json')) dir = dirname(dir);
-  return dir;
-}
-
-const root = repoRoot();
+import { importsOf, resolveSource, root, sources } from './source-graph.js';
 
 interface Project {
   name: string;
   dir: string;
   type: string;
   deps: Set<string>;
+  /** devDependencies: what only the project's test code may import */
+  devDeps: Set<string>;
 }
 
 const projects: Project[] = ['apps', 'libs'].flatMap((top) =>
   readdirSync(join(root, top)).map((name) => {
     const dir = join(root, top, name);
     const meta = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8')) as { tags: string[] };
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
     const type = meta.tags.find((t) => t.startsWith('type:'))!.slice(5);
-    return { name, dir, type, deps: new Set(Object.keys(pkg.dependencies ?? {})) };
+    return { name, dir, type, deps: new Set(Object.keys(pkg.dependencies ?? {})), devDeps: new Set(Object.keys(pkg.devDependencies ?? {})) };
   }),
 );
 const byName = new Map(projects.map((p) => [p.name, p]));
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sources(path, out);
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
-
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
-}
 
 const ALLOWED: Record<string, string[]> = {
   contracts: [],
@@ -68,6 +51,10 @@ const ALLOWED: Record<string, string[]> = {
   composition: ['contracts', 'adapter', 'runtime', 'app', 'testing'],
   e2e: ['contracts', 'adapter', 'runtime', 'composition'],
 };
+
+/** Test code: a test file, a harness in a `testing/` folder, or the test-only projects (libs/testing, the e2e suite). */
+const TEST_ONLY_TYPES = ['testing', 'e2e'];
+const isTestPath = (path: string) => /\.test(\.[jt]s)?$/.test(path) || path.split('/').includes('testing');
 
 /** What a gateway controller must not import: it gets RpcClient and BlobReader injected instead. */
 const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents', '@burrow/kv', '@burrow/runtime', '@burrow/eventsourcing'];
@@ -80,16 +67,19 @@ describe('module boundaries (Nx tags)', () => {
   const undeclared: string[] = [];
   const domainViolations: string[] = [];
   const controllerViolations: string[] = [];
+  const testImports: string[] = [];
   for (const project of projects) {
     for (const file of sources(join(project.dir, 'src'))) {
       const rel = file.slice(root.length + 1);
       const imports = importsOf(file);
+      const testCode = TEST_ONLY_TYPES.includes(project.type) || isTestPath(file.slice(project.dir.length + 1));
       const isDomain = project.type === 'app' && !file.endsWith('.test.ts') && /:\s*Decider</.test(readFileSync(file, 'utf8'));
       // A gateway controller reaches services over the bus and blobs through the read port only.
       const isGatewayController = project.name === 'gateway' && file.endsWith('.controller.ts');
       for (const spec of imports) {
         if (isGatewayController && GATEWAY_CONTROLLER_FORBIDDEN.includes(spec)) controllerViolations.push(`${rel} imports ${spec}`);
         if (isDomain && !spec.startsWith('.') && spec !== '@burrow/contracts') domainViolations.push(`${rel} imports ${spec}`);
+        if (!testCode && (isTestPath(spec) || spec.startsWith('@burrow/testing') || spec.startsWith('@burrow/e2e'))) testImports.push(`${rel} imports ${spec}`);
         if (!spec.startsWith('@burrow/')) continue;
         const target = byName.get(spec.split('/')[1]);
         if (!target) {
@@ -97,8 +87,10 @@ describe('module boundaries (Nx tags)', () => {
           continue;
         }
         if (target === project) continue;
-        if (!ALLOWED[project.type].includes(target.type)) violations.push(`${rel} (${project.type}) imports ${spec} (${target.type})`);
-        if (!project.deps.has(`@burrow/${target.name}`)) undeclared.push(`${rel} imports @burrow/${target.name}, not in ${project.name}/package.json`);
+        const allowed = testCode && target.type === 'testing' ? true : ALLOWED[project.type].includes(target.type);
+        if (!allowed) violations.push(`${rel} (${project.type}) imports ${spec} (${target.type})`);
+        const declared = project.deps.has(`@burrow/${target.name}`) || (testCode && project.devDeps.has(`@burrow/${target.name}`));
+        if (!declared) undeclared.push(`${rel} imports @burrow/${target.name}, not in ${project.name}/package.json`);
       }
     }
   }
@@ -122,8 +114,33 @@ describe('module boundaries (Nx tags)', () => {
     assert.ok(projects.some((p) => p.name === 'gateway'));
   });
 
-  it('every workspace import is declared in package.json', () => {
+  it('every workspace import is declared in package.json (test code may use devDependencies)', () => {
     assert.deepEqual(undeclared, []);
+  });
+
+  it('no production module imports a test file, a testing/ folder, libs/testing or the e2e suite', () => {
+    assert.deepEqual(testImports, []);
+    // the checker itself: what counts as test code
+    for (const path of ['src/users/users.int.test.ts', '../testing/test-context.js', './x.test.js', '@burrow/testing/leftovers']) assert.ok(isTestPath(path), path);
+    for (const path of ['src/users/users.handlers.ts', '../shared/context.js', './contest.js', './attesting.js']) assert.ok(!isTestPath(path), path);
+  });
+
+  it('every module no entry point (main.ts, index.ts) reaches is test code: a harness belongs in a testing/ folder', () => {
+    const reached = new Set<string>();
+    // declaration files (`types/*.d.ts`) declare ambient types: no one imports them
+    const files = projects.filter((p) => !TEST_ONLY_TYPES.includes(p.type)).flatMap((p) => sources(join(p.dir, 'src'))).filter((file) => !file.endsWith('.d.ts'));
+    const stack = files.filter((file) => /\/src\/(main|index)\.ts$/.test(file));
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      for (const spec of importsOf(file)) {
+        const target = resolveSource(file, spec);
+        if (target) stack.push(target);
+      }
+    }
+    const strays = files.filter((file) => !reached.has(file) && !isTestPath(file.slice(root.length + 1))).map((file) => file.slice(root.length + 1));
+    assert.deepEqual(strays, []);
   });
 
   it('the gateway routes to no operator subject (they are for the admin CLI only)', () => {
@@ -148,7 +165,7 @@ describe('module boundaries (Nx tags)', () => {
   it('the gateway feature modules share only http/ (and openapi/ for their fragments): no feature imports another', () => {
     const src = join(byName.get('gateway')!.dir, 'src');
     // what every feature may use; the rest of src/ is the composition root (gateway.*.ts, main.ts)
-    const SHARED = new Set(['http', 'openapi', 'types']);
+    const SHARED = new Set(['http', 'openapi', 'types', 'testing']);
     const features = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory() && !SHARED.has(name));
     const strays: string[] = [];
     for (const feature of features) {

@@ -7,7 +7,7 @@
 import { PREFERENCE_DEFAULTS } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expectError, restart, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
+import { expectError, restart, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
 
 describe('device policies', () => {
   let t: TestAccounts;

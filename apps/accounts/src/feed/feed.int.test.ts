@@ -7,7 +7,7 @@
 import { FeedEvent, type FileVersionCommitted, type PublicEvent, Streams } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { restart, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
+import { restart, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
 import { closeActivityHours } from './activity-summaries.js';
 import { FeedHandlers } from './feed.handlers.js';
 import { HOUR_MS } from './feed.projection.js';

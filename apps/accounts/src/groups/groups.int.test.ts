@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../shared/test-context.js';
+import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../testing/test-context.js';
 
 describe('groups', () => {
   let t: TestAccounts;

@@ -19,7 +19,7 @@ import {
   stepsOf,
   type TestAccounts,
   untilCrashed,
-} from '../shared/test-context.js';
+} from '../testing/test-context.js';
 
 /** Every live group's name is held, and every member is on its group's plan. */
 async function assertGroupsConsistent(t: TestAccounts, partnerId: string): Promise<void> {

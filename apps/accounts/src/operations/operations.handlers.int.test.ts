@@ -5,7 +5,7 @@
  * released and its name used again; live and in-flight ones are refused without force; recovery
  * run on demand undoes a crashed create.
  */
-import { DomainError, type ReservationRecord, Streams } from '@burrow/contracts';
+import { type ReservationRecord, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import {
@@ -20,8 +20,9 @@ import {
   untilCrashed,
 } from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
+import { expectError } from '@burrow/testing/expect-error';
 import { ActivationMailLimit } from '../users/activation-limit.js';
-import { type BurrowConfig, createLogger, LoginThrottle } from '@burrow/runtime';
+import { type BurrowConfig, createLogger } from '@burrow/runtime';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -31,29 +32,20 @@ import { after, before, describe, it } from 'node:test';
 import { accountsProcesses, accountsProjections } from '../accounts.service.js';
 import { seedPlans } from '../bootstrap.js';
 import { GroupsHandlers } from '../groups/groups.handlers.js';
+import { LoginThrottle } from '../logins/login-throttle.js';
 import { PartnersHandlers } from '../partners/partners.handlers.js';
 import type { AccountsContext } from '../shared/context.js';
-import { usernameReservation } from '../users/create-user.process.js';
+import { usernameReservation } from '../users/name-reservations.js';
 import { UsersHandlers } from '../users/users.handlers.js';
 import { usersCollection } from '../users/users.projection.js';
 import { OperationsHandlers } from './operations.handlers.js';
 import { EmlFolderMailer } from '@burrow/mailer';
 import { FeedSignals } from '../feed/feed-signals.js';
-import { TEST_WEBHOOKS } from '../shared/test-context.js';
+import { TEST_WEBHOOKS } from '../testing/test-context.js';
 
 const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
 const GRACE_SECONDS = 60;
 
-async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DomainError, String(error));
-    assert.equal(error.status, status, JSON.stringify(error.body));
-    return error;
-  }
-  assert.fail(`expected ${status}`);
-}
 
 describe('operator handlers: reservations and unfinished writes', () => {
   let dir: string;

@@ -7,7 +7,7 @@ import { PARTNER_BACKUPS_KEPT } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { expectError, restart, startTestAccounts, type TestAccounts, TEST_NOW } from '../shared/test-context.js';
+import { expectError, restart, startTestAccounts, type TestAccounts, TEST_NOW } from '../testing/test-context.js';
 
 const blobOf = (text: string) => createHash('sha256').update(text).digest('hex');
 

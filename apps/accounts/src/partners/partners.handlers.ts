@@ -21,10 +21,10 @@ import {
   type UpdateSettingsRequest,
 } from '@burrow/contracts';
 import { handleCommand } from '@burrow/eventsourcing';
-import { hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
+import { hashPassword } from '../logins/password-hash.js';
 import { allocatedBytes } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';

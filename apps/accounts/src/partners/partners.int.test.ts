@@ -6,7 +6,7 @@
 import { DEFAULT_SETTINGS } from './settings.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../shared/test-context.js';
+import { expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../testing/test-context.js';
 import { PartnersHandlers } from './partners.handlers.js';
 
 describe('partners', () => {

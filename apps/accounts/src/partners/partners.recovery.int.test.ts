@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { cleanUpTestAccounts, committed, crashAt, expectError, recoverOnRestart, startTestAccounts, stepsOf, untilCrashed } from '../shared/test-context.js';
+import { cleanUpTestAccounts, committed, crashAt, expectError, recoverOnRestart, startTestAccounts, stepsOf, untilCrashed } from '../testing/test-context.js';
 
 describe('partners: crash recovery', () => {
   afterEach(cleanUpTestAccounts);

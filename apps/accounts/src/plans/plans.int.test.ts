@@ -6,7 +6,7 @@ import { UNLIMITED_BYTES } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_PLANS } from './default-plans.js';
-import { expectError, GB, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
+import { expectError, GB, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
 
 describe('plans', () => {
   let t: TestAccounts;

@@ -6,7 +6,7 @@
 import type { DeviceEvent, ShareEvent } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestAccounts, type TestAccounts, TEST_NOW } from '../shared/test-context.js';
+import { startTestAccounts, type TestAccounts, TEST_NOW } from '../testing/test-context.js';
 
 const DAY = 86_400;
 

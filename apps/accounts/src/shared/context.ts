@@ -8,10 +8,11 @@ import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
 import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Mailer } from '@burrow/mailer';
-import type { Clock, Logger, LoginThrottle } from '@burrow/runtime';
+import type { Clock, Logger } from '@burrow/runtime';
 import type { FeedSignals } from '../feed/feed-signals.js';
+import type { LoginThrottle } from '../logins/login-throttle.js';
 import type { ActivationMailLimit } from '../users/activation-limit.js';
-import type { WebhookSettings } from '../webhooks/delivery-worker.js';
+import type { WebhookSettings } from '../webhooks/webhook-settings.js';
 
 export interface AccountsContext {
   store: EventStore;

@@ -7,8 +7,8 @@
  * change misses the cache at once, and a cached credential still passes the throttle.
  */
 import { unauthorized } from '@burrow/contracts';
-import { verifyPassword } from '@burrow/runtime';
 import { createHmac } from 'node:crypto';
+import { verifyPassword } from '../logins/password-hash.js';
 import type { AccountsContext } from './context.js';
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

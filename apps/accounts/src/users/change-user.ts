@@ -11,7 +11,7 @@ import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggr
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
-import { emailReservation } from './create-user.process.js';
+import { emailReservation } from './name-reservations.js';
 import { type ResolvedUserChanges, userCommands, userDecider, type UserState } from './user.js';
 import { decideAll } from '@burrow/contracts';
 

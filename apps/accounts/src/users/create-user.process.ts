@@ -4,10 +4,11 @@
  * commit point; recovery claims it with `UserCreationAbandoned` when it never happened.
  */
 import { Streams, type UserCreated, type UserCreationAbandoned } from '@burrow/contracts';
-import { claimNewStream, defineWorkflow, handleCommand, nameKey, nextId, releaseName, reserveName } from '@burrow/eventsourcing';
+import { claimNewStream, defineWorkflow, handleCommand, nextId, releaseName, reserveName } from '@burrow/eventsourcing';
 import { adoptGroupPlan } from '../groups/member-plan.js';
 import { ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
+import { emailReservation, usernameReservation } from './name-reservations.js';
 import { type CreateUser, userDecider } from './user.js';
 
 export interface CreateUserProcess {
@@ -30,9 +31,6 @@ export interface CreateUserInput {
   allocation: number;
   limit: number | null;
 }
-
-export const usernameReservation = (username: string) => Streams.reservation('username', nameKey(username));
-export const emailReservation = (email: string) => Streams.reservation('email', nameKey(email));
 
 export const createUserProcess = (ctx: AccountsContext) =>
   defineWorkflow<CreateUserProcess, CreateUserInput>({

@@ -8,7 +8,7 @@ import { defineWorkflow, handleCommand, loadAggregate, releaseName, toDomainEven
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, ensureAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
-import { emailReservation, usernameReservation } from './create-user.process.js';
+import { emailReservation, usernameReservation } from './name-reservations.js';
 import { userDecider, type UserState } from './user.js';
 import type { UserEvent } from '@burrow/contracts';
 

@@ -23,9 +23,9 @@ import {
 } from '@burrow/contracts';
 import { handleCommand, loadAggregate } from '@burrow/eventsourcing';
 import { MailNotSentError } from '@burrow/mailer';
-import { hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { hashPassword } from '../logins/password-hash.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { activationMail } from './activation-mail.js';

@@ -14,7 +14,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { expectError, restart, startTestAccounts, type TestAccounts, TEST_LINK_TTL, TEST_MAIL_SENDER, TEST_NOW, TEST_PUBLIC_URL } from '../shared/test-context.js';
+import { expectError, restart, startTestAccounts, type TestAccounts, TEST_LINK_TTL, TEST_MAIL_SENDER, TEST_NOW, TEST_PUBLIC_URL } from '../testing/test-context.js';
 import { UserLoginHandlers } from './user-login.handlers.js';
 
 const address = '198.51.100.4';

@@ -19,12 +19,12 @@ import {
   type UserShareRoom,
 } from '@burrow/contracts';
 import type { Filter } from '@burrow/documents';
-import { generateSecret, hashPassword } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { findGroup } from '../groups/groups.projection.js';
 import { adoptGroupPlan } from '../groups/member-plan.js';
+import { generateSecret, hashPassword } from '../logins/password-hash.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { listPlans, planMap, requirePlan } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision } from '../quota/allocation.js';

@@ -7,7 +7,7 @@
 import { Streams, type UserRecord } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../shared/test-context.js';
+import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
 import { UserLoginHandlers } from './user-login.handlers.js';
 import { usersCollection } from './users.projection.js';
 

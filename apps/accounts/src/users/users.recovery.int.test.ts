@@ -22,7 +22,7 @@ import {
   stepsOf,
   type TestAccounts,
   untilCrashed,
-} from '../shared/test-context.js';
+} from '../testing/test-context.js';
 
 /** The ledger entries a process made and undid. */
 async function ledgerEntriesOf(t: TestAccounts, partnerId: string, processId: string) {

@@ -25,27 +25,12 @@ import { appendEvents, handleCommand } from '@burrow/eventsourcing';
 import type { KvBucket } from '@burrow/kv';
 import type { AccountsContext } from '../shared/context.js';
 import { feedEntries, toPublicEvent } from '../feed/feed.projection.js';
-import type { Resolver } from './address-policy.js';
-import { nextAttemptAt, type RetryPolicy } from './backoff.js';
+import { nextAttemptAt } from './backoff.js';
 import { endpointDecider } from './endpoint.js';
 import type { DeliveryResult } from './http-delivery.js';
 import { signatureHeader, webhookSecret } from './signing.js';
+import type { WebhookSettings } from './webhook-settings.js';
 import { deliveriesCollection, deliveryQueue, type EndpointDoc, endpointsCollection } from './webhooks.projection.js';
-
-export interface WebhookSettings {
-  /** http:// URLs allowed (an operator setting, for tests and closed networks) */
-  allowHttp: boolean;
-  /** loopback, private and link-local targets allowed (an operator setting) */
-  allowPrivate: boolean;
-  retry: RetryPolicy;
-  /** an endpoint whose deliveries have failed (no success) for this long is disabled */
-  disableAfterMs: number;
-  timeoutMs: number;
-  /** deliveries in flight at once, per process */
-  concurrency: number;
-  /** DNS for URL checks and connections (tests simulate it); default the system's */
-  resolver?: Resolver;
-}
 
 export interface Sender {
   post(url: string, headers: Record<string, string>, body: string): Promise<DeliveryResult>;

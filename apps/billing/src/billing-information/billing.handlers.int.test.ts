@@ -3,7 +3,7 @@
  * clock and stand-in card processors: read-your-writes, the decline path, an unreachable processor,
  * and what reaches the events and the logs.
  */
-import { DomainError, Streams } from '@burrow/contracts';
+import { Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import { ProjectionRunner } from '@burrow/eventsourcing';
@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { expectError } from '@burrow/testing/expect-error';
 import type { CardProcessor } from '../card-processor/card-processor.js';
 import { LocalCardProcessor } from '../card-processor/local-card-processor.js';
 import type { BillingContext } from '../context.js';
@@ -23,16 +24,6 @@ const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
 const common = { name: 'Acme', address: ['1 Main St'], city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' };
 const SECRETS = ['4242424242424242', '4000000000009995', '5555555555554444', '7391', '8264', '5827'];
 
-async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DomainError, String(error));
-    assert.equal(error.status, status, JSON.stringify(error.body));
-    return error;
-  }
-  assert.fail(`expected ${status}`);
-}
 
 describe('billing handlers', () => {
   let dir: string;

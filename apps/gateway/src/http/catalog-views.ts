@@ -19,7 +19,7 @@ import {
 } from '@burrow/contracts';
 import type { Request, Response } from 'express';
 import { sendBlob } from './download.js';
-import { queryValue } from './storage-user.guard.js';
+import { queryValue } from './query.js';
 import { write } from './streams.js';
 
 export interface FileObject {

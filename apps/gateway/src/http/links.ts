@@ -8,10 +8,10 @@
  */
 import { type AuthenticatedUser, type FileEntry, type FileIncarnation, forbidden, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
+import { LINK_MOUNT } from './mounts.js';
 import type { TokenSigner } from './signed-tokens.js';
 
 export const LINK_TTL_SECONDS = 3 * 24 * 60 * 60;
-export const LINK_MOUNT = 'link';
 
 export interface LinkClaims {
   u: string;

@@ -1,20 +1,17 @@
 /**
- * Share rooms as every interface addresses them: their mounts and URLs, their folders under unique
+ * Share rooms as every interface addresses them: their URLs, their folders under unique
  * labels, and opening a public room by its URL. Shared by the share interface (share-api), the
  * owner's room list (storage-api) and the room pages (web).
  */
 import { notFound, type PublicShareRoom, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { b32decode, b32encode } from './b32.js';
+import { BROWSE_SHARE_MOUNT } from './mounts.js';
 import { encodeSegment } from './storage-path.js';
 
 /** A room's friendly URL (its web interface, for links in mail or pages): absolute when BURROW_PUBLIC_URL is set. */
 export const shareRoomUrl = (publicUrl: string, shareId: string, roomKey: string) =>
   `${publicUrl}/share/${b32encode(shareId)}/${encodeURIComponent(roomKey)}/`;
-
-export const SHARE_MOUNT = 'share';
-/** Where the management appliance and the mobile app send people for a room (by the raw share id). */
-export const BROWSE_SHARE_MOUNT = 'browse/share';
 
 /** The room link people are handed (`browse_url`): absolute when BURROW_PUBLIC_URL is set. */
 export const roomBrowseUrl = (publicUrl: string, shareId: string, roomKey: string) =>

@@ -7,9 +7,10 @@ import { type AuthenticatedUser, badRequest, DomainError, forbidden, Subjects } 
 import type { RpcClient } from '@burrow/transport';
 import type { Request } from 'express';
 import { b32encode } from './b32.js';
+import { clientAddress } from './client-address.js';
 import { FORM_BODY_LIMIT } from './form-body.js';
 import { readBoundedBody } from './json-body.js';
-import { checkStoragePolicy, clientAddress } from './storage-user.guard.js';
+import { checkStoragePolicy } from './storage-access.js';
 
 /** A login form: urlencoded (browsers, clients) or JSON; small (413 past `FORM_BODY_LIMIT`). */
 export async function readLoginForm(req: Request): Promise<Record<string, string>> {

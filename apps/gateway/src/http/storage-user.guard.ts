@@ -26,16 +26,18 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isIP } from 'node:net';
 import { b32decode } from './b32.js';
 import { basicCredentials } from './basic-auth.js';
+import { clientAddress } from './client-address.js';
 import { claimedIncarnation } from './links.js';
+import { STORAGE_MOUNT } from './mounts.js';
+import { queryValue } from './query.js';
+import { type ExtensionClaims, extensionResource } from './session-extensions.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
+import { checkStoragePolicy, namesUser } from './storage-access.js';
 import { parseMountedPath } from './storage-path.js';
 import { RPC, SESSIONS, SIGNER } from './tokens.js';
-
-export const STORAGE_MOUNT = 'storage';
 
 /** How the request was authenticated. */
 export type StorageAuth = 'basic' | 'cookie' | 'extension';
@@ -49,49 +51,6 @@ export type StorageRequest = Request & {
 
 /** The Basic challenge of a storage resource (the spec's `<service>/<id>` realm form). */
 export const storageRealm = (b32: string) => `Basic realm="burrow/${b32.replace(/[^A-Za-z0-9]/g, '')}"`;
-
-/** The policy of the storage interface: who may use it at all. */
-export function checkStoragePolicy(user: AuthenticatedUser): void {
-  if (!user.enabled) throw forbidden('this account is disabled');
-  if (!user.webapi_enable) throw forbidden("the web interface is turned off for this user's group");
-}
-
-/** The client's address as the gateway sees it (behind a trusted proxy, the forwarded one), IPv4 unmapped. */
-export function clientAddress(req: Request): string {
-  const raw = req.ip ?? req.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') && isIP(raw.slice(7)) === 4 ? raw.slice(7) : raw;
-}
-
-/** A session extension: who made it, for which resource, for which address. */
-export interface ExtensionClaims {
-  u: string;
-  st: string;
-  /** the resource: the decoded path segments after `/storage/`, joined by `/` */
-  r: string;
-  /** what kind of resource: extensions are made for files only */
-  k: 'file';
-  ip: string;
-  /** the device's incarnation and the file's life (see `FileIncarnation`) */
-  di: string;
-  g: number;
-}
-
-/** The resource a session extension names (the user segment is the URL's, as given). */
-export const extensionResource = (segments: string[]) => segments.join('/');
-
-/** A single query value (the first when repeated), or undefined. */
-export function queryValue(req: Request, name: string): string | undefined {
-  const value = (req.query as Record<string, unknown>)[name];
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
-  return undefined;
-}
-
-/** Does the user named in the URL (username or email, any case) denote this user? */
-export const namesUser = (named: string, user: AuthenticatedUser) => {
-  const key = named.toLowerCase();
-  return key === user.username.toLowerCase() || key === user.email.toLowerCase();
-};
 
 @Injectable()
 export class StorageUserGuard implements CanActivate {

@@ -26,12 +26,14 @@ import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32encode } from '../http/b32.js';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { claimedIncarnation, type LinkClaims, LINK_MOUNT } from '../http/links.js';
+import { claimedIncarnation, type LinkClaims } from '../http/links.js';
+import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
+import { queryValue } from '../http/query.js';
+import { openRoom, roomBrowseUrl, roomFolderAt, roomFolders } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
+import { checkStoragePolicy } from '../http/storage-access.js';
 import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
-import { checkStoragePolicy, queryValue } from '../http/storage-user.guard.js';
 import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.js';
-import { BROWSE_SHARE_MOUNT, openRoom, roomBrowseUrl, roomFolderAt, roomFolders, SHARE_MOUNT } from '../http/share-rooms.js';
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
 
 @Controller()

@@ -26,10 +26,11 @@ import { Controller, Delete, Get, Inject, Next, Post, Req, Res, UseGuards } from
 import type { NextFunction, Request, Response } from 'express';
 import { b32encode } from '../http/b32.js';
 import { readJsonBody } from '../http/json-body.js';
+import { STORAGE_MOUNT } from '../http/mounts.js';
 import { parseBody, Query } from '../http/request.js';
 import { shareRoomUrl } from '../http/share-rooms.js';
 import { parseMountedPath } from '../http/storage-path.js';
-import { STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { PUBLIC_URL, RPC } from '../http/tokens.js';
 
 /**

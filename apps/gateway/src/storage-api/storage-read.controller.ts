@@ -29,9 +29,12 @@ import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { createFileLink } from '../http/links.js';
+import { STORAGE_MOUNT } from '../http/mounts.js';
+import { queryValue } from '../http/query.js';
+import { extensionAddress, type ExtensionClaims, extensionResource } from '../http/session-extensions.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { type ExtensionClaims, extensionResource, queryValue, STORAGE_MOUNT, type StorageRequest, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { type StorageRequest, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { BLOBS, GATEWAY_LOGGER, RPC, SIGNER } from '../http/tokens.js';
 import { sendFolderZip, type ZipErrorLog } from '../http/zip-download.js';
 
@@ -101,8 +104,7 @@ export class StorageReadController {
     // the file must exist now; the extension then covers that URL (any version of it) while the file lives
     const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path });
     const life = file.incarnation!;
-    const address = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip.toLowerCase();
-    const claims: ExtensionClaims = { u: user.userId, st: user.sessionStamp, r: extensionResource(segments), k: 'file', ip: address, di: life.deviceId, g: life.since };
+    const claims: ExtensionClaims = { u: user.userId, st: user.sessionStamp, r: extensionResource(segments), k: 'file', ip: extensionAddress(ip), di: life.deviceId, g: life.since };
     const token = this.signer.sign<ExtensionClaims>('extension', claims, user.share_link_ttl * 60);
     res.setHeader('Cache-Control', 'no-store');
     res.type('text/plain').send(token);

@@ -17,7 +17,7 @@ import type { Request, Response } from 'express';
 import { b32decode } from '../http/b32.js';
 import type { Sessions } from '../http/sessions.js';
 import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
-import { namesUser } from '../http/storage-user.guard.js';
+import { namesUser } from '../http/storage-access.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
 
 @Controller()

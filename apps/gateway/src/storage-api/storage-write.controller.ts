@@ -23,9 +23,10 @@ import { Controller, Delete, HttpCode, Inject, Put, Req, Res, UseGuards } from '
 import type { Request, Response } from 'express';
 import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
 import { readJsonBody } from '../http/json-body.js';
+import { STORAGE_MOUNT } from '../http/mounts.js';
 import { parseBody } from '../http/request.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { STORAGE_MOUNT, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { BLOBS, RPC } from '../http/tokens.js';
 
 /** What a device registration answers: the device as the storage root shows it. */

@@ -14,7 +14,7 @@ import { Controller, Get, Inject, Next, Post, Req, Res } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { cookieValue, type Sessions } from '../http/sessions.js';
-import { queryValue } from '../http/storage-user.guard.js';
+import { queryValue } from '../http/query.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
 import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
 import { html } from './html.js';

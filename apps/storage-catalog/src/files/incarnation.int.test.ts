@@ -7,7 +7,7 @@
 import type { FileIncarnation } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 

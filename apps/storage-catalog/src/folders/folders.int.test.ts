@@ -7,7 +7,7 @@
 import { DEAD_PROPERTIES_MAX, type PathStat } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { devicesCollection } from '../devices/devices.projection.js';
 import { filesCollection, versionsCollection } from '../files/catalog.projection.js';
-import { cleanUpTestStorage, DAY, startTestStorage, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, DAY, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 

@@ -9,7 +9,7 @@ import { committed } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { versionsCollection } from '../files/catalog.projection.js';
-import { cleanUpTestStorage, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 

@@ -10,7 +10,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import { deviceNameReservation } from '../devices/device-names.js';
 import { devicesCollection } from '../devices/devices.projection.js';
 import { filesCollection, foldersCollection, versionsCollection } from '../files/catalog.projection.js';
-import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage } from '../testing/test-context.js';
 import { userStorageCollection } from './user-storage.projection.js';
 
 after(cleanUpTestStorage);

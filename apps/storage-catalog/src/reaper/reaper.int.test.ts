@@ -22,7 +22,7 @@ import { readConfig } from '@burrow/runtime';
 import sharp from 'sharp';
 import { previewsCollection, versionsCollection } from '../files/catalog.projection.js';
 import { readAll } from '../previews/render.js';
-import { cleanUpTestStorage, DAY, expectError, GB, startTestStorage, TEST_PLANS, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, DAY, expectError, GB, startTestStorage, TEST_PLANS, type TestStorage, type TestUser } from '../testing/test-context.js';
 import { BlobReaper } from './blob-reaper.js';
 import { ReaperHandlers } from './reaper.handlers.js';
 

@@ -12,7 +12,7 @@ import { open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import type { VerifyBlobsPage } from '@burrow/contracts';
-import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage } from '../testing/test-context.js';
 import { BlobScrubber } from './blob-scrub.js';
 import { ScrubHandlers } from './scrub.handlers.js';
 

@@ -7,7 +7,7 @@
 import { type CreateShareRoomRequest, ROOM_KEY_PATTERN, SHARE_ROOM_DIRS_MAX, Streams } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, startTestStorage, TEST_NOW, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, startTestStorage, TEST_NOW, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 

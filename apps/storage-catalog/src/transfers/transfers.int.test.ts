@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../shared/test-context.js';
+import { cleanUpTestStorage, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 import { TransfersHandlers } from './transfers.handlers.js';
 
 after(cleanUpTestStorage);

@@ -17,7 +17,7 @@ import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { planZip, writeZip, type ZipEntries, ZipError, type ZipFileEntry, type ZipRange } from './index.js';
 import { dosDateTime } from './records.js';
-import { bufferEntry, Collector, fromArray, type OpenCall, run, toolAvailable } from './test-support.js';
+import { bufferEntry, Collector, fromArray, type OpenCall, run, toolAvailable } from '../../testing/zip-fixtures.js';
 
 const MTIME = 1_700_000_000; // 2023-11-14T22:13:20Z
 const HAS_UNZIP = toolAvailable('unzip');

@@ -15,7 +15,7 @@ import { Readable, Writable } from 'node:stream';
 import { after, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { planZip, writeZip, type ZipFileEntry } from './index.js';
-import { bufferEntry, Collector, run, toolAvailable } from './test-support.js';
+import { bufferEntry, Collector, run, toolAvailable } from '../../testing/zip-fixtures.js';
 
 const MTIME = 1_700_000_000;
 const MiB = 1024 * 1024;

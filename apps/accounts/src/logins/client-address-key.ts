@@ -4,6 +4,7 @@
  * attacker cannot reset the per-address budget by hopping addresses inside their own block, and a
  * known home or office network stays known when privacy extensions rotate the host part.
  */
+import { unmapIPv4 } from '@burrow/runtime';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** Expands an IPv6 address (without zone) to its eight 16-bit groups. */
@@ -24,8 +25,7 @@ function ipv6Groups(address: string): number[] {
 }
 
 export function clientAddressKey(address: string | undefined): string {
-  const raw = (typeof address === 'string' ? address : '').trim().toLowerCase().split('%')[0];
-  if (raw.startsWith('::ffff:') && isIPv4(raw.slice(7))) return raw.slice(7);
+  const raw = unmapIPv4((typeof address === 'string' ? address : '').trim().toLowerCase().split('%')[0]);
   if (isIPv4(raw)) return raw;
   if (isIPv6(raw)) return `${ipv6Groups(raw).slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
   // not an address (a caller on the bus that has none): all such callers share one budget

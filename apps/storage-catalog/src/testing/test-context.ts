@@ -11,12 +11,12 @@
  * folders go through this service's own handlers, with the bytes put into the blob store first as
  * the gateway's ingest does.
  *
- * Not a test file: the tests beside each feature import it.
+ * Not a test file: the tests beside each feature import it. It lives in `testing/`, which no
+ * production module may import and the image leaves out (see docs/decisions.md, "Test harnesses").
  */
 import { type BlobStore, LocalBlobStore } from '@burrow/blobs';
 import {
   type DeviceInfo,
-  DomainError,
   type FileVersionInfo,
   type PartnerCreated,
   type PartnerSettingsChanged,
@@ -35,10 +35,10 @@ import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import { appendEvents, type DomainEvent, type FaultHook, ledgerHead, ProcessLog, ProcessRecovery, ProjectionRunner } from '@burrow/eventsourcing';
 import { createLogger } from '@burrow/runtime';
+import { TestLeftovers } from '@burrow/testing/leftovers';
 import type { RpcClient } from '@burrow/transport';
-import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -51,7 +51,7 @@ import { Purger } from '../purge/purger.js';
 import { SharesHandlers } from '../shares/shares.handlers.js';
 import { storageProcesses, storageProjections } from '../storage-catalog.service.js';
 import { Previewer, type PreviewerOptions } from '../previews/previewer.js';
-import { noPreviews, type StorageContext } from './context.js';
+import { noPreviews, type StorageContext } from '../shared/context.js';
 
 /** 2026-03-15 12:00 UTC, in unix seconds. */
 export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;
@@ -152,15 +152,15 @@ export interface TestStorage {
 }
 
 let userCount = 0;
-const openContexts = new Set<TestStorage>();
-const dirsOnDisk = new Set<string>();
+/** what is still open or on disk, for `cleanUpTestStorage` after a test that failed half way */
+const leftovers = new TestLeftovers<TestStorage>();
 
 /** accounts.sync: the storage catalog's tests have no accounts service to wait for */
 const noAccounts = { call: async () => ({ position: null }), close: async () => undefined } as unknown as RpcClient;
 
 export async function startTestStorage(options: TestStorageOptions = {}): Promise<TestStorage> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'burrow-storage-')));
-  dirsOnDisk.add(dir);
+  leftovers.addDir(dir);
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('storage-catalog', 'silent');
@@ -257,29 +257,21 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
       return purger.run();
     },
     async close({ keepFiles = false } = {}) {
-      openContexts.delete(t);
+      leftovers.closed(t);
       // not awaited: a crash test leaves a run stopped for ever at its crash point
       void purger.stop();
       await previewer.stop();
       await runner.stop();
       await store.close();
-      if (keepFiles) return;
-      await rm(dir, { recursive: true, force: true });
-      dirsOnDisk.delete(dir);
+      if (!keepFiles) await leftovers.removeDir(dir);
     },
   };
-  openContexts.add(t);
+  leftovers.opened(t);
   return t;
 }
 
 /** Closes every context still open and removes every temp dir left (after a failed test). */
-export async function cleanUpTestStorage(): Promise<void> {
-  for (const t of [...openContexts]) await t.close({ keepFiles: true });
-  for (const dir of [...dirsOnDisk]) {
-    await rm(dir, { recursive: true, force: true });
-    dirsOnDisk.delete(dir);
-  }
-}
+export const cleanUpTestStorage = (): Promise<void> => leftovers.cleanUp();
 
 /** What a restart finds: the files of `t`, closed as a killed process leaves them, opened again (same clock unless given). */
 export async function restartStorage(t: TestStorage, options: Omit<TestStorageOptions, 'dir'> = {}): Promise<TestStorage> {
@@ -287,14 +279,4 @@ export async function restartStorage(t: TestStorage, options: Omit<TestStorageOp
   return startTestStorage({ clock: t.clock, blobs: t.blobs, ...options, dir: t.dir });
 }
 
-/** Awaits a rejection with a DomainError of this status and returns it. */
-export async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DomainError, String(error));
-    assert.equal(error.status, status, JSON.stringify(error.body));
-    return error;
-  }
-  assert.fail(`expected a ${status}`);
-}
+export { expectError } from '@burrow/testing/expect-error';

@@ -5,10 +5,10 @@
  * hook, and the handlers called directly (no Nest, no bus). Opening it again on the same `dir` is a
  * restart: the read models are rebuilt from the store, as in standalone mode.
  *
- * Not a test file: the tests beside each feature import it.
+ * Not a test file: the tests beside each feature import it. It lives in `testing/`, which no
+ * production module may import and the image leaves out (see docs/decisions.md, "Test harnesses").
  */
-import { type DeviceEvent,
-  type FileEvent, DomainError, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
+import { type DeviceEvent, type FileEvent, type PartnerInfo, type ShareEvent, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
 import {
@@ -25,18 +25,20 @@ import {
 } from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer } from '@burrow/mailer';
-import { createLogger, LoginThrottle } from '@burrow/runtime';
+import { createLogger } from '@burrow/runtime';
+import { TestLeftovers } from '@burrow/testing/leftovers';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accountsProcesses, accountsProjections } from '../accounts.service.js';
 import { FeedSignals } from '../feed/feed-signals.js';
-import type { WebhookSettings } from '../webhooks/delivery-worker.js';
+import type { WebhookSettings } from '../webhooks/webhook-settings.js';
 import { DevicePoliciesHandlers } from '../device-policies/device-policies.handlers.js';
 import { PartnerBackupsHandlers } from '../partner-backups/partner-backups.handlers.js';
 import { groupNameReservation } from '../groups/group-processes.js';
 import { GroupsHandlers } from '../groups/groups.handlers.js';
+import { LoginThrottle } from '../logins/login-throttle.js';
 import { partnerNameReservation } from '../partners/create-partner.process.js';
 import { PartnersHandlers } from '../partners/partners.handlers.js';
 import { DEFAULT_PLANS } from '../plans/default-plans.js';
@@ -46,12 +48,12 @@ import { planMap } from '../plans/plans.projection.js';
 import { allocatedBytes, allocationOf } from '../quota/allocation.js';
 import { ReportsHandlers } from '../reports/reports.handlers.js';
 import { ActivationMailLimit } from '../users/activation-limit.js';
-import { emailReservation, usernameReservation } from '../users/create-user.process.js';
+import { emailReservation, usernameReservation } from '../users/name-reservations.js';
 import { SetPasswordHandlers } from '../users/set-password.handlers.js';
 import { UsersHandlers } from '../users/users.handlers.js';
 import { userDecider } from '../users/user.js';
 import { usersCollection } from '../users/users.projection.js';
-import type { AccountsContext } from './context.js';
+import type { AccountsContext } from '../shared/context.js';
 
 /** 2026-03-15 12:00 UTC, in unix seconds. */
 export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;
@@ -134,12 +136,11 @@ export interface TestAccounts {
 
 let partnerCount = 0;
 /** what is still open or on disk, for `cleanUpTestAccounts` after a test that failed half way */
-const openContexts = new Set<TestAccounts>();
-const dirsOnDisk = new Set<string>();
+const leftovers = new TestLeftovers<TestAccounts>();
 
 export async function startTestAccounts(options: TestAccountsOptions = {}): Promise<TestAccounts> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'burrow-accounts-')));
-  dirsOnDisk.add(dir);
+  leftovers.addDir(dir);
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('accounts', 'silent');
@@ -192,38 +193,20 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
       await runner.waitFor(position);
     },
     async close({ keepFiles = false } = {}) {
-      openContexts.delete(accounts);
+      leftovers.closed(accounts);
       await runner.stop();
       await store.close();
-      if (keepFiles) return;
-      await rm(dir, { recursive: true, force: true });
-      dirsOnDisk.delete(dir);
+      if (!keepFiles) await leftovers.removeDir(dir);
     },
   };
-  openContexts.add(accounts);
+  leftovers.opened(accounts);
   return accounts;
 }
 
 /** Closes every context still open and removes every temp dir left (after a failed test). */
-export async function cleanUpTestAccounts(): Promise<void> {
-  for (const t of [...openContexts]) await t.close({ keepFiles: true });
-  for (const dir of [...dirsOnDisk]) {
-    await rm(dir, { recursive: true, force: true });
-    dirsOnDisk.delete(dir);
-  }
-}
+export const cleanUpTestAccounts = (): Promise<void> => leftovers.cleanUp();
 
-/** Awaits a rejection with a DomainError of this status and returns it. */
-export async function expectError(promise: Promise<unknown>, status: number): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof DomainError, String(error));
-    assert.equal(error.status, status, JSON.stringify(error.body));
-    return error;
-  }
-  assert.fail(`expected a ${status}`);
-}
+export { expectError } from '@burrow/testing/expect-error';
 
 // the crash points are shared with every service's crash tests
 export { committed, type Crash, crashAt, stepsOf, untilCrashed } from '@burrow/eventsourcing';
