@@ -10,7 +10,42 @@
  * `I` is what only the request has (a password hash, the events it decided).
  */
 import type { EventStore } from '@burrow/event-store';
-import type { Outcome, ProcessDefinition } from './write-process.js';
+
+export type Outcome = 'committed' | 'abandoned';
+
+/** What recovery needs of a multi-step write; a `Workflow` is one, its `compensate` made of the steps' undos. */
+export interface ProcessDefinition<D extends object> {
+  /** names the process in its stream and in logs: `CreateUser`, `ChangeUserEmail` */
+  kind: string;
+  /**
+   * Recovery only: did the commit point happen? If not, make sure it never can (claim it), and
+   * say 'abandoned'.
+   */
+  settle(data: D, processId: string): Promise<Outcome>;
+  /**
+   * What follows the commit point; idempotent. The request runs it too, and waits for the
+   * position it returns (its last append), if any.
+   */
+  complete(data: D, processId: string): Promise<number | null | void>;
+  /** Undoes every step that may have run before the commit point; idempotent. */
+  compensate(data: D, processId: string): Promise<void>;
+  /**
+   * The process's start and the appends its steps make through `RunningProcess.store` skip the
+   * fsync; its end record (`ProcessCompleted` or `ProcessCompensated`), appended durably before
+   * the request replies, makes them durable too. A power loss before the end loses a suffix of
+   * the steps: a crash at an earlier step, which recovery settles like any other. For writes made
+   * in bulk (user creates), where an fsync per step would be most of the cost.
+   */
+  deferDurability?: boolean;
+  /**
+   * With `deferDurability`: the end record skips the fsync too, because the commit point's own
+   * append is durable (it is made through the log's store, not `RunningProcess.store`), and a
+   * durable append makes every append before it durable. A power loss after the reply loses at
+   * most the end record: recovery finds the commit point and completes the process again. One
+   * fsync per write instead of two; for writes made by the thousand (file commits).
+   */
+  deferEnd?: boolean;
+}
 
 /** What a step and the commit point are given. */
 export interface StepContext<D extends object, I> {

@@ -22,7 +22,7 @@ import { deferDurability, type EventStore, WrongExpectedRevisionError } from '@b
 import { randomUUID } from 'node:crypto';
 import { appendEvents } from './append.js';
 import type { Projection } from './projection-runner.js';
-import type { StepContext, Workflow } from './workflow.js';
+import type { Outcome, ProcessDefinition, StepContext, Workflow } from './workflow.js';
 
 export type ProcessStarted = Event<'ProcessStarted', { kind: string; data: object; startedAt: number }>;
 /** A value a step learned that recovery will need (merged into the process data). */
@@ -30,40 +30,8 @@ export type ProcessNoted = Event<'ProcessNoted', { data: object }>;
 export type ProcessCompleted = Event<'ProcessCompleted', { at: number }>;
 export type ProcessCompensated = Event<'ProcessCompensated', { at: number; reason: string }>;
 
-export type Outcome = 'committed' | 'abandoned';
-
-export interface ProcessDefinition<D extends object> {
-  /** names the process in its stream and in logs: `CreateUser`, `ChangeUserEmail` */
-  kind: string;
-  /**
-   * Recovery only: did the commit point happen? If not, make sure it never can (claim it), and
-   * say 'abandoned'.
-   */
-  settle(data: D, processId: string): Promise<Outcome>;
-  /**
-   * What follows the commit point; idempotent. The request runs it too, and waits for the
-   * position it returns (its last append), if any.
-   */
-  complete(data: D, processId: string): Promise<number | null | void>;
-  /** Undoes every step that may have run before the commit point; idempotent. */
-  compensate(data: D, processId: string): Promise<void>;
-  /**
-   * The process's start and the appends its steps make through `RunningProcess.store` skip the
-   * fsync; its end record (`ProcessCompleted` or `ProcessCompensated`), appended durably before
-   * the request replies, makes them durable too. A power loss before the end loses a suffix of
-   * the steps: a crash at an earlier step, which recovery settles like any other. For writes made
-   * in bulk (user creates), where an fsync per step would be most of the cost.
-   */
-  deferDurability?: boolean;
-  /**
-   * With `deferDurability`: the end record skips the fsync too, because the commit point's own
-   * append is durable (it is made through the log's store, not `RunningProcess.store`), and a
-   * durable append makes every append before it durable. A power loss after the reply loses at
-   * most the end record: recovery finds the commit point and completes the process again. One
-   * fsync per write instead of two; for writes made by the thousand (file commits).
-   */
-  deferEnd?: boolean;
-}
+// declared with the workflows (workflow.ts), which this file runs and recovers
+export type { Outcome, ProcessDefinition } from './workflow.js';
 
 /** Test hook: called at every step boundary (`CreateUser:reserve-email:before`). */
 export type FaultHook = (point: string) => void | Promise<void>;
