@@ -114,6 +114,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
     ended: (position) => runner.waitFor(position),
+    waitFor: (position) => runner.waitFor(position),
   });
   const ctx: AccountsContext = {
     store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),

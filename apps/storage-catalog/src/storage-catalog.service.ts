@@ -91,6 +91,7 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
     now: systemClock.now,
     // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
+    waitFor: (position) => runner.waitFor(position),
   });
   const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews };
   const previewer = new Previewer(ctx, { concurrency: infra.config.previewConcurrency });

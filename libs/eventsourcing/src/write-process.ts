@@ -12,6 +12,9 @@
  * pending, decides whether the commit point happened and, if it did not, claims it first (appends
  * a marker at the expected revision, so a write still somehow running can no longer commit); then
  * completes or compensates, exactly as the request would have.
+ *
+ * A write is declared once as a `Workflow` (workflow.ts) and run by `ProcessLog.run`, the only
+ * place that begins, abandons and completes a process; recovery uses the same declaration.
  */
 import { type Event, serviceUnavailable } from '@burrow/contracts';
 import type { Collection, DocumentStore } from '@burrow/documents';
@@ -19,6 +22,7 @@ import { deferDurability, type EventStore, WrongExpectedRevisionError } from '@b
 import { randomUUID } from 'node:crypto';
 import { appendEvents } from './append.js';
 import type { Projection } from './projection-runner.js';
+import type { Outcome, ProcessDefinition, StepContext, Workflow } from './workflow.js';
 
 export type ProcessStarted = Event<'ProcessStarted', { kind: string; data: object; startedAt: number }>;
 /** A value a step learned that recovery will need (merged into the process data). */
@@ -26,37 +30,8 @@ export type ProcessNoted = Event<'ProcessNoted', { data: object }>;
 export type ProcessCompleted = Event<'ProcessCompleted', { at: number }>;
 export type ProcessCompensated = Event<'ProcessCompensated', { at: number; reason: string }>;
 
-export type Outcome = 'committed' | 'abandoned';
-
-export interface ProcessDefinition<D extends object> {
-  /** names the process in its stream and in logs: `CreateUser`, `ChangeUserEmail` */
-  kind: string;
-  /**
-   * Recovery only: did the commit point happen? If not, make sure it never can (claim it), and
-   * say 'abandoned'.
-   */
-  settle(data: D, processId: string): Promise<Outcome>;
-  /** What follows the commit point; idempotent. The request runs it too. */
-  complete(data: D, processId: string): Promise<void>;
-  /** Undoes every step that may have run before the commit point; idempotent. */
-  compensate(data: D, processId: string): Promise<void>;
-  /**
-   * The process's start and the appends its steps make through `RunningProcess.store` skip the
-   * fsync; its end record (`ProcessCompleted` or `ProcessCompensated`), appended durably before
-   * the request replies, makes them durable too. A power loss before the end loses a suffix of
-   * the steps: a crash at an earlier step, which recovery settles like any other. For writes made
-   * in bulk (user creates), where an fsync per step would be most of the cost.
-   */
-  deferDurability?: boolean;
-  /**
-   * With `deferDurability`: the end record skips the fsync too, because the commit point's own
-   * append is durable (it is made through the log's store, not `RunningProcess.store`), and a
-   * durable append makes every append before it durable. A power loss after the reply loses at
-   * most the end record: recovery finds the commit point and completes the process again. One
-   * fsync per write instead of two; for writes made by the thousand (file commits).
-   */
-  deferEnd?: boolean;
-}
+// declared with the workflows (workflow.ts), which this file runs and recovers
+export type { Outcome, ProcessDefinition } from './workflow.js';
 
 /** Test hook: called at every step boundary (`CreateUser:reserve-email:before`). */
 export type FaultHook = (point: string) => void | Promise<void>;
@@ -72,6 +47,19 @@ export interface ProcessLogOptions {
    * read model seeing the write finished. Best effort: a slow read model does not fail the write.
    */
   ended?: (position: number) => Promise<void>;
+  /**
+   * Read-your-writes: resolves once the service's read models include `position`, and fails
+   * (503) when they do not in time. `run` calls it for workflows that wait (`readYourWrites`).
+   */
+  waitFor?: (position: number) => Promise<void>;
+}
+
+/** What `run` returns: the process, its data with what the steps noted, the last position it wrote. */
+export interface WorkflowRun<D extends object> {
+  id: string;
+  data: D;
+  /** the commit point's position, or that of what `complete` appended after it */
+  position: number | null;
 }
 
 /** One service's multi-step writes: starts them, and records how they ended. */
@@ -86,6 +74,36 @@ export class ProcessLog {
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
   }
 
+  /**
+   * Runs a write for a request: records it, runs its steps (fault points around each), then the
+   * commit point. A failure before the commit point undoes the steps, records that and rethrows;
+   * after it, `complete` runs and the process is recorded as completed. Then, unless the workflow
+   * leaves it to the caller, waits until the read models show what it wrote.
+   */
+  async run<D extends object, I>(workflow: Workflow<D, I>, data: D, ...[input]: I extends void ? [] : [I]): Promise<WorkflowRun<D>> {
+    const process = await this.begin(workflow, data);
+    const step: StepContext<D, I> = { id: process.id, data: process.data, input: input as I, store: process.store };
+    let position: number | null;
+    try {
+      for (const s of workflow.steps) {
+        if (s.when && !s.when(process.data)) continue;
+        const result = await process.step(s.name, () => s.run(step));
+        if (s.noted) await process.note(s.noted(result));
+      }
+      position = await process.step('commit', () => workflow.commit(step));
+    } catch (error) {
+      return process.abandon(error);
+    }
+    const completed = await process.complete();
+    if (completed !== null && (position === null || completed > position)) position = completed;
+    if (workflow.readYourWrites && position !== null) {
+      if (!this.options.waitFor) throw new Error(`the ${this.service} process log has no read models to wait for (${workflow.kind})`);
+      await this.options.waitFor(position);
+    }
+    return { id: process.id, data: process.data, position };
+  }
+
+  /** The runner's own primitive (and the write-process tests'); anything else calls `run`. */
   async begin<D extends object>(definition: ProcessDefinition<D>, data: D, id: string = randomUUID()): Promise<RunningProcess<D>> {
     const started: ProcessStarted = { type: 'ProcessStarted', data: { kind: definition.kind, data, startedAt: this.now() } };
     const store = definition.deferDurability ? deferDurability(this.store) : this.store;
@@ -156,10 +174,14 @@ export class RunningProcess<D extends object> {
     return result;
   }
 
-  /** The commit point happened: run what follows it and record the process as completed. */
-  async complete(): Promise<void> {
-    await this.step('complete', () => this.definition.complete(this.data, this.id));
+  /**
+   * The commit point happened: run what follows it and record the process as completed. The
+   * position of what `complete` appended, when it says.
+   */
+  async complete(): Promise<number | null> {
+    const position = await this.step('complete', () => this.definition.complete(this.data, this.id));
     await this.log.end(this.id, { type: 'ProcessCompleted', data: { at: this.log.clock() } }, this.endStore());
+    return position ?? null;
   }
 
   /** where the end record goes: deferred only after a durable commit point (`deferEnd`) */

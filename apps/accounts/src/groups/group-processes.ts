@@ -7,8 +7,21 @@
  *   then release the old name and put every member on the new plan.
  * - DeleteGroup: `GroupDeleted` first (commit point), then move the members and free the name.
  */
-import { type GroupChangeAbandoned, type GroupCreationAbandoned, Streams } from '@burrow/contracts';
-import { claimNewStream, claimRevision, loadAggregate, nameKey, type ProcessDefinition, releaseName, reservationHolder } from '@burrow/eventsourcing';
+import { type GroupChangeAbandoned, type GroupCreated, type GroupCreationAbandoned, Streams } from '@burrow/contracts';
+import {
+  appendEvents,
+  claimNewStream,
+  claimRevision,
+  defineWorkflow,
+  type DomainEvent,
+  handleCommand,
+  loadAggregate,
+  nameKey,
+  nextId,
+  releaseName,
+  reservationHolder,
+  reserveName,
+} from '@burrow/eventsourcing';
 import type { AccountsContext } from '../shared/context.js';
 import { groupDecider } from './group.js';
 import { moveMembers, reconcileMemberPlans } from './group-members.js';
@@ -35,19 +48,33 @@ export interface CreateGroupProcess {
   groupId?: number;
 }
 
-export const createGroupProcess = (ctx: AccountsContext): ProcessDefinition<CreateGroupProcess> => ({
-  kind: 'CreateGroup',
-  async settle(data) {
-    // no id noted: the process died before it could create anything
-    if (data.groupId === undefined) return 'abandoned';
-    const marker: GroupCreationAbandoned = { type: 'GroupCreationAbandoned', data: { at: ctx.clock.now() } };
-    return claimNewStream(ctx.store, Streams.group(data.groupId), marker, 'GroupCreated');
-  },
-  async complete() {},
-  async compensate(data, processId) {
-    await releaseName(ctx.store, groupNameReservation(data.partnerId, data.name), processId);
-  },
-});
+/** What only the request has: the new group's settings. */
+export type CreateGroupInput = Omit<GroupCreated['data'], 'groupId' | 'partnerId' | 'name'>;
+
+export const createGroupProcess = (ctx: AccountsContext) =>
+  defineWorkflow<CreateGroupProcess, CreateGroupInput>({
+    kind: 'CreateGroup',
+    steps: [
+      {
+        // owned by the process: the group id is not known yet
+        name: 'reserve-name',
+        run: ({ id, data }) => reserveName(ctx.store, groupNameReservation(data.partnerId, data.name), id, 'name'),
+        undo: (data, processId) => releaseName(ctx.store, groupNameReservation(data.partnerId, data.name), processId),
+      },
+      { name: 'allocate-id', run: () => nextId(ctx.store, Streams.counter('group_id')), noted: (groupId: number) => ({ groupId }) },
+    ],
+    async commit({ id, data, input }) {
+      const { groupId, partnerId, name } = data;
+      const command = { type: 'CreateGroup' as const, data: { groupId: groupId!, partnerId, name, ...input } };
+      return (await handleCommand(ctx.store, Streams.group(groupId!), groupDecider, command, { metadata: { processId: id } })).position;
+    },
+    async settle(data) {
+      // no id noted: the process died before it could create anything
+      if (data.groupId === undefined) return 'abandoned';
+      const marker: GroupCreationAbandoned = { type: 'GroupCreationAbandoned', data: { at: ctx.clock.now() } };
+      return claimNewStream(ctx.store, Streams.group(data.groupId), marker, 'GroupCreated');
+    },
+  });
 
 export interface UpdateGroupProcess {
   partnerId: string;
@@ -60,24 +87,33 @@ export interface UpdateGroupProcess {
   planChange: boolean;
 }
 
-export const updateGroupProcess = (ctx: AccountsContext): ProcessDefinition<UpdateGroupProcess> => ({
-  kind: 'UpdateGroup',
-  settle(data, processId) {
-    const marker: GroupChangeAbandoned = { type: 'GroupChangeAbandoned', data: { processId, at: ctx.clock.now() } };
-    return claimRevision(ctx.store, Streams.group(data.groupId), data.revision, processId, marker);
-  },
-  async complete(data, processId) {
-    if (data.renameFrom !== null) await releaseFormerName(ctx, data.partnerId, data.groupId, data.renameFrom);
-    if (data.planChange && (await appendedBy(ctx, data.groupId, processId)).some((e) => e.type === 'GroupPlanChanged')) {
-      // every member written before the plan change is in the read model before we page it
-      await ctx.runner.catchUp();
-      await ctx.runner.waitFor(await reconcileMemberPlans(ctx, data.partnerId, data.groupId));
-    }
-  },
-  async compensate(data, processId) {
-    if (data.renameTo !== null) await releaseName(ctx.store, groupNameReservation(data.partnerId, data.renameTo), processId);
-  },
-});
+export const updateGroupProcess = (ctx: AccountsContext) =>
+  defineWorkflow<UpdateGroupProcess, { events: DomainEvent[] }>({
+    kind: 'UpdateGroup',
+    steps: [
+      {
+        name: 'reserve-name',
+        when: (data) => data.renameTo !== null,
+        run: ({ id, data }) => reserveName(ctx.store, groupNameReservation(data.partnerId, data.renameTo!), id, 'name'),
+        undo: (data, processId) => releaseName(ctx.store, groupNameReservation(data.partnerId, data.renameTo!), processId),
+      },
+    ],
+    async commit({ id, data, input }) {
+      return (await appendEvents(ctx.store, Streams.group(data.groupId), input.events, data.revision, { processId: id })).position;
+    },
+    settle(data, processId) {
+      const marker: GroupChangeAbandoned = { type: 'GroupChangeAbandoned', data: { processId, at: ctx.clock.now() } };
+      return claimRevision(ctx.store, Streams.group(data.groupId), data.revision, processId, marker);
+    },
+    async complete(data, processId) {
+      if (data.renameFrom !== null) await releaseFormerName(ctx, data.partnerId, data.groupId, data.renameFrom);
+      if (data.planChange && (await appendedBy(ctx, data.groupId, processId)).some((e) => e.type === 'GroupPlanChanged')) {
+        // every member written before the plan change is in the read model before we page it
+        await ctx.runner.catchUp();
+        await ctx.runner.waitFor(await reconcileMemberPlans(ctx, data.partnerId, data.groupId));
+      }
+    },
+  });
 
 export interface DeleteGroupProcess {
   partnerId: string;
@@ -86,15 +122,20 @@ export interface DeleteGroupProcess {
   moveTo: number | null;
 }
 
-export const deleteGroupProcess = (ctx: AccountsContext): ProcessDefinition<DeleteGroupProcess> => ({
-  kind: 'DeleteGroup',
-  async settle(data) {
-    const { state } = await loadAggregate(ctx.store, Streams.group(data.groupId), groupDecider);
-    return state.deleted ? 'committed' : 'abandoned';
-  },
-  async complete(data) {
-    if (data.moveTo !== null) await ctx.runner.waitFor(await moveMembers(ctx, data.partnerId, data.groupId, data.moveTo));
-    await releaseFormerName(ctx, data.partnerId, data.groupId, data.name);
-  },
-  async compensate() {},
-});
+export const deleteGroupProcess = (ctx: AccountsContext) =>
+  defineWorkflow<DeleteGroupProcess>({
+    kind: 'DeleteGroup',
+    // the first step: an abandoned delete changed nothing, there is nothing to undo
+    async commit({ id, data }) {
+      const command = { type: 'DeleteGroup' as const, move_to: data.moveTo };
+      return (await handleCommand(ctx.store, Streams.group(data.groupId), groupDecider, command, { metadata: { processId: id } })).position;
+    },
+    async settle(data) {
+      const { state } = await loadAggregate(ctx.store, Streams.group(data.groupId), groupDecider);
+      return state.deleted ? 'committed' : 'abandoned';
+    },
+    async complete(data) {
+      if (data.moveTo !== null) await ctx.runner.waitFor(await moveMembers(ctx, data.partnerId, data.groupId, data.moveTo));
+      await releaseFormerName(ctx, data.partnerId, data.groupId, data.name);
+    },
+  });

@@ -15,7 +15,7 @@ import {
   Subjects,
   type UpdateGroupRequest,
 } from '@burrow/contracts';
-import { appendEvents, handleCommand, loadAggregate, nextId, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import { handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { requireDevicePolicy } from '../device-policies/device-policies.projection.js';
@@ -26,7 +26,7 @@ import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { usersCollection } from '../users/users.projection.js';
 import { type GroupCommand, groupDecider } from './group.js';
 import { groupMembers } from './group-members.js';
-import { createGroupProcess, deleteGroupProcess, groupNameReservation, updateGroupProcess } from './group-processes.js';
+import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './group-processes.js';
 import { findGroup, groupsCollection, toGroup } from './groups.projection.js';
 import { nameKey } from '@burrow/eventsourcing';
 
@@ -60,26 +60,12 @@ export class GroupsHandlers {
     await requirePartner(this.ctx.docs, req.partnerId);
     await requirePlan(this.ctx.docs, req.plan_id);
     if (req.device_policy != null) await requireDevicePolicy(this.ctx.docs, req.partnerId, req.device_policy);
-    const process = await this.ctx.processes.begin(createGroupProcess(this.ctx), { partnerId: req.partnerId, name: req.name });
-    let position: number | null;
-    let groupId: number;
-    try {
-      await process.step('reserve-name', () => reserveName(this.ctx.store, groupNameReservation(req.partnerId, req.name), process.id, 'name'));
-      groupId = await process.step('allocate-id', () => nextId(this.ctx.store, Streams.counter('group_id')));
-      await process.note({ groupId });
-      const data = {
-        groupId, partnerId: req.partnerId, name: req.name, plan_id: req.plan_id, webapi_enable: req.webapi_enable ?? true, check_domain: req.check_domain ?? false,
-        device_policy: req.device_policy ?? null,
-      };
-      position = await process.step('commit', async () =>
-        (await handleCommand(this.ctx.store, Streams.group(groupId), groupDecider, { type: 'CreateGroup', data }, { metadata: { processId: process.id } })).position,
-      );
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
-    await this.ctx.runner.waitFor(position);
-    return toGroup(await this.requireGroup(req.partnerId, groupId));
+    const { data } = await this.ctx.processes.run(
+      createGroupProcess(this.ctx),
+      { partnerId: req.partnerId, name: req.name },
+      { plan_id: req.plan_id, webapi_enable: req.webapi_enable ?? true, check_domain: req.check_domain ?? false, device_policy: req.device_policy ?? null },
+    );
+    return toGroup(await this.requireGroup(req.partnerId, data.groupId!));
   }
 
   @MessagePattern(Subjects.accounts.updateGroup)
@@ -114,36 +100,24 @@ export class GroupsHandlers {
     }
     if (changes.device_policy !== undefined) commands.push({ type: 'SetGroupDevicePolicy', device_policy: changes.device_policy });
 
-    let position: number | null;
     // A plan named in the request is a possible plan change even when the read model says otherwise
     // (it may lag the stream): the process reconciles members if its append changed the plan.
     if (!rename && changes.plan_id === undefined) {
-      position = (await handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, commands)).position;
+      await this.ctx.runner.waitFor((await handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, commands)).position);
     } else {
       // The commit appends at the revision the change was decided on, which recovery claims if the
       // process dies before it; a lost race undoes the steps and decides again on the new state.
-      position = await retryOnConflict('group', async () => {
+      await retryOnConflict('group', async () => {
         const { state, revision } = await loadAggregate(this.ctx.store, Streams.group(group_id), groupDecider);
         const events = decideAll(groupDecider, commands, state);
-        if (events.length === 0 || revision === null) return null;
-        const process = await this.ctx.processes.begin(updateGroupProcess(this.ctx), {
+        if (events.length === 0 || revision === null) return;
+        const data = {
           partnerId, groupId: group_id, revision, renameFrom: rename ? group.name : null, renameTo: rename ? changes.name! : null,
           planChange: changes.plan_id !== undefined,
-        });
-        let committed: number;
-        try {
-          if (rename) await process.step('reserve-name', () => reserveName(this.ctx.store, groupNameReservation(partnerId, changes.name!), process.id, 'name'));
-          committed = await process.step('commit', async () =>
-            (await appendEvents(this.ctx.store, Streams.group(group_id), events, revision, { processId: process.id })).position,
-          );
-        } catch (error) {
-          return process.abandon(error);
-        }
-        await process.complete();
-        return committed;
+        };
+        await this.ctx.processes.run(updateGroupProcess(this.ctx), data, { events });
       });
     }
-    await this.ctx.runner.waitFor(position);
     return toGroup(await this.requireGroup(partnerId, group_id));
   }
 
@@ -158,17 +132,7 @@ export class GroupsHandlers {
     } else if (hasMembers) {
       throw conflict('group has users; supply move_to', ['move_to']);
     }
-    const process = await this.ctx.processes.begin(deleteGroupProcess(this.ctx), { partnerId, groupId: group_id, name: group.name, moveTo: move_to ?? null });
-    let position: number | null;
-    try {
-      position = (await process.step('commit', () =>
-        handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, { type: 'DeleteGroup', move_to: move_to ?? null }, { metadata: { processId: process.id } }),
-      )).position;
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
-    await this.ctx.runner.waitFor(position);
+    await this.ctx.processes.run(deleteGroupProcess(this.ctx), { partnerId, groupId: group_id, name: group.name, moveTo: move_to ?? null });
     return null;
   }
 }

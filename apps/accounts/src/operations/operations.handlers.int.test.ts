@@ -8,7 +8,17 @@
 import { type ReservationRecord, Streams } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
-import { appendEvents, type NameReserved, ProcessLog, ProcessRecovery, ProjectionRunner, reservationHolder, reserveName } from '@burrow/eventsourcing';
+import {
+  appendEvents,
+  crashAt,
+  type NameReserved,
+  pendingProcessesCollection,
+  ProcessLog,
+  ProcessRecovery,
+  ProjectionRunner,
+  reservationHolder,
+  untilCrashed,
+} from '@burrow/eventsourcing';
 import { MemoryKeyValueStore } from '@burrow/kv';
 import { expectError } from '@burrow/testing/expect-error';
 import { ActivationMailLimit } from '../users/activation-limit.js';
@@ -25,7 +35,6 @@ import { GroupsHandlers } from '../groups/groups.handlers.js';
 import { LoginThrottle } from '../logins/login-throttle.js';
 import { PartnersHandlers } from '../partners/partners.handlers.js';
 import type { AccountsContext } from '../shared/context.js';
-import { createUserProcess } from '../users/create-user.process.js';
 import { usernameReservation } from '../users/name-reservations.js';
 import { UsersHandlers } from '../users/users.handlers.js';
 import { usersCollection } from '../users/users.projection.js';
@@ -48,6 +57,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
   let groups: GroupsHandlers;
   let partnerId: string;
   const logLines: string[] = [];
+  const crash = crashAt('CreateUser:reserve-username:after');
 
   /** What a crash between reserving a name and recording the write leaves: a name nobody owns. */
   const strandName = (stream: string, owner = randomUUID()) =>
@@ -62,7 +72,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
     runner = new ProjectionRunner(store, docs, accountsProjections());
     await runner.start();
     const log = createLogger('accounts', 'info', { write: (line: string) => void logLines.push(line) });
-    const processes = new ProcessLog(store, 'accounts', { now: () => NOW });
+    const processes = new ProcessLog(store, 'accounts', { now: () => NOW, faults: crash.faults, waitFor: (position) => runner.waitFor(position) });
     const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log });
     const mailer = new EmlFolderMailer(join(dir, 'mail'), { address: 'noreply@burrow.test' });
     ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600, limit: await ActivationMailLimit.open(new MemoryKeyValueStore(), { perUser: 100, perPartner: 100, windowSeconds: 3600 }) }, signals: new FeedSignals(), webhooks: TEST_WEBHOOKS };
@@ -120,26 +130,25 @@ describe('operator handlers: reservations and unfinished writes', () => {
   });
 
   it('a reservation whose write is unfinished is in flight: refused, listed with the write, undone by recovery', async () => {
-    // a CreateUser that crashed after reserving the username (recorded first, as the handler does)
-    const userId = randomUUID();
-    const process = await ctx.processes.begin(createUserProcess(ctx), {
-      userId, partnerId, username: 'halfway', email: 'halfway@example.com', ledgerFrom: null, adoptPlanOf: null,
-    });
-    await reserveName(store, usernameReservation('halfway'), userId, 'username');
+    // a CreateUser that crashed after reserving the username (the request never goes on)
+    await untilCrashed(crash, () => users.create({ partnerId, name: 'Halfway', email: 'halfway@example.com', username: 'halfway' }));
+    await runner.catchUp();
+    const [process] = await pendingProcessesCollection(ctx.docs).find({});
+    const { userId } = process.data as { userId: string };
 
     const record = find(await listed({ kind: 'username' }), 'username', 'halfway');
     assert.equal(record?.status, 'in_flight');
-    assert.match(record!.reason, new RegExp(`CreateUser write ${process.id}`));
+    assert.match(record!.reason, new RegExp(`CreateUser write ${process._id}`));
     assert.match((await expectError(ops.releaseReservation({ kind: 'username', name: 'halfway' }), 409)).body.reason, /in flight/);
 
     const pending = await ops.listPendingWrites({});
     assert.equal(pending.grace_seconds, GRACE_SECONDS);
-    assert.deepEqual(pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due, age: p.age_seconds })), [{ id: process.id, kind: 'CreateUser', due: false, age: 0 }]);
+    assert.deepEqual(pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due, age: p.age_seconds })), [{ id: process._id, kind: 'CreateUser', due: false, age: 0 }]);
     assert.equal((pending.pending[0].data as { username: string }).username, 'halfway');
 
     assert.deepEqual(await ops.recoverWrites({}), { grace_seconds: GRACE_SECONDS, completed: [], compensated: [], failed: [] }, 'younger than the grace: left alone');
     const report = await ops.recoverWrites({ grace_seconds: 0 });
-    assert.deepEqual(report, { grace_seconds: 0, completed: [], compensated: [{ id: process.id, kind: 'CreateUser' }], failed: [] });
+    assert.deepEqual(report, { grace_seconds: 0, completed: [], compensated: [{ id: process._id, kind: 'CreateUser' }], failed: [] });
     assert.equal(find(await listed(), 'username', 'halfway'), undefined, 'compensation released the name');
     assert.deepEqual((await ops.listPendingWrites({})).pending, []);
     assert.equal((await store.readStream(Streams.user(userId)))[0]?.type, 'UserCreationAbandoned', 'recovery claimed the stream first');

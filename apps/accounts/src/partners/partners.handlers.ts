@@ -20,7 +20,7 @@ import {
   type UnlockPartnerLoginRequest,
   type UpdateSettingsRequest,
 } from '@burrow/contracts';
-import { handleCommand, reserveName } from '@burrow/eventsourcing';
+import { handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
@@ -29,7 +29,7 @@ import { allocatedBytes } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';
 import { usageOfPartner } from '../storage-usage/storage-usage.projection.js';
-import { createPartnerProcess, partnerNameReservation } from './create-partner.process.js';
+import { createPartnerProcess } from './create-partner.process.js';
 import { DEFAULT_FEATURES, partnerDecider } from './partner.js';
 import { type PartnerDoc, partnersCollection, requirePartner } from './partners.projection.js';
 
@@ -80,28 +80,17 @@ export class PartnersHandlers {
     const request = parseRequest(CreatePartnerRequest, body, { what: 'partner' });
     const partnerId = randomUUID();
     const brand = request.brand_identifier || request.username.toLowerCase();
-    const process = await this.ctx.processes.begin(createPartnerProcess(this.ctx), { partnerId, username: request.username });
-    let position: number | null;
-    try {
-      await process.step('reserve-name', () => reserveName(this.ctx.store, partnerNameReservation(request.username), partnerId, 'username'));
-      const data = {
-        partnerId,
-        username: request.username,
-        company_name: request.company_name,
-        brand_identifier: brand,
-        passwordHash: await hashPassword(request.password),
-        bytes_available: request.bytes_available,
-        features: { ...DEFAULT_FEATURES, ...request.features },
-        created_at: this.ctx.clock.now(),
-      };
-      position = (await process.step('commit', () =>
-        handleCommand(this.ctx.store, Streams.partner(partnerId), partnerDecider, { type: 'CreatePartner', data }, { metadata: { processId: process.id } }),
-      )).position;
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
-    await this.ctx.runner.waitFor(position);
+    const partner = {
+      partnerId,
+      username: request.username,
+      company_name: request.company_name,
+      brand_identifier: brand,
+      passwordHash: await hashPassword(request.password),
+      bytes_available: request.bytes_available,
+      features: { ...DEFAULT_FEATURES, ...request.features },
+      created_at: this.ctx.clock.now(),
+    };
+    await this.ctx.processes.run(createPartnerProcess(this.ctx), { partnerId, username: request.username }, { partner });
     return { partner_id: partnerId, company_name: request.company_name, brand_identifier: brand, username: request.username };
   }
 

@@ -148,7 +148,7 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const runner = new ProjectionRunner(store, docs, accountsProjections(signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const clock = { now: options.now ?? (() => TEST_NOW) };
-  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults, ended: (position) => runner.waitFor(position) });
+  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults, ended: (position) => runner.waitFor(position), waitFor: (position) => runner.waitFor(position) });
   const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log, now: () => clock.now() * 1000 });
   const mailer = options.mailer ?? new EmlFolderMailer(join(dir, 'mail'), TEST_MAIL_SENDER);
   const limit = await ActivationMailLimit.open(new MemoryKeyValueStore(), { perUser: 1000, perPartner: 1000, windowSeconds: 3600, now: () => clock.now() * 1000 });

@@ -7,7 +7,7 @@
  * revision with `UserChangeAbandoned` when the commit never happened.
  */
 import { notFound, Streams, type UserChangeAbandoned } from '@burrow/contracts';
-import { appendEvents, claimRevision, loadAggregate, type ProcessDefinition, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
@@ -34,24 +34,49 @@ export interface ChangeUserProcess {
   reason: string;
 }
 
-export const changeUserProcess = (ctx: AccountsContext): ProcessDefinition<ChangeUserProcess> => ({
-  kind: 'ChangeUser',
-  settle(data, processId) {
-    const marker: UserChangeAbandoned = { type: 'UserChangeAbandoned', data: { processId, at: ctx.clock.now() } };
-    return claimRevision(ctx.store, Streams.user(data.userId), data.revision, processId, marker);
-  },
-  async complete(data) {
-    if (data.oldEmail) await releaseName(ctx.store, emailReservation(data.oldEmail), data.userId);
-  },
-  async compensate(data, processId) {
-    await undoAllocation(ctx.store, data.partnerId, processId, data.ledgerFrom);
-    if (data.newEmail) {
-      // a later change of this user may have taken the same address legitimately
-      const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
-      if (state.email.toLowerCase() !== data.newEmail.toLowerCase()) await releaseName(ctx.store, emailReservation(data.newEmail), data.userId);
-    }
-  },
-});
+/** What only the request has: the user's events it decided, and the limit to refuse past. */
+export interface ChangeUserInput {
+  events: DomainEvent[];
+  limit?: number | null;
+  refusal?: string;
+}
+
+export const changeUserProcess = (ctx: AccountsContext) =>
+  defineWorkflow<ChangeUserProcess, ChangeUserInput>({
+    kind: 'ChangeUser',
+    // the callers compose writes (join a group, then take its plan; every member of a group) and wait once
+    readYourWrites: false,
+    steps: [
+      {
+        name: 'reserve-email',
+        when: (data) => data.newEmail !== null,
+        run: ({ data }) => reserveName(ctx.store, emailReservation(data.newEmail!), data.userId, 'email'),
+        async undo(data) {
+          // a later change of this user may have taken the same address legitimately
+          const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
+          if (state.email.toLowerCase() !== data.newEmail!.toLowerCase()) await releaseName(ctx.store, emailReservation(data.newEmail!), data.userId);
+        },
+      },
+      {
+        name: 'allocate',
+        run: ({ id, data, input }) =>
+          ensureAllocation(ctx.store, {
+            partnerId: data.partnerId, delta: data.delta, ref: id, reason: data.reason, after: data.ledgerFrom, limit: input.limit, refusal: input.refusal,
+          }),
+        undo: (data, processId) => undoAllocation(ctx.store, data.partnerId, processId, data.ledgerFrom),
+      },
+    ],
+    async commit({ id, data, input }) {
+      return (await appendEvents(ctx.store, Streams.user(data.userId), input.events, data.revision, { processId: id })).position;
+    },
+    settle(data, processId) {
+      const marker: UserChangeAbandoned = { type: 'UserChangeAbandoned', data: { processId, at: ctx.clock.now() } };
+      return claimRevision(ctx.store, Streams.user(data.userId), data.revision, processId, marker);
+    },
+    async complete(data) {
+      if (data.oldEmail) await releaseName(ctx.store, emailReservation(data.oldEmail), data.userId);
+    },
+  });
 
 /**
  * Applies the changes `resolve` works out from the user's current state; the position written,
@@ -77,25 +102,15 @@ export function changeUser(
     const emailChanged = next.email.toLowerCase() !== state.email.toLowerCase();
     if (delta === 0 && !emailChanged) return (await appendEvents(ctx.store, stream, events, revision)).position;
 
-    const process = await ctx.processes.begin(definition, {
-      userId, partnerId, revision, delta, ledgerFrom: await allocationRevision(ctx.store, partnerId),
-      newEmail: emailChanged ? next.email : null, oldEmail: emailChanged ? state.email : null, reason: options.reason,
-    });
-    let position: number;
-    try {
-      if (emailChanged) await process.step('reserve-email', () => reserveName(ctx.store, emailReservation(next.email), userId, 'email'));
-      await process.step('allocate', () =>
-        ensureAllocation(ctx.store, {
-          partnerId, delta, ref: process.id, reason: options.reason, after: process.data.ledgerFrom,
-          limit: options.limit, refusal: options.refusal,
-        }),
-      );
-      position = await process.step('commit', async () => (await appendEvents(ctx.store, stream, events, revision, { processId: process.id })).position);
-    } catch (error) {
-      // a lost race on the user stream is retried from the top with the steps undone
-      return process.abandon(error);
-    }
-    await process.complete();
+    // a lost race on the user stream (the commit point) undoes the steps and is retried from the top
+    const { position } = await ctx.processes.run(
+      definition,
+      {
+        userId, partnerId, revision, delta, ledgerFrom: await allocationRevision(ctx.store, partnerId),
+        newEmail: emailChanged ? next.email : null, oldEmail: emailChanged ? state.email : null, reason: options.reason,
+      },
+      { events, limit: options.limit, refusal: options.refusal },
+    );
     return position;
   });
 }

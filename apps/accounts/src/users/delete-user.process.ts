@@ -4,7 +4,7 @@
  * the process dies after it. Nothing before the commit point needs undoing.
  */
 import { Streams } from '@burrow/contracts';
-import { loadAggregate, type ProcessDefinition, releaseName, toDomainEvent } from '@burrow/eventsourcing';
+import { defineWorkflow, handleCommand, loadAggregate, releaseName, toDomainEvent } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, ensureAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
@@ -29,24 +29,27 @@ async function stateBeforeDeletion(ctx: AccountsContext, userId: string): Promis
   return null;
 }
 
-export const deleteUserProcess = (ctx: AccountsContext): ProcessDefinition<DeleteUserProcess> => ({
-  kind: 'DeleteUser',
-  async settle(data) {
-    const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
-    return state.deleted ? 'committed' : 'abandoned';
-  },
-  async complete(data, processId) {
-    const held = await stateBeforeDeletion(ctx, data.userId);
-    if (!held) return;
-    const plans = await planMap(ctx.docs);
-    await ensureAllocation(ctx.store, {
-      partnerId: data.partnerId, delta: -allocationOf(plans.get(held.plan_id), held.bonus_bytes), ref: processId,
-      reason: `delete ${data.userId}`, after: data.ledgerFrom,
-    });
-    await releaseName(ctx.store, usernameReservation(held.username), data.userId);
-    await releaseName(ctx.store, emailReservation(held.email), data.userId);
-  },
-  async compensate() {
-    // the commit point is the first step: an abandoned delete changed nothing
-  },
-});
+export const deleteUserProcess = (ctx: AccountsContext) =>
+  defineWorkflow<DeleteUserProcess>({
+    kind: 'DeleteUser',
+    // the first step: an abandoned delete changed nothing, there is nothing to undo
+    async commit({ id, data }) {
+      const command = { type: 'DeleteUser' as const, at: ctx.clock.now() };
+      return (await handleCommand(ctx.store, Streams.user(data.userId), userDecider, command, { metadata: { processId: id } })).position;
+    },
+    async settle(data) {
+      const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
+      return state.deleted ? 'committed' : 'abandoned';
+    },
+    async complete(data, processId) {
+      const held = await stateBeforeDeletion(ctx, data.userId);
+      if (!held) return;
+      const plans = await planMap(ctx.docs);
+      await ensureAllocation(ctx.store, {
+        partnerId: data.partnerId, delta: -allocationOf(plans.get(held.plan_id), held.bonus_bytes), ref: processId,
+        reason: `delete ${data.userId}`, after: data.ledgerFrom,
+      });
+      await releaseName(ctx.store, usernameReservation(held.username), data.userId);
+      await releaseName(ctx.store, emailReservation(held.email), data.userId);
+    },
+  });

@@ -10,7 +10,6 @@ import {
   notFound,
   RECENTLY_STOPPED_UPLOADING,
   type ShareRef,
-  Streams,
   Subjects,
   type UpdateUserRequest,
   type UserCount,
@@ -20,7 +19,6 @@ import {
   type UserShareRoom,
 } from '@burrow/contracts';
 import type { Filter } from '@burrow/documents';
-import { handleCommand, nextId, reserveName } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
@@ -29,14 +27,12 @@ import { adoptGroupPlan } from '../groups/member-plan.js';
 import { generateSecret, hashPassword } from '../logins/password-hash.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { listPlans, planMap, requirePlan } from '../plans/plans.projection.js';
-import { allocationOf, allocationRevision, ensureAllocation } from '../quota/allocation.js';
+import { allocationOf, allocationRevision } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicesCollection, sharesCollection } from '../storage-usage/storage-usage.projection.js';
 import { changeUser } from './change-user.js';
 import { createUserProcess } from './create-user.process.js';
 import { deleteUserProcess } from './delete-user.process.js';
-import { emailReservation, usernameReservation } from './name-reservations.js';
-import { userDecider } from './user.js';
 import { findPartnerUser, toUserRecord, type UserDoc, usersCollection } from './users.projection.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -77,41 +73,17 @@ export class UsersHandlers {
     const passwordHash = temporary ? temporary.hash : await hashPassword(req.password!);
 
     const userId = randomUUID();
-    const process = await this.ctx.processes.begin(createUserProcess(this.ctx), {
-      userId, partnerId: partner._id, username, email, ledgerFrom: await allocationRevision(this.ctx.store, partner._id),
-      adoptPlanOf: groupId !== null && req.plan_id === undefined ? groupId : null,
-    });
-    // the steps skip the fsync; the process's durable end covers them (createUserProcess)
-    const store = process.store;
-    let position: number | null;
-    try {
-      await process.step('reserve-username', () => reserveName(store, usernameReservation(username), userId, 'username'));
-      await process.step('reserve-email', () => reserveName(store, emailReservation(email), userId, 'email'));
-      await process.step('allocate', () =>
-        ensureAllocation(store, {
-          partnerId: partner._id, delta: allocationOf(plan, bonus), ref: process.id, reason: `create ${userId}`,
-          after: process.data.ledgerFrom, limit: partner.bytes_available, refusal: 'payment required',
-        }),
-      );
-      const data = {
-        userId, partnerId: partner._id, username, name: req.name, email, plan_id: plan.plan_id, group_id: groupId,
-        bonus_bytes: bonus, avatar_id: await nextId(store, Streams.counter('avatar_id')), share_id: username,
-        creation_time: this.ctx.clock.now(), passwordHash,
-      };
-      position = (await process.step('commit', () =>
-        handleCommand(
-          store, Streams.user(userId), userDecider,
-          { type: 'CreateUser', data, enabled: req.enabled ?? true, purgehold_active: req.purgehold_active ?? false },
-          { metadata: { processId: process.id } },
-        ),
-      )).position;
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
-    // what `complete` appended (a group plan adopted) is visible too
-    await this.ctx.runner.waitFor(position);
-    await this.ctx.runner.catchUp();
+    await this.ctx.processes.run(
+      createUserProcess(this.ctx),
+      {
+        userId, partnerId: partner._id, username, email, ledgerFrom: await allocationRevision(this.ctx.store, partner._id),
+        adoptPlanOf: groupId !== null && req.plan_id === undefined ? groupId : null,
+      },
+      {
+        user: { name: req.name, plan_id: plan.plan_id, group_id: groupId, bonus_bytes: bonus, creation_time: this.ctx.clock.now(), passwordHash },
+        enabled: req.enabled ?? true, purgehold_active: req.purgehold_active ?? false, allocation: allocationOf(plan, bonus), limit: partner.bytes_available,
+      },
+    );
     const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
     if (temporary) reply.temp_password = temporary.secret;
     return reply;
@@ -205,19 +177,7 @@ export class UsersHandlers {
   @MessagePattern(Subjects.accounts.deleteUser)
   async delete(@Payload() { partnerId, user }: UserRef): Promise<null> {
     const doc = await this.findUser(partnerId, user);
-    const process = await this.ctx.processes.begin(deleteUserProcess(this.ctx), {
-      userId: doc._id, partnerId, ledgerFrom: await allocationRevision(this.ctx.store, partnerId),
-    });
-    let position: number | null;
-    try {
-      position = (await process.step('commit', () =>
-        handleCommand(this.ctx.store, Streams.user(doc._id), userDecider, { type: 'DeleteUser', at: this.ctx.clock.now() }, { metadata: { processId: process.id } }),
-      )).position;
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
-    await this.ctx.runner.waitFor(position);
+    await this.ctx.processes.run(deleteUserProcess(this.ctx), { userId: doc._id, partnerId, ledgerFrom: await allocationRevision(this.ctx.store, partnerId) });
     return null;
   }
 

@@ -18,7 +18,7 @@ import {
   Subjects,
   type UserScoped,
 } from '@burrow/contracts';
-import { appendEvents, type DomainEvent, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, type DomainEvent, releaseName, retryOnConflict } from '@burrow/eventsourcing';
 import { WrongExpectedRevisionError } from '@burrow/event-store';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -80,38 +80,30 @@ export class DevicesHandlers {
   }
 
   /** A new device: reserve its name for a new id, then `DeviceRegistered` (a multi-step write). */
-  private async registerNew(req: RegisterDeviceRequest & { partnerId: string }, name: string, at: number): Promise<number> {
+  private async registerNew(req: RegisterDeviceRequest & { partnerId: string }, name: string, at: number): Promise<number | null> {
     const deviceId = randomUUID();
-    const process = await this.ctx.processes.begin(registerDeviceProcess(this.ctx), { deviceId, userId: req.userId, name });
-    let position: number;
+    const events: DomainEvent[] = [
+      {
+        type: 'DeviceRegistered',
+        data: { deviceId, userId: req.userId, partnerId: req.partnerId, name, sysplatform: req.sysplatform ?? '', client_revision: req.client_revision ?? 0, at },
+      },
+    ];
+    if (req.backup_complete) events.push({ type: 'BackupCompleted', data: { at } });
     try {
-      await process.step('reserve-name', () => reserveName(this.ctx.store, deviceNameReservation(req.userId, name), deviceId, 'device'));
-      const events: DomainEvent[] = [
-        {
-          type: 'DeviceRegistered',
-          data: { deviceId, userId: req.userId, partnerId: req.partnerId, name, sysplatform: req.sysplatform ?? '', client_revision: req.client_revision ?? 0, at },
-        },
-      ];
-      if (req.backup_complete) events.push({ type: 'BackupCompleted', data: { at } });
-      position = await process.step('commit', async () => (await appendEvents(this.ctx.store, Streams.device(deviceId), events, 'no_stream', { processId: process.id })).position);
+      return (await this.ctx.processes.run(registerDeviceProcess(this.ctx), { deviceId, userId: req.userId, name }, { events })).position;
     } catch (error) {
-      await process.abandon(error).catch(() => undefined);
       // the name was taken meanwhile by a concurrent registration of the same device: the retry
       // (a concurrency conflict) then logs in on that device
       if (error instanceof DomainError && error.status === 409) throw new WrongExpectedRevisionError(deviceNameReservation(req.userId, name), 'no_stream', 0);
       throw error;
     }
-    await process.complete();
-    return position;
   }
 
   /** Removes the device: hidden at once, its stored versions purged after (the purger). */
   @MessagePattern(Subjects.storage.removeDevice)
   async remove(@Payload() req: DeviceRef): Promise<PositionReply> {
     const device = await resolveDevice(this.ctx.store, req.userId, deviceName(req.device));
-    const position = await removeDevice(this.ctx, device);
-    await this.ctx.runner.waitFor(position);
-    return { position };
+    return { position: await removeDevice(this.ctx, device) };
   }
 
   @MessagePattern(Subjects.storage.root)

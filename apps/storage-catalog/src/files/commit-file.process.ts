@@ -10,7 +10,7 @@
  * the process again).
  */
 import { type DeadProperties, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams } from '@burrow/contracts';
-import { appendEvents, claimRevision, loadAggregate, type ProcessDefinition, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import type { StorageContext } from '../shared/context.js';
 import { ensureUsage, undoUsage, usageHead } from '../usage/usage.js';
@@ -25,21 +25,39 @@ export interface CommitFileProcess {
   usageFrom: number | null;
 }
 
-export const commitFileProcess = (ctx: StorageContext): ProcessDefinition<CommitFileProcess> => ({
-  kind: 'CommitFile',
-  // one fsync per commit: the start and the usage entry wait for the commit point's durable
-  // append, the end for the next one (issue 23: each of four appends used to pay its own)
-  deferDurability: true,
-  deferEnd: true,
-  settle(data, processId) {
-    const marker: FileCommitAbandoned = { type: 'FileCommitAbandoned', data: { processId, at: ctx.clock.now() } };
-    return claimRevision(ctx.store, Streams.file(data.fileId), data.revision, processId, marker);
-  },
-  async complete() {},
-  async compensate(data, processId) {
-    await undoUsage(ctx.store, data.userId, processId, data.usageFrom);
-  },
-});
+/** What only the request has: the events it decided, and what the usage entry needs. */
+export interface CommitFileInput {
+  events: DomainEvent[];
+  path: string;
+  size: number;
+  /** the user's quota (null: unlimited) */
+  quota: number | null;
+}
+
+export const commitFileProcess = (ctx: StorageContext) =>
+  defineWorkflow<CommitFileProcess, CommitFileInput>({
+    kind: 'CommitFile',
+    // one fsync per commit: the start and the usage entry wait for the commit point's durable
+    // append, the end for the next one (issue 23: each of four appends used to pay its own)
+    deferDurability: true,
+    deferEnd: true,
+    steps: [
+      {
+        name: 'reserve-usage',
+        run: ({ id, data, input, store }) =>
+          ensureUsage(store, data.userId, { delta: input.size, ref: id, reason: `commit ${input.path}`, after: data.usageFrom, limit: input.quota }),
+        undo: (data, processId) => undoUsage(ctx.store, data.userId, processId, data.usageFrom),
+      },
+    ],
+    // durable: the log's store, not the step's deferred one
+    async commit({ id, data, input }) {
+      return (await appendEvents(ctx.store, Streams.file(data.fileId), input.events, data.revision ?? 'no_stream', { processId: id })).position;
+    },
+    settle(data, processId) {
+      const marker: FileCommitAbandoned = { type: 'FileCommitAbandoned', data: { processId, at: ctx.clock.now() } };
+      return claimRevision(ctx.store, Streams.file(data.fileId), data.revision, processId, marker);
+    },
+  });
 
 /** What a new version is made of: bytes already in the blob store (an upload, or a COPY's source). */
 export interface NewVersion {
@@ -63,7 +81,7 @@ export async function commitVersion(
   path: string,
   content: NewVersion,
   quota: number | null,
-): Promise<{ data: Omit<FileVersionData, 'version'>; version: number; position: number }> {
+): Promise<{ data: Omit<FileVersionData, 'version'>; version: number; position: number | null }> {
   const fileId = fileIdOf(device.deviceId, path);
   const stream = Streams.file(fileId);
   const now = ctx.clock.now();
@@ -75,20 +93,13 @@ export async function commitVersion(
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
     const events = fileDecider.decide({ type: 'CommitVersion', data, props: content.props }, state);
     const usage = await usageHead(ctx.store, device.userId);
-    const process = await ctx.processes.begin(commitFileProcess(ctx), { fileId, userId: device.userId, revision, usageFrom: usage.revision });
-    let position: number;
-    try {
-      await process.step('reserve-usage', () =>
-        ensureUsage(process.store, device.userId, { delta: content.size, ref: process.id, reason: `commit ${path}`, after: usage.revision, limit: quota }),
-      );
-      position = await process.step('commit', async () => (await appendEvents(ctx.store, stream, events, revision ?? 'no_stream', { processId: process.id })).position);
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
+    const { position } = await ctx.processes.run(
+      commitFileProcess(ctx),
+      { fileId, userId: device.userId, revision, usageFrom: usage.revision },
+      { events, path, size: content.size, quota },
+    );
     return { version: (events[0].data as { version: number }).version, position };
   });
-  await ctx.runner.waitFor(committed.position);
   ctx.previews.committed(content.blob);
   return { data, ...committed };
 }

@@ -8,7 +8,7 @@
  * afresh.
  */
 import { type FilePurgeAbandoned, type FileVersionsPurged, Streams } from '@burrow/contracts';
-import { appendEvents, claimRevision, loadAggregate, type ProcessDefinition, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, claimRevision, defineWorkflow, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import { fileDecider, type FileState } from '../files/file.js';
 import type { StorageContext } from '../shared/context.js';
 import { ensureUsage, usageHead } from '../usage/usage.js';
@@ -25,22 +25,26 @@ export interface PurgeFileProcess {
   bytes: number;
 }
 
-export const purgeFileProcess = (ctx: StorageContext): ProcessDefinition<PurgeFileProcess> => ({
-  kind: 'PurgeFile',
-  settle(data, processId) {
-    const marker: FilePurgeAbandoned = { type: 'FilePurgeAbandoned', data: { processId, at: ctx.clock.now() } };
-    return claimRevision(ctx.store, Streams.file(data.fileId), data.revision, processId, marker);
-  },
-  async complete(data, processId) {
-    await ensureUsage(ctx.store, data.userId, { delta: -data.bytes, ref: processId, reason: `purge ${data.path} v${data.versions.join(',')}`, after: data.usageFrom });
-  },
-  async compensate() {
-    // the commit point is the first step: a purge that did not commit changed nothing
-  },
-});
+export const purgeFileProcess = (ctx: StorageContext) =>
+  defineWorkflow<PurgeFileProcess, { event: FileVersionsPurged }>({
+    kind: 'PurgeFile',
+    // a purge run writes many and waits once (purger.ts)
+    readYourWrites: false,
+    // the first step: a purge that did not commit changed nothing, there is nothing to undo
+    async commit({ id, data, input }) {
+      return (await appendEvents(ctx.store, Streams.file(data.fileId), [input.event], data.revision, { processId: id })).position;
+    },
+    settle(data, processId) {
+      const marker: FilePurgeAbandoned = { type: 'FilePurgeAbandoned', data: { processId, at: ctx.clock.now() } };
+      return claimRevision(ctx.store, Streams.file(data.fileId), data.revision, processId, marker);
+    },
+    async complete(data, processId) {
+      await ensureUsage(ctx.store, data.userId, { delta: -data.bytes, ref: processId, reason: `purge ${data.path} v${data.versions.join(',')}`, after: data.usageFrom });
+    },
+  });
 
 export interface PurgedFile {
-  position: number;
+  position: number | null;
   versions: number;
   bytes: number;
 }
@@ -59,16 +63,8 @@ export function purgeFile(ctx: StorageContext, fileId: string, choose: (state: F
     if (!event) return null;
     const { userId, path } = state.identity;
     const usage = await usageHead(ctx.store, userId);
-    const process = await ctx.processes.begin(purgeFileProcess(ctx), {
-      fileId, userId, path, revision, usageFrom: usage.revision, versions: event.data.versions, bytes: event.data.bytes,
-    });
-    let position: number;
-    try {
-      position = await process.step('commit', async () => (await appendEvents(ctx.store, stream, [event], revision, { processId: process.id })).position);
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
+    const purging = { fileId, userId, path, revision, usageFrom: usage.revision, versions: event.data.versions, bytes: event.data.bytes };
+    const { position } = await ctx.processes.run(purgeFileProcess(ctx), purging, { event });
     return { position, versions: event.data.versions.length, bytes: event.data.bytes };
   });
 }

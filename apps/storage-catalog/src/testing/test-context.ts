@@ -167,7 +167,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const runner = new ProjectionRunner(store, docs, storageProjections(), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
   await runner.start();
   const clock = options.clock ?? testClock();
-  const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults });
+  const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults, waitFor: (position) => runner.waitFor(position) });
   const blobs = options.blobs ?? new LocalBlobStore(join(dir, 'blobs'));
   const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews };
   const previewer = new Previewer(ctx, typeof options.previews === 'object' ? options.previews : {});

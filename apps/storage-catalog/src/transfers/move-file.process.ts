@@ -7,7 +7,7 @@
  * idempotent); one before the commit point is claimed like a file commit's.
  */
 import { type DeadProperties, type FileCommitAbandoned, fileIdOf, Streams } from '@burrow/contracts';
-import { appendEvents, claimRevision, handleCommand, loadAggregate, type ProcessDefinition, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import type { FileDoc } from '../files/catalog.projection.js';
 import { fileDecider } from '../files/file.js';
@@ -22,20 +22,24 @@ export interface MoveFileProcess {
   revision: number | null;
 }
 
-export const moveFileProcess = (ctx: StorageContext): ProcessDefinition<MoveFileProcess> => ({
-  kind: 'MoveFile',
-  settle(data, processId) {
-    const marker: FileCommitAbandoned = { type: 'FileCommitAbandoned', data: { processId, at: ctx.clock.now() } };
-    return claimRevision(ctx.store, Streams.file(data.to.fileId), data.revision, processId, marker);
-  },
-  async complete(data) {
-    const to = { deviceId: data.to.deviceId, path: data.to.path };
-    await handleCommand(ctx.store, Streams.file(data.from.fileId), fileDecider, { type: 'MoveOut', version: data.version, to, at: ctx.clock.now() });
-  },
-  async compensate() {
-    // nothing happened before the commit point
-  },
-});
+export const moveFileProcess = (ctx: StorageContext) =>
+  defineWorkflow<MoveFileProcess, { events: DomainEvent[] }>({
+    kind: 'MoveFile',
+    // a folder moves file after file and waits once (transfers.handlers.ts)
+    readYourWrites: false,
+    // the first step: nothing happened before the commit point, there is nothing to undo
+    async commit({ id, data, input }) {
+      return (await appendEvents(ctx.store, Streams.file(data.to.fileId), input.events, data.revision ?? 'no_stream', { processId: id })).position;
+    },
+    settle(data, processId) {
+      const marker: FileCommitAbandoned = { type: 'FileCommitAbandoned', data: { processId, at: ctx.clock.now() } };
+      return claimRevision(ctx.store, Streams.file(data.to.fileId), data.revision, processId, marker);
+    },
+    async complete(data) {
+      const to = { deviceId: data.to.deviceId, path: data.to.path };
+      await handleCommand(ctx.store, Streams.file(data.from.fileId), fileDecider, { type: 'MoveOut', version: data.version, to, at: ctx.clock.now() });
+    },
+  });
 
 /**
  * Moves the live file `source` (its read-model document) to `path` on `device`. The source's
@@ -52,14 +56,7 @@ export async function moveFile(ctx: StorageContext, source: FileDoc, props: Dead
       crc32: source.crc32, mtime: source.mtime, ctime: source.ctime, at: ctx.clock.now(), moved_from: { deviceId: source.deviceId, path: source.path },
     };
     const events = fileDecider.decide({ type: 'CommitVersion', data, props }, state);
-    const process = await ctx.processes.begin(moveFileProcess(ctx), {
-      from: { fileId: source._id }, to: { fileId, deviceId: device.deviceId, path }, version: source.version, revision,
-    });
-    try {
-      await process.step('commit', () => appendEvents(ctx.store, stream, events, revision ?? 'no_stream', { processId: process.id }));
-    } catch (error) {
-      return process.abandon(error);
-    }
-    await process.complete();
+    const moving = { from: { fileId: source._id }, to: { fileId, deviceId: device.deviceId, path }, version: source.version, revision };
+    await ctx.processes.run(moveFileProcess(ctx), moving, { events });
   });
 }
