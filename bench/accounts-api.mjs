@@ -13,7 +13,8 @@
  * slower than a warm one, which flattered every ratio.
  * Then sequential user creates (a bulk import: one request after another), without a password
  * (what the management appliance sends) and with one, as creates/s.
- * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_USERS sets the user count,
+ * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_MODE=multi runs every app
+ * as its own process on a private NATS server (needs nats-server), embedded stores; BENCH_USERS sets the user count,
  * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
  * runs the server on in-memory read models instead of the SQLite default.
  *
@@ -25,6 +26,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js');
+const MULTI = process.env.BENCH_MODE === 'multi';
 
 const USERS = Number(process.env.BENCH_USERS ?? 2500);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -81,10 +83,21 @@ const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
 // BURROW_SQLITE_SYNCHRONOUS=normal compares against the relaxed durability setting
 const durability = process.env.BURROW_SQLITE_SYNCHRONOUS ? { BURROW_SQLITE_SYNCHRONOUS: process.env.BURROW_SQLITE_SYNCHRONOUS } : {};
 const { SqliteEventStore } = await import('../libs/event-store/dist/sqlite.js');
-const target = await startStandalone({ LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) }, dataDir);
+const serverEnv = { LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) };
+let nats = null;
+let target;
+if (MULTI) {
+  const { startPrivateNats } = await import('../apps/e2e/dist/harness/private-nats.js');
+  const { startMultiProcess } = await import('../apps/e2e/dist/harness/multi-process.js');
+  nats = await startPrivateNats();
+  await nats.start();
+  target = await startMultiProcess(nats.url, serverEnv, { productionServers: false });
+} else {
+  target = await startStandalone(serverEnv, dataDir);
+}
 const auth = `${target.partner.username}:${target.partner.password}`;
 // the bare append's baseline: a second connection to the server's own event-store file, same durability
-const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: process.env.BURROW_SQLITE_SYNCHRONOUS === 'normal' ? 'normal' : 'full' });
+const store = SqliteEventStore.open(join(target.dataDir, 'events.sqlite'), { synchronous: process.env.BURROW_SQLITE_SYNCHRONOUS === 'normal' ? 'normal' : 'full' });
 const text = (url) => new Promise((resolve, reject) => {
   const u = new URL(url);
   request({ host: u.hostname, port: u.port, path: u.pathname + u.search, agent, headers: { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } }, (res) => {
@@ -142,7 +155,7 @@ try {
   ];
 
   const base = results[0];
-  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, standalone mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, warm-up ${WARMUP}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
+  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, ${target.mode} mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, warm-up ${WARMUP}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
   console.log('route'.padEnd(44), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
   for (const r of results) {
     console.log(r.name.padEnd(44), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));
@@ -160,6 +173,7 @@ try {
 } finally {
   await store.close();
   await target.close();
+  await nats?.kill();
   bare.close();
   agent.destroy();
   await rm(dataDir, { recursive: true, force: true });
