@@ -1,11 +1,20 @@
 #!/usr/bin/env node
 /**
  * Interface A benchmark: requests/s and p50/p99 latency for GET /users/<u>,
- * GET /users/?limit=1000 and POST /groups/<id>, next to two baselines measured in the same run on
- * the same machine: a bare Node HTTP route, and the gateway's own /healthz (Nest + Express, no bus).
+ * GET /users/?limit=1000 and POST /groups/<id>, each next to the baseline issue 23 names, measured
+ * in the same run on the same machine:
+ * - GET /users/<u> against a bare Node HTTP route answering the same user's JSON (target >= 0.5x);
+ * - GET /users/?limit=1000 against a bare route answering `JSON.stringify` of the same page, made
+ *   anew per request (target: within 2x, i.e. >= 0.5x);
+ * - POST /groups/<id> p50 against the p50 of a bare append of one event to the same event store
+ *   file, with the same durability (target <= 3x);
+ * and the gateway's own /healthz (Nest + Express, no bus) for scale. Every contender is warmed up
+ * (BENCH_WARMUP requests, default 300) before it is measured: a cold bare route is several times
+ * slower than a warm one, which flattered every ratio.
  * Then sequential user creates (a bulk import: one request after another), without a password
  * (what the management appliance sends) and with one, as creates/s.
- * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_USERS sets the user count,
+ * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_MODE=multi runs every app
+ * as its own process on a private NATS server (needs nats-server), embedded stores; BENCH_USERS sets the user count,
  * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
  * runs the server on in-memory read models instead of the SQLite default.
  *
@@ -13,15 +22,17 @@
  */
 import { createServer, Agent, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js');
+const MULTI = process.env.BENCH_MODE === 'multi';
 
 const USERS = Number(process.env.BENCH_USERS ?? 2500);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const CREATES = Number(process.env.BENCH_CREATES ?? 1000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function call(url, { method = 'GET', auth, body } = {}) {
@@ -40,12 +51,12 @@ function call(url, { method = 'GET', auth, body } = {}) {
   });
 }
 
-async function measure(name, make, count = REQUESTS) {
-  for (let i = 0; i < Math.min(50, count); i++) await make(i); // warm-up
+async function measure(name, make, count = REQUESTS, concurrency = CONCURRENCY) {
+  for (let i = 0; i < Math.min(WARMUP, count); i++) await make(i); // warm-up
   const latencies = [];
   let next = 0;
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+  await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < count) {
       const i = next++;
       const t = process.hrtime.bigint();
@@ -59,15 +70,42 @@ async function measure(name, make, count = REQUESTS) {
   return { name, rps: count / seconds, p50: pick(0.5), p99: pick(0.99) };
 }
 
-const bare = createServer((req, res) => { res.setHeader('content-type', 'application/json'); res.end('"pong"'); });
+// the bare routes answer what the gateway answers (filled in once the users exist)
+const bareAnswers = { user: '"pong"', page: [] };
+const bare = createServer((req, res) => {
+  res.setHeader('content-type', 'application/json');
+  res.end(req.url === '/page' ? JSON.stringify(bareAnswers.page) : bareAnswers.user);
+});
 await new Promise((r) => bare.listen(0, '127.0.0.1', r));
 const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
 // BURROW_SQLITE_SYNCHRONOUS=normal compares against the relaxed durability setting
 const durability = process.env.BURROW_SQLITE_SYNCHRONOUS ? { BURROW_SQLITE_SYNCHRONOUS: process.env.BURROW_SQLITE_SYNCHRONOUS } : {};
-const target = await startStandalone({ LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) }, dataDir);
+const { SqliteEventStore } = await import('../libs/event-store/dist/sqlite.js');
+const serverEnv = { LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) };
+let nats = null;
+let target;
+if (MULTI) {
+  const { startPrivateNats } = await import('../apps/e2e/dist/harness/private-nats.js');
+  const { startMultiProcess } = await import('../apps/e2e/dist/harness/multi-process.js');
+  nats = await startPrivateNats();
+  await nats.start();
+  target = await startMultiProcess(nats.url, serverEnv, { productionServers: false });
+} else {
+  target = await startStandalone(serverEnv, dataDir);
+}
 const auth = `${target.partner.username}:${target.partner.password}`;
+// the bare append's baseline: a second connection to the server's own event-store file, same durability
+const store = SqliteEventStore.open(join(target.dataDir, 'events.sqlite'), { synchronous: process.env.BURROW_SQLITE_SYNCHRONOUS === 'normal' ? 'normal' : 'full' });
+const text = (url) => new Promise((resolve, reject) => {
+  const u = new URL(url);
+  request({ host: u.hostname, port: u.port, path: u.pathname + u.search, agent, headers: { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } }, (res) => {
+    let body = '';
+    res.on('data', (c) => (body += c));
+    res.on('end', () => (res.statusCode < 400 ? resolve(body) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
+  }).on('error', reject).end();
+});
 try {
   console.log(`setting up ${USERS} users ...`);
   const group = JSON.parse(await new Promise((resolve, reject) => {
@@ -88,12 +126,20 @@ try {
     }
   }));
 
+  bareAnswers.user = await text(`${target.url}/users/user0`);
+  bareAnswers.page = JSON.parse(await text(`${target.url}/users/?limit=1000`));
+  const pages = Math.max(50, Math.floor(REQUESTS / 20));
+  const writes = Math.max(100, Math.floor(REQUESTS / 4));
   const results = [
-    await measure('baseline: bare node http route', () => call(bareUrl)),
+    await measure('baseline: bare route, a user\'s JSON', () => call(bareUrl)),
     await measure('baseline: gateway /healthz (no bus)', () => call(`${target.url}/healthz`)),
     await measure('GET /users/<u>', (i) => call(`${target.url}/users/user${i % USERS}`, { auth })),
-    await measure('GET /users/?limit=1000', (i) => call(`${target.url}/users/?limit=1000&offset=${(i % 3) * 1000}`, { auth }), Math.max(50, Math.floor(REQUESTS / 20))),
-    await measure('POST /groups/<id>', (i) => call(`${target.url}/groups/${group.group_id}`, { method: 'POST', auth, body: { webapi_enable: i % 2 === 0 } }), Math.max(100, Math.floor(REQUESTS / 4))),
+    await measure(`baseline: bare route, stringify ${bareAnswers.page.length} users`, () => call(`${bareUrl}page`), pages),
+    await measure('GET /users/?limit=1000', (i) => call(`${target.url}/users/?limit=1000&offset=${(i % 3) * 1000}`, { auth }), pages),
+    await measure('POST /groups/<id>', (i) => call(`${target.url}/groups/${group.group_id}`, { method: 'POST', auth, body: { webapi_enable: i % 2 === 0 } }), writes),
+    // latency, one at a time: the group change against one append of one event
+    await measure('baseline: bare event-store append, 1 at a time', (i) => store.append(`bench-append-${i % 100}`, [{ type: 'BenchAppended', data: { i } }], 'any'), writes, 1),
+    await measure('POST /groups/<id>, 1 at a time', (i) => call(`${target.url}/groups/${group.group_id}`, { method: 'POST', auth, body: { webapi_enable: i % 2 === 1 } }), writes, 1),
   ];
   // Sequential creates: one at a time, as an import script does. The first 20 warm up.
   const sequential = async (name, body) => {
@@ -109,16 +155,25 @@ try {
   ];
 
   const base = results[0];
-  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, standalone mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, ${new Date().toISOString()}`);
-  console.log('route'.padEnd(40), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
+  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, ${target.mode} mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, warm-up ${WARMUP}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
+  console.log('route'.padEnd(44), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
   for (const r of results) {
-    console.log(r.name.padEnd(40), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));
+    console.log(r.name.padEnd(44), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));
   }
+  // issue 23's targets, each against its own baseline from this run
+  const [, , user, stringify, page, , append, write] = results;
+  const verdict = (ok) => (ok ? 'met' : 'not met');
+  console.log('\ntarget (issue 23)'.padEnd(45), 'measured'.padStart(9), ' target');
+  console.log('GET /users/<u> rps / bare route'.padEnd(44), (user.rps / base.rps).toFixed(3).padStart(9), ` >= 0.5: ${verdict(user.rps / base.rps >= 0.5)}`);
+  console.log('GET /users/?limit=1000 rps / stringify route'.padEnd(44), (page.rps / stringify.rps).toFixed(3).padStart(9), ` >= 0.5: ${verdict(page.rps / stringify.rps >= 0.5)}`);
+  console.log('POST /groups/<id> p50 / append p50'.padEnd(44), (write.p50 / append.p50).toFixed(2).padStart(9), ` <= 3: ${verdict(write.p50 / append.p50 <= 3)}`);
   console.log(`\nsequential POST /users/ (${CREATES} each, one at a time)`.padEnd(41), 'creates/s'.padStart(9), 'ms each'.padStart(8));
   const label = { nopw: 'without password (temp_password)', withpw: 'with a password (scrypt)' };
   for (const c of creates) console.log(label[c.name].padEnd(40), c.perSecond.toFixed(1).padStart(9), c.msEach.toFixed(2).padStart(8));
 } finally {
+  await store.close();
   await target.close();
+  await nats?.kill();
   bare.close();
   agent.destroy();
   await rm(dataDir, { recursive: true, force: true });

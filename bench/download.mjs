@@ -5,7 +5,9 @@
  * interface A, a device registered and files uploaded through interface B (real uploads), then:
  *
  * - single-file downloads (one large file; many 1 MiB files one after another) through the gateway,
- *   next to reading the same blobs straight from the blob folder (`<dataDir>/blobs/ab/cd/<sha256>`);
+ *   next to a bare Node server streaming the same files (`bench/bare-get-server.mjs`, its own
+ *   process: what a download costs without Burrow's fixed work per request) and to reading the same
+ *   blobs straight from the blob folder (`<dataDir>/blobs/ab/cd/<sha256>`);
  * - zips (`?format=zip` on a folder) through the gateway, next to Info-ZIP's `zip -0 -r` of the same
  *   files (hard links to the blobs under their real names in a temporary folder) and to reading the
  *   blobs directly;
@@ -17,7 +19,8 @@
  * repeated, so generating 2 GiB costs nothing, yet every file is its own blob (blobs are keyed by
  * their sha256) and nothing along the way compresses.
  *
- *   npm run bench:download         (BENCH_SCALE=small for a quick run; BENCH_ROUNDS, default 3; BENCH_DIR)
+ *   npm run bench:download         (BENCH_SCALE=small for a quick run; BENCH_ROUNDS, default 3; BENCH_DIR;
+ *                                   BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -53,7 +56,8 @@ const freePort = () =>
   });
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, [join(root, 'apps/standalone/dist/main.js')], {
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone/dist/main.js')], {
   env: {
     PATH: process.env.PATH ?? '',
     BURROW_DATA_DIR: dataDir,
@@ -69,8 +73,10 @@ const server = spawn(process.execPath, [join(root, 'apps/standalone/dist/main.js
 });
 let serverErr = '';
 server.stderr.on('data', (c) => (serverErr = (serverErr + c).slice(-4000)));
+let bare = null; // the bare GET server, started once the files exist
 const cleanup = () => {
   if (server.exitCode === null) server.kill('SIGKILL');
+  if (bare && bare.exitCode === null) bare.kill('SIGKILL');
   rmSync(work, { recursive: true, force: true });
 };
 process.on('exit', cleanup);
@@ -78,9 +84,9 @@ process.on('SIGINT', () => process.exit(130));
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 /** One request; the body is counted (and kept only when `keep`). */
-function request(method, path, { headers = {}, body, keep = true } = {}) {
+function request(method, path, { headers = {}, body, keep = true, base: to = base } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method, headers, agent }, (res) => {
+    const req = http.request(`${to}${path}`, { method, headers, agent }, (res) => {
       const chunks = [];
       let bytes = 0;
       res.on('data', (c) => {
@@ -114,13 +120,13 @@ for (;;) {
 const pid = server.pid;
 
 // ---- /proc -------------------------------------------------------------------------------------
-/** utime + stime of the server, in ms */
-const serverCpuMs = () => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime of a process (the server by default), in ms */
+const serverCpuMs = (of = pid) => {
+  const stat = readFileSync(`/proc/${of}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 };
-const serverRssKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const serverRssKiB = (of = pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${of}/status`, 'utf8'))?.[1] ?? NaN);
 
 // ---- a user, a device, files --------------------------------------------------------------------
 const b32 = (text) => {
@@ -191,6 +197,14 @@ for (const f of files) {
   }
 }
 
+// the bare server streams the same files under their names
+bare = spawn(process.execPath, [join(root, 'bench/bare-get-server.mjs'), named], { stdio: ['ignore', 'pipe', 'inherit'] });
+const barePort = await new Promise((resolve, reject) => {
+  bare.stdout.once('data', (c) => resolve(Number(String(c).trim())));
+  bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
+});
+const bareBase = `http://127.0.0.1:${barePort}`;
+
 // a session cookie, as a browser has: the downloads then measure downloading, not password checks
 const login = await request('POST', `${home}/login`, { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `password=${encodeURIComponent(user.password)}` });
 if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
@@ -198,21 +212,23 @@ const cookie = [login.headers['set-cookie']].flat()[0].split(';')[0];
 
 // ---- contenders ----------------------------------------------------------------------------------
 /** GETs through the gateway, one after another; returns bytes, wall ms, server CPU ms, peak RSS. */
-async function viaGateway(paths) {
-  let peak = serverRssKiB();
-  const sampler = setInterval(() => (peak = Math.max(peak, serverRssKiB())), 50);
-  const cpu = serverCpuMs();
+async function viaGateway(paths, { to = base, of = pid, headers = { Cookie: cookie } } = {}) {
+  let peak = serverRssKiB(of);
+  const sampler = setInterval(() => (peak = Math.max(peak, serverRssKiB(of))), 50);
+  const cpu = serverCpuMs(of);
   const started = performance.now();
   let bytes = 0;
   for (const path of paths) {
-    const res = await request('GET', path, { headers: { Cookie: cookie }, keep: false });
+    const res = await request('GET', path, { headers, keep: false, base: to });
     if (res.status !== 200 || res.bytes !== Number(res.headers['content-length'])) throw new Error(`GET ${path}: ${res.status}, ${res.bytes} bytes`);
     bytes += res.bytes;
   }
   const ms = performance.now() - started;
   clearInterval(sampler);
-  return { bytes, ms, cpuMs: serverCpuMs() - cpu, peakRssKiB: Math.max(peak, serverRssKiB()) };
+  return { bytes, ms, cpuMs: serverCpuMs(of) - cpu, peakRssKiB: Math.max(peak, serverRssKiB(of)) };
 }
+/** The same GETs from the bare server (its own process), by the files' names. */
+const viaBare = (list) => viaGateway(list.map((f) => `/${f.path.split('/').map(encodeURIComponent).join('/')}`), { to: bareBase, of: bare.pid, headers: {} });
 /** The blobs read straight from the blob folder in this process (1 MiB reads, as the store does). */
 async function direct(list) {
   const cpu = process.cpuUsage();
@@ -254,10 +270,12 @@ async function section(title, contenders) {
 }
 await section(`one ${SIZES.big / MiB} MiB file`, [
   ['gateway GET', () => viaGateway([fileUrl(under('single/')[0])])],
+  ['bare node server GET', () => viaBare(under('single/'))],
   ['blob read directly', () => direct(under('single/'))],
 ]);
 await section(`${SIZES.many} files of 1 MiB, one GET after another`, [
   ['gateway GET', () => viaGateway(under('many/').map(fileUrl))],
+  ['bare node server GET', () => viaBare(under('many/'))],
   ['blob read directly', () => direct(under('many/'))],
 ]);
 for (const [folder, list] of [['many', under('many/')], ['large', under('large/')]]) {
@@ -288,10 +306,20 @@ for (const { title, rows } of sections) {
         `${perGiB(r).toFixed(0).padStart(13)}${(perGiB(r) / perGiB(ref)).toFixed(2).padStart(10)}${(r.peakRssKiB === undefined ? '-' : (r.peakRssKiB / 1024).toFixed(0)).padStart(14)}`,
     );
   }
+  const gateway = rows.find(([n]) => n === 'gateway GET')?.[1];
+  const bareRow = rows.find(([n]) => n === 'bare node server GET')?.[1];
+  if (gateway && bareRow) {
+    // issue 23: a download within 1.5x of a bare Node server streaming the same file
+    const wall = gateway.ms / bareRow.ms;
+    const cpu = gateway.cpuMs / bareRow.cpuMs;
+    const gets = Math.round(gateway.bytes / (title.includes('1 MiB') ? MiB : gateway.bytes));
+    console.log(`  gateway / bare server: time ${wall.toFixed(2)}x, server CPU ${cpu.toFixed(2)}x (${(gateway.cpuMs / gets).toFixed(1)} vs ${(bareRow.cpuMs / gets).toFixed(1)} ms per GET); target <= 1.50x: ${wall <= 1.5 ? 'met' : 'not met'}`);
+  }
 }
 console.log(
-  '\nCPU is the server process (utime+stime from /proc) for the gateway, this process for direct reads, zip itself (GNU time) for zip -0;' +
+  '\nCPU is the server process (utime+stime from /proc) for the gateway and the bare server, this process for direct reads, zip itself (GNU time) for zip -0;' +
     '\nthe gateway rows include HTTP to a client on the same 2 cores. Peak RSS is the whole server process (all services in one) sampled every 50 ms;' +
     '\nfor zip -0 it is zip\'s own. Downloads use a session cookie (one login), as a browser does.',
 );
 server.kill('SIGTERM');
+bare.kill('SIGTERM');

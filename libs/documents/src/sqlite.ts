@@ -234,10 +234,15 @@ export class SqliteDocumentStore implements DocumentStore {
     const sortable = !sort || Object.keys(sort).every((p) => p === '_id' || SIMPLE_PATH.test(p));
     if (sortable) {
       const order = sort ? ` ORDER BY ${Object.entries(sort).map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}` : '';
-      const limit = plan.exact && Number.isFinite(wanted) ? ` LIMIT ${wanted}` : '';
+      const bounded = plan.exact && Number.isFinite(wanted);
+      const limit = bounded ? ` LIMIT ${wanted}` : '';
       const out: Document[] = [];
       let orderHolds = true;
-      for (const row of this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order}${limit}`).iterate(...plan.params) as Iterable<{ doc: string }>) {
+      const stmt = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order}${limit}`);
+      // SQL bounds the rows: read them at once (an iterator's setup and per-row calls cost more than
+      // the query on a point lookup, the commonest find); otherwise stream and stop at `wanted`
+      const rows = (bounded ? (wanted === 1 ? [stmt.get(...plan.params)].filter(Boolean) : stmt.all(...plan.params)) : stmt.iterate(...plan.params)) as Iterable<{ doc: string }>;
+      for (const row of rows) {
         const doc = JSON.parse(row.doc) as Document;
         if (sort && !Object.keys(sort).every((p) => { const v = getPath(doc, p); return v === undefined || v === null || typeof v === 'string' || typeof v === 'number'; })) {
           orderHolds = false;

@@ -4,6 +4,7 @@
  */
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import type { InProcessBus } from './in-process-bus.js';
+import { plainSubjectRoute } from './subject-route.js';
 
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private unsubscribers: (() => void)[] = [];
@@ -44,6 +45,10 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     } catch (err) {
       respond({ err, isDisposed: true });
     }
+  }
+
+  override getRouteFromPattern(pattern: string): string {
+    return plainSubjectRoute(pattern) ?? super.getRouteFromPattern(pattern);
   }
 
   close(): void {

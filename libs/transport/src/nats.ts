@@ -10,6 +10,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { ClientNats, type NatsOptions, ServerNats } from '@nestjs/microservices';
 import type { BusStatus } from './bus-status.js';
 import type { TransportLogger } from './transport-logger.js';
+import { plainSubjectRoute } from './subject-route.js';
 
 /**
  * - `maxReconnectAttempts: -1`: never give up; an outage of any length heals once NATS is back.
@@ -128,6 +129,10 @@ class WatchedServerNats extends ServerNats {
     const nc = (await super.createNatsClient()) as NatsConnection;
     watchNatsConnection(nc, this.connectionName, this.watch, () => this.closeRequested);
     return nc;
+  }
+
+  override getRouteFromPattern(pattern: string): string {
+    return plainSubjectRoute(pattern) ?? super.getRouteFromPattern(pattern);
   }
 
   override async close(): Promise<void> {
