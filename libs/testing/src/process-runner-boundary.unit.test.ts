@@ -2,7 +2,8 @@
  * Multi-step writes have one runner (docs/decisions.md "Multi-step writes"): outside
  * libs/eventsourcing nothing begins, steps, notes, abandons, completes or ends a process by hand;
  * a write is declared with `defineWorkflow` and run with `ProcessLog.run`, and recovery uses the
- * same declaration. Read from the sources (tests included), like boundaries.unit.test.ts.
+ * same declaration (each service hands every workflow it declares to its ProcessRecovery). Read
+ * from the sources (tests included), like boundaries.unit.test.ts.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -62,6 +63,17 @@ describe('multi-step writes go through the one runner', () => {
     for (const app of ['accounts', 'storage-catalog']) {
       const runs = sources(join(root, 'apps', app, 'src')).filter((f) => /\.processes\.run\(/.test(readFileSync(f, 'utf8')));
       assert.ok(runs.length > 0, `${app} runs no workflow`);
+    }
+  });
+
+  it('every workflow a service declares is one its recovery settles', () => {
+    for (const app of ['accounts', 'storage-catalog']) {
+      const service = readFileSync(join(root, 'apps', app, 'src', `${app}.service.ts`), 'utf8');
+      const declared = sources(join(root, 'apps', app, 'src')).flatMap((f) =>
+        [...readFileSync(f, 'utf8').matchAll(/export const (\w+) = \(ctx: \w+\) =>\s*defineWorkflow\b/g)].map((m) => m[1]),
+      );
+      assert.ok(declared.length >= 5, `${app}: ${declared.join(', ')}`);
+      assert.deepEqual(declared.filter((name) => !service.includes(`${name}(ctx)`)), [], `${app}.service.ts hands them all to ProcessRecovery`);
     }
   });
 });
