@@ -1,12 +1,16 @@
-/** `GET /openapi.json`: the OpenAPI 3.1 document, generated from the declared schemas. No authentication. */
-import { Controller, Get } from '@nestjs/common';
-import { openApiDocument } from '../openapi/document.js';
+/** `GET /openapi.json`: the OpenAPI 3.1 document, generated from the route declarations. No authentication. */
+import { Controller, Get, Inject } from '@nestjs/common';
 import type { OpenApiDocument } from '../openapi/types.js';
+
+/** The provider of the document (a function: it is built on first request, from every route the gateway serves). */
+export const OPENAPI_DOCUMENT = Symbol('OPENAPI_DOCUMENT');
 
 @Controller()
 export class OpenApiController {
+  constructor(@Inject(OPENAPI_DOCUMENT) private readonly document: () => OpenApiDocument) {}
+
   @Get('openapi.json')
-  document(): OpenApiDocument {
-    return openApiDocument();
+  serve(): OpenApiDocument {
+    return this.document();
   }
 }
