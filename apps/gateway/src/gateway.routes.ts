@@ -6,13 +6,11 @@
  */
 import { ACCOUNTS_API_CONTROLLERS } from './accounts-api/accounts-api.module.js';
 import { davPaths } from './dav/dav.openapi.js';
-import { feedPaths, webhooksPaths } from './events/events.openapi.js';
 import { EVENTS_CONTROLLERS } from './events/events.module.js';
 import { openApiDocument } from './openapi/document.js';
 import type { RouteSource } from './openapi/paths.js';
 import type { OpenApiDocument } from './openapi/types.js';
 import { OPS_CONTROLLERS } from './ops/ops.module.js';
-import { opsPaths } from './ops/ops.openapi.js';
 import { SHARE_API_CONTROLLERS } from './share-api/share-api.module.js';
 import { sharePaths } from './share-api/share.openapi.js';
 import { STORAGE_API_CONTROLLERS } from './storage-api/storage-api.module.js';
@@ -32,7 +30,9 @@ export const GATEWAY_CONTROLLERS = [...ACCOUNTS_API_CONTROLLERS, ...EVENTS_CONTR
  */
 export const GATEWAY_ROUTES: readonly RouteSource[] = [
   ...ACCOUNTS_API_CONTROLLERS,
-  ...[feedPaths, webhooksPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths, opsPaths].map((fragment) => ({ fragment })),
+  ...EVENTS_CONTROLLERS,
+  ...[storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths].map((fragment) => ({ fragment })),
+  ...OPS_CONTROLLERS,
 ];
 
 let built: OpenApiDocument | undefined;

@@ -5,7 +5,7 @@
  * docs/api.md; `openapi.test.ts` keeps the document equal to the routes and the parsers.
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
-import { deliveryWebhooks } from '../events/events.openapi.js';
+import { deliveryWebhooks } from '../events/delivery.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';

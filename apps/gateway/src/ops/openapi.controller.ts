@@ -1,6 +1,8 @@
 /** `GET /openapi.json`: the OpenAPI 3.1 document, generated from the route declarations. No authentication. */
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { Route } from '../http/route.js';
 import type { OpenApiDocument } from '../openapi/types.js';
+import { OPS_ROUTES } from './ops.routes.js';
 
 /** The provider of the document (a function: it is built on first request, from every route the gateway serves). */
 export const OPENAPI_DOCUMENT = Symbol('OPENAPI_DOCUMENT');
@@ -9,7 +11,7 @@ export const OPENAPI_DOCUMENT = Symbol('OPENAPI_DOCUMENT');
 export class OpenApiController {
   constructor(@Inject(OPENAPI_DOCUMENT) private readonly document: () => OpenApiDocument) {}
 
-  @Get('openapi.json')
+  @Route(OPS_ROUTES.openapi)
   serve(): OpenApiDocument {
     return this.document();
   }
