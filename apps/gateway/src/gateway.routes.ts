@@ -5,7 +5,7 @@
  * to the document; only a new controller (or routes outside Nest's router) is added here.
  */
 import { ACCOUNTS_API_CONTROLLERS } from './accounts-api/accounts-api.module.js';
-import { davPaths } from './dav/dav.openapi.js';
+import { DAV_MOUNT, DAV_ROUTES } from './dav/dav.routes.js';
 import { EVENTS_CONTROLLERS } from './events/events.module.js';
 import { openApiDocument } from './openapi/document.js';
 import type { RouteSource } from './openapi/paths.js';
@@ -31,7 +31,9 @@ export const GATEWAY_CONTROLLERS = [...ACCOUNTS_API_CONTROLLERS, ...EVENTS_CONTR
 export const GATEWAY_ROUTES: readonly RouteSource[] = [
   ...ACCOUNTS_API_CONTROLLERS,
   ...EVENTS_CONTROLLERS,
-  ...[storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths].map((fragment) => ({ fragment })),
+  ...[storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths].map((fragment) => ({ fragment })),
+  // served by the WebDAV middleware, not a controller
+  { mount: DAV_MOUNT, routes: DAV_ROUTES },
   ...OPS_CONTROLLERS,
 ];
 
