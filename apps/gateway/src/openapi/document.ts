@@ -1,8 +1,8 @@
 /**
- * The OpenAPI 3.1 document served at `GET /openapi.json`, assembled from the fragments each
- * resource keeps beside its controller (`*.openapi.ts`: prose and examples) and the component
+ * The OpenAPI 3.1 document served at `GET /openapi.json`: its paths built from the route
+ * declarations (`paths.ts`; the gateway's sources are listed in gateway.routes.ts), its component
  * schemas generated from the contracts' zod schemas (the ones the parsers use). The human guide is
- * docs/api.md; `openapi.test.ts` keeps the document equal to the routes and the parsers.
+ * docs/api.md; `openapi.unit.test.ts` keeps the document equal to the routes and the parsers.
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
 import { deliveryWebhooks } from '../events/delivery.openapi.js';
