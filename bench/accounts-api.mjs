@@ -16,7 +16,8 @@
  * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_MODE=multi runs every app
  * as its own process on a private NATS server (needs nats-server), embedded stores; BENCH_USERS sets the user count,
  * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
- * runs the server on in-memory read models instead of the SQLite default.
+ * runs the server on in-memory read models instead of the SQLite default; BURROW_AGGREGATE_CACHE_STREAMS=0
+ * runs it without the aggregate cache (every command reads and folds its whole stream).
  *
  *   npm run bench:accounts
  */
@@ -83,7 +84,8 @@ const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
 // BURROW_SQLITE_SYNCHRONOUS=normal compares against the relaxed durability setting
 const durability = process.env.BURROW_SQLITE_SYNCHRONOUS ? { BURROW_SQLITE_SYNCHRONOUS: process.env.BURROW_SQLITE_SYNCHRONOUS } : {};
 const { SqliteEventStore } = await import('../libs/event-store/dist/sqlite.js');
-const serverEnv = { LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) };
+const passed = ['BURROW_READ_MODELS', 'BURROW_AGGREGATE_CACHE_STREAMS'].filter((name) => process.env[name] !== undefined);
+const serverEnv = { LOG_LEVEL: 'silent', ...durability, ...Object.fromEntries(passed.map((name) => [name, process.env[name]])) };
 let nats = null;
 let target;
 if (MULTI) {
