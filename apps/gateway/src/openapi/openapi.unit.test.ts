@@ -6,8 +6,9 @@
  * the Error schema and every 401 carries the Basic challenge. Pure: nothing is started.
  */
 import 'reflect-metadata';
+import { z } from '@burrow/contracts';
 import { Controller, Get, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import * as ajv2020 from 'ajv/dist/2020.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -17,6 +18,7 @@ import { DAV_METHODS } from '../dav/dav.middleware.js';
 import { EVENTS_CONTROLLERS } from '../events/events.module.js';
 import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
 import { OPS_CONTROLLERS } from '../ops/ops.module.js';
+import { Query } from '../http/request.js';
 import { controllerHandlers, Route, route, routeOf } from '../http/route.js';
 import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, type Parameter, type Response } from './types.js';
 
@@ -66,7 +68,16 @@ type ControllerClass = new (...args: never[]) => unknown;
 /** Controllers whose routes are not declarations yet (the conversion to http/route.ts is under way). */
 const NOT_YET_DECLARED = new Set<ControllerClass>(GATEWAY_CONTROLLERS.filter((c) => !([...ACCOUNTS_API_CONTROLLERS, ...EVENTS_CONTROLLERS, ...OPS_CONTROLLERS] as ControllerClass[]).includes(c)));
 
-/** Handlers routed by Nest without a declaration, or whose route is not the one declared (`Class.method`). */
+/** The schemas a handler's `@Query(schema)` / `@Body(schema)` parameters parse with. */
+function parsersOf(controller: ControllerClass, key: string): unknown[] {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<string, { data?: { parser?: unknown } }>;
+  return Object.values(args).map((a) => a.data?.parser).filter((p) => p !== undefined);
+}
+
+/**
+ * Handlers routed by Nest without a declaration, routed elsewhere than declared, or parsing a query
+ * or body with a schema that is not their declaration's (`Class.method: why`).
+ */
 function undeclaredHandlers(controllers: readonly ControllerClass[]): string[] {
   const strays: string[] = [];
   for (const controller of controllers) {
@@ -75,10 +86,16 @@ function undeclaredHandlers(controllers: readonly ControllerClass[]): string[] {
       if (method === undefined) continue;
       const declared = routeOf(handler);
       const where = `${controller.name}.${key}`;
-      if (!declared) strays.push(`${where}: no @Route declaration`);
-      else if (RequestMethod[method] !== declared.method.toUpperCase() || Reflect.getMetadata(PATH_METADATA, handler as object) !== declared.path) {
+      if (!declared) {
+        strays.push(`${where}: no @Route declaration`);
+        continue;
+      }
+      if (RequestMethod[method] !== declared.method.toUpperCase() || Reflect.getMetadata(PATH_METADATA, handler as object) !== declared.path) {
         strays.push(`${where}: routed as ${RequestMethod[method]} ${String(Reflect.getMetadata(PATH_METADATA, handler as object))}, declared as ${declared.method.toUpperCase()} ${declared.path}`);
       }
+      const parsers = parsersOf(controller, key);
+      if (parsers.some((p) => p !== declared.query && p !== declared.body)) strays.push(`${where}: parses with a schema its declaration does not document`);
+      if (declared.query && !parsers.includes(declared.query)) strays.push(`${where}: does not parse the declared query with @Query(declaration.query)`);
     }
   }
   return strays;
@@ -168,19 +185,27 @@ describe('OpenAPI document', () => {
     assert.deepEqual(undeclaredHandlers(converted), []);
   });
 
-  it('the declaration check notices a bare route decorator and a route routed elsewhere (self-check)', () => {
-    const declared = route({ method: 'get', path: 'declared', operation: { operationId: 'x', tags: [], summary: 'x', responses: {} } });
+  it('the declaration check notices a bare route decorator, a route routed elsewhere and a query parsed with another schema (self-check)', () => {
+    const Declared = z.object({ q: z.string().optional() });
+    const declared = route({ method: 'get', path: 'declared', query: Declared, operation: { operationId: 'x', tags: [], summary: 'x', responses: {} } });
     @Controller()
     class Stray {
       @Route(declared)
-      fine(): void {}
+      fine(@Query(declared.query) _q: unknown): void {}
       @Get('bare')
       bare(): void {}
       @Get('elsewhere')
       @Route(declared)
-      moved(): void {}
+      moved(@Query(declared.query) _q: unknown): void {}
+      @Route(declared)
+      other(@Query(z.object({})) _q: unknown): void {}
     }
-    assert.deepEqual(undeclaredHandlers([Stray]), ['Stray.bare: no @Route declaration', 'Stray.moved: routed as GET elsewhere, declared as GET declared']);
+    assert.deepEqual(undeclaredHandlers([Stray]), [
+      'Stray.bare: no @Route declaration',
+      'Stray.moved: routed as GET elsewhere, declared as GET declared',
+      'Stray.other: parses with a schema its declaration does not document',
+      'Stray.other: does not parse the declared query with @Query(declaration.query)',
+    ]);
   });
 
   it('reads the routes over both interface-A mounts (and sees the ops endpoints at the root)', () => {
