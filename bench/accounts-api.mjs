@@ -16,7 +16,8 @@
  * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_MODE=multi runs every app
  * as its own process on a private NATS server (needs nats-server), embedded stores; BENCH_USERS sets the user count,
  * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
- * runs the server on in-memory read models instead of the SQLite default.
+ * runs the server on in-memory read models instead of the SQLite default; BURROW_AGGREGATE_CACHE_STREAMS=0
+ * runs it without the aggregate cache (every command reads and folds its whole stream).
  *
  *   npm run bench:accounts
  */
@@ -24,6 +25,7 @@ import { createServer, Agent, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measureConcurrently } from './concurrent.mjs';
 
 const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js');
 const MULTI = process.env.BENCH_MODE === 'multi';
@@ -52,22 +54,7 @@ function call(url, { method = 'GET', auth, body } = {}) {
 }
 
 async function measure(name, make, count = REQUESTS, concurrency = CONCURRENCY) {
-  for (let i = 0; i < Math.min(WARMUP, count); i++) await make(i); // warm-up
-  const latencies = [];
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const i = next++;
-      const t = process.hrtime.bigint();
-      await make(i);
-      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-  }));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-  return { name, rps: count / seconds, p50: pick(0.5), p99: pick(0.99) };
+  return { name, ...(await measureConcurrently(make, { count, concurrency, warmup: WARMUP })) };
 }
 
 // the bare routes answer what the gateway answers (filled in once the users exist)
@@ -83,7 +70,8 @@ const dataDir = await mkdtemp(join(tmpdir(), 'burrow-bench-'));
 // BURROW_SQLITE_SYNCHRONOUS=normal compares against the relaxed durability setting
 const durability = process.env.BURROW_SQLITE_SYNCHRONOUS ? { BURROW_SQLITE_SYNCHRONOUS: process.env.BURROW_SQLITE_SYNCHRONOUS } : {};
 const { SqliteEventStore } = await import('../libs/event-store/dist/sqlite.js');
-const serverEnv = { LOG_LEVEL: 'silent', ...durability, ...(process.env.BURROW_READ_MODELS ? { BURROW_READ_MODELS: process.env.BURROW_READ_MODELS } : {}) };
+const passed = ['BURROW_READ_MODELS', 'BURROW_AGGREGATE_CACHE_STREAMS'].filter((name) => process.env[name] !== undefined);
+const serverEnv = { LOG_LEVEL: 'silent', ...durability, ...Object.fromEntries(passed.map((name) => [name, process.env[name]])) };
 let nats = null;
 let target;
 if (MULTI) {

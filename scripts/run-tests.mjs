@@ -32,6 +32,9 @@ const reachable = (host, port) =>
   });
 
 const env = { ...process.env };
+// Every aggregate state the cache keeps is deep-frozen in the tests: an evolve, decide or handler
+// that modifies a state (shared by every command on its stream) throws instead of passing.
+env.BURROW_FREEZE_AGGREGATES ??= '1';
 let natsChild = null;
 if (!env.NATS_URL) {
   // A private server per run: subjects and queue groups are global on a NATS server, so two test

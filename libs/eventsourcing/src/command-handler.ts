@@ -5,7 +5,8 @@
  * decided in order and appended together.
  */
 import { type Decider, decideAll } from '@burrow/contracts';
-import type { EventStore, RecordedEvent } from '@burrow/event-store';
+import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '@burrow/event-store';
+import { aggregateCacheKey, cacheAggregate, cachedAggregate, forgetAggregate } from './aggregate-cache.js';
 import { type AppendMetadata, appendEvents, type DomainEvent } from './append.js';
 import { retryOnConflict } from './retry.js';
 
@@ -20,15 +21,39 @@ export interface CommandResult<S, E> {
   revision: number | null;
 }
 
+/**
+ * The stream's current state and revision. Reads only the events after a state cached by an
+ * earlier load (aggregate-cache.ts); the state returned may be that cached object, so the caller
+ * must not modify it.
+ */
 export async function loadAggregate<S, E extends DomainEvent>(
   store: EventStore,
   stream: string,
   decider: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>,
 ): Promise<{ state: S; revision: number | null }> {
+  const key = aggregateCacheKey(await store.storeId(), stream, decider);
+  const cached = cachedAggregate<S>(key);
+  if (cached) {
+    const recorded = await store.readStream(stream, { fromRevision: cached.revision });
+    if (cached.confirmedBy(recorded[0])) return fold(key, cached.state, recorded.slice(1), decider) ?? { state: cached.state, revision: cached.revision };
+    forgetAggregate(key);
+  }
   const recorded = await store.readStream(stream);
-  let state = decider.initialState;
+  return fold(key, decider.initialState, recorded, decider) ?? { state: decider.initialState, revision: null };
+}
+
+/** Folds `recorded` onto `state` and caches the result; undefined when there is nothing to fold. */
+function fold<S, E extends DomainEvent>(
+  key: string,
+  state: S,
+  recorded: RecordedEvent[],
+  decider: Pick<Decider<S, never, E>, 'evolve'>,
+): { state: S; revision: number } | undefined {
+  if (recorded.length === 0) return undefined;
   for (const e of recorded) state = decider.evolve(state, toDomainEvent<E>(e));
-  return { state, revision: recorded.length ? recorded[recorded.length - 1].revision : null };
+  const last = recorded[recorded.length - 1];
+  cacheAggregate(key, state, last);
+  return { state, revision: last.revision };
 }
 
 export interface CommandOptions {
@@ -47,7 +72,14 @@ export function handleCommand<S, C, E extends DomainEvent>(
     const { state, revision } = await loadAggregate(store, stream, decider);
     const events = decideAll(decider, commands, state);
     if (events.length === 0) return { state, events, position: null, revision };
-    const result = await appendEvents(store, stream, events, revision ?? 'no_stream', options.metadata);
+    let result;
+    try {
+      result = await appendEvents(store, stream, events, revision ?? 'no_stream', options.metadata);
+    } catch (error) {
+      // the retry reads the whole stream again rather than trust a state that lost a race
+      if (error instanceof WrongExpectedRevisionError) forgetAggregate(aggregateCacheKey(await store.storeId(), stream, decider));
+      throw error;
+    }
     return { state: events.reduce(decider.evolve, state), events, position: result.position, revision: result.revision };
   });
 }

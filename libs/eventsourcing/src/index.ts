@@ -1,3 +1,4 @@
+export { type AggregateCacheOptions, aggregateCacheSize, clearAggregateCache, configureAggregateCache, DEFAULT_AGGREGATE_CACHE_STREAMS } from './aggregate-cache.js';
 export * from './append.js';
 export * from './command-handler.js';
 export * from './counter.js';

@@ -4,6 +4,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -49,6 +50,8 @@ export interface BurrowConfig {
    * the service process kills itself with SIGKILL, as a crash would.
    */
   faultKillAt?: string;
+  /** aggregate states each process keeps folded (streams, least recently used dropped; 0: none) */
+  aggregateCacheStreams: number;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
   sqliteSynchronous: 'full' | 'normal';
   /**
@@ -269,6 +272,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobScrubIntervalMs: int('BURROW_BLOB_SCRUB_INTERVAL_MS', 0, 0, 31_536_000_000),
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
+    aggregateCacheStreams: int('BURROW_AGGREGATE_CACHE_STREAMS', DEFAULT_AGGREGATE_CACHE_STREAMS, 0, 10_000_000),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
     readModels: readModels === 'memory' || readModels === 'sqlite' ? readModels : get('NATS_URL') ? 'memory' : 'sqlite',
     readModelsOnStoreMismatch: onMismatch === 'refuse' ? 'refuse' : 'rebuild',

@@ -11,6 +11,7 @@ import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore, mongoDatabaseName } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
+import { configureAggregateCache } from '@burrow/eventsourcing';
 import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore, SqliteKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
 import {
@@ -111,6 +112,7 @@ export class Infrastructure {
   }
 
   private async openEventStore(): Promise<EventStore> {
+    configureAggregateCache({ maxStreams: this.config.aggregateCacheStreams });
     const url = this.config.eventstoreUrl;
     if (url) {
       // Both announce appends themselves (NOTIFY, the server's subscriptions): no bus notices.
