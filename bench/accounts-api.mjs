@@ -25,6 +25,7 @@ import { createServer, Agent, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measureConcurrently } from './concurrent.mjs';
 
 const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js');
 const MULTI = process.env.BENCH_MODE === 'multi';
@@ -53,22 +54,7 @@ function call(url, { method = 'GET', auth, body } = {}) {
 }
 
 async function measure(name, make, count = REQUESTS, concurrency = CONCURRENCY) {
-  for (let i = 0; i < Math.min(WARMUP, count); i++) await make(i); // warm-up
-  const latencies = [];
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const i = next++;
-      const t = process.hrtime.bigint();
-      await make(i);
-      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-  }));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-  return { name, rps: count / seconds, p50: pick(0.5), p99: pick(0.99) };
+  return { name, ...(await measureConcurrently(make, { count, concurrency, warmup: WARMUP })) };
 }
 
 // the bare routes answer what the gateway answers (filled in once the users exist)

@@ -162,7 +162,7 @@ describe('module boundaries (Nx tags)', () => {
     assert.ok(Object.keys(StorageOperatorSubjects).includes('runPurge'));
   });
 
-  it('the gateway feature modules share only http/ (and openapi/ for their fragments): no feature imports another', () => {
+  it('the gateway feature modules share only http/ (and openapi/ for their OpenAPI prose): no feature imports another', () => {
     const src = join(byName.get('gateway')!.dir, 'src');
     // what every feature may use; the rest of src/ is the composition root (gateway.*.ts, main.ts)
     const SHARED = new Set(['http', 'openapi', 'types', 'testing']);

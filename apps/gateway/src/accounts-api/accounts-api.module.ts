@@ -10,7 +10,8 @@ import { PlansController } from './plans/plans.controller.js';
 import { ReportsController } from './reports/reports.controller.js';
 import { UsersController } from './users/users.controller.js';
 
-export const ACCOUNTS_API_CONTROLLERS = [PlansController, PartnerController, BillingController, GroupsController, UsersController, ReportsController, DevicePoliciesController, PartnerBackupController, BillingApiController];
+/** In the order the OpenAPI document lists their routes (their paths do not overlap, so Nest's order does not matter). */
+export const ACCOUNTS_API_CONTROLLERS = [PlansController, UsersController, GroupsController, PartnerController, BillingController, ReportsController, DevicePoliciesController, PartnerBackupController, BillingApiController];
 
 @Module({ controllers: ACCOUNTS_API_CONTROLLERS })
 export class AccountsApiModule {}

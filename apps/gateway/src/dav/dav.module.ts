@@ -6,6 +6,7 @@
  */
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { DAV_LOCKS, DavMiddleware } from './dav.middleware.js';
+import { DAV_MOUNT } from './dav.routes.js';
 import type { DavLocks } from './locks.js';
 
 @Module({})
@@ -15,6 +16,6 @@ export class DavModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(DavMiddleware).forRoutes({ path: 'dav', method: RequestMethod.ALL }, { path: 'dav/*path', method: RequestMethod.ALL });
+    consumer.apply(DavMiddleware).forRoutes({ path: DAV_MOUNT, method: RequestMethod.ALL }, { path: `${DAV_MOUNT}/*path`, method: RequestMethod.ALL });
   }
 }

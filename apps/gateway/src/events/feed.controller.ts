@@ -3,16 +3,18 @@
  * `Accept: text/event-stream` streams it live as Server-Sent Events from `after`, or from the
  * `Last-Event-ID` a reconnecting client sends (which wins: EventSource reconnects to the same URL).
  */
-import { badRequest, FEED_PAGE_DEFAULT, FeedQuery, type FeedPage, Subjects, type z } from '@burrow/contracts';
+import { badRequest, FEED_PAGE_DEFAULT, type FeedPage, Subjects, type z } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, Inject, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { INTERFACE_A_MOUNTS } from '../http/interface-a.js';
 import { PartnerGuard, PartnerId } from '../http/partner.guard.js';
 import { Query } from '../http/request.js';
 import { GATEWAY_LOGGER, RPC } from '../http/tokens.js';
+import { Route } from '../http/route.js';
 import { EVENTS_OPTIONS, type EventsOptions } from './events.options.js';
 import { type StreamLog, streamFeed } from './sse.js';
+import { FEED_ROUTES } from './events.routes.js';
 
 /** The bus call may take the long poll's wait plus the usual answer time. */
 const ANSWER_MS = 5000;
@@ -34,8 +36,8 @@ export class FeedController {
     @Inject(EVENTS_OPTIONS) private readonly options: EventsOptions,
   ) {}
 
-  @Get('events')
-  async feed(@PartnerId() partnerId: string, @Query(FeedQuery) query: z.output<typeof FeedQuery>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  @Route(FEED_ROUTES.feed)
+  async feed(@PartnerId() partnerId: string, @Query(FEED_ROUTES.feed.query) query: z.output<typeof FEED_ROUTES.feed.query>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const after = lastEventId(req) ?? query.after ?? 0;
     if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
       const fetch = (from: number, limit: number, waitMs: number) =>

@@ -4,21 +4,17 @@
  * redeliver action (`/webhooks/<id>/deliveries/[<delivery>]`). One bus call per request.
  */
 import {
-  CreateWebhookBody,
-  ListDeliveriesQuery,
+  type CreateWebhookBody,
   notFound,
-  RedeliverQuery,
   RotateSecretBody,
   Subjects,
-  UpdateWebhookBody,
   type Webhook,
-  WebhookActionQuery,
   type WebhookDelivery,
   type WebhookWithSecret,
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { replyCreated } from '../http/created.js';
 import { INTERFACE_A_MOUNTS } from '../http/interface-a.js';
@@ -26,6 +22,8 @@ import { JsonBody } from '../http/json-body.js';
 import { PartnerGuard, PartnerId } from '../http/partner.guard.js';
 import { Body, parseBody, Query } from '../http/request.js';
 import { RPC } from '../http/tokens.js';
+import { Route } from '../http/route.js';
+import { WEBHOOK_ROUTES } from './events.routes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DELIVERY_ID = /^[0-9a-f-]{36}(\.\d{1,17})?$/;
@@ -46,31 +44,31 @@ function deliveryId(raw: string): string {
 export class WebhooksController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @Get('webhooks')
+  @Route(WEBHOOK_ROUTES.list)
   list(@PartnerId() partnerId: string): Promise<Webhook[]> {
     return this.rpc.call(Subjects.accounts.listWebhooks, { partnerId });
   }
 
   /** 201 with the endpoint and its secret, shown this once. */
-  @Post('webhooks')
-  async create(@PartnerId() partnerId: string, @Body(CreateWebhookBody, { required: true }) body: CreateWebhookBody, @Req() req: Request, @Res() res: Response): Promise<void> {
+  @Route(WEBHOOK_ROUTES.create)
+  async create(@PartnerId() partnerId: string, @Body(WEBHOOK_ROUTES.create.body, { required: true }) body: CreateWebhookBody, @Req() req: Request, @Res() res: Response): Promise<void> {
     const created = await this.rpc.call<WebhookWithSecret>(Subjects.accounts.createWebhook, { partnerId, ...body });
     res.setHeader('Cache-Control', 'no-store');
     replyCreated(req, res, created.id, created);
   }
 
-  @Get('webhooks/:id')
+  @Route(WEBHOOK_ROUTES.get)
   get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<Webhook> {
     return this.rpc.call(Subjects.accounts.getWebhook, { partnerId, webhookId: webhookId(id) });
   }
 
   /** Changes the endpoint, or with `?action=` rotates its secret (the new one in the reply), enables, disables or deletes it. */
-  @Post('webhooks/:id')
+  @Route(WEBHOOK_ROUTES.update)
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
     @Param('id') id: string,
-    @Query(WebhookActionQuery) { action }: z.output<typeof WebhookActionQuery>,
+    @Query(WEBHOOK_ROUTES.update.query) { action }: z.output<typeof WEBHOOK_ROUTES.update.query>,
     @JsonBody() raw: unknown,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Webhook | WebhookWithSecret | null> {
@@ -86,29 +84,29 @@ export class WebhooksController {
       case 'delete':
         return this.rpc.call(Subjects.accounts.deleteWebhook, ref);
       default:
-        return this.rpc.call(Subjects.accounts.updateWebhook, { ...ref, changes: parseBody(UpdateWebhookBody, raw) });
+        return this.rpc.call(Subjects.accounts.updateWebhook, { ...ref, changes: parseBody(WEBHOOK_ROUTES.update.body, raw) });
     }
   }
 
-  @Delete('webhooks/:id')
+  @Route(WEBHOOK_ROUTES.remove)
   remove(@PartnerId() partnerId: string, @Param('id') id: string): Promise<null> {
     return this.rpc.call(Subjects.accounts.deleteWebhook, { partnerId, webhookId: webhookId(id) });
   }
 
-  @Get('webhooks/:id/deliveries')
-  deliveries(@PartnerId() partnerId: string, @Param('id') id: string, @Query(ListDeliveriesQuery) query: z.output<typeof ListDeliveriesQuery>): Promise<WebhookDelivery[]> {
+  @Route(WEBHOOK_ROUTES.deliveries)
+  deliveries(@PartnerId() partnerId: string, @Param('id') id: string, @Query(WEBHOOK_ROUTES.deliveries.query) query: z.output<typeof WEBHOOK_ROUTES.deliveries.query>): Promise<WebhookDelivery[]> {
     return this.rpc.call(Subjects.accounts.listWebhookDeliveries, { partnerId, webhookId: webhookId(id), ...query });
   }
 
-  @Get('webhooks/:id/deliveries/:delivery')
+  @Route(WEBHOOK_ROUTES.delivery)
   delivery(@PartnerId() partnerId: string, @Param('id') id: string, @Param('delivery') delivery: string): Promise<WebhookDelivery> {
     return this.rpc.call(Subjects.accounts.getWebhookDelivery, { partnerId, webhookId: webhookId(id), deliveryId: deliveryId(delivery) });
   }
 
   /** `?action=redeliver`: the event again, as a new delivery (202, the new delivery). */
-  @Post('webhooks/:id/deliveries/:delivery')
+  @Route(WEBHOOK_ROUTES.redeliver)
   @HttpCode(202)
-  redeliver(@PartnerId() partnerId: string, @Param('id') id: string, @Param('delivery') delivery: string, @Query(RedeliverQuery) _query: z.output<typeof RedeliverQuery>): Promise<WebhookDelivery> {
+  redeliver(@PartnerId() partnerId: string, @Param('id') id: string, @Param('delivery') delivery: string, @Query(WEBHOOK_ROUTES.redeliver.query) _query: z.output<typeof WEBHOOK_ROUTES.redeliver.query>): Promise<WebhookDelivery> {
     return this.rpc.call(Subjects.accounts.redeliverWebhook, { partnerId, webhookId: webhookId(id), deliveryId: deliveryId(delivery) });
   }
 }

@@ -1,34 +1,16 @@
 /**
- * The OpenAPI 3.1 document served at `GET /openapi.json`, assembled from the fragments each
- * resource keeps beside its controller (`*.openapi.ts`: prose and examples) and the component
+ * The OpenAPI 3.1 document served at `GET /openapi.json`: its paths built from the route
+ * declarations (`paths.ts`; the gateway's sources are listed in gateway.routes.ts), its component
  * schemas generated from the contracts' zod schemas (the ones the parsers use). The human guide is
- * docs/api.md; `openapi.test.ts` keeps the document equal to the routes and the parsers.
+ * docs/api.md; `openapi.unit.test.ts` keeps the document equal to the routes and the parsers.
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
-import { billingPaths } from '../accounts-api/billing/billing.openapi.js';
-import { billingApiPaths } from '../accounts-api/billing-api/billing-api.openapi.js';
-import { devicePoliciesPaths } from '../accounts-api/device-policies/device-policies.openapi.js';
-import { groupsPaths } from '../accounts-api/groups/groups.openapi.js';
-import { partnerPaths } from '../accounts-api/partner/partner.openapi.js';
-import { partnerBackupPaths } from '../accounts-api/partner-backup/partner-backup.openapi.js';
-import { plansPaths } from '../accounts-api/plans/plans.openapi.js';
-import { reportsPaths } from '../accounts-api/reports/reports.openapi.js';
-import { usersPaths } from '../accounts-api/users/users.openapi.js';
-import { deliveryWebhooks, feedPaths, webhooksPaths } from '../events/events.openapi.js';
-import { davPaths } from '../dav/dav.openapi.js';
+import { deliveryWebhooks } from '../events/delivery.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
-import { opsPaths } from '../ops/ops.openapi.js';
-import { sharePaths } from '../share-api/share.openapi.js';
-import { shareRoomsPaths } from '../storage-api/share-rooms.openapi.js';
-import { storageReadPaths, storageSessionPaths } from '../storage-api/storage-read.openapi.js';
-import { storageWritePaths } from '../storage-api/storage-write.openapi.js';
-import { webPaths } from '../web/web.openapi.js';
-import { setPasswordPaths } from '../web/set-password/set-password.openapi.js';
 import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
-import type { OpenApiDocument, PathsFragment } from './types.js';
-
-const FRAGMENTS: PathsFragment[] = [plansPaths, usersPaths, groupsPaths, partnerPaths, billingPaths, reportsPaths, devicePoliciesPaths, partnerBackupPaths, billingApiPaths, feedPaths, webhooksPaths, storageSessionPaths, shareRoomsPaths, storageReadPaths, storageWritePaths, sharePaths, webPaths, setPasswordPaths, davPaths, opsPaths];
+import { type RouteSource, routePaths } from './paths.js';
+import type { OpenApiDocument } from './types.js';
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,
@@ -76,26 +58,12 @@ events by signed POSTs (the document's \`webhooks\` section describes a delivery
 \`offset\`.
 `.trim();
 
-function mergePaths(fragments: PathsFragment[]): PathsFragment {
-  const paths: PathsFragment = {};
-  for (const fragment of fragments) {
-    for (const [path, item] of Object.entries(fragment)) {
-      // a path's methods may come from several fragments (the storage read and write sides)
-      const existing = paths[path] ?? {};
-      for (const method of Object.keys(item) as (keyof typeof item)[]) {
-        if (existing[method]) throw new Error(`OpenAPI: ${String(method)} ${path} is described twice`);
-      }
-      paths[path] = { ...existing, ...item };
-    }
-  }
-  return paths;
-}
-
-let built: OpenApiDocument | undefined;
-
-/** The document (built once: the schemas do not change while the process runs). */
-export function openApiDocument(): OpenApiDocument {
-  built ??= {
+/**
+ * The document of the routes `sources` declare (the gateway's: gateway.routes.ts), in their order.
+ * Pure; the caller keeps the result (the schemas do not change while the process runs).
+ */
+export function openApiDocument(sources: readonly RouteSource[]): OpenApiDocument {
+  return {
     openapi: '3.1.0',
     info: {
       title: 'Burrow: accounts interface (A) and storage and share interface (B)',
@@ -126,7 +94,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
       { name: 'pages', description: 'HTML pages for people (no Basic authentication): the set-password page of activation emails' },
     ],
-    paths: mergePaths(FRAGMENTS),
+    paths: routePaths(sources),
     webhooks: deliveryWebhooks,
     components: {
       schemas: componentSchemas(),
@@ -139,5 +107,4 @@ export function openApiDocument(): OpenApiDocument {
       },
     },
   };
-  return built;
 }

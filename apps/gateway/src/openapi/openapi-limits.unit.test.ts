@@ -12,11 +12,10 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ACCOUNTS_API_MOUNTS } from '../accounts-api/mount.js';
-import { GATEWAY_CONTROLLERS } from '../gateway.module.js';
-import { openApiDocument } from './document.js';
+import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
 import { HTTP_METHODS, type Parameter, type Schema } from './types.js';
 
-const doc = openApiDocument();
+const doc = gatewayOpenApiDocument();
 
 /** Component name -> the zod schema it was generated from (every contracts export with an id). */
 const parsers = new Map<string, z.ZodType>();

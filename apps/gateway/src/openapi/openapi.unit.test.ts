@@ -1,22 +1,28 @@
 /**
  * Keeps the OpenAPI document true to the gateway: its operations are exactly the routes the Nest
- * controllers declare (read from the route metadata, both directions), every `$ref` resolves,
+ * controllers serve (read from Nest's own route metadata, both directions), every controller route
+ * is a declaration (`@Route`, http/route.ts: no bare `@Get`), every `$ref` resolves,
  * every response has a description and examples, every example matches its schema, every 409 uses
  * the Error schema and every 401 carries the Basic challenge. Pure: nothing is started.
  */
 import 'reflect-metadata';
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { z } from '@burrow/contracts';
+import { Controller, Get, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import * as ajv2020 from 'ajv/dist/2020.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ACCOUNTS_API_CONTROLLERS } from '../accounts-api/accounts-api.module.js';
 import { ACCOUNTS_API_MOUNTS } from '../accounts-api/mount.js';
-import { DAV_DOCUMENTED_ROUTES } from '../dav/dav.openapi.js';
-import { GATEWAY_CONTROLLERS } from '../gateway.module.js';
-import { openApiDocument as buildDocument } from './document.js';
+import { DAV_METHODS } from '../dav/dav.middleware.js';
+import { EVENTS_CONTROLLERS } from '../events/events.module.js';
+import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
+import { OPS_CONTROLLERS } from '../ops/ops.module.js';
+import { Query } from '../http/request.js';
+import { controllerHandlers, Route, route, routeOf } from '../http/route.js';
 import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, type Parameter, type Response } from './types.js';
 
-const openApiDocument = buildDocument();
+const openApiDocument = gatewayOpenApiDocument();
 
 type Json = Record<string, unknown>;
 const MOUNTS = ACCOUNTS_API_MOUNTS.filter((m) => m !== '');
@@ -57,6 +63,51 @@ function routesOf(controllers: readonly (new (...args: never[]) => unknown)[]): 
   return routes;
 }
 
+type ControllerClass = new (...args: never[]) => unknown;
+
+/** Controllers whose routes are not declarations yet (the conversion to http/route.ts is under way). */
+const NOT_YET_DECLARED = new Set<ControllerClass>(GATEWAY_CONTROLLERS.filter((c) => !([...ACCOUNTS_API_CONTROLLERS, ...EVENTS_CONTROLLERS, ...OPS_CONTROLLERS] as ControllerClass[]).includes(c)));
+
+/** The schemas a handler's `@Query(schema)` / `@Body(schema)` parameters parse with. */
+function parsersOf(controller: ControllerClass, key: string): unknown[] {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<string, { data?: { parser?: unknown } }>;
+  return Object.values(args).map((a) => a.data?.parser).filter((p) => p !== undefined);
+}
+
+/**
+ * Handlers routed by Nest without a declaration, routed elsewhere than declared, or parsing a query
+ * or body with a schema that is not their declaration's (`Class.method: why`).
+ */
+function undeclaredHandlers(controllers: readonly ControllerClass[]): string[] {
+  const strays: string[] = [];
+  for (const controller of controllers) {
+    for (const [key, handler] of controllerHandlers(controller).handlers) {
+      const method = Reflect.getMetadata(METHOD_METADATA, handler as object) as RequestMethod | undefined;
+      if (method === undefined) continue;
+      const declared = routeOf(handler);
+      const where = `${controller.name}.${key}`;
+      if (!declared) {
+        strays.push(`${where}: no @Route declaration`);
+        continue;
+      }
+      if (RequestMethod[method] !== declared.method.toUpperCase() || Reflect.getMetadata(PATH_METADATA, handler as object) !== declared.path) {
+        strays.push(`${where}: routed as ${RequestMethod[method]} ${String(Reflect.getMetadata(PATH_METADATA, handler as object))}, declared as ${declared.method.toUpperCase()} ${declared.path}`);
+      }
+      const parsers = parsersOf(controller, key);
+      if (parsers.some((p) => p !== declared.query && p !== declared.body)) strays.push(`${where}: parses with a schema its declaration does not document`);
+      if (declared.query && !parsers.includes(declared.query)) strays.push(`${where}: does not parse the declared query with @Query(declaration.query)`);
+    }
+  }
+  return strays;
+}
+
+/**
+ * WebDAV is served by a middleware at `/dav/<user>/<path>`, not by controllers: its routes are the
+ * methods the middleware answers that OpenAPI can name (the others, PROPFIND and the rest, are in the
+ * path's description).
+ */
+const DAV_SERVED = DAV_METHODS.filter((m) => (HTTP_METHODS as readonly string[]).includes(m.toLowerCase())).map((m) => `${m} /dav/{user}/{path}`);
+
 /** `GET /users/{user}` for every operation of the document. */
 function operationsOf(doc: OpenApiDocument): Set<string> {
   const ops = new Set<string>();
@@ -67,8 +118,7 @@ function operationsOf(doc: OpenApiDocument): Set<string> {
 }
 
 function routeDiff(doc: OpenApiDocument, controllers: readonly (new (...args: never[]) => unknown)[]) {
-  // WebDAV is served by a middleware (its methods are not all HTTP's): it names its routes itself
-  const routes = new Set([...routesOf(controllers), ...DAV_DOCUMENTED_ROUTES]);
+  const routes = new Set([...routesOf(controllers), ...DAV_SERVED]);
   const ops = operationsOf(doc);
   return {
     undocumented: [...routes].filter((r) => !ops.has(r)).sort(),
@@ -127,6 +177,35 @@ describe('OpenAPI document', () => {
     const diff = routeDiff(mutated, GATEWAY_CONTROLLERS);
     assert.deepEqual(diff.undocumented, ['DELETE /users/{user}', 'GET /openapi.json']);
     assert.deepEqual(diff.unrouted, ['GET /partner/nothing-here']);
+  });
+
+  it('routes every converted controller handler by its declaration (no bare @Get/@Post)', () => {
+    const converted = GATEWAY_CONTROLLERS.filter((c) => !NOT_YET_DECLARED.has(c));
+    assert.ok(converted.length >= ACCOUNTS_API_CONTROLLERS.length);
+    assert.deepEqual(undeclaredHandlers(converted), []);
+  });
+
+  it('the declaration check notices a bare route decorator, a route routed elsewhere and a query parsed with another schema (self-check)', () => {
+    const Declared = z.object({ q: z.string().optional() });
+    const declared = route({ method: 'get', path: 'declared', query: Declared, operation: { operationId: 'x', tags: [], summary: 'x', responses: {} } });
+    @Controller()
+    class Stray {
+      @Route(declared)
+      fine(@Query(declared.query) _q: unknown): void {}
+      @Get('bare')
+      bare(): void {}
+      @Get('elsewhere')
+      @Route(declared)
+      moved(@Query(declared.query) _q: unknown): void {}
+      @Route(declared)
+      other(@Query(z.object({})) _q: unknown): void {}
+    }
+    assert.deepEqual(undeclaredHandlers([Stray]), [
+      'Stray.bare: no @Route declaration',
+      'Stray.moved: routed as GET elsewhere, declared as GET declared',
+      'Stray.other: parses with a schema its declaration does not document',
+      'Stray.other: does not parse the declared query with @Query(declaration.query)',
+    ]);
   });
 
   it('reads the routes over both interface-A mounts (and sees the ops endpoints at the root)', () => {

@@ -75,5 +75,5 @@ export interface OpenApiDocument {
   };
 }
 
-/** A part of the document: the paths one resource serves (beside its controller). */
+/** A part of the document's `paths` (a hand-written `*.openapi.ts` fragment, or what paths.ts builds). */
 export type PathsFragment = Record<string, PathItem>;

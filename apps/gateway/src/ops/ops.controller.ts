@@ -6,11 +6,13 @@
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import type { BlobReader } from '@burrow/blobs';
 import type { BusStatus, RpcClient } from '@burrow/transport';
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { HttpDependencies } from '../http/http.module.js';
+import { Route } from '../http/route.js';
 import { BLOBS, BUS_STATUS, DISK, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
+import { OPS_ROUTES } from './ops.routes.js';
 
 const READY_TIMEOUT_MS = 1500;
 
@@ -30,13 +32,13 @@ export class OpsController {
    * is closed for good or has stopped trying. The body always says whether the bus is connected
    * and since when; /readyz is what fails during an outage.
    */
-  @Get('healthz')
+  @Route(OPS_ROUTES.healthz)
   healthz(@Res() res: Response): void {
     const bus = this.bus.snapshot();
     res.status(bus.live ? 200 : 503).json({ status: bus.live ? 'ok' : 'bus connection lost for good', bus });
   }
 
-  @Get('readyz')
+  @Route(OPS_ROUTES.readyz)
   async readyz(@Res() res: Response): Promise<void> {
     const checks: Record<string, string> = {};
     const services = [Subjects.accounts.health, Subjects.billing.health, Subjects.storage.health];
@@ -67,7 +69,7 @@ export class OpsController {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
   }
 
-  @Get('metrics')
+  @Route(OPS_ROUTES.metrics)
   @Header('Content-Type', 'text/plain; version=0.0.4')
   metricsText(): Promise<string> {
     return this.metrics.registry.metrics();

@@ -1,14 +1,23 @@
 /** Operations: health, readiness, metrics and the OpenAPI document (no authentication). */
 import { type DynamicModule, Module } from '@nestjs/common';
 import { type GatewayMetrics, METRICS } from './metrics.js';
-import { OpenApiController } from './openapi.controller.js';
+import type { OpenApiDocument } from '../openapi/types.js';
+import { OPENAPI_DOCUMENT, OpenApiController } from './openapi.controller.js';
 import { OpsController } from './ops.controller.js';
 
 export const OPS_CONTROLLERS = [OpsController, OpenApiController];
 
 @Module({})
 export class OpsModule {
-  static forRoot(metrics: GatewayMetrics): DynamicModule {
-    return { module: OpsModule, controllers: OPS_CONTROLLERS, providers: [{ provide: METRICS, useValue: metrics }] };
+  /** `document`: the gateway's OpenAPI document (built by the composition root, which knows every route). */
+  static forRoot(metrics: GatewayMetrics, document: () => OpenApiDocument): DynamicModule {
+    return {
+      module: OpsModule,
+      controllers: OPS_CONTROLLERS,
+      providers: [
+        { provide: METRICS, useValue: metrics },
+        { provide: OPENAPI_DOCUMENT, useValue: document },
+      ],
+    };
   }
 }

@@ -7,10 +7,12 @@
  */
 import { type ApplianceBillingInfo, type Payment, Subjects, type SubscriptionReply, type SubscriptionRequestKind } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { RPC } from '../../http/tokens.js';
+import { Route } from '../../http/route.js';
+import { BILLING_API_ROUTES } from './billing-api.routes.js';
 
 /** Where the appliance's billing pages point (not an interface-A mount). */
 export const BILLING_API_MOUNT = 'apis/billing/v1';
@@ -20,23 +22,23 @@ export const BILLING_API_MOUNT = 'apis/billing/v1';
 export class BillingApiController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @Get('billing_info')
+  @Route(BILLING_API_ROUTES.info)
   info(@PartnerId() partnerId: string): Promise<ApplianceBillingInfo> {
     return this.rpc.call(Subjects.billing.applianceBillingInfo, { partnerId });
   }
 
-  @Get('payments')
+  @Route(BILLING_API_ROUTES.payments)
   payments(@PartnerId() partnerId: string): Promise<Payment[]> {
     return this.rpc.call(Subjects.billing.appliancePayments, { partnerId });
   }
 
-  @Post('coupon')
+  @Route(BILLING_API_ROUTES.coupon)
   @HttpCode(200)
   coupon(@PartnerId() partnerId: string, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
     return this.refuse(partnerId, 'coupon');
   }
 
-  @Post('create_subscription')
+  @Route(BILLING_API_ROUTES.createSubscription)
   @HttpCode(200)
   createSubscription(@PartnerId() partnerId: string, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
     return this.refuse(partnerId, 'create_subscription');

@@ -6,11 +6,13 @@
  */
 import { type BillingView, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { RPC } from '../../http/tokens.js';
+import { Route } from '../../http/route.js';
 import { PARTNER_MOUNTS } from '../partner/partner.controller.js';
+import { BILLING_ROUTES } from './billing.routes.js';
 
 @Controller(PARTNER_MOUNTS)
 @UseGuards(PartnerGuard)
@@ -18,13 +20,13 @@ export class BillingController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   /** Beyond the spec: what is stored (never the card number or security code). */
-  @Get('billing')
+  @Route(BILLING_ROUTES.get)
   billing(@PartnerId() partnerId: string): Promise<BillingView> {
     return this.rpc.call(Subjects.billing.getBilling, { partnerId });
   }
 
   /** 200 with the stored information; 400 naming every bad field; 409 {reason, code} for a refused card. */
-  @Post('billing')
+  @Route(BILLING_ROUTES.update)
   @HttpCode(200)
   update(@PartnerId() partnerId: string, @JsonBody() body: unknown): Promise<BillingView> {
     return this.rpc.call(Subjects.billing.updateBilling, { partnerId, billing: body ?? null });

@@ -14,14 +14,16 @@ import {
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
+import { Route } from '../../http/route.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
+import { DEVICE_POLICY_ROUTES } from './device-policies.routes.js';
 
 /** Preference errors are named `policy.<preference>`. */
 const NESTED = ['policy'];
@@ -37,20 +39,20 @@ function policyId(raw: string): number {
 export class DevicePoliciesController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @Get('devicepreferences')
+  @Route(DEVICE_POLICY_ROUTES.preferences)
   preferences(): Promise<DevicePreference[]> {
     return this.rpc.call(Subjects.accounts.listDevicePreferences, {});
   }
 
-  @Get('devicepolicies')
+  @Route(DEVICE_POLICY_ROUTES.list)
   list(@PartnerId() partnerId: string): Promise<DevicePolicy[]> {
     return this.rpc.call(Subjects.accounts.listDevicePolicies, { partnerId });
   }
 
-  @Post('devicepolicies')
+  @Route(DEVICE_POLICY_ROUTES.create)
   async create(
     @PartnerId() partnerId: string,
-    @Body(CreateDevicePolicyBody, { required: true, nested: NESTED }) body: CreateDevicePolicyBody,
+    @Body(DEVICE_POLICY_ROUTES.create.body, { required: true, nested: NESTED }) body: CreateDevicePolicyBody,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
@@ -58,26 +60,26 @@ export class DevicePoliciesController {
     replyCreated(req, res, policy.id, policy);
   }
 
-  @Get('devicepolicies/:id')
+  @Route(DEVICE_POLICY_ROUTES.get)
   get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<DevicePolicy> {
     return this.rpc.call(Subjects.accounts.getDevicePolicy, { partnerId, id: policyId(id) });
   }
 
   /** Changes the policy; `?action=delete` deletes it (the body is ignored), as groups and users do. */
-  @Post('devicepolicies/:id')
+  @Route(DEVICE_POLICY_ROUTES.update)
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
     @Param('id') id: string,
-    @Query(DevicePolicyActionQuery) query: z.output<typeof DevicePolicyActionQuery>,
+    @Query(DEVICE_POLICY_ROUTES.update.query) query: z.output<typeof DEVICE_POLICY_ROUTES.update.query>,
     @JsonBody() raw: unknown,
   ): Promise<DevicePolicy | null> {
     if (query.action === 'delete') return this.remove(partnerId, id);
-    const changes = parseBody(UpdateDevicePolicyBody, raw, { nested: NESTED });
+    const changes = parseBody(DEVICE_POLICY_ROUTES.update.body, raw, { nested: NESTED });
     return this.rpc.call(Subjects.accounts.updateDevicePolicy, { partnerId, id: policyId(id), changes });
   }
 
-  @Delete('devicepolicies/:id')
+  @Route(DEVICE_POLICY_ROUTES.remove)
   async remove(@PartnerId() partnerId: string, @Param('id') id: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteDevicePolicy, { partnerId, id: policyId(id) });
     return null;

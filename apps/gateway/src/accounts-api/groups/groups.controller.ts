@@ -1,14 +1,16 @@
 /** Groups of the partner: `/groups/` and `/groups/<id>`. */
-import { CreateGroupBody, DeleteGroupQuery, type Group, ListGroupsQuery, MoveToQuery, notFound, Subjects, UpdateGroupBody, type z } from '@burrow/contracts';
+import { type CreateGroupBody, type Group, notFound, Subjects, type z } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
+import { Route } from '../../http/route.js';
 import { RPC } from '../../http/tokens.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
+import { GROUP_ROUTES } from './groups.routes.js';
 
 /** A group id from the path; anything but a positive integer names no group. */
 function groupId(raw: string): number {
@@ -21,15 +23,15 @@ function groupId(raw: string): number {
 export class GroupsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @Get('groups')
-  list(@PartnerId() partnerId: string, @Query(ListGroupsQuery) { search }: z.output<typeof ListGroupsQuery>): Promise<Group[]> {
+  @Route(GROUP_ROUTES.list)
+  list(@PartnerId() partnerId: string, @Query(GROUP_ROUTES.list.query) { search }: z.output<typeof GROUP_ROUTES.list.query>): Promise<Group[]> {
     return this.rpc.call(Subjects.accounts.listGroups, { partnerId, search });
   }
 
-  @Post('groups')
+  @Route(GROUP_ROUTES.create)
   async create(
     @PartnerId() partnerId: string,
-    @Body(CreateGroupBody, { required: true }) body: CreateGroupBody,
+    @Body(GROUP_ROUTES.create.body, { required: true }) body: CreateGroupBody,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
@@ -37,31 +39,31 @@ export class GroupsController {
     replyCreated(req, res, group.group_id, group);
   }
 
-  @Get('groups/:id')
+  @Route(GROUP_ROUTES.get)
   get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<Group> {
     return this.rpc.call(Subjects.accounts.getGroup, { partnerId, group_id: groupId(id) });
   }
 
   /** Changes the group; `?action=delete` deletes it (with `move_to`), and the body is ignored. */
-  @Post('groups/:id')
+  @Route(GROUP_ROUTES.update)
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
     @Param('id') id: string,
-    @Query(DeleteGroupQuery) query: z.output<typeof DeleteGroupQuery>,
+    @Query(GROUP_ROUTES.update.query) query: z.output<typeof GROUP_ROUTES.update.query>,
     @JsonBody() raw: unknown,
   ): Promise<Group | null> {
     if (query.action === 'delete') return this.delete(partnerId, id, query);
-    const changes = parseBody(UpdateGroupBody, raw);
+    const changes = parseBody(GROUP_ROUTES.update.body, raw);
     return this.rpc.call(Subjects.accounts.updateGroup, { partnerId, group_id: groupId(id), changes });
   }
 
-  @Delete('groups/:id')
-  remove(@PartnerId() partnerId: string, @Param('id') id: string, @Query(MoveToQuery) query: z.output<typeof MoveToQuery>): Promise<null> {
+  @Route(GROUP_ROUTES.remove)
+  remove(@PartnerId() partnerId: string, @Param('id') id: string, @Query(GROUP_ROUTES.remove.query) query: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
     return this.delete(partnerId, id, query);
   }
 
-  private async delete(partnerId: string, id: string, { move_to }: z.output<typeof MoveToQuery>): Promise<null> {
+  private async delete(partnerId: string, id: string, { move_to }: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteGroup, { partnerId, group_id: groupId(id), move_to });
     return null;
   }

@@ -16,15 +16,17 @@ import {
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Query } from '../../http/request.js';
 import { BLOBS, RPC } from '../../http/tokens.js';
+import { Route } from '../../http/route.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
 import { readBackupBody } from './backup-body.js';
+import { PARTNER_BACKUP_ROUTES } from './partner-backup.routes.js';
 
 /** Line breaks are the only characters of stored data that need escaping in a JSON string (the rest is base64). */
 function escapeLineBreaks(chunk: Buffer): Buffer | string {
@@ -46,8 +48,8 @@ export class PartnerBackupController {
     @Inject(BLOBS) private readonly blobs: BlobReader & BlobWriter,
   ) {}
 
-  @Get('partner/backup')
-  async latest(@PartnerId() partnerId: string, @Query(PartnerBackupQuery) { sha256 }: z.output<typeof PartnerBackupQuery>, @Res() res: Response): Promise<void> {
+  @Route(PARTNER_BACKUP_ROUTES.latest)
+  async latest(@PartnerId() partnerId: string, @Query(PARTNER_BACKUP_ROUTES.latest.query) { sha256 }: z.output<typeof PARTNER_BACKUP_ROUTES.latest.query>, @Res() res: Response): Promise<void> {
     const version = await this.rpc.call<PartnerBackupRef | null>(Subjects.accounts.getPartnerBackup, { partnerId, sha256 });
     if (!version) {
       res.status(200).type('application/json').send('null');
@@ -59,12 +61,12 @@ export class PartnerBackupController {
     await pipeline(Readable.from(backupJson(version, data)), res);
   }
 
-  @Get('partner/backup/versions')
+  @Route(PARTNER_BACKUP_ROUTES.versions)
   versions(@PartnerId() partnerId: string): Promise<PartnerBackupVersion[]> {
     return this.rpc.call(Subjects.accounts.listPartnerBackups, { partnerId });
   }
 
-  @Post('partner/backup')
+  @Route(PARTNER_BACKUP_ROUTES.store)
   @HttpCode(200)
   async store(@PartnerId() partnerId: string, @Req() req: Request): Promise<PartnerBackupVersion> {
     const declared = Number(req.headers['content-length'] ?? 0);

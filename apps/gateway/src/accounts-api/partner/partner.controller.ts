@@ -9,11 +9,13 @@ import {
   UpdateSettingsBody,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Body } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
+import { Route } from '../../http/route.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
+import { PARTNER_ROUTES } from './partner.routes.js';
 
 export const PARTNER_MOUNTS = ACCOUNTS_API_MOUNTS.map((m) => (m ? `${m}/partner` : 'partner'));
 
@@ -23,35 +25,35 @@ export class PartnerController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   /** Body: a bare JSON string (the spec); `{"password": "..."}` is accepted too. */
-  @Post('password')
+  @Route(PARTNER_ROUTES.password)
   @HttpCode(200)
-  async password(@PartnerId() partnerId: string, @Body(ChangePasswordBody, { required: true, field: 'password' }) password: string): Promise<null> {
+  async password(@PartnerId() partnerId: string, @Body(PARTNER_ROUTES.password.body, { required: true, field: 'password' }) password: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.changePartnerPassword, { partnerId, password });
     return null;
   }
 
-  @Get('settings')
+  @Route(PARTNER_ROUTES.settings)
   settings(@PartnerId() partnerId: string): Promise<PartnerSettings> {
     return this.rpc.call(Subjects.accounts.getSettings, { partnerId });
   }
 
-  @Post('settings')
+  @Route(PARTNER_ROUTES.updateSettings)
   @HttpCode(200)
-  updateSettings(@PartnerId() partnerId: string, @Body(UpdateSettingsBody) settings: UpdateSettingsBody): Promise<PartnerSettings> {
+  updateSettings(@PartnerId() partnerId: string, @Body(PARTNER_ROUTES.updateSettings.body) settings: UpdateSettingsBody): Promise<PartnerSettings> {
     return this.rpc.call(Subjects.accounts.updateSettings, { partnerId, settings });
   }
 
-  @Get('features')
+  @Route(PARTNER_ROUTES.features)
   features(@PartnerId() partnerId: string): Promise<PartnerFeatures> {
     return this.rpc.call(Subjects.accounts.getFeatures, { partnerId });
   }
 
-  @Get('quota')
+  @Route(PARTNER_ROUTES.quota)
   quota(@PartnerId() partnerId: string): Promise<PartnerQuota> {
     return this.rpc.call(Subjects.accounts.getQuota, { partnerId });
   }
 
-  @Get('info')
+  @Route(PARTNER_ROUTES.info)
   info(@PartnerId() partnerId: string): Promise<PartnerInfo> {
     return this.rpc.call(Subjects.accounts.partnerInfo, { partnerId });
   }

@@ -18,38 +18,40 @@ import {
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { JsonBody } from '../../http/json-body.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
+import { Route } from '../../http/route.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
+import { USER_ROUTES } from './users.routes.js';
 
 @Controller(ACCOUNTS_API_MOUNTS)
 @UseGuards(PartnerGuard)
 export class UsersController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @Get('users')
-  list(@PartnerId() partnerId: string, @Query(ListUsersQuery) query: z.output<typeof ListUsersQuery>): Promise<UserRecord[] | UserCount> {
+  @Route(USER_ROUTES.list)
+  list(@PartnerId() partnerId: string, @Query(USER_ROUTES.list.query) query: z.output<typeof USER_ROUTES.list.query>): Promise<UserRecord[] | UserCount> {
     const { action, ...filters } = query;
     return this.rpc.call(action === 'user_count' ? Subjects.accounts.countUsers : Subjects.accounts.listUsers, { partnerId, ...filters });
   }
 
-  @Post('users')
-  async create(@PartnerId() partnerId: string, @Body(CreateUserBody, { required: true }) body: CreateUserBody, @Res() res: Response): Promise<void> {
+  @Route(USER_ROUTES.create)
+  async create(@PartnerId() partnerId: string, @Body(USER_ROUTES.create.body, { required: true }) body: CreateUserBody, @Res() res: Response): Promise<void> {
     const { bonus_gigs: _g, bonus_bytes: _b, ...fields } = body;
     const reply = await this.rpc.call<CreateUserReply>(Subjects.accounts.createUser, { partnerId, ...fields, bonus_bytes: bonusBytesOf(body) });
     res.status(201).json(reply);
   }
 
-  @Get('users/:user')
+  @Route(USER_ROUTES.get)
   get(@PartnerId() partnerId: string, @Param('user') user: string): Promise<UserRecord> {
     return this.rpc.call(Subjects.accounts.getUser, { partnerId, user });
   }
 
-  @Get('users/:user/devices')
+  @Route(USER_ROUTES.devices)
   devices(@PartnerId() partnerId: string, @Param('user') user: string): Promise<DeviceRecord[]> {
     return this.rpc.call(Subjects.accounts.userDevices, { partnerId, user });
   }
@@ -59,12 +61,12 @@ export class UsersController {
    * `?action=sendactivationemail` mails the user a set-password link (body `{"template_name"}`,
    * optional).
    */
-  @Post('users/:user')
+  @Route(USER_ROUTES.update)
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
     @Param('user') user: string,
-    @Query(UserActionQuery) { action }: z.output<typeof UserActionQuery>,
+    @Query(USER_ROUTES.update.query) { action }: z.output<typeof USER_ROUTES.update.query>,
     @JsonBody() raw: unknown,
     @Req() req: Request,
   ): Promise<UserRecord | ActivationEmailSent | null> {
@@ -81,30 +83,30 @@ export class UsersController {
     return this.rpc.call(Subjects.accounts.updateUser, { partnerId, user, changes: { ...changes, bonus_bytes: bonusBytesOf(body) } });
   }
 
-  @Delete('users/:user')
+  @Route(USER_ROUTES.remove)
   async remove(@PartnerId() partnerId: string, @Param('user') user: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteUser, { partnerId, user });
     return null;
   }
 
-  @Get('users/:user/shares')
+  @Route(USER_ROUTES.shares)
   shares(@PartnerId() partnerId: string, @Param('user') user: string): Promise<UserShareRoom[]> {
     return this.rpc.call(Subjects.accounts.userShares, { partnerId, user });
   }
 
-  @Get('users/:user/shares/:room')
+  @Route(USER_ROUTES.share)
   share(@PartnerId() partnerId: string, @Param('user') user: string, @Param('room') room_key: string): Promise<UserShareRoom> {
     return this.rpc.call(Subjects.accounts.userShare, { partnerId, user, room_key });
   }
 
   /** Enables or disables the room; clients send `{}` as the body, which is ignored. */
-  @Post('users/:user/shares/:room')
+  @Route(USER_ROUTES.setShareEnabled)
   @HttpCode(200)
   setShareEnabled(
     @PartnerId() partnerId: string,
     @Param('user') user: string,
     @Param('room') room_key: string,
-    @Query(ShareActionQuery) { action }: z.output<typeof ShareActionQuery>,
+    @Query(USER_ROUTES.setShareEnabled.query) { action }: z.output<typeof USER_ROUTES.setShareEnabled.query>,
   ): Promise<UserShareRoom> {
     return this.rpc.call(Subjects.storage.setShareEnabled, { partnerId, user, room_key, enabled: action === 'enable' });
   }

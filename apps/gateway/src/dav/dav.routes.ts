@@ -1,15 +1,17 @@
 /**
- * OpenAPI for WebDAV (`/dav/`), as far as OpenAPI can say it: it describes HTTP's own methods
+ * The routes of WebDAV (`/dav/`), served by a middleware (not controllers), declared for the OpenAPI
+ * document as far as OpenAPI can say it: it describes HTTP's own methods
  * (OPTIONS, GET, HEAD, PUT, DELETE) and cannot name PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK
  * or UNLOCK, which the path's description lists (also as `x-webdav-methods`), with how to mount
  * Burrow from macOS, Windows and Linux. The full guide is docs/api.md, "WebDAV".
  */
+import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex } from '../openapi/builders.js';
-import type { PathsFragment, Response } from '../openapi/types.js';
-import { DAV_XML_BODY_LIMIT } from './dav.middleware.js';
+import type { Response } from '../openapi/types.js';
+import { DAV_METHODS, DAV_XML_BODY_LIMIT } from './dav.middleware.js';
 
-/** The routes the WebDAV middleware serves that OpenAPI can describe (the route check adds them to the controllers'). */
-export const DAV_DOCUMENTED_ROUTES = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE'].map((m) => `${m} /dav/{user}/{path}`);
+/** Where the WebDAV middleware is mounted (DavModule). */
+export const DAV_MOUNT = 'dav';
 
 const MOUNTING = `
 **Mounting** (HTTPS in production: Windows and macOS send Basic credentials only over TLS by default):
@@ -58,15 +60,24 @@ const DAV_AUTH: Record<string, Response> = {
 const security = [{ userBasic: [] }];
 const parameters = [davUser, davPath];
 
-export const davPaths: PathsFragment = {
-  '/dav/{user}/{path}': {
-    description: DESCRIPTION,
-    'x-webdav-methods': ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'],
-    options: {
+/** The methods OpenAPI can describe, relative to DAV_MOUNT; the others are in the path's description and `x-webdav-methods`. */
+export const DAV_ROUTES = [
+  route({
+    method: 'options',
+    path: ':user/*path',
+    pathItem: {
+      description: DESCRIPTION,
+      'x-webdav-methods': DAV_METHODS,
+    },
+    operation: {
       operationId: 'davOptions', tags: ['webdav'], summary: 'WebDAV capabilities', description: 'Answers `DAV: 1, 2` and the methods in `Allow`.', security, parameters,
       responses: { '200': { ...empty('The capabilities, in headers.'), headers: { DAV: { description: 'compliance classes', schema: { type: 'string' }, example: '1, 2' } } }, ...DAV_AUTH },
     },
-    get: {
+  }),
+  route({
+    method: 'get',
+    path: ':user/*path',
+    operation: {
       operationId: 'davGet', tags: ['webdav'], summary: "A file's bytes",
       description: 'Streamed from the blob store; Range (206, 416), If-Range, If-None-Match (304); ETag is the content hash (sha256, base64url). A collection answers a short note.',
       security, parameters,
@@ -75,11 +86,19 @@ export const davPaths: PathsFragment = {
         ...DAV_AUTH,
       },
     },
-    head: {
+  }),
+  route({
+    method: 'head',
+    path: ':user/*path',
+    operation: {
       operationId: 'davHead', tags: ['webdav'], summary: "A file's headers", description: 'What GET would send, without the body.', security, parameters,
       responses: { '200': empty('The headers of the file.'), ...DAV_AUTH },
     },
-    put: {
+  }),
+  route({
+    method: 'put',
+    path: ':user/*path',
+    operation: {
       operationId: 'davPut', tags: ['webdav'], summary: 'A new version of a file',
       description:
         'The body streams into the blob store through the storage interface\'s ingest (quota, dedup, durability alike). The folder must exist (409); ' +
@@ -101,10 +120,14 @@ export const davPaths: PathsFragment = {
         ...DAV_AUTH,
       },
     },
-    delete: {
+  }),
+  route({
+    method: 'delete',
+    path: ':user/*path',
+    operation: {
       operationId: 'davDelete', tags: ['webdav'], summary: 'Delete a file, a folder, or a device',
       description: 'As the storage interface deletes: hidden at once, versions kept until purged. Locks on it go with it.', security, parameters,
       responses: { '204': empty('Deleted.'), ...DAV_AUTH },
     },
-  },
-};
+  }),
+];

@@ -1,7 +1,8 @@
-/** OpenAPI for the operations endpoints (no authentication, at the root only). */
+/** The routes of the operations endpoints (no authentication, at the root only): path, method, and their OpenAPI prose and examples. */
 import { z } from '@burrow/contracts';
+import { route } from '../http/route.js';
 import { ex, reply } from '../openapi/builders.js';
-import type { PathItem, PathsFragment } from '../openapi/types.js';
+import type { PathItem } from '../openapi/types.js';
 
 const BusConnection = z.object({
   connected: z.boolean(),
@@ -31,10 +32,12 @@ const OPERATOR_ONLY: Pick<PathItem, 'servers'> = {
   servers: [{ url: '/', description: 'operator endpoints are served at the root only (not under /apis/accounts/v1)' }],
 };
 
-export const opsPaths: PathsFragment = {
-  '/healthz': {
-    ...OPERATOR_ONLY,
-    get: {
+export const OPS_ROUTES = {
+  healthz: route({
+    method: 'get',
+    path: 'healthz',
+    pathItem: OPERATOR_ONLY,
+    operation: {
       operationId: 'healthz',
       tags: ['operations'],
       summary: 'Liveness',
@@ -51,10 +54,12 @@ export const opsPaths: PathsFragment = {
         }),
       },
     },
-  },
-  '/readyz': {
-    ...OPERATOR_ONLY,
-    get: {
+  }),
+  readyz: route({
+    method: 'get',
+    path: 'readyz',
+    pathItem: OPERATOR_ONLY,
+    operation: {
       operationId: 'readyz',
       tags: ['operations'],
       summary: 'Readiness',
@@ -71,10 +76,12 @@ export const opsPaths: PathsFragment = {
         }),
       },
     },
-  },
-  '/metrics': {
-    ...OPERATOR_ONLY,
-    get: {
+  }),
+  metrics: route({
+    method: 'get',
+    path: 'metrics',
+    pathItem: OPERATOR_ONLY,
+    operation: {
       operationId: 'metrics',
       tags: ['operations'],
       summary: 'Prometheus metrics',
@@ -96,10 +103,12 @@ export const opsPaths: PathsFragment = {
         },
       },
     },
-  },
-  '/openapi.json': {
-    ...OPERATOR_ONLY,
-    get: {
+  }),
+  openapi: route({
+    method: 'get',
+    path: 'openapi.json',
+    pathItem: OPERATOR_ONLY,
+    operation: {
       operationId: 'openapi',
       tags: ['operations'],
       summary: 'This document',
@@ -110,5 +119,5 @@ export const opsPaths: PathsFragment = {
         }),
       },
     },
-  },
+  }),
 };

@@ -1,4 +1,4 @@
-/** OpenAPI for users, their devices and share rooms (schemas generated from the contracts). */
+/** The routes of users, their devices and share rooms: path, method, the schemas the handlers parse with, and their OpenAPI prose and examples. */
 import {
   ActivationEmailSent,
   CreateUserBody,
@@ -18,26 +18,29 @@ import {
   WINDOW_SECONDS_MAX_DIGITS,
 } from '@burrow/contracts';
 import { JSON_BODY_LIMIT } from '../../http/json-body.js';
-import { body, content, empty, err, ERROR_SCHEMA, error, ex, JSON_TYPE, listOf, pathParameter, queryParameters, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
+import { route } from '../../http/route.js';
+import { content, empty, err, ERROR_SCHEMA, error, ex, JSON_TYPE, listOf, pathParameter, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
 import { jsonSchema } from '../../openapi/schemas.js';
 import { AUTHENTICATED, notAnObject, notValidJson, WITH_BODY } from '../../openapi/common.js';
-import type { PathsFragment } from '../../openapi/types.js';
 import { exampleCreated, exampleDevices, exampleRoom, exampleUser } from '../examples.js';
 
 const userParam = pathParameter('user', 'username (any case) or email address', { type: 'string' }, 'jdoe');
 const roomParam = pathParameter('room', 'the room key', { type: 'string' }, 'k7Pq2mXa');
 const noUser = (u = 'nobody') => error('No such user for this partner.', { noUser: ex('unknown user', err(`no user ${u}`)) });
 
-export const usersPaths: PathsFragment = {
-  '/users/': {
-    get: {
+export const USER_ROUTES = {
+  list: route({
+    method: 'get',
+    path: 'users/',
+    query: ListUsersQuery,
+    operation: {
       operationId: 'listUsers',
       tags: ['users'],
       summary: 'List users, or count them',
       description:
         "A page of the partner's users (ordered by username unless `order_by`), or with `action=user_count` their number. Filters combine with AND. " +
         'Bulk clients page with limit=1000 and growing offsets.',
-      parameters: queryParameters(ListUsersQuery, {
+      queryNotes: {
         action: { description: '`user_count` returns `{"user_count": N}` for the same filters instead of the list (limit, offset and order_by do not apply)', example: 'user_count' },
         plan_id: { description: 'only users on this plan', example: 2 },
         group_id: { description: 'only users in this group', example: 3 },
@@ -51,7 +54,7 @@ export const usersPaths: PathsFragment = {
         order_by: { description: 'a user field, optionally prefixed with `-` for descending; ties are broken by username', example: '-bytes_stored' },
         limit: { description: `page size, at most ${MAX_PAGE} (the default)`, example: 1000 },
         offset: { description: 'users to skip', example: 0 },
-      }),
+      },
       responses: {
         '200': reply(
           'The page of users, or the count with `action=user_count`.',
@@ -71,15 +74,23 @@ export const usersPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-    post: {
+  }),
+  create: route({
+    method: 'post',
+    path: 'users/',
+    body: CreateUserBody,
+    operation: {
       operationId: 'createUser',
       tags: ['users'],
       summary: 'Create a user (beyond the spec)',
-      requestBody: body('The new user.', CreateUserBody, {
-        chosen: ex('username and plan chosen, password generated', { name: 'Bob Smith', email: 'bob.smith@example.com', username: 'bsmith', plan_id: 1 }),
-        minimal: ex('name and email only (username bob.smith derived from the email)', { name: 'Bob Smith', email: 'bob.smith@example.com' }),
-        withPassword: ex('with a password (no temp_password in the reply)', { name: 'Bob Smith', email: 'bob.smith@example.com', group_id: 4, bonus_gigs: 10, password: 'correct horse battery' }),
-      }),
+      requestBody: {
+        description: 'The new user.',
+        examples: {
+          chosen: ex('username and plan chosen, password generated', { name: 'Bob Smith', email: 'bob.smith@example.com', username: 'bsmith', plan_id: 1 }),
+          minimal: ex('name and email only (username bob.smith derived from the email)', { name: 'Bob Smith', email: 'bob.smith@example.com' }),
+          withPassword: ex('with a password (no temp_password in the reply)', { name: 'Bob Smith', email: 'bob.smith@example.com', group_id: 4, bonus_gigs: 10, password: 'correct horse battery' }),
+        },
+      },
       responses: {
         '201': reply('Created. `temp_password` only when no password was given.', CreateUserReply, { created: ex('reply to the `chosen` request: username bsmith, generated password', exampleCreated) }),
         '400': error('Invalid or missing fields (named in `fields`), an invalid derived username, or a body that is not a JSON object.', {
@@ -100,16 +111,38 @@ export const usersPaths: PathsFragment = {
         ...WITH_BODY,
       },
     },
-  },
-  '/users/{user}': {
-    get: {
+  }),
+  get: route({
+    method: 'get',
+    path: 'users/:user',
+    operation: {
       operationId: 'getUser',
       tags: ['users'],
       summary: 'User details',
       parameters: [userParam],
       responses: { '200': reply('The user.', UserRecord, { user: ex('GET /users/jdoe', exampleUser) }), '404': noUser(), ...AUTHENTICATED },
     },
-    post: {
+  }),
+  devices: route({
+    method: 'get',
+    path: 'users/:user/devices',
+    operation: {
+      operationId: 'listUserDevices',
+      tags: ['users'],
+      summary: "A user's devices",
+      parameters: [userParam],
+      responses: {
+        '200': reply('The devices, oldest first.', listOf(DeviceRecord, 'devices'), { devices: ex('two devices', exampleDevices) }),
+        '404': noUser(),
+        ...AUTHENTICATED,
+      },
+    },
+  }),
+  update: route({
+    method: 'post',
+    path: 'users/:user',
+    query: UserActionQuery,
+    operation: {
       operationId: 'updateUser',
       tags: ['users'],
       summary: 'Change a user, delete it (?action=delete), or send it an activation email (?action=sendactivationemail)',
@@ -118,7 +151,8 @@ export const usersPaths: PathsFragment = {
         'With `action=sendactivationemail` (beyond the spec) the user is mailed a link to a set-password page (`/set-password/{token}`): the body is `{"template_name": ...}` or empty. ' +
         'The link works once, until it expires (BURROW_SET_PASSWORD_LINK_TTL_SECONDS, default 3 days), and only the latest one sent works. The mail comes from the partner (its company name as the sender\'s name and in the text, its brand identifier in `X-Burrow-Brand`, its support email as Reply-To) and never holds a password. ' +
         'It is sent over SMTP when SMTP_URL is set, else written as an `.eml` file under the data directory. 200 = accepted for delivery; 409 = it could not be sent (the reason says why; an earlier link keeps working); 429 = too many activation emails to this user or for this partner within the window (BURROW_ACTIVATION_MAIL_PER_USER, default 5, and BURROW_ACTIVATION_MAIL_PER_PARTNER, default 500, per BURROW_ACTIVATION_MAIL_WINDOW_SECONDS, default an hour): wait `Retry-After` seconds. A deleted user is a 404.',
-      parameters: [userParam, ...queryParameters(UserActionQuery, { action: { description: '`delete`: purge the user (same as DELETE); `sendactivationemail`: mail the user a set-password link; any other value is 400' } })],
+      parameters: [userParam],
+      queryNotes: { action: { description: '`delete`: purge the user (same as DELETE); `sendactivationemail`: mail the user a set-password link; any other value is 400' } },
       requestBody: {
         description: `The attributes to change (UpdateUserBody); ignored with action=delete; with action=sendactivationemail a SendActivationEmailBody (optional). Parsed as JSON whatever the content type; at most ${JSON_BODY_LIMIT} bytes.`,
         required: false,
@@ -167,7 +201,11 @@ export const usersPaths: PathsFragment = {
         },
       },
     },
-    delete: {
+  }),
+  remove: route({
+    method: 'delete',
+    path: 'users/:user',
+    operation: {
       operationId: 'deleteUser',
       tags: ['users'],
       summary: 'Purge a user',
@@ -175,22 +213,11 @@ export const usersPaths: PathsFragment = {
       parameters: [userParam],
       responses: { '200': empty('Deleted.'), '404': noUser(), ...AUTHENTICATED },
     },
-  },
-  '/users/{user}/devices': {
-    get: {
-      operationId: 'listUserDevices',
-      tags: ['users'],
-      summary: "A user's devices",
-      parameters: [userParam],
-      responses: {
-        '200': reply('The devices, oldest first.', listOf(DeviceRecord, 'devices'), { devices: ex('two devices', exampleDevices) }),
-        '404': noUser(),
-        ...AUTHENTICATED,
-      },
-    },
-  },
-  '/users/{user}/shares/': {
-    get: {
+  }),
+  shares: route({
+    method: 'get',
+    path: 'users/:user/shares/',
+    operation: {
       operationId: 'listUserShares',
       tags: ['shares'],
       summary: "A user's share rooms (beyond the spec)",
@@ -201,9 +228,11 @@ export const usersPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
-  '/users/{user}/shares/{room}': {
-    get: {
+  }),
+  share: route({
+    method: 'get',
+    path: 'users/:user/shares/:room',
+    operation: {
       operationId: 'getUserShare',
       tags: ['shares'],
       summary: 'One share room of a user (beyond the spec)',
@@ -214,12 +243,18 @@ export const usersPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-    post: {
+  }),
+  setShareEnabled: route({
+    method: 'post',
+    path: 'users/:user/shares/:room',
+    query: ShareActionQuery,
+    operation: {
       operationId: 'setUserShareEnabled',
       tags: ['shares'],
       summary: 'Enable or disable a share room (beyond the spec)',
       description: 'Clients send the body `{}`; any body is ignored. Returns the room as it now is.',
-      parameters: [userParam, roomParam, ...queryParameters(ShareActionQuery, { action: { description: 'enable or disable', example: 'disable' } })],
+      parameters: [userParam, roomParam],
+      queryNotes: { action: { description: 'enable or disable', example: 'disable' } },
       requestBody: {
         description: 'Ignored.',
         required: false,
@@ -232,5 +267,5 @@ export const usersPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
+  }),
 };

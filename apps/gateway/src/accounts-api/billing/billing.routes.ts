@@ -1,13 +1,19 @@
-/** OpenAPI for `/partner/billing` (schemas generated from the contracts). */
+/**
+ * The routes of `/partner/billing`: path, method, and their OpenAPI prose and examples. The body
+ * schema is the one the billing service parses the forwarded body with.
+ */
 import { BillingInformationBody, BillingView } from '@burrow/contracts';
-import { body, err, error, ex, reply } from '../../openapi/builders.js';
+import { route } from '../../http/route.js';
+import { err, error, ex, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, WITH_BODY } from '../../openapi/common.js';
-import type { PathsFragment } from '../../openapi/types.js';
 import { billingAddress, exampleBillingInvoice, exampleBillingNothing, exampleBillingPrepaid } from '../examples.js';
 
-export const billingPaths: PathsFragment = {
-  '/partner/billing': {
-    get: {
+/** Paths relative to the partner mounts. */
+export const BILLING_ROUTES = {
+  get: route({
+    method: 'get',
+    path: 'billing',
+    operation: {
       operationId: 'getPartnerBilling',
       tags: ['billing'],
       summary: 'Stored billing information (beyond the spec)',
@@ -20,15 +26,23 @@ export const billingPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-    post: {
+  }),
+  update: route({
+    method: 'post',
+    path: 'billing',
+    body: BillingInformationBody,
+    operation: {
       operationId: 'updatePartnerBilling',
       tags: ['billing'],
       summary: 'Set billing information',
       description: 'Prepaid billing: the card is checked with the card processor first; nothing is stored when it is refused. Returns what is stored.',
-      requestBody: body('The billing information.', BillingInformationBody, {
-        invoice: ex('invoice billing', billingAddress),
-        prepaid: ex('prepaid billing', { ...billingAddress, card_number: '4242 4242 4242 4242', security_code: '123', expiration_month: 12, expiration_year: 2030 }),
-      }),
+      requestBody: {
+        description: 'The billing information.',
+        examples: {
+          invoice: ex('invoice billing', billingAddress),
+          prepaid: ex('prepaid billing', { ...billingAddress, card_number: '4242 4242 4242 4242', security_code: '123', expiration_month: 12, expiration_year: 2030 }),
+        },
+      },
       responses: {
         '200': reply('Updated; the stored information.', BillingView, {
           invoice: ex('invoice billing', exampleBillingInvoice),
@@ -52,5 +66,5 @@ export const billingPaths: PathsFragment = {
         }),
       },
     },
-  },
+  }),
 };

@@ -1,21 +1,28 @@
-/** OpenAPI for `/partner/...`: password, settings, features, quota, info (schemas from the contracts). */
+/** The routes `/partner/...` (password, settings, features, quota, info): path, method, body schemas, and their OpenAPI prose and examples. */
 import { ChangePasswordBody, PartnerFeatures, PartnerInfo, PartnerQuota, PartnerSettings, UpdateSettingsBody } from '@burrow/contracts';
-import { body, empty, err, error, ex, reply } from '../../openapi/builders.js';
+import { route } from '../../http/route.js';
+import { empty, err, error, ex, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, notAnObject, WITH_BODY } from '../../openapi/common.js';
-import type { PathsFragment } from '../../openapi/types.js';
 import { exampleFeatures, exampleInfo, exampleQuota, exampleSettings } from '../examples.js';
 
-export const partnerPaths: PathsFragment = {
-  '/partner/password': {
-    post: {
+/** Paths relative to the partner mounts (`/partner/`, `/apis/accounts/v1/partner/`). */
+export const PARTNER_ROUTES = {
+  password: route({
+    method: 'post',
+    path: 'password',
+    body: ChangePasswordBody,
+    operation: {
       operationId: 'changePartnerPassword',
       tags: ['partner'],
       summary: 'Change the API / management console password',
       description: 'Takes effect at once on every gateway: the old password gets 401 from then on.',
-      requestBody: body('The new password.', ChangePasswordBody, {
-        bare: ex('a bare JSON string (the spec)', 'n3w-Secret-passphrase'),
-        object: ex('an object', { password: 'n3w-Secret-passphrase' }),
-      }),
+      requestBody: {
+        description: 'The new password.',
+        examples: {
+          bare: ex('a bare JSON string (the spec)', 'n3w-Secret-passphrase'),
+          object: ex('an object', { password: 'n3w-Secret-passphrase' }),
+        },
+      },
       responses: {
         '200': empty('Changed.'),
         '400': error('Not a string of 8 to 1024 characters without NUL characters.', {
@@ -24,22 +31,30 @@ export const partnerPaths: PathsFragment = {
         ...WITH_BODY,
       },
     },
-  },
-  '/partner/settings': {
-    get: {
+  }),
+  settings: route({
+    method: 'get',
+    path: 'settings',
+    operation: {
       operationId: 'getPartnerSettings',
       tags: ['partner'],
       summary: 'Enterprise settings',
       responses: { '200': reply('The settings.', PartnerSettings, { settings: ex('settings', exampleSettings) }), ...AUTHENTICATED },
     },
-    post: {
+  }),
+  updateSettings: route({
+    method: 'post',
+    path: 'settings',
+    body: UpdateSettingsBody,
+    operation: {
       operationId: 'updatePartnerSettings',
       tags: ['partner'],
       summary: 'Change enterprise settings',
       description: 'Changes only the settings named; returns all settings.',
-      requestBody: body('Any subset of the settings.', UpdateSettingsBody, {
-        some: ex('partial update; null clears', { share_link_ttl: 120, autopurge_interval: null, ad_domain: 'corp.example.com' }),
-      }),
+      requestBody: {
+        description: 'Any subset of the settings.',
+        examples: { some: ex('partial update; null clears', { share_link_ttl: 120, autopurge_interval: null, ad_domain: 'corp.example.com' }) },
+      },
       responses: {
         '200': reply('All settings after the change.', PartnerSettings, { settings: ex('after the change', { ...exampleSettings, share_link_ttl: 120, autopurge_interval: null }) }),
         '400': error('Invalid values or unknown keys (all named in `fields`).', {
@@ -49,17 +64,21 @@ export const partnerPaths: PathsFragment = {
         ...WITH_BODY,
       },
     },
-  },
-  '/partner/features': {
-    get: {
+  }),
+  features: route({
+    method: 'get',
+    path: 'features',
+    operation: {
       operationId: 'getPartnerFeatures',
       tags: ['partner'],
       summary: 'Enterprise features',
       responses: { '200': reply('The features.', PartnerFeatures, { features: ex('features', exampleFeatures) }), ...AUTHENTICATED },
     },
-  },
-  '/partner/quota': {
-    get: {
+  }),
+  quota: route({
+    method: 'get',
+    path: 'quota',
+    operation: {
       operationId: 'getPartnerQuota',
       tags: ['partner'],
       summary: 'Enterprise quota',
@@ -71,13 +90,15 @@ export const partnerPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
-  '/partner/info': {
-    get: {
+  }),
+  info: route({
+    method: 'get',
+    path: 'info',
+    operation: {
       operationId: 'getPartnerInfo',
       tags: ['partner'],
       summary: 'Who am I (beyond the spec)',
       responses: { '200': reply('The partner.', PartnerInfo, { info: ex('info', exampleInfo) }), ...AUTHENTICATED },
     },
-  },
+  }),
 };

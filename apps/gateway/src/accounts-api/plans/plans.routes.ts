@@ -1,13 +1,15 @@
-/** OpenAPI for `GET /ping` and `GET /plans` (schemas generated from the contracts). */
+/** The routes `GET /ping` and `GET /plans`: path, method, and their OpenAPI prose and examples. */
 import { Plan } from '@burrow/contracts';
+import { route } from '../../http/route.js';
 import { ex, listOf, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED } from '../../openapi/common.js';
-import type { PathsFragment } from '../../openapi/types.js';
 import { examplePlans } from '../examples.js';
 
-export const plansPaths: PathsFragment = {
-  '/ping': {
-    get: {
+export const PLAN_ROUTES = {
+  ping: route({
+    method: 'get',
+    path: 'ping',
+    operation: {
       operationId: 'ping',
       tags: ['partner'],
       summary: 'Credential check',
@@ -17,9 +19,11 @@ export const plansPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
-  '/plans': {
-    get: {
+  }),
+  plans: route({
+    method: 'get',
+    path: 'plans',
+    operation: {
       operationId: 'listPlans',
       tags: ['plans'],
       summary: 'List all plans',
@@ -29,5 +33,5 @@ export const plansPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
+  }),
 };

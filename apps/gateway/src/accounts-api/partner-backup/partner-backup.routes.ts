@@ -1,8 +1,8 @@
-/** OpenAPI for the management appliance's configuration backup (schemas generated from the contracts). */
+/** The routes of the management appliance's configuration backup: path, method, query schema, and their OpenAPI prose and examples. */
 import { PARTNER_BACKUP_BODY_LIMIT, PARTNER_BACKUPS_KEPT, PartnerBackup, PartnerBackupBody, PartnerBackupQuery, PartnerBackupVersion } from '@burrow/contracts';
-import { content, err, error, ex, JSON_TYPE, listOf, queryParameters, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
+import { route } from '../../http/route.js';
+import { content, err, error, ex, JSON_TYPE, listOf, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
 import { AUTHENTICATED } from '../../openapi/common.js';
-import type { PathsFragment } from '../../openapi/types.js';
 import { createHash } from 'node:crypto';
 
 const data = 'U2FsdGVkX1+vupppZksvRf5pq5g5XjFRIipRkwB0K1Y=';
@@ -10,14 +10,17 @@ const data = 'U2FsdGVkX1+vupppZksvRf5pq5g5XjFRIipRkwB0K1Y=';
 const sha256 = createHash('sha256').update(data).digest('hex');
 const version = { sha256, size: data.length, stored_at: 1763740000 };
 
-export const partnerBackupPaths: PathsFragment = {
-  '/partner/backup': {
-    get: {
+export const PARTNER_BACKUP_ROUTES = {
+  latest: route({
+    method: 'get',
+    path: 'partner/backup',
+    query: PartnerBackupQuery,
+    operation: {
       operationId: 'getPartnerBackup',
       tags: ['partner'],
       summary: 'The latest stored appliance backup',
       description: `The latest backup, with its data exactly as it was sent; \`null\` (status 200) when none is stored. With \`sha256\`, one of the ${PARTNER_BACKUPS_KEPT} kept versions instead (404 if it is not kept).`,
-      parameters: queryParameters(PartnerBackupQuery, { sha256: { description: `the hash of one of the ${PARTNER_BACKUPS_KEPT} kept versions (any case)`, example: sha256 } }),
+      queryNotes: { sha256: { description: `the hash of one of the ${PARTNER_BACKUPS_KEPT} kept versions (any case)`, example: sha256 } },
       responses: {
         '200': {
           description: 'The backup, or `null` when none is stored.',
@@ -31,7 +34,23 @@ export const partnerBackupPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-    post: {
+  }),
+  versions: route({
+    method: 'get',
+    path: 'partner/backup/versions',
+    operation: {
+      operationId: 'listPartnerBackups',
+      tags: ['partner'],
+      summary: 'The kept appliance backups',
+      description: `The ${PARTNER_BACKUPS_KEPT} most recent versions (fewer if fewer were stored), newest first, without their data.`,
+      responses: { '200': reply('The versions.', listOf(PartnerBackupVersion, 'versions'), { versions: ex('one version', [version]) }), ...AUTHENTICATED },
+    },
+  }),
+  /** the body is read as a stream (backup-body.ts) with PartnerBackupBody's rules, so its request body is written out whole */
+  store: route({
+    method: 'post',
+    path: 'partner/backup',
+    operation: {
       operationId: 'storePartnerBackup',
       tags: ['partner'],
       summary: 'Store an appliance backup',
@@ -52,14 +71,5 @@ export const partnerBackupPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
-  '/partner/backup/versions': {
-    get: {
-      operationId: 'listPartnerBackups',
-      tags: ['partner'],
-      summary: 'The kept appliance backups',
-      description: `The ${PARTNER_BACKUPS_KEPT} most recent versions (fewer if fewer were stored), newest first, without their data.`,
-      responses: { '200': reply('The versions.', listOf(PartnerBackupVersion, 'versions'), { versions: ex('one version', [version]) }), ...AUTHENTICATED },
-    },
-  },
+  }),
 };

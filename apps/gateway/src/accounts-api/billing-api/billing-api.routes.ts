@@ -1,8 +1,13 @@
-/** OpenAPI for the management appliance's billing API at /apis/billing/v1/ (schemas generated from the contracts). */
+/**
+ * The routes of the management appliance's billing API at /apis/billing/v1/: path, method, and
+ * their OpenAPI prose and examples. The bodies are read to their end and ignored: their schemas
+ * only document what the appliance sends.
+ */
 import { ApplianceBillingInfo, Payment, SubscriptionReply, z } from '@burrow/contracts';
-import { body, ex, listOf, reply } from '../../openapi/builders.js';
+import { route } from '../../http/route.js';
+import { ex, listOf, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, WITH_BODY } from '../../openapi/common.js';
-import type { PathItem, PathsFragment } from '../../openapi/types.js';
+import type { PathItem } from '../../openapi/types.js';
 
 /** These paths are absolute: served at the root only, not under the interface-A mounts. */
 const ROOT_ONLY: Pick<PathItem, 'servers'> = {
@@ -22,10 +27,13 @@ const refusal = (kind: string) =>
     }),
   });
 
-export const billingApiPaths: PathsFragment = {
-  '/apis/billing/v1/billing_info': {
-    ...ROOT_ONLY,
-    get: {
+/** Paths relative to BILLING_API_MOUNT. */
+export const BILLING_API_ROUTES = {
+  info: route({
+    method: 'get',
+    path: 'billing_info',
+    pathItem: ROOT_ONLY,
+    operation: {
       operationId: 'applianceBillingInfo',
       tags: ['billing'],
       summary: 'Billing standing (management appliance)',
@@ -44,35 +52,43 @@ export const billingApiPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
-  '/apis/billing/v1/payments': {
-    ...ROOT_ONLY,
-    get: {
+  }),
+  payments: route({
+    method: 'get',
+    path: 'payments',
+    pathItem: ROOT_ONLY,
+    operation: {
       operationId: 'appliancePayments',
       tags: ['billing'],
       summary: 'Payments (management appliance)',
       description: 'The payments taken from the partner. Burrow takes and records none (the operator bills), so the list is empty.',
       responses: { '200': reply('The payments: always empty today.', listOf(Payment, 'payments'), { none: ex('nothing recorded', []) }), ...AUTHENTICATED },
     },
-  },
-  '/apis/billing/v1/coupon': {
-    ...ROOT_ONLY,
-    post: {
+  }),
+  coupon: route({
+    method: 'post',
+    path: 'coupon',
+    pathItem: ROOT_ONLY,
+    body: CouponBody,
+    operation: {
       operationId: 'applianceCoupon',
       tags: ['billing'],
       summary: 'Redeem a coupon (refused: the operator manages plans)',
-      requestBody: body('`{"coupon"}`.', CouponBody, { coupon: ex('a coupon', { coupon: 'SPRING25' }) }, false),
+      requestBody: { description: '`{"coupon"}`.', examples: { coupon: ex('a coupon', { coupon: 'SPRING25' }) }, required: false },
       responses: { '200': refusal('Coupons are not redeemed here'), ...WITH_BODY },
     },
-  },
-  '/apis/billing/v1/create_subscription': {
-    ...ROOT_ONLY,
-    post: {
+  }),
+  createSubscription: route({
+    method: 'post',
+    path: 'create_subscription',
+    pathItem: ROOT_ONLY,
+    body: SubscriptionBody,
+    operation: {
       operationId: 'applianceCreateSubscription',
       tags: ['billing'],
       summary: 'Start a subscription (refused: the operator manages subscriptions)',
-      requestBody: body('`{"coupon", "frequency", "stripe_token"}`.', SubscriptionBody, { subscription: ex('a monthly subscription', { frequency: 'monthly', stripe_token: 'tok_visa' }) }, false),
+      requestBody: { description: '`{"coupon", "frequency", "stripe_token"}`.', examples: { subscription: ex('a monthly subscription', { frequency: 'monthly', stripe_token: 'tok_visa' }) }, required: false },
       responses: { '200': refusal('Subscriptions cannot be started here'), ...WITH_BODY },
     },
-  },
+  }),
 };

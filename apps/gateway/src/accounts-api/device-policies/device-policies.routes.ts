@@ -1,4 +1,4 @@
-/** OpenAPI for device policies and the preference catalogue (schemas generated from the contracts). */
+/** The routes of device policies and the preference catalogue: path, method, the schemas the handlers parse with, and their OpenAPI prose and examples. */
 import {
   CreateDevicePolicyBody,
   DEVICE_PREFERENCES,
@@ -9,9 +9,9 @@ import {
   PREFERENCE_DEFAULTS,
   UpdateDevicePolicyBody,
 } from '@burrow/contracts';
-import { body, empty, err, error, ex, listOf, pathParameter, queryParameters, reply } from '../../openapi/builders.js';
+import { route } from '../../http/route.js';
+import { empty, err, error, ex, listOf, pathParameter, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, notAnObject, WITH_BODY } from '../../openapi/common.js';
-import type { PathsFragment } from '../../openapi/types.js';
 
 const base = { id: 1, name: 'Office', inherits_from: null, policy: { backup_schedule: 'daily', backup_time: '01:30', lan_sync: true } };
 const laptops = { id: 2, name: 'Laptops', inherits_from: 1, policy: { backup_on_battery: false, upload_limit_enabled: true, upload_limit_kbps: 2048 } };
@@ -27,9 +27,11 @@ const badValues = error('Invalid or missing parameters, named in `fields`; a pre
 const nameTaken = ex('name taken', err('a device policy with that name exists', { conflicts: ['name'] }));
 const unknownParent = ex('no such parent', err('inherits_from: no device policy 99', { conflicts: ['inherits_from'] }));
 
-export const devicePoliciesPaths: PathsFragment = {
-  '/devicepreferences': {
-    get: {
+export const DEVICE_POLICY_ROUTES = {
+  preferences: route({
+    method: 'get',
+    path: 'devicepreferences',
+    operation: {
       operationId: 'listDevicePreferences',
       tags: ['device policies'],
       summary: 'The preferences a device policy may set',
@@ -37,20 +39,27 @@ export const devicePoliciesPaths: PathsFragment = {
         'The catalogue: each preference with its type (boolean, integer, choice, time, string_list), default, allowed values (choices) or bounds, and the preferences that refine it (`children`). Names are flat: a child is set in a policy like any other preference.',
       responses: { '200': reply('Every top-level preference, children nested.', listOf(DevicePreferenceRecord, 'preferences'), { catalogue: ex('the catalogue', DEVICE_PREFERENCES) }), ...AUTHENTICATED },
     },
-  },
-  '/devicepolicies/': {
-    get: {
+  }),
+  list: route({
+    method: 'get',
+    path: 'devicepolicies/',
+    operation: {
       operationId: 'listDevicePolicies',
       tags: ['device policies'],
       summary: 'List device policies',
       description: `Every policy of the partner, by id (a partner has at most ${MAX_DEVICE_POLICIES}).`,
       responses: { '200': reply('The policies.', listOf(DevicePolicy, 'policies'), { policies: ex('a policy and one inheriting from it', [exampleBase, exampleLaptops]) }), ...AUTHENTICATED },
     },
-    post: {
+  }),
+  create: route({
+    method: 'post',
+    path: 'devicepolicies/',
+    body: CreateDevicePolicyBody,
+    operation: {
       operationId: 'createDevicePolicy',
       tags: ['device policies'],
       summary: 'Create a device policy',
-      requestBody: body('The new policy.', CreateDevicePolicyBody, { laptops: ex('a policy inheriting from policy 1', { name: laptops.name, inherits_from: 1, policy: laptops.policy }) }),
+      requestBody: { description: 'The new policy.', examples: { laptops: ex('a policy inheriting from policy 1', { name: laptops.name, inherits_from: 1, policy: laptops.policy }) } },
       responses: {
         '201': reply('Created; `Location` ends in `/<id>` on the mount that was called.', DevicePolicy, { created: ex('the new policy', exampleLaptops) }, {
           Location: { description: 'path of the new policy', schema: { type: 'string' }, example: '/devicepolicies/2' },
@@ -64,25 +73,38 @@ export const devicePoliciesPaths: PathsFragment = {
         ...WITH_BODY,
       },
     },
-  },
-  '/devicepolicies/{id}': {
-    get: {
+  }),
+  get: route({
+    method: 'get',
+    path: 'devicepolicies/:id',
+    operation: {
       operationId: 'getDevicePolicy',
       tags: ['device policies'],
       summary: 'A device policy',
       parameters: [idParam],
       responses: { '200': reply('The policy, with its effective values.', DevicePolicy, { policy: ex('GET /devicepolicies/2', exampleLaptops) }), '404': noPolicy, ...AUTHENTICATED },
     },
-    post: {
+  }),
+  update: route({
+    method: 'post',
+    path: 'devicepolicies/:id',
+    query: DevicePolicyActionQuery,
+    body: UpdateDevicePolicyBody,
+    operation: {
       operationId: 'updateDevicePolicy',
       tags: ['device policies'],
       summary: 'Change a device policy, or delete it with ?action=delete',
       description: 'Changes the fields given; `policy` replaces the whole set of own values. With `action=delete` the policy is deleted as by DELETE, the body is ignored and the reply is empty.',
-      parameters: [idParam, ...queryParameters(DevicePolicyActionQuery, { action: { description: '`delete`: delete the policy (same as DELETE); any other value is 400' } })],
-      requestBody: body('The fields to change (ignored with action=delete).', UpdateDevicePolicyBody, {
-        values: ex('new own values', { policy: { lan_sync: false } }),
-        detach: ex('stop inheriting', { inherits_from: null }),
-      }, false),
+      parameters: [idParam],
+      queryNotes: { action: { description: '`delete`: delete the policy (same as DELETE); any other value is 400' } },
+      requestBody: {
+        description: 'The fields to change (ignored with action=delete).',
+        examples: {
+          values: ex('new own values', { policy: { lan_sync: false } }),
+          detach: ex('stop inheriting', { inherits_from: null }),
+        },
+        required: false,
+      },
       responses: {
         '200': reply('The updated policy (empty body with action=delete).', DevicePolicy, { updated: ex('after a rename', { ...exampleLaptops, name: 'Road warriors' }) }),
         '400': badValues,
@@ -95,7 +117,11 @@ export const devicePoliciesPaths: PathsFragment = {
         ...WITH_BODY,
       },
     },
-    delete: {
+  }),
+  remove: route({
+    method: 'delete',
+    path: 'devicepolicies/:id',
+    operation: {
       operationId: 'deleteDevicePolicy',
       tags: ['device policies'],
       summary: 'Delete a device policy',
@@ -111,5 +137,5 @@ export const devicePoliciesPaths: PathsFragment = {
         ...AUTHENTICATED,
       },
     },
-  },
+  }),
 };
