@@ -144,8 +144,12 @@ export class SqliteEventStore implements EventStore {
     return stmt;
   }
 
+  private currentRevision(stream: string): number | null {
+    return (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
+  }
+
   private readonly appendTx = (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const current = (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
+    const current = this.currentRevision(stream);
     const actual = current ?? 'no_stream';
     const ok =
       expected === 'any' ||
@@ -271,6 +275,7 @@ export class SqliteEventStore implements EventStore {
     return {
       append: (stream, events, expected) => store.appendSynced(stream, events, expected, false),
       readStream: (stream, options) => store.readStream(stream, options),
+      streamRevision: (stream) => store.streamRevision(stream),
       subscribeToAll: (options, handlers) => store.subscribeToAll(options, handlers),
       headPosition: () => store.headPosition(),
       storeId: () => store.storeId(),
@@ -286,6 +291,10 @@ export class SqliteEventStore implements EventStore {
     const rows = this.statement(`SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`)
       .all({ stream, from, limit: options.maxCount ?? -1 }) as Row[];
     return rows.map(toRecorded);
+  }
+
+  async streamRevision(stream: string): Promise<number | null> {
+    return this.currentRevision(stream);
   }
 
   async headPosition(): Promise<number> {
