@@ -12,14 +12,11 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import * as ajv2020 from 'ajv/dist/2020.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACCOUNTS_API_CONTROLLERS } from '../accounts-api/accounts-api.module.js';
 import { ACCOUNTS_API_MOUNTS } from '../accounts-api/mount.js';
 import { DAV_METHODS } from '../dav/dav.middleware.js';
-import { EVENTS_CONTROLLERS } from '../events/events.module.js';
 import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
-import { OPS_CONTROLLERS } from '../ops/ops.module.js';
 import { Query } from '../http/request.js';
-import { controllerHandlers, Route, route, routeOf } from '../http/route.js';
+import { controllerHandlers, InFrontOf, isInFront, Route, route, routeOf } from '../http/route.js';
 import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, type Parameter, type Response } from './types.js';
 
 const openApiDocument = gatewayOpenApiDocument();
@@ -65,9 +62,6 @@ function routesOf(controllers: readonly (new (...args: never[]) => unknown)[]): 
 
 type ControllerClass = new (...args: never[]) => unknown;
 
-/** Controllers whose routes are not declarations yet (the conversion to http/route.ts is under way). */
-const NOT_YET_DECLARED = new Set<ControllerClass>(GATEWAY_CONTROLLERS.filter((c) => !([...ACCOUNTS_API_CONTROLLERS, ...EVENTS_CONTROLLERS, ...OPS_CONTROLLERS] as ControllerClass[]).includes(c)));
-
 /** The schemas a handler's `@Query(schema)` / `@Body(schema)` parameters parse with. */
 function parsersOf(controller: ControllerClass, key: string): unknown[] {
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<string, { data?: { parser?: unknown } }>;
@@ -86,6 +80,8 @@ function undeclaredHandlers(controllers: readonly ControllerClass[]): string[] {
       if (method === undefined) continue;
       const declared = routeOf(handler);
       const where = `${controller.name}.${key}`;
+      // a page in front of a declared route is documented by it (the route check sees it served)
+      if (!declared && isInFront(handler)) continue;
       if (!declared) {
         strays.push(`${where}: no @Route declaration`);
         continue;
@@ -179,10 +175,9 @@ describe('OpenAPI document', () => {
     assert.deepEqual(diff.unrouted, ['GET /partner/nothing-here']);
   });
 
-  it('routes every converted controller handler by its declaration (no bare @Get/@Post)', () => {
-    const converted = GATEWAY_CONTROLLERS.filter((c) => !NOT_YET_DECLARED.has(c));
-    assert.ok(converted.length >= ACCOUNTS_API_CONTROLLERS.length);
-    assert.deepEqual(undeclaredHandlers(converted), []);
+  it('routes every controller handler by its declaration (no bare @Get/@Post)', () => {
+    assert.ok(GATEWAY_CONTROLLERS.length > 20);
+    assert.deepEqual(undeclaredHandlers(GATEWAY_CONTROLLERS), []);
   });
 
   it('the declaration check notices a bare route decorator, a route routed elsewhere and a query parsed with another schema (self-check)', () => {
@@ -199,6 +194,8 @@ describe('OpenAPI document', () => {
       moved(@Query(declared.query) _q: unknown): void {}
       @Route(declared)
       other(@Query(z.object({})) _q: unknown): void {}
+      @InFrontOf('get', 'declared')
+      page(): void {}
     }
     assert.deepEqual(undeclaredHandlers([Stray]), [
       'Stray.bare: no @Route declaration',

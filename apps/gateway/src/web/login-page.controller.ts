@@ -10,15 +10,17 @@
  */
 import { DomainError } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, Inject, Next, Post, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Next, Req, Res } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { cookieValue, type Sessions } from '../http/sessions.js';
 import { queryValue } from '../http/query.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
 import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
+import { InFrontOf, Route } from '../http/route.js';
 import { html } from './html.js';
 import { isFormPost, prefersHtml, sendPage } from './page.js';
+import { WEB_ROUTES } from './web.routes.js';
 
 export const LOGIN_PAGE = '/browse/login';
 const LOGIN_CSRF_COOKIE = 'burrow_login_form';
@@ -33,13 +35,13 @@ export class LoginPageController {
     @Inject(SESSIONS) private readonly sessions: Sessions,
   ) {}
 
-  @Get('browse/login')
+  @Route(WEB_ROUTES.loginPage)
   form(@Req() req: Request, @Res() res: Response): void {
     const notice = queryValue(req, 'logged_out') !== undefined ? 'You are logged out.' : undefined;
     this.render(req, res, { notice });
   }
 
-  @Post('browse/login')
+  @InFrontOf('post', 'browse/login')
   async submit(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     if (!isFormPost(req) || !prefersHtml(req)) return next();
     let username = '';

@@ -7,11 +7,12 @@
  */
 import { type FolderPage, LISTING_PAGE_DEFAULT, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, Inject, Next, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Next, Req, Res } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { dirPair, humanSize } from '../http/catalog-views.js';
 import { SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
+import { InFrontOf } from '../http/route.js';
 import { openRoom, roomFolderAt, roomFolders } from '../http/share-rooms.js';
 import { parseMountedPath } from '../http/storage-path.js';
 import { RPC } from '../http/tokens.js';
@@ -23,7 +24,7 @@ import { prefersHtml, sendErrorPage, sendPage } from './page.js';
 export class SharePagesController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @Get(`${SHARE_MOUNT}/*path`)
+  @InFrontOf('get', `${SHARE_MOUNT}/*path`)
   async room(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     if (!prefersHtml(req) || queryValue(req, 'format') !== undefined) return next();
     const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);

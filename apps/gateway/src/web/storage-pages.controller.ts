@@ -25,13 +25,14 @@ import {
   type UserShareRooms,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, type ExecutionContext, Get, Inject, Next, Post, Req, Res } from '@nestjs/common';
+import { Controller, type ExecutionContext, Inject, Next, Req, Res } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../http/catalog-views.js';
 import { createFileLink } from '../http/links.js';
 import { STORAGE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
 import { parseBody } from '../http/request.js';
+import { InFrontOf } from '../http/route.js';
 import type { SessionClaims, Sessions } from '../http/sessions.js';
 import { shareRoomUrl } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
@@ -83,7 +84,7 @@ export class StoragePagesController {
     return { viewer: { user, home, csrf, nav }, session };
   }
 
-  @Get(`${STORAGE_MOUNT}/*path`)
+  @InFrontOf('get', `${STORAGE_MOUNT}/*path`)
   async get(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     // a session extension opens one file, as bytes or JSON: never a page of the owner's storage
     if (!prefersHtml(req) || queryValue(req, 'se') !== undefined) return next();
@@ -109,7 +110,7 @@ export class StoragePagesController {
     }
   }
 
-  @Post(`${STORAGE_MOUNT}/*path`)
+  @InFrontOf('post', `${STORAGE_MOUNT}/*path`)
   async post(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     if (!isFormPost(req) || !prefersHtml(req)) return next();
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
