@@ -21,7 +21,6 @@ export class GatewayModule {
   static forRoot(deps: HttpDependencies, metrics: GatewayMetrics, locks: DavLocks, events: EventsOptions): DynamicModule {
     return {
       module: GatewayModule,
-      // WebModule first: its page routes pass what is not for them on to the JSON routes
       imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, EventsModule.forRoot(events), StorageApiModule, ShareApiModule, DavModule.forRoot(locks), OpsModule.forRoot(metrics, gatewayOpenApiDocument)],
     };
   }

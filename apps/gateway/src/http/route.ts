@@ -73,22 +73,6 @@ export function Route(declaration: RouteDeclaration): MethodDecorator {
   return applyDecorators(RequestMapping({ path: declaration.path, method: NEST_METHODS[declaration.method] }), SetMetadata(ROUTE_KEY, declaration));
 }
 
-const IN_FRONT_KEY = 'burrow:route-in-front';
-
-/**
- * A page handler in front of a declared route at the same method and path: it answers the requests
- * that prefer HTML and passes the rest on with `next()`. Routed like `@Route`; documented by the
- * route behind it (whose operation says what a browser gets), so it has no declaration of its own.
- */
-export function InFrontOf(method: Exclude<HttpMethod, 'trace'>, path: string): MethodDecorator {
-  return applyDecorators(RequestMapping({ path, method: NEST_METHODS[method] }), SetMetadata(IN_FRONT_KEY, true));
-}
-
-/** Whether a handler is `@InFrontOf` a declared route. */
-export function isInFront(handler: unknown): boolean {
-  return typeof handler === 'function' && Reflect.getMetadata(IN_FRONT_KEY, handler) === true;
-}
-
 /** The declaration a handler was decorated with (undefined for a handler without `@Route`). */
 export function routeOf(handler: unknown): RouteDeclaration | undefined {
   return typeof handler === 'function' ? (Reflect.getMetadata(ROUTE_KEY, handler) as RouteDeclaration | undefined) : undefined;

@@ -1,18 +1,17 @@
 /**
  * The share-room page: a public room (and each folder below it) as HTML, for requests that prefer
- * `text/html` (browsers opening a room's friendly URL). Everything else (JSON clients, files,
- * previews, `?format=zip`) goes on to the JSON controller: this one is registered first and calls
- * `next()`. The room, its folder labels and the listing come from the same helpers and bus
+ * `text/html` (browsers opening a room's friendly URL). A middleware on `GET /share/...`
+ * (WebModule), run before routing; everything else (JSON clients, files, previews, `?format=zip`)
+ * goes on to the share interface's route. The room, its folder labels and the listing come from the same helpers and bus
  * subjects as the JSON routes (`openRoom`, `roomFolders`, `roomFolderAt`, `storage.listFolder`).
  */
 import { type FolderPage, LISTING_PAGE_DEFAULT, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Inject, Next, Req, Res } from '@nestjs/common';
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { dirPair, humanSize } from '../http/catalog-views.js';
 import { SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
-import { InFrontOf } from '../http/route.js';
 import { openRoom, roomFolderAt, roomFolders } from '../http/share-rooms.js';
 import { parseMountedPath } from '../http/storage-path.js';
 import { RPC } from '../http/tokens.js';
@@ -20,12 +19,11 @@ import { html } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';
 import { prefersHtml, sendErrorPage, sendPage } from './page.js';
 
-@Controller()
-export class SharePagesController {
+@Injectable()
+export class SharePages implements NestMiddleware {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
-  @InFrontOf('get', `${SHARE_MOUNT}/*path`)
-  async room(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (!prefersHtml(req) || queryValue(req, 'format') !== undefined) return next();
     const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);
     if (!folder) return next();

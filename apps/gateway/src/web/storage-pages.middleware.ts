@@ -1,6 +1,7 @@
 /**
- * The storage browser: the logged-in user's storage as pages, for requests that prefer `text/html`
- * (everything else goes on, by `next()`, to the JSON controllers registered after this one).
+ * The storage browser: the logged-in user's storage as pages, for requests that prefer `text/html`.
+ * A middleware on `/storage/...` (WebModule), run before routing: a request a page is for is
+ * answered here, every other one goes on to the storage interface's routes (their one handler).
  * - `GET /storage/<b32>/` devices with last login and commit; `GET <device or folder>/` a folder;
  *   `GET <file>?format=version_info` the file's versions, each downloadable; `GET .../shares` the
  *   user's share rooms with create, edit and delete forms;
@@ -25,14 +26,13 @@ import {
   type UserShareRooms,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, type ExecutionContext, Inject, Next, Req, Res } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../http/catalog-views.js';
 import { createFileLink } from '../http/links.js';
 import { STORAGE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
 import { parseBody } from '../http/request.js';
-import { InFrontOf } from '../http/route.js';
 import type { SessionClaims, Sessions } from '../http/sessions.js';
 import { shareRoomUrl } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
@@ -42,7 +42,7 @@ import { type StorageRequest, StorageUserGuard } from '../http/storage-user.guar
 import { PUBLIC_URL, RPC, SESSIONS, SIGNER } from '../http/tokens.js';
 import { html, type SafeHtml } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';
-import { LOGIN_PAGE } from './login-page.controller.js';
+import { LOGIN_PAGE } from './login-page.js';
 import { csrfField, csrfToken, isFormPost, prefersHtml, sendErrorPage, sendPage, validCsrf, when } from './page.js';
 
 interface Viewer {
@@ -52,8 +52,8 @@ interface Viewer {
   nav: SafeHtml;
 }
 
-@Controller()
-export class StoragePagesController {
+@Injectable()
+export class StoragePages implements NestMiddleware {
   constructor(
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(SIGNER) private readonly signer: TokenSigner,
@@ -84,8 +84,13 @@ export class StoragePagesController {
     return { viewer: { user, home, csrf, nav }, session };
   }
 
-  @InFrontOf('get', `${STORAGE_MOUNT}/*path`)
-  async get(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
+  use(req: Request, res: Response, next: NextFunction): Promise<void> | void {
+    if (req.method === 'GET' || req.method === 'HEAD') return this.get(req, res, next);
+    if (req.method === 'POST') return this.post(req, res, next);
+    next();
+  }
+
+  private async get(req: Request, res: Response, next: NextFunction): Promise<void> {
     // a session extension opens one file, as bytes or JSON: never a page of the owner's storage
     if (!prefersHtml(req) || queryValue(req, 'se') !== undefined) return next();
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
@@ -110,8 +115,7 @@ export class StoragePagesController {
     }
   }
 
-  @InFrontOf('post', `${STORAGE_MOUNT}/*path`)
-  async post(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
+  private async post(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (!isFormPost(req) || !prefersHtml(req)) return next();
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
