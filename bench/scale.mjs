@@ -16,17 +16,25 @@
  *   Nest); and the server's RSS once ready (from /proc). With `BURROW_READ_MODELS=memory` too (the
  *   before), up to 100k.
  *
+ * Then users, through the running server's interface A: for each size a data directory whose
+ * partner (made by a first start) is given that many users by appending one `UserCreated` each
+ * (their own streams, as a create does), the server restarted on it (its read models build the new
+ * users, then it serves), and `GET /users/<u>` (a user in the middle), the first page and a middle
+ * page of `GET /users/?limit=1000` measured over HTTP with the partner's Basic credentials: req/s
+ * at 100k (1M) users against 1k, the growth ratio.
+ *
  * Each is printed as measured / target: restart with 1M events ready within 5 s, rebuild >= 100k
  * events/s, RSS < 512 MiB, growth <= 1.2x.
  *
  *   npm run bench:scale      (BENCH_SCALE_MAX, default 100000: 1000000 adds the 1M size, which
  *                             takes several minutes to seed; BENCH_SCALE_BEFORE=0 skips the
- *                             in-memory runs; BENCH_SERVER_NODE_ARGS for the server, e.g.
+ *                             in-memory runs; BENCH_SCALE_USERS=0 skips the users; BENCH_SCALE_FILES=0
+ *                             the files; BENCH_SERVER_NODE_ARGS for the server, e.g.
  *                             "--cpu-prof --cpu-prof-dir=/tmp/prof")
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,10 +46,14 @@ const { ProjectionRunner, appendEvents } = await import(join(root, 'libs/eventso
 const { fileIdOf } = await import(join(root, 'libs/contracts/dist/index.js'));
 const { storageProjections } = await import(join(root, 'apps/storage-catalog/dist/storage-catalog.service.js'));
 const { listFolder } = await import(join(root, 'apps/storage-catalog/dist/files/listing.js'));
+const { measureConcurrently } = await import('./concurrent.mjs');
 
 const MAX = Number(process.env.BENCH_SCALE_MAX ?? 100_000);
 const SIZES = [1_000, 100_000, 1_000_000].filter((n) => n <= MAX);
 const BEFORE = process.env.BENCH_SCALE_BEFORE !== '0';
+const FILES = process.env.BENCH_SCALE_FILES !== '0';
+const USERS = process.env.BENCH_SCALE_USERS !== '0';
+const PARTNER = { username: 'bench-partner', password: 'bench-partner-password' };
 const PER_FOLDER = 1_000;
 const PAGE = 100;
 const TARGET = { restartS: 5, rebuild: 100_000, rssMiB: 512, growth: 1.2 };
@@ -101,18 +113,23 @@ const cpuSeconds = (pid) => {
 };
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
-/** Starts the standalone server on `dataDir`: seconds until /readyz is 200, its RSS then; stopped after. */
-async function startAndStop(dataDir, env = {}) {
+/** Starts the standalone server on `dataDir`: its port, seconds until /readyz is 200, its CPU and RSS then, and `stop`. */
+async function startServer(dataDir, env = {}) {
   const port = await freePort();
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const started = performance.now();
   const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone/dist/main.js')], {
     env: {
       PATH: process.env.PATH, BURROW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', BURROW_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef',
-      BURROW_PARTNER_USERNAME: 'bench-partner', BURROW_PARTNER_PASSWORD: 'bench-partner-password', ...env,
+      BURROW_PARTNER_USERNAME: PARTNER.username, BURROW_PARTNER_PASSWORD: PARTNER.password, ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const stop = async () => {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  };
   try {
     for (;;) {
       if (server.exitCode !== null) throw new Error('the server did not start');
@@ -120,13 +137,19 @@ async function startAndStop(dataDir, env = {}) {
       if (status === 200) break;
       await sleep(50);
     }
-    const seconds = (performance.now() - started) / 1000;
-    return { seconds, cpu: cpuSeconds(server.pid), rss: rssMiB(server.pid) };
-  } finally {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  const seconds = (performance.now() - started) / 1000;
+  return { port, pid: server.pid, seconds, cpu: cpuSeconds(server.pid), rss: rssMiB(server.pid), stop };
+}
+
+/** Starts the standalone server on `dataDir` and stops it once ready: seconds to ready, CPU, RSS. */
+async function startAndStop(dataDir, env = {}) {
+  const { stop, port: _port, pid: _pid, ...figures } = await startServer(dataDir, env);
+  await stop();
+  return figures;
 }
 
 const fmt = (v, digits = 1) => (typeof v === 'number' ? v.toFixed(digits) : String(v));
@@ -143,7 +166,7 @@ rmSync(emptyDir, { recursive: true, force: true });
 console.log(`boot on an empty data directory: ${fmt(boot.seconds, 2)} s to ready (${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(boot.rss, 0)} MiB (the quicker of two: the fixed cost every start pays)`);
 
 const pages = {};
-for (const n of SIZES) {
+for (const n of FILES ? SIZES : []) {
   const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-${n}-`));
   try {
     const seedStarted = performance.now();
@@ -185,12 +208,103 @@ for (const n of SIZES) {
   }
 }
 
-for (const n of SIZES.filter((s) => s > 1_000)) {
+for (const n of FILES ? SIZES.filter((s) => s > 1_000) : []) {
   const sqliteGrowth = pages[n].sqlite / pages[1_000].sqlite;
   row(`first page of a 1,000-file folder, device of ${n} / of 1k files (SQLite)`, `${fmt(sqliteGrowth, 2)}x (${fmt(pages[n].sqlite, 2)} / ${fmt(pages[1_000].sqlite, 2)} ms)`, `<= ${TARGET.growth}x`, sqliteGrowth <= TARGET.growth);
   if (pages[n].memory !== undefined && pages[1_000].memory !== undefined) {
     const g = pages[n].memory / pages[1_000].memory;
     row(`first page of a 1,000-file folder, device of ${n} / of 1k files (memory, before)`, `${fmt(g, 2)}x (${fmt(pages[n].memory, 2)} / ${fmt(pages[1_000].memory, 2)} ms)`, `<= ${TARGET.growth}x`);
+  }
+}
+
+/** The partner the first start made: its id, from its `PartnerCreated` event. */
+async function partnerId(store) {
+  const head = await store.headPosition();
+  let found = null;
+  await new Promise((resolve, reject) => {
+    const subscription = store.subscribeToAll({ fromPosition: 0, prefixes: ['partner-'] }, {
+      onEvent(event) {
+        if (event.type === 'PartnerCreated' && event.data.username === PARTNER.username) found = event.data.partnerId ?? event.stream.slice('partner-'.length);
+      },
+      onCheckpoint(position) {
+        if (position >= head) void subscription.stop().then(resolve, reject);
+      },
+      onError: reject,
+    });
+  });
+  if (!found) throw new Error('no PartnerCreated for the bench partner');
+  return found;
+}
+
+/** `users` users of the bench partner, one `UserCreated` each on its own stream; the middle one's name. */
+async function seedUsers(dataDir, users) {
+  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  try {
+    const owner = await partnerId(store);
+    const at = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < users; i++) {
+      const userId = randomUUID();
+      const username = `bench-user-${String(i).padStart(7, '0')}`;
+      const data = {
+        userId, partnerId: owner, username, name: `Bench User ${i}`, email: `${username}@example.com`, plan_id: 1, group_id: null,
+        bonus_bytes: 0, avatar_id: 0, share_id: String(100_000 + i), creation_time: at, passwordHash: '',
+      };
+      await appendEvents(store, `user-${userId}`, [{ type: 'UserCreated', data }], 'no_stream');
+    }
+  } finally {
+    await store.close();
+  }
+  return `bench-user-${String(Math.floor(users / 2)).padStart(7, '0')}`;
+}
+
+const authorization = `Basic ${Buffer.from(`${PARTNER.username}:${PARTNER.password}`).toString('base64')}`;
+async function getJson(port, path) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text);
+}
+
+const usersRps = {};
+for (const n of USERS ? SIZES : []) {
+  const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-users-${n}-`));
+  try {
+    await startAndStop(dataDir); // the partner and the plans
+    const seedStarted = performance.now();
+    const middle = await seedUsers(dataDir, n);
+    console.log(`\n${n} users: seeded in ${fmt((performance.now() - seedStarted) / 1000)} s`);
+    const built = await startAndStop(dataDir); // the read models build the new users
+    console.log(`  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready`);
+    const server = await startServer(dataDir);
+    try {
+      if (process.env.BENCH_SCALE_KEEP) console.log(`  kept: ${dataDir}`);
+      const user = await getJson(server.port, `/users/${middle}`);
+      if (user.username !== middle) throw new Error(`GET /users/${middle} answered ${user.username}`);
+      const first = await getJson(server.port, '/users/?limit=1000');
+      if (first.length !== Math.min(1000, n)) throw new Error(`the first page holds ${first.length} users`);
+      const offset = Math.max(0, Math.floor(n / 2) - 500);
+      const options = { concurrency: 8, warmup: 100 };
+      const one = await measureConcurrently(() => getJson(server.port, `/users/${middle}`), { ...options, count: 2000 });
+      const firstPage = await measureConcurrently(() => getJson(server.port, '/users/?limit=1000'), { ...options, count: 200, warmup: 20 });
+      // a page at an offset costs what it skips (SQLite's OFFSET, like MongoDB's skip, steps over every
+      // row before it): measured one at a time, few, and reported without a target
+      const middlePage = await measureConcurrently(() => getJson(server.port, `/users/?limit=1000&offset=${offset}`), { concurrency: 1, count: 10, warmup: 2 });
+      usersRps[n] = { one: one.rps, firstPage: firstPage.rps, middlePage: middlePage.rps };
+      console.log(`  GET /users/<u> ${fmt(one.rps, 0)} req/s; GET /users/?limit=1000 first page ${fmt(firstPage.rps, 0)} req/s, at offset ${offset} ${fmt(middlePage.rps, 1)} req/s (one at a time); RSS ${fmt(rssMiB(server.pid), 0)} MiB`);
+    } catch (error) {
+      console.log(`  the server is ${existsSync(`/proc/${server.pid}`) ? 'still running' : 'gone'}`);
+      throw error;
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    if (!process.env.BENCH_SCALE_KEEP) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+for (const n of USERS ? SIZES.filter((s) => s > 1_000) : []) {
+  for (const [key, what, target] of [['one', 'GET /users/<u>', true], ['firstPage', 'GET /users/?limit=1000, first page', true], ['middlePage', 'GET /users/?limit=1000, the middle page (offset)', false]]) {
+    const growth = usersRps[1_000][key] / usersRps[n][key];
+    row(`${what}, ${n} / 1k users (cost per request)`, `${fmt(growth, 2)}x (${fmt(usersRps[n][key], 1)} / ${fmt(usersRps[1_000][key], 1)} req/s)`, target ? `<= ${TARGET.growth}x` : '(grows with the offset)', target ? growth <= TARGET.growth : undefined);
   }
 }
 

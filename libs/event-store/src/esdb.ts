@@ -182,6 +182,12 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
+  /** The server offers no cheaper way: the newest event is read. */
+  async streamRevision(stream: string): Promise<number | null> {
+    const [newest] = await this.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return newest?.revision ?? null;
+  }
+
   async headPosition(): Promise<number> {
     const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
     for await (const resolved of read) {

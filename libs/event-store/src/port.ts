@@ -71,6 +71,11 @@ export interface EventStore {
   deferringDurability?(): EventStore;
   /** Events of one stream; an empty list when the stream does not exist. */
   readStream(stream: string, options?: ReadOptions): Promise<RecordedEvent[]>;
+  /**
+   * The revision of the stream's newest event, null when the stream does not exist: whether a
+   * stream changed since a revision seen earlier, without reading (and parsing) an event.
+   */
+  streamRevision(stream: string): Promise<number | null>;
   subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
   /** Position of the newest event in the store (0 when empty). */
   headPosition(): Promise<number>;

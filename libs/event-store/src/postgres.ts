@@ -360,6 +360,7 @@ export class PostgresEventStore implements EventStore {
     return {
       append: (stream, events, expected) => this.append(stream, events, expected),
       readStream: (stream, options) => this.readStream(stream, options),
+      streamRevision: (stream) => this.streamRevision(stream),
       subscribeToAll: (options, handlers) => this.subscribeToAll(options, handlers),
       headPosition: () => this.headPosition(),
       storeId: () => this.storeId(),
@@ -459,6 +460,11 @@ export class PostgresEventStore implements EventStore {
       values: [stream, options.fromRevision ?? null, options.maxCount ?? null],
     });
     return rows.map(toRecorded);
+  }
+
+  async streamRevision(stream: string): Promise<number | null> {
+    const { rows } = await this.pool.query<{ r: string | null }>({ name: 'burrow-stream-revision', text: `SELECT max(revision) AS r FROM ${EVENTS} WHERE stream = $1`, values: [stream] });
+    return rows[0].r === null ? null : Number(rows[0].r);
   }
 
   async headPosition(): Promise<number> {

@@ -5,10 +5,15 @@
  * processes. Subscriptions poll by global position; `notifyAppended()` (called on local appends and
  * when another process announces one over the bus) makes them poll at once, so the poll interval is
  * only the fallback latency.
+ *
+ * Durability off the main thread: the connection commits with `synchronous=NORMAL` (no fsync inside
+ * the commit, which would block the event loop: better-sqlite3 is synchronous), and a durable
+ * append is acknowledged only after an `fdatasync` of the write-ahead log in the thread pool.
+ * Concurrent durable appends share a sync (see `walSynced`).
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, close as closeFd, closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   type AppendResult,
@@ -36,10 +41,11 @@ interface Row {
 const BATCH = 500;
 
 /**
- * How hard a commit waits for the disk. `full` (the default): the write-ahead log is fsynced at
- * every commit, so an acknowledged append survives a power loss or OS crash. `normal`: fsync only
- * at checkpoints; faster, still safe against a process crash, but a power loss can roll back the
- * last commits, which clients were told had succeeded.
+ * How hard an append waits for the disk. `full` (the default): the write-ahead log is fsynced
+ * after every durable commit and before the append is acknowledged, so an acknowledged append
+ * survives a power loss or OS crash. `normal`: fsync only at checkpoints; faster, still safe
+ * against a process crash, but a power loss can roll back the last commits, which clients were
+ * told had succeeded.
  */
 export type SqliteSynchronous = 'full' | 'normal';
 
@@ -58,6 +64,9 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly id: string;
   private closed = false;
+  /** `full` durability: the store fsyncs the write-ahead log itself after durable commits */
+  private readonly syncsWal: boolean;
+  private readonly walFile: string;
 
   private constructor(
     file: string,
@@ -65,9 +74,14 @@ export class SqliteEventStore implements EventStore {
   ) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     makePrivate(file);
+    this.syncsWal = options.synchronous !== 'normal';
+    this.walFile = `${file}-wal`;
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    // Both modes commit without an fsync; `full` adds the store's own WAL sync before an
+    // acknowledgement (appendSynced). NORMAL still fsyncs the WAL before a checkpoint copies it
+    // into the database file and the database file after, so a checkpoint never loses a commit.
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -95,9 +109,14 @@ export class SqliteEventStore implements EventStore {
     return new SqliteEventStore(file, options);
   }
 
-  /** The durability this connection runs with (read back from SQLite). */
+  /**
+   * The durability of an acknowledged append: `full` when the write-ahead log is on disk before
+   * a durable append is acknowledged (SQLite's NORMAL commit, then the store's own WAL sync),
+   * else what SQLite runs with (read back from the connection).
+   */
   synchronous(): SqliteSynchronous | 'off' | 'extra' {
-    return (['off', 'normal', 'full', 'extra'] as const)[this.db.pragma('synchronous', { simple: true }) as number];
+    const connection = (['off', 'normal', 'full', 'extra'] as const)[this.db.pragma('synchronous', { simple: true }) as number];
+    return connection === 'normal' && this.syncsWal ? 'full' : connection;
   }
 
   /** Wake live subscriptions now (another process appended). */
@@ -125,8 +144,12 @@ export class SqliteEventStore implements EventStore {
     return stmt;
   }
 
+  private currentRevision(stream: string): number | null {
+    return (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
+  }
+
   private readonly appendTx = (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const current = (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
+    const current = this.currentRevision(stream);
     const actual = current ?? 'no_stream';
     const ok =
       expected === 'any' ||
@@ -156,32 +179,103 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * With `durable` false the commit skips the fsync (synchronous=NORMAL for that one transaction).
-   * The write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the
-   * next fsynced commit, of this process or another sharing the file, makes this one durable too.
+   * Every commit is made without an fsync (synchronous=NORMAL) and is visible to every read made
+   * after this call returns to the event loop, durable or not: command handlers rely on that. A
+   * durable append then waits for the WAL sync that covers it before it is announced and
+   * acknowledged; with `durable` false (the deferred view) it is announced at once. The
+   * write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the next
+   * synced commit, of this process or another sharing the file, makes a deferred one durable too.
    */
   private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const relax = !durable && this.options.synchronous !== 'normal';
-    if (relax) this.db.pragma('synchronous = NORMAL');
-    let result: AppendResult;
-    try {
-      // Committed (and, with synchronous=FULL, fsynced) before the caller hears of it, and visible
-      // to every read made after this call: command handlers rely on both.
-      result = this.appendImmediate(stream, events, expected);
-    } finally {
-      if (relax) this.db.pragma('synchronous = FULL');
-    }
-    this.notifyAppended();
-    this.options.onAppended?.(result.position);
+    const result = this.appendImmediate(stream, events, expected);
+    // Announced only once durable: a subscriber woken now would still find the event (it is
+    // committed), but another process told of it must not act on an append that a power loss can
+    // still roll back before its writer was answered.
+    if (durable && this.syncsWal) await this.walSynced();
+    this.announce(result.position);
     return result;
   }
+
+  private announce(position: number): void {
+    this.notifyAppended();
+    // after close() the bus may be gone; the other processes' subscriptions poll
+    if (!this.closed) this.options.onAppended?.(position);
+  }
+
+  /**
+   * Group commit of the WAL syncs. A sync covers every commit made before it started (their
+   * frames are written to the WAL file when the commit returns), so the waiters queued when a sync
+   * starts are resolved by it, and the ones arriving while it runs by the next one, started as
+   * soon as it ends. N concurrent durable appends share about two syncs instead of N fsyncs, and
+   * the main thread never waits for the disk.
+   */
+  private walSynced(): Promise<void> {
+    this.walFd ??= openSync(this.walFile, 'r');
+    return new Promise<void>((resolve, reject) => {
+      this.syncWaiters.push({ resolve, reject });
+      if (!this.syncing) this.syncing = this.runSyncs();
+    });
+  }
+
+  private syncWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  private syncing: Promise<void> | null = null;
+  private syncFailure: Error | null = null;
+  /** WAL syncs done (for tests: concurrent appends share them) */
+  walSyncs = 0;
+
+  private async runSyncs(): Promise<void> {
+    // Suspend before anything else: `syncing` is assigned this promise when this first returns,
+    // and the `finally` below must not clear it before that (a loop that finished without an
+    // await would leave a settled promise in `syncing`: no later sync would start, and close()
+    // would wait on it forever). It also lets appends of the same event-loop turn join the group.
+    await undefined;
+    try {
+      while (this.syncWaiters.length > 0) {
+        const group = this.syncWaiters;
+        this.syncWaiters = [];
+        try {
+          if (this.syncFailure) throw this.syncFailure;
+          await this.syncWal();
+          this.walSyncs += 1;
+          for (const waiter of group) waiter.resolve();
+        } catch (error) {
+          // EIO on writeback: the commits may not be on disk, and their writers are told so. It
+          // sticks: the kernel reports a failed writeback once and may have dropped those pages,
+          // so a later sync succeeding says nothing of the frames before it, and SQLite recovers
+          // the WAL only up to the first bad frame. Durable appends fail until a restart.
+          this.syncFailure ??= error as Error;
+          for (const waiter of group) waiter.reject(error as Error);
+        }
+      }
+    } finally {
+      this.syncing = null;
+    }
+  }
+
+  /**
+   * fdatasync of the `-wal` file, in the thread pool, through a descriptor opened at the first
+   * durable commit (on the main thread, once: the commit has just written to the file, so it
+   * exists) and kept to close(). It stays the right file: SQLite deletes the WAL only when the last
+   * connection to the database closes (it must get the database file's exclusive lock, and an
+   * open WAL-mode connection, ours, keeps a shared one), and otherwise reuses it in place (a
+   * checkpoint rewinds or truncates it: same inode), so the descriptor and SQLite's own name the
+   * same file for as long as this connection is open, and after close() the unlinked inode is
+   * still the file the waiting commits were written to.
+   */
+  private syncWal(): Promise<void> {
+    const fd = this.walFd;
+    if (fd === null) return Promise.reject(new Error('no write-ahead log descriptor'));
+    return new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+  }
+  private walFd: number | null = null;
 
   deferringDurability(): EventStore {
     const store = this;
     return {
       append: (stream, events, expected) => store.appendSynced(stream, events, expected, false),
       readStream: (stream, options) => store.readStream(stream, options),
+      streamRevision: (stream) => store.streamRevision(stream),
       subscribeToAll: (options, handlers) => store.subscribeToAll(options, handlers),
       headPosition: () => store.headPosition(),
       storeId: () => store.storeId(),
@@ -197,6 +291,10 @@ export class SqliteEventStore implements EventStore {
     const rows = this.statement(`SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`)
       .all({ stream, from, limit: options.maxCount ?? -1 }) as Row[];
     return rows.map(toRecorded);
+  }
+
+  async streamRevision(stream: string): Promise<number | null> {
+    return this.currentRevision(stream);
   }
 
   async headPosition(): Promise<number> {
@@ -275,10 +373,30 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
+  /**
+   * Closes the connection at once, as before the WAL sync moved off the main thread (callers may
+   * not await this), then settles every durable append still waiting for its sync: the kept
+   * descriptor still names the WAL file's inode, so the sync after the close is as good as one
+   * before it; and if this was the last connection, SQLite's closing checkpoint has already
+   * fsynced the WAL, copied it into the database file and fsynced that. Nothing is left pending:
+   * a waiter is resolved by a sync or rejected with its error.
+   */
   async close(): Promise<void> {
-    this.closed = true;
-    this.notifyAppended();
-    this.db.close();
+    if (!this.closing) {
+      this.closed = true;
+      this.notifyAppended();
+      this.db.close();
+      this.closing = this.settleSyncs();
+    }
+    return this.closing;
+  }
+  private closing: Promise<void> | null = null;
+
+  private async settleSyncs(): Promise<void> {
+    while (this.syncing) await this.syncing;
+    const fd = this.walFd;
+    this.walFd = null;
+    if (fd !== null) await new Promise<void>((resolve) => closeFd(fd, () => resolve()));
   }
 }
 

@@ -38,7 +38,12 @@ export async function reconcileMemberPlans(ctx: AccountsContext, partnerId: stri
 export async function moveMembers(ctx: AccountsContext, partnerId: string, groupId: number, targetId: number): Promise<number | null> {
   let position: number | null = null;
   // Moving members shrinks the set we page over, so always take the first page again, after
-  // waiting for the read model to show the moves already made.
+  // waiting for the read model to show the moves already made: by anyone, not only by us. Two
+  // replicas recovering one DeleteGroup at once move the same members; a member another one
+  // moved is a no-op here (no position), and waiting only for our own writes would re-read the
+  // same stale page at once, forever: every await in that loop settles without giving the event
+  // loop a turn, so the projection runner (a timer) never gets to apply the other replica's moves.
+  // Waiting for the store's head covers both, and yields to the runner.
   for (;;) {
     const page = await usersCollection(ctx.docs).find({ partnerId, group_id: groupId }, { sort: { username: 1 }, limit: MEMBER_PAGE });
     if (page.length === 0) return position;
@@ -56,6 +61,6 @@ export async function moveMembers(ctx: AccountsContext, partnerId: string, group
       );
       position = (await adoptGroupPlan(ctx, partnerId, member._id, targetId, `group ${groupId} deleted`)) ?? moved ?? position;
     }
-    await ctx.runner.waitFor(position);
+    await ctx.runner.waitFor(Math.max(position ?? 0, await ctx.store.headPosition()));
   }
 }

@@ -66,20 +66,23 @@ const PAGE = 64;
 /**
  * The latest password hash in an account's stream (created or changed), or null. Read from the
  * stream itself, so a change through another replica counts at once, but without reading the
- * whole stream each time (it grows with every change of the account): the newest event says
+ * whole stream each time (it grows with every change of the account): the stream's revision says
  * whether anything happened since the last look; only the events after it are read, newest first,
  * down to the first password event.
  */
 export async function latestPasswordHash(ctx: AccountsContext, stream: string, types: string[]): Promise<string | null> {
   let known = knownHashes.get(ctx.store);
   if (!known) knownHashes.set(ctx.store, (known = new Map()));
-  const cached = known.get(stream);
-  let from: number | undefined;
-  let top: number | null = null;
+  const top = await ctx.store.streamRevision(stream);
+  if (top === null) return null;
+  const seen = known.get(stream);
+  // a stream now shorter than when it was seen (restored from a backup): what was seen is not used
+  const cached = seen && seen.revision <= top ? seen : undefined;
+  if (cached?.revision === top) return cached.hash;
+  let from = top;
   let hash: string | null | undefined;
   while (hash === undefined) {
-    const events = await ctx.store.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: top === null ? 1 : PAGE });
-    if (top === null) top = events[0]?.revision ?? null;
+    const events = await ctx.store.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: PAGE });
     for (const e of events) {
       if (cached && e.revision <= cached.revision) {
         hash = cached.hash;
@@ -95,9 +98,7 @@ export async function latestPasswordHash(ctx: AccountsContext, stream: string, t
     if (!last || last.revision === 0) hash = null;
     else from = last.revision - 1;
   }
-  if (top !== null) {
-    if (known.size >= KNOWN_LIMIT) known.clear();
-    known.set(stream, { revision: top, hash });
-  }
+  if (known.size >= KNOWN_LIMIT) known.clear();
+  known.set(stream, { revision: top, hash });
   return hash;
 }

@@ -240,22 +240,31 @@ describe('previews', () => {
     assert.ok(['claimed', 'decided'].includes(outcomes[0]) && outcomes[1] === 'generated', JSON.stringify(outcomes));
     assert.deepEqual(await previewEvents(t, photo.blob), ['PreviewsStarted', 'PreviewsGenerated']);
 
-    // count whole-blob reads (renders) under way at once
+    const blobs: string[] = [];
+    for (let i = 0; i < 6; i++) blobs.push((await t.upload(user, 'laptop', `many/${i}.png`, await image(400 + i, 300).png().toBuffer())).blob);
+    // Count whole-blob reads (renders) under way at once. A render starts only once its claim is
+    // durable (the store's WAL sync, in the thread pool), so two renders the previewer runs at once
+    // need not overlap by themselves: each read waits for the next one to start (or for none to be
+    // left), which makes them overlap whenever the previewer allows two at once.
     let reading = 0;
     let most = 0;
+    let started = 0;
+    let waitingForNext: (() => void) | null = null;
     const counting: BlobStore = Object.create(t.blobs);
     counting.get = async (key, range) => {
-      const stream = await t.blobs.get(key, range);
-      if (range) return stream;
+      if (range) return t.blobs.get(key, range);
+      started += 1;
       reading += 1;
       most = Math.max(most, reading);
-      const done = () => void (reading -= 1);
-      stream.once('close', done);
+      const previous = waitingForNext;
+      waitingForNext = null;
+      previous?.();
+      if (!previous && started < blobs.length) await new Promise<void>((resolve) => (waitingForNext = resolve));
+      const stream = await t.blobs.get(key, range);
+      stream.once('close', () => void (reading -= 1));
       return stream;
     };
     const previewer = new Previewer({ ...t.ctx, blobs: counting }, { concurrency: 2 });
-    const blobs = [];
-    for (let i = 0; i < 6; i++) blobs.push((await t.upload(user, 'laptop', `many/${i}.png`, await image(400 + i, 300).png().toBuffer())).blob);
     for (const blob of blobs) previewer.committed(blob);
     await previewer.drained();
     await t.runner.catchUp();

@@ -403,6 +403,24 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
       });
     });
 
+    describe('stream revision', () => {
+      it('streamRevision is the revision of the newest event, null for a missing stream, and follows appends', async () => {
+        assert.equal(await store.streamRevision(`${id}-rev`), null);
+        await store.append(`${id}-rev`, [{ type: 'A', data: {} }], 'no_stream');
+        assert.equal(await store.streamRevision(`${id}-rev`), 0);
+        const { revision } = await store.append(`${id}-rev`, [{ type: 'B', data: {} }, { type: 'C', data: {} }], 0);
+        assert.equal(await store.streamRevision(`${id}-rev`), revision);
+        assert.equal(revision, 2);
+        assert.equal(await store.streamRevision(`${id}-rev-other`), null, 'a stream named with the same prefix is another stream');
+        const deferred = store.deferringDurability?.();
+        if (deferred) {
+          await deferred.append(`${id}-rev`, [{ type: 'D', data: {} }], 2);
+          assert.equal(await deferred.streamRevision(`${id}-rev`), 3);
+          assert.equal(await store.streamRevision(`${id}-rev`), 3);
+        }
+      });
+    });
+
     describe('identity and other connections', () => {
       it('storeId is stable: the same on every call and on another connection to the same store', async () => {
         const first = await store.storeId();
