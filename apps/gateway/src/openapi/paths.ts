@@ -13,11 +13,8 @@ export interface MountedRoutes {
   routes: readonly RouteDeclaration[];
 }
 
-/**
- * Where the document finds routes: a controller class (its `@Route` handlers), mounted routes, or
- * (while the conversion to declarations is under way) a hand-written fragment of paths.
- */
-export type RouteSource = (abstract new (...args: never[]) => unknown) | MountedRoutes | { fragment: PathsFragment };
+/** Where the document finds routes: a controller class (its `@Route` handlers), or mounted routes. */
+export type RouteSource = (abstract new (...args: never[]) => unknown) | MountedRoutes;
 
 /** `('apis/billing/v1', 'coupon')` -> `/apis/billing/v1/coupon`; `users/:user/` -> `/users/{user}/`. */
 export function openApiPath(mount: string, path: string): string {
@@ -46,14 +43,13 @@ export function operationOf(declaration: RouteDeclaration): Operation {
   return { ...rest, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses };
 }
 
-function declarationsOf(source: RouteSource): [string, RouteDeclaration][] | undefined {
+function declarationsOf(source: RouteSource): [string, RouteDeclaration][] {
   if (typeof source === 'function') {
     const { mounts, handlers } = controllerHandlers(source);
     // interface A is mounted twice; the document shows the first mount (the second is the second server)
     return handlers.map(([, handler]) => routeOf(handler)).filter((d) => d !== undefined).map((d) => [mounts[0], d]);
   }
-  if ('routes' in source) return source.routes.map((d) => [source.mount, d]);
-  return undefined;
+  return source.routes.map((d) => [source.mount, d]);
 }
 
 /** Every source's paths, in the order of the sources and of the routes within each. */
@@ -68,12 +64,7 @@ export function routePaths(sources: readonly RouteSource[]): PathsFragment {
     paths[path] = { ...existing, ...item };
   };
   for (const source of sources) {
-    const declarations = declarationsOf(source);
-    if (!declarations) {
-      for (const [path, item] of Object.entries((source as { fragment: PathsFragment }).fragment)) add(path, item);
-      continue;
-    }
-    for (const [mount, declaration] of declarations) {
+    for (const [mount, declaration] of declarationsOf(source)) {
       add(openApiPath(mount, declaration.path), { ...declaration.pathItem, [declaration.method]: operationOf(declaration) });
     }
   }

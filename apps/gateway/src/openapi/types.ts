@@ -75,5 +75,5 @@ export interface OpenApiDocument {
   };
 }
 
-/** A part of the document's `paths` (a hand-written `*.openapi.ts` fragment, or what paths.ts builds). */
+/** The document's `paths` (paths.ts builds them from the route declarations). */
 export type PathsFragment = Record<string, PathItem>;

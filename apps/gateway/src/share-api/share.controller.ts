@@ -22,7 +22,7 @@ import {
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32encode } from '../http/b32.js';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
@@ -35,6 +35,8 @@ import { checkStoragePolicy } from '../http/storage-access.js';
 import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
 import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.js';
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
+import { Route } from '../http/route.js';
+import { SHARE_ROUTES } from './share.routes.js';
 
 @Controller()
 export class ShareController {
@@ -46,7 +48,7 @@ export class ShareController {
     @Inject(PUBLIC_URL) private readonly publicUrl: string,
   ) {}
 
-  @Get(`${SHARE_MOUNT}/*path`)
+  @Route(SHARE_ROUTES.room)
   async get(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);
     const [shareB32, roomKey, label, ...rest] = segments;
@@ -99,7 +101,7 @@ export class ShareController {
    * place at the room's own address (the share id in base32), query kept. Whether the room exists
    * is for that address to say.
    */
-  @Get(`${BROWSE_SHARE_MOUNT}/*path`)
+  @Route(SHARE_ROUTES.browseShare)
   browse(@Req() req: Request, @Res() res: Response): void {
     const { segments, folder } = parseMountedPath(req, BROWSE_SHARE_MOUNT);
     const [shareId, roomKey, ...rest] = segments;
@@ -112,7 +114,7 @@ export class ShareController {
   }
 
   /** Share rooms are read-only: a POST (or any other write) on them is refused. */
-  @Post(`${SHARE_MOUNT}/*path`)
+  @Route(SHARE_ROUTES.roomPost)
   refuse(@Res() res: Response): void {
     res.setHeader('Allow', 'GET, HEAD');
     res.status(405).json({ reason: 'share rooms are read-only: only GET and HEAD are allowed here' });
@@ -122,7 +124,7 @@ export class ShareController {
    * A single-file share link: the version it was made for, while valid (3 days), while its user may
    * share, and while the file is the one it was made for (410 once deleted or its device removed).
    */
-  @Get(`${LINK_MOUNT}/:token/*name`)
+  @Route(SHARE_ROUTES.link)
   async link(@Req() req: Request, @Res() res: Response): Promise<void> {
     const claims = this.signer.verify<LinkClaims>('link', String(req.params.token));
     const expect = claims && claimedIncarnation(claims);

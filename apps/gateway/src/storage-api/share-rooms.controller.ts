@@ -13,7 +13,6 @@ import {
   type AuthenticatedUser,
   badRequest,
   type OwnShareRoom,
-  ROOM_KEY_PATTERN,
   ShareRoomBody,
   type ShareRoomInfo,
   Subjects,
@@ -22,7 +21,7 @@ import {
   z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, Get, Inject, Next, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Next, Req, Res, UseGuards } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { b32encode } from '../http/b32.js';
 import { readJsonBody } from '../http/json-body.js';
@@ -32,12 +31,9 @@ import { shareRoomUrl } from '../http/share-rooms.js';
 import { parseMountedPath } from '../http/storage-path.js';
 import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { PUBLIC_URL, RPC } from '../http/tokens.js';
+import { Route } from '../http/route.js';
+import { SHARE_ROOM_ROUTES } from './share-rooms.routes.js';
 
-/**
- * POST: absent creates a room, present changes that room; DELETE: required (checked in the
- * handler, after a device URL has gone on to its own route).
- */
-export const RoomKeyQuery = z.object({ room_key: z.string().regex(ROOM_KEY_PATTERN).optional() });
 
 /** A room as the storage interface shows it to its owner. */
 export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareRoomInfo) => ({
@@ -53,8 +49,6 @@ export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareR
   update_time: room.update_time,
 });
 
-const ROUTE = `${STORAGE_MOUNT}/:user/shares`;
-
 @Controller()
 @UseGuards(StorageUserGuard)
 export class ShareRoomsController {
@@ -68,7 +62,7 @@ export class ShareRoomsController {
     return parseMountedPath(req, STORAGE_MOUNT).folder;
   }
 
-  @Get(ROUTE)
+  @Route(SHARE_ROOM_ROUTES.list)
   async list(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction, @StorageUser() user: AuthenticatedUser): Promise<void> {
     if (this.isDeviceUrl(req)) return next();
     const shares = await this.rpc.call<UserShareRooms>(Subjects.storage.listShares, { userId: user.userId });
@@ -79,13 +73,13 @@ export class ShareRoomsController {
     });
   }
 
-  @Post(ROUTE)
+  @Route(SHARE_ROOM_ROUTES.write)
   async write(
     @Req() req: Request,
     @Res() res: Response,
     @Next() next: NextFunction,
     @StorageUser() user: AuthenticatedUser,
-    @Query(RoomKeyQuery) { room_key }: z.output<typeof RoomKeyQuery>,
+    @Query(SHARE_ROOM_ROUTES.write.query) { room_key }: z.output<typeof SHARE_ROOM_ROUTES.write.query>,
   ): Promise<void> {
     if (this.isDeviceUrl(req)) return next();
     const body = await readJsonBody(req);
@@ -99,13 +93,13 @@ export class ShareRoomsController {
     res.status(200).json(shareRoomObject(this.publicUrl, room.share_id, room));
   }
 
-  @Delete(ROUTE)
+  @Route(SHARE_ROOM_ROUTES.remove)
   async delete(
     @Req() req: Request,
     @Res() res: Response,
     @Next() next: NextFunction,
     @StorageUser() user: AuthenticatedUser,
-    @Query(RoomKeyQuery) { room_key }: z.output<typeof RoomKeyQuery>,
+    @Query(SHARE_ROOM_ROUTES.remove.query) { room_key }: z.output<typeof SHARE_ROOM_ROUTES.remove.query>,
   ): Promise<void> {
     if (this.isDeviceUrl(req)) return next();
     if (room_key === undefined) throw badRequest('name the room to delete: ?room_key=<key>', ['room_key']);

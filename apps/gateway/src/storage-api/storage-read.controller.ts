@@ -24,7 +24,7 @@ import {
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
@@ -37,6 +37,8 @@ import { devicePath, parseMountedPath } from '../http/storage-path.js';
 import { type StorageRequest, StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { BLOBS, GATEWAY_LOGGER, RPC, SIGNER } from '../http/tokens.js';
 import { sendFolderZip, type ZipErrorLog } from '../http/zip-download.js';
+import { Route } from '../http/route.js';
+import { STORAGE_READ_ROUTES } from './storage-read.routes.js';
 
 /** `device_info=yes` (any case; also 1/true). */
 const wantsDeviceInfo = (req: Request) => /^(yes|1|true|on)$/i.test(queryValue(req, 'device_info') ?? '');
@@ -51,7 +53,7 @@ export class StorageReadController {
     @Inject(GATEWAY_LOGGER) private readonly log: ZipErrorLog,
   ) {}
 
-  @Get(`${STORAGE_MOUNT}/*path`)
+  @Route(STORAGE_READ_ROUTES.get)
   async get(@Req() req: StorageRequest, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
@@ -83,7 +85,7 @@ export class StorageReadController {
   }
 
   /** A single-file share link: the file's current version (or `?version=n`), for 3 days, without login. */
-  @Post(`${STORAGE_MOUNT}/*path`)
+  @Route(STORAGE_READ_ROUTES.post)
   @HttpCode(200)
   async share(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
     req.resume(); // any body is ignored

@@ -12,13 +12,15 @@
  */
 import { notFound } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32decode } from '../http/b32.js';
 import type { Sessions } from '../http/sessions.js';
 import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
 import { namesUser } from '../http/storage-access.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
+import { Route } from '../http/route.js';
+import { STORAGE_SESSION_ROUTES } from './storage-read.routes.js';
 
 @Controller()
 export class StorageSessionController {
@@ -27,7 +29,7 @@ export class StorageSessionController {
     @Inject(SESSIONS) private readonly sessions: Sessions,
   ) {}
 
-  @Post('browse/login')
+  @Route(STORAGE_SESSION_ROUTES.browseLogin)
   @HttpCode(200)
   async browseLogin(@Req() req: Request, @Res() res: Response): Promise<void> {
     const form = await readLoginForm(req);
@@ -35,7 +37,7 @@ export class StorageSessionController {
     res.type('text/plain').send(`login:${storageHome(user)}login`);
   }
 
-  @Post('storage/:user/login')
+  @Route(STORAGE_SESSION_ROUTES.login)
   @HttpCode(200)
   async storageLogin(@Req() req: Request, @Res() res: Response): Promise<void> {
     const named = b32decode(String(req.params.user));
@@ -48,12 +50,12 @@ export class StorageSessionController {
     res.type('text/plain').send(`location:${storageHome(user)}`);
   }
 
-  @Get('storage/:user/logout')
+  @Route(STORAGE_SESSION_ROUTES.logout)
   async logoutGet(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.logout(req, res);
   }
 
-  @Post('storage/:user/logout')
+  @Route(STORAGE_SESSION_ROUTES.logoutPost)
   @HttpCode(200)
   async logoutPost(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.logout(req, res);

@@ -19,7 +19,7 @@ import {
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Delete, HttpCode, Inject, Put, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
 import { readJsonBody } from '../http/json-body.js';
@@ -28,6 +28,8 @@ import { parseBody } from '../http/request.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
 import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
 import { BLOBS, RPC } from '../http/tokens.js';
+import { Route } from '../http/route.js';
+import { STORAGE_WRITE_ROUTES } from './storage-write.routes.js';
 
 /** What a device registration answers: the device as the storage root shows it. */
 const deviceReply = (d: DeviceInfo) => ({
@@ -43,7 +45,7 @@ export class StorageWriteController {
     @Inject(BLOBS) private readonly blobs: BlobReader & BlobWriter,
   ) {}
 
-  @Put(`${STORAGE_MOUNT}/*path`)
+  @Route(STORAGE_WRITE_ROUTES.put)
   async put(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
@@ -73,7 +75,7 @@ export class StorageWriteController {
     });
   }
 
-  @Delete(`${STORAGE_MOUNT}/*path`)
+  @Route(STORAGE_WRITE_ROUTES.remove)
   @HttpCode(200)
   async delete(@Req() req: Request, @StorageUser() user: AuthenticatedUser): Promise<null> {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);

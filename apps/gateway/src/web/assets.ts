@@ -4,10 +4,12 @@
  * and two icons. Immutable per build: cached for a day.
  */
 import { notFound } from '@burrow/contracts';
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { createHash } from 'node:crypto';
+import { Route } from '../http/route.js';
 import { ASSET_MOUNT } from './page.js';
+import { WEB_ROUTES } from './web.routes.js';
 
 const STYLE = `
 :root{--fg:#1b1f24;--muted:#4d5560;--bg:#fff;--line:#d0d7de;--accent:#0b57d0;--err:#a4161a;--soft:#f3f5f8}
@@ -78,7 +80,7 @@ export const FOLDER_ICON = `/${ASSET_MOUNT}/folder.svg`;
 
 @Controller()
 export class WebAssetsController {
-  @Get(`${ASSET_MOUNT}/:name`)
+  @Route(WEB_ROUTES.asset)
   asset(@Param('name') name: string, @Res() res: Response): void {
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) throw notFound(`no asset ${name}`);

@@ -11,15 +11,17 @@
  */
 import { DomainError } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, Inject, Injectable, type NestMiddleware, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Injectable, type NestMiddleware, Req, Res } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { cookieValue, type Sessions } from '../http/sessions.js';
 import { queryValue } from '../http/query.js';
+import { Route } from '../http/route.js';
 import { RPC, SESSIONS } from '../http/tokens.js';
 import { loginUser, readLoginForm, storageHome } from '../http/storage-login.js';
 import { html } from './html.js';
 import { isFormPost, prefersHtml, sendPage } from './page.js';
+import { WEB_ROUTES } from './web.routes.js';
 
 export const LOGIN_PAGE = '/browse/login';
 const LOGIN_CSRF_COOKIE = 'burrow_login_form';
@@ -29,7 +31,7 @@ const sameToken = (a: string | undefined, b: string | undefined) =>
 
 @Controller()
 export class LoginPageController {
-  @Get('browse/login')
+  @Route(WEB_ROUTES.loginPage)
   form(@Req() req: Request, @Res() res: Response): void {
     const notice = queryValue(req, 'logged_out') !== undefined ? 'You are logged out.' : undefined;
     renderLoginPage(req, res, { notice });

@@ -6,13 +6,14 @@
  */
 import { DomainError, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordForm, type SetPasswordLinkInfo, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readFormBody } from '../../http/form-body.js';
+import { Route } from '../../http/route.js';
 import { RPC } from '../../http/tokens.js';
 import { donePage, formPage, problemPage, sendPage } from './set-password.page.js';
+import { SET_PASSWORD_ROUTES } from './set-password.routes.js';
 
-export const SET_PASSWORD_ROUTE = 'set-password/:token';
 
 /** What the form says about a refused password (the same rule as every password: contracts `Password`). */
 function formError(issues: { code: string; path: PropertyKey[]; message: string }[]): string {
@@ -33,7 +34,7 @@ export class SetPasswordController {
     sendPage(res, status, problemPage(status));
   }
 
-  @Get(SET_PASSWORD_ROUTE)
+  @Route(SET_PASSWORD_ROUTES.page)
   async show(@Param('token') token: string, @Res() res: Response): Promise<void> {
     try {
       const info = await this.rpc.call<SetPasswordLinkInfo>(Subjects.accounts.checkSetPasswordLink, { token });
@@ -43,7 +44,7 @@ export class SetPasswordController {
     }
   }
 
-  @Post(SET_PASSWORD_ROUTE)
+  @Route(SET_PASSWORD_ROUTES.submit)
   async set(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     try {
       const fields = await readFormBody(req);

@@ -1,7 +1,8 @@
-/** OpenAPI for public share rooms and single-file links (no login). */
+/** The routes (path, method, OpenAPI prose and examples) of public share rooms and single-file links (no login). */
 import { z } from '@burrow/contracts';
+import { route } from '../http/route.js';
 import { err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
-import type { PathsFragment, Response } from '../openapi/types.js';
+import type { Response } from '../openapi/types.js';
 
 export const ShareRootObject = z
   .object({
@@ -28,9 +29,11 @@ const sharePath = pathParameter(
 );
 const unavailable = responseRef('ServiceUnavailable') as unknown as Response;
 
-export const sharePaths: PathsFragment = {
-  '/share/{path}': {
-    get: {
+export const SHARE_ROUTES = {
+  room: route({
+    method: 'get',
+    path: 'share/*path',
+    operation: {
       operationId: 'readShare',
       tags: ['shares'],
       summary: 'A share room: its root, folders, files, previews, zips',
@@ -70,7 +73,11 @@ export const sharePaths: PathsFragment = {
         '503': unavailable,
       },
     },
-    post: {
+  }),
+  roomPost: route({
+    method: 'post',
+    path: 'share/*path',
+    operation: {
       operationId: 'writeShare',
       tags: ['shares'],
       summary: 'Refused: share rooms are read-only',
@@ -81,9 +88,11 @@ export const sharePaths: PathsFragment = {
         '405': error('Share rooms are read-only (`Allow: GET, HEAD`).', { refused: ex('POST on a share file', err('share rooms are read-only: only GET and HEAD are allowed here')) }),
       },
     },
-  },
-  '/browse/share/{path}': {
-    get: {
+  }),
+  browseShare: route({
+    method: 'get',
+    path: 'browse/share/*path',
+    operation: {
       operationId: 'browseShare',
       tags: ['shares'],
       summary: 'A room by the link people are handed (redirects to the room)',
@@ -102,9 +111,11 @@ export const sharePaths: PathsFragment = {
         '404': error('No share id or room key in the path.', { missing: ex('no room key', err('no such share')) }),
       },
     },
-  },
-  '/link/{token}/{name}': {
-    get: {
+  }),
+  link: route({
+    method: 'get',
+    path: 'link/:token/*name',
+    operation: {
       operationId: 'downloadLink',
       tags: ['shares'],
       summary: 'A single-file share link',
@@ -126,5 +137,5 @@ export const sharePaths: PathsFragment = {
         '503': unavailable,
       },
     },
-  },
+  }),
 };

@@ -1,10 +1,10 @@
-/** OpenAPI for the logged-in user's share rooms: list, create, update, delete. */
-import { ROOM_DESCRIPTION_MAX_LENGTH, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX, SHARE_ROOMS_MAX, ShareRoomBody, UpdateShareRoomBody, z } from '@burrow/contracts';
-import { body, empty, err, error, ex, pathParameter, queryParameters, reply } from '../openapi/builders.js';
+/** The routes (path, method, OpenAPI prose and examples) of the logged-in user's share rooms: list, create, update, delete. */
+import { ROOM_DESCRIPTION_MAX_LENGTH, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX, ROOM_KEY_PATTERN, SHARE_ROOMS_MAX, ShareRoomBody, UpdateShareRoomBody, z } from '@burrow/contracts';
+import { route } from '../http/route.js';
+import { empty, err, error, ex, pathParameter, reply } from '../openapi/builders.js';
 import { notAnObject, notValidJson } from '../openapi/common.js';
-import type { PathsFragment, Response } from '../openapi/types.js';
-import { RoomKeyQuery } from './share-rooms.controller.js';
-import { STORAGE_AUTH } from './storage-write.openapi.js';
+import type { Response } from '../openapi/types.js';
+import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const ShareRoomObject = z
   .object({
@@ -56,9 +56,17 @@ const ROOM_RULES =
   '(a leading `/` or a missing trailing `/` is accepted); each must be a live device of the user (any case) and a folder that holds live files. ' +
   'They are stored as the device spells its name, duplicates removed. A shared folder inside another of the same room is counted once.';
 
-export const shareRoomsPaths: PathsFragment = {
-  '/storage/{user}/shares': {
-    get: {
+/**
+ * POST: absent creates a room, present changes that room; DELETE: required (checked in the
+ * handler, after a device URL has gone on to its own route).
+ */
+export const RoomKeyQuery = z.object({ room_key: z.string().regex(ROOM_KEY_PATTERN).optional() });
+
+export const SHARE_ROOM_ROUTES = {
+  list: route({
+    method: 'get',
+    path: 'storage/:user/shares',
+    operation: {
       operationId: 'listShareRooms',
       tags: ['storage'],
       summary: "The logged-in user's share rooms",
@@ -76,7 +84,13 @@ export const shareRoomsPaths: PathsFragment = {
         ...STORAGE_AUTH,
       },
     },
-    post: {
+  }),
+  write: route({
+    method: 'post',
+    path: 'storage/:user/shares',
+    query: RoomKeyQuery,
+    body: z.union([ShareRoomBody, UpdateShareRoomBody]),
+    operation: {
       operationId: 'writeShareRoom',
       tags: ['storage'],
       summary: 'Create a share room, or (with room_key) change one',
@@ -86,16 +100,16 @@ export const shareRoomsPaths: PathsFragment = {
         'With `?room_key=K`: changes the fields given (UpdateShareRoomBody; absent fields stay, a `room_key` in the body is ignored) and answers 200. ' +
         `${ROOM_RULES} The partner's brand-wide share list and the user's \`share_rooms\` (interface A) show the change as soon as this answers.`,
       security: USER_SECURITY,
-      parameters: [userParam, ...queryParameters(RoomKeyQuery, { room_key: { description: 'the room to change; absent: create a room', example: 'holiday' } })],
-      requestBody: body(
-        'A new room (ShareRoomBody), or the fields to change (UpdateShareRoomBody).',
-        z.union([ShareRoomBody, UpdateShareRoomBody]),
-        {
+      parameters: [userParam],
+      queryNotes: { room_key: { description: 'the room to change; absent: create a room', example: 'holiday' } },
+      requestBody: {
+        description: 'A new room (ShareRoomBody), or the fields to change (UpdateShareRoomBody).',
+        examples: {
           create: ex('POST /storage/NJSG6ZI/shares', { room_key: 'holiday', room_name: 'Holiday 2026', room_description: 'Pictures from the trip', dirs: ['phone/DCIM/Camera/'] }),
           generated: ex('a generated key', { room_name: 'Work', dirs: ['laptop/Documents/Work/', 'laptop/Projects/'] }),
           update: ex('POST /storage/NJSG6ZI/shares?room_key=holiday', { room_name: 'Holiday 2026 (all)', dirs: ['phone/DCIM/'] }),
         },
-      ),
+      },
       responses: {
         '200': reply('The room, changed.', ShareRoomObject, { updated: ex('renamed', { ...exampleRoom, room_name: 'Holiday 2026 (all)', update_time: 1700003600 }) }),
         '201': reply('The room, created.', ShareRoomObject, { created: ex('created', exampleRoom) }),
@@ -113,13 +127,19 @@ export const shareRoomsPaths: PathsFragment = {
         ...STORAGE_AUTH,
       },
     },
-    delete: {
+  }),
+  remove: route({
+    method: 'delete',
+    path: 'storage/:user/shares',
+    query: RoomKeyQuery,
+    operation: {
       operationId: 'deleteShareRoom',
       tags: ['storage'],
       summary: 'Delete a share room',
       description: 'Deletes the room: its address stops working at once, and its key is free for a new room.',
       security: USER_SECURITY,
-      parameters: [userParam, ...queryParameters(RoomKeyQuery, { room_key: { description: 'the room to delete', example: 'holiday', required: true } })],
+      parameters: [userParam],
+      queryNotes: { room_key: { description: 'the room to delete', example: 'holiday', required: true } },
       responses: {
         '200': empty('Deleted.'),
         '400': error('room_key is missing or malformed.', { missing: ex('no room_key', err('name the room to delete: ?room_key=<key>', { fields: ['room_key'] })),
@@ -128,5 +148,5 @@ export const shareRoomsPaths: PathsFragment = {
         ...STORAGE_AUTH,
       },
     },
-  },
+  }),
 };

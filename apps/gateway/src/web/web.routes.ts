@@ -1,19 +1,21 @@
 /**
- * OpenAPI for the web pages' own routes: the login page and the pages' static files. The pages
+ * The routes (path, method, OpenAPI prose and examples) of the web pages' own routes: the login page and the pages' static files. The pages
  * served at JSON routes (share rooms, the storage browser, the login form post) are described on
  * those routes: a request preferring `text/html` gets the page (docs/api.md, "Web pages").
  */
+import { route } from '../http/route.js';
 import { err, error, ex, pathParameter } from '../openapi/builders.js';
-import type { PathsFragment } from '../openapi/types.js';
 
 const page = (description: string, example: string) => ({
   description,
   content: { 'text/html': { schema: { type: 'string' as const }, examples: { page: ex('the page', example) } } },
 });
 
-export const webPaths: PathsFragment = {
-  '/browse/login': {
-    get: {
+export const WEB_ROUTES = {
+  loginPage: route({
+    method: 'get',
+    path: 'browse/login',
+    operation: {
       operationId: 'loginPage',
       tags: ['web pages'],
       summary: 'The login page (HTML)',
@@ -23,9 +25,11 @@ export const webPaths: PathsFragment = {
       security: [],
       responses: { '200': page('The form (Cache-Control: no-store).', '<!doctype html><html lang="en">...<form method="post" action="/browse/login">...') },
     },
-  },
-  '/browse/static/{name}': {
-    get: {
+  }),
+  asset: route({
+    method: 'get',
+    path: 'browse/static/:name',
+    operation: {
       operationId: 'webAsset',
       tags: ['web pages'],
       summary: "The pages' stylesheet, script and icons",
@@ -38,5 +42,5 @@ export const webPaths: PathsFragment = {
         '404': error('No such file.', { unknown: ex('unknown', err('no asset x.css')) }),
       },
     },
-  },
+  }),
 };

@@ -1,9 +1,10 @@
-/** OpenAPI for writing into the storage namespace: device registration, uploads, deletes. */
+/** The routes (path, method, OpenAPI prose and examples) of writing into the storage namespace: device registration, uploads, deletes. */
 import { RegisterDeviceBody, z } from '@burrow/contracts';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
+import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex, pathParameter, reply } from '../openapi/builders.js';
 import { jsonSchema } from '../openapi/schemas.js';
-import type { PathsFragment, Response } from '../openapi/types.js';
+import type { Response } from '../openapi/types.js';
 
 export const DeviceReply = z
   .object({
@@ -59,9 +60,11 @@ export const STORAGE_AUTH: Record<string, Response> = {
 
 const USER_SECURITY = [{ userBasic: [] }];
 
-export const storageWritePaths: PathsFragment = {
-  '/storage/{path}': {
-    put: {
+export const STORAGE_WRITE_ROUTES = {
+  put: route({
+    method: 'put',
+    path: 'storage/*path',
+    operation: {
       operationId: 'writeStorage',
       tags: ['storage'],
       summary: 'Register a device, or upload a new version of a file',
@@ -112,7 +115,11 @@ export const storageWritePaths: PathsFragment = {
         ...STORAGE_AUTH,
       },
     },
-    delete: {
+  }),
+  remove: route({
+    method: 'delete',
+    path: 'storage/*path',
+    operation: {
       operationId: 'deleteStorage',
       tags: ['storage'],
       summary: 'Delete a file, a folder and everything under it, or a device',
@@ -127,5 +134,5 @@ export const storageWritePaths: PathsFragment = {
         ...STORAGE_AUTH,
       },
     },
-  },
+  }),
 };

@@ -1,11 +1,12 @@
 /**
- * OpenAPI for reading the storage interface (B) and logging in: the spec's objects (storage root,
+ * The routes (path, method, OpenAPI prose and examples) of reading the storage interface (B) and logging in: the spec's objects (storage root,
  * folder, file, version list), downloads, zips, links and session extensions.
  */
 import { z } from '@burrow/contracts';
+import { route } from '../http/route.js';
 import { ERROR_SCHEMA, err, error, ex, pathParameter, reply, responseRef } from '../openapi/builders.js';
-import type { Parameter, PathsFragment, Response } from '../openapi/types.js';
-import { STORAGE_AUTH } from './storage-write.openapi.js';
+import type { Parameter, Response } from '../openapi/types.js';
+import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const FileObject = z
   .object({
@@ -93,9 +94,11 @@ const DOWNLOAD_RESPONSES: Record<string, Response> = {
 const LENIENT = { 'x-burrow-lenient-query': true } as const;
 const USER_SECURITY: Record<string, string[]>[] = [{ userBasic: [] }, { userSession: [] }];
 
-export const storageReadPaths: PathsFragment = {
-  '/storage/{path}': {
-    get: {
+export const STORAGE_READ_ROUTES = {
+  get: route({
+    method: 'get',
+    path: 'storage/*path',
+    operation: {
       operationId: 'readStorage',
       tags: ['storage'],
       summary: 'The storage root, a folder, a file (any version), a preview, a version list, a zip or a session extension',
@@ -155,7 +158,11 @@ export const storageReadPaths: PathsFragment = {
         }),
       },
     },
-    post: {
+  }),
+  post: route({
+    method: 'post',
+    path: 'storage/*path',
+    operation: {
       operationId: 'shareFile',
       tags: ['storage'],
       summary: 'A single-file share link',
@@ -173,7 +180,7 @@ export const storageReadPaths: PathsFragment = {
         ...STORAGE_AUTH,
       },
     },
-  },
+  }),
 };
 
 const LOGIN_FORM = {
@@ -196,9 +203,11 @@ const LOGIN_REFUSED: Record<string, Response> = {
   '503': responseRef('ServiceUnavailable') as unknown as Response,
 };
 
-export const storageSessionPaths: PathsFragment = {
-  '/browse/login': {
-    post: {
+export const STORAGE_SESSION_ROUTES = {
+  browseLogin: route({
+    method: 'post',
+    path: 'browse/login',
+    operation: {
       operationId: 'browseLogin',
       tags: ['storage login'],
       summary: 'Start a login: where to POST the credentials next',
@@ -207,9 +216,11 @@ export const storageSessionPaths: PathsFragment = {
       requestBody: LOGIN_FORM,
       responses: { '200': text('Where to log in.', 'login:/storage/MFXG4/login'), ...LOGIN_REFUSED },
     },
-  },
-  '/storage/{user}/login': {
-    post: {
+  }),
+  login: route({
+    method: 'post',
+    path: 'storage/:user/login',
+    operation: {
       operationId: 'storageLogin',
       tags: ['storage login'],
       summary: 'Log in: a session cookie and the web interface location',
@@ -225,9 +236,11 @@ export const storageSessionPaths: PathsFragment = {
         ...LOGIN_REFUSED,
       },
     },
-  },
-  '/storage/{user}/logout': {
-    get: {
+  }),
+  logout: route({
+    method: 'get',
+    path: 'storage/:user/logout',
+    operation: {
       operationId: 'storageLogout',
       tags: ['storage login'],
       summary: 'Log out',
@@ -236,7 +249,11 @@ export const storageSessionPaths: PathsFragment = {
       parameters: [b32User],
       responses: { '200': text('Logged out.', 'logged out'), '503': responseRef('ServiceUnavailable') as unknown as Response },
     },
-    post: {
+  }),
+  logoutPost: route({
+    method: 'post',
+    path: 'storage/:user/logout',
+    operation: {
       operationId: 'storageLogoutPost',
       tags: ['storage login'],
       summary: 'Log out (POST)',
@@ -245,5 +262,5 @@ export const storageSessionPaths: PathsFragment = {
       parameters: [b32User],
       responses: { '200': text('Logged out.', 'logged out'), '503': responseRef('ServiceUnavailable') as unknown as Response },
     },
-  },
+  }),
 };

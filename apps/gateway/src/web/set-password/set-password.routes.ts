@@ -1,10 +1,11 @@
 /**
- * OpenAPI for the set-password page (HTML, no authentication: the link's token is the credential),
+ * The routes (path, method, OpenAPI prose and examples) of the set-password page (HTML, no authentication: the link's token is the credential),
  * at the root only. Its answers, errors included, are HTML pages.
  */
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@burrow/contracts';
+import { route } from '../../http/route.js';
 import { ex } from '../../openapi/builders.js';
-import type { PathsFragment, Response } from '../../openapi/types.js';
+import type { Response } from '../../openapi/types.js';
 import { FORM_BODY_LIMIT } from '../../http/form-body.js';
 import { donePage, formPage, PAGE_CSP, problemPage } from './set-password.page.js';
 
@@ -30,10 +31,14 @@ const form = formPage({ username: 'jdoe', name: 'Jane Doe', company_name: 'Acme 
 const dead = { 404: page('A token this service did not sign (malformed or altered).', { 'not valid': problemPage(404) }), 410: page('The link expired, was used, was replaced by a newer email, or the password was changed since.', { expired: problemPage(410) }) };
 const later = page('A service did not answer in time: nothing was changed.', { 'try later': problemPage(503) });
 
-export const setPasswordPaths: PathsFragment = {
-  '/set-password/{token}': {
-    servers: [{ url: '/', description: 'served at the root only' }],
-    get: {
+export const SET_PASSWORD_ROUTES = {
+  page: route({
+    method: 'get',
+    path: 'set-password/:token',
+    pathItem: {
+      servers: [{ url: '/', description: 'served at the root only' }],
+    },
+    operation: {
       operationId: 'showSetPasswordPage',
       tags: ['pages'],
       summary: 'The set-password page an activation email links to',
@@ -43,7 +48,11 @@ export const setPasswordPaths: PathsFragment = {
       parameters: [tokenParam],
       responses: { '200': page('The form.', { form }), '404': dead[404], '410': dead[410], '503': later },
     },
-    post: {
+  }),
+  submit: route({
+    method: 'post',
+    path: 'set-password/:token',
+    operation: {
       operationId: 'setPasswordByLink',
       tags: ['pages'],
       summary: 'Set the password through the link (the form posts here)',
@@ -73,5 +82,5 @@ export const setPasswordPaths: PathsFragment = {
         '503': later,
       },
     },
-  },
+  }),
 };
