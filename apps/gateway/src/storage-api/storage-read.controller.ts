@@ -8,7 +8,8 @@
  *   that, as `se=`, lets that address fetch this file for `share_link_ttl` minutes (made by a
  *   logged-in owner only: an extension never makes another);
  * - `POST <file url>` a single-file share link (a path beginning with `/`, valid 3 days).
- * One catalog call per request (plus authentication); unknown query parameters are ignored.
+ * One catalog call per request (plus authentication), except a listing or a zip, which read the
+ * catalog a page at a time (a zip in two passes); unknown query parameters are ignored.
  */
 import type { BlobReader } from '@burrow/blobs';
 import {
