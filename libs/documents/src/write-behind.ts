@@ -12,7 +12,7 @@
  * `savepoint()` / `rollback()` undo what one event did, so a projection that throws on an event
  * leaves nothing of it behind.
  */
-import { cloneJson, compareBy, matches } from './filter.js';
+import { cloneJson, compareBy, getPathValues, matches } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -185,8 +185,41 @@ export class WriteBehind implements DocumentStore {
   async close(): Promise<void> {}
 }
 
+/** A filter value an index of pending documents can answer (equality with a scalar). */
+const isIndexable = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/**
+ * The batch's documents by their value at one path, so an equality `find` does not test every
+ * pending document (a rebuild's batch holds thousands, and a projection may look up what the same
+ * batch wrote on every event). A superset: ids are only ever added (a rewrite or a rollback leaves
+ * the old key behind), and every candidate is checked against the entry and the filter. A
+ * document whose value there is not a single scalar (missing, null, an array, an object, or
+ * reached through an array) is a candidate for every value (`loose`).
+ */
+interface PendingIndex {
+  byValue: Map<string | number | boolean, string[]>;
+  loose: string[];
+}
+
+function addToPendingIndex(index: PendingIndex, path: string, id: string, doc: Document): void {
+  const values = getPathValues(doc, path);
+  if (values.length !== 1 || !isIndexable(values[0])) {
+    index.loose.push(id);
+    return;
+  }
+  const ids = index.byValue.get(values[0]);
+  if (ids) ids.push(id);
+  else index.byValue.set(values[0], [id]);
+}
+
 class WriteBehindCollection<T extends Document> implements Collection<T> {
   readonly entries = new Map<string, Entry>();
+  /** each entry's rank in the order `entries` holds them: pending documents are returned in that order */
+  private readonly ranks = new Map<string, number>();
+  private nextRank = 0;
+  /** the documents this batch wrote (put or deleted) */
+  private readonly dirtyIds = new Set<string>();
+  private readonly pendingIndexes = new Map<string, PendingIndex>();
   private readonly deletes: Filter[] = [];
   private readonly base: Collection<T>;
 
@@ -201,16 +234,29 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     return `${this.name}\u0000${id}`;
   }
 
+  /** Sets an entry, ranking it last when it is new (as a Map orders its keys). */
+  private place(id: string, entry: Entry): void {
+    if (!this.entries.has(id)) this.ranks.set(id, this.nextRank++);
+    this.entries.set(id, entry);
+  }
+
   private set(id: string, doc: T | null): void {
     const key = this.key(id);
     const before = this.entries.get(id);
-    const wasDirty = this.uow.dirty.has(key);
-    this.entries.set(id, { doc, dirty: true });
-    if (!wasDirty) this.uow.dirty.set(key, { collection: this.name, id });
+    const wasDirty = this.dirtyIds.has(id);
+    this.place(id, { doc, dirty: true });
+    if (!wasDirty) {
+      this.dirtyIds.add(id);
+      this.uow.dirty.set(key, { collection: this.name, id });
+    }
+    if (doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, doc);
     this.uow.changed(() => {
       if (before) this.entries.set(id, before);
       else this.entries.delete(id);
-      if (!wasDirty) this.uow.dirty.delete(key);
+      if (!wasDirty) {
+        this.dirtyIds.delete(id);
+        this.uow.dirty.delete(key);
+      }
     });
   }
 
@@ -219,15 +265,41 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     return this.deletes.length ? { $and: [filter, { $nor: [...this.deletes] }] } : filter;
   }
 
-  private dirtyDocs(): { ids: string[]; docs: T[] } {
-    const ids: string[] = [];
-    const docs: T[] = [];
-    for (const [id, entry] of this.entries) {
-      if (!entry.dirty) continue;
-      ids.push(id);
-      if (entry.doc) docs.push(entry.doc as T);
+  /**
+   * The ids of pending documents that may match `filter`: through an index of the pending
+   * documents when the filter has an equality with a scalar at the top level, else all of them.
+   */
+  private pendingCandidates(filter: Filter): Iterable<string> {
+    for (const [path, condition] of Object.entries(filter)) {
+      if (path.startsWith('$') || !isIndexable(condition)) continue;
+      let index = this.pendingIndexes.get(path);
+      if (!index) {
+        index = { byValue: new Map(), loose: [] };
+        for (const id of this.dirtyIds) {
+          const doc = this.entries.get(id)!.doc;
+          if (doc) addToPendingIndex(index, path, id, doc);
+        }
+        this.pendingIndexes.set(path, index);
+      }
+      const hits = index.byValue.get(condition);
+      if (!index.loose.length) return hits ?? [];
+      return hits ? new Set([...hits, ...index.loose]) : index.loose;
     }
-    return { ids, docs };
+    return this.dirtyIds;
+  }
+
+  /** The pending documents that match `filter`, in the order of their entries. */
+  private pendingMatches(filter: Filter): T[] {
+    const found: { rank: number; doc: T }[] = [];
+    const seen = new Set<string>();
+    for (const id of this.pendingCandidates(filter)) {
+      if (seen.has(id) || !this.dirtyIds.has(id)) continue;
+      seen.add(id);
+      const doc = this.entries.get(id)!.doc as T | null;
+      if (doc && matches(doc, filter)) found.push({ rank: this.ranks.get(id)!, doc });
+    }
+    if (found.length > 1) found.sort((a, b) => a.rank - b.rank);
+    return found.map((f) => f.doc);
   }
 
   async get(id: string): Promise<T | null> {
@@ -241,20 +313,17 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       if (doc && this.deletes.some((f) => matches(doc, f))) doc = null;
       // a write may have come in while the store answered
       entry = this.entries.get(id) ?? { doc, dirty: false };
-      if (!this.entries.has(id)) this.entries.set(id, entry);
+      if (!this.entries.has(id)) this.place(id, entry);
     }
     return entry.doc ? (clone(entry.doc) as T) : null;
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
     const skip = options.skip ?? 0;
-    const pendingBefore = this.dirtyDocs().ids.length;
-    const limit = options.limit ? skip + options.limit + pendingBefore : undefined;
+    const limit = options.limit ? skip + options.limit + this.dirtyIds.size : undefined;
     const stored = await this.base.find(this.storeFilter(filter), { sort: options.sort, limit });
-    const { ids, docs } = this.dirtyDocs();
-    const pending = new Set(ids);
-    const out = stored.filter((d) => !pending.has(d._id));
-    for (const doc of docs) if (matches(doc, filter)) out.push(clone(doc));
+    const out = stored.filter((d) => !this.dirtyIds.has(d._id));
+    for (const doc of this.pendingMatches(filter)) out.push(clone(doc));
     if (options.sort && Object.keys(options.sort).length > 0) out.sort(compareBy(options.sort));
     return out.slice(skip, options.limit ? skip + options.limit : undefined);
   }
@@ -264,11 +333,11 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
   }
 
   async count(filter: Filter = {}): Promise<number> {
-    const { ids, docs } = this.dirtyDocs();
+    const ids = [...this.dirtyIds];
     const storeFilter = this.storeFilter(filter);
     const stored = await this.base.count(storeFilter);
     const storedPending = ids.length ? await this.base.count({ $and: [storeFilter, { _id: { $in: ids } }] }) : 0;
-    return stored - storedPending + docs.filter((d) => matches(d, filter)).length;
+    return stored - storedPending + this.pendingMatches(filter).length;
   }
 
   async upsert(doc: T): Promise<void> {
