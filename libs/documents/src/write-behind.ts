@@ -34,6 +34,8 @@ interface Entry {
   doc: Document | null;
   /** written by this batch (else: what the store holds, read earlier) */
   dirty: boolean;
+  /** when the entry was made: pending documents are returned in this order */
+  rank: number;
 }
 
 /**
@@ -112,8 +114,8 @@ export class WriteBehind implements DocumentStore {
   private readonly undo: (() => void)[] = [];
   /** pending deleteMany filters, in order */
   readonly deletes: { collection: string; filter: Filter }[] = [];
-  /** documents written by this batch, in the order of their first write */
-  readonly dirty = new Map<string, { collection: string; id: string }>();
+  /** documents written by this batch, in the order of their first write (a rollback takes the last ones off) */
+  readonly dirty: { collection: string; id: string }[] = [];
   /** what to do once the batch is committed (wake readers of what it wrote) */
   readonly committed: (() => void)[] = [];
 
@@ -134,13 +136,13 @@ export class WriteBehind implements DocumentStore {
 
   /** How many documents the batch has written so far. */
   get size(): number {
-    return this.dirty.size + this.deletes.length;
+    return this.dirty.length + this.deletes.length;
   }
 
   /** The batch as `commit` takes it: deleteMany filters first, then one put or delete per document. */
   writes(): Write[] {
     const out: Write[] = this.deletes.map((d) => ({ kind: 'deleteMany' as const, collection: d.collection, filter: d.filter }));
-    for (const { collection, id } of this.dirty.values()) {
+    for (const { collection, id } of this.dirty) {
       const doc = this.collections.get(collection)!.entries.get(id)!.doc;
       out.push(doc ? { kind: 'put', collection, doc } : { kind: 'delete', collection, id });
     }
@@ -159,6 +161,11 @@ export class WriteBehind implements DocumentStore {
 
   rollback(savepoint: number): void {
     while (this.undo.length > savepoint) this.undo.pop()!();
+  }
+
+  /** What was done since `savepoint` stays: forgets how to undo it (a batch of many events keeps no undo log). */
+  release(savepoint: number): void {
+    if (this.undo.length > savepoint) this.undo.length = savepoint;
   }
 
   /** Records how to undo a change (called by the collections). */
@@ -214,8 +221,6 @@ function addToPendingIndex(index: PendingIndex, path: string, id: string, doc: D
 
 class WriteBehindCollection<T extends Document> implements Collection<T> {
   readonly entries = new Map<string, Entry>();
-  /** each entry's rank in the order `entries` holds them: pending documents are returned in that order */
-  private readonly ranks = new Map<string, number>();
   private nextRank = 0;
   /** the documents this batch wrote (put or deleted) */
   private readonly dirtyIds = new Set<string>();
@@ -230,24 +235,20 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     this.base = uow.base.collection<T>(name);
   }
 
-  private key(id: string): string {
-    return `${this.name}\u0000${id}`;
-  }
-
-  /** Sets an entry, ranking it last when it is new (as a Map orders its keys). */
-  private place(id: string, entry: Entry): void {
-    if (!this.entries.has(id)) this.ranks.set(id, this.nextRank++);
+  /** Sets an entry; a new one ranks last (as a Map orders its keys). */
+  private place(id: string, doc: Document | null, dirty: boolean, before = this.entries.get(id)): Entry {
+    const entry = { doc, dirty, rank: before?.rank ?? this.nextRank++ };
     this.entries.set(id, entry);
+    return entry;
   }
 
   private set(id: string, doc: T | null): void {
-    const key = this.key(id);
     const before = this.entries.get(id);
-    const wasDirty = this.dirtyIds.has(id);
-    this.place(id, { doc, dirty: true });
+    const wasDirty = before?.dirty ?? false;
+    this.place(id, doc, true, before);
     if (!wasDirty) {
       this.dirtyIds.add(id);
-      this.uow.dirty.set(key, { collection: this.name, id });
+      this.uow.dirty.push({ collection: this.name, id });
     }
     if (doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, doc);
     this.uow.changed(() => {
@@ -255,7 +256,7 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       else this.entries.delete(id);
       if (!wasDirty) {
         this.dirtyIds.delete(id);
-        this.uow.dirty.delete(key);
+        this.uow.dirty.pop();
       }
     });
   }
@@ -296,7 +297,7 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       if (seen.has(id) || !this.dirtyIds.has(id)) continue;
       seen.add(id);
       const doc = this.entries.get(id)!.doc as T | null;
-      if (doc && matches(doc, filter)) found.push({ rank: this.ranks.get(id)!, doc });
+      if (doc && matches(doc, filter)) found.push({ rank: this.entries.get(id)!.rank, doc });
     }
     if (found.length > 1) found.sort((a, b) => a.rank - b.rank);
     return found.map((f) => f.doc);
@@ -312,8 +313,7 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       }
       if (doc && this.deletes.some((f) => matches(doc, f))) doc = null;
       // a write may have come in while the store answered
-      entry = this.entries.get(id) ?? { doc, dirty: false };
-      if (!this.entries.has(id)) this.place(id, entry);
+      entry = this.entries.get(id) ?? this.place(id, doc, false);
     }
     return entry.doc ? (clone(entry.doc) as T) : null;
   }

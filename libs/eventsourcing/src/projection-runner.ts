@@ -390,6 +390,8 @@ export class ProjectionRunner {
     for (;;) {
       try {
         await p.apply(event, uow);
+        // nothing rolls back past this event any more
+        uow.release(savepoint);
         return;
       } catch (error) {
         uow.rollback(savepoint);
