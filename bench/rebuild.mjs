@@ -15,13 +15,15 @@
  *   seeding does).
  *
  * Each rebuild prints events/s and the CPU seconds it used against the target of issue 23
- * (>= 100,000 events/s). With BENCH_BASELINE=<another checkout, built> the same rebuilds run with
- * that checkout's code too, interleaved (this, baseline, this, baseline: BENCH_ROUNDS rounds), and
- * the SQLite read models each built are compared document by document (they must be identical).
+ * (>= 100,000 events/s; >= 20,000 into MongoDB). With BENCH_BASELINE=<another checkout, built>
+ * the same rebuilds run with that checkout's code too, interleaved (this, baseline, this,
+ * baseline: BENCH_ROUNDS rounds), and the SQLite read models each built are compared document by
+ * document (they must be identical).
  *
  *   npm run bench:rebuild   (BENCH_EVENTS, default 100000; BENCH_USERS, default 100000;
  *                            MONGODB_URL to include MongoDB in the storage part; BENCH_PROFILE=<dir>
- *                            writes a CPU profile of each rebuild alone there, for the inspector)
+ *                            writes a CPU profile of each rebuild alone there, for the inspector;
+ *                            BENCH_RUNNER_OPTIONS='{"maxBatchEvents":2000}' passes options to the runner)
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,7 +43,9 @@ const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (process.env.BENCH_BASELINE ? 2 : 1));
 const VERSIONS = 5;
 const DEVICES = 10;
+/** issue 23 target 5; a rebuild into MongoDB has its own (docs/decisions.md, "Rebuild speed") */
 const TARGET = 100_000;
+const MONGODB_TARGET = 20_000;
 
 /** The code under test: this checkout, and the baseline's when BENCH_BASELINE names one. */
 async function codeOf(label, root) {
@@ -71,7 +75,7 @@ let profiles = 0;
  * seconds, CPU seconds. With BENCH_PROFILE, the rebuild alone is profiled (`name` names the file).
  */
 async function run(code, store, docs, projections, events, name = 'rebuild') {
-  const runner = new code.ProjectionRunner(store, docs, projections, JSON.parse(process.env.BENCH_RUNNER_OPTIONS ?? "{}"));
+  const runner = new code.ProjectionRunner(store, docs, projections, JSON.parse(process.env.BENCH_RUNNER_OPTIONS ?? '{}'));
   const session = PROFILE ? new Session() : null;
   if (session) {
     session.connect();
@@ -288,9 +292,9 @@ try {
 }
 
 console.log(`\nrebuilds, ${new Date().toISOString()}, load average at the end ${loadavg().map((l) => fmt(l, 1)).join(' ')} (2 cores)`);
-console.log('part      document store          code        seconds   events/s  vs target (100k/s)  CPU us/event');
+console.log('part      document store          code        seconds   events/s  vs target (100k/s; MongoDB 20k/s)  CPU us/event');
 for (const [part, storeName, label, r] of rows) {
   console.log(
-    `${part.padEnd(9)} ${storeName.padEnd(23)} ${label.padEnd(9)} ${fmt(r.seconds, 1).padStart(9)} ${fmt(r.rate).padStart(10)} ${(r.rate / TARGET).toFixed(3).padStart(18)}x ${fmt((r.cpuSeconds / r.events) * 1e6, 1).padStart(13)}`,
+    `${part.padEnd(9)} ${storeName.padEnd(23)} ${label.padEnd(9)} ${fmt(r.seconds, 1).padStart(9)} ${fmt(r.rate).padStart(10)} ${(r.rate / (storeName === 'MongoDB' ? MONGODB_TARGET : TARGET)).toFixed(3).padStart(33)}x ${fmt((r.cpuSeconds / r.events) * 1e6, 1).padStart(13)}`,
   );
 }
