@@ -30,7 +30,13 @@
  *                             takes several minutes to seed; BENCH_SCALE_BEFORE=0 skips the
  *                             in-memory runs; BENCH_SCALE_USERS=0 skips the users; BENCH_SCALE_FILES=0
  *                             the files; BENCH_SERVER_NODE_ARGS for the server, e.g.
- *                             "--cpu-prof --cpu-prof-dir=/tmp/prof")
+ *                             "--cpu-prof --cpu-prof-dir=/tmp/prof"; BENCH_SCALE_KEEP=1 keeps the
+ *                             seeded data directories; BENCH_SCALE_USERS_DIR=<a kept directory of
+ *                             BENCH_SCALE_USERS_N users> measures the users on it, no seeding: the
+ *                             same file measured by two builds, one after the other)
+ *
+ * Pages at an offset are also given as the server's CPU per request (from /proc), against the first
+ * page's, and the first one separately (it may pay a one-off scan of the sort path).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -265,16 +271,27 @@ async function getJson(port, path) {
   return JSON.parse(text);
 }
 
+/** `make()` run `count` times one after the other: the server's CPU ms per call. */
+async function serverCpuMs(pid, make, count) {
+  const before = cpuSeconds(pid);
+  for (let i = 0; i < count; i++) await make();
+  return ((cpuSeconds(pid) - before) * 1000) / count;
+}
+
 const usersRps = {};
-for (const n of USERS ? SIZES : []) {
-  const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-users-${n}-`));
+const keptUsers = process.env.BENCH_SCALE_USERS_DIR;
+for (const n of USERS ? (keptUsers ? [Number(process.env.BENCH_SCALE_USERS_N ?? 100_000)] : SIZES) : []) {
+  const dataDir = keptUsers ?? mkdtempSync(join(tmpdir(), `burrow-scale-users-${n}-`));
   try {
-    await startAndStop(dataDir); // the partner and the plans
-    const seedStarted = performance.now();
-    const middle = await seedUsers(dataDir, n);
-    console.log(`\n${n} users: seeded in ${fmt((performance.now() - seedStarted) / 1000)} s`);
-    const built = await startAndStop(dataDir); // the read models build the new users
-    console.log(`  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready`);
+    let middle = `bench-user-${String(Math.floor(n / 2)).padStart(7, '0')}`;
+    if (!keptUsers) {
+      await startAndStop(dataDir); // the partner and the plans
+      const seedStarted = performance.now();
+      middle = await seedUsers(dataDir, n);
+      console.log(`\n${n} users: seeded in ${fmt((performance.now() - seedStarted) / 1000)} s`);
+      const built = await startAndStop(dataDir); // the read models build the new users
+      console.log(`  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready`);
+    } else console.log(`\n${n} users, kept in ${dataDir}`);
     const server = await startServer(dataDir);
     try {
       if (process.env.BENCH_SCALE_KEEP) console.log(`  kept: ${dataDir}`);
@@ -283,6 +300,13 @@ for (const n of USERS ? SIZES : []) {
       const first = await getJson(server.port, '/users/?limit=1000');
       if (first.length !== Math.min(1000, n)) throw new Error(`the first page holds ${first.length} users`);
       const offset = Math.max(0, Math.floor(n / 2) - 500);
+      const offsetPath = `/users/?limit=1000&offset=${offset}`;
+      const firstOffset = performance.now();
+      const atOffset = await getJson(server.port, offsetPath);
+      const firstOffsetMs = performance.now() - firstOffset;
+      if (atOffset.length !== Math.min(1000, n - offset) || (n > 1000 && atOffset[0].username !== `bench-user-${String(offset).padStart(7, '0')}`)) {
+        throw new Error(`the page at offset ${offset} starts with ${atOffset[0]?.username} and holds ${atOffset.length} users`);
+      }
       const options = { concurrency: 8, warmup: 100 };
       const one = await measureConcurrently(() => getJson(server.port, `/users/${middle}`), { ...options, count: 2000 });
       const firstPage = await measureConcurrently(() => getJson(server.port, '/users/?limit=1000'), { ...options, count: 200, warmup: 20 });
@@ -291,6 +315,14 @@ for (const n of USERS ? SIZES : []) {
       const middlePage = await measureConcurrently(() => getJson(server.port, `/users/?limit=1000&offset=${offset}`), { concurrency: 1, count: 10, warmup: 2 });
       usersRps[n] = { one: one.rps, firstPage: firstPage.rps, middlePage: middlePage.rps };
       console.log(`  GET /users/<u> ${fmt(one.rps, 0)} req/s; GET /users/?limit=1000 first page ${fmt(firstPage.rps, 0)} req/s, at offset ${offset} ${fmt(middlePage.rps, 1)} req/s (one at a time); RSS ${fmt(rssMiB(server.pid), 0)} MiB`);
+      // server CPU per request, the two pages interleaved in rounds (steadier than req/s on a shared machine)
+      const cpu = { first: [], offset: [] };
+      for (let round = 0; round < 5; round++) {
+        cpu.first.push(await serverCpuMs(server.pid, () => getJson(server.port, '/users/?limit=1000'), 10));
+        cpu.offset.push(await serverCpuMs(server.pid, () => getJson(server.port, offsetPath), 4));
+      }
+      const med = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+      console.log(`  server CPU per request (median of 5 rounds): first page ${fmt(med(cpu.first), 1)} ms, at offset ${offset} ${fmt(med(cpu.offset), 1)} ms = ${fmt(med(cpu.offset) / med(cpu.first), 2)}x; the first request at that offset ${fmt(firstOffsetMs, 0)} ms (wall)`);
     } catch (error) {
       console.log(`  the server is ${existsSync(`/proc/${server.pid}`) ? 'still running' : 'gone'}`);
       throw error;
@@ -298,10 +330,10 @@ for (const n of USERS ? SIZES : []) {
       await server.stop();
     }
   } finally {
-    if (!process.env.BENCH_SCALE_KEEP) rmSync(dataDir, { recursive: true, force: true });
+    if (!process.env.BENCH_SCALE_KEEP && !keptUsers) rmSync(dataDir, { recursive: true, force: true });
   }
 }
-for (const n of USERS ? SIZES.filter((s) => s > 1_000) : []) {
+for (const n of USERS && !keptUsers ? SIZES.filter((s) => s > 1_000) : []) {
   for (const [key, what, target] of [['one', 'GET /users/<u>', true], ['firstPage', 'GET /users/?limit=1000, first page', true], ['middlePage', 'GET /users/?limit=1000, the middle page (offset)', false]]) {
     const growth = usersRps[1_000][key] / usersRps[n][key];
     row(`${what}, ${n} / 1k users (cost per request)`, `${fmt(growth, 2)}x (${fmt(usersRps[n][key], 1)} / ${fmt(usersRps[1_000][key], 1)} req/s)`, target ? `<= ${TARGET.growth}x` : '(grows with the offset)', target ? growth <= TARGET.growth : undefined);

@@ -13,8 +13,11 @@
  * `matches()` before it counts. A document whose indexed field holds an array or an object (or is
  * reached through one) is flagged `loose`: the SQL cannot tell whether it matches, so loose
  * documents are always candidates. Sorting is by SQLite's order (NULL < numbers < text, text by
- * its UTF-8 bytes: the port's code point order); should a sort key hold a boolean or an object,
- * where MongoDB's order differs, the query is answered again with a sort in JavaScript.
+ * its UTF-8 bytes: the port's code point order), and pages (`LIMIT`, `OFFSET`) are SQLite's, while
+ * no document of the collection has ever held a boolean, an object or an array in a sort path,
+ * where MongoDB's order differs (`_sort_keys`: a sticky flag per sort path, found by a scan the
+ * first time the path is a sort key, then kept by triggers on the table); once one has, that
+ * path's queries are sorted in JavaScript.
  *
  * `commit` is one IMMEDIATE transaction: the version check, every write and the new checkpoint,
  * all or nothing, also against other processes sharing the file.
@@ -23,7 +26,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applyWrites } from './commit.js';
-import { compareBy, getPath, isLoose, matches } from './filter.js';
+import { compareBy, isLoose, matches } from './filter.js';
 import { type Checkpoint, type Collection, type CommitResult, type Document, documentProblem, type DocumentStore, DuplicateKeyError } from './port.js';
 import { type Filter, type FindOptions, type IndexOptions, InvalidDocumentError, type SortSpec, type Write } from './port.js';
 
@@ -59,6 +62,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** tables known to exist, and each collection's indexed paths */
   private readonly tables = new Map<string, { paths: Set<string> }>();
+  /** each collection's sort paths this connection saw tracked in `_sort_keys` (see `trackSortKeys`) */
+  private readonly sortKeys = new Map<string, Set<string>>();
 
   private constructor(file: string, options: SqliteDocumentStoreOptions) {
     if (file !== ':memory:') {
@@ -73,7 +78,8 @@ export class SqliteDocumentStore implements DocumentStore {
       this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? 32)}`);
       this.db.exec(`
         CREATE TABLE IF NOT EXISTS _checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS _indexes (collection TEXT NOT NULL, fields TEXT NOT NULL, is_unique INTEGER NOT NULL, PRIMARY KEY (collection, fields));`);
+        CREATE TABLE IF NOT EXISTS _indexes (collection TEXT NOT NULL, fields TEXT NOT NULL, is_unique INTEGER NOT NULL, PRIMARY KEY (collection, fields));
+        CREATE TABLE IF NOT EXISTS _sort_keys (collection TEXT NOT NULL, path TEXT NOT NULL, mixed INTEGER NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID;`);
     } catch (error) {
       this.db.close();
       throw error;
@@ -120,9 +126,10 @@ export class SqliteDocumentStore implements DocumentStore {
   async dropAll(): Promise<void> {
     this.db.transaction(() => {
       for (const name of this.collectionNames()) this.db.exec(`DROP TABLE ${tableOf(name)}`);
-      this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes;');
+      this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys;');
     })();
     this.tables.clear();
+    this.sortKeys.clear();
     this.statements.clear();
   }
 
@@ -229,35 +236,105 @@ export class SqliteDocumentStore implements DocumentStore {
   find(collection: string, filter: Filter, options: FindOptions): Document[] {
     const sort = options.sort && Object.keys(options.sort).length ? options.sort : undefined;
     const skip = options.skip ?? 0;
-    const wanted = options.limit ? skip + options.limit : Infinity;
+    const limit = options.limit ?? 0;
     const plan = this.plan(collection, filter);
-    const sortable = !sort || Object.keys(sort).every((p) => p === '_id' || SIMPLE_PATH.test(p));
-    if (sortable) {
+    const paths = sort ? Object.keys(sort).filter((p) => p !== '_id') : [];
+    if (paths.every((p) => SIMPLE_PATH.test(p)) && (paths.length === 0 || this.trackSortKeys(collection, paths))) {
       const order = sort ? ` ORDER BY ${Object.entries(sort).map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}` : '';
-      const bounded = plan.exact && Number.isFinite(wanted);
-      const limit = bounded ? ` LIMIT ${wanted}` : '';
-      const out: Document[] = [];
-      let orderHolds = true;
-      const stmt = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order}${limit}`);
-      // SQL bounds the rows: read them at once (an iterator's setup and per-row calls cost more than
-      // the query on a point lookup, the commonest find); otherwise stream and stop at `wanted`
-      const rows = (bounded ? (wanted === 1 ? [stmt.get(...plan.params)].filter(Boolean) : stmt.all(...plan.params)) : stmt.iterate(...plan.params)) as Iterable<{ doc: string }>;
-      for (const row of rows) {
-        const doc = JSON.parse(row.doc) as Document;
-        if (sort && !Object.keys(sort).every((p) => { const v = getPath(doc, p); return v === undefined || v === null || typeof v === 'string' || typeof v === 'number'; })) {
-          orderHolds = false;
-          break;
-        }
-        if (!plan.exact && !matches(doc, filter)) continue;
-        out.push(doc);
-        if (out.length >= wanted) break;
-      }
-      if (orderHolds) return out.slice(skip);
+      const page = paths.length === 0
+        ? this.inSqlOrder(collection, filter, plan, order, skip, limit)
+        : this.readTransaction(() => (this.sortKeysPlain(collection, paths) ? this.inSqlOrder(collection, filter, plan, order, skip, limit) : null));
+      if (page) return page;
     }
-    // a sort key SQLite orders differently from MongoDB (booleans, objects) or cannot reach
+    // a sort path SQLite orders differently from MongoDB (a boolean, an object or an array was stored there) or cannot reach
     const all = this.select(collection, filter);
     if (sort) all.sort(compareBy(sort));
-    return all.slice(skip, Number.isFinite(wanted) ? wanted : undefined);
+    return all.slice(skip, limit ? skip + limit : undefined);
+  }
+
+  /**
+   * The page in SQLite's order. An exact plan leaves `LIMIT` and `OFFSET` to SQLite: the skipped
+   * rows are stepped over in the index and never read, copied or parsed. Otherwise every candidate
+   * is checked with `matches()`, from the start, until the page is full.
+   */
+  private inSqlOrder(collection: string, filter: Filter, plan: Plan, order: string, skip: number, limit: number): Document[] {
+    const select = `SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order}`;
+    if (plan.exact) {
+      const stmt = this.statement(`${select} LIMIT ? OFFSET ?`);
+      // a point lookup (the commonest find) costs less read with `get` than with `all`
+      if (limit === 1) {
+        const row = stmt.get(...plan.params, 1, skip) as { doc: string } | undefined;
+        return row ? [JSON.parse(row.doc) as Document] : [];
+      }
+      return (stmt.all(...plan.params, limit || -1, skip) as { doc: string }[]).map((row) => JSON.parse(row.doc) as Document);
+    }
+    const out: Document[] = [];
+    let skipped = 0;
+    for (const row of this.statement(select).iterate(...plan.params) as Iterable<{ doc: string }>) {
+      const doc = JSON.parse(row.doc) as Document;
+      if (!matches(doc, filter)) continue;
+      if (skipped < skip) skipped++;
+      else if (out.push(doc) === limit) break;
+    }
+    return out;
+  }
+
+  /** `run` in one read transaction: what it reads is one state of the file, whatever other connections write meanwhile. */
+  private readTransaction<T>(run: () => T): T {
+    this.readTx ??= this.db.transaction((f: () => unknown) => f());
+    return this.readTx(run) as T;
+  }
+  private readTx: Database.Transaction<(f: () => unknown) => unknown> | null = null;
+
+  /**
+   * Whether SQLite orders every one of `paths` (tracked sort paths of `collection`) as MongoDB
+   * does: no document of the collection has ever held a boolean, an object or an array there.
+   * Read from `_sort_keys` in the caller's read transaction, so that a write by another connection
+   * is seen by both the flags and the page, or by neither.
+   */
+  private sortKeysPlain(collection: string, paths: string[]): boolean {
+    const state = this.statement(`SELECT count(*) AS tracked, coalesce(sum(mixed = 0), 0) AS plain,
+        (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)) AS triggers
+      FROM _sort_keys WHERE collection = ? AND path IN (SELECT value FROM json_each(?))`)
+      .get(...sortKeyTriggers(collection), collection, JSON.stringify(paths)) as { tracked: number; plain: number; triggers: number };
+    // dropped since (dropAll by another connection): tracked again by the next find
+    if (state.triggers < 2 || state.tracked < paths.length) this.sortKeys.delete(collection);
+    return state.triggers === 2 && state.plain === paths.length;
+  }
+
+  /**
+   * Makes `_sort_keys` say, for each of `paths` (sort paths of `collection`), whether a document
+   * of the collection has ever held a boolean, an object or an array there (`mixed`, sticky): a
+   * scan of the collection the first time a path is a sort key, then triggers on the table that set
+   * the flag on every insert and update. Triggers, not JavaScript in `put`, because they also run
+   * for writes by another process sharing the file or by an older build that knows nothing of the
+   * flags. False when it cannot be done now (inside a write transaction).
+   */
+  private trackSortKeys(collection: string, paths: string[]): boolean {
+    let known = this.sortKeys.get(collection);
+    if (!known) this.sortKeys.set(collection, (known = new Set()));
+    const missing = paths.filter((p) => !known.has(p));
+    if (missing.length === 0) return true;
+    if (this.db.inTransaction) return false;
+    this.db.transaction(() => {
+      const t = tableOf(collection);
+      this.table(collection);
+      const [onInsert, onUpdate] = sortKeyTriggers(collection);
+      const present = (this.statement("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)").get(onInsert, onUpdate) as { n: number }).n;
+      if (present < 2) {
+        // flags without their triggers (the table was dropped and made again) say nothing any more
+        this.statement('DELETE FROM _sort_keys WHERE collection = ?').run(collection);
+        const flag = `BEGIN UPDATE _sort_keys SET mixed = 1 WHERE collection = ${sqlString(collection)} AND mixed = 0
+          AND json_type(new.doc, '$.' || path) IN ('true', 'false', 'object', 'array'); END`;
+        this.db.exec(`CREATE TRIGGER IF NOT EXISTS ${quote(onInsert)} AFTER INSERT ON ${t} ${flag};
+          CREATE TRIGGER IF NOT EXISTS ${quote(onUpdate)} AFTER UPDATE OF doc ON ${t} ${flag};`);
+      }
+      const scan = this.statement(`INSERT OR IGNORE INTO _sort_keys (collection, path, mixed)
+        SELECT ?, ?, EXISTS (SELECT 1 FROM ${t} WHERE json_type(doc, ?) IN ('true', 'false', 'object', 'array'))`);
+      for (const p of missing) scan.run(collection, p, `$.${p}`);
+    }).immediate();
+    for (const p of missing) known.add(p);
+    return true;
   }
 
   count(collection: string, filter: Filter): number {
@@ -357,6 +434,10 @@ function fieldTerm(path: string, condition: unknown): { sql: string; params: unk
   if (terms.length === 0) return null;
   return { sql: terms.join(' AND '), params, exact };
 }
+
+/** The names of the triggers that keep `_sort_keys` of `collection`: on insert, on update. */
+const sortKeyTriggers = (collection: string): [string, string] => [`k:${collection}:insert`, `k:${collection}:update`];
+const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 function duplicateKey(collection: string, error: unknown): unknown {
   const code = (error as { code?: unknown }).code;

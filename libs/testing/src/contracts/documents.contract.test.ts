@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore } from '@burrow/documents';
-import { documentStoreContract } from './documents.contract.js';
+import { assertPages, documentStoreContract, MIXED_ASCENDING, MIXED_DESCENDING, MIXED_KEYS, RETYPED_ASCENDING, RETYPED_DESCENDING } from './documents.contract.js';
 import { rejection, silentPort, uniqueId } from './util.js';
 
 documentStoreContract('MemoryDocumentStore', async () => {
@@ -26,6 +26,103 @@ documentStoreContract('SqliteDocumentStore', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('SqliteDocumentStore: pages at an offset with writers it does not see', () => {
+  const withFile = async (run: (file: string) => Promise<void>) => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+    try {
+      await run(join(dir, 'read-models.sqlite'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  const seed = async (store: SqliteDocumentStore, name: string) => {
+    const c = store.collection(name);
+    await c.ensureIndex({ g: 1, k: 1 });
+    for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
+    return c;
+  };
+  /** a write as an older build, knowing nothing of sort keys, or any other SQLite client makes it */
+  const rawPut = (store: SqliteDocumentStore, name: string, doc: Record<string, unknown>) =>
+    store.statement(`INSERT INTO "c:${name}" (id, doc, loose) VALUES (?, ?, NULL) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`).run(doc._id, JSON.stringify(doc));
+
+  it('a boolean or an object stored by another connection on the file (another process) after the first page at an offset', () =>
+    withFile(async (file) => {
+      const a = SqliteDocumentStore.open(file);
+      const b = SqliteDocumentStore.open(file);
+      try {
+        const pages = await seed(a, 'users');
+        await assertPages(pages, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+        await b.collection('users').upsert({ _id: 'n3', g: 'a', k: true });
+        await b.commit('users', 0, {}, [{ kind: 'put', collection: 'users', doc: { _id: 'n2', g: 'a', k: { x: 1 } } }]);
+        await assertPages(pages, { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'after');
+        await assertPages(b.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'read by the writer');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }));
+
+  it('across a reopen of the file, with writes by a client that knows nothing of sort keys in between', () =>
+    withFile(async (file) => {
+      const first = SqliteDocumentStore.open(file);
+      await assertPages(await seed(first, 'users'), { g: 'a' }, { k: -1, _id: 1 }, MIXED_DESCENDING, 'first');
+      await first.close();
+      const older = SqliteDocumentStore.open(file);
+      rawPut(older, 'users', { _id: 'n3', g: 'a', k: true });
+      rawPut(older, 'users', { _id: 'n2', g: 'a', k: { x: 1 } });
+      await older.close();
+      const reopened = SqliteDocumentStore.open(file);
+      try {
+        await assertPages(reopened.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'reopened');
+        await assertPages(reopened.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'reopened');
+      } finally {
+        await reopened.close();
+      }
+    }));
+
+  it('after dropAll by another connection the collection is judged again', () =>
+    withFile(async (file) => {
+      const a = SqliteDocumentStore.open(file);
+      const b = SqliteDocumentStore.open(file);
+      try {
+        await assertPages(await seed(a, 'users'), { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+        await assertPages(await seed(b, 'other'), {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9'], 'before');
+        await b.dropAll();
+        // made again by the dropping connection, without the triggers the other one had
+        await b.collection('users').ensureIndex({ g: 1, k: 1 });
+        rawPut(b, 'users', { _id: 'n1', g: 'a', k: 'a' });
+        rawPut(b, 'users', { _id: 'n2', g: 'a', k: false });
+        rawPut(b, 'users', { _id: 'n3', g: 'a', k: 1 });
+        await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'after');
+        await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'again');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }));
+
+  it('after the table is dropped and made again by a client that knows nothing of sort keys (its flags outlive it)', () =>
+    withFile(async (file) => {
+      const a = SqliteDocumentStore.open(file);
+      try {
+        await assertPages(await seed(a, 'users'), { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+        const older = SqliteDocumentStore.open(file);
+        older.statement('DROP TABLE "c:users"').run();
+        await older.close();
+        const again = SqliteDocumentStore.open(file);
+        await again.collection('users').ensureIndex({ g: 1, k: 1 });
+        rawPut(again, 'users', { _id: 'n1', g: 'a', k: 'a' });
+        rawPut(again, 'users', { _id: 'n2', g: 'a', k: false });
+        rawPut(again, 'users', { _id: 'n3', g: 'a', k: 1 });
+        await again.close();
+        await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'after');
+        await assertPages(a.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, ['n2', 'n1', 'n3'], 'again');
+      } finally {
+        await a.close();
+      }
+    }));
 });
 
 const mongoUrl = process.env.MONGODB_URL;

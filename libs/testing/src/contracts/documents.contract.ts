@@ -123,6 +123,40 @@ const FILTER_CASES: [string, Filter, string[]][] = [
   ['$or next to a field', { 'profile.country': 'NO', $or: [{ age: 25 }, { age: 99 }] }, ['p2']],
 ];
 
+/**
+ * Sort keys of every type SQLite orders as MongoDB does (missing, null, numbers, strings), in group
+ * 'a', and two documents of group 'b'; with the orders MongoDB gives them, ties broken by `_id`.
+ */
+export const MIXED_KEYS: (Document & { g: string; k?: unknown })[] = [
+  { _id: 'n0', g: 'a' },
+  { _id: 'n1', g: 'a', k: null },
+  { _id: 'n2', g: 'a', k: 5 },
+  { _id: 'n3', g: 'a', k: -1 },
+  { _id: 'n4', g: 'a', k: 2.5 },
+  { _id: 'n5', g: 'a', k: 'b' },
+  { _id: 'n6', g: 'a', k: 'a' },
+  { _id: 'n7', g: 'a', k: 'B' },
+  { _id: 'n8', g: 'a', k: 10 },
+  // after '{': a JSON object read as text by SQL would sort before it
+  { _id: 'n9', g: 'a', k: '~' },
+  { _id: 'm0', g: 'b', k: 3 },
+];
+export const MIXED_ASCENDING = ['n0', 'n1', 'n3', 'n4', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9'];
+export const MIXED_DESCENDING = ['n9', 'n5', 'n6', 'n7', 'n8', 'n2', 'n4', 'n3', 'n0', 'n1'];
+/** After n2's key becomes an object and n3's a boolean: objects after strings, booleans after objects. */
+export const RETYPED_ASCENDING = ['n0', 'n1', 'n4', 'n8', 'n7', 'n6', 'n5', 'n9', 'n2', 'n3'];
+export const RETYPED_DESCENDING = ['n3', 'n2', 'n9', 'n5', 'n6', 'n7', 'n8', 'n4', 'n0', 'n1'];
+
+/** Every page of `expected` (every offset, a few page sizes, past the end) is what `find` answers. */
+export async function assertPages(c: Collection, filter: Filter, sort: Record<string, 1 | -1>, expected: string[], label = ''): Promise<void> {
+  for (let skip = 0; skip <= expected.length + 1; skip++) {
+    for (const limit of [1, 3, 0]) {
+      const page = (await c.find(filter, { sort, skip, ...(limit ? { limit } : {}) })).map((d) => d._id);
+      assert.deepEqual(page, expected.slice(skip, limit ? skip + limit : undefined), `${label} ${JSON.stringify({ filter, sort, skip, limit })}`);
+    }
+  }
+}
+
 export function documentStoreContract(name: string, factory: DocumentStoreFactory | null, skipReason?: string): void {
   if (!factory) {
     describe(`DocumentStore contract: ${name}`, { skip: skipReason ?? 'no adapter factory' }, () => undefined);
@@ -270,6 +304,57 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
           seen.push(...page.map((d) => d.n));
         }
         assert.deepEqual(seen, Array.from({ length: 57 }, (_, i) => i));
+      });
+
+      it('pages at every offset through mixed sort key types, ascending, descending, by several keys', async () => {
+        const c = store.collection(uniqueId('mixed_'));
+        await c.ensureIndex({ g: 1, k: 1 });
+        for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
+        await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING);
+        await assertPages(c, { g: 'a' }, { k: -1, _id: 1 }, MIXED_DESCENDING);
+        await assertPages(c, { g: 'a', k: { $gte: 'a' } }, { k: 1 }, ['n6', 'n5', 'n9']);
+        await assertPages(c, { g: 'a' }, { _id: -1 }, [...MIXED_ASCENDING].sort().reverse());
+        await assertPages(c, {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9']);
+        // a boolean in group 'b': after all the others in a sort over every group, no change to group 'a'
+        await c.upsert({ _id: 'm1', g: 'b', k: true });
+        await assertPages(c, {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9', 'm1']);
+        await assertPages(c, { g: 'a' }, { k: -1, _id: 1 }, MIXED_DESCENDING);
+      });
+
+      it('a page at an offset stays right when a sort key turns boolean or object after it was first read, and back', async () => {
+        const name = uniqueId('retyped_');
+        const c = store.collection(name);
+        await c.ensureIndex({ g: 1, k: 1 });
+        for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
+        await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+        await c.upsert({ _id: 'n3', g: 'a', k: true });
+        await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, ['n0', 'n1', 'n4', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9', 'n3'], 'a boolean');
+        // as projections write: in a commit
+        await store.commit(name, 0, {}, [{ kind: 'put', collection: name, doc: { _id: 'n2', g: 'a', k: { x: 1 } } }]);
+        await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'and an object');
+        await assertPages(c, { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'and an object');
+        await c.upsert({ _id: 'n3', g: 'a', k: -1 });
+        await store.commit(name, 1, {}, [{ kind: 'put', collection: name, doc: { _id: 'n2', g: 'a', k: 5 } }]);
+        await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'back');
+      });
+
+      it('a sort key that was boolean before the first page at an offset is read', async () => {
+        const c = store.collection(uniqueId('early_'));
+        await c.ensureIndex({ g: 1, k: 1 });
+        for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
+        await c.upsert({ _id: 'n3', g: 'a', k: true });
+        await c.upsert({ _id: 'n2', g: 'a', k: { x: 1 } });
+        await assertPages(c, { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING);
+      });
+
+      it('skips among matches SQL cannot tell alone (array fields, unindexed conditions)', async () => {
+        const c = store.collection(uniqueId('loose_'));
+        await c.ensureIndex({ g: 1, k: 1 });
+        await c.ensureIndex({ tags: 1 });
+        for (const d of MIXED_KEYS) await c.upsert({ ...structuredClone(d), tags: Number(d._id.slice(1)) % 2 ? ['odd', 'x'] : 'even', h: Number(d._id.slice(1)) % 3 });
+        await assertPages(c, { g: 'a', tags: 'odd' }, { k: 1, _id: 1 }, MIXED_ASCENDING.filter((id) => Number(id.slice(1)) % 2));
+        await assertPages(c, { g: 'a', h: { $ne: 0 } }, { k: -1, _id: 1 }, MIXED_DESCENDING.filter((id) => Number(id.slice(1)) % 3));
+        await assertPages(c, { g: 'a', tags: { $in: ['even', 'x'] } }, { k: 1, _id: 1 }, MIXED_ASCENDING);
       });
     });
 
