@@ -22,7 +22,7 @@
  *    again and rebuilds its read models from the events (that start is timed too).
  *
  *   npm run bench:ingest     (BENCH_FILES small files, default 1000; BENCH_SMALL_KIB, default 4;
- *                             BENCH_LARGE large files, default 6; BENCH_LARGE_MIB, default 16;
+ *                             BENCH_LARGE large files, default 6 (0: none); BENCH_LARGE_MIB, default 16;
  *                             BENCH_CONCURRENCY, default 4; BENCH_ROUNDS, default 3;
  *                             BENCH_LIST_FILES, default 100000 (0: no listing part); BENCH_DIR; BENCH_SERVER_NODE_ARGS,
  *                             e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
@@ -233,6 +233,7 @@ async function direct(contents, concurrency, round) {
 }
 
 async function uploadWorkload(label, count, size, concurrency, target) {
+  if (count === 0) return; // BENCH_LARGE=0: the small files alone (e.g. to profile them)
   const results = { gateway: [], direct: [], bare: [] };
   for (let round = 0; round < ROUNDS; round++) {
     // fresh random bytes every round and every contender: nothing is stored already

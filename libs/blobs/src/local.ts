@@ -4,9 +4,15 @@
  * failed or partial upload never leaves a blob behind. Stored files may be personal data: folders
  * are created 0700 and files 0600.
  *
- * A put resolves only once the blob is durable: its temporary file is flushed to disk (fsync)
- * before it is renamed, and the folder holding the new name is fsynced after, so a blob that was
- * acknowledged (and then committed in a file version) survives a power cut. Content already
+ * A put resolves only once the blob is durable: its temporary file is flushed to disk (fsync,
+ * through the descriptor it was written with, before it is closed) before it is renamed, and the
+ * folder holding the new name is fsynced after, so a blob that was acknowledged (and then
+ * committed in a file version) survives a power cut. Folder syncs are shared: an fsync of a folder
+ * makes durable every rename into it done before the fsync started, so puts into one folder that
+ * arrive while its sync runs all wait for the next one, started as soon as it ends (a group
+ * commit, as the event store's WAL syncs). A folder a put had to create is made durable in its
+ * parent the same way, in parallel with the blob's own folder sync (both before the put
+ * resolves: the order between the two does not matter, only that both are done). Content already
  * stored is written again and renamed over the stored copy (atomic; readers of the old file go on
  * reading it): a copy damaged on disk, same size or not, is healed by the next upload of that
  * content. The new file's time is the put's (the reaper reads it). The folders a put needs are
@@ -54,6 +60,48 @@ async function sync(path: string): Promise<void> {
   }
 }
 
+/**
+ * Group commit of folder syncs, per folder. `sync(folder)` resolves after an fsync of the folder
+ * that started after the call: the one running when it is called may have started before the
+ * caller's rename, so the caller waits for the next, which every caller arriving meanwhile shares.
+ */
+export class FolderSyncs {
+  private readonly folders = new Map<string, { running: Promise<void>; next: Promise<void> | null }>();
+  /** fsyncs started (for tests: concurrent callers share them) */
+  started = 0;
+
+  constructor(private readonly fsync: (path: string) => Promise<void> = sync) {}
+
+  sync(path: string): Promise<void> {
+    const folder = this.folders.get(path);
+    if (!folder) return this.start(path);
+    // after the running one, whatever its outcome; shared by everyone who arrives until it starts
+    folder.next ??= folder.running.then(
+      () => this.start(path),
+      () => this.start(path),
+    );
+    return folder.next;
+  }
+
+  private start(path: string): Promise<void> {
+    this.started += 1;
+    const running = this.fsync(path);
+    const folder = this.folders.get(path);
+    if (folder) {
+      folder.running = running;
+      folder.next = null;
+    } else {
+      this.folders.set(path, { running, next: null });
+    }
+    const settled = () => {
+      const now = this.folders.get(path);
+      if (now && now.running === running && now.next === null) this.folders.delete(path);
+    };
+    running.then(settled, settled);
+    return running;
+  }
+}
+
 /** Puts a file moved aside back under its name, unless a put gave the name a new file meanwhile (then that one stays). */
 async function putBack(aside: string, target: string): Promise<void> {
   try {
@@ -67,27 +115,51 @@ async function putBack(aside: string, target: string): Promise<void> {
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
   private readonly quarantineDir: string;
-  /** folders known to exist (created by this process or found there): at most 1 + 256 + 65,536 */
-  private readonly madeDirs = new Map<string, Promise<void>>();
+  /**
+   * folders known to exist (created by this process or found there): at most 1 + 256 + 65,536;
+   * `made` once it exists, `durable` once its name (and those of the folders made with it) is
+   * synced in its parent
+   */
+  private readonly madeDirs = new Map<string, { made: Promise<void>; durable: Promise<void> }>();
+  private readonly syncs = new FolderSyncs();
 
   constructor(private readonly dir: string) {
     this.tmpDir = join(dir, 'tmp');
     this.quarantineDir = join(dir, 'quarantine');
   }
 
-  /** mkdir -p, once per folder and process; a failed attempt is forgotten so the next put retries. */
-  private ensureDir(path: string): Promise<void> {
-    let made = this.madeDirs.get(path);
-    if (!made) {
-      made = mkdir(path, { recursive: true, mode: PRIVATE_DIR }).then(async (first) => {
-        // new folders are names in their parents: flush those too (once, when they are made)
+  /**
+   * mkdir -p, once per folder and process: `made` resolves once the folder exists, `durable` once
+   * the folders it made are synced in their parents (every parent at once). A failed attempt is
+   * forgotten so the next put retries.
+   */
+  private ensureDir(path: string): { made: Promise<void>; durable: Promise<void> } {
+    let dir = this.madeDirs.get(path);
+    if (!dir) {
+      const made = mkdir(path, { recursive: true, mode: PRIVATE_DIR });
+      // new folders are names in their parents: flush those too (once, when they are made)
+      const durable = made.then(async (first) => {
         if (first === undefined) return;
-        for (let child = path; child.length >= first.length; child = dirname(child)) await sync(dirname(child));
+        const parents: string[] = [];
+        for (let child = path; child.length >= first.length; child = dirname(child)) parents.push(dirname(child));
+        await Promise.all(parents.map((parent) => this.syncs.sync(parent)));
       });
-      this.madeDirs.set(path, made);
-      made.catch(() => this.madeDirs.delete(path));
+      dir = { made: made.then(() => undefined), durable };
+      this.madeDirs.set(path, dir);
+      const forget = () => this.madeDirs.delete(path);
+      made.catch(forget);
+      durable.catch(forget);
+      // awaited by every put through the folder; a failure is theirs to report
+      durable.catch(() => undefined);
     }
-    return made;
+    return dir;
+  }
+
+  /** ensureDir when the caller needs the folder to exist and be durable before going on. */
+  private async ensureDurableDir(path: string): Promise<void> {
+    const { made, durable } = this.ensureDir(path);
+    await made;
+    await durable;
   }
 
   private pathOf(key: string): string {
@@ -96,7 +168,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async put(source: Readable): Promise<BlobInfo> {
-    await this.ensureDir(this.tmpDir);
+    await this.ensureDurableDir(this.tmpDir);
     const tmp = join(this.tmpDir, temporaryName());
     const hash = createHash('sha256');
     let size = 0;
@@ -108,24 +180,26 @@ export class LocalBlobStore implements BlobStore {
       },
     });
     try {
-      await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE }));
+      // flush: the bytes are on disk (fsync before the close) before the name points at them
+      // (replacing a stored copy, which is never trusted by its size: it may be damaged)
+      await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE, flush: true }));
       const key = hash.digest('hex');
       const target = this.pathOf(key);
-      // the bytes are on disk before the name points at them (replacing a stored copy, which is
-      // never trusted by its size: it may be damaged)
-      await sync(tmp);
       const folder = join(target, '..');
+      let dir = this.ensureDir(folder);
       try {
-        await this.ensureDir(folder);
+        await dir.made;
         await rename(tmp, target);
       } catch (error) {
         // the folder was removed behind the cache's back (an operator tidying up): make it again
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         this.madeDirs.delete(folder);
-        await this.ensureDir(folder);
+        dir = this.ensureDir(folder);
+        await dir.made;
         await rename(tmp, target);
       }
-      await sync(folder);
+      // the new name in its folder, and the folder's own name if this put made it
+      await Promise.all([this.syncs.sync(folder), dir.durable]);
       return { key, size };
     } catch (error) {
       await rm(tmp, { force: true });
@@ -198,7 +272,7 @@ export class LocalBlobStore implements BlobStore {
    */
   async deleteIfUnchanged(key: string, cutoffMs: number): Promise<boolean> {
     if (!isBlobKey(key)) return false;
-    await this.ensureDir(this.tmpDir);
+    await this.ensureDurableDir(this.tmpDir);
     const target = this.pathOf(key);
     const aside = join(this.tmpDir, `reap-${key}-${randomUUID()}`);
     try {
@@ -261,7 +335,7 @@ export class LocalBlobStore implements BlobStore {
     try {
       const checked = await handle.stat();
       if ((await sha256Of(handle.createReadStream({ autoClose: false, highWaterMark: READ_HIGH_WATER_MARK }))) === key) return false;
-      await this.ensureDir(this.quarantineDir);
+      await this.ensureDurableDir(this.quarantineDir);
       const aside = join(this.quarantineDir, `${key}.${Date.now()}`);
       try {
         await rename(target, aside);
@@ -273,7 +347,7 @@ export class LocalBlobStore implements BlobStore {
         await putBack(aside, target);
         return false;
       }
-      await sync(this.quarantineDir);
+      await this.syncs.sync(this.quarantineDir);
       return true;
     } finally {
       await handle.close();

@@ -12,7 +12,7 @@
  * `savepoint()` / `rollback()` undo what one event did, so a projection that throws on an event
  * leaves nothing of it behind.
  */
-import { cloneJson, compareBy, matches } from './filter.js';
+import { cloneJson, compareBy, getPathValues, matches } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -34,6 +34,8 @@ interface Entry {
   doc: Document | null;
   /** written by this batch (else: what the store holds, read earlier) */
   dirty: boolean;
+  /** when the entry was made: pending documents are returned in this order */
+  rank: number;
 }
 
 /**
@@ -112,8 +114,8 @@ export class WriteBehind implements DocumentStore {
   private readonly undo: (() => void)[] = [];
   /** pending deleteMany filters, in order */
   readonly deletes: { collection: string; filter: Filter }[] = [];
-  /** documents written by this batch, in the order of their first write */
-  readonly dirty = new Map<string, { collection: string; id: string }>();
+  /** documents written by this batch, in the order of their first write (a rollback takes the last ones off) */
+  readonly dirty: { collection: string; id: string }[] = [];
   /** what to do once the batch is committed (wake readers of what it wrote) */
   readonly committed: (() => void)[] = [];
 
@@ -134,13 +136,13 @@ export class WriteBehind implements DocumentStore {
 
   /** How many documents the batch has written so far. */
   get size(): number {
-    return this.dirty.size + this.deletes.length;
+    return this.dirty.length + this.deletes.length;
   }
 
   /** The batch as `commit` takes it: deleteMany filters first, then one put or delete per document. */
   writes(): Write[] {
     const out: Write[] = this.deletes.map((d) => ({ kind: 'deleteMany' as const, collection: d.collection, filter: d.filter }));
-    for (const { collection, id } of this.dirty.values()) {
+    for (const { collection, id } of this.dirty) {
       const doc = this.collections.get(collection)!.entries.get(id)!.doc;
       out.push(doc ? { kind: 'put', collection, doc } : { kind: 'delete', collection, id });
     }
@@ -159,6 +161,11 @@ export class WriteBehind implements DocumentStore {
 
   rollback(savepoint: number): void {
     while (this.undo.length > savepoint) this.undo.pop()!();
+  }
+
+  /** What was done since `savepoint` stays: forgets how to undo it (a batch of many events keeps no undo log). */
+  release(savepoint: number): void {
+    if (this.undo.length > savepoint) this.undo.length = savepoint;
   }
 
   /** Records how to undo a change (called by the collections). */
@@ -185,8 +192,39 @@ export class WriteBehind implements DocumentStore {
   async close(): Promise<void> {}
 }
 
+/** A filter value an index of pending documents can answer (equality with a scalar). */
+const isIndexable = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/**
+ * The batch's documents by their value at one path, so an equality `find` does not test every
+ * pending document (a rebuild's batch holds thousands, and a projection may look up what the same
+ * batch wrote on every event). A superset: ids are only ever added (a rewrite or a rollback leaves
+ * the old key behind), and every candidate is checked against the entry and the filter. A
+ * document whose value there is not a single scalar (missing, null, an array, an object, or
+ * reached through an array) is a candidate for every value (`loose`).
+ */
+interface PendingIndex {
+  byValue: Map<string | number | boolean, string[]>;
+  loose: string[];
+}
+
+function addToPendingIndex(index: PendingIndex, path: string, id: string, doc: Document): void {
+  const values = getPathValues(doc, path);
+  if (values.length !== 1 || !isIndexable(values[0])) {
+    index.loose.push(id);
+    return;
+  }
+  const ids = index.byValue.get(values[0]);
+  if (ids) ids.push(id);
+  else index.byValue.set(values[0], [id]);
+}
+
 class WriteBehindCollection<T extends Document> implements Collection<T> {
   readonly entries = new Map<string, Entry>();
+  private nextRank = 0;
+  /** the documents this batch wrote (put or deleted) */
+  private readonly dirtyIds = new Set<string>();
+  private readonly pendingIndexes = new Map<string, PendingIndex>();
   private readonly deletes: Filter[] = [];
   private readonly base: Collection<T>;
 
@@ -197,20 +235,29 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     this.base = uow.base.collection<T>(name);
   }
 
-  private key(id: string): string {
-    return `${this.name}\u0000${id}`;
+  /** Sets an entry; a new one ranks last (as a Map orders its keys). */
+  private place(id: string, doc: Document | null, dirty: boolean, before = this.entries.get(id)): Entry {
+    const entry = { doc, dirty, rank: before?.rank ?? this.nextRank++ };
+    this.entries.set(id, entry);
+    return entry;
   }
 
   private set(id: string, doc: T | null): void {
-    const key = this.key(id);
     const before = this.entries.get(id);
-    const wasDirty = this.uow.dirty.has(key);
-    this.entries.set(id, { doc, dirty: true });
-    if (!wasDirty) this.uow.dirty.set(key, { collection: this.name, id });
+    const wasDirty = before?.dirty ?? false;
+    this.place(id, doc, true, before);
+    if (!wasDirty) {
+      this.dirtyIds.add(id);
+      this.uow.dirty.push({ collection: this.name, id });
+    }
+    if (doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, doc);
     this.uow.changed(() => {
       if (before) this.entries.set(id, before);
       else this.entries.delete(id);
-      if (!wasDirty) this.uow.dirty.delete(key);
+      if (!wasDirty) {
+        this.dirtyIds.delete(id);
+        this.uow.dirty.pop();
+      }
     });
   }
 
@@ -219,15 +266,41 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     return this.deletes.length ? { $and: [filter, { $nor: [...this.deletes] }] } : filter;
   }
 
-  private dirtyDocs(): { ids: string[]; docs: T[] } {
-    const ids: string[] = [];
-    const docs: T[] = [];
-    for (const [id, entry] of this.entries) {
-      if (!entry.dirty) continue;
-      ids.push(id);
-      if (entry.doc) docs.push(entry.doc as T);
+  /**
+   * The ids of pending documents that may match `filter`: through an index of the pending
+   * documents when the filter has an equality with a scalar at the top level, else all of them.
+   */
+  private pendingCandidates(filter: Filter): Iterable<string> {
+    for (const [path, condition] of Object.entries(filter)) {
+      if (path.startsWith('$') || !isIndexable(condition)) continue;
+      let index = this.pendingIndexes.get(path);
+      if (!index) {
+        index = { byValue: new Map(), loose: [] };
+        for (const id of this.dirtyIds) {
+          const doc = this.entries.get(id)!.doc;
+          if (doc) addToPendingIndex(index, path, id, doc);
+        }
+        this.pendingIndexes.set(path, index);
+      }
+      const hits = index.byValue.get(condition);
+      if (!index.loose.length) return hits ?? [];
+      return hits ? new Set([...hits, ...index.loose]) : index.loose;
     }
-    return { ids, docs };
+    return this.dirtyIds;
+  }
+
+  /** The pending documents that match `filter`, in the order of their entries. */
+  private pendingMatches(filter: Filter): T[] {
+    const found: { rank: number; doc: T }[] = [];
+    const seen = new Set<string>();
+    for (const id of this.pendingCandidates(filter)) {
+      if (seen.has(id) || !this.dirtyIds.has(id)) continue;
+      seen.add(id);
+      const doc = this.entries.get(id)!.doc as T | null;
+      if (doc && matches(doc, filter)) found.push({ rank: this.entries.get(id)!.rank, doc });
+    }
+    if (found.length > 1) found.sort((a, b) => a.rank - b.rank);
+    return found.map((f) => f.doc);
   }
 
   async get(id: string): Promise<T | null> {
@@ -240,21 +313,17 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       }
       if (doc && this.deletes.some((f) => matches(doc, f))) doc = null;
       // a write may have come in while the store answered
-      entry = this.entries.get(id) ?? { doc, dirty: false };
-      if (!this.entries.has(id)) this.entries.set(id, entry);
+      entry = this.entries.get(id) ?? this.place(id, doc, false);
     }
     return entry.doc ? (clone(entry.doc) as T) : null;
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
     const skip = options.skip ?? 0;
-    const pendingBefore = this.dirtyDocs().ids.length;
-    const limit = options.limit ? skip + options.limit + pendingBefore : undefined;
+    const limit = options.limit ? skip + options.limit + this.dirtyIds.size : undefined;
     const stored = await this.base.find(this.storeFilter(filter), { sort: options.sort, limit });
-    const { ids, docs } = this.dirtyDocs();
-    const pending = new Set(ids);
-    const out = stored.filter((d) => !pending.has(d._id));
-    for (const doc of docs) if (matches(doc, filter)) out.push(clone(doc));
+    const out = stored.filter((d) => !this.dirtyIds.has(d._id));
+    for (const doc of this.pendingMatches(filter)) out.push(clone(doc));
     if (options.sort && Object.keys(options.sort).length > 0) out.sort(compareBy(options.sort));
     return out.slice(skip, options.limit ? skip + options.limit : undefined);
   }
@@ -264,11 +333,11 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
   }
 
   async count(filter: Filter = {}): Promise<number> {
-    const { ids, docs } = this.dirtyDocs();
+    const ids = [...this.dirtyIds];
     const storeFilter = this.storeFilter(filter);
     const stored = await this.base.count(storeFilter);
     const storedPending = ids.length ? await this.base.count({ $and: [storeFilter, { _id: { $in: ids } }] }) : 0;
-    return stored - storedPending + docs.filter((d) => matches(d, filter)).length;
+    return stored - storedPending + this.pendingMatches(filter).length;
   }
 
   async upsert(doc: T): Promise<void> {

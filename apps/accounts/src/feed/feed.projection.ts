@@ -328,8 +328,8 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
 
   return {
     async init() {
+      // (an event's entries are found by id, `position * FEED_SLOTS + k`: no index on `source`)
       await feedEntries(docs).ensureIndex({ partnerId: 1, position: 1 });
-      await feedEntries(docs).ensureIndex({ source: 1 });
       await activityBuckets(docs).ensureIndex({ hour: 1 });
     },
     async apply(event) {

@@ -24,7 +24,7 @@ import { afterCommit, type DocumentStore } from '@burrow/documents';
 import { type Projection, projectionOver } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import type { FeedSignals } from '../feed/feed-signals.js';
-import { FEED_PREFIXES, type FeedEntryDoc, feedEntries } from '../feed/feed.projection.js';
+import { FEED_PREFIXES, FEED_SLOTS, type FeedEntryDoc, feedEntries } from '../feed/feed.projection.js';
 
 export interface EndpointDoc {
   _id: string;
@@ -105,11 +105,28 @@ export const webhooksProjection = (signals?: FeedSignals): Projection =>
     afterCommit(docs, () => signals?.workAdded());
   }
 
-  /** The feed entries this event made, to every enabled endpoint of their partner that wants them. */
+  /**
+   * A partner's enabled endpoints, read once per batch: the feed's entries are looked up on every
+   * event. Forgotten before any endpoint event or outcome is applied (they change endpoints), so
+   * what it holds is what the batch holds, also after a failed event is rolled back.
+   */
+  const enabledEndpoints = new Map<string, EndpointDoc[]>();
+  async function enabledEndpointsOf(partnerId: string): Promise<EndpointDoc[]> {
+    let found = enabledEndpoints.get(partnerId);
+    if (!found) enabledEndpoints.set(partnerId, (found = await endpoints.find({ partnerId, enabled: true })));
+    return found;
+  }
+
+  /**
+   * The feed entries this event made, to every enabled endpoint of their partner that wants them.
+   * The feed writes an event's entries together, at consecutive slots from its first
+   * (`position * FEED_SLOTS + 0, 1, ...`): they are read by id, up to the first slot without one.
+   */
   async function fanOut(event: RecordedEvent): Promise<void> {
-    const entries = await feedEntries(docs).find({ source: event.position });
-    for (const entry of entries) {
-      for (const endpoint of await endpoints.find({ partnerId: entry.partnerId, enabled: true })) {
+    for (let k = 0; k < FEED_SLOTS; k++) {
+      const entry = await feedEntries(docs).get(String(event.position * FEED_SLOTS + k));
+      if (!entry) return;
+      for (const endpoint of await enabledEndpointsOf(entry.partnerId)) {
         if (wants(endpoint, entry.type)) await createDelivery(deliveryIdOf(endpoint._id, entry.position), endpoint, entry, event, null);
       }
     }
@@ -201,6 +218,8 @@ export const webhooksProjection = (signals?: FeedSignals): Projection =>
       await deliveryQueue(docs).ensureIndex({ endpointId: 1 });
     },
     async apply(event) {
+      const endpointEvent = event.stream.startsWith(StreamPrefixes.webhookDelivery) || event.stream.startsWith(StreamPrefixes.webhook);
+      if (endpointEvent) enabledEndpoints.clear();
       if (event.stream.startsWith(StreamPrefixes.webhookDelivery)) await applyOutcome(event);
       else if (event.stream.startsWith(StreamPrefixes.webhook)) await applyEndpoint(event);
       else await fanOut(event);

@@ -20,6 +20,7 @@
  */
 import { type PreviewWidth, Streams } from '@burrow/contracts';
 import { BlobNotFoundError } from '@burrow/blobs';
+import { deferDurability } from '@burrow/event-store';
 import { handleCommand, loadAggregate } from '@burrow/eventsourcing';
 import { Readable } from 'node:stream';
 import { previewsCollection } from '../files/catalog.projection.js';
@@ -166,8 +167,13 @@ export class Previewer {
     }
   }
 
-  private command(blob: string, command: PreviewCommand) {
-    return handleCommand(this.ctx.store, Streams.preview(blob), previewDecider, command);
+  /**
+   * `durable` false: appended through the store's deferred view (no fsync of its own; made durable
+   * by the next durable append). For a decision that costs nothing to make again: lost to a power
+   * cut, the blob is pending again and the next scan decides it again, the same way.
+   */
+  private command(blob: string, command: PreviewCommand, durable = true) {
+    return handleCommand(durable ? this.ctx.store : deferDurability(this.ctx.store), Streams.preview(blob), previewDecider, command);
   }
 
   /** Decides the previews of one blob (see the header); what it did. */
@@ -183,7 +189,8 @@ export class Previewer {
     if (!info) return 'missing';
     const head = info.size === 0 ? Buffer.alloc(0) : await readAll(await this.ctx.blobs.get(blob, { start: 0, end: Math.min(info.size, SNIFF_BYTES) - 1 }));
     if (!sniffImage(head)) {
-      await this.command(blob, { type: 'RecordPreviews', blob, at: now, reason: 'not an image (JPEG, PNG, GIF or WebP)' });
+      // most blobs (one per upload of anything but an image): no fsync of their own
+      await this.command(blob, { type: 'RecordPreviews', blob, at: now, reason: 'not an image (JPEG, PNG, GIF or WebP)' }, false);
       return 'not-image';
     }
     if (info.size > this.maxBytes) {

@@ -172,6 +172,18 @@ describe('previews', () => {
     }
   });
 
+  it('"not an image" is recorded without an fsync of its own (deciding again costs nothing); an image\'s claim waits for one', async () => {
+    await setUp();
+    const text = await t.blobs.put(Readable.from([Buffer.from('plain text, one per upload of anything but an image')]));
+    const before = t.store.walSyncs;
+    assert.equal(await t.previewer.process(text.key), 'not-image');
+    assert.equal(t.store.walSyncs, before, 'the decision did not wait for a WAL sync');
+    assert.deepEqual(await previewEvents(t, text.key), ['PreviewsFailed']);
+    const photo = await t.blobs.put(Readable.from([await image(64, 64).jpeg().toBuffer()]));
+    assert.equal(await t.previewer.process(photo.key), 'generated');
+    assert.ok(t.store.walSyncs > before, 'the claim and the previews are durable appends');
+  });
+
   it('a corrupt image is recorded as failed, not retried, and harms nothing else', async () => {
     await setUp();
     const photo = await image(400, 300).jpeg().toBuffer();

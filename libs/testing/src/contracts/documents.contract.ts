@@ -554,6 +554,38 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal((await people.get('p5'))!.name, 'Eve again');
       });
 
+      it('answers every filter over pending documents as the store does, after rewrites, deletes and rollbacks too', async () => {
+        const uow = new WriteBehind(store);
+        const c = uow.collection<Person>(uniqueId('pending_'));
+        // the first equality find on a path indexes the pending documents by it: index every path
+        // while the documents hold other values, then rewrite, delete and roll back
+        await c.upsert({ _id: 'p0', name: 'Alice', city: 'Oslo', tags: ['admin'], active: true, age: 30, profile: { level: 3, country: 'NO' } });
+        for (const p of PEOPLE) await c.upsert({ ...p, name: 'x', city: 'Bergen', tags: ['ops'], active: false, age: 25, profile: { level: 1, country: 'NO' } });
+        for (const [, filter] of FILTER_CASES) await c.find(filter);
+        for (const p of PEOPLE) await c.upsert(p);
+        await c.delete('p0');
+        const mark = uow.savepoint();
+        await c.upsert({ _id: 'p6', name: 'Alice', city: 'Oslo', tags: ['admin', 'dev', 'ops'], active: true, age: 25, profile: { level: 3, country: 'NO' } });
+        await c.upsert({ ...PEOPLE[1], _id: 'p2', city: 'Oslo', active: true });
+        uow.rollback(mark);
+        for (const [description, filter, expected] of FILTER_CASES) {
+          assert.deepEqual(sortedIds(await c.find(filter)), expected, description);
+          assert.equal(await c.count(filter), expected.length, `count: ${description}`);
+        }
+      });
+
+      it('returns pending documents in the order they were first read or written when no sort is asked', async () => {
+        await people.upsert({ _id: 'p9', name: 'Zed', city: 'Trondheim', profile: { country: 'NO' } });
+        const uow = new WriteBehind(store);
+        const c = uow.collection<Person>(cname);
+        const p9 = (await c.get('p9'))!;
+        await c.upsert({ _id: 'p7', name: 'Yan', city: 'Trondheim', profile: { country: 'NO' } });
+        await c.upsert({ _id: 'p8', name: 'Xi', city: 'Trondheim', profile: { country: 'NO' } });
+        await c.upsert({ ...p9, name: 'Zed again' });
+        assert.deepEqual(ids((await c.find({ city: 'Trondheim' })).slice(-3)), ['p9', 'p7', 'p8']);
+        assert.deepEqual(ids((await c.find({ 'profile.country': 'NO', city: 'Trondheim' })).slice(-3)), ['p9', 'p7', 'p8']);
+      });
+
       it('rollback to a savepoint forgets what was written after it', async () => {
         const uow = new WriteBehind(store);
         const c = uow.collection<Person>(cname);
