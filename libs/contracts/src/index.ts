@@ -10,6 +10,7 @@ import { StorageStreamPrefixes, StorageStreams, StorageSubjects } from './storag
 export * from './errors.js';
 export * from './event.js';
 export * from './bus.js';
+export * from './json-text.js';
 export * from './validation.js';
 export * from './login-limits.js';
 export * from './b32.js';

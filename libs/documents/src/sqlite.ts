@@ -103,7 +103,13 @@ export class SqliteDocumentStore implements DocumentStore {
     let known = this.tables.get(collection);
     if (known) return known;
     const t = tableOf(collection);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, doc TEXT NOT NULL, loose INTEGER) WITHOUT ROWID;
+    // A rowid table, not WITHOUT ROWID: documents are hundreds of bytes, and SQLite keeps a WITHOUT
+    // ROWID table's rows inside its primary-key b-tree, so every insert by a random id splits pages
+    // of large cells and every page of an index scan seeks that tree by text keys. Measured on 100k
+    // users' documents with their 10 indexes: inserts 2.6x, a 1,000-document page 3x faster as a
+    // rowid table; a lookup by id ~20% slower (the id index, then the row). Tables made by an older
+    // build keep their layout until the read models are rebuilt.
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, doc TEXT NOT NULL, loose INTEGER);
       CREATE INDEX IF NOT EXISTS ${quote(`l:${collection}`)} ON ${t} (loose) WHERE loose IS NOT NULL;`);
     const paths = new Set<string>();
     for (const row of this.statement('SELECT fields FROM _indexes WHERE collection = ?').all(collection) as { fields: string }[]) {

@@ -1,6 +1,7 @@
 /** Nest ClientProxy on the InProcessBus: what the gateway uses instead of ClientNats standalone. */
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import type { InProcessBus } from './in-process-bus.js';
+import { deserializeReply } from './json-text.js';
 
 export class InProcessClient extends ClientProxy {
   constructor(private readonly bus: InProcessBus) {
@@ -20,7 +21,7 @@ export class InProcessClient extends ClientProxy {
     let cancelled = false;
     try {
       this.bus.request(this.normalizePattern(packet.pattern), JSON.stringify(packet), (raw) => {
-        if (!cancelled) callback(JSON.parse(raw) as WritePacket);
+        if (!cancelled) callback(deserializeReply(raw) as WritePacket);
       });
     } catch (err) {
       callback({ err, isDisposed: true });

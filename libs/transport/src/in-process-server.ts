@@ -4,6 +4,7 @@
  */
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import type { InProcessBus } from './in-process-bus.js';
+import { serializeReply } from './json-text.js';
 import { plainSubjectRoute } from './subject-route.js';
 
 export class InProcessServer extends Server implements CustomTransportStrategy {
@@ -33,7 +34,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
       await this.handleEvent(subject, { pattern: subject, data: packet.data }, context);
       return;
     }
-    const respond = (response: object) => reply?.(JSON.stringify({ ...response, id: packet.id }));
+    const respond = (response: object) => reply?.(serializeReply({ ...response, id: packet.id }));
     const handler = this.getHandlerByPattern(subject);
     if (!handler) {
       respond({ err: `no handler for ${subject}`, isDisposed: true });

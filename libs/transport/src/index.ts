@@ -2,6 +2,7 @@ export * from './in-process-bus.js';
 export * from './in-process-server.js';
 export * from './in-process-client.js';
 export * from './rpc-client.js';
+export * from './json-text.js';
 export * from './nats.js';
 export * from './bus-status.js';
 export * from './transport-logger.js';

@@ -10,6 +10,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { ClientNats, type NatsOptions, ServerNats } from '@nestjs/microservices';
 import type { BusStatus } from './bus-status.js';
 import type { TransportLogger } from './transport-logger.js';
+import { JsonTextReplyDeserializer, JsonTextReplySerializer } from './json-text.js';
 import { plainSubjectRoute } from './subject-route.js';
 
 /**
@@ -166,7 +167,7 @@ class WatchedClientNats extends ClientNats {
 }
 
 export const natsServer = (url: string, queue: string, watch: NatsWatch = {}) =>
-  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue } as Options, `burrow-${queue}`, watch);
+  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() } as Options, `burrow-${queue}`, watch);
 
 export const natsClient = (url: string, name: string, watch: NatsWatch = {}) =>
-  new WatchedClientNats(natsConnectionOptions(url, `burrow-${name}`) as Options, `burrow-${name}`, watch);
+  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() } as Options, `burrow-${name}`, watch);

@@ -3,7 +3,7 @@
  * DomainError; a silent or absent service becomes a 503 DomainError, never a hung request. With a
  * logger, every 503 is logged with its subject and cause, rate-limited (UnavailableLog).
  */
-import { DomainError, serviceUnavailable } from '@burrow/contracts';
+import { DomainError, JsonText, serviceUnavailable } from '@burrow/contracts';
 import type { ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import type { TransportLogger } from './transport-logger.js';
@@ -30,6 +30,20 @@ export class RpcClient {
   }
 
   async call<T>(subject: string, payload: object = {}, options: { timeoutMs?: number } = {}): Promise<T> {
+    const reply = await this.request<T>(subject, payload, options);
+    return reply instanceof JsonText ? (reply.parse() as T) : reply;
+  }
+
+  /**
+   * The reply as JSON text, for a gateway that writes it to the HTTP response as it is: a handler
+   * that returned `JsonText` is relayed without being parsed (any other reply is serialized here).
+   */
+  async relay<T>(subject: string, payload: object = {}, options: { timeoutMs?: number } = {}): Promise<JsonText<T>> {
+    const reply = await this.request<T>(subject, payload, options);
+    return reply instanceof JsonText ? (reply as JsonText<T>) : JsonText.of((reply ?? null) as T);
+  }
+
+  private async request<T>(subject: string, payload: object, options: { timeoutMs?: number }): Promise<T | JsonText> {
     try {
       return await firstValueFrom(
         this.client.send<T>(subject, payload).pipe(timeout(options.timeoutMs ?? this.timeoutMs)),

@@ -42,7 +42,7 @@ describe('moveMembers', () => {
       };
       assert.equal(await moveMembers(ctx, p.partner_id, team, target), null, 'nothing left to move');
       assert.deepEqual(waited, [head]);
-      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).map((u) => [u.username, u.group_id, u.plan_id]), [['member1', target, 3], ['member2', target, 3]]);
+      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).parse().map((u) => [u.username, u.group_id, u.plan_id]), [['member1', target, 3], ['member2', target, 3]]);
     } finally {
       await late.close({ keepFiles: true });
       await t.close();

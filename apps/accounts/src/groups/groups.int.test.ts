@@ -17,7 +17,7 @@ describe('groups', () => {
   });
 
   const memberPlans = async (partnerId: string) =>
-    Object.fromEntries((await t.users.list({ partnerId })).map((u) => [u.username, { plan_id: u.plan_id, group_id: u.group_id }]));
+    Object.fromEntries((await t.users.list({ partnerId })).parse().map((u) => [u.username, { plan_id: u.plan_id, group_id: u.group_id }]));
 
   /** Gives the user `bytes` stored on one device, as the storage catalog records it. */
   const store = async (username: string, partnerId: string, bytes: number) => {
@@ -144,11 +144,11 @@ describe('groups', () => {
       const error = await expectError(t.groups.update({ partnerId: p.partner_id, group_id: g.group_id, changes: { plan_id: 1 } }), 409);
       assert.deepEqual(error.body.conflicts, ['avatars_over_quota']);
       assert.equal((await t.groups.get({ partnerId: p.partner_id, group_id: g.group_id })).plan_id, 2);
-      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).map((u) => u.plan_id), [2, 2]);
+      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).parse().map((u) => u.plan_id), [2, 2]);
       assert.equal(await t.allocated(p.partner_id), allocated);
 
       await t.groups.update({ partnerId: p.partner_id, group_id: g.group_id, changes: { plan_id: 1, force: true } });
-      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).map((u) => u.plan_id), [1, 1]);
+      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).parse().map((u) => u.plan_id), [1, 1]);
       assert.equal(await t.allocated(p.partner_id), 260 * GB);
     });
 
@@ -160,7 +160,7 @@ describe('groups', () => {
       await expectError(t.groups.update({ partnerId: p.partner_id, group_id: g.group_id, changes: { plan_id: 2, name: 'Big' } }), 402);
       assert.deepEqual(await t.groups.get({ partnerId: p.partner_id, group_id: g.group_id }), g);
       assert.equal(await t.groupNameHolder(p.partner_id, 'big'), null);
-      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).map((u) => u.plan_id), [1, 1]);
+      assert.deepEqual((await t.users.list({ partnerId: p.partner_id })).parse().map((u) => u.plan_id), [1, 1]);
       assert.equal(await t.allocated(p.partner_id), 200 * GB);
     });
   });

@@ -26,7 +26,7 @@ async function assertGroupsConsistent(t: TestAccounts, partnerId: string): Promi
   await assertConsistent(t, partnerId);
   for (const group of await t.groups.list({ partnerId })) {
     assert.ok(await t.groupNameHolder(partnerId, group.name), `the name of group ${group.name} is held`);
-    for (const member of await t.users.list({ partnerId, group_id: group.group_id })) {
+    for (const member of (await t.users.list({ partnerId, group_id: group.group_id })).parse()) {
       assert.equal(member.plan_id, group.plan_id, `${member.username} is on the plan of ${group.name}`);
     }
   }
@@ -83,7 +83,7 @@ describe('groups: crash recovery', () => {
         const { t } = await recoverOnRestart(before, 'UpdateGroup', point);
         try {
           const group = await t.groups.get({ partnerId: p.partner_id, group_id: team });
-          const plans = (await t.users.list({ partnerId: p.partner_id, group_id: team })).map((u) => u.plan_id);
+          const plans = (await t.users.list({ partnerId: p.partner_id, group_id: team })).parse().map((u) => u.plan_id);
           if (committed(point)) {
             assert.deepEqual([group.name, group.plan_id, plans], ['Crew', 2, [2, 2]]);
             assert.equal(await t.groupNameHolder(p.partner_id, 'team'), null);
@@ -110,7 +110,7 @@ describe('groups: crash recovery', () => {
         await untilCrashed(crash, () => before.groups.delete({ partnerId: p.partner_id, group_id: team, move_to: target }));
         const { t } = await recoverOnRestart(before, 'DeleteGroup', point);
         try {
-          const members = (await t.users.list({ partnerId: p.partner_id })).map((u) => [u.username, u.group_id, u.plan_id]);
+          const members = (await t.users.list({ partnerId: p.partner_id })).parse().map((u) => [u.username, u.group_id, u.plan_id]);
           if (committed(point)) {
             await expectError(t.groups.get({ partnerId: p.partner_id, group_id: team }), 404);
             assert.deepEqual(members, [['member1', target, 3], ['member2', target, 3]]);

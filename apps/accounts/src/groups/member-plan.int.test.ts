@@ -48,7 +48,7 @@ describe('adoptGroupPlan', () => {
       await adoptGroupPlan(ctx, p.partner_id, userId, group, 'test');
       assert.ok(raced, 'the race was staged');
       await t.runner.catchUp();
-      const [user] = await t.users.list({ partnerId: p.partner_id });
+      const [user] = (await t.users.list({ partnerId: p.partner_id })).parse();
       assert.equal((await t.groups.get({ partnerId: p.partner_id, group_id: group })).plan_id, 3);
       assert.equal(user.plan_id, 3, 'the member is on the group plan');
     } finally {

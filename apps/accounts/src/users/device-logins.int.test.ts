@@ -48,7 +48,7 @@ describe('device logins', () => {
     const byName = Object.fromEntries((await devices()).map((d) => [d.name, d]));
     assert.deepEqual([byName.laptop.last_login, byName.laptop.lastlogin], [TEST_NOW - 10, TEST_NOW - 10]);
     assert.deepEqual([byName.phone.last_login, byName.phone.lastlogin], [TEST_NOW - 50, TEST_NOW - 50]);
-    const active = await t.users.list({ partnerId, search_by: { field: 'last_login', op: '>', value: TEST_NOW - 20 } });
+    const active = (await t.users.list({ partnerId, search_by: { field: 'last_login', op: '>', value: TEST_NOW - 20 } })).parse();
     assert.deepEqual(active.map((u) => u.username), ['dana'], 'active-accounts reports filter on it');
   });
 

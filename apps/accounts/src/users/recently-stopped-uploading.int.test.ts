@@ -56,7 +56,7 @@ describe('search_by recently_stopped_uploading', () => {
     return t.storageEvents(`file-${deviceId}.f${at}`, [committed]);
   }
   const names = async (extra: Partial<ListUsersRequest> = {}) =>
-    (await t.users.list({ partnerId, search_by: search, ...extra })).map((u) => u.username);
+    (await t.users.list({ partnerId, search_by: search, ...extra })).parse().map((u) => u.username);
 
   it('the window includes its older edge (A seconds ago) and excludes its newer one (B seconds ago)', async () => {
     await backupCompleted(await device('atedge'), TEST_NOW - A);
@@ -120,6 +120,6 @@ describe('search_by recently_stopped_uploading', () => {
   it('another partner\'s users never appear', async () => {
     await backupCompleted(await device('outsider'), TEST_NOW - 10 * DAY);
     assert.ok(!(await names()).includes('outsider'));
-    assert.deepEqual((await t.users.list({ partnerId: otherId, search_by: search })).map((u) => u.username), ['outsider']);
+    assert.deepEqual((await t.users.list({ partnerId: otherId, search_by: search })).parse().map((u) => u.username), ['outsider']);
   });
 });

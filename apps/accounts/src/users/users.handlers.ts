@@ -5,6 +5,7 @@ import {
   type CreateUserReply,
   type CreateUserRequest,
   type DeviceRecord,
+  JsonText,
   type ListUsersRequest,
   MAX_PAGE,
   notFound,
@@ -108,9 +109,10 @@ export class UsersHandlers {
     return filter;
   }
 
+  /** Serialized here, once: the gateway relays the page to the client as it is. */
   @MessagePattern(Subjects.accounts.listUsers)
-  async list(@Payload() req: ListUsersRequest): Promise<UserRecord[]> {
-    if (req.limit === 0) return [];
+  async list(@Payload() req: ListUsersRequest): Promise<JsonText<UserRecord[]>> {
+    if (req.limit === 0) return JsonText.of([]);
     let sort: Record<string, 1 | -1> = { username: 1 };
     if (req.order_by) {
       const desc = req.order_by.startsWith('-');
@@ -124,7 +126,7 @@ export class UsersHandlers {
       limit: Math.min(req.limit ?? MAX_PAGE, MAX_PAGE),
     });
     const plans = await planMap(this.ctx.docs);
-    return docs.map((d) => toUserRecord(d, plans));
+    return JsonText.of(docs.map((d) => toUserRecord(d, plans)));
   }
 
   @MessagePattern(Subjects.accounts.countUsers)

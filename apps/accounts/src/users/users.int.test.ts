@@ -4,7 +4,7 @@
  * and never passes the partner's limit, a refused write leaves nothing behind, and a partner sees
  * only its own users.
  */
-import { Streams, type UserRecord } from '@burrow/contracts';
+import { type JsonText, Streams, type UserRecord } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
@@ -281,7 +281,7 @@ describe('users', () => {
       const other = (await t.createPartner()).partner_id;
       await t.users.create({ partnerId: other, username: 'north-outsider', name: 'Nora North', email: 'nora@list.example', plan_id: 1 });
     });
-    const names = (users: UserRecord[]) => users.map((u) => u.username);
+    const names = (users: JsonText<UserRecord[]>) => users.parse().map((u) => u.username);
 
     it('lists the partner\'s users by username, with filters', async () => {
       assert.deepEqual(names(await t.users.list({ partnerId })), ['nina', 'oscar', 'paula', 'quinn', 'rosa']);
@@ -306,7 +306,7 @@ describe('users', () => {
       assert.deepEqual(names(await t.users.list({ partnerId, order_by: '-username', limit: 2 })), ['rosa', 'quinn']);
       assert.deepEqual(names(await t.users.list({ partnerId, order_by: 'plan_id', offset: 1, limit: 3 })), ['quinn', 'oscar', 'rosa']);
       assert.deepEqual(names(await t.users.list({ partnerId, offset: 4 })), ['rosa']);
-      assert.deepEqual(await t.users.list({ partnerId, limit: 0 }), []);
+      assert.deepEqual((await t.users.list({ partnerId, limit: 0 })).parse(), []);
     });
   });
 
@@ -321,7 +321,7 @@ describe('users', () => {
       await expectError(t.users.get({ partnerId: intruder.partner_id, user: 'sam@example.com' }), 404);
       await expectError(t.users.update({ partnerId: intruder.partner_id, user: 'sam', changes: { name: 'Owned', plan_id: 3 } }), 404);
       await expectError(t.users.delete({ partnerId: intruder.partner_id, user: 'sam' }), 404);
-      assert.deepEqual(await t.users.list({ partnerId: intruder.partner_id }), []);
+      assert.deepEqual((await t.users.list({ partnerId: intruder.partner_id })).parse(), []);
 
       assert.deepEqual(await t.users.get({ partnerId: owner.partner_id, user: 'sam' }), before);
       assert.equal(await t.allocated(owner.partner_id), 100 * GB);

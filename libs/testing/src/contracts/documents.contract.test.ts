@@ -125,6 +125,40 @@ describe('SqliteDocumentStore: pages at an offset with writers it does not see',
     }));
 });
 
+describe('SqliteDocumentStore: table layout', () => {
+  it('makes each collection a rowid table, and keeps serving one an older build made WITHOUT ROWID', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+    const file = join(dir, 'read-models.sqlite');
+    try {
+      const older = SqliteDocumentStore.open(file);
+      // the layout builds before this one made
+      older.statement('CREATE TABLE "c:legacy" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, loose INTEGER) WITHOUT ROWID').run();
+      await older.close();
+      const store = SqliteDocumentStore.open(file);
+      try {
+        const fresh = store.collection('fresh');
+        const legacy = store.collection('legacy');
+        for (const c of [fresh, legacy]) {
+          await c.ensureIndex({ g: 1, n: 1 });
+          for (let n = 0; n < 30; n++) await c.upsert({ _id: `d${n}`, g: n % 2 ? 'odd' : 'even', n });
+          await c.upsert({ _id: 'd4', g: 'even', n: 100 });
+          assert.equal(await c.delete('d6'), true);
+          assert.deepEqual((await c.find({ g: 'even' }, { sort: { n: -1 }, skip: 1, limit: 3 })).map((d) => d._id), ['d28', 'd26', 'd24']);
+          assert.deepEqual(await c.get('d4'), { _id: 'd4', g: 'even', n: 100 });
+          assert.equal(await c.count({ g: 'even' }), 14);
+        }
+        const layout = (name: string) => (store.statement('SELECT sql FROM sqlite_master WHERE name = ?').get(`c:${name}`) as { sql: string }).sql;
+        assert.doesNotMatch(layout('fresh'), /WITHOUT ROWID/);
+        assert.match(layout('legacy'), /WITHOUT ROWID/);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 const mongoUrl = process.env.MONGODB_URL;
 documentStoreContract(
   'MongoDocumentStore',

@@ -2,9 +2,10 @@
  * Transport contract: what every service relies on from the bus, checked against the in-process
  * bus and the real NATS server alike. Request/reply, a JSON round trip (no shared references),
  * queue groups (one member of a group handles each request), broadcast events, domain errors
- * crossing intact, and a bounded timeout (503) when nobody answers.
+ * crossing intact, a bounded timeout (503) when nobody answers, and replies already serialized
+ * (`JsonText`) reaching `call` as their value and `relay` as their very text.
  */
-import { DomainError, notFound } from '@burrow/contracts';
+import { DomainError, JsonText, notFound } from '@burrow/contracts';
 import { RpcClient } from '@burrow/transport';
 import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -27,6 +28,11 @@ class TestWireFilter implements RpcExceptionFilter<unknown> {
   }
 }
 
+/** A page as a service relays it: text that needs escaping, non-ASCII, the envelope's own marker inside. */
+const PAGE = (n: number) => Array.from({ length: n }, (_, i) => ({ i, name: `user "${i}" \\ é 😀`, note: '{"id":"x","isDisposed":true,"err":null,"response":', none: null }));
+/** A plain reply that reads like a JsonText envelope: it must come back as this string. */
+const ENVELOPE_LIKE = '{"id":"abc","isDisposed":true,"err":null,"response":[1]}';
+
 function echoModule(instance: string, prefix: string, log: string[], received: unknown[]): DynamicModule {
   @Controller()
   class Handlers {
@@ -35,6 +41,16 @@ function echoModule(instance: string, prefix: string, log: string[], received: u
       received.push(data);
       (data as { mutated?: boolean }).mutated = true;
       return { ...data, handledBy: instance };
+    }
+
+    @MessagePattern(`${prefix}.page`)
+    page(@Payload() data: { n: number }) {
+      return JsonText.of(PAGE(data.n));
+    }
+
+    @MessagePattern(`${prefix}.envelope-like`)
+    envelopeLike() {
+      return ENVELOPE_LIKE;
     }
 
     @MessagePattern(`${prefix}.fail`)
@@ -102,6 +118,21 @@ export function transportContract(name: string, factory: (() => Promise<Transpor
       assert.equal(reply.when, '1970-01-01T00:00:00.000Z');
       // the handler mutated its copy; ours is untouched
       assert.equal((payload as { mutated?: boolean }).mutated, undefined);
+    });
+
+    it('a JsonText reply reaches call() as its value and relay() as its very text', async () => {
+      const expected = JsonText.of(PAGE(300)).text;
+      assert.deepEqual(await rpc.call(`${prefix}.page`, { n: 300 }), PAGE(300));
+      const relayed = await rpc.relay(`${prefix}.page`, { n: 300 });
+      assert.ok(relayed instanceof JsonText);
+      assert.equal(relayed.text, expected);
+      assert.equal((await rpc.relay(`${prefix}.page`, { n: 0 })).text, '[]');
+    });
+
+    it('relay() of a plain reply is its JSON text; a reply that looks like the envelope stays what it is', async () => {
+      assert.equal((await rpc.relay<{ a: number }>(`${prefix}.echo`, { a: 1 })).parse().a, 1);
+      assert.equal(await rpc.call(`${prefix}.envelope-like`), ENVELOPE_LIKE);
+      assert.equal((await rpc.relay(`${prefix}.envelope-like`)).text, JSON.stringify(ENVELOPE_LIKE));
     });
 
     it('each request is handled by exactly one member of each queue group', async () => {

@@ -23,6 +23,7 @@ import type { Request, Response } from 'express';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { JsonBody } from '../../http/json-body.js';
 import { Body, parseBody, Query } from '../../http/request.js';
+import { relayedJson } from '../../http/relayed-json.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
@@ -34,9 +35,15 @@ export class UsersController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(USER_ROUTES.list)
-  list(@PartnerId() partnerId: string, @Query(USER_ROUTES.list.query) query: z.output<typeof USER_ROUTES.list.query>): Promise<UserRecord[] | UserCount> {
+  async list(
+    @PartnerId() partnerId: string,
+    @Query(USER_ROUTES.list.query) query: z.output<typeof USER_ROUTES.list.query>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<string | UserCount> {
     const { action, ...filters } = query;
-    return this.rpc.call(action === 'user_count' ? Subjects.accounts.countUsers : Subjects.accounts.listUsers, { partnerId, ...filters });
+    if (action === 'user_count') return this.rpc.call<UserCount>(Subjects.accounts.countUsers, { partnerId, ...filters });
+    // a page is up to 1,000 users: written as the accounts service serialized it
+    return relayedJson(res, await this.rpc.relay<UserRecord[]>(Subjects.accounts.listUsers, { partnerId, ...filters }));
   }
 
   @Route(USER_ROUTES.create)
