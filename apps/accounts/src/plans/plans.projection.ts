@@ -15,9 +15,14 @@ export const plansProjection = (): Projection => ({
   },
 });
 
+/**
+ * The catalogue in plan_id order. Every user record names its plan, so this runs on every user
+ * read: the catalogue is a handful of documents, sorted here rather than by the store (a sorted
+ * find costs the SQLite store a read transaction to check its sort keys, ~20% of a GET /users/<u>).
+ */
 export async function listPlans(docs: DocumentStore): Promise<Plan[]> {
-  const plans = await docs.collection<PlanDoc>('plans').find({}, { sort: { plan_id: 1 } });
-  return plans.map(({ _id, ...plan }) => plan);
+  const plans = await docs.collection<PlanDoc>('plans').find({});
+  return plans.sort((a, b) => a.plan_id - b.plan_id).map(({ _id, ...plan }) => plan);
 }
 
 export async function getPlan(docs: DocumentStore, planId: number): Promise<Plan | null> {
