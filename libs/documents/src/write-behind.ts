@@ -254,6 +254,8 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     this.uow.changed(() => {
       if (before) this.entries.set(id, before);
       else this.entries.delete(id);
+      // an index made since holds the document by its later value: add the one restored
+      if (before?.dirty && before.doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, before.doc);
       if (!wasDirty) {
         this.dirtyIds.delete(id);
         this.uow.dirty.pop();

@@ -574,6 +574,19 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         }
       });
 
+      it('a rollback past a find that first indexed the pending documents finds what it restores', async () => {
+        const uow = new WriteBehind(store);
+        const c = uow.collection<Person>(uniqueId('pending_'));
+        await c.upsert({ _id: 'p1', name: 'Ann', city: 'Oslo', profile: { country: 'NO' } });
+        const mark = uow.savepoint();
+        await c.upsert({ _id: 'p1', name: 'Ann', city: 'Bergen', profile: { country: 'NO' } });
+        // the first find on `city` indexes the pending documents as they are now (Bergen)
+        assert.deepEqual(ids(await c.find({ city: 'Bergen' })), ['p1']);
+        uow.rollback(mark);
+        assert.deepEqual(ids(await c.find({ city: 'Oslo' })), ['p1'], 'the restored document is found by its restored value');
+        assert.deepEqual(ids(await c.find({ city: 'Bergen' })), []);
+      });
+
       it('returns pending documents in the order they were first read or written when no sort is asked', async () => {
         await people.upsert({ _id: 'p9', name: 'Zed', city: 'Trondheim', profile: { country: 'NO' } });
         const uow = new WriteBehind(store);
