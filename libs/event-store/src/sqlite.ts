@@ -77,7 +77,7 @@ export class SqliteEventStore implements EventStore {
     this.syncsWal = options.synchronous !== 'normal';
     this.walFile = `${file}-wal`;
     this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
+    useWal(this.db);
     // Both modes commit without an fsync; `full` adds the store's own WAL sync before an
     // acknowledgement (appendSynced). NORMAL still fsyncs the WAL before a checkpoint copies it
     // into the database file and the database file after, so a checkpoint never loses a commit.
@@ -426,4 +426,24 @@ function toRecorded(row: Row): RecordedEvent {
     metadata: JSON.parse(row.metadata),
     recordedAt: row.recorded_at,
   };
+}
+
+/**
+ * Puts the file in WAL mode (persistent: a file already in it stays so). Switching needs an
+ * exclusive lock, and when processes open a new file at once SQLite may answer SQLITE_BUSY at once,
+ * without waiting for the busy timeout (its deadlock avoidance): the mode is read first, and the
+ * switch is tried again for up to 5 s while the file is busy.
+ */
+function useWal(db: Database.Database): void {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (!(typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
