@@ -19,7 +19,7 @@
  * logged and skipped for that projection, and nothing it wrote for that event is kept.
  */
 import { type HealthReply, serviceUnavailable } from '@burrow/contracts';
-import { CommittedCache, type DocumentStore, MemoryDocumentStore, SqliteDocumentStore, type Write, WriteBehind } from '@burrow/documents';
+import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
 
 export interface Projection {
@@ -158,7 +158,7 @@ export class ProjectionRunner {
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     this.checkpointName = options.checkpoint ?? 'projections';
-    this.localCommits = documents instanceof SqliteDocumentStore || documents instanceof MemoryDocumentStore;
+    this.localCommits = documents.localCommits === true;
     this.prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
     let resolve!: () => void;
     let reject!: (e: Error) => void;
