@@ -90,7 +90,7 @@ export class SqliteEventStore implements EventStore {
     // into the database file and the database file after, so a checkpoint never loses a commit.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
+    whileBusy(() => this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
         stream      TEXT    NOT NULL,
@@ -105,9 +105,9 @@ export class SqliteEventStore implements EventStore {
         singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
         id         TEXT    NOT NULL,
         created_at INTEGER NOT NULL
-      );`);
+      );`));
     // the first process to open a new file names it; OR IGNORE keeps the name of an older one
-    this.db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)').run(randomUUID(), Date.now());
+    whileBusy(() => this.db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)').run(randomUUID(), Date.now()));
     this.id = (this.db.prepare('SELECT id FROM store_identity').get() as { id: string }).id;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.deferredAnnounceMs = Math.min(options.deferredAnnounceMs ?? 25, this.pollIntervalMs);
@@ -484,21 +484,28 @@ function toRecorded(row: Row): RecordedEvent {
 }
 
 /**
- * Puts the file in WAL mode (persistent: a file already in it stays so). Switching needs an
- * exclusive lock, and when processes open a new file at once SQLite may answer SQLITE_BUSY at once,
- * without waiting for the busy timeout (its deadlock avoidance): the mode is read first, and the
- * switch is tried again for up to 5 s while the file is busy.
+ * Runs `step` again for up to 5 s while SQLite answers SQLITE_BUSY (or one of its extended codes)
+ * at once. When processes open a new file together, some answers do not wait for the busy timeout:
+ * switching the journal mode needs an exclusive lock, and a write that finds its snapshot stale
+ * (another process created the tables meanwhile) gets SQLITE_BUSY_SNAPSHOT; both are SQLite's
+ * deadlock avoidance, and both succeed when tried again.
  */
-function useWal(db: Database.Database): void {
+export function whileBusy<T>(step: () => T): T {
   const deadline = Date.now() + 5000;
   for (;;) {
     try {
-      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
-      return;
+      return step();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (!(typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || Date.now() > deadline) throw error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     }
   }
+}
+
+/** Puts the file in WAL mode (persistent: a file already in it stays so), reading the mode first. */
+function useWal(db: Database.Database): void {
+  whileBusy(() => {
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+  });
 }
