@@ -44,12 +44,16 @@ export interface GatewayOptions {
 
 /**
  * The blob store as the gateway uses it: every whole read checked against the blob's hash on the
- * way (a download of bytes that do not match is cut short, and the operator hears of it), and,
+ * way (a download of bytes that do not match is cut short, and the operator hears of it; a blob
+ * that read back right is not hashed again for BURROW_BLOB_REVERIFY_AFTER_MS unless its file
+ * changed), and,
  * in the background, what uploads of a process that died here left removed at once.
  */
 async function openBlobs(infra: Infrastructure, log: Logger, disk: DiskSpace): Promise<BlobReader & BlobWriter> {
-  const blobs = verifyingReader(roomChecking(await infra.blobs(), disk), (error) =>
-    log.error({ blob: error.key, actual: error.actual }, 'stored bytes do not match their hash: download cut short (admin verify-blobs quarantines such blobs)'),
+  const blobs = verifyingReader(
+    roomChecking(await infra.blobs(), disk),
+    (error) => log.error({ blob: error.key, actual: error.actual }, 'stored bytes do not match their hash: download cut short (admin verify-blobs quarantines such blobs)'),
+    { reverifyAfterMs: infra.config.blobReverifyAfterMs },
   );
   void blobs.sweepAbandoned().then(
     (removed) => removed > 0 && log.info({ removed }, 'removed what uploads of a process that no longer runs left'),

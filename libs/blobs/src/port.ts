@@ -83,10 +83,24 @@ export interface BlobStore {
    */
   quarantine(key: string): Promise<boolean>;
   ping(): Promise<void>;
+  /**
+   * What the store can say of a blob's stored bytes without reading them, and that changes
+   * whenever they may have changed through the file system (the local folder: device, inode, size,
+   * modification and change times). Optional: a store without it (MinIO) has every whole read
+   * checked. Null when the blob is absent.
+   */
+  fingerprint?(key: string): Promise<BlobFingerprint | null>;
+}
+
+export interface BlobFingerprint {
+  /** equal for two reads only if nothing wrote the bytes in between */
+  id: string;
+  /** when the bytes or their metadata last changed, ms since the epoch (the store's clock) */
+  changedMs: number;
 }
 
 /** Reading blobs. */
-export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping'>;
+export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping' | 'fingerprint'>;
 /** Adding blobs (the gateway ingests uploads; only the storage catalog deletes blobs). */
 export type BlobWriter = Pick<BlobStore, 'put' | 'sweepAbandoned'>;
 

@@ -16,6 +16,13 @@
  * process that wrote it or when its writer is known to be gone (a process of the same machine and
  * PID namespace that no longer exists: the service restarted after kill -9), after
  * ABANDONED_AFTER_MS by any other (a writer elsewhere may still be applying it).
+ *
+ * A document holds 16 MiB at most, so a batch whose writes take more than JOURNAL_INLINE_BYTES is
+ * journaled in chunks: the chunks are inserted into their own collection first, then the claim
+ * (still one single-document write) names how many there are. A claim that fails, or a crash
+ * before it, leaves chunks no journal names; they are deleted when a later version of the same
+ * checkpoint is finished. Without this, a live batch of large documents could never be committed
+ * and its runner would retry it for ever.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
@@ -53,10 +60,16 @@ export interface MongoDocumentStoreOptions {
   abandonedJournalMs?: number;
   /** Crash tests: called at the points of a commit; throwing there is what a crash looks like to the database. */
   faults?: (point: 'claimed' | 'written') => void | Promise<void>;
+  /** Tests: the size above which a batch's journal is kept in chunks (default JOURNAL_INLINE_BYTES). */
+  journalInlineBytes?: number;
 }
 
 const DUPLICATE_KEY = 11000;
 const CHECKPOINTS = '_checkpoints';
+/** where a large batch's journal is kept, in chunks (see the header) */
+const JOURNAL_CHUNKS = '_journal_chunks';
+/** a journal whose writes take more than this (UTF-8 JSON) is kept in chunks of about this size */
+const JOURNAL_INLINE_BYTES = 4 * 1024 * 1024;
 /** A journal older than this, written by another process, is taken for abandoned (its writer died). */
 const ABANDONED_AFTER_MS = 30_000;
 
@@ -77,8 +90,57 @@ interface CheckpointDoc {
   _id: string;
   version: number;
   state: Record<string, unknown>;
-  journal?: { version: number; state: Record<string, unknown>; writes: string; writer: string; at: number; host?: string | null; pid?: number };
+  journal?: Journal;
   [key: string]: unknown;
+}
+
+interface Journal {
+  version: number;
+  state: Record<string, unknown>;
+  /** the batch's writes as JSON, or '' when they are kept in `chunks` chunk documents */
+  writes: string;
+  /** names the chunk documents of this attempt at the batch */
+  attempt?: string;
+  chunks?: number;
+  writer: string;
+  at: number;
+  host?: string | null;
+  pid?: number;
+}
+
+interface JournalChunk {
+  _id: string;
+  checkpoint: string;
+  version: number;
+  attempt: string;
+  index: number;
+  writes: string;
+}
+
+/**
+ * The batch's writes as JSON pieces of at most about `limit` UTF-8 bytes each (a single write
+ * larger than that is a piece of its own: a document is 16 MiB at most, so it still fits).
+ */
+export function journalPieces(writes: Write[], limit: number = JOURNAL_INLINE_BYTES): string[] {
+  const whole = JSON.stringify(writes);
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: most batches need no measuring at all
+  if (whole.length * 3 <= limit || Buffer.byteLength(whole) <= limit) return [whole];
+  const pieces: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const w of writes) {
+    const json = JSON.stringify(w);
+    const bytes = Buffer.byteLength(json) + 1;
+    if (current.length > 0 && size + bytes > limit) {
+      pieces.push(`[${current.join(',')}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(json);
+    size += bytes;
+  }
+  if (current.length > 0) pieces.push(`[${current.join(',')}]`);
+  return pieces;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -256,7 +318,16 @@ export class MongoDocumentStore implements DocumentStore {
 
   async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
     checkWrites(writes);
-    const journal = { version: expectedVersion + 1, state, writes: JSON.stringify(writes), writer: this.writer, at: Date.now(), host: PROCESS_SPACE, pid: process.pid };
+    const pieces = journalPieces(writes, this.options.journalInlineBytes);
+    const chunked = pieces.length > 1;
+    const version = expectedVersion + 1;
+    const journal: Journal = { version, state, writes: chunked ? '' : pieces[0], writer: this.writer, at: Date.now(), host: PROCESS_SPACE, pid: process.pid };
+    if (chunked) {
+      journal.attempt = randomUUID();
+      journal.chunks = pieces.length;
+      const attempt = journal.attempt;
+      await this.chunks().insertMany(pieces.map((writes, index) => ({ _id: `${attempt}:${index}`, checkpoint: name, version, attempt, index, writes })));
+    }
     let claimed: boolean;
     if (expectedVersion === 0) {
       claimed = await this.checkpoints()
@@ -270,30 +341,52 @@ export class MongoDocumentStore implements DocumentStore {
       claimed = claim.matchedCount === 1;
     }
     if (!claimed) {
+      if (journal.attempt) await this.chunks().deleteMany({ attempt: journal.attempt });
       // Another writer's transition, or our own from an attempt that failed after claiming: see
       // where the checkpoint ends up. The same state means the same events were applied.
       const now = await this.readCheckpoint(name);
-      const same = now?.version === expectedVersion + 1 && JSON.stringify(now.state) === JSON.stringify(state);
+      const same = now?.version === version && JSON.stringify(now.state) === JSON.stringify(state);
       return { committed: same, rejected: [] };
     }
     await this.options.faults?.('claimed');
     const rejected = await this.applyWrites(writes);
     await this.options.faults?.('written');
     await this.checkpoints().updateOne(
-      { _id: name, 'journal.version': journal.version, 'journal.writer': this.writer },
-      { $set: { version: journal.version, state }, $unset: { journal: '' } },
+      { _id: name, 'journal.version': version, 'journal.writer': this.writer },
+      { $set: { version, state }, $unset: { journal: '' } },
     );
+    if (chunked) await this.dropChunks(name, version);
     return { committed: true, rejected };
+  }
+
+  private chunks() {
+    return this.db.collection<JournalChunk>(JOURNAL_CHUNKS);
+  }
+
+  /** The writes of a pending journal, from the journal itself or from its chunks. */
+  private async journalWrites(name: string, journal: Journal): Promise<Write[]> {
+    if (!journal.chunks) return JSON.parse(journal.writes) as Write[];
+    const chunks = await this.chunks().find({ attempt: journal.attempt }).sort({ index: 1 }).toArray();
+    if (chunks.length !== journal.chunks || chunks.some((c, i) => c.index !== i)) {
+      throw new Error(`the journal of read-model checkpoint ${name} (version ${journal.version}) names ${journal.chunks} chunks; ${chunks.length} are stored`);
+    }
+    return chunks.flatMap((c) => JSON.parse(c.writes) as Write[]);
+  }
+
+  /** Chunks of this checkpoint's finished versions, and of attempts that never claimed them. */
+  private async dropChunks(name: string, upTo: number): Promise<void> {
+    await this.chunks().deleteMany({ checkpoint: name, version: { $lte: upTo } });
   }
 
   /** Applies a journal found pending, then moves its checkpoint on. */
   private async finish(doc: CheckpointDoc): Promise<void> {
     const journal = doc.journal!;
-    await this.applyWrites(JSON.parse(journal.writes) as Write[]);
+    await this.applyWrites(await this.journalWrites(doc._id, journal));
     await this.checkpoints().updateOne(
       { _id: doc._id, 'journal.version': journal.version, 'journal.writer': journal.writer },
       { $set: { version: journal.version, state: journal.state }, $unset: { journal: '' } },
     );
+    if (journal.chunks) await this.dropChunks(doc._id, journal.version);
   }
 
   /** `clear` and `deleteMany` in order, then one unordered bulk write per collection; puts a unique index refused get one more try. */
@@ -302,7 +395,7 @@ export class MongoDocumentStore implements DocumentStore {
       if (w.kind === 'clear') {
         const collections = await this.db.listCollections({}, { nameOnly: true }).toArray();
         for (const { name } of collections) {
-          if (name !== CHECKPOINTS && !name.startsWith('system.')) await this.db.collection(name).deleteMany({});
+          if (name !== CHECKPOINTS && name !== JOURNAL_CHUNKS && !name.startsWith('system.')) await this.db.collection(name).deleteMany({});
         }
       } else if (w.kind === 'deleteMany') await this.db.collection<Document>(w.collection).deleteMany(w.filter as MongoFilter<Document>);
     }

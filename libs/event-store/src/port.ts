@@ -57,6 +57,11 @@ export interface SubscribeOptions {
 
 export interface Subscription {
   stop(): Promise<void>;
+  /**
+   * Someone waits for events this subscription may not have been told of yet (e.g. a deferred
+   * append, announced late): read the store again soon rather than at the next poll. Optional.
+   */
+  wake?(): void;
 }
 
 export interface EventStore {

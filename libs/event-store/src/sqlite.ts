@@ -3,8 +3,10 @@
  *
  * Appends run in an IMMEDIATE transaction, so the revision check and the insert are atomic across
  * processes. Subscriptions poll by global position; `notifyAppended()` (called on local appends and
- * when another process announces one over the bus) makes them poll at once, so the poll interval is
- * only the fallback latency.
+ * when another process announces one over the bus) makes them poll at the end of the current turn
+ * of the event loop, so the poll interval is only the fallback latency. Wake-ups are coalesced
+ * (see `scheduleWake`), and a deferred append is announced with the next durable one (see
+ * `announce`): a read model applies the appends of several writes in one batch and one commit.
  *
  * Durability off the main thread: the connection commits with `synchronous=NORMAL` (no fsync inside
  * the commit, which would block the event loop: better-sqlite3 is synchronous), and a durable
@@ -54,8 +56,13 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** default `full` */
   synchronous?: SqliteSynchronous;
-  /** Called after every successful local append (e.g. to announce it on the bus). */
+  /**
+   * Called after successful local appends (e.g. to announce them on the bus): after each durable
+   * one, and for deferred ones with the next durable append or `deferredAnnounceMs` after them.
+   */
   onAppended?: (position: number) => void;
+  /** The longest a deferred append waits to be announced (ms; default 25, at most the poll interval). */
+  deferredAnnounceMs?: number;
 }
 
 export class SqliteEventStore implements EventStore {
@@ -83,7 +90,7 @@ export class SqliteEventStore implements EventStore {
     // into the database file and the database file after, so a checkpoint never loses a commit.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
+    whileBusy(() => this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
         stream      TEXT    NOT NULL,
@@ -98,11 +105,12 @@ export class SqliteEventStore implements EventStore {
         singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
         id         TEXT    NOT NULL,
         created_at INTEGER NOT NULL
-      );`);
+      );`));
     // the first process to open a new file names it; OR IGNORE keeps the name of an older one
-    this.db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)').run(randomUUID(), Date.now());
+    whileBusy(() => this.db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)').run(randomUUID(), Date.now()));
     this.id = (this.db.prepare('SELECT id FROM store_identity').get() as { id: string }).id;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.deferredAnnounceMs = Math.min(options.deferredAnnounceMs ?? 25, this.pollIntervalMs);
   }
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
@@ -119,8 +127,29 @@ export class SqliteEventStore implements EventStore {
     return connection === 'normal' && this.syncsWal ? 'full' : connection;
   }
 
-  /** Wake live subscriptions now (another process appended). */
+  /** Wake live subscriptions (another process appended): at the end of this turn of the event loop. */
   notifyAppended(): void {
+    this.scheduleWake();
+  }
+
+  /**
+   * Wake-ups are coalesced: every append announced and notice received in one turn of the event
+   * loop (the durable appends of concurrent writes settled by one WAL sync, each followed by its
+   * write's end record) wakes the subscriptions once, when the turn's callbacks and their promise
+   * chains are done (`setImmediate`), so they read all of it in one go and a read model applies it
+   * in one batch and one commit, instead of one commit per append. Costs one hop of the event loop.
+   */
+  private scheduleWake(): void {
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wakeNow();
+    });
+  }
+  private wakeScheduled = false;
+
+  private wakeNow(): void {
     this.appends += 1;
     for (const wake of [...this.waiters]) wake();
   }
@@ -193,15 +222,38 @@ export class SqliteEventStore implements EventStore {
     // committed), but another process told of it must not act on an append that a power loss can
     // still roll back before its writer was answered.
     if (durable && this.syncsWal) await this.walSynced();
-    this.announce(result.position);
+    this.announce(result.position, durable);
     return result;
   }
 
-  private announce(position: number): void {
-    this.notifyAppended();
+  /**
+   * A durable append is announced (subscriptions woken, `onAppended`) once acknowledged. A
+   * deferred one is announced with the next durable append, or `deferredAnnounceMs` after it if
+   * none comes first: the steps of a write before its durable commit point, its end record after
+   * it and the previewer's decisions then reach the read models with the commit point's batch
+   * instead of each in a batch (and a read-model commit) of its own. Nobody who waits is delayed
+   * by it: a subscription reads everything up to the head when woken (what the next durable
+   * announcement reports covers every earlier commit), and a projection runner asked to wait for
+   * a position it has not reached wakes its subscription itself (`Subscription.wake`).
+   */
+  private announce(position: number, durable: boolean): void {
+    if (!durable) {
+      this.deferredPosition = position;
+      this.deferredTimer ??= setTimeout(() => {
+        this.deferredTimer = null;
+        this.announce(this.deferredPosition, true);
+      }, this.deferredAnnounceMs);
+      return;
+    }
+    if (this.deferredTimer) clearTimeout(this.deferredTimer);
+    this.deferredTimer = null;
+    this.scheduleWake();
     // after close() the bus may be gone; the other processes' subscriptions poll
-    if (!this.closed) this.options.onAppended?.(position);
+    if (!this.closed) this.options.onAppended?.(Math.max(position, this.deferredPosition));
   }
+  private readonly deferredAnnounceMs: number;
+  private deferredPosition = 0;
+  private deferredTimer: NodeJS.Timeout | null = null;
 
   /**
    * Group commit of the WAL syncs. A sync covers every commit made before it started (their
@@ -364,6 +416,7 @@ export class SqliteEventStore implements EventStore {
       else console.error(JSON.stringify({ level: 'error', msg: 'subscription failed', error: error.message }));
     });
     return {
+      wake: () => this.scheduleWake(),
       stop: async () => {
         stopped = true;
         const w = wake as (() => void) | null;
@@ -384,7 +437,9 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (!this.closing) {
       this.closed = true;
-      this.notifyAppended();
+      if (this.deferredTimer) clearTimeout(this.deferredTimer);
+      this.deferredTimer = null;
+      this.wakeNow();
       this.db.close();
       this.closing = this.settleSyncs();
     }
@@ -429,21 +484,28 @@ function toRecorded(row: Row): RecordedEvent {
 }
 
 /**
- * Puts the file in WAL mode (persistent: a file already in it stays so). Switching needs an
- * exclusive lock, and when processes open a new file at once SQLite may answer SQLITE_BUSY at once,
- * without waiting for the busy timeout (its deadlock avoidance): the mode is read first, and the
- * switch is tried again for up to 5 s while the file is busy.
+ * Runs `step` again for up to 5 s while SQLite answers SQLITE_BUSY (or one of its extended codes)
+ * at once. When processes open a new file together, some answers do not wait for the busy timeout:
+ * switching the journal mode needs an exclusive lock, and a write that finds its snapshot stale
+ * (another process created the tables meanwhile) gets SQLITE_BUSY_SNAPSHOT; both are SQLite's
+ * deadlock avoidance, and both succeed when tried again.
  */
-function useWal(db: Database.Database): void {
+export function whileBusy<T>(step: () => T): T {
   const deadline = Date.now() + 5000;
   for (;;) {
     try {
-      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
-      return;
+      return step();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (!(typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || Date.now() > deadline) throw error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     }
   }
+}
+
+/** Puts the file in WAL mode (persistent: a file already in it stays so), reading the mode first. */
+function useWal(db: Database.Database): void {
+  whileBusy(() => {
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+  });
 }

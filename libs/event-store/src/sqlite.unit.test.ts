@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { deferDurability, WrongExpectedRevisionError } from './port.js';
-import { SqliteEventStore } from './sqlite.js';
+import { deferDurability, type Subscription, WrongExpectedRevisionError } from './port.js';
+import { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite.js';
 
 describe('SqliteEventStore durability', () => {
   it('commits with synchronous=FULL by default, so an acknowledged append survives power loss', async () => {
@@ -242,5 +242,101 @@ describe('SqliteEventStore live subscriptions', () => {
       await store.close();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  /** Whether `delivered` settles well before the 60 s poll the stores below use. */
+  async function beforeThePoll(delivered: Promise<void>): Promise<'live' | 'late'> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 10_000)));
+    const outcome = await Promise.race([delivered.then(() => 'live' as const), late]);
+    clearTimeout(timer);
+    return outcome;
+  }
+
+  /**
+   * A store on a fresh file (a 60 s poll: only wake-ups deliver in time) with a live subscriber
+   * recording what it is given, in order, asleep when `body` starts; `checkpointed()` resolves at
+   * the subscriber's next checkpoint.
+   */
+  async function withSubscriber(
+    options: SqliteEventStoreOptions,
+    body: (s: { store: SqliteEventStore; log: string[]; sub: Subscription; checkpointed: () => Promise<void> }) => Promise<void>,
+  ): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-live-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000, ...options });
+    try {
+      const log: string[] = [];
+      let next: (() => void) | null = null;
+      const checkpointed = () => new Promise<void>((resolve) => (next = resolve));
+      // the first checkpoint is reported from within subscribeToAll
+      const live = checkpointed();
+      const sub = store.subscribeToAll(
+        { fromPosition: 0, prefixes: [] },
+        {
+          onEvent: (event) => void log.push(event.type),
+          onCheckpoint: () => {
+            log.push('checkpoint');
+            next?.();
+          },
+        },
+      );
+      await live;
+      await turn(); // asleep, waiting to be woken
+      log.length = 0;
+      await body({ store, log, sub, checkpointed });
+      await sub.stop();
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('appends announced in one turn of the event loop are read in one go (one batch for a read model, not one each)', async () => {
+    // `normal`: a durable append is announced before append() returns, in the caller's turn
+    await withSubscriber({ synchronous: 'normal' }, async ({ store, log, checkpointed }) => {
+      const done = checkpointed();
+      // one after the other, as the steps of one write or the writes a WAL sync settles
+      await store.append('s-1', [{ type: 'A', data: {} }], 'no_stream');
+      await store.append('s-2', [{ type: 'B', data: {} }], 'no_stream');
+      await store.append('s-3', [{ type: 'C', data: {} }], 'no_stream');
+      await done;
+      assert.deepEqual(log, ['A', 'B', 'C', 'checkpoint'], 'woken at the first append, the subscriber reads before the others');
+    });
+  });
+
+  it('a deferred append is announced with the next durable one', async () => {
+    const announced: number[] = [];
+    await withSubscriber({ deferredAnnounceMs: 60_000, onAppended: (position) => announced.push(position) }, async ({ store, log, checkpointed }) => {
+      const deferred = deferDurability(store);
+      await deferred.append('p-1', [{ type: 'Started', data: {} }], 'no_stream');
+      await deferred.append('u-1', [{ type: 'Reserved', data: {} }], 'no_stream');
+      await turn();
+      assert.deepEqual(announced, [], 'not announced on its own');
+      const done = checkpointed();
+      const { position } = await store.append('f-1', [{ type: 'Committed', data: {} }], 'no_stream');
+      await done;
+      assert.deepEqual(announced, [position], 'one announcement for the three');
+      assert.deepEqual(log, ['Started', 'Reserved', 'Committed', 'checkpoint'], 'delivered together');
+    });
+  });
+
+  it('a deferred append with no durable one after it is announced on its own soon after, not at the next poll', async () => {
+    await withSubscriber({ deferredAnnounceMs: 5 }, async ({ store, log, checkpointed }) => {
+      const done = checkpointed();
+      await deferDurability(store).append('p-1', [{ type: 'Ended', data: {} }], 'no_stream');
+      assert.equal(await beforeThePoll(done), 'live');
+      assert.deepEqual(log, ['Ended', 'checkpoint']);
+    });
+  });
+
+  it('wake() makes a subscription read at once what nobody announced yet', async () => {
+    await withSubscriber({ deferredAnnounceMs: 60_000 }, async ({ store, log, sub, checkpointed }) => {
+      await deferDurability(store).append('p-1', [{ type: 'Started', data: {} }], 'no_stream');
+      const done = checkpointed();
+      sub.wake!();
+      assert.equal(await beforeThePoll(done), 'live');
+      assert.deepEqual(log, ['Started', 'checkpoint']);
+    });
   });
 });

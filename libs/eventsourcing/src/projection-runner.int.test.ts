@@ -345,6 +345,37 @@ for (const t of targets) {
   });
 }
 
+describe("ProjectionRunner and the store's announcements", () => {
+  it("a write's deferred steps reach the read models in its commit point's batch, and a waiter for a deferred append is not kept waiting", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runner-'));
+    // no poll and no announcement of deferred appends on their own within the test: only the
+    // durable append's announcement and the runner's own wake-up can move the read models
+    const events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000, deferredAnnounceMs: 60_000 });
+    const docs = new FlakyDocuments(new MemoryDocumentStore());
+    const runner = new ProjectionRunner(events, docs, [counting]);
+    try {
+      await runner.start();
+      const before = docs.commits;
+      const deferred = events.deferringDurability();
+      await deferred.append('counter-a', increments(1), 'no_stream');
+      await deferred.append('counter-b', increments(1), 'no_stream');
+      const commit = await events.append('counter-c', increments(1), 'no_stream');
+      await runner.waitFor(commit.position);
+      assert.equal(docs.commits - before, 1, 'one read-model commit for the three appends');
+      const alone = await deferred.append('counter-d', increments(2), 'no_stream');
+      await runner.waitFor(alone.position, 10_000);
+      assert.deepEqual(
+        Object.fromEntries((await docs.collection<Total>('totals').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.total])),
+        { 'counter-a': 1, 'counter-b': 1, 'counter-c': 1, 'counter-d': 2 },
+      );
+    } finally {
+      await runner.stop();
+      await events.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('ProjectionRunner on MongoDB: a crash between applying a batch and saving its checkpoint', { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 }, () => {
   it('the next process finishes the batch from its journal; no event is applied twice or lost', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runner-crash-'));

@@ -198,6 +198,8 @@ export class ProjectionRunner {
   /** Resolves once every projection has seen `position`; 503 DomainError after `timeoutMs`. */
   async waitFor(position: number | null, timeoutMs = 10_000): Promise<void> {
     if (position === null || position <= this.position) return;
+    // the store may announce the append late (a deferred one, with the next durable append): read now
+    this.subscription?.wake?.();
     let timer: NodeJS.Timeout | undefined;
     const reached = new Promise<void>((resolve) => this.waiters.push({ position, resolve }));
     const timedOut = new Promise<never>((_, reject) => {

@@ -46,6 +46,11 @@ export interface BurrowConfig {
   /** the periodic scrub reads at most this many MB (10^6 bytes) per second (0: no limit) */
   blobScrubMbPerSecond: number;
   /**
+   * The gateway checks every whole download against the blob's hash; a blob that read back right
+   * is not hashed again for this long unless its file changed (0: every whole download is hashed).
+   */
+  blobReverifyAfterMs: number;
+  /**
    * Fault injection for tests only: a multi-step write step (`CreateUser:allocate:after`) at which
    * the service process kills itself with SIGKILL, as a crash would.
    */
@@ -271,6 +276,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
     blobScrubIntervalMs: int('BURROW_BLOB_SCRUB_INTERVAL_MS', 0, 0, 31_536_000_000),
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
+    blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     aggregateCacheStreams: int('BURROW_AGGREGATE_CACHE_STREAMS', DEFAULT_AGGREGATE_CACHE_STREAMS, 0, 10_000_000),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',

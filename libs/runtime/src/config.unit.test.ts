@@ -87,6 +87,12 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_BLOB_SCRUB_MB_PER_SECOND: '-1' }), /BURROW_BLOB_SCRUB_MB_PER_SECOND must be an integer/);
   });
 
+  it('downloads: a blob that read back right is hashed again after an hour unless told (0: every time)', () => {
+    assert.equal(readConfig({}).blobReverifyAfterMs, 3_600_000);
+    assert.equal(readConfig({ BURROW_BLOB_REVERIFY_AFTER_MS: '0' }).blobReverifyAfterMs, 0);
+    assert.throws(() => readConfig({ BURROW_BLOB_REVERIFY_AFTER_MS: 'never' }), /BURROW_BLOB_REVERIFY_AFTER_MS must be an integer/);
+  });
+
   it('requires partner username and password together', () => {
     assert.throws(() => readConfig({ BURROW_PARTNER_USERNAME: 'p' }), /BURROW_PARTNER_USERNAME and BURROW_PARTNER_PASSWORD/);
   });

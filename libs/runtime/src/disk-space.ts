@@ -58,10 +58,24 @@ export class DiskSpace {
     readonly minFreeMb?: number,
   ) {}
 
-  /** The data directory's free space; null when there is nothing local to check. */
-  async report(): Promise<DiskReport | null> {
-    if (this.dir === null || this.minFreeMb === 0) return null;
-    const s = await statfs(this.dir);
+  /**
+   * The data directory's free space; null when there is nothing local to check. Callers arriving
+   * while a `statfs` is under way share it (concurrent uploads each made one of their own): its
+   * answer is at most one `statfs` older than their request, and no read of it is cached longer.
+   */
+  report(): Promise<DiskReport | null> {
+    if (this.dir === null || this.minFreeMb === 0) return Promise.resolve(null);
+    if (!this.inFlight) {
+      this.inFlight = this.measure(this.dir);
+      const clear = () => (this.inFlight = null);
+      this.inFlight.then(clear, clear);
+    }
+    return this.inFlight;
+  }
+  private inFlight: Promise<DiskReport> | null = null;
+
+  private async measure(dir: string): Promise<DiskReport> {
+    const s = await statfs(dir);
     const freeBytes = Number(s.bavail) * Number(s.bsize);
     const totalBytes = Number(s.blocks) * Number(s.bsize);
     const minFreeBytes = this.minFreeMb !== undefined ? this.minFreeMb * MiB : Math.min(DEFAULT_MIN_FREE_BYTES, Math.floor(totalBytes * DEFAULT_MIN_FREE_FRACTION));

@@ -36,4 +36,13 @@ describe('the low-disk threshold', () => {
     assert.equal(await new DiskSpace(dir, 0).describe(), 'ok');
     assert.equal(await new DiskSpace(null).describe(), 'ok');
   });
+  it('concurrent checks share one statfs; a check after it settled makes a new one', async () => {
+    const disk = new DiskSpace(mkdtempSync(join(tmpdir(), 'burrow-disk-')));
+    const first = disk.report();
+    assert.equal(disk.report(), first, 'a check arriving while one is under way shares it');
+    const report = await first;
+    const next = disk.report();
+    assert.notEqual(next, first, 'an answer is not kept once given');
+    assert.equal((await next)!.totalBytes, report!.totalBytes);
+  });
 });

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore } from '@burrow/documents';
+import { type Document, journalPieces, MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore, type Write } from '@burrow/documents';
 import { assertPages, documentStoreContract, MIXED_ASCENDING, MIXED_DESCENDING, MIXED_KEYS, RETYPED_ASCENDING, RETYPED_DESCENDING } from './documents.contract.js';
 import { rejection, silentPort, uniqueId } from './util.js';
 
@@ -191,6 +191,86 @@ describe('MongoDocumentStore.connect (no server needed)', () => {
       assert.ok(elapsed < 5_000, `took ${elapsed} ms`);
     } finally {
       await silent.close();
+    }
+  });
+});
+
+describe('MongoDocumentStore: journal pieces (no server needed)', () => {
+  const put = (i: number, size: number): Write => ({ kind: 'put', collection: 'c', doc: { _id: `d${i}`, text: 'é'.repeat(size) } });
+
+  it('a small batch is one piece; a large one is cut into pieces of at most the limit that hold every write in order', () => {
+    const small = [put(0, 10), put(1, 10)];
+    assert.deepEqual(journalPieces(small, 1000), [JSON.stringify(small)]);
+    const large = Array.from({ length: 50 }, (_, i) => put(i, 100)); // ~230 UTF-8 bytes each
+    const pieces = journalPieces(large, 1000);
+    assert.ok(pieces.length > 10, `${pieces.length} pieces`);
+    for (const piece of pieces) assert.ok(Buffer.byteLength(piece) <= 1000, `${Buffer.byteLength(piece)} bytes`);
+    assert.deepEqual(pieces.flatMap((p) => JSON.parse(p) as Write[]), large);
+  });
+
+  it('a single write larger than the limit is a piece of its own', () => {
+    const writes = [put(0, 10), put(1, 2000), put(2, 10)];
+    const pieces = journalPieces(writes, 1000);
+    assert.deepEqual(pieces.map((p) => (JSON.parse(p) as Write[]).length), [1, 1, 1]);
+    assert.deepEqual(pieces.flatMap((p) => JSON.parse(p) as Write[]), writes);
+  });
+});
+
+describe('MongoDocumentStore: a batch journaled in chunks', { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 }, () => {
+  const put = (collection: string, i: number): Write => ({ kind: 'put', collection, doc: { _id: `d${i}`, n: i, text: 'y'.repeat(200) } });
+  const CHUNKS = '_journal_chunks';
+
+  it('a writer that stops after applying it leaves a journal the next reader finishes from its chunks, a clear in it included', async () => {
+    const db = uniqueId('burrow_chunks_');
+    let frozen!: () => void;
+    const stopped = new Promise<void>((r) => (frozen = r));
+    const dying = await MongoDocumentStore.connect(mongoUrl!, db, {
+      journalInlineBytes: 2000,
+      faults: (point) => {
+        if (point === 'written') {
+          frozen();
+          return new Promise<void>(() => undefined);
+        }
+      },
+    });
+    const survivor = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 200 });
+    try {
+      const c = uniqueId('docs_');
+      await survivor.commit('cp', 0, { at: 1 }, [put(c, 999)]);
+      const batch: Write[] = [{ kind: 'clear' }, ...Array.from({ length: 40 }, (_, i) => put(c, i))];
+      void dying.commit('cp', 1, { at: 2 }, batch).catch(() => undefined);
+      await stopped;
+      assert.ok((await survivor.collection(CHUNKS).count()) > 5, 'the batch is journaled in chunks');
+      // the documents were written, but a crash here may have lost any of them: take some away
+      await survivor.collection(c).delete('d7');
+      assert.deepEqual(await survivor.readCheckpoint('cp'), { version: 2, state: { at: 2 } });
+      assert.equal(await survivor.collection(c).count(), 40);
+      assert.equal(await survivor.collection(c).get('d999'), null, 'the clear stays applied');
+      assert.deepEqual(await survivor.collection(c).get('d7'), { _id: 'd7', n: 7, text: 'y'.repeat(200) });
+      assert.equal(await survivor.collection(CHUNKS).count(), 0, 'the finished journal\'s chunks are gone');
+    } finally {
+      await survivor.dropAll();
+      await survivor.close();
+      await dying.close().catch(() => undefined);
+    }
+  });
+
+  it('a claim that loses keeps no chunks; a committed large batch leaves none', async () => {
+    const db = uniqueId('burrow_chunks_');
+    const store = await MongoDocumentStore.connect(mongoUrl!, db, { journalInlineBytes: 2000 });
+    try {
+      const c = uniqueId('docs_');
+      const batch = Array.from({ length: 40 }, (_, i) => put(c, i));
+      assert.deepEqual(await store.commit('cp', 0, { at: 1 }, batch), { committed: true, rejected: [] });
+      assert.equal(await store.collection(CHUNKS).count(), 0);
+      const loser = await store.commit('cp', 0, { at: 9 }, batch.map((w) => ({ ...w, doc: { ...(w as { doc: Document }).doc, n: -1 } }) as Write));
+      assert.equal(loser.committed, false);
+      assert.equal(await store.collection(CHUNKS).count(), 0);
+      assert.equal((await store.collection<Document & { n: number }>(c).get('d3'))?.n, 3, 'the loser wrote nothing');
+      assert.deepEqual(await store.readCheckpoint('cp'), { version: 1, state: { at: 1 } });
+    } finally {
+      await store.dropAll();
+      await store.close();
     }
   });
 });

@@ -521,6 +521,21 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.deepEqual((await users.find({}, { sort: { _id: 1 } })).map((u) => [u._id, u.email]), [['u1', 'c'], ['u2', 'b'], ['u3', 'a'], ['u5', 'e']]);
         assert.deepEqual(await store.readCheckpoint(name), { version: 3, state: { done: true } });
       });
+      it('a batch larger than one MongoDB document can hold (16 MiB) commits whole', async () => {
+        const name = uniqueId('cp_');
+        const c = uniqueId('big_');
+        // ~20 MiB of writes, as a live batch of 5,000 read-model documents of 4 KB would be (20
+        // documents of 1 MB here: FerretDB takes seconds per thousand upserts)
+        const filler = 'x'.repeat(1_000_000);
+        const batch = Array.from({ length: 20 }, (_, i) => put(c, { _id: `d${i}`, n: i, filler }));
+        assert.deepEqual(await store.commit(name, 0, { at: 1 }, batch), { committed: true, rejected: [] });
+        assert.deepEqual(await store.readCheckpoint(name), { version: 1, state: { at: 1 } });
+        assert.equal(await store.collection(c).count(), 20);
+        assert.deepEqual(await store.collection(c).get('d19'), { _id: 'd19', n: 19, filler });
+        // and the next one commits after it
+        assert.equal((await store.commit(name, 1, { at: 2 }, [{ kind: 'delete', collection: c, id: 'd0' }])).committed, true);
+        assert.equal(await store.collection(c).count(), 19);
+      });
     });
 
     describe('WriteBehind over this store (what projections read and write through)', () => {
