@@ -23,6 +23,7 @@ import { PartnerBackupsHandlers } from './partner-backups/partner-backups.handle
 import { partnerBackupsProjection } from './partner-backups/partner-backups.projection.js';
 import { reservationsProjection } from './operations/reservations.projection.js';
 import { createPartnerProcess } from './partners/create-partner.process.js';
+import { PartnerAuthentication, PartnerCredentialsGuard } from './partners/partner-authentication.js';
 import { PartnersHandlers } from './partners/partners.handlers.js';
 import { partnersProjection } from './partners/partners.projection.js';
 import { PlansHandlers } from './plans/plans.handlers.js';
@@ -135,6 +136,8 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
       log.error({ err: { message: (error as Error).message } }, 'recovery failed');
     }
   };
+  // one per process: the authenticate handler and the guard share its verified-credential cache
+  const partnerAuthentication = new PartnerAuthentication(ctx);
   const module: DynamicModule = {
     module: AccountsModule,
     controllers: [
@@ -144,12 +147,13 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
       { provide: WRITE_RECOVERY, useValue: recovery },
+      { provide: PartnerAuthentication, useValue: partnerAuthentication },
     ],
   };
   // Everything the service needs from the bus is opened before it listens: once it answers, a bus
   // outage must find it reconnecting, not still starting (a bucket open failing then ends the process).
   const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
-  const app = await startService('accounts', module, infra);
+  const app = await startService('accounts', module, infra, { guards: [new PartnerCredentialsGuard(partnerAuthentication)] });
   await seedPlans(ctx, infra.config);
   await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers));
   await recover();

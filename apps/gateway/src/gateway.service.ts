@@ -5,7 +5,6 @@
  */
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
 import type { DiskSpace, Infrastructure, Logger } from '@burrow/runtime';
-import { RpcClient } from '@burrow/transport';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -15,6 +14,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
+import { PartnerRpcClient } from './http/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
 import { loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
@@ -85,7 +85,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const log = infra.logger('gateway');
   const client = infra.client('gateway');
   await client.connect();
-  const rpc = new RpcClient(client, infra.config.rpcTimeoutMs, { log });
+  const rpc = new PartnerRpcClient(client, infra.config.rpcTimeoutMs, { log });
   const metrics = new GatewayMetrics();
 
   const server = express();

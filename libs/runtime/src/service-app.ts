@@ -3,7 +3,7 @@
  * that turns every thrown error into the wire error shape.
  */
 import { DomainError, type WireError } from '@burrow/contracts';
-import { type ArgumentsHost, Catch, type DynamicModule, type INestMicroservice, type RpcExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, type CanActivate, Catch, type DynamicModule, type INestMicroservice, type RpcExceptionFilter } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
@@ -51,6 +51,8 @@ export async function startService(
   name: string,
   module: DynamicModule,
   infra: Infrastructure,
+  /** run before every bus handler of the service (a refusal is answered as a thrown error) */
+  options: { guards?: CanActivate[] } = {},
 ): Promise<INestMicroservice> {
   const log = infra.logger(name);
   const app = await NestFactory.createMicroservice(module, {
@@ -58,6 +60,7 @@ export async function startService(
     logger: false,
   });
   app.useGlobalFilters(new WireErrorFilter(log));
+  if (options.guards?.length) app.useGlobalGuards(...options.guards);
   await app.listen();
   log.info({ mode: infra.mode }, `${name} service listening`);
   return app;

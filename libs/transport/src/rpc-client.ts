@@ -43,7 +43,7 @@ export class RpcClient {
     return reply instanceof JsonText ? (reply as JsonText<T>) : JsonText.of((reply ?? null) as T);
   }
 
-  private async request<T>(subject: string, payload: object, options: { timeoutMs?: number }): Promise<T | JsonText> {
+  protected async request<T>(subject: string, payload: object, options: { timeoutMs?: number }): Promise<T | JsonText> {
     try {
       return await firstValueFrom(
         this.client.send<T>(subject, payload).pipe(timeout(options.timeoutMs ?? this.timeoutMs)),

@@ -65,10 +65,18 @@ const ACCOUNT_REFUSED = 'too many failed logins for this account; retry later';
 const ADDRESS_REFUSED = 'too many failed logins from this address; retry later';
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
+interface LoginKeys {
+  account: string;
+  address: string;
+  known: string;
+}
+const KEYS_REMEMBERED = 10_000;
+
 export class LoginThrottle {
   private readonly key: Buffer;
   private readonly policy: LoginPolicy;
   private readonly now: () => number;
+  private readonly keys = new Map<string, LoginKeys>();
   /** store failures are logged once per 10 s at most, with how many were not */
   private readonly storeErrors = { loggedAt: -Infinity, suppressed: 0 };
 
@@ -99,15 +107,25 @@ export class LoginThrottle {
     return createHmac('sha256', this.key).update(parts.join('\0')).digest('base64url');
   }
 
-  private keysOf(login: Login) {
+  /**
+   * The bucket keys of a login: three HMACs, the same for every request of one partner from one
+   * address, so the last ones are remembered (a pure function of the login; bounded).
+   */
+  private keysOf(login: Login): LoginKeys {
     const realm = login.realm.replace(/[^A-Za-z0-9_-]/g, '_');
     const account = String(login.account).toLowerCase();
     const address = clientAddressKey(login.address);
-    return {
+    const memo = JSON.stringify([realm, account, address]);
+    const known = this.keys.get(memo);
+    if (known) return known;
+    const keys = {
       account: `${realm}.${this.hash('account', realm, account)}`,
       address: this.hash('address', address),
       known: `${realm}.${this.hash('known', realm, account, address)}`,
     };
+    if (this.keys.size >= KEYS_REMEMBERED) this.keys.clear();
+    this.keys.set(memo, keys);
+    return keys;
   }
 
   /**

@@ -16,7 +16,6 @@ import {
   SetPartnerLimitsRequest,
   Streams,
   Subjects,
-  unauthorized,
   type UnlockPartnerLoginRequest,
   type UpdateSettingsRequest,
 } from '@burrow/contracts';
@@ -27,10 +26,10 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../logins/password-hash.js';
 import { allocatedBytes } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
-import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';
 import { usageOfPartner } from '../storage-usage/storage-usage.projection.js';
 import { createPartnerProcess } from './create-partner.process.js';
 import { DEFAULT_FEATURES, partnerDecider } from './partner.js';
+import { PartnerAuthentication } from './partner-authentication.js';
 import { type PartnerDoc, partnersCollection, requirePartner } from './partners.projection.js';
 
 const detailsOf = (p: PartnerDoc): PartnerDetails => ({
@@ -40,28 +39,16 @@ const detailsOf = (p: PartnerDoc): PartnerDetails => ({
 
 @Controller()
 export class PartnersHandlers {
-  private readonly credentials: CredentialCheck;
+  constructor(
+    @Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext,
+    // one per process (the service provides it): its verified-credential cache is shared with PartnerCredentialsGuard
+    @Inject(PartnerAuthentication) private readonly authentication: PartnerAuthentication = new PartnerAuthentication(ctx),
+  ) {}
 
-  constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {
-    this.credentials = new CredentialCheck(ctx, 'partner', 'invalid partner credentials');
-  }
-
-  /**
-   * Every interface A request. The throttle admits the attempt before the password is checked
-   * (counting it as a failure until it succeeds) and refuses with 429 while the account or the
-   * address must wait. An unknown username is counted and locked the same way, so no answer tells
-   * whether the name exists, and the dummy hash keeps the password check's timing alike.
-   */
+  /** Every interface A request the gateway authenticates before calling it (`PartnerAuthentication`). */
   @MessagePattern(Subjects.accounts.authenticatePartner)
-  async authenticate(@Payload() { username, password, address }: AuthenticatePartnerRequest): Promise<AuthenticatedPartner> {
-    const name = typeof username === 'string' ? username : '';
-    let doc: PartnerDoc | null = null;
-    const partnerId = await this.credentials.check(
-      { name, password, address },
-      async () => (doc = await partnersCollection(this.ctx.docs).findOne({ username: name })) && { id: doc._id },
-      (id) => latestPasswordHash(this.ctx, Streams.partner(id), ['PartnerPasswordChanged', 'PartnerCreated']),
-    );
-    return { partnerId, username: doc!.username };
+  authenticate(@Payload() request: AuthenticatePartnerRequest): Promise<AuthenticatedPartner> {
+    return this.authentication.authenticate(request);
   }
 
   /** Operator only (admin CLI): lift a lock on a partner username and forget its failed logins. */

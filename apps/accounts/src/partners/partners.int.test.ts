@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../testing/test-context.js';
 import { PartnersHandlers } from './partners.handlers.js';
+import { PartnerAuthentication, PartnerCredentialsGuard } from './partner-authentication.js';
+import { PARTNER_CREDENTIALS_FIELD } from '@burrow/contracts';
+import type { ExecutionContext } from '@nestjs/common';
 
 describe('partners', () => {
   let t: TestAccounts;
@@ -81,6 +84,34 @@ describe('partners', () => {
       await expectError(replica.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' }), 401);
       assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
       assert.equal((await replica.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
+    });
+  });
+
+  describe('credentials carried with a request (PartnerCredentialsGuard)', () => {
+    const rpcContext = (data: unknown) => ({ switchToRpc: () => ({ getData: () => data }) }) as unknown as ExecutionContext;
+
+    it('authenticates them, takes them out of the payload and sets its partnerId from the authentication, whatever it held', async () => {
+      const p = await t.createPartner({ username: 'soylent', password: 'soylent-secret' });
+      const other = await t.createPartner({ username: 'tyrell', password: 'tyrell-secret' });
+      const guard = new PartnerCredentialsGuard(new PartnerAuthentication(t.ctx));
+      const payload: Record<string, unknown> = {
+        partnerId: other.partner_id, user: 'u1', [PARTNER_CREDENTIALS_FIELD]: { username: 'soylent', password: 'soylent-secret', address: '198.51.100.8' },
+      };
+      assert.equal(await guard.canActivate(rpcContext(payload)), true);
+      assert.deepEqual(payload, { partnerId: p.partner_id, user: 'u1' });
+    });
+
+    it('refuses as authenticate does (401, then 429) and leaves a payload without them alone', async () => {
+      await t.createPartner({ username: 'wonka', password: 'wonka-secret' });
+      const guard = new PartnerCredentialsGuard(new PartnerAuthentication(t.ctx));
+      const carrying = (password: string) => ({ partnerId: 'x', [PARTNER_CREDENTIALS_FIELD]: { username: 'wonka', password, address: '198.51.100.9' } });
+      const refused = await expectError(guard.canActivate(rpcContext(carrying('wrong'))), 401);
+      assert.equal(refused.body.reason, 'invalid partner credentials');
+      for (let i = 0; i < 30; i++) await guard.canActivate(rpcContext(carrying(`wrong-${i}`))).catch(() => undefined);
+      await expectError(guard.canActivate(rpcContext(carrying('wonka-secret'))), 429);
+      const plain = { partnerId: 'as-sent', user: 'u1' };
+      assert.equal(await guard.canActivate(rpcContext(plain)), true);
+      assert.deepEqual(plain, { partnerId: 'as-sent', user: 'u1' });
     });
   });
 

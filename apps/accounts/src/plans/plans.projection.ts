@@ -39,6 +39,15 @@ export async function requirePlan(docs: DocumentStore, planId: number): Promise<
   return plan;
 }
 
+/**
+ * A user record's plan by id: one point read instead of the whole catalogue (a `GET /users/<u>`
+ * names one plan). Empty when there is no such plan, as `planMap` would have no entry for it.
+ */
+export async function planMapOf(docs: DocumentStore, planId: number): Promise<Map<number, Plan>> {
+  const plan = await getPlan(docs, planId);
+  return new Map(plan ? [[planId, plan]] : []);
+}
+
 export async function planMap(docs: DocumentStore): Promise<Map<number, Plan>> {
   return new Map((await listPlans(docs)).map((p) => [p.plan_id, p]));
 }

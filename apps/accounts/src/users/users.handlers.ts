@@ -27,7 +27,7 @@ import { findGroup } from '../groups/groups.projection.js';
 import { adoptGroupPlan } from '../groups/member-plan.js';
 import { generateSecret, hashPassword } from '../logins/password-hash.js';
 import { requirePartner } from '../partners/partners.projection.js';
-import { listPlans, planMap, requirePlan } from '../plans/plans.projection.js';
+import { listPlans, planMap, planMapOf, requirePlan } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision } from '../quota/allocation.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { devicesCollection, sharesCollection } from '../storage-usage/storage-usage.projection.js';
@@ -50,7 +50,7 @@ export class UsersHandlers {
   private async reloadRecord(userId: string): Promise<UserRecord> {
     const doc = await usersCollection(this.ctx.docs).get(userId);
     if (!doc) throw notFound('no such user');
-    return toUserRecord(doc, await planMap(this.ctx.docs));
+    return toUserRecord(doc, await planMapOf(this.ctx.docs, doc.plan_id));
   }
 
   @MessagePattern(Subjects.accounts.createUser)
@@ -136,7 +136,8 @@ export class UsersHandlers {
 
   @MessagePattern(Subjects.accounts.getUser)
   async get(@Payload() { partnerId, user }: UserRef): Promise<UserRecord> {
-    return toUserRecord(await this.findUser(partnerId, user), await planMap(this.ctx.docs));
+    const doc = await this.findUser(partnerId, user);
+    return toUserRecord(doc, await planMapOf(this.ctx.docs, doc.plan_id));
   }
 
   @MessagePattern(Subjects.accounts.updateUser)

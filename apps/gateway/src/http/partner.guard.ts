@@ -4,34 +4,50 @@
  * address, or X-Forwarded-For from the proxies BURROW_TRUST_PROXY trusts), which accounts uses for
  * failed-login throttling in the store every replica shares. The authenticated partner id is
  * attached to the request; handlers take it from there and never from client input (tenant
- * isolation).
+ * isolation). On a route marked `@AuthenticatedInCall()` the credentials are instead checked by
+ * accounts with the handler's own call (partner-in-call.ts): one bus round trip instead of two.
  */
 import { type AuthenticatedPartner, type AuthenticatePartnerRequest, Subjects, unauthorized } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { basicCredentials } from './basic-auth.js';
+import { IN_CALL_KEY, PartnerInCall } from './partner-in-call.js';
 import { RPC } from './tokens.js';
 
-type PartnerRequest = Request & { partner?: AuthenticatedPartner };
+type PartnerRequest = Request & { partner?: AuthenticatedPartner; partnerInCall?: PartnerInCall };
 
 @Injectable()
 export class PartnerGuard implements CanActivate {
-  constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
+  private readonly authenticate = (request: AuthenticatePartnerRequest) => this.rpc.call<AuthenticatedPartner>(Subjects.accounts.authenticatePartner, request);
+
+  constructor(
+    @Inject(RPC) private readonly rpc: RpcClient,
+    @Inject(Reflector) private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<PartnerRequest>();
     const credentials = basicCredentials(req);
     if (!credentials) throw unauthorized('partner credentials required (HTTP Basic)');
     const request: AuthenticatePartnerRequest = { ...credentials, address: req.ip ?? req.socket.remoteAddress ?? '' };
-    req.partner = await this.rpc.call<AuthenticatedPartner>(Subjects.accounts.authenticatePartner, request);
+    if (this.reflector.getAllAndOverride<boolean | undefined>(IN_CALL_KEY, [context.getHandler(), context.getClass()])) {
+      req.partnerInCall = new PartnerInCall(request, this.authenticate);
+      return true;
+    }
+    req.partner = await this.authenticate(request);
     return true;
   }
 }
 
-/** The authenticated partner's id. */
+/**
+ * The authenticated partner's id; on an `@AuthenticatedInCall()` route, the request's
+ * `PartnerInCall`, which stands for it in the payloads the handler sends (`PartnerRpcClient`).
+ */
 export const PartnerId = createParamDecorator((_data: unknown, ctx: ExecutionContext) => {
-  const partner = ctx.switchToHttp().getRequest<PartnerRequest>().partner;
-  if (!partner) throw unauthorized();
-  return partner.partnerId;
+  const req = ctx.switchToHttp().getRequest<PartnerRequest>();
+  if (req.partnerInCall) return req.partnerInCall;
+  if (!req.partner) throw unauthorized();
+  return req.partner.partnerId;
 });

@@ -315,6 +315,16 @@ export interface AuthenticatePartnerRequest {
   address: string;
 }
 
+/**
+ * The payload field in which the gateway sends a partner's credentials along with an accounts
+ * request instead of authenticating first (interface A in one bus round trip): the accounts
+ * service takes the field out and authenticates them as `authenticatePartner` does (same check,
+ * same throttle, same errors), then sets the payload's `partnerId` to the authenticated partner,
+ * before any handler sees the payload. So a handler never sees the credentials (they are never
+ * logged, stored or put in an event) and takes the partner from the authentication only.
+ */
+export const PARTNER_CREDENTIALS_FIELD = 'partnerCredentials';
+
 /** Operator only: forget a partner username's failed logins and lock (the admin CLI's `unlock-login`). */
 export interface UnlockPartnerLoginRequest {
   username: string;

@@ -5,6 +5,7 @@ import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestj
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
+import { AuthenticatedInCall } from '../../http/partner-in-call.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { Route } from '../../http/route.js';
@@ -20,6 +21,8 @@ function groupId(raw: string): number {
 
 @Controller(ACCOUNTS_API_MOUNTS)
 @UseGuards(PartnerGuard)
+// every route calls accounts only: authenticated with that call (one bus round trip)
+@AuthenticatedInCall()
 export class GroupsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 

@@ -10,6 +10,7 @@ import {
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
+import { AuthenticatedInCall } from '../../http/partner-in-call.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { Body } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
@@ -21,6 +22,8 @@ export const PARTNER_MOUNTS = ACCOUNTS_API_MOUNTS.map((m) => (m ? `${m}/partner`
 
 @Controller(PARTNER_MOUNTS)
 @UseGuards(PartnerGuard)
+// every route calls accounts only: authenticated with that call (one bus round trip)
+@AuthenticatedInCall()
 export class PartnerController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 

@@ -20,6 +20,7 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { AuthenticatedInCall } from '../../http/partner-in-call.js';
 import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
 import { JsonBody } from '../../http/json-body.js';
 import { Body, parseBody, Query } from '../../http/request.js';
@@ -31,10 +32,12 @@ import { USER_ROUTES } from './users.routes.js';
 
 @Controller(ACCOUNTS_API_MOUNTS)
 @UseGuards(PartnerGuard)
+// the routes that call accounts only are authenticated with that call (one bus round trip)
 export class UsersController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(USER_ROUTES.list)
+  @AuthenticatedInCall()
   async list(
     @PartnerId() partnerId: string,
     @Query(USER_ROUTES.list.query) query: z.output<typeof USER_ROUTES.list.query>,
@@ -47,6 +50,7 @@ export class UsersController {
   }
 
   @Route(USER_ROUTES.create)
+  @AuthenticatedInCall()
   async create(@PartnerId() partnerId: string, @Body(USER_ROUTES.create.body, { required: true }) body: CreateUserBody, @Res() res: Response): Promise<void> {
     const { bonus_gigs: _g, bonus_bytes: _b, ...fields } = body;
     const reply = await this.rpc.call<CreateUserReply>(Subjects.accounts.createUser, { partnerId, ...fields, bonus_bytes: bonusBytesOf(body) });
@@ -54,11 +58,13 @@ export class UsersController {
   }
 
   @Route(USER_ROUTES.get)
+  @AuthenticatedInCall()
   get(@PartnerId() partnerId: string, @Param('user') user: string): Promise<UserRecord> {
     return this.rpc.call(Subjects.accounts.getUser, { partnerId, user });
   }
 
   @Route(USER_ROUTES.devices)
+  @AuthenticatedInCall()
   devices(@PartnerId() partnerId: string, @Param('user') user: string): Promise<DeviceRecord[]> {
     return this.rpc.call(Subjects.accounts.userDevices, { partnerId, user });
   }
@@ -69,6 +75,7 @@ export class UsersController {
    * optional).
    */
   @Route(USER_ROUTES.update)
+  @AuthenticatedInCall()
   @HttpCode(200)
   async update(
     @PartnerId() partnerId: string,
@@ -91,17 +98,20 @@ export class UsersController {
   }
 
   @Route(USER_ROUTES.remove)
+  @AuthenticatedInCall()
   async remove(@PartnerId() partnerId: string, @Param('user') user: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteUser, { partnerId, user });
     return null;
   }
 
   @Route(USER_ROUTES.shares)
+  @AuthenticatedInCall()
   shares(@PartnerId() partnerId: string, @Param('user') user: string): Promise<UserShareRoom[]> {
     return this.rpc.call(Subjects.accounts.userShares, { partnerId, user });
   }
 
   @Route(USER_ROUTES.share)
+  @AuthenticatedInCall()
   share(@PartnerId() partnerId: string, @Param('user') user: string, @Param('room') room_key: string): Promise<UserShareRoom> {
     return this.rpc.call(Subjects.accounts.userShare, { partnerId, user, room_key });
   }
