@@ -97,7 +97,12 @@ export class PartnerInCallInterceptor implements NestInterceptor {
 export class PartnerRpcClient extends RpcClient {
   protected override async request<T>(subject: string, payload: object, options: { timeoutMs?: number }): Promise<T | JsonText> {
     const state = (payload as { partnerId?: unknown }).partnerId;
-    if (!(state instanceof PartnerInCall)) return super.request<T>(subject, payload, options);
+    if (!(state instanceof PartnerInCall)) {
+      // only a stand-in carries credentials: a field of that name from anywhere else is dropped
+      if (!Object.hasOwn(payload, PARTNER_CREDENTIALS_FIELD)) return super.request<T>(subject, payload, options);
+      const { [PARTNER_CREDENTIALS_FIELD]: _dropped, ...rest } = payload as Record<string, unknown>;
+      return super.request<T>(subject, rest, options);
+    }
     if (!subject.startsWith('accounts.') || state.authenticatedSeparately) {
       return super.request<T>(subject, { ...payload, partnerId: await state.partnerId() }, options);
     }

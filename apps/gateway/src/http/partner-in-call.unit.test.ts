@@ -43,6 +43,12 @@ class ProbeController {
   guarded(@PartnerId() partnerId: string): Promise<unknown> {
     return this.rpc.call('accounts.probe.get', { partnerId, id: 'g' });
   }
+
+  /** as if client input reached the payload under the credentials' field name */
+  @Get('smuggled')
+  smuggled(@PartnerId() partnerId: string): Promise<unknown> {
+    return this.rpc.call('accounts.probe.get', { partnerId, id: 's', [PARTNER_CREDENTIALS_FIELD]: { ...RIGHT, address: '203.0.113.9' } });
+  }
 }
 
 describe('@AuthenticatedInCall() routes', () => {
@@ -133,5 +139,11 @@ describe('@AuthenticatedInCall() routes', () => {
     const res = await http.get('/guarded').auth(RIGHT.username, RIGHT.password);
     assert.deepEqual(res.body, { partnerId: 'p-acme', id: 'g' });
     assert.deepEqual(sent.map((m) => [m.subject, m.data.partnerId]), [['accounts.partners.authenticate', undefined], ['accounts.probe.get', 'p-acme']]);
+  });
+
+  it('credentials reach accounts only from the stand-in: a payload field of that name from elsewhere is dropped', async () => {
+    const res = await http.get('/smuggled').auth(RIGHT.username, RIGHT.password);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(sent.at(-1)!.data, { partnerId: 'p-acme', id: 's' });
   });
 });
