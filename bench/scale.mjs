@@ -118,6 +118,8 @@ const cpuSeconds = (pid) => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+/** the process's peak RSS so far (VmHWM): what a rebuild before ready held at most */
+const peakRssMiB = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** Starts the standalone server on `dataDir`: its port, seconds until /readyz is 200, its CPU and RSS then, and `stop`. */
 async function startServer(dataDir, env = {}) {
@@ -148,7 +150,7 @@ async function startServer(dataDir, env = {}) {
     throw error;
   }
   const seconds = (performance.now() - started) / 1000;
-  return { port, pid: server.pid, seconds, cpu: cpuSeconds(server.pid), rss: rssMiB(server.pid), stop };
+  return { port, pid: server.pid, seconds, cpu: cpuSeconds(server.pid), rss: rssMiB(server.pid), peak: peakRssMiB(server.pid), stop };
 }
 
 /** Starts the standalone server on `dataDir` and stops it once ready: seconds to ready, CPU, RSS. */
@@ -198,7 +200,8 @@ for (const n of FILES ? SIZES : []) {
     if (memory) row(`rebuild, ${n} events (memory, before)`, `${fmt(memory.rate, 0)} events/s`, `>= ${TARGET.rebuild}`);
 
     // the first start builds what accounts and billing make of the events; the second resumes
-    await startAndStop(dataDir);
+    const first = await startAndStop(dataDir);
+    console.log(`  first start (builds accounts' and billing's read models from empty): ${fmt(first.seconds, 1)} s to ready, ${fmt(first.cpu, 1)} CPU s, RSS ${fmt(first.rss, 0)} MiB (peak ${fmt(first.peak, 0)})`);
     const resumed = quicker(await startAndStop(dataDir), await startAndStop(dataDir));
     console.log(`  restart (SQLite, resumes; the quicker of two): ${fmt(resumed.seconds, 2)} s to ready, ${fmt(resumed.cpu, 2)} CPU s (boot alone ${fmt(boot.seconds, 2)} s, ${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(resumed.rss, 0)} MiB`);
     row(`restart to ready, ${n} events (SQLite)`, `${fmt(resumed.seconds, 2)} s; CPU ${fmt(resumed.cpu, 2)} s = boot + ${fmt(resumed.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`, resumed.seconds <= TARGET.restartS);
@@ -209,6 +212,11 @@ for (const n of FILES ? SIZES : []) {
       row(`restart to ready, ${n} events (memory, before)`, `${fmt(before.seconds, 2)} s; CPU ${fmt(before.cpu, 2)} s = boot + ${fmt(before.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`);
       row(`RSS after start, ${n} files (memory, before)`, `${fmt(before.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`);
     }
+    // what `admin rebuild-read-models` leads to: every read model rebuilt from the event store by the server
+    rmSync(join(dataDir, 'read-models'), { recursive: true, force: true });
+    const rebuilt = await startAndStop(dataDir);
+    console.log(`  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`);
+    row(`RSS after a full rebuild in the server, ${n} files (SQLite)`, `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, rebuilt.peak < TARGET.rssMiB);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -290,7 +298,13 @@ for (const n of USERS ? (keptUsers ? [Number(process.env.BENCH_SCALE_USERS_N ?? 
       middle = await seedUsers(dataDir, n);
       console.log(`\n${n} users: seeded in ${fmt((performance.now() - seedStarted) / 1000)} s`);
       const built = await startAndStop(dataDir); // the read models build the new users
-      console.log(`  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready`);
+      console.log(`  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready, ${fmt(built.cpu, 1)} CPU s, RSS ${fmt(built.rss, 0)} MiB (peak ${fmt(built.peak, 0)})`);
+      row(`RSS after the first start after seeding ${n} users (catch-up)`, `${fmt(built.rss, 0)} MiB, peak ${fmt(built.peak, 0)} (${fmt(built.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, built.peak < TARGET.rssMiB);
+      // what `admin rebuild-read-models` leads to: every read model rebuilt from the event store by the server
+      rmSync(join(dataDir, 'read-models'), { recursive: true, force: true });
+      const rebuilt = await startAndStop(dataDir);
+      console.log(`  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`);
+      row(`RSS after a full rebuild in the server, ${n} users (SQLite)`, `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, rebuilt.peak < TARGET.rssMiB);
     } else console.log(`\n${n} users, kept in ${dataDir}`);
     const server = await startServer(dataDir);
     try {

@@ -186,6 +186,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 export class MemoryDocumentStore implements DocumentStore {
   private readonly collections = new Map<string, MemoryCollection<Document>>();
   private readonly checkpoints = new Map<string, Checkpoint>();
+  /** a commit is a synchronous change of this process's maps */
+  readonly localCommits = true;
 
   collection<T extends Document = Document>(name: string): Collection<T> {
     return this.memoryCollection(name) as unknown as Collection<T>;

@@ -89,6 +89,11 @@ export interface DocumentStore {
   commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Capability: true when `commit` is one local transaction of this process (SQLite, memory),
+   * so a bigger batch costs no more than a few smaller ones; unset for a server (MongoDB).
+   */
+  readonly localCommits?: boolean;
 }
 
 /** A document the port does not accept (a nested array): a bug in the caller. */

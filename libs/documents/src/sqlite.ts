@@ -64,6 +64,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly tables = new Map<string, { paths: Set<string> }>();
   /** each collection's sort paths this connection saw tracked in `_sort_keys` (see `trackSortKeys`) */
   private readonly sortKeys = new Map<string, Set<string>>();
+  /** commits are transactions of this process's connection */
+  readonly localCommits = true;
 
   private constructor(file: string, options: SqliteDocumentStoreOptions) {
     if (file !== ':memory:') {

@@ -19,7 +19,7 @@
  * logged and skipped for that projection, and nothing it wrote for that event is kept.
  */
 import { type HealthReply, serviceUnavailable } from '@burrow/contracts';
-import { CommittedCache, type DocumentStore, MemoryDocumentStore, SqliteDocumentStore, type Write, WriteBehind } from '@burrow/documents';
+import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
 
 export interface Projection {
@@ -63,7 +63,7 @@ export interface ProjectionRunnerOptions {
   /**
    * A batch is committed after this many events, or this many written documents, or when caught
    * up. Unset: 2,000 events or 5,000 documents when live; while catching up into SQLite or memory,
-   * 20,000 events or 50,000 documents (see CATCH_UP_BATCH).
+   * 5,000 events or 12,500 documents (see CATCH_UP_BATCH).
    */
   maxBatchEvents?: number;
   maxBatchWrites?: number;
@@ -121,11 +121,13 @@ const LIVE_BATCH = { events: 2_000, writes: 5_000 };
  * While catching up (a rebuild, a restart behind the log) into a store that commits in one local
  * transaction: bigger batches. A commit costs per page it writes (each index's pages a batch
  * touches are written once per commit, however many of the batch's documents they hold), so
- * ten times fewer commits write far fewer pages; the price is a longer commit (about a second of
- * SQLite at 50,000 documents) while the service is not ready anyway. Not for MongoDB, whose
- * journal holds a whole batch in one document (16 MiB at most).
+ * fewer commits write far fewer pages; the price is a longer commit while the service is not
+ * ready anyway, and the batch's documents held in memory until then: 20,000 events / 50,000
+ * documents peaked at 1.4-1.6 GiB RSS in a 1M-user rebuild (with the committed cache unbounded
+ * then), so 5,000 / 12,500 (docs/performance.md, "Rebuilds, 2026-11-26, second pass"). Not for
+ * MongoDB, whose journal holds a whole batch in one document (16 MiB at most).
  */
-const CATCH_UP_BATCH = { events: 20_000, writes: 50_000 };
+const CATCH_UP_BATCH = { events: 5_000, writes: 12_500 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
@@ -158,7 +160,7 @@ export class ProjectionRunner {
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     this.checkpointName = options.checkpoint ?? 'projections';
-    this.localCommits = documents instanceof SqliteDocumentStore || documents instanceof MemoryDocumentStore;
+    this.localCommits = documents.localCommits === true;
     this.prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
     let resolve!: () => void;
     let reject!: (e: Error) => void;
