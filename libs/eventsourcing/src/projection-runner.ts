@@ -125,7 +125,7 @@ const LIVE_BATCH = { events: 2_000, writes: 5_000 };
  * ready anyway, and the batch's documents held in memory until then: 20,000 events / 50,000
  * documents peaked at 1.4-1.6 GiB RSS in a 1M-user rebuild (with the committed cache unbounded
  * then), so 5,000 / 12,500 (docs/performance.md, "Rebuilds, 2026-11-26, second pass"). Not for
- * MongoDB, whose journal holds a whole batch in one document (16 MiB at most).
+ * MongoDB, whose commit is not local: a batch is journaled, then written over the network.
  */
 const CATCH_UP_BATCH = { events: 5_000, writes: 12_500 };
 
@@ -133,6 +133,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
+  /** the waits of `retrying` under way, ended by `stop()` */
+  private readonly pauses = new Set<() => void>();
   /** bumped whenever the subscription is replaced: callbacks of an older one are ignored */
   private generation = 0;
   private stopped = false;
@@ -188,6 +190,8 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const end of this.pauses) end();
+    this.pauses.clear();
     this.generation++;
     this.setState('stopped');
     this.stopProgress();
@@ -254,6 +258,25 @@ export class ProjectionRunner {
     this.state = state;
   }
 
+  /**
+   * Waits between two tries of `retrying`. The timer keeps the process alive (a service awaiting
+   * `start()` while its store is down has nothing else to: an unref'd timer let it exit, and a
+   * test awaiting it end with its promise pending); `stop()` ends the wait at once.
+   */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pauses.delete(end);
+        resolve();
+      }, ms);
+      const end = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.pauses.add(end);
+    });
+  }
+
   /** Runs `step` until it succeeds (or the runner is stopped or replaced), waiting longer after each failure. */
   private async retrying<T>(generation: number, step: () => Promise<T>): Promise<T | undefined> {
     let delay = this.options.retryMinMs ?? 250;
@@ -264,7 +287,7 @@ export class ProjectionRunner {
       } catch (error) {
         if (error instanceof StoreMismatchError) throw error;
         this.setState('retrying', error as Error);
-        await sleep(delay);
+        await this.pause(delay);
         delay = Math.min(delay * 2, this.options.retryMaxMs ?? 5_000);
       }
     }
