@@ -2,9 +2,10 @@
 /**
  * Scale: what 1k, 100k (and 1M) files cost the standalone server's read models, before (in
  * memory, rebuilt at every start) and after (SQLite files resumed from their checkpoint), in one
- * run (issue 23, "Restarts resume" and "Flat growth"). For each size a data directory is seeded by
- * appending one `FileVersionCommitted` per file (its own stream, as a commit does) to the event
- * store, 1,000 files per folder, one device; then:
+ * run (issue 23, "Restarts resume" and "Flat growth"). For each size a data directory gets a
+ * partner, a user and its device from a first start of the server (over HTTP), then one
+ * `FileVersionCommitted` per file appended to the event store (its own stream, as a commit does),
+ * 1,000 files per folder, all naming one stored 4 KiB blob; then:
  *
  * - full rebuild rate: the storage catalog's projections replayed from position 0 by the
  *   projection runner into a new SQLite read model (and into memory: before), events/s;
@@ -14,7 +15,12 @@
  *   data directory whose read models are built, time until /readyz answers 200, against the same
  *   server started on an empty data directory in this run (the fixed cost of booting Node and
  *   Nest); and the server's RSS once ready (from /proc). With `BURROW_READ_MODELS=memory` too (the
- *   before), up to 100k.
+ *   before), up to 100k;
+ * - a download: one of the device's files fetched by its user over HTTP (Basic), one GET at a
+ *   time: the server's CPU per GET (from /proc) at 100k (1M) against 1k, the growth ratio.
+ *
+ * Then the whole listing of one folder of 1k and of 100k files (their own data directories, every
+ * file in one folder), paged with the cursor as clients page it: CPU µs per file, the growth ratio.
  *
  * Then users, through the running server's interface A: for each size a data directory whose
  * partner (made by a first start) is given that many users by appending one `UserCreated` each
@@ -39,17 +45,18 @@
  * page's, and the first one separately (it may pay a one-off scan of the sort path).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 
 const root = new URL('..', import.meta.url).pathname;
 const { SqliteEventStore } = await import(join(root, 'libs/event-store/dist/index.js'));
 const { MemoryDocumentStore, SqliteDocumentStore } = await import(join(root, 'libs/documents/dist/index.js'));
 const { ProjectionRunner, appendEvents } = await import(join(root, 'libs/eventsourcing/dist/index.js'));
-const { fileIdOf } = await import(join(root, 'libs/contracts/dist/index.js'));
+const { b32encode, fileIdOf, LISTING_PAGE_MAX } = await import(join(root, 'libs/contracts/dist/index.js'));
 const { storageProjections } = await import(join(root, 'apps/storage-catalog/dist/storage-catalog.service.js'));
 const { listFolder } = await import(join(root, 'apps/storage-catalog/dist/files/listing.js'));
 const { measureConcurrently } = await import('./concurrent.mjs');
@@ -63,7 +70,14 @@ const PARTNER = { username: 'bench-partner', password: 'bench-partner-password' 
 const PER_FOLDER = 1_000;
 const PAGE = 100;
 const TARGET = { restartS: 5, rebuild: 100_000, rssMiB: 512, growth: 1.2 };
-const DEVICE = { deviceId: 'd-bench', userId: 'u-bench', partnerId: 'p-bench' };
+/** the device of the whole-listing fixtures (no server reads them, so no user owns it) */
+const LISTED = { deviceId: 'd-bench', userId: 'u-bench', partnerId: 'p-bench' };
+/** the user whose device holds the seeded files (made over HTTP, so that it can log in and download) */
+const USER = { username: 'bench-scale-user', password: 'bench-scale-user-password' };
+/** the bytes every seeded file version names (one blob, really stored: downloads read it) */
+const CONTENT = randomBytes(4096);
+const BLOB = { key: createHash('sha256').update(CONTENT).digest('hex'), size: CONTENT.length, crc32: crc32(CONTENT) };
+const DOWNLOADED = 'folder0000/f0000000.bin';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -75,15 +89,22 @@ const freePort = () =>
     });
   });
 
-async function seed(dataDir, files) {
+/**
+ * `files` file versions on `device` (one `FileVersionCommitted` each, on its own stream, as a commit
+ * does), `perFolder` to a folder, all naming BLOB, which is stored in the data directory's blob folder.
+ * Registers the device first unless the server already did (`registered`).
+ */
+async function seed(dataDir, files, { device, registered = false, perFolder = PER_FOLDER }) {
+  const blobFile = join(dataDir, 'blobs', BLOB.key.slice(0, 2), BLOB.key.slice(2, 4), BLOB.key);
+  mkdirSync(join(blobFile, '..'), { recursive: true });
+  writeFileSync(blobFile, CONTENT);
   const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
   const at = Math.floor(Date.now() / 1000);
-  await appendEvents(store, `device-${DEVICE.deviceId}`, [{ type: 'DeviceRegistered', data: { ...DEVICE, name: 'laptop', at, client_revision: 100, sysplatform: 'linux' } }], 'no_stream');
-  const blob = randomBytes(32).toString('hex');
+  if (!registered) await appendEvents(store, `device-${device.deviceId}`, [{ type: 'DeviceRegistered', data: { ...device, name: 'laptop', at, client_revision: 100, sysplatform: 'linux' } }], 'no_stream');
   for (let i = 0; i < files; i++) {
-    const path = `folder${String(Math.floor(i / PER_FOLDER)).padStart(4, '0')}/f${String(i).padStart(7, '0')}.bin`;
-    const fileId = fileIdOf(DEVICE.deviceId, path);
-    const data = { fileId, ...DEVICE, path, version: 0, size: 4096, blob, crc32: 1, mtime: at, ctime: at, at };
+    const path = `folder${String(Math.floor(i / perFolder)).padStart(4, '0')}/f${String(i).padStart(7, '0')}.bin`;
+    const fileId = fileIdOf(device.deviceId, path);
+    const data = { fileId, ...device, path, version: 0, size: BLOB.size, blob: BLOB.key, crc32: BLOB.crc32, mtime: at, ctime: at, at };
     await appendEvents(store, `file-${fileId}`, [{ type: 'FileVersionCommitted', data }], 'no_stream');
   }
   return store;
@@ -101,11 +122,11 @@ async function rebuild(store, docs) {
 }
 
 /** The first page of folder0000/ (1,000 files): median ms over `rounds`. */
-async function firstPage(docs, rounds = 60) {
+async function firstPage(docs, deviceId, rounds = 60) {
   const times = [];
   for (let r = 0; r < rounds; r++) {
     const started = performance.now();
-    const page = await listFolder(docs, DEVICE.deviceId, 'folder0000/', { limit: PAGE });
+    const page = await listFolder(docs, deviceId, 'folder0000/', { limit: PAGE });
     times.push(performance.now() - started);
     if (page.files.length !== PAGE) throw new Error(`the first page holds ${page.files.length} files, not ${PAGE}`);
   }
@@ -164,81 +185,14 @@ const fmt = (v, digits = 1) => (typeof v === 'number' ? v.toFixed(digits) : Stri
 const rows = [];
 const row = (what, measured, target, ok) => rows.push([what, measured, target, ok === undefined ? '' : ok ? 'met' : 'NOT met']);
 
-console.log(`bench:scale ${new Date().toISOString()}, sizes ${SIZES.join(', ')} files (${PER_FOLDER} per folder), page ${PAGE}`);
-const emptyDir = mkdtempSync(join(tmpdir(), 'burrow-scale-empty-'));
-await startAndStop(emptyDir); // first start makes the partner and its events
-// the quicker of two starts: on a shared machine one start can wait seconds for a core
-const quicker = (a, b) => (a.seconds <= b.seconds ? a : b);
-const boot = quicker(await startAndStop(emptyDir), await startAndStop(emptyDir));
-rmSync(emptyDir, { recursive: true, force: true });
-console.log(`boot on an empty data directory: ${fmt(boot.seconds, 2)} s to ready (${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(boot.rss, 0)} MiB (the quicker of two: the fixed cost every start pays)`);
-
-const pages = {};
-for (const n of FILES ? SIZES : []) {
-  const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-${n}-`));
-  try {
-    const seedStarted = performance.now();
-    const store = await seed(dataDir, n);
-    console.log(`\n${n} files: seeded ${await store.headPosition()} events in ${fmt((performance.now() - seedStarted) / 1000)} s`);
-
-    let memory = null;
-    if (BEFORE && n <= 100_000) {
-      const docs = new MemoryDocumentStore();
-      memory = await rebuild(store, docs);
-      memory.page = await firstPage(docs);
-      console.log(`  before (in memory): rebuild ${fmt(memory.rate, 0)} events/s (${fmt(memory.seconds)} s), first page ${fmt(memory.page, 2)} ms`);
-    }
-    const file = join(dataDir, 'read-models', 'storage-catalog.sqlite');
-    const docs = SqliteDocumentStore.open(file);
-    const sqlite = await rebuild(store, docs);
-    sqlite.page = await firstPage(docs);
-    await docs.close();
-    await store.close();
-    console.log(`  after (SQLite):     rebuild ${fmt(sqlite.rate, 0)} events/s (${fmt(sqlite.seconds)} s), first page ${fmt(sqlite.page, 2)} ms`);
-    pages[n] = { memory: memory?.page, sqlite: sqlite.page };
-    row(`rebuild, ${n} events (SQLite)`, `${fmt(sqlite.rate, 0)} events/s`, `>= ${TARGET.rebuild}`, n >= 100_000 ? sqlite.rate >= TARGET.rebuild : undefined);
-    if (memory) row(`rebuild, ${n} events (memory, before)`, `${fmt(memory.rate, 0)} events/s`, `>= ${TARGET.rebuild}`);
-
-    // the first start builds what accounts and billing make of the events; the second resumes
-    const first = await startAndStop(dataDir);
-    console.log(`  first start (builds accounts' and billing's read models from empty): ${fmt(first.seconds, 1)} s to ready, ${fmt(first.cpu, 1)} CPU s, RSS ${fmt(first.rss, 0)} MiB (peak ${fmt(first.peak, 0)})`);
-    const resumed = quicker(await startAndStop(dataDir), await startAndStop(dataDir));
-    console.log(`  restart (SQLite, resumes; the quicker of two): ${fmt(resumed.seconds, 2)} s to ready, ${fmt(resumed.cpu, 2)} CPU s (boot alone ${fmt(boot.seconds, 2)} s, ${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(resumed.rss, 0)} MiB`);
-    row(`restart to ready, ${n} events (SQLite)`, `${fmt(resumed.seconds, 2)} s; CPU ${fmt(resumed.cpu, 2)} s = boot + ${fmt(resumed.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`, resumed.seconds <= TARGET.restartS);
-    row(`RSS after start, ${n} files (SQLite)`, `${fmt(resumed.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`, resumed.rss < TARGET.rssMiB);
-    if (BEFORE && n <= 100_000) {
-      const before = await startAndStop(dataDir, { BURROW_READ_MODELS: 'memory' });
-      console.log(`  restart (memory, replays everything): ${fmt(before.seconds, 2)} s to ready, ${fmt(before.cpu, 2)} CPU s, RSS ${fmt(before.rss, 0)} MiB`);
-      row(`restart to ready, ${n} events (memory, before)`, `${fmt(before.seconds, 2)} s; CPU ${fmt(before.cpu, 2)} s = boot + ${fmt(before.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`);
-      row(`RSS after start, ${n} files (memory, before)`, `${fmt(before.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`);
-    }
-    // what `admin rebuild-read-models` leads to: every read model rebuilt from the event store by the server
-    rmSync(join(dataDir, 'read-models'), { recursive: true, force: true });
-    const rebuilt = await startAndStop(dataDir);
-    console.log(`  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`);
-    row(`RSS after a full rebuild in the server, ${n} files (SQLite)`, `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, rebuilt.peak < TARGET.rssMiB);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-for (const n of FILES ? SIZES.filter((s) => s > 1_000) : []) {
-  const sqliteGrowth = pages[n].sqlite / pages[1_000].sqlite;
-  row(`first page of a 1,000-file folder, device of ${n} / of 1k files (SQLite)`, `${fmt(sqliteGrowth, 2)}x (${fmt(pages[n].sqlite, 2)} / ${fmt(pages[1_000].sqlite, 2)} ms)`, `<= ${TARGET.growth}x`, sqliteGrowth <= TARGET.growth);
-  if (pages[n].memory !== undefined && pages[1_000].memory !== undefined) {
-    const g = pages[n].memory / pages[1_000].memory;
-    row(`first page of a 1,000-file folder, device of ${n} / of 1k files (memory, before)`, `${fmt(g, 2)}x (${fmt(pages[n].memory, 2)} / ${fmt(pages[1_000].memory, 2)} ms)`, `<= ${TARGET.growth}x`);
-  }
-}
-
-/** The partner the first start made: its id, from its `PartnerCreated` event. */
-async function partnerId(store) {
+/** The data of the first event of `type` on a stream named `prefix`... that `match`es. */
+async function findEvent(store, prefix, type, match = () => true) {
   const head = await store.headPosition();
   let found = null;
   await new Promise((resolve, reject) => {
-    const subscription = store.subscribeToAll({ fromPosition: 0, prefixes: ['partner-'] }, {
+    const subscription = store.subscribeToAll({ fromPosition: 0, prefixes: [prefix] }, {
       onEvent(event) {
-        if (event.type === 'PartnerCreated' && event.data.username === PARTNER.username) found = event.data.partnerId ?? event.stream.slice('partner-'.length);
+        if (!found && event.type === type && match(event.data)) found = event;
       },
       onCheckpoint(position) {
         if (position >= head) void subscription.stop().then(resolve, reject);
@@ -246,8 +200,14 @@ async function partnerId(store) {
       onError: reject,
     });
   });
-  if (!found) throw new Error('no PartnerCreated for the bench partner');
+  if (!found) throw new Error(`no ${type} on the ${prefix} streams`);
   return found;
+}
+
+/** The partner the first start made: its id, from its `PartnerCreated` event. */
+async function partnerId(store) {
+  const event = await findEvent(store, 'partner-', 'PartnerCreated', (data) => data.username === PARTNER.username);
+  return event.data.partnerId ?? event.stream.slice('partner-'.length);
 }
 
 /** `users` users of the bench partner, one `UserCreated` each on its own stream; the middle one's name. */
@@ -284,6 +244,189 @@ async function serverCpuMs(pid, make, count) {
   const before = cpuSeconds(pid);
   for (let i = 0; i < count; i++) await make();
   return ((cpuSeconds(pid) - before) * 1000) / count;
+}
+
+/** `method path` with a JSON body, as `auth`: throws unless 2xx. */
+async function send(port, method, path, auth, body) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  await res.arrayBuffer();
+}
+
+const userAuthorization = `Basic ${Buffer.from(`${USER.username}:${USER.password}`).toString('base64')}`;
+const home = `/storage/${b32encode(USER.username)}`;
+
+/**
+ * A user of the bench partner with a device named laptop, made over HTTP by a first start of the
+ * server on `dataDir` (which makes the partner): the device's ids, from its `DeviceRegistered`.
+ */
+async function userWithDevice(dataDir) {
+  const server = await startServer(dataDir);
+  try {
+    const plans = await getJson(server.port, '/plans');
+    const plan = plans.reduce((a, b) => (b.storage_bytes > a.storage_bytes ? b : a));
+    await send(server.port, 'POST', '/users/', authorization, { ...USER, name: 'Bench Scale User', email: 'bench-scale@example.com', plan_id: plan.plan_id });
+    await send(server.port, 'PUT', `${home}/laptop/`, userAuthorization, { sysplatform: 'linux', client_revision: 1 });
+  } finally {
+    await server.stop();
+  }
+  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  try {
+    const { data } = await findEvent(store, 'device-', 'DeviceRegistered', (d) => d.name === 'laptop');
+    return { deviceId: data.deviceId, userId: data.userId, partnerId: data.partnerId };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * One seeded file (4 KiB) downloaded by its user over HTTP, one GET at a time on a kept-alive
+ * connection: the server's CPU per GET, the median of 5 rounds of 200 (after a warm-up).
+ */
+async function downloadCpuMs(server) {
+  const get = async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}${home}/laptop/${DOWNLOADED}`, { headers: { authorization: userAuthorization } });
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200 || !body.equals(CONTENT)) throw new Error(`GET ${DOWNLOADED}: ${res.status}, ${body.length} bytes`);
+  };
+  for (let i = 0; i < 100; i++) await get();
+  const rounds = [];
+  for (let round = 0; round < 5; round++) rounds.push(await serverCpuMs(server.pid, get, 200));
+  return median(rounds);
+}
+
+console.log(`bench:scale ${new Date().toISOString()}, sizes ${SIZES.join(', ')} files (${PER_FOLDER} per folder), page ${PAGE}`);
+const emptyDir = mkdtempSync(join(tmpdir(), 'burrow-scale-empty-'));
+await startAndStop(emptyDir); // first start makes the partner and its events
+// the quicker of two starts: on a shared machine one start can wait seconds for a core
+const quicker = (a, b) => (a.seconds <= b.seconds ? a : b);
+const boot = quicker(await startAndStop(emptyDir), await startAndStop(emptyDir));
+rmSync(emptyDir, { recursive: true, force: true });
+console.log(`boot on an empty data directory: ${fmt(boot.seconds, 2)} s to ready (${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(boot.rss, 0)} MiB (the quicker of two: the fixed cost every start pays)`);
+
+const pages = {};
+/** server CPU ms per GET of one file, by the number of files its device holds */
+const downloads = {};
+for (const n of FILES ? SIZES : []) {
+  const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-${n}-`));
+  try {
+    // the partner, a user and its device, made by the server; then the device's files, appended
+    const device = await userWithDevice(dataDir);
+    rmSync(join(dataDir, 'read-models'), { recursive: true, force: true }); // every read model is built below
+    const seedStarted = performance.now();
+    const store = await seed(dataDir, n, { device, registered: true });
+    console.log(`\n${n} files: seeded ${await store.headPosition()} events in ${fmt((performance.now() - seedStarted) / 1000)} s`);
+
+    let memory = null;
+    if (BEFORE && n <= 100_000) {
+      const docs = new MemoryDocumentStore();
+      memory = await rebuild(store, docs);
+      memory.page = await firstPage(docs, device.deviceId);
+      console.log(`  before (in memory): rebuild ${fmt(memory.rate, 0)} events/s (${fmt(memory.seconds)} s), first page ${fmt(memory.page, 2)} ms`);
+    }
+    const file = join(dataDir, 'read-models', 'storage-catalog.sqlite');
+    const docs = SqliteDocumentStore.open(file);
+    const sqlite = await rebuild(store, docs);
+    sqlite.page = await firstPage(docs, device.deviceId);
+    await docs.close();
+    await store.close();
+    console.log(`  after (SQLite):     rebuild ${fmt(sqlite.rate, 0)} events/s (${fmt(sqlite.seconds)} s), first page ${fmt(sqlite.page, 2)} ms`);
+    pages[n] = { memory: memory?.page, sqlite: sqlite.page };
+    row(`rebuild, ${n} events (SQLite)`, `${fmt(sqlite.rate, 0)} events/s`, `>= ${TARGET.rebuild}`, n >= 100_000 ? sqlite.rate >= TARGET.rebuild : undefined);
+    if (memory) row(`rebuild, ${n} events (memory, before)`, `${fmt(memory.rate, 0)} events/s`, `>= ${TARGET.rebuild}`);
+
+    // the first start builds what accounts and billing make of the events; the second resumes
+    const first = await startAndStop(dataDir);
+    console.log(`  first start (builds accounts' and billing's read models from empty): ${fmt(first.seconds, 1)} s to ready, ${fmt(first.cpu, 1)} CPU s, RSS ${fmt(first.rss, 0)} MiB (peak ${fmt(first.peak, 0)})`);
+    const resumed = quicker(await startAndStop(dataDir), await startAndStop(dataDir));
+    console.log(`  restart (SQLite, resumes; the quicker of two): ${fmt(resumed.seconds, 2)} s to ready, ${fmt(resumed.cpu, 2)} CPU s (boot alone ${fmt(boot.seconds, 2)} s, ${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(resumed.rss, 0)} MiB`);
+    row(`restart to ready, ${n} events (SQLite)`, `${fmt(resumed.seconds, 2)} s; CPU ${fmt(resumed.cpu, 2)} s = boot + ${fmt(resumed.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`, resumed.seconds <= TARGET.restartS);
+    row(`RSS after start, ${n} files (SQLite)`, `${fmt(resumed.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`, resumed.rss < TARGET.rssMiB);
+    const server = await startServer(dataDir);
+    try {
+      downloads[n] = await downloadCpuMs(server);
+    } finally {
+      await server.stop();
+    }
+    console.log(`  a 4 KiB file of that device downloaded by its user: ${fmt(downloads[n], 2)} ms of server CPU per GET (median of 5 rounds of 200)`);
+    if (BEFORE && n <= 100_000) {
+      const before = await startAndStop(dataDir, { BURROW_READ_MODELS: 'memory' });
+      console.log(`  restart (memory, replays everything): ${fmt(before.seconds, 2)} s to ready, ${fmt(before.cpu, 2)} CPU s, RSS ${fmt(before.rss, 0)} MiB`);
+      row(`restart to ready, ${n} events (memory, before)`, `${fmt(before.seconds, 2)} s; CPU ${fmt(before.cpu, 2)} s = boot + ${fmt(before.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`);
+      row(`RSS after start, ${n} files (memory, before)`, `${fmt(before.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`);
+    }
+    // what `admin rebuild-read-models` leads to: every read model rebuilt from the event store by the server
+    rmSync(join(dataDir, 'read-models'), { recursive: true, force: true });
+    const rebuilt = await startAndStop(dataDir);
+    console.log(`  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`);
+    row(`RSS after a full rebuild in the server, ${n} files (SQLite)`, `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, rebuilt.peak < TARGET.rssMiB);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+for (const n of FILES ? SIZES.filter((s) => s > 1_000) : []) {
+  const sqliteGrowth = pages[n].sqlite / pages[1_000].sqlite;
+  row(`first page of a 1,000-file folder, device of ${n} / of 1k files (SQLite)`, `${fmt(sqliteGrowth, 2)}x (${fmt(pages[n].sqlite, 2)} / ${fmt(pages[1_000].sqlite, 2)} ms)`, `<= ${TARGET.growth}x`, sqliteGrowth <= TARGET.growth);
+  if (pages[n].memory !== undefined && pages[1_000].memory !== undefined) {
+    const g = pages[n].memory / pages[1_000].memory;
+    row(`first page of a 1,000-file folder, device of ${n} / of 1k files (memory, before)`, `${fmt(g, 2)}x (${fmt(pages[n].memory, 2)} / ${fmt(pages[1_000].memory, 2)} ms)`, `<= ${TARGET.growth}x`);
+  }
+  const d = downloads[n] / downloads[1_000];
+  row(`download of a file, device of ${n} / of 1k files (server CPU per GET)`, `${fmt(d, 2)}x (${fmt(downloads[n], 2)} / ${fmt(downloads[1_000], 2)} ms)`, `<= ${TARGET.growth}x`, d <= TARGET.growth);
+}
+
+/**
+ * The whole listing of one folder holding `n` files (its own data directory; the storage catalog
+ * rebuilt in this process), paged as clients page it (LISTING_PAGE_MAX entries, the cursor of each
+ * page asking for the next): this process's CPU µs per file listed (steadier than wall time on a
+ * shared machine), each sample walking the folder as often as it takes to list 100k files, so that
+ * both sizes pay the same garbage collection per file; the median of 5 samples after a warm-up one.
+ */
+async function wholeListing(n) {
+  const dataDir = mkdtempSync(join(tmpdir(), `burrow-scale-wide-${n}-`));
+  try {
+    const store = await seed(dataDir, n, { device: LISTED, perFolder: n });
+    const docs = SqliteDocumentStore.open(join(dataDir, 'read-models', 'storage-catalog.sqlite'));
+    try {
+      await rebuild(store, docs);
+      await store.close();
+      const walk = async () => {
+        let listed = 0;
+        let cursor;
+        do {
+          const page = await listFolder(docs, LISTED.deviceId, 'folder0000/', { limit: LISTING_PAGE_MAX, cursor });
+          listed += page.files.length;
+          cursor = page.next ?? undefined;
+        } while (cursor);
+        if (listed !== n) throw new Error(`the whole listing holds ${listed} files, not ${n}`);
+      };
+      const samples = [];
+      for (let sample = 0; sample < 6; sample++) {
+        const before = process.cpuUsage();
+        const walks = Math.max(1, Math.round(100_000 / n));
+        for (let w = 0; w < walks; w++) await walk();
+        const used = process.cpuUsage(before);
+        if (sample > 0) samples.push((used.user + used.system) / (walks * n));
+      }
+      return median(samples);
+    } finally {
+      await docs.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const WIDE = FILES ? [1_000, 100_000].filter((n) => n <= MAX) : [];
+const perFile = {};
+for (const n of WIDE) {
+  perFile[n] = await wholeListing(n);
+  console.log(`\nthe whole listing of one folder of ${n} files, ${LISTING_PAGE_MAX} to a page: ${fmt(perFile[n], 2)} CPU µs per file`);
+}
+if (perFile[100_000] !== undefined) {
+  const g = perFile[100_000] / perFile[1_000];
+  row('whole listing of a folder, per file, 100k / 1k files (SQLite)', `${fmt(g, 2)}x (${fmt(perFile[100_000], 2)} / ${fmt(perFile[1_000], 2)} CPU µs)`, `<= ${TARGET.growth}x`, g <= TARGET.growth);
 }
 
 const usersRps = {};

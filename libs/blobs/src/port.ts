@@ -90,6 +90,12 @@ export interface BlobStore {
    * checked. Null when the blob is absent.
    */
   fingerprint?(key: string): Promise<BlobFingerprint | null>;
+  /**
+   * A whole read together with the fingerprint of the bytes it reads (not of whatever holds the
+   * name a moment before or after), for less than `fingerprint` then `get` cost. Optional, with
+   * `fingerprint`. Throws BlobNotFoundError when absent.
+   */
+  getWithFingerprint?(key: string): Promise<{ stream: Readable; fingerprint: BlobFingerprint }>;
 }
 
 export interface BlobFingerprint {
@@ -100,7 +106,7 @@ export interface BlobFingerprint {
 }
 
 /** Reading blobs. */
-export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping' | 'fingerprint'>;
+export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping' | 'fingerprint' | 'getWithFingerprint'>;
 /** Adding blobs (the gateway ingests uploads; only the storage catalog deletes blobs). */
 export type BlobWriter = Pick<BlobStore, 'put' | 'sweepAbandoned'>;
 

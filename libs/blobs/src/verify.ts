@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import { BlobNotFoundError, type BlobReader, type ByteRange } from './port.js';
+import { type BlobFingerprint, BlobNotFoundError, type BlobReader, type ByteRange } from './port.js';
 
 /** The stored bytes of `key` do not hash to it. */
 export class CorruptBlobError extends Error {
@@ -80,15 +80,22 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
   /** blob key -> the fingerprint it had when it read back right, and when; in insertion order */
   const checked = new Map<string, { id: string; at: number }>();
   const fingerprintOf = reverifyAfterMs > 0 && reader.fingerprint ? reader.fingerprint.bind(reader) : null;
+  const openWithFingerprint = reverifyAfterMs > 0 && reader.getWithFingerprint ? reader.getWithFingerprint.bind(reader) : null;
+  /** the whole blob, and its fingerprint when the store has them and reads are remembered */
+  const open = async (key: string): Promise<{ stream: Readable | null; fingerprint: BlobFingerprint | null }> => {
+    if (openWithFingerprint) return openWithFingerprint(key);
+    return { stream: null, fingerprint: fingerprintOf ? await fingerprintOf(key) : null };
+  };
   const get = async (key: string, range?: ByteRange): Promise<Readable> => {
     if (range) return reader.get(key, range);
-    const fingerprint = fingerprintOf ? await fingerprintOf(key) : null;
+    const opened = await open(key);
+    const fingerprint = opened.fingerprint;
     if (fingerprint) {
       const seen = checked.get(key);
-      if (seen && seen.id === fingerprint.id && now() - seen.at < reverifyAfterMs) return reader.get(key);
+      if (seen && seen.id === fingerprint.id && now() - seen.at < reverifyAfterMs) return opened.stream ?? reader.get(key);
       checked.delete(key);
     }
-    const source = await reader.get(key);
+    const source = opened.stream ?? (await reader.get(key));
     const hash = createHash('sha256');
     let held: Buffer | null = null;
     const check = new Transform({

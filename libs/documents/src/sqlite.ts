@@ -122,8 +122,13 @@ export class SqliteDocumentStore implements DocumentStore {
     return known;
   }
 
+  /** Collection objects hold no state but their name and SQL: one per name, made once. */
+  private readonly collections = new Map<string, SqliteCollection<Document>>();
+
   collection<T extends Document = Document>(name: string): Collection<T> {
-    return new SqliteCollection<T>(name, this);
+    let collection = this.collections.get(name);
+    if (!collection) this.collections.set(name, (collection = new SqliteCollection<Document>(name, this)));
+    return collection as unknown as Collection<T>;
   }
 
   private collectionNames(): string[] {
@@ -454,14 +459,19 @@ function duplicateKey(collection: string, error: unknown): unknown {
 }
 
 class SqliteCollection<T extends Document> implements Collection<T> {
+  /** a read by id, the commonest read: its SQL made once per collection object */
+  private readonly byId: string;
+
   constructor(
     private readonly name: string,
     private readonly store: SqliteDocumentStore,
-  ) {}
+  ) {
+    this.byId = `SELECT doc FROM ${tableOf(name)} WHERE id = ?`;
+  }
 
   async get(id: string): Promise<T | null> {
     this.store.table(this.name);
-    const row = this.store.statement(`SELECT doc FROM ${tableOf(this.name)} WHERE id = ?`).get(id) as { doc: string } | undefined;
+    const row = this.store.statement(this.byId).get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 

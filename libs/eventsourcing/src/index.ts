@@ -7,5 +7,6 @@ export * from './ledger.js';
 export * from './projection-runner.js';
 export * from './reservation.js';
 export * from './retry.js';
+export * from './stream-facts.js';
 export * from './workflow.js';
 export * from './write-process.js';

@@ -8,6 +8,7 @@ import { conflict, type Event } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
 import { appendEvents } from './append.js';
 import { retryOnConflict } from './retry.js';
+import { StreamFacts } from './stream-facts.js';
 
 export type NameReserved = Event<'NameReserved', { owner: string }>;
 export type NameReleased = Event<'NameReleased', { owner: string }>;
@@ -15,10 +16,19 @@ export type NameReleased = Event<'NameReleased', { owner: string }>;
 /** Case-insensitive key for a name, safe inside a stream name. */
 export const nameKey = (name: string) => encodeURIComponent(name.trim().toLowerCase());
 
-/** The current owner of a reservation stream, or null when free. */
+const holders = new StreamFacts<string | null>();
+
+/**
+ * The current owner of a reservation stream, or null when free. Remembered with the stream's
+ * revision (a device's name is resolved on every download): a reserve or release elsewhere moves
+ * the revision, so the next call reads the stream again.
+ */
 export async function reservationHolder(store: EventStore, stream: string): Promise<string | null> {
-  const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-  return last?.type === 'NameReserved' ? (last.data.owner as string) : null;
+  const holder = await holders.get(store, stream, async () => {
+    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return last ? { revision: last.revision, facts: last.type === 'NameReserved' ? (last.data.owner as string) : null } : null;
+  });
+  return holder ?? null;
 }
 
 /** Takes the name for `owner` (a no-op if it already holds it); 409 naming `conflictField` if taken. */

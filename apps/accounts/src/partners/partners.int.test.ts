@@ -85,6 +85,25 @@ describe('partners', () => {
       assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
       assert.equal((await replica.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
     });
+
+    it('a username that logged in before stays its own partner: another partner\'s password, another case or an unknown name is refused', async () => {
+      const a = await t.createPartner({ username: 'cyberdyne', password: 'cyberdyne-secret' });
+      const b = await t.createPartner({ username: 'weyland', password: 'weyland-secret' });
+      const auth = new PartnerAuthentication(t.ctx);
+      const as = (username: string, password: string) => auth.authenticate({ username, password, address: '198.51.100.10' });
+      assert.deepEqual(await as('cyberdyne', 'cyberdyne-secret'), { partnerId: a.partner_id, username: 'cyberdyne' });
+      assert.deepEqual(await as('weyland', 'weyland-secret'), { partnerId: b.partner_id, username: 'weyland' });
+      await expectError(as('cyberdyne', 'weyland-secret'), 401);
+      await expectError(as('weyland', 'cyberdyne-secret'), 401);
+      await expectError(as('CYBERDYNE', 'cyberdyne-secret'), 401);
+      await expectError(as('cyberdyne-x', 'cyberdyne-secret'), 401);
+      assert.deepEqual(await as('cyberdyne', 'cyberdyne-secret'), { partnerId: a.partner_id, username: 'cyberdyne' });
+      // a password change through another instance (another replica) is in force here at once
+      await new PartnersHandlers(t.ctx).changePassword({ partnerId: a.partner_id, password: 'cyberdyne-new-1' });
+      await expectError(as('cyberdyne', 'cyberdyne-secret'), 401);
+      assert.deepEqual(await as('cyberdyne', 'cyberdyne-new-1'), { partnerId: a.partner_id, username: 'cyberdyne' });
+      assert.deepEqual(await as('weyland', 'weyland-secret'), { partnerId: b.partner_id, username: 'weyland' });
+    });
   });
 
   describe('credentials carried with a request (PartnerCredentialsGuard)', () => {

@@ -4,6 +4,7 @@
  * policy needs (is the user enabled, does their group allow the web interface).
  */
 import { type AuthenticatedUser, type AuthenticateUserRequest, type SessionUserRequest, Streams, Subjects, unauthorized } from '@burrow/contracts';
+import { StreamFacts } from '@burrow/eventsourcing';
 import { createHash } from 'node:crypto';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -17,6 +18,8 @@ import { type UserDoc, usersCollection } from './users.projection.js';
 @Controller()
 export class UserLoginHandlers {
   private readonly credentials: CredentialCheck;
+  /** each user's credential stamp as of their stream's revision (checked on every cookie request) */
+  private readonly stamps = new StreamFacts<string | null>();
 
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {
     this.credentials = new CredentialCheck(ctx, 'user', 'invalid username or password');
@@ -57,14 +60,20 @@ export class UserLoginHandlers {
   /**
    * What sessions, links and extensions are bound to: the password hash and the last time the user
    * was disabled. A password change or a disable changes it, so everything made before ends (a
-   * re-enable does not bring it back). null for a user without a password.
+   * re-enable does not bring it back). null for a user without a password. Remembered with the
+   * user stream's revision: any change to the user, here or through another replica, moves it and
+   * the stream is read again.
    */
   private async credentialStamp(userId: string): Promise<string | null> {
-    const events = await this.ctx.store.readStream(Streams.user(userId), { direction: 'backwards' });
-    const hash = events.find((e) => e.type === 'UserPasswordChanged' || e.type === 'UserCreated')?.data.passwordHash as string | undefined;
-    if (!hash) return null;
-    const disabled = events.find((e) => e.type === 'UserDisabled');
-    return sessionStamp(hash, disabled?.revision);
+    const stream = Streams.user(userId);
+    const stamp = await this.stamps.get(this.ctx.store, stream, async () => {
+      const events = await this.ctx.store.readStream(stream, { direction: 'backwards' });
+      if (events.length === 0) return null;
+      const hash = events.find((e) => e.type === 'UserPasswordChanged' || e.type === 'UserCreated')?.data.passwordHash as string | undefined;
+      const disabled = events.find((e) => e.type === 'UserDisabled');
+      return { revision: events[0].revision, facts: hash ? sessionStamp(hash, disabled?.revision) : null };
+    });
+    return stamp ?? null;
   }
 
   private async describe(user: UserDoc, stamp: string | null): Promise<AuthenticatedUser> {

@@ -328,6 +328,36 @@ describe('users', () => {
       assert.equal(await t.allocated(intruder.partner_id), 0);
     });
 
+    it('a user found before is read again, never remembered: changes, deletes, re-creates and other partners show at once', async () => {
+      const owner = await t.createPartner();
+      const other = await t.createPartner();
+      await t.users.create({ partnerId: owner.partner_id, username: 'vera', name: 'Vera', email: 'vera@example.com' });
+      assert.equal((await t.users.get({ partnerId: owner.partner_id, user: 'vera' })).name, 'Vera');
+      // the same name asked by another partner: not the owner's user
+      await expectError(t.users.get({ partnerId: other.partner_id, user: 'vera' }), 404);
+      await expectError(t.users.update({ partnerId: other.partner_id, user: 'vera', changes: { name: 'Owned' } }), 404);
+      // a change is read at once
+      await t.users.update({ partnerId: owner.partner_id, user: 'vera', changes: { name: 'Vera B' } });
+      assert.equal((await t.users.get({ partnerId: owner.partner_id, user: 'vera' })).name, 'Vera B');
+      assert.equal((await t.users.get({ partnerId: owner.partner_id, user: 'VERA' })).name, 'Vera B');
+      // deleted, then the name taken by another partner: the owner no longer finds it, the other does
+      await t.users.delete({ partnerId: owner.partner_id, user: 'vera' });
+      await expectError(t.users.get({ partnerId: owner.partner_id, user: 'vera' }), 404);
+      await t.users.create({ partnerId: other.partner_id, username: 'vera', name: 'Other Vera', email: 'vera@example.com' });
+      await expectError(t.users.get({ partnerId: owner.partner_id, user: 'vera' }), 404);
+      await expectError(t.users.get({ partnerId: owner.partner_id, user: 'VERA' }), 404);
+      assert.equal((await t.users.get({ partnerId: other.partner_id, user: 'vera' })).name, 'Other Vera');
+      // and back to the owner as a new user: the new one, not the one found first
+      await t.users.delete({ partnerId: other.partner_id, user: 'vera' });
+      await expectError(t.users.get({ partnerId: other.partner_id, user: 'vera' }), 404);
+      await t.users.create({ partnerId: owner.partner_id, username: 'vera', name: 'Vera C', email: 'vera.c@example.com' });
+      assert.deepEqual(
+        { name: (await t.users.get({ partnerId: owner.partner_id, user: 'vera' })).name, id: (await usersCollection(t.docs).findOne({ username: 'vera' }))?.partnerId },
+        { name: 'Vera C', id: owner.partner_id },
+      );
+      await expectError(t.users.get({ partnerId: other.partner_id, user: 'vera' }), 404);
+    });
+
     it('a user cannot join another partner\'s group (409 group_id)', async () => {
       const a = await t.createPartner();
       const b = await t.createPartner();

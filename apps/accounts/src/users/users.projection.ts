@@ -62,14 +62,41 @@ interface UserDeviceDoc {
 
 export const usersCollection = (docs: DocumentStore) => docs.collection<UserDoc>('users');
 
-/** A user of this partner by username (exact, then any case) or email; 404 otherwise (other partners' users included). */
+/**
+ * Each store's user ids by partner and exact username, as found by `findPartnerUser`: a hint, read
+ * by id and checked on every use, so it can never answer with a stale or another partner's user.
+ */
+const userIdHints = new WeakMap<DocumentStore, Map<string, string>>();
+const USER_ID_HINTS = 100_000;
+
+/**
+ * A user of this partner by username (exact, then any case) or email; 404 otherwise (other
+ * partners' users included). A name found before is read by the id it had then (a read by id costs
+ * half a lookup by the indexed name in SQLite), and that document is the answer only while it
+ * still belongs to this partner and has this exact username: usernames are unique (a unique index),
+ * so it is the document the first lookup below would find. A user deleted, renamed or re-created
+ * since fails the check and is looked up by name again.
+ */
 export async function findPartnerUser(docs: DocumentStore, partnerId: string, user: string): Promise<UserDoc> {
   const users = usersCollection(docs);
+  let hints = userIdHints.get(docs);
+  if (!hints) userIdHints.set(docs, (hints = new Map()));
+  const key = `${partnerId}\0${user}`;
+  const hinted = hints.get(key);
+  if (hinted !== undefined) {
+    const doc = await users.get(hinted);
+    if (doc && doc.partnerId === partnerId && doc.username === user) return doc;
+    hints.delete(key);
+  }
   const doc =
     (await users.findOne({ partnerId, username: user })) ??
     (await users.findOne({ partnerId, usernameKey: user.toLowerCase() })) ??
     (user.includes('@') ? await users.findOne({ partnerId, emailKey: user.toLowerCase() }) : null);
   if (!doc) throw notFound(`no user ${user}`);
+  if (doc.partnerId === partnerId && doc.username === user) {
+    if (hints.size >= USER_ID_HINTS) hints.clear();
+    hints.set(key, doc._id);
+  }
   return doc;
 }
 const userDevices = (docs: DocumentStore) => docs.collection<UserDeviceDoc>('user_devices');

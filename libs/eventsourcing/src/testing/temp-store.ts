@@ -9,15 +9,19 @@ import { join } from 'node:path';
 
 export interface TempStore {
   store: SqliteEventStore;
+  /** the store's file (another connection to it stands for another process) */
+  file: string;
   /** closes the store and removes its directory */
   dispose(): Promise<void>;
 }
 
 export async function openTempStore(): Promise<TempStore> {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-es-'));
-  const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+  const file = join(dir, 'events.sqlite');
+  const store = SqliteEventStore.open(file, { pollIntervalMs: 20 });
   return {
     store,
+    file,
     async dispose() {
       await store.close();
       await rm(dir, { recursive: true, force: true });
