@@ -20,6 +20,8 @@ export class ShortBlobError extends Error {
   }
 }
 
+const ignore = () => undefined;
+
 const gone = (out: Writable) => out.destroyed || out.writableEnded || (out as Writable & { closed?: boolean }).closed === true;
 
 /** Resolves when `out` can take more, rejects (ClientGoneError) when it closes first. */
@@ -47,18 +49,46 @@ export async function write(out: Writable, chunk: Buffer | string): Promise<void
   if (!out.write(chunk)) await drained(out);
 }
 
-/** Copies exactly `length` bytes of `source` to `out` (not ending `out`); destroys `source` on failure. */
-export async function copyExactly(source: Readable, out: Writable, length: number): Promise<void> {
-  let copied = 0;
-  try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
+/**
+ * Copies exactly `length` bytes of `source` to `out` (not ending `out`); destroys `source` on
+ * failure. Event-driven (`data`, pausing the source while `out` is full) rather than an async
+ * iteration: a download of one chunk paid more for the iterator's promises than for the copy.
+ */
+export function copyExactly(source: Readable, out: Writable, length: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let copied = 0;
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', settle);
+      out.off('drain', onDrain);
+      out.off('close', onGone);
+      out.off('error', onGone);
+      // the source is ours alone: an error it reports after this (closing its file) has no one to tell
+      source.on('error', ignore);
+      if (error) {
+        source.destroy();
+        reject(error);
+      } else resolve();
+    };
+    const onData = (chunk: Buffer) => {
       copied += chunk.length;
-      if (copied > length) throw new ShortBlobError(length, copied);
-      await write(out, chunk);
-    }
-  } catch (error) {
-    source.destroy();
-    throw error;
-  }
-  if (copied !== length) throw new ShortBlobError(length, copied);
+      if (copied > length) return settle(new ShortBlobError(length, copied));
+      if (gone(out)) return settle(new ClientGoneError());
+      if (!out.write(chunk)) source.pause();
+    };
+    const onDrain = () => source.resume();
+    const onEnd = () => settle(copied === length ? undefined : new ShortBlobError(length, copied));
+    const onGone = () => settle(new ClientGoneError());
+    if (gone(out)) return settle(new ClientGoneError());
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', settle);
+    out.on('drain', onDrain);
+    out.once('close', onGone);
+    out.once('error', onGone);
+  });
 }
