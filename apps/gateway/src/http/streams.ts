@@ -24,22 +24,27 @@ const ignore = () => undefined;
 
 const gone = (out: Writable) => out.destroyed || out.writableEnded || (out as Writable & { closed?: boolean }).closed === true;
 
+type Listeners = [NodeJS.EventEmitter, string, Parameters<NodeJS.EventEmitter['on']>[1]][];
+
+/** Adds the listeners; returns what removes them all. */
+function attach(listeners: Listeners): () => void {
+  for (const [emitter, event, listener] of listeners) emitter.on(event, listener);
+  return () => {
+    for (const [emitter, event, listener] of listeners) emitter.off(event, listener);
+  };
+}
+
 /** Resolves when `out` can take more, rejects (ClientGoneError) when it closes first. */
 export function drained(out: Writable): Promise<void> {
   if (gone(out)) return Promise.reject(new ClientGoneError());
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
-      out.off('drain', onDrain);
-      out.off('close', onClose);
-      out.off('error', onClose);
+      detach();
       if (error) reject(error);
       else resolve();
     };
-    const onDrain = () => done();
     const onClose = () => done(new ClientGoneError());
-    out.on('drain', onDrain);
-    out.on('close', onClose);
-    out.on('error', onClose);
+    const detach = attach([[out, 'drain', () => done()], [out, 'close', onClose], [out, 'error', onClose]]);
   });
 }
 
@@ -55,18 +60,17 @@ export async function write(out: Writable, chunk: Buffer | string): Promise<void
  * iteration: a download of one chunk paid more for the iterator's promises than for the copy.
  */
 export function copyExactly(source: Readable, out: Writable, length: number): Promise<void> {
+  if (gone(out)) {
+    source.destroy();
+    return Promise.reject(new ClientGoneError());
+  }
   return new Promise<void>((resolve, reject) => {
     let copied = 0;
     let settled = false;
     const settle = (error?: Error) => {
       if (settled) return;
       settled = true;
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('error', settle);
-      out.off('drain', onDrain);
-      out.off('close', onGone);
-      out.off('error', onGone);
+      detach();
       // the source is ours alone: an error it reports after this (closing its file) has no one to tell
       source.on('error', ignore);
       if (error) {
@@ -80,15 +84,14 @@ export function copyExactly(source: Readable, out: Writable, length: number): Pr
       if (gone(out)) return settle(new ClientGoneError());
       if (!out.write(chunk)) source.pause();
     };
-    const onDrain = () => source.resume();
-    const onEnd = () => settle(copied === length ? undefined : new ShortBlobError(length, copied));
     const onGone = () => settle(new ClientGoneError());
-    if (gone(out)) return settle(new ClientGoneError());
-    source.on('data', onData);
-    source.once('end', onEnd);
-    source.once('error', settle);
-    out.on('drain', onDrain);
-    out.once('close', onGone);
-    out.once('error', onGone);
+    const detach = attach([
+      [source, 'data', onData],
+      [source, 'end', () => settle(copied === length ? undefined : new ShortBlobError(length, copied))],
+      [source, 'error', settle],
+      [out, 'drain', () => source.resume()],
+      [out, 'close', onGone],
+      [out, 'error', onGone],
+    ]);
   });
 }
