@@ -23,7 +23,8 @@
  *   npm run bench:rebuild   (BENCH_EVENTS, default 100000; BENCH_USERS, default 100000;
  *                            MONGODB_URL to include MongoDB in the storage part; BENCH_PROFILE=<dir>
  *                            writes a CPU profile of each rebuild alone there, for the inspector;
- *                            BENCH_RUNNER_OPTIONS='{"maxBatchEvents":2000}' passes options to the runner)
+ *                            BENCH_RUNNER_OPTIONS='{"maxBatchEvents":2000}' passes options to the runner;
+ *                            BENCH_STORES=sqlite leaves out the rebuilds into memory)
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -40,6 +41,8 @@ const { appendEvents } = await import(join(here, 'libs/eventsourcing/dist/index.
 const PARTS = (process.env.BENCH_PARTS ?? 'storage,accounts').split(',');
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+/** which stores the rebuilds write into (BENCH_STORES, default "memory,sqlite") */
+const STORES = (process.env.BENCH_STORES ?? 'memory,sqlite').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (process.env.BENCH_BASELINE ? 2 : 1));
 const VERSIONS = 5;
 const DEVICES = 10;
@@ -154,9 +157,11 @@ async function storagePart() {
   const digests = new Map();
   for (let round = 0; round < ROUNDS; round++) {
     for (const code of codes) {
-      const memory = new code.MemoryDocumentStore();
-      const m = await run(code, store, memory, code.storageProjections(), seeded, 'storage memory');
-      report('storage', 'memory', code, m, `(${await count(memory)} documents)`);
+      if (STORES.includes('memory')) {
+        const memory = new code.MemoryDocumentStore();
+        const m = await run(code, store, memory, code.storageProjections(), seeded, 'storage memory');
+        report('storage', 'memory', code, m, `(${await count(memory)} documents)`);
+      }
       const file = join(dir, `storage-${code.label}-${round}.sqlite`);
       const sqlite = code.SqliteDocumentStore.open(file);
       const s = await run(code, store, sqlite, code.storageProjections(), seeded, 'storage sqlite');
@@ -258,8 +263,10 @@ async function accountsPart() {
   const digests = new Map();
   for (let round = 0; round < ROUNDS; round++) {
     for (const code of codes) {
-      const m = await run(code, store, new code.MemoryDocumentStore(), code.accountsProjections(), head, 'accounts memory');
-      report('accounts', 'memory, full rebuild', code, m);
+      if (STORES.includes('memory')) {
+        const m = await run(code, store, new code.MemoryDocumentStore(), code.accountsProjections(), head, 'accounts memory');
+        report('accounts', 'memory, full rebuild', code, m);
+      }
       const file = join(dir, `accounts-${code.label}-${round}.sqlite`);
       const sqlite = code.SqliteDocumentStore.open(file);
       const s = await run(code, store, sqlite, code.accountsProjections(), head, 'accounts sqlite');

@@ -18,7 +18,7 @@ export interface WriteTarget {
 /** Throws InvalidDocumentError for the first put the port does not accept, before anything is written. */
 export function checkWrites(writes: Write[]): void {
   for (const w of writes) {
-    if (w.kind !== 'put') continue;
+    if (w.kind !== 'put' || w.checked) continue;
     const problem = documentProblem(w.doc);
     if (problem) throw new InvalidDocumentError(w.collection, w.doc._id, problem);
   }

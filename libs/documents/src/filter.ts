@@ -19,8 +19,13 @@ export function getPath(doc: unknown, path: string): unknown {
  * of single values cannot say whether such a document matches a condition on that path.
  */
 export function isLoose(doc: unknown, path: string): boolean {
+  return isLooseAt(doc, path.split('.'));
+}
+
+/** isLoose with the path split at its dots. */
+export function isLooseAt(doc: unknown, keys: readonly string[]): boolean {
   let value: unknown = doc;
-  for (const key of path.split('.')) {
+  for (const key of keys) {
     if (value === null || typeof value !== 'object') return false;
     if (Array.isArray(value)) return true;
     value = (value as Record<string, unknown>)[key];

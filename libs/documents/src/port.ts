@@ -52,7 +52,8 @@ export interface Collection<T extends Document = Document> {
 
 /** One write of a committed batch. */
 export type Write =
-  | { kind: 'put'; collection: string; doc: Document }
+  /** `checked`: the writer (a unit of work) refused what `documentProblem` refuses when it took the document, and holds the only reference: commit need not walk it again */
+  | { kind: 'put'; collection: string; doc: Document; checked?: true }
   | { kind: 'delete'; collection: string; id: string }
   | { kind: 'deleteMany'; collection: string; filter: Filter }
   /** every document of every collection goes (checkpoints stay; indexes stay) */

@@ -26,7 +26,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applyWrites } from './commit.js';
-import { compareBy, isLoose, matches } from './filter.js';
+import { compareBy, isLoose, isLooseAt, matches } from './filter.js';
 import { type Checkpoint, type Collection, type CommitResult, type Document, documentProblem, type DocumentStore, DuplicateKeyError } from './port.js';
 import { type Filter, type FindOptions, type IndexOptions, InvalidDocumentError, type SortSpec, type Write } from './port.js';
 
@@ -50,6 +50,16 @@ const isScalar = (v: unknown) => v === null || typeof v === 'string' || typeof v
 const isOperatorObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => k.startsWith('$'));
 
+/** A collection's table as this connection knows it. */
+interface TableInfo {
+  /** its indexed paths */
+  paths: Set<string>;
+  /** the same, split at the dots (made on first use) */
+  keys: string[][] | null;
+  /** its insert-or-replace statement (prepared on first use) */
+  upsert: Database.Statement | null;
+}
+
 interface Plan {
   sql: string;
   params: unknown[];
@@ -61,7 +71,7 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   /** tables known to exist, and each collection's indexed paths */
-  private readonly tables = new Map<string, { paths: Set<string> }>();
+  private readonly tables = new Map<string, TableInfo>();
   /** each collection's sort paths this connection saw tracked in `_sort_keys` (see `trackSortKeys`) */
   private readonly sortKeys = new Map<string, Set<string>>();
   /** commits are transactions of this process's connection */
@@ -101,7 +111,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   /** The collection's table (created on first use) and its indexed paths. */
-  table(collection: string): { paths: Set<string> } {
+  table(collection: string): TableInfo {
     let known = this.tables.get(collection);
     if (known) return known;
     const t = tableOf(collection);
@@ -117,7 +127,7 @@ export class SqliteDocumentStore implements DocumentStore {
     for (const row of this.statement('SELECT fields FROM _indexes WHERE collection = ?').all(collection) as { fields: string }[]) {
       for (const f of JSON.parse(row.fields) as string[]) paths.add(f);
     }
-    known = { paths };
+    known = { paths, keys: null, upsert: null };
     this.tables.set(collection, known);
     return known;
   }
@@ -175,12 +185,18 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** Inserts or replaces; DuplicateKeyError when a unique index refuses it (the statement alone is undone). */
   put(collection: string, doc: Document): void {
-    const { paths } = this.table(collection);
+    const table = this.table(collection);
+    table.keys ??= [...table.paths].map((p) => p.split('.'));
+    table.upsert ??= this.statement(`INSERT INTO ${tableOf(collection)} (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`);
     let loose: number | null = null;
-    for (const p of paths) if (isLoose(doc, p)) loose = 1;
+    for (const keys of table.keys) {
+      if (isLooseAt(doc, keys)) {
+        loose = 1;
+        break;
+      }
+    }
     try {
-      this.statement(`INSERT INTO ${tableOf(collection)} (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`)
-        .run(doc._id, JSON.stringify(doc), loose);
+      table.upsert.run(doc._id, JSON.stringify(doc), loose);
     } catch (error) {
       throw duplicateKey(collection, error);
     }
@@ -372,6 +388,7 @@ export class SqliteDocumentStore implements DocumentStore {
       this.statement('INSERT OR IGNORE INTO _indexes (collection, fields, is_unique) VALUES (?, ?, ?)').run(collection, JSON.stringify(fields), options.unique ? 1 : 0);
       if (added.length === 0) return;
       for (const f of added) known.paths.add(f);
+      known.keys = null;
       // documents stored before this path was indexed: flag the ones SQL cannot judge on it
       const flag = this.statement(`UPDATE ${t} SET loose = 1 WHERE id = ?`);
       for (const row of this.statement(`SELECT id, doc FROM ${t} WHERE loose IS NULL`).all() as { id: string; doc: string }[]) {

@@ -376,6 +376,43 @@ describe("ProjectionRunner and the store's announcements", () => {
   });
 });
 
+describe('ProjectionRunner: batches bounded by the size of their documents', () => {
+  it('commits a batch once its documents make maxBatchBytes of JSON, however few events and documents it holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runner-'));
+    const events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000 });
+    // every event writes one document of ~10 KB and rewrites one small one
+    const bulky: Projection = {
+      name: 'bulky',
+      prefixes: ['counter-'],
+      async apply(e, docs) {
+        await docs.collection('pages').upsert({ _id: `${e.position}`, text: 'x'.repeat(10_000) });
+        const sums = docs.collection<Total>('sums');
+        const all = (await sums.get('all')) ?? { _id: 'all', total: 0, events: 0 };
+        await sums.upsert({ ...all, total: all.total + 1, events: all.events + 1 });
+      },
+    };
+    const run = async (options: { maxBatchBytes?: number }) => {
+      const docs = new FlakyDocuments(new MemoryDocumentStore());
+      const runner = new ProjectionRunner(events, docs, [bulky], options);
+      await runner.start();
+      await runner.stop();
+      assert.equal(await docs.collection('pages').count(), 60);
+      assert.deepEqual(await docs.collection('sums').get('all'), { _id: 'all', total: 60, events: 60 });
+      return docs.commits;
+    };
+    try {
+      await events.append('counter-a', increments(60), 'no_stream');
+      assert.ok((await run({})) <= 2, 'under the default bound: one batch');
+      // 35 KB: a commit after every fourth event (the small document rewritten counts once)
+      const commits = await run({ maxBatchBytes: 35_000 });
+      assert.ok(commits >= 15 && commits <= 17, `${commits} commits`);
+    } finally {
+      await events.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('ProjectionRunner on MongoDB: a crash between applying a batch and saving its checkpoint', { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 }, () => {
   it('the next process finishes the batch from its journal; no event is applied twice or lost', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runner-crash-'));

@@ -21,6 +21,7 @@
 import { type HealthReply, serviceUnavailable } from '@burrow/contracts';
 import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
+import { setFlagsFromString } from 'node:v8';
 
 export interface Projection {
   name: string;
@@ -62,11 +63,14 @@ export interface ProjectionRunnerOptions {
   onStoreMismatch?: 'rebuild' | 'refuse';
   /**
    * A batch is committed after this many events, or this many written documents, or when caught
-   * up. Unset: 2,000 events or 5,000 documents when live; while catching up into SQLite or memory,
+   * up, or when its documents make too many bytes (maxBatchBytes). Unset: 2,000 events or 5,000
+   * documents when live; while catching up into SQLite or memory,
    * 5,000 events or 12,500 documents (see CATCH_UP_BATCH).
    */
   maxBatchEvents?: number;
   maxBatchWrites?: number;
+  /** ... or once the documents it holds to write make this many bytes as JSON, about (default 16 MiB) */
+  maxBatchBytes?: number;
   /** backoff between retries after a failure */
   retryMinMs?: number;
   retryMaxMs?: number;
@@ -116,6 +120,13 @@ export class StoreBehindError extends StoreMismatchError {
 
 const CHECKPOINT_EMPTY_AFTER = 10_000;
 
+/**
+ * A batch's documents are also bounded by their size (as JSON, estimated when the unit of work
+ * copies them): counts alone let a batch of large documents (files with dead properties, feed
+ * entries with long details) hold hundreds of MiB until its commit. 12,500 users' documents make
+ * ~6 MiB; 16 MiB of JSON is ~50 MiB of heap.
+ */
+const BATCH_BYTES = 16 * 2 ** 20;
 const LIVE_BATCH = { events: 2_000, writes: 5_000 };
 /**
  * While catching up (a rebuild, a restart behind the log) into a store that commits in one local
@@ -128,6 +139,27 @@ const LIVE_BATCH = { events: 2_000, writes: 5_000 };
  * MongoDB, whose commit is not local: a batch is journaled, then written over the network.
  */
 const CATCH_UP_BATCH = { events: 5_000, writes: 12_500 };
+
+/**
+ * While a runner of this process catches up, V8's heap may grow to 1.5x what survived its last
+ * full collection (`--heap-growing-percent=50`) instead of up to 4x: a rebuild allocates fast and
+ * its batches live long enough to reach the old generation, so with V8's own factor the heap of a
+ * 1M-user rebuild grew to ~350 MiB of mostly garbage over ~60 MiB live (RSS 508-582 MiB; issue 23:
+ * < 512 MiB). Set back to V8's own (0) once no runner catches up: serving is not affected. The
+ * flag is read whenever V8 sets its next limit, so changing it at run time takes effect
+ * (docs/decisions.md, "Memory during a rebuild is bounded").
+ */
+const CATCH_UP_HEAP_GROWING_PERCENT = 50;
+let runnersCatchingUp = 0;
+function boundHeapGrowth(catchingUp: boolean): void {
+  runnersCatchingUp += catchingUp ? 1 : -1;
+  if (runnersCatchingUp !== (catchingUp ? 1 : 0)) return;
+  try {
+    setFlagsFromString(`--heap-growing-percent=${catchingUp ? CATCH_UP_HEAP_GROWING_PERCENT : 0}`);
+  } catch {
+    // a runtime without the flag: V8's own growth
+  }
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
@@ -404,7 +436,8 @@ export class ProjectionRunner {
     const limits = this.progress && this.localCommits ? CATCH_UP_BATCH : LIVE_BATCH;
     const maxEvents = this.options.maxBatchEvents ?? limits.events;
     const maxWrites = this.options.maxBatchWrites ?? limits.writes;
-    if (batch.events >= maxEvents || batch.uow.size >= maxWrites) await this.flush(generation);
+    const maxBytes = this.options.maxBatchBytes ?? BATCH_BYTES;
+    if (batch.events >= maxEvents || batch.uow.size >= maxWrites || batch.uow.bytes >= maxBytes) await this.flush(generation);
   }
 
   /**
@@ -525,11 +558,13 @@ export class ProjectionRunner {
     }, every);
     timer.unref();
     this.progress = { timer, from, startedAt: Date.now() };
+    boundHeapGrowth(true);
   }
 
   private stopProgress(done = false): void {
     if (!this.progress) return;
     clearInterval(this.progress.timer);
+    boundHeapGrowth(false);
     if (done) {
       const seconds = (Date.now() - this.progress.startedAt) / 1000;
       const events = this.position - this.progress.from;
