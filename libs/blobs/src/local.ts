@@ -18,6 +18,10 @@
  * content. The new file's time is the put's (the reaper reads it). The folders a put needs are
  * created once per process and remembered: a `mkdir` per put was measurable on small files.
  *
+ * A small put (a body that ends within `SMALL_PUT_BYTES`) takes the same steps, with the same
+ * durability, on a worker thread: one message there and one back instead of a dozen thread-pool
+ * jobs (small-puts.ts, put-worker.ts); its folder syncs are its own, not grouped.
+ *
  * Temporary files are named after their process (temporary.ts), so a process starting up removes
  * those a killed process left at once (`sweepAbandoned`). A blob whose bytes do not match its key
  * is moved to `quarantine/<key>.<ms>` (`quarantine`), where it stays for the operator.
@@ -26,9 +30,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { close, createReadStream, createWriteStream, fstat, open as openFile, type Stats } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type BlobFingerprint, type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
+import { SmallPuts } from './small-puts.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { sha256Of } from './verify.js';
 
@@ -114,6 +119,26 @@ async function putBack(aside: string, target: string): Promise<void> {
   await unlink(aside);
 }
 
+/** Bodies up to this size are put whole on a worker thread (`SmallPuts`); larger ones stream. */
+export const SMALL_PUT_BYTES = 128 * 1024;
+/** one pool per process, whatever the number of stores */
+const smallPuts = new SmallPuts(4);
+
+/** The chunks already read, then the rest of the source. */
+async function* rest(head: Buffer[], iterator: AsyncIterator<Buffer | string>): AsyncGenerator<Buffer | string> {
+  try {
+    yield* head;
+    for (let read = await iterator.next(); !read.done; read = await iterator.next()) yield read.value;
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+export interface LocalBlobStoreOptions {
+  /** small bodies' file work on worker threads (default true; false: every put streams through the thread pool) */
+  smallPuts?: boolean;
+}
+
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
   private readonly quarantineDir: string;
@@ -125,7 +150,13 @@ export class LocalBlobStore implements BlobStore {
   private readonly madeDirs = new Map<string, { made: Promise<void>; durable: Promise<void> }>();
   private readonly syncs = new FolderSyncs();
 
-  constructor(private readonly dir: string) {
+  private readonly smallPuts: boolean;
+
+  constructor(
+    private readonly dir: string,
+    options: LocalBlobStoreOptions = {},
+  ) {
+    this.smallPuts = options.smallPuts ?? true;
     this.tmpDir = join(dir, 'tmp');
     this.quarantineDir = join(dir, 'quarantine');
   }
@@ -169,8 +200,71 @@ export class LocalBlobStore implements BlobStore {
     return join(this.dir, key.slice(0, 2), key.slice(2, 4), key);
   }
 
+  /**
+   * Streams `source` into the store (see the header). A body that ends within `SMALL_PUT_BYTES`
+   * is read whole and its file work handed to a worker thread in one message (small-puts.ts: the
+   * same steps, the same durability); a larger one streams through the thread pool.
+   */
   async put(source: Readable): Promise<BlobInfo> {
     await this.ensureDurableDir(this.tmpDir);
+    if (!this.smallPuts) return this.putStreaming(source);
+    const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+    const head: Buffer[] = [];
+    let size = 0;
+    while (size <= SMALL_PUT_BYTES) {
+      // a source that fails (a client gone, a quota passed) fails the put here: nothing was written
+      const read = await iterator.next();
+      if (read.done) return this.putSmall(head, size);
+      const chunk = typeof read.value === 'string' ? Buffer.from(read.value) : read.value;
+      head.push(chunk);
+      size += chunk.length;
+    }
+    return this.putStreaming(Readable.from(rest(head, iterator), { objectMode: false }));
+  }
+
+  private async putSmall(chunks: Buffer[], size: number): Promise<BlobInfo> {
+    const hash = createHash('sha256');
+    for (const chunk of chunks) hash.update(chunk);
+    const key = hash.digest('hex');
+    const target = this.pathOf(key);
+    const folder = dirname(target);
+    // one buffer of its own (not a slice of a pooled one), moved to the worker without a copy
+    const data = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const chunk of chunks) at += chunk.copy(data, at);
+    const put = (): Promise<void> =>
+      smallPuts.run({ tmp: join(this.tmpDir, temporaryName()), target, chunks: [data], fileMode: PRIVATE_FILE, dirMode: PRIVATE_DIR }, [data.buffer as ArrayBuffer]);
+    for (let known = this.madeDirs.get(folder); known; known = this.madeDirs.get(folder)) {
+      try {
+        await known.made;
+        await known.durable;
+      } catch {
+        continue; // that attempt failed and was forgotten: this put makes the folder
+      }
+      // the folder exists and its name is durable (if it was removed behind the cache's back, the
+      // worker makes it again and syncs what it made)
+      await put();
+      return { key, size };
+    }
+    // the first put into the folder in this process: others wait for it (it may make the folder,
+    // and a put into it must not resolve before the folder's name is durable)
+    let settle!: (error?: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    done.catch(() => undefined);
+    const entry = { made: done, durable: done };
+    this.madeDirs.set(folder, entry);
+    try {
+      await put();
+      settle();
+    } catch (error) {
+      if (this.madeDirs.get(folder) === entry) this.madeDirs.delete(folder);
+      settle(error);
+      throw error;
+    }
+    return { key, size };
+  }
+
+  private async putStreaming(source: Readable): Promise<BlobInfo> {
     const tmp = join(this.tmpDir, temporaryName());
     const hash = createHash('sha256');
     let size = 0;

@@ -83,6 +83,18 @@ describe('write processes', () => {
     return { thingId };
   }
 
+  /** Starts a request that stalls at `point` until resumed; resolves once it is there and the read models show it. */
+  async function stalledAt(point: string, name: string): Promise<{ thingId: string; request: Promise<string>; resume: () => void }> {
+    let resume!: () => void;
+    const hold = new Promise<void>((r) => (resume = r));
+    const thingId = randomUUID();
+    const reached = new Promise<void>((arrived) => (crash = { point, arrived, hold }));
+    const request = makeThing(name, thingId);
+    await reached;
+    await runner.catchUp();
+    return { thingId, request, resume };
+  }
+
   const processIdOf = async (thingId: string) => {
     const pending = await pendingProcessesCollection(docs).find({});
     const found = pending.find((p) => (p.data as MakeThing).thingId === thingId);
@@ -203,19 +215,33 @@ describe('write processes', () => {
   });
 
   it('a request that only stalled, resumed after recovery settled its process, fails with 503 and changes nothing', async () => {
-    let resume!: () => void;
-    const hold = new Promise<void>((r) => (resume = r));
-    const thingId = randomUUID();
-    const reached = new Promise<void>((arrived) => (crash = { point: 'MakeThing:reserve:after', arrived, hold }));
-    const request = makeThing('stalled', thingId);
-    await reached;
-    await runner.catchUp();
+    const { thingId, request, resume } = await stalledAt('MakeThing:reserve:after', 'stalled');
     assert.equal((await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).compensated.length, 1);
     resume();
     const error = await request.then(() => assert.fail('expected a 503'), (e: unknown) => e);
     assert.ok(error instanceof DomainError && error.status === 503, String(error));
     assert.equal(await reservationHolder(t.store, nameStream('stalled')), null);
     assert.deepEqual(await typesOf(thingStream(thingId)), ['ThingAbandoned']);
+  });
+
+  it('a process appends its end at the revision it knows, without reading its stream; an end recovery recorded first wins, once', async () => {
+    const read: string[] = [];
+    const readStream = t.store.readStream.bind(t.store);
+    t.store.readStream = (stream, options) => {
+      read.push(stream);
+      return readStream(stream, options);
+    };
+    const id = await makeThing('known');
+    assert.deepEqual(read.filter((s) => s.startsWith('process-')), [], 'the end was appended without a read of the process stream');
+    assert.deepEqual(await typesOf(processStream('test', id)), ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted']);
+
+    // stalled after its commit point: recovery completes it, then the request's own end loses the race
+    const { thingId, request, resume } = await stalledAt('MakeThing:complete:before', 'late');
+    assert.equal((await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).completed.length, 1);
+    resume();
+    const late = await request;
+    assert.deepEqual(await typesOf(processStream('test', late)), ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted'], 'one end');
+    assert.deepEqual(await typesOf(thingStream(thingId)), ['ThingCreated']);
   });
 
   it('recovery leaves processes younger than the grace period alone', async () => {

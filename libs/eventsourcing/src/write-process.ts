@@ -115,14 +115,23 @@ export class ProcessLog {
     await this.options.faults?.(point);
   }
 
-  /** Appends the process's end; false if it had already ended (another recovery got there first). */
-  async end(id: string, event: ProcessCompleted | ProcessCompensated, store: EventStore = this.store): Promise<boolean> {
+  /**
+   * Appends the process's end; false if it had already ended (another recovery got there first).
+   * `revision`: the stream's revision the caller knows it is at (the process running it: it wrote
+   * every event of it but an end), so it is not read first; an end appended meanwhile by anyone
+   * else moved it, and the append then fails as a lost race (false), as after a read.
+   */
+  async end(id: string, event: ProcessCompleted | ProcessCompensated, store: EventStore = this.store, revision?: number): Promise<boolean> {
     const stream = processStream(this.service, id);
-    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    if (!last || last.type === 'ProcessCompleted' || last.type === 'ProcessCompensated') return false;
+    let expected = revision;
+    if (expected === undefined) {
+      const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+      if (!last || last.type === 'ProcessCompleted' || last.type === 'ProcessCompensated') return false;
+      expected = last.revision;
+    }
     let position: number;
     try {
-      ({ position } = await appendEvents(store, stream, [event], last.revision, { processId: id }));
+      ({ position } = await appendEvents(store, stream, [event], expected, { processId: id }));
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) return false;
       throw error;
@@ -180,7 +189,7 @@ export class RunningProcess<D extends object> {
    */
   async complete(): Promise<number | null> {
     const position = await this.step('complete', () => this.definition.complete(this.data, this.id));
-    await this.log.end(this.id, { type: 'ProcessCompleted', data: { at: this.log.clock() } }, this.endStore());
+    await this.log.end(this.id, { type: 'ProcessCompleted', data: { at: this.log.clock() } }, this.endStore(), this.revision);
     return position ?? null;
   }
 
@@ -192,7 +201,7 @@ export class RunningProcess<D extends object> {
   /** The request failed before its commit point: undo the steps, record it, rethrow `error`. */
   async abandon(error: unknown): Promise<never> {
     await this.definition.compensate(this.data, this.id);
-    await this.log.end(this.id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: (error as Error)?.message ?? String(error) } });
+    await this.log.end(this.id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: (error as Error)?.message ?? String(error) } }, undefined, this.revision);
     throw error;
   }
 }

@@ -61,9 +61,9 @@ export async function putFile(call: DavCall, body: Request | null): Promise<{ ex
 }
 
 /** The empty content (a LOCK on an unmapped URL makes an empty file). */
-async function emptyBlob(call: DavCall): Promise<{ blob: string; size: number; crc32: number }> {
+async function emptyBlob(call: DavCall): Promise<{ blob: string; size: number; crc32: number; head: string }> {
   const info = await call.blobs.put(Readable.from([]));
-  return { blob: info.key, size: 0, crc32: 0 };
+  return { blob: info.key, size: 0, crc32: 0, head: '' };
 }
 
 export async function put(call: DavCall): Promise<void> {

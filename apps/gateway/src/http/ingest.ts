@@ -4,13 +4,16 @@
  * back-pressure, never buffered whole. A client that disconnects half way aborts the put: no blob
  * is left (the blob store removes its temporary data) and nothing is committed.
  *
+ * The first bytes are kept (`head`): the commit hands them to the previewer, which then need not
+ * read a blob that is not an image back from the store.
+ *
  * Bytes are counted as they arrive against `limit` (what the user's quota still holds): the first
  * byte past it fails the put at once, so a chunked upload of unknown length cannot fill the disk
  * before the commit refuses it. The request is then only paused, not destroyed, so that the
  * caller can still answer (507, `Connection: close`) before the connection goes.
  */
 import type { BlobWriter } from '@burrow/blobs';
-import { badRequest, DomainError, quotaExceeded } from '@burrow/contracts';
+import { badRequest, DomainError, quotaExceeded, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import type { Request } from 'express';
 import { finished, Transform } from 'node:stream';
 import { crc32 } from 'node:zlib';
@@ -19,6 +22,8 @@ export interface IngestedBlob {
   blob: string;
   size: number;
   crc32: number;
+  /** the first `UPLOAD_HEAD_BYTES` (fewer for a shorter blob), base64: the catalog's previewer sniffs them */
+  head: string;
 }
 
 export interface IngestOptions {
@@ -33,6 +38,8 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
   const limit = options.limit ?? Infinity;
   let size = 0;
   let crc = 0;
+  const head: Buffer[] = [];
+  let headBytes = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
@@ -43,6 +50,11 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
         return;
       }
       crc = crc32(chunk, crc);
+      if (headBytes < UPLOAD_HEAD_BYTES) {
+        const part = chunk.subarray(0, UPLOAD_HEAD_BYTES - headBytes);
+        head.push(Buffer.from(part));
+        headBytes += part.length;
+      }
       callback(null, chunk);
     },
   });
@@ -56,7 +68,7 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
   });
   req.pipe(meter);
   const info = await blobs.put(meter);
-  return { blob: info.key, size, crc32: crc >>> 0 };
+  return { blob: info.key, size, crc32: crc >>> 0, head: Buffer.concat(head).toString('base64') };
 }
 
 /** An optional unix-seconds header (`X-Burrow-Mtime`); a 400 naming it when malformed. */

@@ -11,6 +11,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export type TokenKind = 'session' | 'link' | 'extension' | 'set-password' | 'csrf';
 
+/** verified tokens remembered per signer (the longest remembered are forgotten first), each at most this long */
+const VERIFIED_TOKENS = 10_000;
+const VERIFIED_TOKEN_MAX_LENGTH = 1024;
+
 interface Key {
   id: string;
   secret: Buffer;
@@ -59,9 +63,37 @@ export class TokenSigner {
     return `${body}.${key.id}.${this.mac(key, kind, body).toString('base64url')}`;
   }
 
-  /** The payload of a genuine, unexpired token of `kind`; null for anything else. */
+  /**
+   * The payload of a genuine, unexpired token of `kind`; null for anything else. A token that
+   * verified is remembered with its kind (its text is what the MAC covers, and the keys do not
+   * change while the process runs): a browser sends its session cookie with every request, and the
+   * HMAC took a measurable share of a download's fixed cost. The payload is shared (frozen); the
+   * expiry is checked on every call.
+   */
   verify<T extends object>(kind: TokenKind, token: string | undefined | null): (T & TokenBody) | null {
     if (typeof token !== 'string' || token.length > 4096) return null;
+    const memo = `${kind}.${token}`;
+    let payload: Readonly<TokenBody> | null | undefined = this.verified.get(memo);
+    if (!payload) {
+      payload = this.genuine(kind, token);
+      if (!payload) return null;
+      if (token.length <= VERIFIED_TOKEN_MAX_LENGTH) {
+        if (this.verified.size >= VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+        this.verified.set(memo, payload);
+      }
+    }
+    const exp = payload.exp;
+    if (!Number.isInteger(exp) || exp <= this.seconds()) {
+      this.verified.delete(memo);
+      return null;
+    }
+    return payload as T & TokenBody;
+  }
+
+  private readonly verified = new Map<string, Readonly<TokenBody>>();
+
+  /** The frozen payload of a token of `kind` whose MAC is right under one of the keys (expired or not); null otherwise. */
+  private genuine(kind: TokenKind, token: string): Readonly<TokenBody> | null {
     const parts = token.split('.');
     if (parts.length !== 3) return null;
     const [body, keyId, mac] = parts;
@@ -77,8 +109,6 @@ export class TokenSigner {
       return null;
     }
     if (!payload || typeof payload !== 'object') return null;
-    const exp = (payload as TokenBody).exp;
-    if (!Number.isInteger(exp) || exp <= this.seconds()) return null;
-    return payload as T & TokenBody;
+    return Object.freeze(payload as TokenBody);
   }
 }

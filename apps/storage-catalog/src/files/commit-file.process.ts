@@ -12,6 +12,7 @@
 import { type DeadProperties, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams } from '@burrow/contracts';
 import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
+import { SNIFF_BYTES } from '../previews/image-format.js';
 import type { StorageContext } from '../shared/context.js';
 import { ensureUsage, undoUsage, usageHead } from '../usage/usage.js';
 import { fileDecider } from './file.js';
@@ -68,6 +69,8 @@ export interface NewVersion {
   ctime?: number;
   /** replaces the file's dead properties in the same append (a COPY carries the source's) */
   props?: DeadProperties;
+  /** the blob's first bytes, when the uploader saw them (the previewer then need not read them back) */
+  head?: Buffer;
 }
 
 /**
@@ -100,6 +103,8 @@ export async function commitVersion(
     );
     return { version: (events[0].data as { version: number }).version, position };
   });
-  ctx.previews.committed(content.blob);
+  // the head says "not an image" only if it holds what the sniff looks at (the commit checked its length)
+  const head = content.head && content.head.length >= Math.min(content.size, SNIFF_BYTES) ? content.head : undefined;
+  ctx.previews.committed(content.blob, head);
   return { data, ...committed };
 }

@@ -31,6 +31,7 @@ import {
   Streams,
   type SubtreePage,
   Subjects,
+  UPLOAD_HEAD_BYTES,
   VERSIONS_MAX,
 } from '@burrow/contracts';
 import { appendEvents, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
@@ -74,6 +75,15 @@ async function liveFile(ctx: StorageContext, req: DevicePath & { expect?: FileIn
 const isBlobKey = (key: unknown): key is string => typeof key === 'string' && /^[0-9a-f]{64}$/.test(key);
 const nonNegativeInt = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 
+/** A commit's `head` (base64 of the blob's first bytes), decoded; a 400 when it is not that. */
+function headOf(req: CommitFileRequest): Buffer | undefined {
+  if (req.head === undefined) return undefined;
+  const ok = typeof req.head === 'string' && req.head.length <= 4 * Math.ceil(UPLOAD_HEAD_BYTES / 3) && /^[A-Za-z0-9+/]*={0,2}$/.test(req.head);
+  const head = ok ? Buffer.from(req.head, 'base64') : null;
+  if (!head || head.length !== Math.min(req.size, UPLOAD_HEAD_BYTES)) throw badRequest(`head must be the blob's first ${UPLOAD_HEAD_BYTES} bytes, base64`, ['head']);
+  return head;
+}
+
 @Controller()
 export class FilesHandlers {
   constructor(@Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext) {}
@@ -109,8 +119,10 @@ export class FilesHandlers {
   async commit(@Payload() req: CommitFileRequest): Promise<FileVersionInfo & PositionReply> {
     const path = filePath(req.path);
     if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32)) throw badRequest('blob, size and crc32 are required', ['blob']);
+    const head = headOf(req);
     const device = await resolveDevice(this.ctx.store, req.userId, req.device);
-    const { data, version, position } = await commitVersion(this.ctx, device, path, req, await userQuota(this.ctx, req.userId));
+    const content = { size: req.size, blob: req.blob, crc32: req.crc32, mtime: req.mtime, ctime: req.ctime, head };
+    const { data, version, position } = await commitVersion(this.ctx, device, path, content, await userQuota(this.ctx, req.userId));
     return { ...data, name: nameOf(path), version, previews: {}, position };
   }
 

@@ -9,7 +9,8 @@
  * `scanDelaySeconds` (another replica's commits are that replica's to do first).
  *
  * For each blob: its first bytes decide (JPEG, PNG, GIF, WebP; anything else is recorded as "not
- * an image" and never read again); an image is claimed on its stream (`PreviewsStarted`, so two
+ * an image" and never read again); an upload's commit hands them over (`committed(blob, head)`: the
+ * gateway saw them go by), so a blob that is not an image is not read back from the store at all; an image is claimed on its stream (`PreviewsStarted`, so two
  * replicas do not decode it twice), rendered (render.ts), each preview put into the blob store,
  * and `PreviewsGenerated` appended. An image that cannot be decoded is recorded as failed
  * (`PreviewsFailed`, never retried); so is one too big to decode in memory, and one that several
@@ -60,6 +61,8 @@ export class Previewer {
   private readonly queue: string[] = [];
   /** queued or in progress */
   private readonly known = new Set<string>();
+  /** the first bytes of queued blobs, when their commit had them (at most one per queued blob) */
+  private readonly heads = new Map<string, Buffer>();
   private running = 0;
   private idle: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -100,13 +103,19 @@ export class Previewer {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.queue.length = 0;
+    this.heads.clear();
     await this.scanning?.catch(() => undefined);
     await this.drained();
   }
 
-  /** A version of `blob` was committed by this replica (a no-op unless its previews are pending). */
-  committed(blob: string): void {
-    this.enqueue(blob);
+  /**
+   * A version of `blob` was committed by this replica (a no-op unless its previews are pending).
+   * `head`: its first bytes (at least `SNIFF_BYTES`, or the whole blob), when the committer has them.
+   */
+  committed(blob: string, head?: Buffer): void {
+    if (this.known.has(blob)) return; // queued or in progress: what it was queued with stands
+    if (head) this.heads.set(blob, head);
+    if (!this.enqueue(blob)) this.heads.delete(blob);
   }
 
   /** Resolves when nothing is queued or in progress. */
@@ -153,8 +162,10 @@ export class Previewer {
   private pump(): void {
     while (this.running < this.concurrency && this.queue.length > 0) {
       const blob = this.queue.shift()!;
+      const head = this.heads.get(blob);
+      this.heads.delete(blob);
       this.running += 1;
-      void this.process(blob)
+      void this.process(blob, head)
         .catch((error: unknown) => {
           this.ctx.log.warn({ blob, err: { message: reasonOf(error) } }, 'making previews failed; tried again later');
         })
@@ -168,6 +179,15 @@ export class Previewer {
   }
 
   /**
+   * Most blobs (one per upload of anything but an image): no fsync of their own. 'decided' when
+   * the stream already had a result (another replica, or a claim's end, got there first).
+   */
+  private async notImage(blob: string, at: number): Promise<PreviewOutcome> {
+    const { events } = await this.command(blob, { type: 'RecordPreviews', blob, at, reason: 'not an image (JPEG, PNG, GIF or WebP)' }, false);
+    return events.length > 0 ? 'not-image' : 'decided';
+  }
+
+  /**
    * `durable` false: appended through the store's deferred view (no fsync of its own; made durable
    * by the next durable append). For a decision that costs nothing to make again: lost to a power
    * cut, the blob is pending again and the next scan decides it again, the same way.
@@ -176,10 +196,15 @@ export class Previewer {
     return handleCommand(durable ? this.ctx.store : deferDurability(this.ctx.store), Streams.preview(blob), previewDecider, command);
   }
 
-  /** Decides the previews of one blob (see the header); what it did. */
-  async process(blob: string): Promise<PreviewOutcome> {
+  /**
+   * Decides the previews of one blob (see the header); what it did. `head`: the blob's first bytes
+   * (`SNIFF_BYTES` of them, or all of a shorter blob), when the caller has them: if they are not an
+   * image's, the blob is not read.
+   */
+  async process(blob: string, head?: Buffer): Promise<PreviewOutcome> {
     const doc = await previewsCollection(this.ctx.docs).get(blob);
     if (doc && !doc.pending) return 'decided';
+    if (head && !sniffImage(head)) return this.notImage(blob, this.ctx.clock.now());
     const { state } = await loadAggregate(this.ctx.store, Streams.preview(blob), previewDecider);
     const now = this.ctx.clock.now();
     if (state.status === 'decided') return 'decided';
@@ -187,12 +212,8 @@ export class Previewer {
 
     const info = await this.ctx.blobs.stat(blob);
     if (!info) return 'missing';
-    const head = info.size === 0 ? Buffer.alloc(0) : await readAll(await this.ctx.blobs.get(blob, { start: 0, end: Math.min(info.size, SNIFF_BYTES) - 1 }));
-    if (!sniffImage(head)) {
-      // most blobs (one per upload of anything but an image): no fsync of their own
-      await this.command(blob, { type: 'RecordPreviews', blob, at: now, reason: 'not an image (JPEG, PNG, GIF or WebP)' }, false);
-      return 'not-image';
-    }
+    const first = info.size === 0 ? Buffer.alloc(0) : await readAll(await this.ctx.blobs.get(blob, { start: 0, end: Math.min(info.size, SNIFF_BYTES) - 1 }));
+    if (!sniffImage(first)) return this.notImage(blob, now);
     if (info.size > this.maxBytes) {
       await this.command(blob, { type: 'RecordPreviews', blob, at: now, reason: `too large for previews (${info.size} bytes; at most ${this.maxBytes})` });
       return 'failed';

@@ -6,10 +6,11 @@
  * keep killing the previewer; bounded concurrency.
  */
 import type { BlobStore } from '@burrow/blobs';
-import { type PreviewsStarted, Streams } from '@burrow/contracts';
+import { DomainError, type PreviewsStarted, Streams, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import { appendEvents } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { after, afterEach, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { filesCollection, previewsCollection, versionsCollection } from '../files/catalog.projection.js';
@@ -182,6 +183,39 @@ describe('previews', () => {
     const photo = await t.blobs.put(Readable.from([await image(64, 64).jpeg().toBuffer()]));
     assert.equal(await t.previewer.process(photo.key), 'generated');
     assert.ok(t.store.walSyncs > before, 'the claim and the previews are durable appends');
+  });
+
+  it('an upload\'s commit that hands over the first bytes: not an image is decided without reading the blob back; an image still gets previews', async () => {
+    await setUp();
+    const reads: string[] = [];
+    const { stat, get } = t.blobs;
+    t.blobs.stat = (key) => (reads.push(key), stat.call(t.blobs, key));
+    t.blobs.get = (key, range) => (reads.push(key), get.call(t.blobs, key, range));
+    const commit = async (path: string, bytes: Buffer, head?: Buffer) => {
+      const { key, size } = await t.blobs.put(Readable.from([bytes]));
+      const version = await t.files.commit({ userId: user.userId, device: 'laptop', path, blob: key, size, crc32: crc32(bytes) >>> 0, head: head?.toString('base64') });
+      return version.blob;
+    };
+    const text = Buffer.from('a text file whose first bytes the gateway saw go by');
+    const notImage = await commit('notes/a.txt', text, text.subarray(0, UPLOAD_HEAD_BYTES));
+    const short = await commit('notes/b.txt', Buffer.from('tiny'), Buffer.from('tiny'));
+    const photo = await image(64, 64).jpeg().toBuffer();
+    const picture = await commit('Pictures/a.jpg', photo, photo.subarray(0, UPLOAD_HEAD_BYTES));
+    for (const blob of [notImage, short]) {
+      assert.deepEqual(await previewsOf(t, blob), {});
+      assert.equal((await previewsCollection(t.docs).get(blob))?.reason, 'not an image (JPEG, PNG, GIF or WebP)');
+      assert.deepEqual(await previewEvents(t, blob), ['PreviewsFailed']);
+      assert.ok(!reads.includes(blob), 'never read back');
+    }
+    assert.deepEqual(Object.keys(await previewsOf(t, picture)).sort(), ['25', '48']);
+    assert.ok(reads.includes(picture), 'an image is read to be rendered');
+
+    // a head that is not the blob's first bytes (fewer than it has, or not base64) is refused: the sniff could be wrong
+    const png = await image(64, 64).png().toBuffer();
+    const { key, size } = await t.blobs.put(Readable.from([png]));
+    for (const head of [png.subarray(0, 4).toString('base64'), '!not base64!', 'A'.repeat(100)]) {
+      await assert.rejects(t.files.commit({ userId: user.userId, device: 'laptop', path: 'Pictures/b.png', blob: key, size, crc32: crc32(png) >>> 0, head }), (e: unknown) => e instanceof DomainError && e.status === 400);
+    }
   });
 
   it('a corrupt image is recorded as failed, not retried, and harms nothing else', async () => {

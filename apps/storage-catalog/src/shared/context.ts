@@ -20,8 +20,11 @@ export interface StorageContext {
   rpc: RpcClient;
   clock: Clock;
   log: Logger;
-  /** told of every blob this replica commits (the previewer, which makes previews of images) */
-  previews: { committed(blob: string): void };
+  /**
+   * told of every blob this replica commits (the previewer, which makes previews of images);
+   * `head`: the blob's first bytes, when the committer has them (see `Previewer.committed`)
+   */
+  previews: { committed(blob: string, head?: Buffer): void };
 }
 
 /** Where previews are not made (tests of other features). */

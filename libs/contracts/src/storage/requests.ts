@@ -60,12 +60,21 @@ export interface PrepareUploadReply {
   remaining: number | null;
 }
 
+/** How many first bytes of an upload the gateway hands to the commit (`CommitFileRequest.head`). */
+export const UPLOAD_HEAD_BYTES = 16;
+
 export interface CommitFileRequest extends DevicePath {
   blob: string;
   size: number;
   crc32: number;
   mtime?: number;
   ctime?: number;
+  /**
+   * The blob's first bytes (base64; at most `UPLOAD_HEAD_BYTES`, fewer only for a shorter blob), as
+   * the uploader stored them: the previewer decides "not an image" from them instead of reading the
+   * blob back. Absent: the previewer reads the blob.
+   */
+  head?: string;
 }
 
 /** A read on behalf of a link or session extension: only while the file is still that life of it (410 otherwise). */

@@ -23,10 +23,10 @@ function flipMiddle(bytes: Buffer): Buffer {
   return bytes;
 }
 
-blobStoreContract('LocalBlobStore', async () => {
+for (const [name, smallPuts] of [['LocalBlobStore', true], ['LocalBlobStore (every put streamed through the thread pool)', false]] as const) blobStoreContract(name, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
   return {
-    store: new LocalBlobStore(dir),
+    store: new LocalBlobStore(dir, { smallPuts }),
     childSpec: { kind: 'local', dir },
     damage: async (key) => {
       const handle = await open(join(dir, key.slice(0, 2), key.slice(2, 4), key), 'r+');

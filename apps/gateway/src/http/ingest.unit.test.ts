@@ -1,0 +1,63 @@
+/**
+ * `ingest` hands the commit the upload's first bytes (the previewer sniffs them instead of reading
+ * the blob back), whatever the chunks they arrived in, with its size and CRC-32, through a real
+ * blob store.
+ */
+import { LocalBlobStore } from '@burrow/blobs';
+import { UPLOAD_HEAD_BYTES } from '@burrow/contracts';
+import express from 'express';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { crc32 } from 'node:zlib';
+import { ingest } from './ingest.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'burrow-ingest-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** PUTs `chunks` (each written on its own, with a pause between) and answers with what `ingest` returned. */
+async function upload(chunks: Buffer[]): Promise<{ blob: string; size: number; crc32: number; head: string }> {
+  const blobs = new LocalBlobStore(join(dir, 'blobs'));
+  const app = express();
+  app.put('/f', (req, res, next) => {
+    ingest(req, blobs).then((blob) => res.json(blob), next);
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'PUT', path: '/f' }, (res) => {
+        const body: Buffer[] = [];
+        res.on('data', (c: Buffer) => body.push(c));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(body).toString())));
+      });
+      req.on('error', reject);
+      void (async () => {
+        for (const chunk of chunks) {
+          req.write(chunk);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        req.end();
+      })();
+    });
+  } finally {
+    server.close();
+  }
+}
+
+describe('ingest', () => {
+  it(`hands over the first ${UPLOAD_HEAD_BYTES} bytes however they arrive, all of a shorter upload, none of an empty one`, async () => {
+    const bytes = Buffer.from('\x89PNG\r\n\x1a\n and then much more than the head of the file');
+    const split = await upload([bytes.subarray(0, 3), bytes.subarray(3, 9), bytes.subarray(9)]);
+    assert.equal(split.head, bytes.subarray(0, UPLOAD_HEAD_BYTES).toString('base64'));
+    assert.equal(split.size, bytes.length);
+    assert.equal(split.crc32, crc32(bytes) >>> 0);
+    assert.equal((await upload([bytes])).head, split.head, 'one chunk: the same head');
+    assert.equal((await upload([Buffer.from('tiny')])).head, Buffer.from('tiny').toString('base64'));
+    assert.equal((await upload([])).head, '');
+  });
+});
