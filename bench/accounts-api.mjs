@@ -77,8 +77,9 @@ let target;
 if (MULTI) {
   const { startPrivateNats } = await import('../apps/e2e/dist/harness/private-nats.js');
   const { startMultiProcess } = await import('../apps/e2e/dist/harness/multi-process.js');
+  // started by startPrivateNats (a second start() spawned a second server, which failed to bind and
+  // left the first one running unkilled: the bench printed its results and never exited)
   nats = await startPrivateNats();
-  await nats.start();
   target = await startMultiProcess(nats.url, serverEnv, { productionServers: false });
 } else {
   target = await startStandalone(serverEnv, dataDir);
