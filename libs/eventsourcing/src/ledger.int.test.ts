@@ -1,7 +1,7 @@
 /** The running-total ledger on the real SQLite store: exact totals under concurrency, a limit that holds, entries found by ref. */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { appendToLedger, findEntry, ledgerHead } from './ledger.js';
+import { appendToLedger, ensureLedgerEntry, findEntry, ledgerHead, undoLedgerEntry } from './ledger.js';
 import { openTempStore, type TempStore } from './testing/temp-store.js';
 
 describe('ledger', () => {
@@ -41,6 +41,28 @@ describe('ledger', () => {
     await appendToLedger(t.store, 'allocation-q', { delta: -100, ref: 'back', reason: 'test', limit: 0 });
     await appendToLedger(t.store, 'allocation-q', { delta: 0, ref: 'nothing', reason: 'test' });
     assert.deepEqual(await ledgerHead(t.store, 'allocation-q'), { total: -10, revision: 9 });
+  });
+
+  it('ensureLedgerEntry reads the ledger once when nothing was appended since the write began, and is still idempotent', async () => {
+    await appendToLedger(t.store, 'usage-u', { delta: 5, ref: 'earlier', reason: 'test' });
+    const after = (await ledgerHead(t.store, 'usage-u')).revision;
+    const reads: string[] = [];
+    const readStream = t.store.readStream.bind(t.store);
+    t.store.readStream = (stream, options) => {
+      reads.push(stream);
+      return readStream(stream, options);
+    };
+    await ensureLedgerEntry(t.store, 'usage-u', { delta: 7, ref: 'p1', reason: 'test', after });
+    assert.equal(reads.length, 1, 'the head only: no search for an entry that cannot be there');
+    // redone (a recovery): the head moved, so the entry is looked for, found, and not appended twice
+    await ensureLedgerEntry(t.store, 'usage-u', { delta: 7, ref: 'p1', reason: 'test', after });
+    assert.deepEqual((await t.store.readStream('usage-u')).map((e) => e.data.ref), ['earlier', 'p1']);
+    // undone once, then a second undo finds the undo; an undo of a write that made nothing appends nothing
+    await undoLedgerEntry(t.store, 'usage-u', 'p1', after);
+    await undoLedgerEntry(t.store, 'usage-u', 'p1', after);
+    await undoLedgerEntry(t.store, 'usage-u', 'never', (await ledgerHead(t.store, 'usage-u')).revision);
+    assert.deepEqual((await t.store.readStream('usage-u')).map((e) => e.data.ref), ['earlier', 'p1', 'undo:p1']);
+    assert.equal((await ledgerHead(t.store, 'usage-u')).total, 5);
   });
 
   it('findEntry finds an entry by ref after a revision, across pages', async () => {

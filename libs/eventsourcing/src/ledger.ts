@@ -77,14 +77,22 @@ export interface EntryWrite {
 }
 
 /**
+ * Whether the entry of `ref` may be in the ledger: not when its head is still the revision the
+ * write saw before it began (nothing was appended since, so there is nothing to look for).
+ */
+const mayHaveEntry = (head: LedgerHead, after: number | null) => head.revision !== after;
+
+/**
  * Appends the entry of `ref` unless it is already there: idempotent, so a recovery may redo it.
- * Every attempt re-checks, so two concurrent writers cannot both append it.
+ * Every attempt re-checks, so two concurrent writers cannot both append it (an entry appended
+ * after the head was read moves the head: the append, expecting the revision read, then loses
+ * the race and the next attempt finds it).
  */
 export function ensureLedgerEntry(store: EventStore, stream: string, w: EntryWrite): Promise<void> {
   if (w.delta === 0) return Promise.resolve();
   return retryOnConflict('ledger', async () => {
     const head = await ledgerHead(store, stream);
-    if (await findEntry(store, stream, w.ref, w.after)) return;
+    if (mayHaveEntry(head, w.after) && (await findEntry(store, stream, w.ref, w.after))) return;
     if (w.delta > 0 && w.limit !== undefined && w.limit !== null && head.total + w.delta > w.limit) {
       throw w.refusal?.() ?? new Error('ledger limit exceeded');
     }
@@ -97,6 +105,7 @@ export function ensureLedgerEntry(store: EventStore, stream: string, w: EntryWri
 export function undoLedgerEntry(store: EventStore, stream: string, ref: string, after: number | null): Promise<void> {
   return retryOnConflict('ledger', async () => {
     const head = await ledgerHead(store, stream);
+    if (!mayHaveEntry(head, after)) return; // nothing appended since the write began: no entry to undo
     const made = await findEntry(store, stream, ref, after);
     if (!made || (await findEntry(store, stream, `undo:${ref}`, after))) return;
     const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: -made.delta, total: head.total - made.delta, ref: `undo:${ref}`, reason: `undo ${made.reason}` } };
