@@ -17,10 +17,11 @@ const RPC_TIMEOUT_MS = 3000;
 const PASSWORD = 'outage-password-1';
 const skip = !natsUrl ? 'NATS_URL not set and no nats-server found' : !ferretdbBinary() ? 'no FerretDB binary (scripts/ensure-ferretdb.sh builds one)' : false;
 
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+/** Polls `check` until it holds; on timeout the error says what was last seen (`seen`). */
+async function eventually(what: string, check: () => Promise<boolean>, seen: () => string = () => '', timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${seen()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -54,7 +55,21 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
 
       await new Promise((r) => setTimeout(r, 4000));
       await ferret.start();
-      await eventually('readiness to come back', async () => (await fetch(`${target.url}/readyz`)).status === 200);
+      let lastReady = '';
+      try {
+        await eventually(
+          'readiness to come back',
+          async () => {
+            const res = await fetch(`${target.url}/readyz`);
+            lastReady = `${res.status} ${await res.text()}`;
+            return res.status === 200;
+          },
+          () => lastReady,
+        );
+      } catch (error) {
+        const logs = target.processes().map((p) => `--- ${p.name} (exit ${p.exitCode ?? p.signalCode}):\n${p.output.slice(-4000)}`);
+        throw new Error(`${(error as Error).message}\n${logs.join('\n')}`, { cause: error });
+      }
       await api.post('/users/', { name: 'After', email: 'after@example.com', username: 'after', password: PASSWORD, plan_id: 1 }).expect(201);
       await api.get('/users/after').expect(200);
       await before.putFile('laptop', 'b.txt', 'after').expect(201);
