@@ -8,6 +8,9 @@
  * the guard, the status Nest sets before a handler (200), the `@StorageUser()` check, the handler.
  * A request the storage pages answer (it prefers `text/html` and carries no `se=`: the one
  * middleware on this route, `StoragePages`) goes through Express and Nest as before.
+ *
+ * A single-file share link, `GET`/`HEAD /link/:token/*name` (`ShareController.link`: no guard, no
+ * middleware), the same way.
  */
 import { unauthorized } from '@burrow/contracts';
 import type { ExecutionContext, INestApplication } from '@nestjs/common';
@@ -16,6 +19,8 @@ import type { FastRoutes } from './http/fast-routes.js';
 import { queryValue } from './http/query.js';
 import { type StorageRequest, StorageUserGuard } from './http/storage-user.guard.js';
 import { prefersHtml } from './web/page.js';
+import { ShareController } from './share-api/share.controller.js';
+import { SHARE_ROUTES } from './share-api/share.routes.js';
 import { StorageReadController } from './storage-api/storage-read.controller.js';
 import { STORAGE_READ_ROUTES } from './storage-api/storage-read.routes.js';
 
@@ -38,6 +43,15 @@ export function registerFastRoutes(fast: FastRoutes, app: INestApplication): voi
       const user = (req as StorageRequest).storageUser;
       if (!user) throw unauthorized();
       await controller.get(req as StorageRequest, res, user);
+    },
+  });
+  const share = app.get(ShareController, { strict: false });
+  fast.register({
+    method: 'GET',
+    path: `/${SHARE_ROUTES.link.path}`,
+    handle: async (req, res) => {
+      res.status(200);
+      await share.link(req, res);
     },
   });
 }
