@@ -8,6 +8,9 @@
  * the guard, the status Nest sets before a handler (200), the `@StorageUser()` check, the handler.
  * A request the storage pages answer (it prefers `text/html` and carries no `se=`: the one
  * middleware on this route, `StoragePages`) goes through Express and Nest as before.
+ *
+ * Interface A's user record and page of users (`GET /users/<u>`, `GET /users/`, at both mounts):
+ * accounts-api/users/users.fast-routes.ts.
  */
 import { unauthorized } from '@burrow/contracts';
 import type { ExecutionContext, INestApplication } from '@nestjs/common';
@@ -18,6 +21,7 @@ import { type StorageRequest, StorageUserGuard } from './http/storage-user.guard
 import { prefersHtml } from './web/page.js';
 import { StorageReadController } from './storage-api/storage-read.controller.js';
 import { STORAGE_READ_ROUTES } from './storage-api/storage-read.routes.js';
+import { userFastRoutes } from './accounts-api/users/users.fast-routes.js';
 
 /** What `context.switchToHttp()` gives a guard, for a request Nest does not see. */
 export const httpContext = (req: Request, res: Response) =>
@@ -40,4 +44,6 @@ export function registerFastRoutes(fast: FastRoutes, app: INestApplication): voi
       await controller.get(req as StorageRequest, res, user);
     },
   });
+  // interface A's user record and page of users (accounts-api/users/users.fast-routes.ts)
+  for (const route of userFastRoutes(app)) fast.register(route);
 }
