@@ -9,7 +9,8 @@
  * lists, listings, the root, zips, session extensions (valid, for a folder, altered), Basic and
  * cookie logins, refusals (401 with its challenge, 404 for another user, a bad path, NUL, an
  * unknown transfer coding), pages (a browser's Accept), the routes beside it on the same prefix,
- * and the path's case; and what interface A's user record and page of users answer (see that test).
+ * and the path's case; single-file share links (valid, an older version, altered, ranges); and
+ * what interface A's user record and page of users answer (see that test).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +66,8 @@ describe('fast routes answer as Express does', { skip: natsUrl ? false : 'NATS_U
     const extension = (await agent.get(`${file}?format=session_extension&ip=127.0.0.1`).set('Authorization', basic).expect(200)).text;
     const elsewhere = (await agent.get(`${file}?format=session_extension&ip=192.0.2.7`).set('Authorization', basic).expect(200)).text;
     const etag = (await agent.get(file).set('Authorization', basic).expect(200)).headers.etag as string;
+    const link = (await agent.post(file).set('Authorization', basic).expect(200)).text;
+    const oldLink = (await agent.post(`${file}?version=1`).set('Authorization', basic).expect(200)).text;
     const lastModified = (await agent.get(file).set('Authorization', basic).expect(200)).headers['last-modified'] as string;
 
     const asBasic = { Authorization: basic };
@@ -132,6 +135,17 @@ describe('fast routes answer as Express does', { skip: natsUrl ? false : 'NATS_U
       { path: file.replace('/storage/', '/STORAGE/'), headers: asCookie },
       { path: file.replace('/storage/', '/Storage/'), headers: asBasic },
       { path: `${file}?format=session_extension&ip=not-an-ip`, headers: asCookie },
+      { path: link },
+      { method: 'HEAD', path: link },
+      { path: oldLink },
+      { path: link, headers: { Range: 'bytes=3-' } },
+      { path: link, headers: { 'If-None-Match': etag } },
+      { path: link, headers: { Accept: 'text/html' } },
+      { path: link.replace(/\/[^/]*$/, '/another-name.txt') },
+      { path: link.replace('/link/', '/LINK/') },
+      { path: link.replace(/^\/link\/([^/]+)\//, '/link/$1x/') },
+      { path: link.replace(/\/[^/]*$/, '') },
+      { path: link.replace(/\/[^/]*$/, '/') },
     ];
 
     await assertSameAnswers(fastUrl, expressUrl, requests);

@@ -9,6 +9,9 @@
  * A request the storage pages answer (it prefers `text/html` and carries no `se=`: the one
  * middleware on this route, `StoragePages`) goes through Express and Nest as before.
  *
+ * A single-file share link, `GET`/`HEAD /link/:token/*name` (`ShareController.link`: no guard, no
+ * middleware), the same way.
+ *
  * Interface A's user record and page of users (`GET /users/<u>`, `GET /users/`, at both mounts):
  * accounts-api/users/users.fast-routes.ts.
  */
@@ -19,6 +22,8 @@ import type { FastRoutes } from './http/fast-routes.js';
 import { queryValue } from './http/query.js';
 import { type StorageRequest, StorageUserGuard } from './http/storage-user.guard.js';
 import { prefersHtml } from './web/page.js';
+import { ShareController } from './share-api/share.controller.js';
+import { SHARE_ROUTES } from './share-api/share.routes.js';
 import { StorageReadController } from './storage-api/storage-read.controller.js';
 import { STORAGE_READ_ROUTES } from './storage-api/storage-read.routes.js';
 import { userFastRoutes } from './accounts-api/users/users.fast-routes.js';
@@ -42,6 +47,15 @@ export function registerFastRoutes(fast: FastRoutes, app: INestApplication): voi
       const user = (req as StorageRequest).storageUser;
       if (!user) throw unauthorized();
       await controller.get(req as StorageRequest, res, user);
+    },
+  });
+  const share = app.get(ShareController, { strict: false });
+  fast.register({
+    method: 'GET',
+    path: `/${SHARE_ROUTES.link.path}`,
+    handle: async (req, res) => {
+      res.status(200);
+      await share.link(req, res);
     },
   });
   // interface A's user record and page of users (accounts-api/users/users.fast-routes.ts)

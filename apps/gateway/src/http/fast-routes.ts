@@ -143,7 +143,14 @@ export class FastRoutes {
       req.route = route.layer.route;
       req.params = match.params;
       this.served++;
-      route.definition.handle(req, res).catch((error: unknown) => this.options.onError(error, req, res));
+      route.definition.handle(req, res).catch((error: unknown) => {
+        try {
+          this.options.onError(error, req, res);
+        } catch (failed) {
+          // as when Nest's exception handler fails inside a route: Express's final handler answers
+          next(failed);
+        }
+      });
       return;
     }
     next();

@@ -8,7 +8,7 @@ import { FastRoutes } from './fast-routes.js';
  * An app laid out as the gateway's: the fast middleware, then a specific route on the same prefix,
  * a page middleware bound to the fast route's path (Nest's `forRoutes`), the route itself, others.
  */
-function app(options: { enabled?: boolean; middlewares?: number; extraMiddleware?: boolean; lateMiddleware?: string } = {}) {
+function app(options: { enabled?: boolean; middlewares?: number; extraMiddleware?: boolean; lateMiddleware?: string; failingFilter?: boolean } = {}) {
   const server = express();
   server.set('query parser', 'simple');
   const errors: unknown[] = [];
@@ -16,6 +16,7 @@ function app(options: { enabled?: boolean; middlewares?: number; extraMiddleware
     enabled: options.enabled ?? true,
     onError: (error, _req, res) => {
       errors.push(error);
+      if (options.failingFilter) throw new Error('the filter failed');
       res.status(500).json({ reason: (error as Error).message });
     },
   });
@@ -77,6 +78,13 @@ describe('FastRoutes', () => {
     const res = await client.get('/files/a?fail=1');
     assert.equal(res.status, 500);
     assert.deepEqual(res.body, { reason: 'handler failed' });
+    assert.equal(errors.length, 1);
+  });
+
+  it("leaves an error of the error handler to Express's final handler", async () => {
+    const { client, errors } = app({ failingFilter: true });
+    const res = await client.get('/files/a?fail=1');
+    assert.equal(res.status, 500);
     assert.equal(errors.length, 1);
   });
 
