@@ -13,7 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type PartnerApi, partnerApi } from './harness/client.js';
-import { freePort, natsUrlForTests, startMultiProcess } from './harness/multi-process.js';
+import { natsUrlForTests, startMultiProcess } from './harness/multi-process.js';
+import { stablePort } from './harness/ports.js';
 import { TEST_PARTNER, testEnv } from './harness/standalone.js';
 import { eventually, unique } from './scenarios/accounts-fixtures.js';
 import { startReceiver, verifies, WEBHOOK_TEST_ENV } from './scenarios/webhooks.scenarios.js';
@@ -65,7 +66,8 @@ describe('kill -9 of the process holding pending webhook deliveries loses none',
 
   it('standalone: the one process is killed and started again on its data directory', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'burrow-crash-'));
-    const port = await freePort();
+    // started again on the same port (harness/ports.ts)
+    const port = await stablePort();
     const url = `http://127.0.0.1:${port}`;
     let child: ChildProcess | null = null;
     let output = '';

@@ -24,6 +24,8 @@ import { GatewayMetrics } from './ops/metrics.js';
 import { cutOnlyIdleConnections } from './http/idle-timeout.js';
 import { loggedPath } from './http/logged-path.js';
 import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
+import { FastRoutes } from './http/fast-routes.js';
+import { httpContext, registerFastRoutes } from './gateway.fast-routes.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -89,6 +91,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const metrics = new GatewayMetrics();
 
   const server = express();
+  // made first: its constructor adds Nest's request-hook middleware, which every request (a fast route's too) passes
+  const adapter = new ExpressAdapter(server);
   server.disable('x-powered-by');
   server.set('etag', false);
   server.set('query parser', 'simple');
@@ -110,6 +114,10 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   server.use(refuseNulInUrl);
   server.use(refuseCrossSiteWrites(infra.config.publicUrl));
   server.use(strictTransportSecurity);
+  // the hottest routes (downloads) skip the router's scan and Nest's pipeline, with the same answers
+  const filter = new HttpErrorFilter(log);
+  const fast = new FastRoutes({ enabled: infra.config.fastRoutes, onError: (error, req, res) => filter.catch(error, httpContext(req, res)) });
+  server.use(fast.middleware);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
   const sessions = new Sessions(signer, () => infra.durableKeyValues());
@@ -119,13 +127,16 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
   const tls = infra.config.tls;
-  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), new ExpressAdapter(server), {
+  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), adapter, {
     bodyParser: false,
     logger: false,
     // HTTPS on PORT when BURROW_TLS_CERT/KEY are set (http/tls.ts); else plain HTTP behind the edge proxy
     ...(tls ? { httpsOptions: loadTlsPair(tls) } : {}),
   });
-  app.useGlobalFilters(new HttpErrorFilter(log));
+  app.useGlobalFilters(filter);
+  registerFastRoutes(fast, app);
+  await app.init();
+  fast.seal(server);
   const port = options.port ?? infra.config.port;
   const httpServer = app.getHttpServer() as Server;
   cutOnlyIdleConnections(httpServer, infra.config.idleTimeoutSeconds);

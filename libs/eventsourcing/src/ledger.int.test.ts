@@ -65,6 +65,40 @@ describe('ledger', () => {
     assert.equal((await ledgerHead(t.store, 'usage-u')).total, 5);
   });
 
+  it('ensureLedgerEntry given the head the write began on appends without reading, and a head moved since is read again', async () => {
+    await appendToLedger(t.store, 'usage-h', { delta: 5, ref: 'earlier', reason: 'test' });
+    const head = await ledgerHead(t.store, 'usage-h');
+    const reads: string[] = [];
+    const readStream = t.store.readStream.bind(t.store);
+    t.store.readStream = (stream, options) => {
+      reads.push(stream);
+      return readStream(stream, options);
+    };
+    await ensureLedgerEntry(t.store, 'usage-h', { delta: 7, ref: 'p1', reason: 'test', after: head.revision, head, limit: 12 });
+    assert.equal(reads.length, 0, 'the head it was given: nothing to read');
+    assert.deepEqual(await ledgerHead(t.store, 'usage-h'), { total: 12, revision: 1 });
+
+    // another write appended after the head was read: the append on the stale head loses the race,
+    // the next attempt reads, and the total and the limit are the ledger's, not the stale head's
+    const stale = await ledgerHead(t.store, 'usage-h');
+    await appendToLedger(t.store, 'usage-h', { delta: 3, ref: 'meanwhile', reason: 'test' });
+    await assert.rejects(
+      ensureLedgerEntry(t.store, 'usage-h', { delta: 4, ref: 'p2', reason: 'test', after: stale.revision, head: stale, limit: 18, refusal: () => new Error('over the limit') }),
+      /over the limit/,
+    );
+    await ensureLedgerEntry(t.store, 'usage-h', { delta: 4, ref: 'p3', reason: 'test', after: stale.revision, head: stale, limit: 19 });
+    const entries = await readStream('usage-h');
+    assert.deepEqual(entries.map((e) => [e.data.ref, e.data.total]), [['earlier', 5], ['p1', 12], ['meanwhile', 15], ['p3', 19]]);
+    // redone with the same stale head (a retried step): found, not appended twice
+    await ensureLedgerEntry(t.store, 'usage-h', { delta: 4, ref: 'p3', reason: 'test', after: stale.revision, head: stale, limit: 19 });
+    assert.equal((await readStream('usage-h')).length, 4);
+    // a head that is not the one the write began on (`after`) is not used
+    reads.length = 0;
+    await ensureLedgerEntry(t.store, 'usage-h', { delta: 1, ref: 'p4', reason: 'test', after: 3, head: stale });
+    assert.ok(reads.length >= 1);
+    assert.deepEqual(await ledgerHead(t.store, 'usage-h'), { total: 20, revision: 4 });
+  });
+
   it('findEntry finds an entry by ref after a revision, across pages', async () => {
     await appendToLedger(t.store, 'allocation-r', { delta: 5, ref: 'early', reason: 'before' });
     const { revision: seen } = await ledgerHead(t.store, 'allocation-r');

@@ -74,6 +74,12 @@ export interface EntryWrite {
   limit?: number | null;
   /** what to throw instead of appending past the limit */
   refusal?: () => Error;
+  /**
+   * The head the write read just before it began (its revision is `after`), when it has it: the
+   * first attempt appends on it instead of reading the ledger again. A head that moved since makes
+   * that append lose the race (it expects `head.revision`), and the next attempt reads.
+   */
+  head?: LedgerHead;
 }
 
 /**
@@ -90,8 +96,9 @@ const mayHaveEntry = (head: LedgerHead, after: number | null) => head.revision !
  */
 export function ensureLedgerEntry(store: EventStore, stream: string, w: EntryWrite): Promise<void> {
   if (w.delta === 0) return Promise.resolve();
-  return retryOnConflict('ledger', async () => {
-    const head = await ledgerHead(store, stream);
+  const known = w.head && w.head.revision === w.after ? w.head : undefined;
+  return retryOnConflict('ledger', async (attempt) => {
+    const head = attempt === 1 && known ? known : await ledgerHead(store, stream);
     if (mayHaveEntry(head, w.after) && (await findEntry(store, stream, w.ref, w.after))) return;
     if (w.delta > 0 && w.limit !== undefined && w.limit !== null && head.total + w.delta > w.limit) {
       throw w.refusal?.() ?? new Error('ledger limit exceeded');

@@ -50,6 +50,8 @@ export interface BurrowConfig {
    * is not hashed again for this long unless its file changed (0: every whole download is hashed).
    */
   blobReverifyAfterMs: number;
+  /** the gateway answers its hottest routes (file downloads) without Express's router and Nest's pipeline (same answers) */
+  fastRoutes: boolean;
   /**
    * Fault injection for tests only: a multi-step write step (`CreateUser:allocate:after`) at which
    * the service process kills itself with SIGKILL, as a crash would.
@@ -277,6 +279,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobScrubIntervalMs: int('BURROW_BLOB_SCRUB_INTERVAL_MS', 0, 0, 31_536_000_000),
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
+    fastRoutes: bool('BURROW_FAST_ROUTES', true),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     aggregateCacheStreams: int('BURROW_AGGREGATE_CACHE_STREAMS', DEFAULT_AGGREGATE_CACHE_STREAMS, 0, 10_000_000),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',

@@ -91,6 +91,8 @@ describe('readConfig', () => {
     assert.equal(readConfig({}).blobReverifyAfterMs, 3_600_000);
     assert.equal(readConfig({ BURROW_BLOB_REVERIFY_AFTER_MS: '0' }).blobReverifyAfterMs, 0);
     assert.throws(() => readConfig({ BURROW_BLOB_REVERIFY_AFTER_MS: 'never' }), /BURROW_BLOB_REVERIFY_AFTER_MS must be an integer/);
+    assert.equal(readConfig({}).fastRoutes, true);
+    assert.equal(readConfig({ BURROW_FAST_ROUTES: 'off' }).fastRoutes, false);
   });
 
   it('requires partner username and password together', () => {

@@ -14,6 +14,7 @@ import { Subjects } from '@burrow/contracts';
 import { createPostgresDatabase, dropPostgresDatabase } from '@burrow/event-store';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
+import { stablePort } from './ports.js';
 import { PRODUCTION_SERVER_VARIABLES, targetServers } from './servers.js';
 import { openEventStoreOf } from './event-store.js';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
@@ -154,7 +155,8 @@ export async function startMultiProcess(
     spawnApp('accounts');
     spawnApp('billing');
     spawnApp('storage-catalog');
-    const ports = [await freePort(), await freePort()];
+    // a test may stop a gateway and start it again on its port (harness/ports.ts)
+    const ports = [await stablePort(), await stablePort()];
     for (const port of ports) spawnApp('gateway', { PORT: String(port) });
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
     for (const url of urls) await waitReady(url, children, () => log);

@@ -9,7 +9,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './private-nats.js';
+import { stablePort } from './ports.js';
+import { listening } from './private-nats.js';
 
 export const ferretdbBinary = (): string | undefined =>
   [process.env.FERRETDB_BIN, join(homedir(), 'go', 'bin', 'ferretdb-v1.24.0')].find((b): b is string => Boolean(b && existsSync(b)));
@@ -27,7 +28,8 @@ export interface PrivateFerretDb {
 
 export async function startPrivateFerretDb(binary = ferretdbBinary()): Promise<PrivateFerretDb> {
   if (!binary) throw new Error('no ferretdb binary (scripts/ensure-ferretdb.sh builds one)');
-  const [port, debugPort] = [await freePort(), await freePort()];
+  // restarted on the same ports: ones no client can be given meanwhile (harness/ports.ts)
+  const [port, debugPort] = [await stablePort(), await stablePort()];
   const dir = mkdtempSync(join(tmpdir(), 'ferretdb-private-'));
   let child: ChildProcess | null = null;
   const db: PrivateFerretDb = {
@@ -40,8 +42,9 @@ export async function startPrivateFerretDb(binary = ferretdbBinary()): Promise<P
       );
       const deadline = Date.now() + 20_000;
       for (;;) {
+        // its debug handler answers before its listener is up (or has failed to bind): both
         const live = await fetch(`http://127.0.0.1:${debugPort}/debug/livez`).then((r) => r.ok, () => false);
-        if (live) return;
+        if (live && (await listening(port)) && child.exitCode === null) return;
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`ferretdb did not start on port ${port}`);
         await new Promise((r) => setTimeout(r, 100));
       }

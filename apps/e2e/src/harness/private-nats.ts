@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stablePort } from './ports.js';
 
 export const natsServerBinary = (): string | undefined =>
   ['/usr/sbin/nats-server', '/usr/bin/nats-server', 'nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
@@ -22,7 +23,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const listening = (port: number) =>
+export const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {
@@ -42,7 +43,8 @@ export interface PrivateNats {
 
 export async function startPrivateNats(binary = natsServerBinary(), options: { jetstream?: boolean } = {}): Promise<PrivateNats> {
   if (!binary) throw new Error('no nats-server binary');
-  const port = await freePort();
+  // restarted on the same port: one no client can be given meanwhile (harness/ports.ts)
+  const port = await stablePort();
   // JetStream (the key-value store) keeps its files here, across restarts of this server
   const storeDir = mkdtempSync(join(tmpdir(), 'nats-private-'));
   let child: ChildProcess | null = null;

@@ -10,7 +10,7 @@
  * the process again).
  */
 import { type DeadProperties, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams } from '@burrow/contracts';
-import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, type LedgerHead, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import { SNIFF_BYTES } from '../previews/image-format.js';
 import type { StorageContext } from '../shared/context.js';
@@ -33,6 +33,8 @@ export interface CommitFileInput {
   size: number;
   /** the user's quota (null: unlimited) */
   quota: number | null;
+  /** the usage ledger's head read just before the write (`usageFrom` is its revision): the entry is appended on it without a second read */
+  usage?: LedgerHead;
 }
 
 export const commitFileProcess = (ctx: StorageContext) =>
@@ -46,7 +48,7 @@ export const commitFileProcess = (ctx: StorageContext) =>
       {
         name: 'reserve-usage',
         run: ({ id, data, input, store }) =>
-          ensureUsage(store, data.userId, { delta: input.size, ref: id, reason: `commit ${input.path}`, after: data.usageFrom, limit: input.quota }),
+          ensureUsage(store, data.userId, { delta: input.size, ref: id, reason: `commit ${input.path}`, after: data.usageFrom, limit: input.quota, head: input.usage }),
         undo: (data, processId) => undoUsage(ctx.store, data.userId, processId, data.usageFrom),
       },
     ],
@@ -99,7 +101,7 @@ export async function commitVersion(
     const { position } = await ctx.processes.run(
       commitFileProcess(ctx),
       { fileId, userId: device.userId, revision, usageFrom: usage.revision },
-      { events, path, size: content.size, quota },
+      { events, path, size: content.size, quota, usage },
     );
     return { version: (events[0].data as { version: number }).version, position };
   });

@@ -7,7 +7,7 @@
  */
 import { quotaExceeded, Streams } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
-import { ensureLedgerEntry, ledgerHead, undoLedgerEntry } from '@burrow/eventsourcing';
+import { ensureLedgerEntry, ledgerHead, type LedgerHead, undoLedgerEntry } from '@burrow/eventsourcing';
 
 export async function usageHead(store: EventStore, userId: string): Promise<{ total: number; revision: number | null }> {
   return ledgerHead(store, Streams.usage(userId));
@@ -16,7 +16,7 @@ export async function usageHead(store: EventStore, userId: string): Promise<{ to
 export function ensureUsage(
   store: EventStore,
   userId: string,
-  entry: { delta: number; ref: string; reason: string; after: number | null; limit?: number | null },
+  entry: { delta: number; ref: string; reason: string; after: number | null; limit?: number | null; head?: LedgerHead },
 ): Promise<void> {
   return ensureLedgerEntry(store, Streams.usage(userId), { ...entry, refusal: () => quotaExceeded() });
 }
