@@ -9,13 +9,14 @@
  * lists, listings, the root, zips, session extensions (valid, for a folder, altered), Basic and
  * cookie logins, refusals (401 with its challenge, 404 for another user, a bad path, NUL, an
  * unknown transfer coding), pages (a browser's Accept), the routes beside it on the same prefix,
- * and the path's case; and single-file share links (valid, an older version, altered, ranges).
+ * and the path's case; single-file share links (valid, an older version, altered, ranges); and
+ * what interface A's user record and page of users answer (see that test).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
-import { partnerApi } from './harness/client.js';
+import { createPartner, partnerApi } from './harness/client.js';
 import { freePort, type MultiProcessTarget, startMultiProcess } from './harness/multi-process.js';
 import { basicAuth, rawRequest } from './harness/raw-http.js';
 import { storageApi } from './harness/storage-client.js';
@@ -72,7 +73,7 @@ describe('fast routes answer as Express does', { skip: natsUrl ? false : 'NATS_U
     const asBasic = { Authorization: basic };
     const asCookie = { Cookie: cookie };
     const browser = { ...asCookie, Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
-    const requests: { method?: string; path: string; headers?: Record<string, string> }[] = [
+    const requests: Exchange[] = [
       { path: file, headers: asBasic },
       { method: 'HEAD', path: file, headers: asBasic },
       { path: file, headers: asCookie },
@@ -147,25 +148,114 @@ describe('fast routes answer as Express does', { skip: natsUrl ? false : 'NATS_U
       { path: link.replace(/\/[^/]*$/, '/') },
     ];
 
-    const answer = async (base: string, request: (typeof requests)[number]) => {
-      const res = await rawRequest(`${base}${request.path}`, { method: request.method ?? 'GET', headers: request.headers });
-      const { date: _date, ...headers } = res.headers;
-      return { status: res.status, headers, body: res.body.toString('base64') };
-    };
-    for (const request of requests) {
-      const fast = await answer(fastUrl, request);
-      const express = await answer(expressUrl, request);
-      assert.deepEqual(fast, express, `${request.method ?? 'GET'} ${request.path} ${JSON.stringify(request.headers ?? {})}`);
-    }
+    await assertSameAnswers(fastUrl, expressUrl, requests);
 
     // each gateway counted the same requests under the same routes and statuses
-    const counted = async (base: string) =>
-      (await (await fetch(`${base}/metrics`)).text())
-        .split('\n')
-        .filter((line) => line.startsWith('burrow_http_requests_total{') && /route="(\/storage|unmatched)/.test(line))
-        .sort();
-    const fastCounts = await counted(fastUrl);
-    assert.ok(fastCounts.some((line) => line.includes('route="/storage/*path"')), fastCounts.join('\n'));
-    assert.deepEqual(fastCounts, await counted(expressUrl));
+    await assertSameCounts(fastUrl, expressUrl, /route="(\/storage|unmatched)/, 'route="/storage/*path"');
+  });
+
+  it("interface A's user record and page of users get the same answers, byte for byte", async () => {
+    // set-up through the target's second gateway, as above; a partner of its own, whose users
+    // nothing else changes (the storage test's users' records still move with its uploads)
+    const setup = { ...target, url: target.urls[1] };
+    const mine = await createPartner(setup);
+    const api = mine.api;
+    const username = unique('fastuser');
+    const email = `${username}@example.com`;
+    await createUser(api, { username, email, name: 'Zoë "Fast" \\ Route' });
+    await createUser(api, { username: unique('fastuser') });
+    const other = await createPartner(setup);
+    const theirs = unique('theirs');
+    await createUser(other.api, { username: theirs });
+    const { username: partner, password } = mine.credentials;
+    const asPartner = basicAuth(partner, password);
+    const wrong = basicAuth(partner, 'not-the-password');
+
+    const requests: Exchange[] = [
+      { path: `/users/${username}`, headers: asPartner },
+      { method: 'HEAD', path: `/users/${username}`, headers: asPartner },
+      { path: `/users/${username}/`, headers: asPartner },
+      { path: `/users/${username.toUpperCase()}`, headers: asPartner },
+      { path: `/users/${encodeURIComponent(email)}`, headers: asPartner },
+      { path: `/users/${username.replace(/^f/, '%66')}`, headers: asPartner },
+      { path: `/Users/${username}`, headers: asPartner },
+      { path: `/apis/accounts/v1/users/${username}`, headers: asPartner },
+      { path: `/users/nobody${username}`, headers: asPartner },
+      { path: `/users/${theirs}`, headers: asPartner },
+      { path: `/users/${theirs}`, headers: basicAuth(other.credentials.username, other.credentials.password) },
+      { path: '/users/%E0%A4%A', headers: asPartner },
+      { path: `/users/${username}` },
+      { path: `/users/${username}`, headers: { Authorization: 'Basic !!!' } },
+      { path: `/users/${username}`, headers: { Authorization: `Bearer ${password}` } },
+      { path: `/users/${username}`, headers: wrong },
+      { path: `/users/${username}`, headers: basicAuth(`nobody${username}`, password) },
+      { path: `/users/${username}/devices`, headers: asPartner },
+      { path: '/users/', headers: asPartner },
+      { method: 'HEAD', path: '/users/', headers: asPartner },
+      { path: '/users', headers: asPartner },
+      { path: '/users/?limit=1', headers: asPartner },
+      { path: '/users/?limit=2&offset=1&order_by=-username', headers: asPartner },
+      { path: `/users/?search=${encodeURIComponent('"fast"')}`, headers: asPartner },
+      { path: '/users/?action=user_count', headers: asPartner },
+      { path: '/users/?limit=0', headers: asPartner },
+      { path: '/users/?limit=abc&order_by=nothing', headers: asPartner },
+      { path: '/users/?limit=abc', headers: wrong },
+      { path: '/users/?limit=abc' },
+      { path: '/apis/accounts/v1/users/?limit=1', headers: asPartner },
+      { path: '/users/?limit=1', headers: basicAuth(other.credentials.username, other.credentials.password) },
+    ];
+    await assertSameAnswers(fastUrl, expressUrl, requests);
+
+    // the throttle: the other partner's account locked by failures (through the set-up gateway), then
+    // its right password refused alike by both gateways compared (429; Retry-After counts down, so within a second)
+    const locked = { path: '/users/?limit=1', headers: basicAuth(other.credentials.username, other.credentials.password) };
+    let status: number | undefined;
+    for (let i = 0; i < 40 && status !== 429; i++) {
+      status = (await rawRequest(`${setup.url}/users/${theirs}`, { headers: basicAuth(other.credentials.username, `wrong-${i}`) })).status;
+    }
+    assert.equal(status, 429);
+    for (const request of [locked, { ...locked, path: `/users/${theirs}` }]) {
+      const fast = await answer(fastUrl, request);
+      const express = await answer(expressUrl, request);
+      assert.equal(fast.status, 429);
+      assert.ok(Math.abs(Number(fast.headers['retry-after']) - Number(express.headers['retry-after'])) <= 1, `${fast.headers['retry-after']} ${express.headers['retry-after']}`);
+      assert.deepEqual({ ...fast, headers: { ...fast.headers, 'retry-after': '' } }, { ...express, headers: { ...express.headers, 'retry-after': '' } }, request.path);
+    }
+
+    await assertSameCounts(fastUrl, expressUrl, /route="(\/apis\/accounts\/v1)?\/users/, 'route="/users/:user"');
   });
 });
+
+interface Exchange {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+}
+
+/** A gateway's answer to a request: its status, every header but `Date`, its body's bytes. */
+async function answer(base: string, request: Exchange) {
+  const res = await rawRequest(`${base}${request.path}`, { method: request.method ?? 'GET', headers: request.headers });
+  const { date: _date, ...headers } = res.headers;
+  return { status: res.status, headers, body: res.body.toString('base64') };
+}
+
+/** Each request answered alike by the fast gateway and the Express one, in turn. */
+async function assertSameAnswers(fastUrl: string, expressUrl: string, requests: Exchange[]): Promise<void> {
+  for (const request of requests) {
+    const fast = await answer(fastUrl, request);
+    const express = await answer(expressUrl, request);
+    assert.deepEqual(fast, express, `${request.method ?? 'GET'} ${request.path} ${JSON.stringify(request.headers ?? {})}`);
+  }
+}
+
+/** Both gateways counted the same requests (the metrics lines whose route matches) under the same routes and statuses. */
+async function assertSameCounts(fastUrl: string, expressUrl: string, routes: RegExp, expected: string): Promise<void> {
+  const counted = async (base: string) =>
+    (await (await fetch(`${base}/metrics`)).text())
+      .split('\n')
+      .filter((line) => line.startsWith('burrow_http_requests_total{') && routes.test(line))
+      .sort();
+  const fastCounts = await counted(fastUrl);
+  assert.ok(fastCounts.some((line) => line.includes(expected)), fastCounts.join('\n'));
+  assert.deepEqual(fastCounts, await counted(expressUrl));
+}

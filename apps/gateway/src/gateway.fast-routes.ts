@@ -11,6 +11,9 @@
  *
  * A single-file share link, `GET`/`HEAD /link/:token/*name` (`ShareController.link`: no guard, no
  * middleware), the same way.
+ *
+ * Interface A's user record and page of users (`GET /users/<u>`, `GET /users/`, at both mounts):
+ * accounts-api/users/users.fast-routes.ts.
  */
 import { unauthorized } from '@burrow/contracts';
 import type { ExecutionContext, INestApplication } from '@nestjs/common';
@@ -23,6 +26,7 @@ import { ShareController } from './share-api/share.controller.js';
 import { SHARE_ROUTES } from './share-api/share.routes.js';
 import { StorageReadController } from './storage-api/storage-read.controller.js';
 import { STORAGE_READ_ROUTES } from './storage-api/storage-read.routes.js';
+import { userFastRoutes } from './accounts-api/users/users.fast-routes.js';
 
 /** What `context.switchToHttp()` gives a guard, for a request Nest does not see. */
 export const httpContext = (req: Request, res: Response) =>
@@ -54,4 +58,6 @@ export function registerFastRoutes(fast: FastRoutes, app: INestApplication): voi
       await share.link(req, res);
     },
   });
+  // interface A's user record and page of users (accounts-api/users/users.fast-routes.ts)
+  for (const route of userFastRoutes(app)) fast.register(route);
 }

@@ -105,8 +105,27 @@ export interface BlobFingerprint {
   changedMs: number;
 }
 
+/**
+ * A whole read for a caller that checks the bytes by its own means (the zip writer, against the
+ * CRC-32 recorded at upload), from a reader that remembers blobs that read back right
+ * (`verifyingReader`).
+ */
+export interface CheckedRead {
+  stream: Readable;
+  /**
+   * These bytes read back right (by their hash, or by a caller's check of a whole read) within the
+   * reader's re-check interval, and the file has not changed since: the caller need not check them.
+   */
+  known: boolean;
+  /** Tells the reader that the caller's check of this whole read passed (remembered like a hash check, for such reads only). */
+  passed(): void;
+}
+
 /** Reading blobs. */
-export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping' | 'fingerprint' | 'getWithFingerprint'>;
+export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping' | 'fingerprint' | 'getWithFingerprint'> & {
+  /** A whole read for a caller that checks the bytes itself (optional: `verifyingReader` has it). Throws BlobNotFoundError when absent. */
+  getChecked?(key: string): Promise<CheckedRead>;
+};
 /** Adding blobs (the gateway ingests uploads; only the storage catalog deletes blobs). */
 export type BlobWriter = Pick<BlobStore, 'put' | 'sweepAbandoned'>;
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import { type BlobFingerprint, BlobNotFoundError, type BlobReader, type ByteRange } from './port.js';
+import { type BlobFingerprint, BlobNotFoundError, type BlobReader, type ByteRange, type CheckedRead } from './port.js';
 
 /** The stored bytes of `key` do not hash to it. */
 export class CorruptBlobError extends Error {
@@ -72,13 +72,32 @@ const SETTLED_MS = 1000;
  * the file changes it, so damage done through the file system is always caught; what is left is
  * decay of the medium under an unchanged file, which the next check after `reverifyAfterMs`, the
  * scrub and `admin verify-blobs` catch.
+ *
+ * `getChecked` is the whole read of a caller that checks the bytes by its own means (the zip
+ * writer, each entry against the CRC-32 recorded at upload): unhashed, and `known` when the blob
+ * read back right, by its hash or by such a check, within `reverifyAfterMs` with its fingerprint
+ * unchanged, so the caller can skip its check as a download skips the hash; `passed()` remembers
+ * the caller's check. A blob remembered by a caller's check only is still hashed by `get`: a
+ * CRC-32 is not the hash a download's ETag names.
  */
-export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (error: CorruptBlobError) => void, options: VerifyingOptions = {}): R {
+export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (error: CorruptBlobError) => void, options: VerifyingOptions = {}): R & Required<Pick<BlobReader, 'getChecked'>> {
   const reverifyAfterMs = options.reverifyAfterMs ?? 0;
   const remember = options.remember ?? 100_000;
   const now = options.now ?? Date.now;
-  /** blob key -> the fingerprint it had when it read back right, and when; in insertion order */
-  const checked = new Map<string, { id: string; at: number }>();
+  /**
+   * blob key -> the fingerprint it had when it read back right, when, and whether by its hash (or
+   * by a caller's check only); in insertion order
+   */
+  const checked = new Map<string, { id: string; at: number; hashed: boolean }>();
+  const rememberRead = (key: string, fingerprint: BlobFingerprint | null, hashed: boolean) => {
+    const at = now();
+    if (!fingerprint || at - fingerprint.changedMs < SETTLED_MS) return;
+    const seen = checked.get(key);
+    // a caller's check does not stand in for (nor extend) a hash check of the same bytes
+    if (!hashed && seen?.hashed && seen.id === fingerprint.id) return;
+    checked.set(key, { id: fingerprint.id, at, hashed });
+    if (checked.size > remember) checked.delete(checked.keys().next().value!);
+  };
   const fingerprintOf = reverifyAfterMs > 0 && reader.fingerprint ? reader.fingerprint.bind(reader) : null;
   const openWithFingerprint = reverifyAfterMs > 0 && reader.getWithFingerprint ? reader.getWithFingerprint.bind(reader) : null;
   /** the whole blob, and its fingerprint when the store has them and reads are remembered */
@@ -92,7 +111,7 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
     const fingerprint = opened.fingerprint;
     if (fingerprint) {
       const seen = checked.get(key);
-      if (seen && seen.id === fingerprint.id && now() - seen.at < reverifyAfterMs) return opened.stream ?? reader.get(key);
+      if (seen?.hashed && seen.id === fingerprint.id && now() - seen.at < reverifyAfterMs) return opened.stream ?? reader.get(key);
       checked.delete(key);
     }
     const source = opened.stream ?? (await reader.get(key));
@@ -113,11 +132,7 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
           callback(error);
           return;
         }
-        const at = now();
-        if (fingerprint && at - fingerprint.changedMs >= SETTLED_MS) {
-          checked.set(key, { id: fingerprint.id, at });
-          if (checked.size > remember) checked.delete(checked.keys().next().value!);
-        }
+        rememberRead(key, fingerprint, true);
         callback(null, held ?? undefined);
       },
     });
@@ -125,11 +140,20 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
     check.on('close', () => source.destroy());
     return source.pipe(check);
   };
+  const getChecked = async (key: string): Promise<CheckedRead> => {
+    const opened = await open(key);
+    const fingerprint = opened.fingerprint;
+    const stream = opened.stream ?? (await reader.get(key));
+    const seen = fingerprint ? checked.get(key) : undefined;
+    const known = !!seen && seen.id === fingerprint!.id && now() - seen.at < reverifyAfterMs;
+    return { stream, known, passed: () => rememberRead(key, fingerprint, false) };
+  };
   return new Proxy(reader, {
     get(target, property) {
       if (property === 'get') return get;
+      if (property === 'getChecked') return getChecked;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
-  });
+  }) as R & Required<Pick<BlobReader, 'getChecked'>>;
 }

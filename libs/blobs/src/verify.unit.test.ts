@@ -124,6 +124,42 @@ describe('verifyingReader', () => {
     assert.notEqual((await read(f.blobs, c)).toString(), 'c', 'c is still remembered');
   });
 
+  it('getChecked: a whole read left to the caller to check, known while a hash check or the caller\'s passed check stands', async () => {
+    const f = fixture({ reverifyAfterMs: 60_000 });
+    const key = f.add('checked by the caller');
+    const first = await f.blobs.getChecked(key);
+    assert.equal(first.known, false, 'never read back before');
+    assert.equal((await readAll(first.stream)).toString(), 'checked by the caller');
+    assert.equal((await f.blobs.getChecked(key)).known, false, 'a read alone proves nothing');
+    first.passed();
+    assert.equal((await f.blobs.getChecked(key)).known, true, 'the caller\'s check is remembered for its reads');
+    // the caller's check does not stand in for the hash a download is checked against
+    f.damage(key);
+    await assert.rejects(read(f.blobs, key), CorruptBlobError);
+    // a written file (changed fingerprint) is not known; nor after reverifyAfterMs
+    const other = f.add('hashed by a download');
+    await read(f.blobs, other);
+    assert.equal((await f.blobs.getChecked(other)).known, true, 'a hash check counts');
+    f.store.prints.set(other, { id: 'written since', changedMs: 50_000 });
+    assert.equal((await f.blobs.getChecked(other)).known, false);
+    const late = f.add('late');
+    (await f.blobs.getChecked(late)).passed();
+    f.advance(60_000);
+    assert.equal((await f.blobs.getChecked(late)).known, false);
+  });
+
+  it('getChecked without remembering (reverifyAfterMs 0) or without fingerprints: never known', async () => {
+    const f = fixture();
+    const key = f.add('plain');
+    (await f.blobs.getChecked(key)).passed();
+    assert.equal((await f.blobs.getChecked(key)).known, false);
+    const g = fixture({ reverifyAfterMs: 60_000 });
+    const unprinted = g.add('no print');
+    g.store.prints.delete(unprinted);
+    (await g.blobs.getChecked(unprinted)).passed();
+    assert.equal((await g.blobs.getChecked(unprinted)).known, false);
+  });
+
   it('with no fingerprint (a store that has none, or a blob gone) every read is checked', async () => {
     const f = fixture({ reverifyAfterMs: 60_000 });
     const key = f.add('no print');

@@ -3,7 +3,7 @@
  * MongoDB's semantics for the cases read models rely on (null matches missing, equality against
  * an array field matches any member, range operators only compare values of the same type).
  */
-import type { Filter, SortSpec } from './port.js';
+import type { Document, Filter, SortSpec } from './port.js';
 
 export function getPath(doc: unknown, path: string): unknown {
   let value: unknown = doc;
@@ -221,6 +221,16 @@ export function prefixRange(prefix: string): { $gte: string; $lt?: string } {
  * null). Several times faster than structuredClone for the small documents read models hold,
  * which the in-memory store and the unit of work copy on every read and write.
  */
+/** The named top-level fields of `doc` (those it has), in that order; values shared, not copied. */
+export function pickFields(doc: Record<string, unknown>, fields: readonly string[]): Document {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = doc[f];
+    if (v !== undefined) out[f] = v;
+  }
+  return out as Document;
+}
+
 export function cloneJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(cloneJson) as T;

@@ -5,7 +5,7 @@
  * so it is atomic for every other caller in the process.
  */
 import { applyWrites } from './commit.js';
-import { cloneJson, compareBy, getPath, isLoose, matches } from './filter.js';
+import { cloneJson, compareBy, getPath, isLoose, matches, pickFields } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -86,7 +86,8 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     const skip = options.skip ?? 0;
     const end = options.limit ? skip + options.limit : undefined;
     docs = docs.slice(skip, end);
-    return docs.map(clone);
+    const fields = options.fields;
+    return fields ? docs.map((d) => clone(pickFields(d, fields)) as T) : docs.map(clone);
   }
 
   async findOne(filter: Filter): Promise<T | null> {

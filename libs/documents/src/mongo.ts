@@ -195,6 +195,7 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
     if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort as Sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
+    if (options.fields) cursor = cursor.project(Object.fromEntries([['_id', 0], ...options.fields.map((f) => [f, 1])]));
     return (await cursor.toArray()) as T[];
   }
 

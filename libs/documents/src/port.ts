@@ -31,6 +31,13 @@ export interface FindOptions {
   sort?: SortSpec;
   skip?: number;
   limit?: number;
+  /**
+   * Only these top-level fields of each document found (`_id` only when named; a field the
+   * document lacks is left out): a page of many documents read for a few of their fields (a
+   * listing) is made of those, not of whole documents copied. The filter and the sort still see
+   * whole documents. The caller types what it gets.
+   */
+  fields?: readonly string[];
 }
 
 export interface IndexOptions {

@@ -19,6 +19,13 @@
  * first time the path is a sort key, then kept by triggers on the table); once one has, that
  * path's queries are sorted in JavaScript.
  *
+ * Booleans come out of `json_extract` as 1 and 0, so `{ deleted: false }` as SQL also selects a
+ * document holding the number 0 there. Such a term is exact while no document of the collection
+ * has ever held a number in that path (`_number_paths`: a sticky flag per path, found by a scan
+ * the first time the path is compared with a boolean, then kept by triggers, as `_sort_keys`),
+ * read in the query's own read transaction; then the rows need no check in JavaScript and `LIMIT`
+ * is SQLite's.
+ *
  * `commit` is one IMMEDIATE transaction: the version check, every write and the new checkpoint,
  * all or nothing, also against other processes sharing the file.
  */
@@ -26,7 +33,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applyWrites } from './commit.js';
-import { compareBy, isLoose, isLooseAt, matches } from './filter.js';
+import { compareBy, isLoose, isLooseAt, matches, pickFields } from './filter.js';
 import { type Checkpoint, type Collection, type CommitResult, type Document, documentProblem, type DocumentStore, DuplicateKeyError } from './port.js';
 import { type Filter, type FindOptions, type IndexOptions, InvalidDocumentError, type SortSpec, type Write } from './port.js';
 
@@ -65,6 +72,11 @@ interface Plan {
   params: unknown[];
   /** the SQL selects exactly the matches: no check in JavaScript needed, counts can be counted by SQL */
   exact: boolean;
+  /**
+   * When not exact only because of booleans compared on these paths (json_extract makes them 1
+   * and 0): exact while no document of the collection has ever held a number there (`exactIn`).
+   */
+  booleans: string[] | null;
 }
 
 export class SqliteDocumentStore implements DocumentStore {
@@ -74,6 +86,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly tables = new Map<string, TableInfo>();
   /** each collection's sort paths this connection saw tracked in `_sort_keys` (see `trackSortKeys`) */
   private readonly sortKeys = new Map<string, Set<string>>();
+  /** each collection's paths this connection saw tracked in `_number_paths` (see `trackNumberPaths`) */
+  private readonly numberPaths = new Map<string, Set<string>>();
   /** commits are transactions of this process's connection */
   readonly localCommits = true;
 
@@ -91,7 +105,8 @@ export class SqliteDocumentStore implements DocumentStore {
       this.db.exec(`
         CREATE TABLE IF NOT EXISTS _checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS _indexes (collection TEXT NOT NULL, fields TEXT NOT NULL, is_unique INTEGER NOT NULL, PRIMARY KEY (collection, fields));
-        CREATE TABLE IF NOT EXISTS _sort_keys (collection TEXT NOT NULL, path TEXT NOT NULL, mixed INTEGER NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID;`);
+        CREATE TABLE IF NOT EXISTS _sort_keys (collection TEXT NOT NULL, path TEXT NOT NULL, mixed INTEGER NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS _number_paths (collection TEXT NOT NULL, path TEXT NOT NULL, numbers INTEGER NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID;`);
     } catch (error) {
       this.db.close();
       throw error;
@@ -107,6 +122,14 @@ export class SqliteDocumentStore implements DocumentStore {
   statement(sql: string): Database.Statement {
     let stmt = this.statements.get(sql);
     if (!stmt) this.statements.set(sql, (stmt = this.db.prepare(sql)));
+    return stmt;
+  }
+
+  /** The same, yielding the first column's value alone per row (a statement of its own: `pluck` is a mode of the statement). */
+  private plucked(sql: string): Database.Statement {
+    const key = `pluck:${sql}`;
+    let stmt = this.statements.get(key);
+    if (!stmt) this.statements.set(key, (stmt = this.db.prepare(sql).pluck(true)));
     return stmt;
   }
 
@@ -149,10 +172,11 @@ export class SqliteDocumentStore implements DocumentStore {
   async dropAll(): Promise<void> {
     this.db.transaction(() => {
       for (const name of this.collectionNames()) this.db.exec(`DROP TABLE ${tableOf(name)}`);
-      this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys;');
+      this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys; DELETE FROM _number_paths;');
     })();
     this.tables.clear();
     this.sortKeys.clear();
+    this.numberPaths.clear();
     this.statements.clear();
   }
 
@@ -226,6 +250,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const params: unknown[] = [];
     let exact = true;
     let needsLoose = false;
+    const booleans: string[] = [];
     for (const [key, condition] of Object.entries(filter)) {
       const term = key.startsWith('$') || !(key === '_id' || (paths.has(key) && SIMPLE_PATH.test(key))) ? null : fieldTerm(key, condition);
       if (!term) {
@@ -234,16 +259,35 @@ export class SqliteDocumentStore implements DocumentStore {
       }
       terms.push(term.sql);
       params.push(...term.params);
-      if (!term.exact) exact = false;
+      if (term.exact === 'without numbers') booleans.push(key);
+      else if (!term.exact) exact = false;
       if (key !== '_id') needsLoose = true;
     }
-    if (terms.length === 0) return { sql: '1', params, exact };
+    if (terms.length === 0) return { sql: '1', params, exact, booleans: null };
     let sql = terms.join(' AND ');
     if (needsLoose && this.hasLoose(collection)) {
       sql = `(${sql}) OR loose IS NOT NULL`;
       exact = false;
     }
-    return { sql, params, exact };
+    if (!exact || booleans.length === 0) return { sql, params, exact: exact && booleans.length === 0, booleans: null };
+    return { sql, params, exact: false, booleans };
+  }
+
+  /**
+   * `plan` for running now: exact too when its only doubt is booleans on paths no document of the
+   * collection has ever held a number in. Call inside the transaction that runs the query, so that
+   * a write by another connection is seen by both the flags and the rows, or by neither.
+   */
+  private exactIn(collection: string, plan: Plan): Plan {
+    if (!plan.booleans || !this.numbersAbsent(collection, plan.booleans)) return plan;
+    return { ...plan, exact: true, booleans: null };
+  }
+
+  /** The plan for `filter`, its boolean paths tracked first where that can be done now (outside a transaction). */
+  private planTracked(collection: string, filter: Filter): Plan {
+    const plan = this.plan(collection, filter);
+    if (plan.booleans) this.trackNumberPaths(collection, plan.booleans);
+    return plan;
   }
 
   private hasLoose(collection: string): boolean {
@@ -252,7 +296,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** Every match of `filter`, unsorted. */
   select(collection: string, filter: Filter): Document[] {
-    const plan = this.plan(collection, filter);
+    const plan = this.exactIn(collection, this.plan(collection, filter));
     const rows = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}`).all(...plan.params) as { doc: string }[];
     const out: Document[] = [];
     for (const row of rows) {
@@ -263,22 +307,32 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   find(collection: string, filter: Filter, options: FindOptions): Document[] {
+    const found = this.findWhole(collection, filter, options);
+    const fields = options.fields;
+    if (!fields || found.picked) return found.docs;
+    return found.docs.map((d) => pickFields(d, fields));
+  }
+
+  /** The documents found, whole, or already cut to `options.fields` (`picked`) where that was cheaper. */
+  private findWhole(collection: string, filter: Filter, options: FindOptions): { docs: Document[]; picked: boolean } {
     const sort = options.sort && Object.keys(options.sort).length ? options.sort : undefined;
     const skip = options.skip ?? 0;
     const limit = options.limit ?? 0;
-    const plan = this.plan(collection, filter);
+    const plan = this.planTracked(collection, filter);
     const paths = sort ? Object.keys(sort).filter((p) => p !== '_id') : [];
     if (paths.every((p) => SIMPLE_PATH.test(p)) && (paths.length === 0 || this.trackSortKeys(collection, paths))) {
       const order = sort ? ` ORDER BY ${Object.entries(sort).map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}` : '';
       const page = paths.length === 0
-        ? this.inSqlOrder(collection, filter, plan, order, skip, limit)
-        : this.readTransaction(() => (this.sortKeysPlain(collection, paths) ? this.inSqlOrder(collection, filter, plan, order, skip, limit) : null));
+        ? plan.booleans
+          ? this.readTransaction(() => this.inSqlOrder(collection, filter, this.exactIn(collection, plan), order, skip, limit, options.fields))
+          : this.inSqlOrder(collection, filter, plan, order, skip, limit, options.fields)
+        : this.readTransaction(() => (this.sortKeysPlain(collection, paths) ? this.inSqlOrder(collection, filter, this.exactIn(collection, plan), order, skip, limit, options.fields) : null));
       if (page) return page;
     }
     // a sort path SQLite orders differently from MongoDB (a boolean, an object or an array was stored there) or cannot reach
     const all = this.select(collection, filter);
     if (sort) all.sort(compareBy(sort));
-    return all.slice(skip, limit ? skip + limit : undefined);
+    return { docs: all.slice(skip, limit ? skip + limit : undefined), picked: false };
   }
 
   /**
@@ -286,16 +340,22 @@ export class SqliteDocumentStore implements DocumentStore {
    * rows are stepped over in the index and never read, copied or parsed. Otherwise every candidate
    * is checked with `matches()`, from the start, until the page is full.
    */
-  private inSqlOrder(collection: string, filter: Filter, plan: Plan, order: string, skip: number, limit: number): Document[] {
+  private inSqlOrder(collection: string, filter: Filter, plan: Plan, order: string, skip: number, limit: number, fields?: readonly string[]): { docs: Document[]; picked: boolean } {
     const select = `SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order}`;
     if (plan.exact) {
       const stmt = this.statement(`${select} LIMIT ? OFFSET ?`);
       // a point lookup (the commonest find) costs less read with `get` than with `all`
       if (limit === 1) {
         const row = stmt.get(...plan.params, 1, skip) as { doc: string } | undefined;
-        return row ? [JSON.parse(row.doc) as Document] : [];
+        return { docs: row ? [JSON.parse(row.doc) as Document] : [], picked: false };
       }
-      return (stmt.all(...plan.params, limit || -1, skip) as { doc: string }[]).map((row) => JSON.parse(row.doc) as Document);
+      // The text alone per row (no row object around it), parsed in place, and cut to `fields` as
+      // it is parsed: a page of 5,000 keeps one object per document alive, not two (what lives
+      // through the young generation's collections is what a large page pays for per document).
+      const docs = this.plucked(`${select} LIMIT ? OFFSET ?`).all(...plan.params, limit || -1, skip) as unknown[];
+      if (fields) for (let i = 0; i < docs.length; i++) docs[i] = pickFields(JSON.parse(docs[i] as string) as Document, fields);
+      else for (let i = 0; i < docs.length; i++) docs[i] = JSON.parse(docs[i] as string);
+      return { docs: docs as Document[], picked: fields !== undefined };
     }
     const out: Document[] = [];
     let skipped = 0;
@@ -305,7 +365,7 @@ export class SqliteDocumentStore implements DocumentStore {
       if (skipped < skip) skipped++;
       else if (out.push(doc) === limit) break;
     }
-    return out;
+    return { docs: out, picked: false };
   }
 
   /** `run` in one read transaction: what it reads is one state of the file, whatever other connections write meanwhile. */
@@ -318,58 +378,92 @@ export class SqliteDocumentStore implements DocumentStore {
   /**
    * Whether SQLite orders every one of `paths` (tracked sort paths of `collection`) as MongoDB
    * does: no document of the collection has ever held a boolean, an object or an array there.
-   * Read from `_sort_keys` in the caller's read transaction, so that a write by another connection
-   * is seen by both the flags and the page, or by neither.
    */
   private sortKeysPlain(collection: string, paths: string[]): boolean {
-    const state = this.statement(`SELECT count(*) AS tracked, coalesce(sum(mixed = 0), 0) AS plain,
-        (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)) AS triggers
-      FROM _sort_keys WHERE collection = ? AND path IN (SELECT value FROM json_each(?))`)
-      .get(...sortKeyTriggers(collection), collection, JSON.stringify(paths)) as { tracked: number; plain: number; triggers: number };
-    // dropped since (dropAll by another connection): tracked again by the next find
-    if (state.triggers < 2 || state.tracked < paths.length) this.sortKeys.delete(collection);
-    return state.triggers === 2 && state.plain === paths.length;
+    return this.flagsClear(SORT_KEYS, this.sortKeys, collection, paths);
   }
 
   /**
    * Makes `_sort_keys` say, for each of `paths` (sort paths of `collection`), whether a document
-   * of the collection has ever held a boolean, an object or an array there (`mixed`, sticky): a
-   * scan of the collection the first time a path is a sort key, then triggers on the table that set
-   * the flag on every insert and update. Triggers, not JavaScript in `put`, because they also run
-   * for writes by another process sharing the file or by an older build that knows nothing of the
-   * flags. False when it cannot be done now (inside a write transaction).
+   * of the collection has ever held a boolean, an object or an array there (`mixed`, sticky).
+   * False when it cannot be done now (inside a write transaction).
    */
   private trackSortKeys(collection: string, paths: string[]): boolean {
-    let known = this.sortKeys.get(collection);
-    if (!known) this.sortKeys.set(collection, (known = new Set()));
-    const missing = paths.filter((p) => !known.has(p));
+    return this.trackFlags(SORT_KEYS, this.sortKeys, collection, paths);
+  }
+
+  /**
+   * Whether no document of `collection` has ever held a number in any of `paths` (tracked in
+   * `_number_paths`): a boolean compared there in SQL then selects booleans only.
+   */
+  private numbersAbsent(collection: string, paths: string[]): boolean {
+    return this.flagsClear(NUMBERS, this.numberPaths, collection, paths);
+  }
+
+  /** Makes `_number_paths` say whether a number was ever stored in each of `paths` (skipped inside a transaction). */
+  private trackNumberPaths(collection: string, paths: string[]): void {
+    this.trackFlags(NUMBERS, this.numberPaths, collection, paths);
+  }
+
+  /**
+   * Whether every one of `paths` of `collection` is tracked in `flags`' table with its flag clear.
+   * Read in the caller's read transaction, so that a write by another connection is seen by both
+   * the flags and the rows read, or by neither.
+   */
+  private flagsClear(flags: PathFlags, known: Map<string, Set<string>>, collection: string, paths: string[]): boolean {
+    const state = this.statement(`SELECT count(*) AS tracked, coalesce(sum(${flags.column} = 0), 0) AS clear,
+        (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)) AS triggers
+      FROM ${flags.table} WHERE collection = ? AND path IN (SELECT value FROM json_each(?))`)
+      .get(...flags.triggers(collection), collection, JSON.stringify(paths)) as { tracked: number; clear: number; triggers: number };
+    // dropped since (dropAll by another connection): tracked again by the next query
+    if (state.triggers < 2 || state.tracked < paths.length) known.delete(collection);
+    return state.triggers === 2 && state.clear === paths.length;
+  }
+
+  /**
+   * Makes `flags`' table say, for each of `paths` of `collection`, whether a document of the
+   * collection has ever held a value of its types there (sticky): a scan of the collection the
+   * first time a path is tracked in the file, then triggers on the table that set the flag on
+   * every insert and update. Triggers, not JavaScript in `put`, because they also run for writes
+   * by another process sharing the file or by an older build that knows nothing of the flags.
+   * False when it cannot be done now (inside a write transaction).
+   */
+  private trackFlags(flags: PathFlags, known: Map<string, Set<string>>, collection: string, paths: string[]): boolean {
+    let seen = known.get(collection);
+    if (!seen) known.set(collection, (seen = new Set()));
+    const missing = paths.filter((p) => !seen.has(p));
     if (missing.length === 0) return true;
     if (this.db.inTransaction) return false;
     this.db.transaction(() => {
       const t = tableOf(collection);
       this.table(collection);
-      const [onInsert, onUpdate] = sortKeyTriggers(collection);
+      const [onInsert, onUpdate] = flags.triggers(collection);
       const present = (this.statement("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)").get(onInsert, onUpdate) as { n: number }).n;
       if (present < 2) {
         // flags without their triggers (the table was dropped and made again) say nothing any more
-        this.statement('DELETE FROM _sort_keys WHERE collection = ?').run(collection);
-        const flag = `BEGIN UPDATE _sort_keys SET mixed = 1 WHERE collection = ${sqlString(collection)} AND mixed = 0
-          AND json_type(new.doc, '$.' || path) IN ('true', 'false', 'object', 'array'); END`;
+        this.statement(`DELETE FROM ${flags.table} WHERE collection = ?`).run(collection);
+        const flag = `BEGIN UPDATE ${flags.table} SET ${flags.column} = 1 WHERE collection = ${sqlString(collection)} AND ${flags.column} = 0
+          AND json_type(new.doc, '$.' || path) IN ${flags.types}; END`;
         this.db.exec(`CREATE TRIGGER IF NOT EXISTS ${quote(onInsert)} AFTER INSERT ON ${t} ${flag};
           CREATE TRIGGER IF NOT EXISTS ${quote(onUpdate)} AFTER UPDATE OF doc ON ${t} ${flag};`);
       }
-      const scan = this.statement(`INSERT OR IGNORE INTO _sort_keys (collection, path, mixed)
-        SELECT ?, ?, EXISTS (SELECT 1 FROM ${t} WHERE json_type(doc, ?) IN ('true', 'false', 'object', 'array'))`);
-      for (const p of missing) scan.run(collection, p, `$.${p}`);
+      // a path tracked already (by another connection, or before a restart) is not scanned again
+      const tracked = this.statement(`SELECT 1 FROM ${flags.table} WHERE collection = ? AND path = ?`);
+      const scan = this.statement(`INSERT OR IGNORE INTO ${flags.table} (collection, path, ${flags.column})
+        SELECT ?, ?, EXISTS (SELECT 1 FROM ${t} WHERE json_type(doc, ?) IN ${flags.types})`);
+      for (const p of missing) if (!tracked.get(collection, p)) scan.run(collection, p, `$.${p}`);
     }).immediate();
-    for (const p of missing) known.add(p);
+    for (const p of missing) seen.add(p);
     return true;
   }
 
   count(collection: string, filter: Filter): number {
-    const plan = this.plan(collection, filter);
-    if (plan.exact) return (this.statement(`SELECT count(*) AS n FROM ${tableOf(collection)} WHERE ${plan.sql}`).get(...plan.params) as { n: number }).n;
-    return this.select(collection, filter).length;
+    const tracked = this.planTracked(collection, filter);
+    return this.readTransaction(() => {
+      const plan = this.exactIn(collection, tracked);
+      if (plan.exact) return (this.statement(`SELECT count(*) AS n FROM ${tableOf(collection)} WHERE ${plan.sql}`).get(...plan.params) as { n: number }).n;
+      return this.select(collection, filter).length;
+    });
   }
 
   ensureIndex(collection: string, spec: SortSpec, options: IndexOptions): void {
@@ -409,17 +503,28 @@ export class SqliteDocumentStore implements DocumentStore {
 }
 
 /** A condition on one field as SQL, or null when SQL cannot narrow it. */
-function fieldTerm(path: string, condition: unknown): { sql: string; params: unknown[]; exact: boolean } | null {
+/**
+ * Exactness of a term: `true`, `false`, or 'without numbers' when it is exact unless a document
+ * holds a number in the path (a boolean compared in SQL as 1 or 0).
+ */
+type TermExactness = boolean | 'without numbers';
+
+function fieldTerm(path: string, condition: unknown): { sql: string; params: unknown[]; exact: TermExactness } | null {
   const x = extract(path);
   const isId = path === '_id';
+  const byType = (v: unknown): TermExactness => (typeof v === 'string' ? true : typeof v === 'boolean' && !isId ? 'without numbers' : false);
   if (!isOperatorObject(condition)) {
     if (condition === null) return isId ? null : { sql: `${x} IS NULL`, params: [], exact: false };
     if (!isScalar(condition)) return null;
-    return { sql: `${x} = ?`, params: [sqlValue(condition)], exact: typeof condition === 'string' };
+    return { sql: `${x} = ?`, params: [sqlValue(condition)], exact: byType(condition) };
   }
   const terms: string[] = [];
   const params: unknown[] = [];
-  let exact = true;
+  let exact: TermExactness = true;
+  const weaken = (e: TermExactness) => {
+    if (e === false || exact === false) exact = false;
+    else if (e === 'without numbers') exact = e;
+  };
   for (const [op, operand] of Object.entries(condition)) {
     switch (op) {
       case '$eq':
@@ -430,7 +535,7 @@ function fieldTerm(path: string, condition: unknown): { sql: string; params: unk
         } else if (isScalar(operand)) {
           terms.push(`${x} = ?`);
           params.push(sqlValue(operand));
-          if (typeof operand !== 'string') exact = false;
+          weaken(byType(operand));
         } else return null;
         break;
       case '$gt': case '$gte': case '$lt': case '$lte': {
@@ -465,8 +570,23 @@ function fieldTerm(path: string, condition: unknown): { sql: string; params: unk
   return { sql: terms.join(' AND '), params, exact };
 }
 
-/** The names of the triggers that keep `_sort_keys` of `collection`: on insert, on update. */
-const sortKeyTriggers = (collection: string): [string, string] => [`k:${collection}:insert`, `k:${collection}:update`];
+/**
+ * A sticky flag per collection and path in its own table, kept by triggers on the collection's
+ * table: whether a document of the collection has ever held, there, a value of one of `types`
+ * (json_type's names, as an SQL list).
+ */
+interface PathFlags {
+  table: string;
+  column: string;
+  types: string;
+  /** the names of the triggers that keep it for `collection`: on insert, on update */
+  triggers: (collection: string) => [string, string];
+}
+
+/** Sort paths SQLite orders otherwise than MongoDB (a boolean, an object or an array was there). */
+const SORT_KEYS: PathFlags = { table: '_sort_keys', column: 'mixed', types: "('true', 'false', 'object', 'array')", triggers: (c) => [`k:${c}:insert`, `k:${c}:update`] };
+/** Paths a number was stored in (a boolean compared there as 1 or 0 in SQL would select it too). */
+const NUMBERS: PathFlags = { table: '_number_paths', column: 'numbers', types: "('integer', 'real')", triggers: (c) => [`n:${c}:insert`, `n:${c}:update`] };
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 function duplicateKey(collection: string, error: unknown): unknown {

@@ -12,7 +12,7 @@
  * `savepoint()` / `rollback()` undo what one event did, so a projection that throws on an event
  * leaves nothing of it behind.
  */
-import { cloneJson, compareBy, getPathValues, matches } from './filter.js';
+import { cloneJson, compareBy, getPathValues, matches, pickFields } from './filter.js';
 import {
   type Checkpoint,
   type Collection,
@@ -471,7 +471,9 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     const out = stored.filter((d) => !this.dirtyIds.has(d._id));
     for (const doc of this.pendingMatches(filter)) out.push(clone(doc));
     if (options.sort && Object.keys(options.sort).length > 0) out.sort(compareBy(options.sort));
-    return out.slice(skip, options.limit ? skip + options.limit : undefined);
+    const page = out.slice(skip, options.limit ? skip + options.limit : undefined);
+    const fields = options.fields;
+    return fields ? page.map((d) => pickFields(d, fields) as T) : page;
   }
 
   async findOne(filter: Filter): Promise<T | null> {

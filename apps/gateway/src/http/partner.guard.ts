@@ -29,9 +29,7 @@ export class PartnerGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<PartnerRequest>();
-    const credentials = basicCredentials(req);
-    if (!credentials) throw unauthorized('partner credentials required (HTTP Basic)');
-    const request: AuthenticatePartnerRequest = { ...credentials, address: req.ip ?? req.socket.remoteAddress ?? '' };
+    const request = partnerCredentials(req);
     if (this.reflector.getAllAndOverride<boolean | undefined>(IN_CALL_KEY, [context.getHandler(), context.getClass()])) {
       req.partnerInCall = new PartnerInCall(request, this.authenticate);
       return true;
@@ -39,6 +37,21 @@ export class PartnerGuard implements CanActivate {
     req.partner = await this.authenticate(request);
     return true;
   }
+
+  /**
+   * What this guard gives an `@AuthenticatedInCall()` route's request, for a caller that runs the
+   * route without Nest (a fast route): its `PartnerInCall`; 401 without well-formed credentials.
+   */
+  inCall(req: Request): PartnerInCall {
+    return new PartnerInCall(partnerCredentials(req), this.authenticate);
+  }
+}
+
+/** The request's partner credentials with the client's address; 401 without a well-formed Authorization header. */
+function partnerCredentials(req: Request): AuthenticatePartnerRequest {
+  const credentials = basicCredentials(req);
+  if (!credentials) throw unauthorized('partner credentials required (HTTP Basic)');
+  return { ...credentials, address: req.ip ?? req.socket.remoteAddress ?? '' };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * A zip cut short is logged for the operator (a missing blob), a client that hangs up is not; the
- * client of a cut-short zip never gets the whole Content-Length.
+ * client of a cut-short zip never gets the whole Content-Length. A folder of one catalog page is
+ * read from the catalog once per zip.
  */
 import { BlobNotFoundError, type BlobReader } from '@burrow/blobs';
 import type { SubtreePage } from '@burrow/contracts';
@@ -9,10 +10,11 @@ import express from 'express';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { sendFolderZip, type ZipErrorLog } from './zip-download.js';
+import { planZip, writeZip } from './zip/index.js';
+import { folderEntries, sendFolderZip, type ZipErrorLog } from './zip-download.js';
 
 const content = Buffer.alloc(256 * 1024, 7);
 const page: SubtreePage = {
@@ -75,5 +77,36 @@ describe('zip downloads cut short', () => {
     const got = await fetchZip(blobs, log);
     assert.equal(got.received, got.declared);
     assert.deepEqual(errors, []);
+  });
+});
+
+describe('zip entries from the catalog', () => {
+  const root = { userId: 'u', device: 'laptop', path: 'docs/', prefix: 'docs/' };
+  const sink = () => new PassThrough().resume();
+
+  it('a folder listed whole in one page is asked of the catalog once for all the passes of a zip', async () => {
+    let calls = 0;
+    const counting = { call: async () => (calls++, page) } as unknown as RpcClient;
+    const blobs = { get: async () => Readable.from([content]) } as unknown as BlobReader;
+    const entries = folderEntries(counting, blobs, [root]);
+    const plan = await planZip(entries);
+    await writeZip(entries, sink(), undefined, { expect: plan, verifyCrc: true });
+    assert.equal(calls, 1);
+  });
+
+  it('a folder of several pages is paged again by every pass', async () => {
+    const calls: (string | undefined)[] = [];
+    const paged = {
+      call: async (_subject: string, request: { cursor?: string }) => {
+        calls.push(request.cursor);
+        return request.cursor ? { files: [page.files[1]], next: null } : { files: [page.files[0]], next: 'c1' };
+      },
+    } as unknown as RpcClient;
+    const blobs = { get: async () => Readable.from([content]) } as unknown as BlobReader;
+    const entries = folderEntries(paged, blobs, [root]);
+    const plan = await planZip(entries);
+    assert.equal(plan.files, 2);
+    await writeZip(entries, sink(), undefined, { expect: plan });
+    assert.deepEqual(calls, [undefined, 'c1', undefined, 'c1', undefined, 'c1']);
   });
 });

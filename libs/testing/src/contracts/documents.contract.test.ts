@@ -28,6 +28,62 @@ documentStoreContract('SqliteDocumentStore', async () => {
   };
 });
 
+describe('SqliteDocumentStore: a boolean term is exact in SQL while no number was ever stored in its path', () => {
+  const withStores = async (run: (a: SqliteDocumentStore, b: SqliteDocumentStore, file: string) => Promise<void>) => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+    const file = join(dir, 'read-models.sqlite');
+    const a = SqliteDocumentStore.open(file);
+    const b = SqliteDocumentStore.open(file);
+    try {
+      await run(a, b, file);
+    } finally {
+      await a.close();
+      await b.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  const filter = { g: 'a', on: false };
+  const seed = async (store: SqliteDocumentStore) => {
+    const c = store.collection('flags');
+    await c.ensureIndex({ g: 1, on: 1, n: 1 });
+    for (let i = 0; i < 6; i++) await c.upsert({ _id: `f${i}`, g: 'a', on: i % 2 === 0, n: i });
+    return c;
+  };
+
+  it('plans the boolean term as exact but for numbers in the path, and pages right when another connection (or a client that knows nothing of the flags) stores a number there', () =>
+    withStores(async (a, b, file) => {
+      const flags = await seed(a);
+      assert.deepEqual(a.plan('flags', filter).booleans, ['on'], 'exact unless a number is stored there');
+      assert.equal(a.plan('flags', { g: 'a', on: 0 }).booleans, null, 'a number term is not');
+      assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 2 })).map((d) => d._id), ['f1', 'f3']);
+      await b.collection('flags').upsert({ _id: 'z0', g: 'a', on: 0, n: 0.5 });
+      assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 2 })).map((d) => d._id), ['f1', 'f3'], 'a number stored by another connection');
+      assert.equal(await flags.count(filter), 3);
+      // a number stored by a raw client into a collection whose flag is still clear
+      const other = a.collection('others');
+      await other.ensureIndex({ g: 1, on: 1, n: 1 });
+      await other.upsert({ _id: 'o1', g: 'a', on: false, n: 1 });
+      assert.deepEqual((await other.find(filter, { sort: { n: 1 } })).map((d) => d._id), ['o1']);
+      const raw = SqliteDocumentStore.open(file);
+      raw.statement('INSERT INTO "c:others" (id, doc, loose) VALUES (?, ?, NULL)').run('o0', JSON.stringify({ _id: 'o0', g: 'a', on: 0, n: 0 }));
+      await raw.close();
+      assert.deepEqual((await other.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['o1']);
+      assert.equal(await other.count(filter), 1);
+    }));
+
+  it('a number stored before the first boolean query is found by the first scan; dropAll forgets the flags', () =>
+    withStores(async (a) => {
+      const flags = await seed(a);
+      await flags.upsert({ _id: 'z0', g: 'a', on: 0, n: -1 });
+      assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
+      await a.dropAll();
+      const again = await seed(a);
+      assert.deepEqual((await again.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
+      await again.upsert({ _id: 'z0', g: 'a', on: 0, n: -1 });
+      assert.deepEqual((await again.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
+    }));
+});
+
 describe('SqliteDocumentStore: pages at an offset with writers it does not see', () => {
   const withFile = async (run: (file: string) => Promise<void>) => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));

@@ -256,6 +256,42 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal(await people.count({ tags: 'nothing' }), 0);
         assert.equal(await store.collection(uniqueId('empty_')).count(), 0, 'a collection never written is empty');
       });
+
+      it('find with fields: only those top-level fields (those a document has), _id only when named; filter and sort see whole documents', async () => {
+        const picked = await people.find({ city: 'Oslo' }, { sort: { age: 1 }, fields: ['name', 'nickname', 'profile'] });
+        assert.deepEqual(picked, [
+          { name: 'Eve', nickname: 'evil', profile: { level: 3, country: 'SE' } },
+          { name: 'Alice', profile: { level: 3, country: 'NO' } },
+        ]);
+        assert.deepEqual(await people.find({ _id: 'p1' }, { fields: ['_id', 'age'] }), [{ _id: 'p1', age: 30 }]);
+        const indexed = store.collection<Document & { g: string; n: number; on: boolean }>(uniqueId('picked_'));
+        await indexed.ensureIndex({ g: 1, on: 1, n: 1 });
+        for (let i = 0; i < 5; i++) await indexed.upsert({ _id: `i${i}`, g: 'a', on: i !== 2, n: 10 - i });
+        assert.deepEqual(await indexed.find({ g: 'a', on: true }, { sort: { n: 1 }, skip: 1, limit: 2, fields: ['n'] }), [{ n: 7 }, { n: 9 }]);
+      });
+
+      it('a boolean on an indexed path matches booleans only, never the numbers 0 and 1: found, paged, counted, also once a number is stored there later', async () => {
+        const flags = store.collection<Document & { g: string; on: unknown; n: number }>(uniqueId('flags_'));
+        await flags.ensureIndex({ g: 1, on: 1, n: 1 });
+        await flags.ensureIndex({ on: 1 });
+        for (let i = 0; i < 6; i++) await flags.upsert({ _id: `f${i}`, g: 'a', on: i % 2 === 0, n: i });
+        const page = async (on: boolean, skip: number, limit: number) => ids(await flags.find({ g: 'a', on }, { sort: { n: 1 }, skip, limit }));
+        assert.deepEqual(await page(false, 0, 2), ['f1', 'f3']);
+        assert.deepEqual(await page(true, 1, 5), ['f2', 'f4']);
+        await flags.upsert({ _id: 'z0', g: 'a', on: 0, n: 0.5 });
+        await flags.upsert({ _id: 'z1', g: 'a', on: 1, n: 1.5 });
+        await flags.upsert({ _id: 'z2', g: 'a', on: 1.0, n: 2.5 });
+        assert.deepEqual(await page(false, 0, 2), ['f1', 'f3'], 'the number 0 is not false');
+        assert.deepEqual(await page(true, 0, 0), ['f0', 'f2', 'f4'], 'the numbers 1 are not true');
+        assert.deepEqual(await page(false, 1, 0), ['f3', 'f5']);
+        assert.equal(await flags.count({ g: 'a', on: false }), 3);
+        assert.equal(await flags.count({ on: true }), 3);
+        assert.deepEqual(sortedIds(await flags.find({ on: { $eq: false } })), ['f1', 'f3', 'f5']);
+        assert.deepEqual(sortedIds(await flags.find({ on: 0 })), ['z0'], 'and a number matches numbers only');
+        assert.deepEqual(sortedIds(await flags.find({ on: 1 })), ['z1', 'z2']);
+        assert.equal(await flags.deleteMany({ on: false }), 3);
+        assert.deepEqual(sortedIds(await flags.find({ g: 'a' })), ['f0', 'f2', 'f4', 'z0', 'z1', 'z2']);
+      });
     });
 
     describe('sort, skip, limit', () => {

@@ -27,6 +27,13 @@ export interface ZipFileEntry {
   id?: string;
   /** The content bytes [start, endInclusive]; never called for an empty file. */
   open(start: number, endInclusive: number): Promise<Readable>;
+  /**
+   * The whole content, for a writer that checks CRC-32s (`verifyCrc`), from a store that remembers
+   * what read back right: `known` when these bytes did recently and have not changed since (the
+   * writer then skips their CRC), `passed()` to tell the store that the CRC of a whole read
+   * matched. Optional (a whole read is then `open(0, size - 1)`); never called for an empty file.
+   */
+  openChecked?(): Promise<{ stream: Readable; known: boolean; passed(): void }>;
 }
 
 /**
@@ -67,7 +74,8 @@ export interface WriteZipOptions {
    * before any byte after the entry. Default false (it costs CPU per byte: bench:zip). The
    * gateway's folder zips turn it on: an archive served whole with a wrong file inside (a CRC
    * error found only on extraction) is worse than a download that fails and a blob the operator
-   * is told about. Sizes are always checked.
+   * is told about. Sizes are always checked. An entry whose `openChecked` says its bytes are
+   * `known` (they read back right recently and have not changed since) is not checked again.
    */
   verifyCrc?: boolean;
   /** End `out` after the last byte (default true). `out` is never ended on failure. */

@@ -174,16 +174,27 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
     const path = item.file.path;
     output.check();
     let stream: Readable;
+    /** whether to check the CRC, and whom to tell that it matched */
+    let check = verifyCrc && whole;
+    let passed: (() => void) | undefined;
     try {
-      stream = await item.file.open(from, to);
+      if (check && item.file.openChecked) {
+        const opened = await item.file.openChecked();
+        stream = opened.stream;
+        check = !opened.known;
+        passed = opened.passed;
+      } else {
+        stream = await item.file.open(from, to);
+      }
     } catch (err) {
       throw new ZipError('BLOB', `${path}: cannot open the blob: ${message(err)}`, { cause: err });
     }
     let crc = 0;
-    await output.copy(stream, to - from + 1, verifyCrc && whole ? (chunk) => (crc = crc32(chunk, crc)) : () => undefined, path);
-    if (verifyCrc && whole && crc >>> 0 !== item.crc32) {
+    await output.copy(stream, to - from + 1, check ? (chunk) => (crc = crc32(chunk, crc)) : () => undefined, path);
+    if (check && crc >>> 0 !== item.crc32) {
       throw new ZipError('BLOB', `${path}: the blob's CRC-32 ${(crc >>> 0).toString(16)} differs from the entry's ${item.crc32.toString(16)}`);
     }
+    if (check) passed?.();
   };
 
   try {

@@ -257,6 +257,23 @@ describe('zip writer: failures reject, never a short archive', () => {
     });
   }
 
+  it('with verifyCrc, an entry whose bytes the store knows read back right is not checked again; another is, and the store hears when it passed', async () => {
+    const passed: string[] = [];
+    const checked = (path: string, content: Buffer, crc: number, known: boolean): ZipFileEntry => ({
+      path, size: content.length, crc32: crc, mtime: MTIME,
+      open: async () => assert.fail('a whole entry is read through openChecked'),
+      openChecked: async () => ({ stream: Readable.from([content]), known, passed: () => passed.push(path) }),
+    });
+    const right = Buffer.from('right bytes');
+    // known: written as read, its CRC not computed (here it would not match: the store vouches for it)
+    const out = new Collector();
+    await writeZip(fromArray([checked('a.bin', right, crc32(right) >>> 0, false), checked('b.bin', right, 1234, true)]), out, undefined, { verifyCrc: true });
+    assert.deepEqual(passed, ['a.bin'], 'only the checked entry is reported');
+    // not known: checked, and a mismatch rejects without telling the store
+    await assert.rejects(writeZip(fromArray([checked('c.bin', right, 1234, false)]), new Collector(), undefined, { verifyCrc: true }), (e: ZipError) => e.code === 'BLOB' && /CRC-32/.test(e.message));
+    assert.deepEqual(passed, ['a.bin']);
+  });
+
   it('without verifyCrc (the default) writes a blob whose bytes differ from its CRC, for unzip to flag', async () => {
     const bad = brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(100, 2)]));
     const out = new Collector();
