@@ -202,9 +202,11 @@ export class Previewer {
    * image's, the blob is not read.
    */
   async process(blob: string, head?: Buffer): Promise<PreviewOutcome> {
+    // not an image by the head: the decision reads the blob's stream anyway (and appends nothing
+    // when it is decided already), so the read model is not asked first (one read per upload)
+    if (head && !sniffImage(head)) return this.notImage(blob, this.ctx.clock.now());
     const doc = await previewsCollection(this.ctx.docs).get(blob);
     if (doc && !doc.pending) return 'decided';
-    if (head && !sniffImage(head)) return this.notImage(blob, this.ctx.clock.now());
     const { state } = await loadAggregate(this.ctx.store, Streams.preview(blob), previewDecider);
     const now = this.ctx.clock.now();
     if (state.status === 'decided') return 'decided';

@@ -209,6 +209,19 @@ describe('previews', () => {
     }
     assert.deepEqual(Object.keys(await previewsOf(t, picture)).sort(), ['25', '48']);
     assert.ok(reads.includes(picture), 'an image is read to be rendered');
+    // decided already (the same bytes uploaded again): the head's decision appends nothing more,
+    // and is taken from the blob's stream without asking the read model first
+    const docReads: string[] = [];
+    const collection = t.docs.collection.bind(t.docs);
+    t.docs.collection = ((name: string) => {
+      const c = collection(name);
+      if (name !== 'previews') return c;
+      return new Proxy(c, { get: (target, prop) => (prop === 'get' ? (id: string) => (docReads.push(id), target.get(id)) : Reflect.get(target, prop, target)) });
+    }) as typeof t.docs.collection;
+    assert.equal(await t.previewer.process(notImage, text.subarray(0, UPLOAD_HEAD_BYTES)), 'decided');
+    assert.deepEqual(docReads, []);
+    assert.deepEqual(await previewEvents(t, notImage), ['PreviewsFailed']);
+    t.docs.collection = collection;
 
     // a head that is not the blob's first bytes (fewer than it has, or not base64) is refused: the sniff could be wrong
     const png = await image(64, 64).png().toBuffer();
