@@ -347,7 +347,7 @@ export class MongoDocumentStore implements DocumentStore {
       // where the checkpoint ends up. The same state means the same events were applied.
       const now = await this.readCheckpoint(name);
       const same = now?.version === version && JSON.stringify(now.state) === JSON.stringify(state);
-      return { committed: same, rejected: [] };
+      return same ? { committed: true, rejected: [], adopted: true } : { committed: false, rejected: [] };
     }
     await this.options.faults?.('claimed');
     const rejected = await this.applyWrites(writes);

@@ -77,6 +77,14 @@ export interface CommitResult {
   committed: boolean;
   /** puts a unique index refused even after the rest of the batch was applied (the document keeps its old state) */
   rejected: { collection: string; id: string; reason: string }[];
+  /**
+   * true: the checkpoint already stood where this commit would take it, moved there by another
+   * writer (a replica that applied the same events) or by an earlier attempt of this one; nothing
+   * of `writes` was written by this call. The documents the store holds are that writer's, which
+   * may differ from `writes` (it read them at another moment): a caller that keeps what it wrote
+   * (a cache) must not take `writes` for what the store holds.
+   */
+  adopted?: true;
 }
 
 export interface DocumentStore {

@@ -96,6 +96,25 @@ class FlakyDocuments implements DocumentStore {
   async close() {}
 }
 
+/**
+ * What a replica's commit meets when another replica applied the same events from the same
+ * checkpoint first (MongoDocumentStore's `adopted`): the next commit, once `adoptNext` is set, is
+ * made with the other writer's documents (`adoptNext` of each write) and reported adopted.
+ */
+class AdoptingDocuments extends FlakyDocuments {
+  adoptNext: ((w: Write) => Write) | null = null;
+  adopted = 0;
+  override async commit(name: string, expected: number, state: Record<string, unknown>, writes: Write[]) {
+    const other = this.adoptNext;
+    if (!other) return super.commit(name, expected, state, writes);
+    this.adoptNext = null;
+    const made = await this.inner.commit(name, expected, state, writes.map(other));
+    assert.equal(made.committed, true);
+    this.adopted++;
+    return { committed: true, rejected: [], adopted: true as const };
+  }
+}
+
 interface Target {
   name: string;
   /** a connection to the test's read-model database (a second call: a second replica's connection) */
@@ -217,6 +236,19 @@ for (const t of targets) {
       const c = run(await target.connect());
       await c.start();
       assert.deepEqual(await totals(docsB), expected);
+    });
+
+    it('after a commit adopted from another replica, the documents the store holds are read, not the ones this replica wrote', async () => {
+      const docs = new AdoptingDocuments(await target.connect());
+      const runner = run(docs);
+      await events.append('counter-a', increments(2), 'any');
+      await runner.start();
+      // the other replica's documents differ (it read them at another moment): told apart by +1000
+      docs.adoptNext = (w) => (w.kind === 'put' ? { ...w, doc: { ...w.doc, total: (w.doc.total as number) + 1000 } } : w);
+      await runner.waitFor((await events.append('counter-a', increments(1), 'any')).position);
+      assert.equal(docs.adopted, 1);
+      await runner.waitFor((await events.append('counter-a', increments(1), 'any')).position);
+      assert.deepEqual(await totals(docs), { 'counter-a': [1004, 4] });
     });
 
     it('a document store outage: retries by itself, reports it, and resumes without losing or repeating an event', async () => {

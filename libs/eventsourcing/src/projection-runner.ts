@@ -523,7 +523,11 @@ export class ProjectionRunner {
     }
     this.version++;
     this.positions = positions;
-    this.cache.absorb(writes);
+    // Adopted: another replica made this very transition (the same events from the same
+    // checkpoint) with documents it read at its own moment, and ours may have been read after its
+    // batch was in the store (events counted twice): what the store holds is the truth, not ours.
+    if (result.adopted) this.cache.clear();
+    else this.cache.absorb(writes);
     if (this.state === 'retrying') this.setState(this.progress ? 'catching-up' : 'live');
     this.batch = this.newBatch(batch.end);
     this.advance(batch.end);

@@ -330,3 +330,24 @@ describe('MongoDocumentStore: a batch journaled in chunks', { skip: mongoUrl ? u
     }
   });
 });
+
+describe('MongoDocumentStore: a commit another writer already made', { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 }, () => {
+  it('is reported adopted, keeps the other writer\'s documents, and a different transition from the same version is refused', async () => {
+    const db = uniqueId('burrow_adopt_');
+    const [first, second] = [await MongoDocumentStore.connect(mongoUrl!, db), await MongoDocumentStore.connect(mongoUrl!, db)];
+    try {
+      const c = uniqueId('docs_');
+      const put = (n: number): Write => ({ kind: 'put', collection: c, doc: { _id: 'x', n } });
+      assert.deepEqual(await first.commit('cp', 0, { at: 1 }, [put(1)]), { committed: true, rejected: [] });
+      // the same transition (same version, same state) with documents read at another moment
+      assert.deepEqual(await second.commit('cp', 0, { at: 1 }, [put(2)]), { committed: true, rejected: [], adopted: true });
+      assert.equal((await second.collection<Document & { n: number }>(c).get('x'))?.n, 1, 'the store holds the first writer\'s documents');
+      assert.deepEqual(await second.commit('cp', 0, { at: 2 }, [put(3)]), { committed: false, rejected: [] });
+      assert.deepEqual(await second.readCheckpoint('cp'), { version: 1, state: { at: 1 } });
+    } finally {
+      await first.dropAll();
+      await first.close();
+      await second.close();
+    }
+  });
+});
