@@ -152,6 +152,8 @@ describe('fast routes answer as Express does', { skip: natsUrl ? false : 'NATS_U
 
     // each gateway counted the same requests under the same routes and statuses
     await assertSameCounts(fastUrl, expressUrl, /route="(\/storage|unmatched)/, 'route="/storage/*path"');
+    // the comparison means something only if the fast gateway took them on its fast routes
+    await assertFastServed(fastUrl, expressUrl, ['/storage/*path', '/link/:token/*name']);
   });
 
   it("interface A's user record and page of users get the same answers, byte for byte", async () => {
@@ -223,6 +225,7 @@ describe('fast routes answer as Express does', { skip: natsUrl ? false : 'NATS_U
     }
 
     await assertSameCounts(fastUrl, expressUrl, /route="(\/apis\/accounts\/v1)?\/users/, 'route="/users/:user"');
+    await assertFastServed(fastUrl, expressUrl, ['/users/:user', '/users', '/apis/accounts/v1/users/:user', '/apis/accounts/v1/users']);
   });
 });
 
@@ -258,4 +261,22 @@ async function assertSameCounts(fastUrl: string, expressUrl: string, routes: Reg
   const fastCounts = await counted(fastUrl);
   assert.ok(fastCounts.some((line) => line.includes(expected)), fastCounts.join('\n'));
   assert.deepEqual(fastCounts, await counted(expressUrl));
+}
+
+/**
+ * The fast gateway answered requests of each of `routes` on its fast route
+ * (`burrow_http_fast_route_requests_total`), and the one with fast routes off answered none there.
+ */
+async function assertFastServed(fastUrl: string, expressUrl: string, routes: string[]): Promise<void> {
+  const served = async (base: string) => {
+    const counts = new Map<string, number>();
+    for (const line of (await (await fetch(`${base}/metrics`)).text()).split('\n')) {
+      const match = /^burrow_http_fast_route_requests_total\{route="([^"]*)"\} (\d+)/.exec(line);
+      if (match) counts.set(match[1], Number(match[2]));
+    }
+    return counts;
+  };
+  const fast = await served(fastUrl);
+  for (const route of routes) assert.ok((fast.get(route) ?? 0) > 0, `no request on the fast route ${route}: ${JSON.stringify([...fast])}`);
+  assert.deepEqual([...(await served(expressUrl))], [], 'fast routes off: none taken');
 }

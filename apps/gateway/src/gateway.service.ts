@@ -116,7 +116,11 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   server.use(strictTransportSecurity);
   // the hottest routes (downloads) skip the router's scan and Nest's pipeline, with the same answers
   const filter = new HttpErrorFilter(log);
-  const fast = new FastRoutes({ enabled: infra.config.fastRoutes, onError: (error, req, res) => filter.catch(error, httpContext(req, res)) });
+  const fast = new FastRoutes({
+    enabled: infra.config.fastRoutes,
+    onError: (error, req, res) => filter.catch(error, httpContext(req, res)),
+    onServed: (route) => metrics.fastRoutes.inc({ route }),
+  });
   server.use(fast.middleware);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);

@@ -16,6 +16,13 @@ export class GatewayMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [this.registry],
   });
+  /** requests a fast route answered (http/fast-routes.ts), by the route's path: whether the fast path is taken */
+  readonly fastRoutes = new Counter({
+    name: 'burrow_http_fast_route_requests_total',
+    help: 'HTTP requests answered by a fast route (without Express\'s router and Nest\'s pipeline)',
+    labelNames: ['route'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'burrow_gateway_' });
