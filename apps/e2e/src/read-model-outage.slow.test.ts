@@ -34,13 +34,26 @@ async function eventually(what: string, check: () => Promise<boolean>, seen: () 
  * subject, 3 s RPC timeout); stop 31's CI failure (readiness never back) is likely the same hang,
  * read by the readiness lag check. Cause not found yet (left open in issue 23's note). Remove `todo`
  * once it is fixed.
+ * Not reproduced on 2026-11-28 in ~45 runs of this test (Node 20 and 24, under CPU load), a full
+ * run of the suite on Node 24, a CI run, and 33 SIGKILLs of FerretDB at random moments under a live
+ * projection runner or continuous uploads (each resumed within 1-4 s, every event applied once).
+ * The services now log at info here, and the projection runner names any step that does not
+ * return (`a read-model step is taking long`, and /readyz `read models are stalled: ...`), so a
+ * recurrence prints where the storage catalog waits.
  */
 const KNOWN_BUG = 'known bug: the storage catalog file commit may stop answering after a read-model database outage (see the comment above)';
 
 describe('read-model database outage (multi-process, a private FerretDB)', { skip, timeout: 300_000 }, () => {
   it('prompt 503s with a reason, readiness false, no process exits, and everything resumes by itself', { todo: KNOWN_BUG }, async () => {
     const ferret = await startPrivateFerretDb();
-    const target = await startMultiProcess(natsUrl!, { MONGODB_URL: ferret.url, BURROW_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) }, { productionServers: false });
+    // info: a failure shows what the read models went through (outage, retries, recovery)
+    const target = await startMultiProcess(natsUrl!, { MONGODB_URL: ferret.url, BURROW_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), LOG_LEVEL: 'info' }, { productionServers: false });
+    // any failure shows what /readyz answered last and what each process printed last
+    let lastReady = '';
+    const withLogs = (error: Error) => {
+      const logs = target.processes().map((p) => `--- ${p.name} (exit ${p.exitCode ?? p.signalCode}):\n${p.output.slice(-8000)}`);
+      return new Error(`${error.message}\nlast /readyz: ${lastReady}\n${logs.join('\n')}`, { cause: error });
+    };
     try {
       const api = partnerApi(target);
       await api.post('/users/', { name: 'Before', email: 'before@example.com', username: 'before', password: PASSWORD, plan_id: 1 }).expect(201);
@@ -66,14 +79,7 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
 
       await new Promise((r) => setTimeout(r, 4000));
       await ferret.start();
-      // a wait that times out shows what each process printed last
-      const until = (...args: Parameters<typeof eventually>) =>
-        eventually(...args).catch((error: Error) => {
-          const logs = target.processes().map((p) => `--- ${p.name} (exit ${p.exitCode ?? p.signalCode}):\n${p.output.slice(-4000)}`);
-          throw new Error(`${error.message}\n${logs.join('\n')}`, { cause: error });
-        });
-      let lastReady = '';
-      await until(
+      await eventually(
         'readiness to come back',
         async () => {
           const res = await fetch(`${target.url}/readyz`);
@@ -86,7 +92,7 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
       // this test sets (a 503 asking to retry); a retry then finds the write done or does it. Any
       // other answer fails the wait with that answer.
       let lastWrite = '';
-      await until(
+      await eventually(
         'a partner write to succeed',
         async () => {
           const res = await api.post('/users/', { name: 'After', email: 'after@example.com', username: 'after', password: PASSWORD, plan_id: 1 });
@@ -100,7 +106,7 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
         30_000,
       );
       await api.get('/users/after').expect(200);
-      await until(
+      await eventually(
         'an upload to succeed',
         async () => {
           const res = await before.putFile('laptop', 'b.txt', 'after');
@@ -120,6 +126,8 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
       assert.equal(new Set(names).size, names.length, 'no user twice');
       assert.equal((await api.get('/users/?action=user_count').expect(200)).body.user_count, names.length);
       for (const name of ['before', 'after']) assert.ok(names.includes(name));
+    } catch (error) {
+      throw withLogs(error as Error);
     } finally {
       await target.close();
       await ferret.close();

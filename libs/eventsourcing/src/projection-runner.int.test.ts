@@ -115,6 +115,20 @@ class AdoptingDocuments extends FlakyDocuments {
   }
 }
 
+/** A document store whose commits, once `stallCommits` is set, wait until `release()` (an operation that does not return). */
+class StallingDocuments extends FlakyDocuments {
+  stallCommits = false;
+  private readonly held: (() => void)[] = [];
+  override async commit(name: string, expected: number, state: Record<string, unknown>, writes: Write[]) {
+    if (this.stallCommits) await new Promise<void>((resolve) => this.held.push(resolve));
+    return super.commit(name, expected, state, writes);
+  }
+  release(): void {
+    this.stallCommits = false;
+    for (const go of this.held.splice(0)) go();
+  }
+}
+
 interface Target {
   name: string;
   /** a connection to the test's read-model database (a second call: a second replica's connection) */
@@ -268,6 +282,46 @@ for (const t of targets) {
       flaky.down = false;
       await runner.waitFor(await events.headPosition(), 10_000);
       assert.deepEqual(await totals(flaky), { 'counter-a': [15, 15], 'counter-b': [3, 3] });
+      await until('readiness to come back', async () => (await runner.health()).ok);
+    });
+
+    it('a read-model commit that does not return is logged by name and fails readiness, and the runner goes on once it returns', async () => {
+      const stalling = new StallingDocuments(await target.connect());
+      const logged: { level: string; msg: string; extra?: object }[] = [];
+      const runner = run(stalling, [counting], { lagLimitMs: 300, slowStepMs: 100, log: (level: string, msg: string, extra?: object) => logged.push({ level, msg, extra }) });
+      await events.append('counter-a', increments(2), 'any');
+      await runner.start();
+      assert.equal((await runner.health()).ok, true);
+      stalling.stallCommits = true;
+      const stalled = await events.append('counter-a', increments(1), 'any');
+      await until('the stalled commit to be logged', () => logged.some((l) => l.msg === 'a read-model step is taking long'));
+      const warn = logged.find((l) => l.msg === 'a read-model step is taking long')!;
+      assert.equal(warn.level, 'warn');
+      assert.match(JSON.stringify(warn.extra), /committing \d+ writes \(events up to position \d+\)/);
+      // (behind the head, too: the stalled step is the reason given once it passes the lag limit itself)
+      await until('readiness to name the stalled commit', async () => /stalled/.test((await runner.health()).reason ?? ''));
+      assert.match((await runner.health()).reason!, /^read models are stalled: committing \d+ writes \(events up to position \d+\) has not finished after \d+ s$/);
+      stalling.release();
+      await runner.waitFor(stalled.position, 5_000);
+      await until('readiness to come back', async () => (await runner.health()).ok);
+      assert.ok(logged.some((l) => l.level === 'info' && l.msg === 'a slow read-model step finished'));
+      assert.deepEqual(await totals(stalling), { 'counter-a': [3, 3] });
+    });
+
+    it('a projection that does not return from an event is named by readiness', async () => {
+      let hold: (() => void) | null = null;
+      const stuck: Projection = {
+        name: 'stuck',
+        prefixes: ['stuck-'],
+        apply: () => new Promise<void>((resolve) => (hold = resolve)),
+      };
+      const runner = run(await target.connect(), [counting, stuck], { lagLimitMs: 200 });
+      await runner.start();
+      const { position } = await events.append('stuck-1', [{ type: 'Jammed', data: {} }], 'any');
+      await until('readiness to name the stalled step', async () => /stalled/.test((await runner.health()).reason ?? ''));
+      assert.match((await runner.health()).reason!, new RegExp(`^read models are stalled: applying Jammed at position ${position} to stuck has not finished after \\d+ s$`));
+      hold!();
+      await runner.waitFor(position, 5_000);
       await until('readiness to come back', async () => (await runner.health()).ok);
     });
 

@@ -78,6 +78,13 @@ export interface ProjectionRunnerOptions {
   progressEveryMs?: number;
   /** behind the store's head for longer than this without catching up: not ready */
   lagLimitMs?: number;
+  /**
+   * A step (applying an event, committing a batch, loading the checkpoint) still unfinished after
+   * this long is logged at warn, naming it (default 10 s); after `lagLimitMs` readiness fails with
+   * it as the reason. A read-model operation that never returns would otherwise leave the runner
+   * stalled with nothing said.
+   */
+  slowStepMs?: number;
 }
 
 interface RunnerCheckpoint {
@@ -178,6 +185,15 @@ export class ProjectionRunner {
   private positions: Record<string, number> = {};
   private batch: { uow: WriteBehind; events: number; end: number } | null = null;
   private readonly cache = new CommittedCache();
+  /** the step under way (see `slowStepMs`): what it is, when it began (0: none), whether it was logged */
+  private stepWhat: () => string = () => '';
+  private stepSince = 0;
+  private stepWarned = false;
+  private stepId = 0;
+  private watchdog: NodeJS.Timeout | null = null;
+  /** the event and projection being applied (named by `describeApply` only if it is slow: no string per event) */
+  private applying: { event: RecordedEvent | null; projection: string } = { event: null, projection: '' };
+  private readonly describeApply = () => `applying ${this.applying.event?.type} at position ${this.applying.event?.position} to ${this.applying.projection}`;
   private readonly waiters: { position: number; resolve: () => void }[] = [];
   private caughtUp: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void };
   private lastCaughtUpAt = Date.now();
@@ -222,6 +238,8 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
     for (const end of this.pauses) end();
     this.pauses.clear();
     this.generation++;
@@ -272,6 +290,9 @@ export class ProjectionRunner {
       return { ok: false, ...base, reason };
     }
     const lagLimit = this.options.lagLimitMs ?? 15_000;
+    if (this.stepSince > 0 && Date.now() - this.stepSince > lagLimit) {
+      return { ok: false, ...base, reason: `read models are stalled: ${this.stepWhat()} has not finished after ${Math.round((Date.now() - this.stepSince) / 1000)} s` };
+    }
     if (head > this.position && Date.now() - this.lastCaughtUpAt > lagLimit) {
       return { ok: false, ...base, reason: `read models are ${head - this.position} positions behind the event store` };
     }
@@ -280,6 +301,41 @@ export class ProjectionRunner {
 
   private log(level: 'info' | 'warn' | 'error', msg: string, extra?: object): void {
     this.options.log?.(level, msg, extra);
+  }
+
+  /** A step of the runner begins, known by `what` (the watchdog and `health()` name it); returns its id for `endStep`. */
+  private beginStep(what: () => string): number {
+    this.stepWhat = what;
+    this.stepSince = Date.now();
+    this.stepWarned = false;
+    return ++this.stepId;
+  }
+
+  private endStep(id: number): void {
+    if (id !== this.stepId || this.stepSince === 0) return;
+    if (this.stepWarned) this.log('info', 'a slow read-model step finished', { step: this.stepWhat(), seconds: Math.round((Date.now() - this.stepSince) / 1000) });
+    this.stepSince = 0;
+  }
+
+  private async track<T>(what: () => string, run: () => Promise<T>): Promise<T> {
+    const id = this.beginStep(what);
+    try {
+      return await run();
+    } finally {
+      this.endStep(id);
+    }
+  }
+
+  /** Once a second: a step unfinished for `slowStepMs` is logged once, at warn. */
+  private watch(): void {
+    if (this.watchdog || this.stopped) return;
+    const slow = this.options.slowStepMs ?? 10_000;
+    this.watchdog = setInterval(() => {
+      if (this.stepSince === 0 || this.stepWarned || Date.now() - this.stepSince < slow) return;
+      this.stepWarned = true;
+      this.log('warn', 'a read-model step is taking long', { step: this.stepWhat(), seconds: Math.round((Date.now() - this.stepSince) / 1000), position: this.position });
+    }, Math.min(1000, slow));
+    this.watchdog.unref();
   }
 
   private setState(state: RunnerState, error?: Error): void {
@@ -337,7 +393,8 @@ export class ProjectionRunner {
     // not awaited: we may be inside one of its callbacks, and it ends once that returns
     void old?.stop().catch(() => undefined);
     try {
-      const ready = await this.retrying(generation, () => this.load());
+      this.watch();
+      const ready = await this.retrying(generation, () => this.track(() => 'loading the checkpoint', () => this.load()));
       if (!ready) return;
     } catch (error) {
       this.setState('stopped', error as Error);
@@ -449,16 +506,23 @@ export class ProjectionRunner {
     let failures = 0;
     for (;;) {
       try {
-        await p.apply(event, uow);
+        this.applying.event = event;
+        this.applying.projection = p.name;
+        const step = this.beginStep(this.describeApply);
+        try {
+          await p.apply(event, uow);
+        } finally {
+          this.endStep(step);
+        }
         // nothing rolls back past this event any more
         uow.release(savepoint);
         return;
       } catch (error) {
         uow.rollback(savepoint);
-        const reachable = await this.documents.ping().then(() => true, () => false);
+        const reachable = await this.track(() => 'pinging the read-model store', () => this.documents.ping()).then(() => true, () => false);
         if (!reachable) {
           this.setState('retrying', error as Error);
-          await this.retrying(generation, () => this.documents.ping());
+          await this.retrying(generation, () => this.track(() => 'pinging the read-model store', () => this.documents.ping()));
           if (generation !== this.generation) return;
           continue;
         }
@@ -504,7 +568,9 @@ export class ProjectionRunner {
     const positions = { ...this.positions };
     for (const p of this.projections) positions[p.name] = Math.max(positions[p.name] ?? 0, batch.end);
     const state: RunnerCheckpoint = { storeId: this.storeId, positions };
-    const result = await this.retrying(generation, () => this.documents.commit(this.checkpointName, this.version, state as never, writes));
+    const result = await this.retrying(generation, () =>
+      this.track(() => `committing ${writes.length} writes (events up to position ${batch.end})`, () => this.documents.commit(this.checkpointName, this.version, state as never, writes)),
+    );
     if (!result || generation !== this.generation) return;
     if (!result.committed) {
       // another replica committed first: what it wrote is now the truth; resume from its checkpoint
