@@ -56,6 +56,12 @@ import {
 export interface MongoDocumentStoreOptions {
   /** How long the driver looks for a usable server before an operation fails (default 5000 ms). */
   serverSelectionTimeoutMs?: number;
+  /**
+   * How long one operation may take before it fails as unavailable (default OPERATION_TIMEOUT_MS;
+   * 0: no limit). Long by nature, and given more: a read-model batch's bulk write (per write), a
+   * rebuild's clearing and index builds.
+   */
+  operationTimeoutMs?: number;
   /** After how long another process's unfinished commit is taken for abandoned (default 30 s). */
   abandonedJournalMs?: number;
   /** Crash tests: called at the points of a commit; throwing there is what a crash looks like to the database. */
@@ -72,6 +78,46 @@ const JOURNAL_CHUNKS = '_journal_chunks';
 const JOURNAL_INLINE_BYTES = 4 * 1024 * 1024;
 /** A journal older than this, written by another process, is taken for abandoned (its writer died). */
 const ABANDONED_AFTER_MS = 30_000;
+/**
+ * No operation waits for ever. A database that accepts connections but does not answer, or a
+ * connection the server dropped just as a command was written to it, can leave the mongodb driver
+ * (7.9) waiting on an operation with no end: seen in the read-model outage e2e test, an `update`
+ * of a read-model commit sent on a connection to a FerretDB killed that very millisecond never
+ * settled, and the storage catalog's read models stopped for good. The driver's own bound
+ * (`timeoutMS`) has no effect in 7.x and `socketTimeoutMS` does not cover a socket already closed,
+ * so each operation is raced against a timer here: past it, it fails as unavailable
+ * (DocumentStoreTimeoutError, a 503 at the service boundary) and the caller's retry takes another
+ * connection. The operation left behind is not cancelled; see docs/decisions.md.
+ */
+export const OPERATION_TIMEOUT_MS = 10_000;
+
+/** An operation of the read-model database did not settle in time (the database is unavailable). */
+export class DocumentStoreTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`the read-model database did not answer ${what} within ${ms} ms`);
+    this.name = 'DocumentStoreTimeoutError';
+  }
+}
+
+/**
+ * `op`, or a DocumentStoreTimeoutError once `ms` have passed without it settling (0: no limit).
+ * The operation itself is left to settle on its own, its outcome ignored.
+ */
+export function bounded<T>(what: string, op: Promise<T>, ms: number): Promise<T> {
+  if (ms <= 0) return op;
+  let timer: NodeJS.Timeout;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      op.catch(() => undefined);
+      reject(new DocumentStoreTimeoutError(what, ms));
+    }, ms);
+  });
+  return Promise.race([op, expired]).finally(() => clearTimeout(timer));
+}
+/** A batch's bulk write may take this much longer per write (12,500 writes: about a minute). */
+const BULK_MS_PER_WRITE = 5;
+/** Clearing every collection and building an index can take minutes on a large database; not for ever. */
+const LONG_OPERATION_MS = 10 * 60_000;
 
 /**
  * A unique-index violation as MongoDB reports it (11000), or as FerretDB does on a replace or a
@@ -184,10 +230,16 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
   constructor(
     private readonly name: string,
     private readonly coll: MongoCollection<Document>,
+    /** every operation's bound (OPERATION_TIMEOUT_MS) */
+    private readonly timeoutMs: number,
   ) {}
 
+  private op<R>(what: string, op: Promise<R>): Promise<R> {
+    return bounded(`a ${what} of ${this.name}`, op, this.timeoutMs);
+  }
+
   async get(id: string): Promise<T | null> {
-    return (await this.coll.findOne({ _id: id })) as T | null;
+    return (await this.op('read', this.coll.findOne({ _id: id }))) as T | null;
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
@@ -196,15 +248,18 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
     if (options.fields) cursor = cursor.project(Object.fromEntries([['_id', 0], ...options.fields.map((f) => [f, 1])]));
-    return (await cursor.toArray()) as T[];
+    return (await this.op('query', cursor.toArray()).catch((error: unknown) => {
+      void cursor.close().catch(() => undefined);
+      throw error;
+    })) as T[];
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    return (await this.coll.findOne(filter as MongoFilter<Document>)) as T | null;
+    return (await this.op('read', this.coll.findOne(filter as MongoFilter<Document>))) as T | null;
   }
 
   async count(filter: Filter = {}): Promise<number> {
-    return this.coll.countDocuments(filter as MongoFilter<Document>);
+    return this.op('count', this.coll.countDocuments(filter as MongoFilter<Document>));
   }
 
   async upsert(doc: T): Promise<void> {
@@ -214,7 +269,7 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
     // _id and succeeds on retry as a replace.
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.coll.replaceOne({ _id: doc._id }, doc, { upsert: true });
+        await this.op('write', this.coll.replaceOne({ _id: doc._id }, doc, { upsert: true }));
         return;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
@@ -227,16 +282,16 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.coll.deleteOne({ _id: id })).deletedCount === 1;
+    return (await this.op('delete', this.coll.deleteOne({ _id: id }))).deletedCount === 1;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return (await this.coll.deleteMany(filter as MongoFilter<Document>)).deletedCount;
+    return (await bounded(`a delete of ${this.name}`, this.coll.deleteMany(filter as MongoFilter<Document>), this.timeoutMs === 0 ? 0 : LONG_OPERATION_MS)).deletedCount;
   }
 
   async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
     try {
-      await this.coll.createIndex(spec, options.unique ? { unique: true } : {});
+      await bounded('an index build', this.coll.createIndex(spec, options.unique ? { unique: true } : {}), LONG_OPERATION_MS);
     } catch (error) {
       if (isDuplicateKey(error)) throw new DuplicateKeyError(this.name, duplicateKeyOf(error));
       throw error;
@@ -264,6 +319,7 @@ export class MongoDocumentStore implements DocumentStore {
     options: MongoDocumentStoreOptions = {},
   ): Promise<MongoDocumentStore> {
     const timeout = options.serverSelectionTimeoutMs ?? 5000;
+    const operationTimeout = options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
     const client = new MongoClient(url, {
       serverSelectionTimeoutMS: timeout,
       connectTimeoutMS: timeout,
@@ -273,8 +329,8 @@ export class MongoDocumentStore implements DocumentStore {
     try {
       await client.connect();
       const db = client.db(dbName ?? (urlDatabase(url) || 'burrow'));
-      await db.command({ ping: 1 });
-      return new MongoDocumentStore(client, db, options);
+      await bounded('a ping', db.command({ ping: 1 }), operationTimeout);
+      return new MongoDocumentStore(client, db, { ...options, operationTimeoutMs: operationTimeout });
     } catch (error) {
       await client.close().catch(() => undefined);
       const reason = error instanceof Error ? error.message : String(error);
@@ -283,15 +339,15 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   collection<T extends Document = Document>(name: string): Collection<T> {
-    return new MongoCollectionAdapter<T>(name, this.db.collection<Document>(name));
+    return new MongoCollectionAdapter<T>(name, this.db.collection<Document>(name), this.timeoutMs);
   }
 
   /** Drops every collection of the database, indexes included. */
   async dropAll(): Promise<void> {
-    const collections = await this.db.listCollections({}, { nameOnly: true }).toArray();
+    const collections = await this.long('a listing of collections', this.db.listCollections({}, { nameOnly: true }).toArray());
     for (const { name } of collections) {
       if (name.startsWith('system.')) continue;
-      await this.db.dropCollection(name).catch((error: unknown) => {
+      await this.long('a drop', this.db.dropCollection(name)).catch((error: unknown) => {
         // dropped concurrently: fine
         if (!(error instanceof MongoServerError && error.codeName === 'NamespaceNotFound')) throw error;
       });
@@ -299,7 +355,7 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async ping(): Promise<void> {
-    await this.db.command({ ping: 1 });
+    await this.op('a ping', this.db.command({ ping: 1 }));
   }
 
   private checkpoints() {
@@ -308,7 +364,7 @@ export class MongoDocumentStore implements DocumentStore {
 
   async readCheckpoint(name: string): Promise<Checkpoint | null> {
     for (;;) {
-      const doc = await this.checkpoints().findOne({ _id: name });
+      const doc = await this.op('a checkpoint read', this.checkpoints().findOne({ _id: name }));
       if (!doc) return null;
       if (!doc.journal) return { version: doc.version, state: doc.state };
       const abandoned = Date.now() - doc.journal.at > (this.options.abandonedJournalMs ?? ABANDONED_AFTER_MS) || journalWriterGone(doc.journal);
@@ -327,22 +383,21 @@ export class MongoDocumentStore implements DocumentStore {
       journal.attempt = randomUUID();
       journal.chunks = pieces.length;
       const attempt = journal.attempt;
-      await this.chunks().insertMany(pieces.map((writes, index) => ({ _id: `${attempt}:${index}`, checkpoint: name, version, attempt, index, writes })));
+      await bounded('a journal', this.chunks().insertMany(pieces.map((writes, index) => ({ _id: `${attempt}:${index}`, checkpoint: name, version, attempt, index, writes }))), this.bulkTimeoutMs(writes.length));
     }
     let claimed: boolean;
     if (expectedVersion === 0) {
-      claimed = await this.checkpoints()
-        .insertOne({ _id: name, version: 0, state: {}, journal })
+      claimed = await this.op('a checkpoint claim', this.checkpoints().insertOne({ _id: name, version: 0, state: {}, journal }))
         .then(() => true, (error: unknown) => {
           if (isDuplicateKey(error)) return false;
           throw error;
         });
     } else {
-      const claim = await this.checkpoints().updateOne({ _id: name, version: expectedVersion, journal: { $exists: false } }, { $set: { journal } });
+      const claim = await this.op('a checkpoint claim', this.checkpoints().updateOne({ _id: name, version: expectedVersion, journal: { $exists: false } }, { $set: { journal } }));
       claimed = claim.matchedCount === 1;
     }
     if (!claimed) {
-      if (journal.attempt) await this.chunks().deleteMany({ attempt: journal.attempt });
+      if (journal.attempt) await this.op('a journal cleanup', this.chunks().deleteMany({ attempt: journal.attempt }));
       // Another writer's transition, or our own from an attempt that failed after claiming: see
       // where the checkpoint ends up. The same state means the same events were applied.
       const now = await this.readCheckpoint(name);
@@ -352,9 +407,9 @@ export class MongoDocumentStore implements DocumentStore {
     await this.options.faults?.('claimed');
     const rejected = await this.applyWrites(writes);
     await this.options.faults?.('written');
-    await this.checkpoints().updateOne(
-      { _id: name, 'journal.version': version, 'journal.writer': this.writer },
-      { $set: { version, state }, $unset: { journal: '' } },
+    await this.op(
+      'a checkpoint update',
+      this.checkpoints().updateOne({ _id: name, 'journal.version': version, 'journal.writer': this.writer }, { $set: { version, state }, $unset: { journal: '' } }),
     );
     if (chunked) await this.dropChunks(name, version);
     return { committed: true, rejected };
@@ -364,10 +419,28 @@ export class MongoDocumentStore implements DocumentStore {
     return this.db.collection<JournalChunk>(JOURNAL_CHUNKS);
   }
 
+  private bulkTimeoutMs(writes: number): number {
+    const base = this.timeoutMs;
+    return base === 0 ? 0 : base + writes * BULK_MS_PER_WRITE;
+  }
+
+  private get timeoutMs(): number {
+    return this.options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
+  }
+
+  /** an operation bounded by the store's timeout */
+  private op<T>(what: string, op: Promise<T>): Promise<T> {
+    return bounded(what, op, this.timeoutMs);
+  }
+
+  private long<T>(what: string, op: Promise<T>): Promise<T> {
+    return bounded(what, op, this.timeoutMs === 0 ? 0 : LONG_OPERATION_MS);
+  }
+
   /** The writes of a pending journal, from the journal itself or from its chunks. */
   private async journalWrites(name: string, journal: Journal): Promise<Write[]> {
     if (!journal.chunks) return JSON.parse(journal.writes) as Write[];
-    const chunks = await this.chunks().find({ attempt: journal.attempt }).sort({ index: 1 }).toArray();
+    const chunks = await this.long('a journal read', this.chunks().find({ attempt: journal.attempt }).sort({ index: 1 }).toArray());
     if (chunks.length !== journal.chunks || chunks.some((c, i) => c.index !== i)) {
       throw new Error(`the journal of read-model checkpoint ${name} (version ${journal.version}) names ${journal.chunks} chunks; ${chunks.length} are stored`);
     }
@@ -376,16 +449,19 @@ export class MongoDocumentStore implements DocumentStore {
 
   /** Chunks of this checkpoint's finished versions, and of attempts that never claimed them. */
   private async dropChunks(name: string, upTo: number): Promise<void> {
-    await this.chunks().deleteMany({ checkpoint: name, version: { $lte: upTo } });
+    await this.long('a journal cleanup', this.chunks().deleteMany({ checkpoint: name, version: { $lte: upTo } }));
   }
 
   /** Applies a journal found pending, then moves its checkpoint on. */
   private async finish(doc: CheckpointDoc): Promise<void> {
     const journal = doc.journal!;
     await this.applyWrites(await this.journalWrites(doc._id, journal));
-    await this.checkpoints().updateOne(
-      { _id: doc._id, 'journal.version': journal.version, 'journal.writer': journal.writer },
-      { $set: { version: journal.version, state: journal.state }, $unset: { journal: '' } },
+    await this.op(
+      'a checkpoint update',
+      this.checkpoints().updateOne(
+        { _id: doc._id, 'journal.version': journal.version, 'journal.writer': journal.writer },
+        { $set: { version: journal.version, state: journal.state }, $unset: { journal: '' } },
+      ),
     );
     if (journal.chunks) await this.dropChunks(doc._id, journal.version);
   }
@@ -394,11 +470,11 @@ export class MongoDocumentStore implements DocumentStore {
   private async applyWrites(writes: Write[]): Promise<CommitResult['rejected']> {
     for (const w of writes) {
       if (w.kind === 'clear') {
-        const collections = await this.db.listCollections({}, { nameOnly: true }).toArray();
+        const collections = await this.long('a listing of collections', this.db.listCollections({}, { nameOnly: true }).toArray());
         for (const { name } of collections) {
-          if (name !== CHECKPOINTS && name !== JOURNAL_CHUNKS && !name.startsWith('system.')) await this.db.collection(name).deleteMany({});
+          if (name !== CHECKPOINTS && name !== JOURNAL_CHUNKS && !name.startsWith('system.')) await this.long('a clear', this.db.collection(name).deleteMany({}));
         }
-      } else if (w.kind === 'deleteMany') await this.db.collection<Document>(w.collection).deleteMany(w.filter as MongoFilter<Document>);
+      } else if (w.kind === 'deleteMany') await this.long('a deleteMany', this.db.collection<Document>(w.collection).deleteMany(w.filter as MongoFilter<Document>));
     }
     const byCollection = new Map<string, Extract<Write, { kind: 'put' | 'delete' }>[]>();
     for (const w of writes) {
@@ -415,7 +491,7 @@ export class MongoDocumentStore implements DocumentStore {
           : { deleteOne: { filter: { _id: w.id } } },
       );
       try {
-        await this.db.collection<Document>(collection).bulkWrite(ops, { ordered: false });
+        await bounded('a bulk write', this.db.collection<Document>(collection).bulkWrite(ops, { ordered: false }), this.bulkTimeoutMs(ops.length));
       } catch (error) {
         if (!(error instanceof MongoBulkWriteError)) throw error;
         const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
@@ -424,7 +500,7 @@ export class MongoDocumentStore implements DocumentStore {
         // error, so which ones ran is unknown: apply them one by one (whole documents, so those
         // already applied change nothing) and keep the refused ones for the second pass.
         for (const w of list) {
-          if (w.kind === 'delete') await this.db.collection<Document>(collection).deleteOne({ _id: w.id });
+          if (w.kind === 'delete') await this.op('a delete', this.db.collection<Document>(collection).deleteOne({ _id: w.id }));
           else {
             try {
               await this.collection(collection).upsert(w.doc);

@@ -13,7 +13,7 @@ import type { Logger } from './logger.js';
 
 /** Driver errors that mean "the database cannot be reached right now", not "this request is wrong". */
 const UNAVAILABLE_NAMES = new Set([
-  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError',
+  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoOperationTimeoutError', 'DocumentStoreTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError',
 ]);
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P03']);
 
