@@ -68,6 +68,30 @@ describe('MongoDocumentStore against a database that stops answering (a private 
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a client that fails every operation while the database answers is replaced after a while of failing pings', async () => {
+    const store = await MongoDocumentStore.connect(url, 'wedged', { operationTimeoutMs: 1000, serverSelectionTimeoutMs: 1000, replaceClientAfterMs: 300 });
+    try {
+      const things = store.collection<{ _id: string; n: number }>('things');
+      await things.upsert({ _id: 'a', n: 1 });
+      await store.breakClientForTests();
+      await assert.rejects(things.get('a'));
+      const deadline = Date.now() + 10_000;
+      let pings = 0;
+      for (;;) {
+        pings++;
+        if (await store.ping().then(() => true, () => false)) break;
+        assert.ok(Date.now() < deadline, `still failing after ${pings} pings`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(pings > 1, 'the first ping failed (the client was broken)');
+      // the collection adapter made before takes the new client's collection
+      assert.deepEqual(await things.get('a'), { _id: 'a', n: 1 });
+      assert.equal(store.clientGeneration, 1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a read and a commit fail within the operation timeout, as unavailable, and succeed once it answers again', async () => {
     const store = await MongoDocumentStore.connect(url, 'stopped', { operationTimeoutMs: 1000, serverSelectionTimeoutMs: 1000 });
     try {

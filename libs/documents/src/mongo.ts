@@ -66,6 +66,8 @@ export interface MongoDocumentStoreOptions {
   abandonedJournalMs?: number;
   /** Crash tests: called at the points of a commit; throwing there is what a crash looks like to the database. */
   faults?: (point: 'claimed' | 'written') => void | Promise<void>;
+  /** After how long of failing pings a new client is tried (default REPLACE_CLIENT_AFTER_MS). */
+  replaceClientAfterMs?: number;
   /** Tests: the size above which a batch's journal is kept in chunks (default JOURNAL_INLINE_BYTES). */
   journalInlineBytes?: number;
 }
@@ -114,6 +116,13 @@ export function bounded<T>(what: string, op: Promise<T>, ms: number): Promise<T>
   });
   return Promise.race([op, expired]).finally(() => clearTimeout(timer));
 }
+/**
+ * A client whose pings have failed for this long is replaced by a new one, if a new one reaches the
+ * database: the driver's server monitor can be wedged the way an operation can (see
+ * OPERATION_TIMEOUT_MS), and the client then fails every operation with the server selection error
+ * of a dead connection for good, although the database answers again.
+ */
+const REPLACE_CLIENT_AFTER_MS = 15_000;
 /** A batch's bulk write may take this much longer per write (12,500 writes: about a minute). */
 const BULK_MS_PER_WRITE = 5;
 /** Clearing every collection and building an index can take minutes on a large database; not for ever. */
@@ -226,13 +235,31 @@ function duplicateKeyOf(error: MongoServerError): string {
   return error.keyValue ? JSON.stringify(error.keyValue) : error.message;
 }
 
+/** Where a collection adapter takes the driver's collection from: the store's current client. */
+interface CollectionSource {
+  readonly clientGeneration: number;
+  driverCollection(name: string): MongoCollection<Document>;
+}
+
 class MongoCollectionAdapter<T extends Document> implements Collection<T> {
+  private generation = -1;
+  private current!: MongoCollection<Document>;
+
   constructor(
     private readonly name: string,
-    private readonly coll: MongoCollection<Document>,
+    private readonly source: CollectionSource,
     /** every operation's bound (OPERATION_TIMEOUT_MS) */
     private readonly timeoutMs: number,
   ) {}
+
+  /** the driver's collection, of the store's current client (a replaced client's is dropped) */
+  private get coll(): MongoCollection<Document> {
+    if (this.generation !== this.source.clientGeneration) {
+      this.current = this.source.driverCollection(this.name);
+      this.generation = this.source.clientGeneration;
+    }
+    return this.current;
+  }
 
   private op<R>(what: string, op: Promise<R>): Promise<R> {
     return bounded(`a ${what} of ${this.name}`, op, this.timeoutMs);
@@ -303,9 +330,16 @@ export class MongoDocumentStore implements DocumentStore {
   /** names this process's journals, so it applies its own at once */
   private readonly writer = randomUUID();
 
+  /** bumped when the client is replaced (collection adapters then take the new one's collections) */
+  clientGeneration = 0;
+  private failingSince = 0;
+  private replacing: Promise<void> | null = null;
+
   private constructor(
-    private readonly client: MongoClient,
-    private readonly db: Db,
+    private client: MongoClient,
+    private db: Db,
+    private readonly url: string,
+    private readonly dbName: string,
     private readonly options: MongoDocumentStoreOptions,
   ) {}
 
@@ -318,8 +352,20 @@ export class MongoDocumentStore implements DocumentStore {
     dbName?: string,
     options: MongoDocumentStoreOptions = {},
   ): Promise<MongoDocumentStore> {
-    const timeout = options.serverSelectionTimeoutMs ?? 5000;
     const operationTimeout = options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
+    const name = dbName ?? (urlDatabase(url) || 'burrow');
+    try {
+      const { client, db } = await MongoDocumentStore.open(url, name, options);
+      return new MongoDocumentStore(client, db, url, name, { ...options, operationTimeoutMs: operationTimeout });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`MongoDB at ${redact(url)} is not reachable: ${reason}`, { cause: error });
+    }
+  }
+
+  /** A connected client whose database answered a ping. */
+  private static async open(url: string, dbName: string, options: MongoDocumentStoreOptions): Promise<{ client: MongoClient; db: Db }> {
+    const timeout = options.serverSelectionTimeoutMs ?? 5000;
     const client = new MongoClient(url, {
       serverSelectionTimeoutMS: timeout,
       connectTimeoutMS: timeout,
@@ -327,19 +373,46 @@ export class MongoDocumentStore implements DocumentStore {
       ignoreUndefined: true,
     });
     try {
-      await client.connect();
-      const db = client.db(dbName ?? (urlDatabase(url) || 'burrow'));
-      await bounded('a ping', db.command({ ping: 1 }), operationTimeout);
-      return new MongoDocumentStore(client, db, { ...options, operationTimeoutMs: operationTimeout });
+      await bounded('a connection', client.connect(), timeout + (options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS));
+      const db = client.db(dbName);
+      await bounded('a ping', db.command({ ping: 1 }), options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS);
+      return { client, db };
     } catch (error) {
-      await client.close().catch(() => undefined);
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`MongoDB at ${redact(url)} is not reachable: ${reason}`, { cause: error });
+      void client.close(true).catch(() => undefined);
+      throw error;
     }
   }
 
+  driverCollection(name: string): MongoCollection<Document> {
+    return this.db.collection<Document>(name);
+  }
+
+  /**
+   * A new client in place of one whose pings have failed for REPLACE_CLIENT_AFTER_MS, if the new
+   * one reaches the database (else the old one stays and this is tried again later).
+   */
+  private replaceClient(): void {
+    if (this.replacing) return;
+    this.replacing = (async () => {
+      try {
+        const { client, db } = await MongoDocumentStore.open(this.url, this.dbName, this.options);
+        const old = this.client;
+        this.client = client;
+        this.db = db;
+        this.clientGeneration += 1;
+        this.failingSince = 0;
+        void old.close(true).catch(() => undefined);
+      } catch {
+        // the database does not answer a new client either: an outage, not a wedged client
+        this.failingSince = Date.now();
+      } finally {
+        this.replacing = null;
+      }
+    })();
+  }
+
   collection<T extends Document = Document>(name: string): Collection<T> {
-    return new MongoCollectionAdapter<T>(name, this.db.collection<Document>(name), this.timeoutMs);
+    return new MongoCollectionAdapter<T>(name, this, this.timeoutMs);
   }
 
   /** Drops every collection of the database, indexes included. */
@@ -354,8 +427,17 @@ export class MongoDocumentStore implements DocumentStore {
     }
   }
 
+  /** Pings failing for a while (while a new client would reach the database) replace the client: see REPLACE_CLIENT_AFTER_MS. */
   async ping(): Promise<void> {
-    await this.op('a ping', this.db.command({ ping: 1 }));
+    try {
+      await this.op('a ping', this.db.command({ ping: 1 }));
+      this.failingSince = 0;
+    } catch (error) {
+      const now = Date.now();
+      if (this.failingSince === 0) this.failingSince = now;
+      else if (now - this.failingSince >= (this.options.replaceClientAfterMs ?? REPLACE_CLIENT_AFTER_MS)) this.replaceClient();
+      throw error;
+    }
   }
 
   private checkpoints() {
@@ -525,7 +607,13 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    await this.replacing;
     await this.client.close();
+  }
+
+  /** Tests: closes the current client as if it were wedged (every operation fails; the database is fine). */
+  async breakClientForTests(): Promise<void> {
+    await this.client.close(true);
   }
 }
 
