@@ -334,6 +334,7 @@ export class MongoDocumentStore implements DocumentStore {
   clientGeneration = 0;
   private failingSince = 0;
   private replacing: Promise<void> | null = null;
+  private closed = false;
 
   private constructor(
     private client: MongoClient,
@@ -392,10 +393,14 @@ export class MongoDocumentStore implements DocumentStore {
    * one reaches the database (else the old one stays and this is tried again later).
    */
   private replaceClient(): void {
-    if (this.replacing) return;
+    if (this.replacing || this.closed) return;
     this.replacing = (async () => {
       try {
         const { client, db } = await MongoDocumentStore.open(this.url, this.dbName, this.options);
+        if (this.closed) {
+          void client.close(true).catch(() => undefined);
+          return;
+        }
         const old = this.client;
         this.client = client;
         this.db = db;
@@ -607,6 +612,7 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.replacing;
     await this.client.close();
   }
