@@ -7,7 +7,7 @@
  * which production-server suites run and which are skipped, and why.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -108,12 +108,151 @@ if (files.length === 0) {
   process.exit(1);
 }
 // TEST_ONLY=<path substring>[,<another>...] picks test files, TEST_NAME=<regex> tests by name
-const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
 const only = process.env.TEST_ONLY?.split(',').filter(Boolean);
-const args = ['--test', '--test-reporter=spec', ...namePattern, ...(only ? files.filter((f) => only.some((part) => f.includes(part))) : files)];
-const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
-child.on('exit', (code) => {
-  natsChild?.kill();
-  printServers('The suites above ran against:');
-  process.exit(code ?? 1);
-});
+let chosen = only ? files.filter((f) => only.some((part) => f.includes(part))) : files;
+// The slow tier: files named *.slow.test.* (a kill -9 campaign, a 4 GiB zip). CI runs them
+// (TEST_SLOW=1); `npm test` leaves them out, and says so, unless asked for them or named by TEST_ONLY.
+const runSlow = process.env.TEST_SLOW === '1' || Boolean(only);
+const slowLeftOut = runSlow ? [] : chosen.filter((f) => f.includes('.slow.test.'));
+chosen = chosen.filter((f) => !slowLeftOut.includes(f));
+
+// Test files run in parallel, each in a process of its own: every file starts what it needs (its
+// own data directories, databases, bucket, ports and NATS server for multi-process targets), so no
+// file depends on another. Most of a test's time is waiting (a process starting, a database round
+// trip), which is why more files than cores run at once.
+const cores = (await import('node:os')).availableParallelism();
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || Math.max(2, cores * 2));
+// A file that has not finished after this long is stopped (with every process it started) and counted as failed.
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS) || 20 * 60_000;
+const profiling = process.env.TEST_PROFILE === '1';
+
+// Longest files first, so the run does not end waiting on one long file started last. The
+// durations of the last run on this machine are kept in node_modules/.cache; without them the
+// committed estimates in scripts/test-durations.json order the files.
+const cacheDir = join(root, 'node_modules', '.cache', 'burrow-tests');
+const durationsFile = join(cacheDir, 'durations.json');
+const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8')); } catch { return {}; } };
+const known = { ...readJson(join(root, 'scripts', 'test-durations.json')), ...readJson(durationsFile) };
+const rel = (file) => relative(root, file);
+const guess = (file) => known[rel(file)] ?? (file.includes('/e2e/') ? 60_000 : file.includes('.int.') ? 10_000 : 2_000);
+chosen.sort((a, b) => guess(b) - guess(a));
+
+const workDir = mkdtempSync(join(tmpdir(), 'burrow-tests-'));
+const probe = join(root, 'scripts', 'test-probe.mjs');
+const reporter = join(root, 'scripts', 'test-reporter.mjs');
+const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
+
+console.log(`Running ${chosen.length} test files, ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`);
+if (slowLeftOut.length > 0) {
+  console.log(`The slow tier is left out: ${slowLeftOut.length} file(s) (${slowLeftOut.map(rel).join(', ')}); TEST_SLOW=1 runs them, and CI does.`);
+}
+
+/** Runs one test file in a process (and process group) of its own; resolves with what it reported. */
+function runFile(file, index) {
+  const jsonFile = join(workDir, `${index}.jsonl`);
+  const cpuFile = join(workDir, `${index}.cpu.json`);
+  const profileFile = profiling ? join(workDir, `${index}.profile.jsonl`) : undefined;
+  const args = ['--import', probe, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${jsonFile}`, ...namePattern, file];
+  const started = performance.now();
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      detached: true, // its own process group: a stopped file takes its servers with it
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...env, BURROW_TEST_CPU_FILE: cpuFile, ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}) },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => { output += chunk; });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    }, fileTimeoutMs);
+    running.set(child.pid, child);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid);
+      // whatever the file left running (a server a failed test did not stop) goes with it
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ }
+      const lines = existsSync(jsonFile) ? readFileSync(jsonFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+      const cpu = readJson(cpuFile).cpuMs;
+      const profile = profileFile && existsSync(profileFile) ? readFileSync(profileFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+      resolveRun({ file, code, signal, timedOut, output, lines, wallMs: performance.now() - started, cpuMs: cpu, profile });
+    });
+  });
+}
+
+const running = new Map();
+const stopAll = () => { for (const pid of running.keys()) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } } };
+process.on('SIGINT', () => { stopAll(); process.exit(130); });
+process.on('SIGTERM', () => { stopAll(); process.exit(143); });
+
+const totals = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+const results = [];
+const runStarted = performance.now();
+let next = 0;
+async function worker() {
+  while (next < chosen.length) {
+    const index = next++;
+    const result = await runFile(chosen[index], index);
+    results.push(result);
+    const summary = Object.fromEntries(result.lines.filter((l) => l.type === 'summary').map((l) => [l.key, l.value]));
+    result.summary = summary;
+    // a file that died before its summary (a crash, a timeout, a syntax error) counts as one failed test
+    result.failed = result.code !== 0 || result.timedOut || summary.tests === undefined || summary.fail > 0 || summary.cancelled > 0;
+    if (summary.tests === undefined) { totals.tests += 1; totals.fail += 1; }
+    else for (const key of Object.keys(totals)) totals[key] += summary[key] ?? 0;
+    const seconds = (ms) => (ms === undefined ? '?' : (ms / 1000).toFixed(1));
+    const mark = result.failed ? '✖' : '✔';
+    process.stdout.write(`\n${mark} ${rel(result.file)} (${seconds(result.wallMs)} s wall, ${seconds(result.cpuMs)} s CPU; ${results.length}/${chosen.length})\n`);
+    process.stdout.write(result.output);
+    if (result.timedOut) process.stdout.write(`✖ ${rel(result.file)} was stopped after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`);
+    else if (summary.tests === undefined) process.stdout.write(`✖ ${rel(result.file)} ended (code ${result.code}, signal ${result.signal}) without its test summary\n`);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, chosen.length) }, () => worker()));
+const wallMs = performance.now() - runStarted;
+rmSync(workDir, { recursive: true, force: true });
+natsChild?.kill();
+
+// what this run took, for the next run's order (only files that finished)
+try {
+  mkdirSync(cacheDir, { recursive: true });
+  const durations = readJson(durationsFile);
+  for (const r of results) if (!r.timedOut) durations[rel(r.file)] = Math.round(r.wallMs);
+  writeFileSync(durationsFile, JSON.stringify(durations, null, 1));
+} catch {
+  // a read-only tree: the next run orders by the estimates
+}
+
+const table = (rows, header) => {
+  console.log(header);
+  console.log('  wall s    CPU s  name');
+  for (const row of rows) console.log(`${(row.wallMs / 1000).toFixed(1).padStart(8)} ${row.cpuMs === undefined ? '       ?' : (row.cpuMs / 1000).toFixed(1).padStart(8)}  ${row.name}`);
+};
+if (profiling) {
+  console.log('');
+  table(results.map((r) => ({ name: rel(r.file), wallMs: r.wallMs, cpuMs: r.cpuMs })).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest test files:');
+  console.log('');
+  table(results.flatMap((r) => r.profile.map((p) => ({ ...p, name: `${p.name}  (${rel(r.file)})` }))).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest tests (CPU counts the processes a test started):');
+  const cpuTotal = results.reduce((sum, r) => sum + (r.cpuMs ?? 0), 0);
+  console.log(`\nCPU in all test files: ${(cpuTotal / 1000).toFixed(0)} s; wall: ${(wallMs / 1000).toFixed(0)} s on ${cores} cores.`);
+}
+
+const failedFiles = results.filter((r) => r.failed);
+if (failedFiles.length > 0) {
+  console.log(`\n✖ failing test files (${failedFiles.length}):`);
+  for (const r of failedFiles) {
+    console.log(`\n✖ ${rel(r.file)}`);
+    const at = r.output.lastIndexOf('✖ failing tests:');
+    process.stdout.write(at >= 0 ? r.output.slice(at) + '\n' : r.output.slice(-4000) + '\n');
+  }
+}
+printServers('\nThe suites above ran against:');
+if (slowLeftOut.length > 0) console.log(`Not run: the slow tier, ${slowLeftOut.length} file(s) (TEST_SLOW=1 runs them; CI does).`);
+// The closing summary in the words of node's own runner (CI reads it), for the whole run.
+console.log('');
+for (const key of Object.keys(totals)) console.log(`ℹ ${key} ${totals[key]}`);
+console.log(`ℹ duration_ms ${wallMs.toFixed(0)}`);
+process.exit(failedFiles.length > 0 ? 1 : 0);
