@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
 import { createPartner, partnerApi, uniqueName } from './harness/client.js';
-import { startMultiProcess } from './harness/multi-process.js';
+import { type MultiProcessTarget, startMultiProcess } from './harness/multi-process.js';
 import { natsServerBinary, startPrivateNats } from './harness/private-nats.js';
 import { startStandalone, type TestTarget, testEnv } from './harness/standalone.js';
 import { b32 } from './harness/storage-client.js';
@@ -200,7 +200,7 @@ describe(
   'login throttling, multi-process (NATS, two gateways, two accounts replicas)',
   { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' },
   () => {
-    let target: TestTarget | undefined;
+    let target: MultiProcessTarget | undefined;
     before(async () => {
       target = await startMultiProcess(natsUrl!, { BURROW_TRUST_PROXY: 'loopback' }, { accountsReplicas: 2 });
     });
@@ -212,10 +212,10 @@ describe(
     it('the operator lifts a lock with the admin CLI (unlock-login), for every replica', async () => {
       const { credentials } = await createPartner(target!);
       await lockAccount(target!.urls[0], credentials);
-      const result = await run('admin', ['unlock-login', '--username', credentials.username], { NATS_URL: natsUrl!, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+      const result = await run('admin', ['unlock-login', '--username', credentials.username], { NATS_URL: target!.natsUrl, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
       assert.equal(result.code, 0, result.output);
       for (const url of target!.urls) await ping(url, credentials, newAddress()).expect(200);
-      const unknown = await run('admin', ['unlock-login', '--username', uniqueName('nobody')], { NATS_URL: natsUrl!, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+      const unknown = await run('admin', ['unlock-login', '--username', uniqueName('nobody')], { NATS_URL: target!.natsUrl, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
       assert.equal(unknown.code, 1);
       assert.match(unknown.output, /404/);
     });
