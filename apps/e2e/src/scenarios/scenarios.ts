@@ -16,9 +16,10 @@ export interface ScenarioContext {
 
 /** Boots one target for a describe block (with `env` added to its configuration) and shuts it down after. */
 export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void, env?: Record<string, string>) {
-  // SCENARIO=<regex> boots only the targets whose block name matches (TEST_NAME filters tests, not targets)
+  // SCENARIO=<regex> boots only the targets whose block name matches (TEST_NAME filters tests, not
+  // targets); the test runner applies it itself and runs each block alone (SCENARIO_BLOCK)
   const only = process.env.SCENARIO;
-  if (only && !new RegExp(only).test(name)) return;
+  if (only && process.env.SCENARIO_BLOCK === undefined && !new RegExp(only).test(name)) return;
   describe(name, { skip: factory ? false : skipReason }, () => {
     let target: TestTarget | undefined;
     before(async () => {
