@@ -57,6 +57,8 @@ export interface BurrowConfig {
    * the service process kills itself with SIGKILL, as a crash would.
    */
   faultKillAt?: string;
+  /** scrypt's cost N for password hashes made from now on (a power of two; stored hashes keep theirs) */
+  passwordScryptN: number;
   /** aggregate states each process keeps folded (streams, least recently used dropped; 0: none) */
   aggregateCacheStreams: number;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
@@ -173,6 +175,15 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     return Number(v);
   };
 
+  const powerOfTwo = (name: string, fallback: number, min: number, max: number) => {
+    const v = int(name, fallback, min, max);
+    if ((v & (v - 1)) !== 0) {
+      problems.push(`${name} must be a power of two (got "${get(name)}")`);
+      return fallback;
+    }
+    return v;
+  };
+
   const bool = (name: string, fallback: boolean) => {
     const v = get(name)?.toLowerCase();
     if (v === undefined) return fallback;
@@ -281,6 +292,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     fastRoutes: bool('BURROW_FAST_ROUTES', true),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
+    passwordScryptN: powerOfTwo('BURROW_PASSWORD_SCRYPT_N', 16384, 1024, 65536),
     aggregateCacheStreams: int('BURROW_AGGREGATE_CACHE_STREAMS', DEFAULT_AGGREGATE_CACHE_STREAMS, 0, 10_000_000),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
     readModels: readModels === 'memory' || readModels === 'sqlite' ? readModels : get('NATS_URL') ? 'memory' : 'sqlite',

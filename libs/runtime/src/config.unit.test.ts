@@ -58,6 +58,13 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'off' }), /BURROW_SQLITE_SYNCHRONOUS must be full or normal/);
   });
 
+  it('BURROW_PASSWORD_SCRYPT_N: 16384 by default, a power of two from 1024 to 65536', () => {
+    assert.equal(readConfig({}).passwordScryptN, 16384);
+    assert.equal(readConfig({ BURROW_PASSWORD_SCRYPT_N: '65536' }).passwordScryptN, 65536);
+    assert.throws(() => readConfig({ BURROW_PASSWORD_SCRYPT_N: '3000' }), /BURROW_PASSWORD_SCRYPT_N must be a power of two/);
+    assert.throws(() => readConfig({ BURROW_PASSWORD_SCRYPT_N: '512' }), /BURROW_PASSWORD_SCRYPT_N must be an integer from 1024 to 65536/);
+  });
+
   it('BURROW_PURGE_INTERVAL_MS: an hour by default, from 1 s to 7 days', () => {
     assert.equal(readConfig({}).purgeIntervalMs, 3_600_000);
     assert.equal(readConfig({ BURROW_PURGE_INTERVAL_MS: '60000' }).purgeIntervalMs, 60_000);

@@ -40,6 +40,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     BURROW_PARTNER_PASSWORD: TEST_PARTNER.password,
     BURROW_SECRET: 'test-secret-0123456789abcdef0123456789abcdef',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // the suites hash thousands of passwords: scrypt at its lowest cost (same code path)
+    BURROW_PASSWORD_SCRYPT_N: '1024',
     ...extra,
   };
 }
