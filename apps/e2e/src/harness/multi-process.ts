@@ -178,7 +178,12 @@ export async function startMultiProcess(
       await new Promise((r) => setTimeout(r, 100));
     }
     const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
-    const pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    // a 503 is a service still warming up on a loaded machine (a test may set a short RPC timeout)
+    let pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    while (pong.status === 503 && Date.now() < deadline + 15_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    }
     if (pong.status !== 200) throw new Error(`the bootstrapped partner cannot log in (${pong.status}):\n${log}`);
     // Further replicas join once the first has set up the store: each must be listening in its
     // queue group before a test relies on requests being spread over them.
