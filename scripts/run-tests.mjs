@@ -138,18 +138,18 @@ const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8'))
 const known = { ...readJson(join(root, 'scripts', 'test-durations.json')), ...readJson(durationsFile) };
 const rel = (file) => relative(root, file);
 
-// The e2e scenario files register one block per target (apps/e2e/src/scenarios/blocks.ts); each
-// (file, block) pair runs in a process of its own (SCENARIO_BLOCK), so the blocks of one mode run
+// The e2e scenario files register their blocks (apps/e2e/src/scenarios/blocks.ts) in groups; each
+// (file, group) pair runs in a process of its own (SCENARIO_GROUP), so the groups of every mode run
 // side by side. SCENARIO=<regex> keeps the blocks whose name matches.
 const scenarioDir = join(root, 'apps', 'e2e', 'dist', 'scenarios');
-const blocks = existsSync(join(scenarioDir, 'blocks.js')) ? (await import(join(scenarioDir, 'blocks.js'))).SCENARIO_BLOCKS : [];
+const groups = existsSync(join(scenarioDir, 'blocks.js')) ? (await import(join(scenarioDir, 'blocks.js'))).SCENARIO_GROUPS : [];
 const scenarioFilter = process.env.SCENARIO ? new RegExp(process.env.SCENARIO) : null;
 const jobs = chosen.flatMap((file) =>
-  file.startsWith(scenarioDir + '/') && blocks.length > 0
-    ? blocks.filter((block) => !scenarioFilter || scenarioFilter.test(block)).map((block) => ({ file, block }))
+  file.startsWith(scenarioDir + '/') && groups.length > 0
+    ? groups.map((group) => group.filter((block) => !scenarioFilter || scenarioFilter.test(block))).filter((group) => group.length > 0).map((group) => ({ file, group }))
     : [{ file }],
 );
-const jobName = (job) => (job.block ? `${rel(job.file)} [${job.block}]` : rel(job.file));
+const jobName = (job) => (job.group ? `${rel(job.file)} [${job.group.join(', ')}]` : rel(job.file));
 const guess = (job) => known[jobName(job)] ?? (job.file.includes('/e2e/') ? 60_000 : job.file.includes('.int.') ? 10_000 : 2_000);
 jobs.sort((a, b) => guess(b) - guess(a));
 
@@ -158,7 +158,7 @@ const probe = join(root, 'scripts', 'test-probe.mjs');
 const reporter = join(root, 'scripts', 'test-reporter.mjs');
 const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
 
-console.log(`Running ${jobs.length} test processes (${chosen.length} files; the e2e scenario files once per block), ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`);
+console.log(`Running ${jobs.length} test processes (${chosen.length} files; the e2e scenario files once per group of blocks), ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`);
 if (slowLeftOut.length > 0) {
   console.log(`The slow tier is left out: ${slowLeftOut.length} file(s) (${slowLeftOut.map(rel).join(', ')}); TEST_SLOW=1 runs them, and CI does.`);
 }
@@ -176,7 +176,7 @@ function runJob(job, index) {
       cwd: root,
       detached: true, // its own process group: a stopped file takes its servers with it
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...env, ...(job.block ? { SCENARIO_BLOCK: job.block } : {}), BURROW_TEST_CPU_FILE: cpuFile, ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}) },
+      env: { ...env, ...(job.group ? { SCENARIO_GROUP: JSON.stringify(job.group) } : {}), BURROW_TEST_CPU_FILE: cpuFile, ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}) },
     });
     let output = '';
     child.stdout.on('data', (chunk) => { output += chunk; });
@@ -251,7 +251,7 @@ const table = (rows, header) => {
 };
 if (profiling) {
   console.log('');
-  table(results.map((r) => ({ name: r.name, wallMs: r.wallMs, cpuMs: r.cpuMs })).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest test processes (files, or blocks of the scenario files):');
+  table(results.map((r) => ({ name: r.name, wallMs: r.wallMs, cpuMs: r.cpuMs })).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest test processes (files, or groups of blocks of the scenario files):');
   console.log('');
   table(results.flatMap((r) => r.profile.map((p) => ({ ...p, name: `${p.name}  (${r.name})` }))).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest tests (CPU counts the processes a test started):');
   const cpuTotal = results.reduce((sum, r) => sum + (r.cpuMs ?? 0), 0);

@@ -42,6 +42,9 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // the suites hash thousands of passwords: scrypt at its lowest cost (same code path)
     BURROW_PASSWORD_SCRYPT_N: '1024',
+    // test files run side by side, several per core: a service may take longer than the
+    // production default (5 s) to answer; a test of the timeout itself sets its own
+    BURROW_RPC_TIMEOUT_MS: '15000',
     ...extra,
   };
 }

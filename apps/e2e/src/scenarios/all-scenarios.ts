@@ -1,7 +1,7 @@
 /**
- * The list of scenario blocks; every deployment mode runs all of them. Each block boots a target
- * of its own, so the test runner runs each (mode, block) pair in a process of its own, side by
- * side with the others: it reads the names from blocks.js and sets SCENARIO_BLOCK.
+ * The scenario blocks; every deployment mode runs all of them. The test runner runs each group of
+ * blocks (blocks.ts) of each mode in a process of its own, side by side with the others, naming
+ * them in SCENARIO_GROUP.
  */
 import { ACTIVATION_LIMITS_ENV, activationLimitsScenarios } from './activation-limits.scenarios.js';
 import { applianceBillingScenarios } from './appliance-billing.scenarios.js';
@@ -28,7 +28,7 @@ import { partnerBackupScenarios } from './partner-backup.scenarios.js';
 import { purgeScenarios } from './purge.scenarios.js';
 import { reportsScenarios } from './reports.scenarios.js';
 import { SCENARIO_BLOCKS, type ScenarioBlockName } from './blocks.js';
-import { type ScenarioContext, type TargetFactory, withTarget } from './scenarios.js';
+import { type ScenarioContext, SharedTargets, type TargetFactory, withTarget } from './scenarios.js';
 import { shareRoomsScenarios } from './share-rooms.scenarios.js';
 import { SLOW_TRANSFERS_IDLE_SECONDS, slowTransfersScenarios } from './slow-transfers.scenarios.js';
 import { uploadLimitsScenarios } from './upload-limits.scenarios.js';
@@ -78,13 +78,25 @@ const BLOCKS: Record<ScenarioBlockName, { body: (ctx: ScenarioContext, mode: str
   },
 };
 
-/** Registers every block (or, with SCENARIO_BLOCK set, that one block) for `mode`. */
+/**
+ * Registers the blocks for `mode`: those SCENARIO_GROUP names (a JSON list; the test runner runs
+ * each group of blocks.ts in a process of its own), else all of them.
+ * The blocks of one process share their targets (SharedTargets), each with a partner of its own.
+ */
 export function registerAllScenarios(mode: string, factory: TargetFactory | null, skipReason: string | undefined) {
-  const only = process.env.SCENARIO_BLOCK;
-  if (only !== undefined && !(SCENARIO_BLOCKS as readonly string[]).includes(only)) throw new Error(`SCENARIO_BLOCK=${only} is not a scenario block (apps/e2e/src/scenarios/blocks.ts)`);
-  for (const name of SCENARIO_BLOCKS) {
-    if (only !== undefined && name !== only) continue;
+  const names = chosenBlocks();
+  const shared = factory ? new SharedTargets(factory) : null;
+  for (const name of names) {
     const block = BLOCKS[name];
-    withTarget(`${mode}: ${name}`, factory, skipReason, (ctx) => block.body(ctx, mode), block.env);
+    withTarget(`${mode}: ${name}`, shared?.forBlock() ?? null, skipReason, (ctx) => block.body(ctx, mode), block.env);
   }
+}
+
+function chosenBlocks(): readonly ScenarioBlockName[] {
+  const known = (name: string): name is ScenarioBlockName => (SCENARIO_BLOCKS as readonly string[]).includes(name);
+  const group = process.env.SCENARIO_GROUP;
+  const names: string[] = group !== undefined ? (JSON.parse(group) as string[]) : [...SCENARIO_BLOCKS];
+  const unknown = names.filter((name) => !known(name));
+  if (unknown.length > 0) throw new Error(`not scenario blocks (apps/e2e/src/scenarios/blocks.ts): ${unknown.join(', ')}`);
+  return names as ScenarioBlockName[];
 }
