@@ -8,7 +8,7 @@ import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { crossSiteScenarios } from './cross-site.scenarios.js';
 import { revocationScenarios } from './revocation.scenarios.js';
-import { davScenarios } from './dav.scenarios.js';
+import { DAV_TEST_ENV, davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
 import { eventsScenarios } from './events.scenarios.js';
@@ -57,7 +57,7 @@ export function registerAllScenarios(mode: string, factory: TargetFactory | null
   withTarget(`${mode}: slow transfers`, factory, skipReason, slowTransfersScenarios, { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) });
   withTarget(`${mode}: appliance calls on users`, factory, skipReason, applianceUsersScenarios);
   withTarget(`${mode}: activation email limits`, factory, skipReason, activationLimitsScenarios, ACTIVATION_LIMITS_ENV);
-  withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios);
+  withTarget(`${mode}: WebDAV`, factory, skipReason, davScenarios, DAV_TEST_ENV);
   withTarget(`${mode}: event feed`, factory, skipReason, eventsScenarios);
   withTarget(`${mode}: webhooks`, factory && (() => factory(WEBHOOK_TEST_ENV)), skipReason, webhooksScenarios);
   // Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process

@@ -12,8 +12,10 @@
  *   bytes_stored; XML with a DTD or entities is a 400;
  * - hostile bodies (issue 33): a property or lock owner whose XML would pass its limit is a 413
  *   before anything large is built, a PROPFIND's names are answered with each namespace once,
- *   a resource takes a bounded number of locks and a refused one leaves the others, and a
- *   namespace holding `}` or markup cannot break a PROPFIND (every answer here is parsed as XML).
+ *   a resource takes a bounded number of locks and a refused one leaves the others, a
+ *   namespace holding `}` or markup cannot break a PROPFIND (every answer here is parsed as XML),
+ *   and what one user's dead properties hold and write a day is bounded (run with the small
+ *   budgets of DAV_TEST_ENV).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -31,6 +33,12 @@ import { createUser, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 
 const run = promisify(execFile);
+
+/**
+ * The WebDAV block's settings: dead-property budgets small enough to reach in a few requests
+ * (256 KiB held, 1 MiB written a day, per user); litmus and rclone stay far below them.
+ */
+export const DAV_TEST_ENV = { BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER: String(256 * 1024), BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY: String(1024 * 1024) };
 const PASSWORD = 'user-password-1';
 const METHODS: DavMethod[] = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
 const LOCKINFO = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
@@ -375,5 +383,40 @@ export function davScenarios({ target }: ScenarioContext) {
       const folder = responses.find((r) => r.href.endsWith('/folder/'))!;
       assert.ok(folder.props.get('200')?.includes(`{${evil}}p`), `${request || 'allprop'}: ${[...folder.props.get('200') ?? []].join(', ')}`);
     }
+  });
+
+  it("dead properties are bounded per user: what they hold (207 with 507 past it, freed by a DELETE) and what they write a day (429 with Retry-After); bytes_stored is not theirs", async () => {
+    const { username, dav } = await freshUser();
+    const api = partnerApi(target());
+    const patch = (path: string, n: number) =>
+      dav.request('PROPPATCH', `/dav/${username}/laptop/${path}`).set('Content-Type', 'application/xml')
+        .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><big xmlns="urn:x">${n}:${'v'.repeat(60_000)}</big></D:prop></D:set></D:propertyupdate>`);
+    const statusOf = (res: { status: number; text: string }) => (res.status === 207 ? parseMultistatus(res.text)[0].props.keys().next().value : String(res.status));
+    const stored = (await api.get(`/users/${username}`).expect(200)).body.bytes_stored as number;
+    // held: 256 KiB is four 60 KB properties; the fifth file's is refused
+    for (const f of ['a', 'b', 'c', 'd', 'e']) await dav.request('PUT', `/dav/${username}/laptop/${f}.txt`).send(f).expect(201);
+    for (const f of ['a', 'b', 'c', 'd']) assert.equal(statusOf(await patch(`${f}.txt`, 0)), '200', f);
+    assert.equal(statusOf(await patch('e.txt', 0)), '507');
+    await dav.request('DELETE', `/dav/${username}/laptop/a.txt`).expect(204);
+    assert.equal(statusOf(await patch('e.txt', 0)), '200', 'a deleted file frees what its properties took');
+    // written: the same value again costs nothing; new values count until 1 MiB a day (5 x 60 KB so far)
+    for (let i = 0; i < 20; i++) assert.equal(statusOf(await patch('e.txt', 0)), '200');
+    let n = 1;
+    for (; n < 40; n++) {
+      const res = await patch('e.txt', n);
+      if (res.status === 429) {
+        assert.ok(Number(res.headers['retry-after']) > 0);
+        assert.match(res.body.reason, /a day/);
+        break;
+      }
+      assert.equal(statusOf(res), '200');
+    }
+    // ~60 KB a set: 17 fit in 1 MiB, 5 were written above, so the 13th rewrite is refused
+    assert.equal(n, 13, `refused after ${n - 1} rewrites`);
+    const shown = await dav.request('PROPFIND', `/dav/${username}/laptop/e.txt`).set('Depth', '0').set('Content-Type', 'application/xml')
+      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><big xmlns="urn:x"/></D:prop></D:propfind>').expect(207);
+    assert.match(shown.text, new RegExp(`>${n - 1}:v{60000}<`), 'the last accepted value is kept');
+    const after = (await api.get(`/users/${username}`).expect(200)).body.bytes_stored as number;
+    assert.ok(after - stored <= 5, `bytes_stored counts the five one-byte files only: +${after - stored}`);
   });
 }
