@@ -8,20 +8,21 @@ import type { DavCall } from './context.js';
 import { MultistatusWriter, propstatXml, responseXml, sendError } from './multistatus.js';
 import { type DavResource, propertiesFor, PropertyNames, type PropRequest } from './properties.js';
 import { deviceResource, fileResource, folderResource, readPath, readRoot, rootResource } from './resources.js';
-import { child, clark, DAV, elementsOf, parseXml } from './xml.js';
+import { child, clark, DAV, elementsOf, parseXml, PropertyKeys } from './xml.js';
 
 export function propRequestOf(body: string): PropRequest {
   const root = parseXml(body);
   if (!root) return { kind: 'allprop', include: [] };
   if (root.ns !== DAV || root.name !== 'propfind') throw badRequest('a PROPFIND body is a DAV:propfind element', ['body']);
   if (child(root, DAV, 'propname')) return { kind: 'propname' };
+  const keys = new PropertyKeys();
   if (child(root, DAV, 'allprop')) {
     const include = child(root, DAV, 'include');
-    return { kind: 'allprop', include: include ? elementsOf(include).map((e) => clark(e.ns, e.name)) : [] };
+    return { kind: 'allprop', include: include ? elementsOf(include).map((e) => keys.key(e)) : [] };
   }
   const prop = child(root, DAV, 'prop');
   if (!prop) throw badRequest('a DAV:propfind holds DAV:prop, DAV:allprop or DAV:propname', ['body']);
-  return { kind: 'prop', keys: elementsOf(prop).map((e) => clark(e.ns, e.name)) };
+  return { kind: 'prop', keys: elementsOf(prop).map((e) => keys.key(e)) };
 }
 
 function resourceXml(r: DavResource, request: PropRequest, names: PropertyNames): string {

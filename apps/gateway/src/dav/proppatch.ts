@@ -10,7 +10,7 @@ import { propstatXml, responseXml, sendMultistatus } from './multistatus.js';
 import { isLive, PropertyNames } from './properties.js';
 import { hrefOf } from './target.js';
 import { guardWrite } from './write-guard.js';
-import { child, clark, DAV, elementsOf, parseXml, serializeContent, XmlBudget } from './xml.js';
+import { child, DAV, elementsOf, parseXml, PropertyKeys, serializeContent, XmlBudget } from './xml.js';
 
 interface PatchPlan {
   /** every property named, in the order first named */
@@ -26,13 +26,14 @@ export function patchPlanOf(body: string): PatchPlan {
   const last = new Map<string, string | null>();
   // what is set can be stored only within a file's or folder's limit: refused (413) as soon as the
   // values written as XML pass it, before a larger string is built
+  const keys = new PropertyKeys();
   const budget = new XmlBudget(DEAD_PROPERTIES_MAX_BYTES, `the properties set take more than ${DEAD_PROPERTIES_MAX_BYTES} bytes (names and values as XML), the most a file or folder holds`);
   for (const op of elementsOf(root)) {
     if (op.ns !== DAV || (op.name !== 'set' && op.name !== 'remove')) continue;
     const prop = child(op, DAV, 'prop');
     if (!prop) throw badRequest(`DAV:${op.name} holds a DAV:prop`, ['body']);
     for (const p of elementsOf(prop)) {
-      const key = clark(p.ns, p.name);
+      const key = keys.key(p);
       last.delete(key);
       if (op.name === 'set') budget.take(key);
       last.set(key, op.name === 'set' ? serializeContent(p, budget) : null);
