@@ -93,7 +93,9 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
     waitFor: (position) => runner.waitFor(position),
   });
-  const ctx: StorageContext = { store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews };
+  const ctx: StorageContext = {
+    store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews, deadProperties: infra.config.davProperties,
+  };
   const previewer = new Previewer(ctx, { concurrency: infra.config.previewConcurrency });
   ctx.previews = previewer;
   const recovery = new ProcessRecovery(processes, docs, storageProcesses(ctx), infra.config.recoveryGraceSeconds);

@@ -4,6 +4,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
 
 export class ConfigError extends Error {
@@ -45,6 +46,8 @@ export interface BurrowConfig {
   blobScrubIntervalMs: number;
   /** the periodic scrub reads at most this many MB (10^6 bytes) per second (0: no limit) */
   blobScrubMbPerSecond: number;
+  /** WebDAV dead properties: bytes one user may hold, and write per UTC day */
+  davProperties: { maxBytesPerUser: number; maxWriteBytesPerDay: number };
   /**
    * The gateway checks every whole download against the blob's hash; a blob that read back right
    * is not hashed again for this long unless its file changed (0: every whole download is hashed).
@@ -289,6 +292,10 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
     blobScrubIntervalMs: int('BURROW_BLOB_SCRUB_INTERVAL_MS', 0, 0, 31_536_000_000),
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
+    davProperties: {
+      maxBytesPerUser: int('BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER', DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTIES_MAX_BYTES, 1 << 30),
+      maxWriteBytesPerDay: int('BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY', DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES, DEAD_PROPERTIES_MAX_BYTES, 1 << 30),
+    },
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     fastRoutes: bool('BURROW_FAST_ROUTES', true),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),

@@ -12,7 +12,7 @@ import { browseScenarios } from './browse.scenarios.js';
 import { concurrencyScenarios } from './concurrency.scenarios.js';
 import { crossSiteScenarios } from './cross-site.scenarios.js';
 import { revocationScenarios } from './revocation.scenarios.js';
-import { davScenarios } from './dav.scenarios.js';
+import { DAV_TEST_ENV, davScenarios } from './dav.scenarios.js';
 import { devicePoliciesScenarios } from './device-policies.scenarios.js';
 import { downloadFaultsScenarios } from './download-faults.scenarios.js';
 import { eventsScenarios } from './events.scenarios.js';
@@ -67,7 +67,7 @@ const BLOCKS: Record<ScenarioBlockName, { body: (ctx: ScenarioContext, mode: str
   'slow transfers': { body: slowTransfersScenarios, env: { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) } },
   'appliance calls on users': { body: applianceUsersScenarios },
   'activation email limits': { body: activationLimitsScenarios, env: ACTIVATION_LIMITS_ENV },
-  WebDAV: { body: davScenarios },
+  WebDAV: { body: davScenarios, env: DAV_TEST_ENV },
   'event feed': { body: eventsScenarios },
   webhooks: { body: webhooksScenarios, env: WEBHOOK_TEST_ENV },
   'user list pagination': {

@@ -9,7 +9,13 @@
  *   them; traversal in paths and in `Destination` is refused;
  * - PUT: X-OC-Mtime kept and answered, 409 without a parent, 507 past the quota before a byte is
  *   read, an interrupted upload leaves the old version whole; a move keeps the partner's
- *   bytes_stored; XML with a DTD or entities is a 400.
+ *   bytes_stored; XML with a DTD or entities is a 400;
+ * - hostile bodies (issue 33): a property or lock owner whose XML would pass its limit is a 413
+ *   before anything large is built, a PROPFIND's names are answered with each namespace once,
+ *   a resource takes a bounded number of locks and a refused one leaves the others, a
+ *   namespace holding `}` or markup cannot break a PROPFIND (every answer here is parsed as XML),
+ *   and what one user's dead properties hold and write a day is bounded (run with the small
+ *   budgets of DAV_TEST_ENV).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -20,12 +26,19 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { before, it } from 'node:test';
 import { promisify } from 'node:util';
+import { SaxesParser } from 'saxes';
 import { partnerApi } from '../harness/client.js';
 import { davClient, type DavMethod, hasTool, rawRequest } from '../harness/dav-client.js';
 import { createUser, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 
 const run = promisify(execFile);
+
+/**
+ * The WebDAV block's settings: dead-property budgets small enough to reach in a few requests
+ * (256 KiB held, 1 MiB written a day, per user); litmus and rclone stay far below them.
+ */
+export const DAV_TEST_ENV = { BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER: String(256 * 1024), BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY: String(1024 * 1024) };
 const PASSWORD = 'user-password-1';
 const METHODS: DavMethod[] = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
 const LOCKINFO = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
@@ -46,6 +59,32 @@ async function filesUnder(dir: string): Promise<Map<string, { sha: string; mtime
     out.set(relative(dir, path), { sha: createHash('sha256').update(await readFile(path)).digest('hex'), mtime: Math.floor(info.mtimeMs / 1000), size: info.size });
   }
   return out;
+}
+
+/** A multistatus parsed as XML (throws unless well-formed): each response's href and the properties (`{ns}name`) it lists, by status. */
+function parseMultistatus(xml: string): { href: string; props: Map<string, string[]> }[] {
+  const parser = new SaxesParser({ xmlns: true });
+  const responses: { href: string; props: Map<string, string[]> }[] = [];
+  const stack: string[] = [];
+  let text = '';
+  let inProp: string[] = [];
+  parser.on('opentag', (tag) => {
+    const key = `{${tag.uri}}${tag.local}`;
+    if (key === '{DAV:}response') responses.push({ href: '', props: new Map() });
+    if (stack.at(-1) === '{DAV:}prop') inProp.push(key);
+    if (key === '{DAV:}propstat') inProp = [];
+    stack.push(key);
+    text = '';
+  });
+  parser.on('text', (t) => (text += t));
+  parser.on('closetag', () => {
+    const key = stack.pop();
+    const response = responses.at(-1);
+    if (key === '{DAV:}href' && stack.at(-1) === '{DAV:}response' && response) response.href = text;
+    if (key === '{DAV:}status' && stack.at(-1) === '{DAV:}propstat' && response) response.props.set(text.split(' ')[1], inProp);
+  });
+  parser.write(xml).close();
+  return responses;
 }
 
 export function davScenarios({ target }: ScenarioContext) {
@@ -254,5 +293,137 @@ export function davScenarios({ target }: ScenarioContext) {
       assert.equal(res.status, 403);
       assert.match(res.text, /<D:propfind-finite-depth\/>/);
     }
+  });
+
+  const freshUser = async () => {
+    const api = partnerApi(target());
+    const username = unique('davh');
+    await createUser(api, { username, password: PASSWORD, plan_id: (await knownPlans(api)).small.plan_id });
+    const dav = davClient(target().url, username, PASSWORD);
+    await dav.request('MKCOL', `/dav/${username}/laptop/`).expect(201);
+    await dav.request('PUT', `/dav/${username}/laptop/f.txt`).send('f').expect(201);
+    return { username, dav };
+  };
+
+  it('a property, a lock owner or the names of a PROPFIND that would pass their limits (a long namespace on 6,000 elements) are a 413 at once; a PROPFIND writes each namespace it names once', async () => {
+    const { username, dav } = await freshUser();
+    // a 16 KiB namespace (with `&amp;`, which is written back as such) on 6,000 empty siblings:
+    // written with a declaration on each, ~100 MB from a 100 KB body (the reported attack: 800 KiB, 4.9 GB)
+    const ns = `urn:${'a&amp;'.repeat(16 * 1024 / 5)}`;
+    const empties = '<Z:e/>'.repeat(6000);
+    const patch = await dav.request('PROPPATCH', `/dav/${username}/laptop/f.txt`).set('Content-Type', 'application/xml')
+      .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="${ns}"><D:set><D:prop><Z:p>${empties}</Z:p></D:prop></D:set></D:propertyupdate>`);
+    assert.equal(patch.status, 413, patch.text.slice(0, 300));
+    assert.match(patch.body.reason, /properties set take more than/);
+    const lock = await dav.request('LOCK', `/dav/${username}/laptop/f.txt`).set('Content-Type', 'application/xml')
+      .send(`<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:" xmlns:Z="${ns}"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${empties}</D:owner></D:lockinfo>`);
+    assert.equal(lock.status, 413, lock.text.slice(0, 300));
+    assert.match(lock.body.reason, /owner takes at most/);
+    // nothing was locked by the refused LOCK, nor made: a LOCK on a new path refused the same way makes no file
+    await dav.request('PUT', `/dav/${username}/laptop/f.txt`).send('unlocked').expect(204);
+    const unmade = await dav.request('LOCK', `/dav/${username}/laptop/new.txt`).set('Content-Type', 'application/xml')
+      .send(`<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${'"'.repeat(8192)}</D:owner></D:lockinfo>`);
+    assert.equal(unmade.status, 413);
+    assert.equal((await dav.request('PROPFIND', `/dav/${username}/laptop/new.txt`).set('Depth', '0')).status, 404);
+    // missing properties: 6,000 names in the namespace (each key would hold it) are a 413 too
+    const names = (count: number) => Array.from({ length: count }, (_, i) => `<Z:m${i}/>`).join('');
+    const refused = await dav.request('PROPFIND', `/dav/${username}/laptop/`).set('Depth', '1').set('Content-Type', 'application/xml')
+      .send(`<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="${ns}"><D:prop>${names(6000)}</D:prop></D:propfind>`);
+    assert.equal(refused.status, 413, refused.text.slice(0, 300));
+    assert.match(refused.body.reason, /properties a request names/);
+    // 800 names in a namespace of some length (~53,000 characters in all): answered with it declared once
+    const space = `http://example.com/${'n'.repeat(40)}/`;
+    const body = `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="${space}"><D:prop>${names(800)}</D:prop></D:propfind>`;
+    const found = await dav.request('PROPFIND', `/dav/${username}/laptop/`).set('Depth', '1').set('Content-Type', 'application/xml').send(body).expect(207);
+    assert.equal(found.text.split(space).length - 1, 1, 'the namespace is written once');
+    const responses = parseMultistatus(found.text);
+    assert.equal(responses.length, 2);
+    for (const r of responses) assert.equal(r.props.get('404')?.length, 800);
+    assert.equal(responses[0].props.get('404')?.[799], `{${space}}m799`);
+    await dav.request('GET', `/dav/${username}/laptop/f.txt`).expect(200);
+  });
+
+  it('locks: an owner past 4 KiB is a 413; a resource takes 10 locks and an 11th is a 423 that leaves the ten, owners and all', async () => {
+    const { username, dav } = await freshUser();
+    const file = `/dav/${username}/laptop/f.txt`;
+    const lockinfo = (owner: string) =>
+      `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${owner}</D:owner></D:lockinfo>`;
+    // the reported attack's owner: ~1 MiB of `"` (six bytes each if escaped)
+    const huge = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('"'.repeat(1000 * 1024)));
+    assert.equal(huge.status, 413);
+    const tokens: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo(`<D:href>client ${i} "quoted"</D:href>`)).expect(200);
+      tokens.push(/^<(.+)>$/.exec(res.headers['lock-token'] as string)![1]);
+      assert.match(res.text, new RegExp(`client ${i} "quoted"`));
+    }
+    const eleventh = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('<D:href>one too many</D:href>'));
+    assert.equal(eleventh.status, 423);
+    const shown = await dav.request('PROPFIND', file).set('Depth', '0').set('Content-Type', 'application/xml')
+      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>').expect(207);
+    parseMultistatus(shown.text);
+    for (let i = 0; i < 10; i++) assert.match(shown.text, new RegExp(`<(\\w+):href xmlns:\\1="DAV:">client ${i} "quoted"</\\1:href>`), `owner ${i} shown`);
+    assert.equal(shown.text.split('<D:activelock>').length - 1, 10);
+    // the locks still bind and still work
+    await dav.request('PUT', file).send('no token').expect(423);
+    await dav.request('PUT', file).set('If', `(<${tokens[3]}>)`).send('with a token').expect(204);
+    await dav.request('UNLOCK', file).set('Lock-Token', `<${tokens[0]}>`).expect(204);
+    await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('<D:href>room again</D:href>')).expect(200);
+  });
+
+  it('a namespace holding `}` and markup cannot break a PROPFIND: the property comes back under its own namespace, and the answer is well-formed XML', async () => {
+    const { username, dav } = await freshUser();
+    await dav.request('MKCOL', `/dav/${username}/laptop/folder/`).expect(201);
+    const evil = 'urn:q}"></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response><D:response><D:href>/forged</D:href><D:propstat><D:prop><x:y';
+    const escaped = evil.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+    await dav.request('PROPPATCH', `/dav/${username}/laptop/folder/`).set('Content-Type', 'application/xml')
+      .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:x="${escaped}"><D:set><D:prop><x:p>value</x:p></D:prop></D:set></D:propertyupdate>`)
+      .expect(207);
+    for (const request of [
+      '', // allprop
+      '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:propname/></D:propfind>',
+      `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:x="${escaped}"><D:prop><x:p/></D:prop></D:propfind>`,
+    ]) {
+      const res = await dav.request('PROPFIND', `/dav/${username}/laptop/`).set('Depth', '1').set('Content-Type', 'application/xml').send(request).expect(207);
+      const responses = parseMultistatus(res.text);
+      assert.deepEqual(responses.map((r) => r.href).sort(), [`/dav/${username}/laptop/`, `/dav/${username}/laptop/f.txt`, `/dav/${username}/laptop/folder/`].sort());
+      const folder = responses.find((r) => r.href.endsWith('/folder/'))!;
+      assert.ok(folder.props.get('200')?.includes(`{${evil}}p`), `${request || 'allprop'}: ${[...folder.props.get('200') ?? []].join(', ')}`);
+    }
+  });
+
+  it("dead properties are bounded per user: what they hold (207 with 507 past it, freed by a DELETE) and what they write a day (429 with Retry-After); bytes_stored is not theirs", async () => {
+    const { username, dav } = await freshUser();
+    const api = partnerApi(target());
+    const patch = (path: string, n: number) =>
+      dav.request('PROPPATCH', `/dav/${username}/laptop/${path}`).set('Content-Type', 'application/xml')
+        .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><big xmlns="urn:x">${n}:${'v'.repeat(60_000)}</big></D:prop></D:set></D:propertyupdate>`);
+    const statusOf = (res: { status: number; text: string }) => (res.status === 207 ? parseMultistatus(res.text)[0].props.keys().next().value : String(res.status));
+    const stored = (await api.get(`/users/${username}`).expect(200)).body.bytes_stored as number;
+    // held: 256 KiB is four 60 KB properties; the fifth file's is refused
+    for (const f of ['a', 'b', 'c', 'd', 'e']) await dav.request('PUT', `/dav/${username}/laptop/${f}.txt`).send(f).expect(201);
+    for (const f of ['a', 'b', 'c', 'd']) assert.equal(statusOf(await patch(`${f}.txt`, 0)), '200', f);
+    assert.equal(statusOf(await patch('e.txt', 0)), '507');
+    await dav.request('DELETE', `/dav/${username}/laptop/a.txt`).expect(204);
+    assert.equal(statusOf(await patch('e.txt', 0)), '200', 'a deleted file frees what its properties took');
+    // written: the same value again costs nothing; new values count until 1 MiB a day (5 x 60 KB so far)
+    for (let i = 0; i < 20; i++) assert.equal(statusOf(await patch('e.txt', 0)), '200');
+    let n = 1;
+    for (; n < 40; n++) {
+      const res = await patch('e.txt', n);
+      if (res.status === 429) {
+        assert.ok(Number(res.headers['retry-after']) > 0);
+        assert.match(res.body.reason, /a day/);
+        break;
+      }
+      assert.equal(statusOf(res), '200');
+    }
+    // ~60 KB a set: 17 fit in 1 MiB, 5 were written above, so the 13th rewrite is refused
+    assert.equal(n, 13, `refused after ${n - 1} rewrites`);
+    const shown = await dav.request('PROPFIND', `/dav/${username}/laptop/e.txt`).set('Depth', '0').set('Content-Type', 'application/xml')
+      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><big xmlns="urn:x"/></D:prop></D:propfind>').expect(207);
+    assert.match(shown.text, new RegExp(`>${n - 1}:v{60000}<`), 'the last accepted value is kept');
+    const after = (await api.get(`/users/${username}`).expect(200)).body.bytes_stored as number;
+    assert.ok(after - stored <= 5, `bytes_stored counts the five one-byte files only: +${after - stored}`);
   });
 }

@@ -8,7 +8,10 @@
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex } from '../openapi/builders.js';
 import type { Response } from '../openapi/types.js';
+import { DEAD_PROPERTIES_MAX, DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DAV_METHODS, DAV_XML_BODY_LIMIT } from './dav.middleware.js';
+import { LOCK_OWNER_MAX_BYTES, LOCKS_PER_RESOURCE_MAX, LOCKS_PER_USER_MAX } from './locks.js';
+import { PROPERTY_NAMES_MAX_CHARS } from './xml.js';
 
 /** Where the WebDAV middleware is mounted (DavModule). */
 export const DAV_MOUNT = 'dav';
@@ -34,6 +37,14 @@ quota-used-bytes, and dead properties), **PROPPATCH** (dead properties, in docum
 Overwrite; \`Destination\` must be the user's own storage), **LOCK** and **UNLOCK** (exclusive or shared write locks, Depth 0 or
 infinity, refreshed with the token in the If header; a LOCK on an unmapped URL makes an empty file). Writes honour the If header
 (412) and locks (423 with \`lock-token-submitted\`). XML bodies: at most ${DAV_XML_BODY_LIMIT} bytes, no DTD or entities (400).
+
+**Limits**: the properties one PROPFIND or PROPPATCH names take at most ${PROPERTY_NAMES_MAX_CHARS} characters in all (namespaces and
+names; 413). What a PROPPATCH sets takes at most ${DEAD_PROPERTIES_MAX_BYTES} bytes written as XML (413); a file or folder holds at most
+${DEAD_PROPERTIES_MAX} dead properties and ${DEAD_PROPERTIES_MAX_BYTES} bytes (507 in the multistatus); a user's hold at most
+${DEAD_PROPERTIES_PER_USER_MAX_BYTES} bytes (507) and a user writes at most ${DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES} bytes of them a UTC day, each change
+counting the whole set of its file or folder (429 with \`Retry-After\`; a change that changes nothing is free), by default. A lock's
+owner takes at most ${LOCK_OWNER_MAX_BYTES} bytes as XML (413); a resource takes at most ${LOCKS_PER_RESOURCE_MAX} locks (423) and a user holds at most
+${LOCKS_PER_USER_MAX} (403).
 
 ${MOUNTING}
 `.trim();

@@ -7,13 +7,13 @@
 import { badRequest, DomainError } from '@burrow/contracts';
 import type { DavCall } from './context.js';
 import { submittedTokens, parseIf } from './if-header.js';
-import { LOCK_TIMEOUT_DEFAULT, LOCK_TIMEOUT_MAX, type DavLock } from './locks.js';
+import { type DavLock, LOCK_OWNER_MAX_BYTES, LOCK_TIMEOUT_DEFAULT, LOCK_TIMEOUT_MAX } from './locks.js';
 import { activeLockXml } from './properties.js';
 import { putFile } from './put.js';
 import { readPath } from './resources.js';
-import { hrefOf, lockPathOf } from './target.js';
+import { lockPathOf, lockRootOf } from './target.js';
 import { guardWrite } from './write-guard.js';
-import { child, DAV, parseXml, serializeContent } from './xml.js';
+import { child, DAV, parseXml, serializeContent, XmlBudget } from './xml.js';
 
 /** `Timeout: Second-600, Infinite`: the first the server can honour, capped. */
 export function timeoutOf(header: string | undefined): number {
@@ -26,11 +26,12 @@ export function timeoutOf(header: string | undefined): number {
   return LOCK_TIMEOUT_DEFAULT;
 }
 
-function sendLock(call: DavCall, lock: DavLock, status: number): void {
+function sendLock(call: DavCall, lock: DavLock, owner: string, status: number): void {
+  const shown = { ...lock, root: lockRootOf(call.target.user, lock), owner };
   call.res
     .status(status)
     .set({ 'Content-Type': 'application/xml; charset=utf-8', 'Lock-Token': `<${lock.token}>` })
-    .end(`<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(lock)}</D:lockdiscovery></D:prop>\n`);
+    .end(`<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(shown)}</D:lockdiscovery></D:prop>\n`);
 }
 
 export async function lock(call: DavCall, body: string): Promise<void> {
@@ -48,7 +49,8 @@ export async function lock(call: DavCall, body: string): Promise<void> {
     const lock = lists.find((l) => l.token === token && (l.path === path || (l.depth === 'infinity' && path.startsWith(`${l.path}/`))));
     const refreshed = lock ? await call.locks.refresh(userId, token, timeout) : null;
     if (!refreshed) throw new DomainError(412, { reason: 'no such lock on this resource' });
-    return sendLock(call, refreshed, 200);
+    const owners = await call.locks.owners(userId, [refreshed]);
+    return sendLock(call, refreshed, owners.get(token) ?? '', 200);
   }
   if (info.ns !== DAV || info.name !== 'lockinfo') throw badRequest('a LOCK body is a DAV:lockinfo element', ['body']);
   const scopeElement = child(info, DAV, 'lockscope');
@@ -57,7 +59,11 @@ export async function lock(call: DavCall, body: string): Promise<void> {
   if (!scope || !type || !child(type, DAV, 'write')) throw badRequest('a lock is an exclusive or shared write lock', ['body']);
   const depth = String(req.headers.depth ?? 'infinity').trim().toLowerCase();
   if (depth !== '0' && depth !== 'infinity') throw badRequest('a LOCK has Depth 0 or infinity', ['Depth']);
-  const owner = child(info, DAV, 'owner');
+  const ownerElement = child(info, DAV, 'owner');
+  // bounded before anything is made or stored: refused (413) as soon as its XML passes the limit
+  const owner = ownerElement
+    ? serializeContent(ownerElement, new XmlBudget(LOCK_OWNER_MAX_BYTES, `a lock's owner takes at most ${LOCK_OWNER_MAX_BYTES} bytes as XML`))
+    : '';
   // what is there decides the lock root's href; nothing there: an empty file is made
   let collection = target.slash || !target.path;
   let created = false;
@@ -71,11 +77,8 @@ export async function lock(call: DavCall, body: string): Promise<void> {
     }
   }
   if (!created) await guardWrite(call, []);
-  const granted = await call.locks.grant(userId, {
-    path, root: hrefOf(target.user, target.device, target.path, collection), depth: depth === '0' ? '0' : 'infinity', scope,
-    owner: owner ? serializeContent(owner) : '', timeout,
-  });
-  sendLock(call, granted, created ? 201 : 200);
+  const granted = await call.locks.grant(userId, { path, collection, depth: depth === '0' ? '0' : 'infinity', scope, owner, timeout });
+  sendLock(call, granted, owner, created ? 201 : 200);
 }
 
 export async function unlock(call: DavCall): Promise<void> {

@@ -5,6 +5,7 @@
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { drained } from '../http/streams.js';
+import type { PropertyNames } from './properties.js';
 import { escapeXml } from './xml.js';
 
 export const statusLine = (status: number) => `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`;
@@ -20,11 +21,15 @@ export function responseXml(href: string, body: string): string {
 export const statusXml = (status: number) => `<D:status>${statusLine(status)}</D:status>`;
 
 export class MultistatusWriter {
-  constructor(private readonly res: Response) {}
+  constructor(
+    private readonly res: Response,
+    /** the property names' namespaces, declared on the root */
+    private readonly names?: PropertyNames,
+  ) {}
 
   start(): void {
     this.res.status(207).setHeader('Content-Type', 'application/xml; charset=utf-8');
-    this.res.write('<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">');
+    this.res.write(`<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:"${this.names?.declarations() ?? ''}>`);
   }
 
   async write(xml: string): Promise<void> {
@@ -36,12 +41,12 @@ export class MultistatusWriter {
   }
 }
 
-/** A whole small multistatus (PROPPATCH, a MOVE's failures). */
-export function sendMultistatus(res: Response, responses: string[]): void {
+/** A whole small multistatus (PROPPATCH, a MOVE's failures); `names` declares its property names' namespaces. */
+export function sendMultistatus(res: Response, responses: string[], names?: PropertyNames): void {
   res
     .status(207)
     .setHeader('Content-Type', 'application/xml; charset=utf-8')
-    .end(`<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">${responses.join('')}</D:multistatus>\n`);
+    .end(`<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:"${names?.declarations() ?? ''}>${responses.join('')}</D:multistatus>\n`);
 }
 
 /** An error body with a precondition or postcondition element (RFC 4918 §16). */

@@ -22,9 +22,12 @@ export interface DavResource {
   /** collections: the user's quota */
   quota?: { used: number; available: number | null };
   dead: DeadProperties;
-  /** live locks on it, for lockdiscovery */
-  locks: DavLock[];
+  /** live locks on it, for lockdiscovery (their owners filled in when a response shows them) */
+  locks: ShownLock[];
 }
+
+/** A lock as lockdiscovery shows it: with its root's href and its owner's XML ('' when none or not read). */
+export type ShownLock = DavLock & { root: string; owner: string };
 
 const LIVE = [
   'resourcetype', 'getcontentlength', 'getlastmodified', 'getetag', 'getcontenttype', 'creationdate', 'displayname', 'lockdiscovery', 'supportedlock',
@@ -34,13 +37,13 @@ const LIVE = [
 const NOT_IN_ALLPROP = new Set(['quota-available-bytes', 'quota-used-bytes']);
 
 export const isLive = (key: string) => {
-  const { ns, name } = parseClark(key);
-  return ns === DAV && LIVE.includes(name);
+  const parsed = parseClark(key);
+  return parsed !== null && parsed.ns === DAV && LIVE.includes(parsed.name);
 };
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export function activeLockXml(lock: DavLock, now = Date.now()): string {
+export function activeLockXml(lock: ShownLock, now = Date.now()): string {
   const seconds = Math.max(0, Math.round((lock.expires - now) / 1000));
   return (
     `<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope><D:${lock.scope}/></D:lockscope>` +
@@ -80,22 +83,47 @@ function liveValue(r: DavResource, name: string): string | undefined {
   }
 }
 
-/** A property element with its content (empty content: an empty element). */
-export function propertyXml(key: string, content = ''): string {
-  const { ns, name } = parseClark(key);
-  if (ns === DAV) return content ? `<D:${name}>${content}</D:${name}>` : `<D:${name}/>`;
-  const open = ns ? `<x:${name} xmlns:x="${escapeXml(ns)}"` : `<${name} xmlns=""`;
-  const close = ns ? `</x:${name}>` : `</${name}>`;
-  return content ? `${open}>${content}${close}` : `${open}/>`;
+/**
+ * How one response names properties: `DAV:` is `D`, and the namespaces a request names get a
+ * prefix each, declared once on the response's root (`declarations`), so a request naming
+ * thousands of properties in one long namespace is answered with that namespace written once.
+ * Any other namespace (a dead property's, in allprop or propname) is declared on its element.
+ */
+export class PropertyNames {
+  private readonly prefixes = new Map<string, string>([[DAV, 'D']]);
+
+  constructor(keys: Iterable<string> = []) {
+    for (const key of keys) {
+      const parsed = parseClark(key);
+      if (parsed && parsed.ns && !this.prefixes.has(parsed.ns)) this.prefixes.set(parsed.ns, `n${this.prefixes.size - 1}`);
+    }
+  }
+
+  /** The namespace declarations for the root element (after `xmlns:D="DAV:"`). */
+  declarations(): string {
+    return [...this.prefixes].filter(([ns]) => ns !== DAV).map(([ns, prefix]) => ` xmlns:${prefix}="${escapeXml(ns)}"`).join('');
+  }
+
+  /** A property element with its content (empty: an empty element); '' for a key that is none. */
+  element(key: string, content = ''): string {
+    const parsed = parseClark(key);
+    if (!parsed) return '';
+    const { ns, name } = parsed;
+    const prefix = this.prefixes.get(ns);
+    // no default namespace is ever declared around a property: a name without a prefix has none
+    const tag = !ns ? name : prefix ? `${prefix}:${name}` : `x:${name}`;
+    const open = ns && !prefix ? `<${tag} xmlns:x="${escapeXml(ns)}"` : `<${tag}`;
+    return content ? `${open}>${content}</${tag}>` : `${open}/>`;
+  }
 }
 
 export type PropRequest = { kind: 'allprop'; include: string[] } | { kind: 'propname' } | { kind: 'prop'; keys: string[] };
 
 /** The resource's properties for a request, by status (200 found, 404 not). */
-export function propertiesFor(r: DavResource, request: PropRequest): { found: string[]; missing: string[] } {
+export function propertiesFor(r: DavResource, request: PropRequest, names: PropertyNames): { found: string[]; missing: string[] } {
   if (request.kind === 'propname') {
-    const names = [...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)), ...Object.keys(r.dead)];
-    return { found: names.map((k) => propertyXml(k)), missing: [] };
+    const keys = [...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)), ...Object.keys(r.dead)];
+    return { found: keys.map((k) => names.element(k)).filter(Boolean), missing: [] };
   }
   const keys =
     request.kind === 'prop'
@@ -107,11 +135,14 @@ export function propertiesFor(r: DavResource, request: PropRequest): { found: st
   for (const key of keys) {
     if (seen.has(key)) continue;
     seen.add(key);
-    const { ns, name } = parseClark(key);
-    const value = ns === DAV && LIVE.includes(name) ? liveValue(r, name) : r.dead[key];
+    const parsed = parseClark(key);
+    // a key that names no property (none is stored now; one from before the keys were read
+    // unambiguously could be) is left out rather than written as broken XML
+    if (!parsed) continue;
+    const value = parsed.ns === DAV && LIVE.includes(parsed.name) ? liveValue(r, parsed.name) : Object.hasOwn(r.dead, key) ? r.dead[key] : undefined;
     if (value === undefined) {
-      if (request.kind === 'prop') missing.push(propertyXml(key));
-    } else found.push(propertyXml(key, value));
+      if (request.kind === 'prop') missing.push(names.element(key));
+    } else found.push(names.element(key, value));
   }
   return { found, missing };
 }

@@ -4,13 +4,13 @@
  * with 424). A property's value keeps its XML, namespaces included. The user's root and the
  * devices take no properties (403).
  */
-import { badRequest, DomainError, Subjects } from '@burrow/contracts';
+import { badRequest, DEAD_PROPERTIES_MAX_BYTES, DomainError, Subjects } from '@burrow/contracts';
 import type { DavCall } from './context.js';
 import { propstatXml, responseXml, sendMultistatus } from './multistatus.js';
-import { isLive, propertyXml } from './properties.js';
+import { isLive, PropertyNames } from './properties.js';
 import { hrefOf } from './target.js';
 import { guardWrite } from './write-guard.js';
-import { child, clark, DAV, elementsOf, parseXml, serializeContent } from './xml.js';
+import { child, DAV, elementsOf, parseXml, PropertyKeys, serializeContent, XmlBudget } from './xml.js';
 
 interface PatchPlan {
   /** every property named, in the order first named */
@@ -24,14 +24,19 @@ export function patchPlanOf(body: string): PatchPlan {
   if (!root || root.ns !== DAV || root.name !== 'propertyupdate') throw badRequest('a PROPPATCH body is a DAV:propertyupdate element', ['body']);
   // document order: the last instruction about a property wins
   const last = new Map<string, string | null>();
+  // what is set can be stored only within a file's or folder's limit: refused (413) as soon as the
+  // values written as XML pass it, before a larger string is built
+  const keys = new PropertyKeys();
+  const budget = new XmlBudget(DEAD_PROPERTIES_MAX_BYTES, `the properties set take more than ${DEAD_PROPERTIES_MAX_BYTES} bytes (names and values as XML), the most a file or folder holds`);
   for (const op of elementsOf(root)) {
     if (op.ns !== DAV || (op.name !== 'set' && op.name !== 'remove')) continue;
     const prop = child(op, DAV, 'prop');
     if (!prop) throw badRequest(`DAV:${op.name} holds a DAV:prop`, ['body']);
     for (const p of elementsOf(prop)) {
-      const key = clark(p.ns, p.name);
+      const key = keys.key(p);
       last.delete(key);
-      last.set(key, op.name === 'set' ? serializeContent(p) : null);
+      if (op.name === 'set') budget.take(key);
+      last.set(key, op.name === 'set' ? serializeContent(p, budget) : null);
     }
   }
   if (!last.size) throw badRequest('the PROPPATCH names no property', ['body']);
@@ -49,12 +54,16 @@ export async function proppatch(call: DavCall, body: string): Promise<void> {
   const { target } = call;
   const collection = target.slash || !target.path;
   const href = hrefOf(target.user, target.device, target.path, collection);
+  // the names' namespaces are declared once, on the multistatus element
+  const names = new PropertyNames(plan.names);
+  const elements = (keys: string[]) => keys.map((k) => names.element(k));
   const refused = target.device === null ? plan.names : plan.names.filter(isLive);
   if (refused.length) {
-    const others = plan.names.filter((n) => !refused.includes(n));
-    const body403 = propstatXml(refused.map((k) => propertyXml(k)), 403, '<D:cannot-modify-protected-property/>');
-    const body424 = others.length ? propstatXml(others.map((k) => propertyXml(k)), 424) : '';
-    return sendMultistatus(call.res, [responseXml(href, body403 + body424)]);
+    const refusedSet = new Set(refused);
+    const others = plan.names.filter((n) => !refusedSet.has(n));
+    const body403 = propstatXml(elements(refused), 403, '<D:cannot-modify-protected-property/>');
+    const body424 = others.length ? propstatXml(elements(others), 424) : '';
+    return sendMultistatus(call.res, [responseXml(href, body403 + body424)], names);
   }
   await guardWrite(call, [{ target }]);
   try {
@@ -62,9 +71,9 @@ export async function proppatch(call: DavCall, body: string): Promise<void> {
     await call.rpc.call(Subjects.storage.setProperties, { userId: call.user.userId, device: target.device, path, set: plan.set, remove: plan.remove });
   } catch (error) {
     if (error instanceof DomainError && error.status === 507) {
-      return sendMultistatus(call.res, [responseXml(href, propstatXml(plan.names.map((k) => propertyXml(k)), 507))]);
+      return sendMultistatus(call.res, [responseXml(href, propstatXml(elements(plan.names), 507))], names);
     }
     throw error;
   }
-  sendMultistatus(call.res, [responseXml(href, propstatXml(plan.names.map((k) => propertyXml(k)), 200))]);
+  sendMultistatus(call.res, [responseXml(href, propstatXml(elements(plan.names), 200))], names);
 }

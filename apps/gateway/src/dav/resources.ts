@@ -8,7 +8,7 @@ import { typeOf } from '../http/download.js';
 import type { DavCall } from './context.js';
 import type { DavLock } from './locks.js';
 import type { DavResource } from './properties.js';
-import { type DavTarget, hrefOf, lockPathOf } from './target.js';
+import { type DavTarget, hrefOf, lockPathOf, lockRootOf } from './target.js';
 
 export type Quota = { used: number; available: number | null };
 
@@ -18,17 +18,17 @@ export type Quota = { used: number; available: number | null };
  */
 export const etagOf = (blob: string) => `"${Buffer.from(blob, 'hex').toString('base64url')}"`;
 
-const locksOn = (locks: DavLock[], path: string) => locks.filter((l) => l.path === path);
+const locksOn = (user: string, locks: DavLock[], path: string) => locks.filter((l) => l.path === path).map((l) => ({ ...l, root: lockRootOf(user, l), owner: '' }));
 
 export function rootResource(user: string, root: StorageRoot, locks: DavLock[]): DavResource {
   const quota = { used: root.user.bytes_stored, available: root.user.quota_bytes === null ? null : Math.max(0, root.user.quota_bytes - root.user.bytes_stored) };
-  return { href: hrefOf(user, null, '', true), collection: true, displayname: root.user.username, quota, dead: {}, locks: locksOn(locks, '') };
+  return { href: hrefOf(user, null, '', true), collection: true, displayname: root.user.username, quota, dead: {}, locks: locksOn(user, locks, '') };
 }
 
 export function deviceResource(user: string, device: DeviceInfo, quota: Quota, locks: DavLock[]): DavResource {
   return {
     href: hrefOf(user, device.name, '', true), collection: true, displayname: device.name, modified: device.lastcommit ?? device.creation_time,
-    created: device.creation_time, quota, dead: {}, locks: locksOn(locks, device.name),
+    created: device.creation_time, quota, dead: {}, locks: locksOn(user, locks, device.name),
   };
 }
 
@@ -36,14 +36,14 @@ export function folderResource(user: string, device: string, folder: FolderStat,
   const path = folder.path.replace(/\/$/, '');
   return {
     href: hrefOf(user, device, path, true), collection: true, displayname: folder.name || device, modified: folder.created, created: folder.created,
-    quota, dead: folder.props, locks: locksOn(locks, lockPathOf({ device, path })),
+    quota, dead: folder.props, locks: locksOn(user, locks, lockPathOf({ device, path })),
   };
 }
 
 export function fileResource(user: string, device: string, file: FileEntry, props: DeadProperties, locks: DavLock[]): DavResource {
   return {
     href: hrefOf(user, device, file.path, false), collection: false, displayname: file.name, size: file.size, etag: etagOf(file.blob),
-    contentType: typeOf(file.name), modified: file.mtime, created: file.ctime, dead: props, locks: locksOn(locks, lockPathOf({ device, path: file.path })),
+    contentType: typeOf(file.name), modified: file.mtime, created: file.ctime, dead: props, locks: locksOn(user, locks, lockPathOf({ device, path: file.path })),
   };
 }
 

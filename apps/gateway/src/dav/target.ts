@@ -60,5 +60,12 @@ export function hrefOf(user: string, device: string | null, path: string, collec
   return `/${segments.map((s, i) => (i === 0 ? s : encodeSegment(s))).join('/')}${collection ? '/' : ''}`;
 }
 
+/** The href of a lock's resource (its lock root), as `user` names the user. */
+export function lockRootOf(user: string, lock: { path: string; collection: boolean }): string {
+  if (lock.path === '') return hrefOf(user, null, '', true);
+  const [device, ...rest] = lock.path.split('/');
+  return hrefOf(user, device, rest.join('/'), lock.collection);
+}
+
 /** The key a lock is kept under: device and path, without a trailing slash ('' is the user's root). */
 export const lockPathOf = (t: Pick<DavTarget, 'device' | 'path'>) => (t.device === null ? '' : t.path ? `${t.device}/${t.path}` : t.device);

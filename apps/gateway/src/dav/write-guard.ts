@@ -9,7 +9,7 @@ import type { DavCall } from './context.js';
 import { ifHolds, type IfList, parseIf, type ResourceState, submittedTokens } from './if-header.js';
 import { below, covers, type DavLock } from './locks.js';
 import { etagOf, readPath } from './resources.js';
-import { type DavTarget, hrefTarget, lockPathOf } from './target.js';
+import { type DavTarget, hrefTarget, lockPathOf, lockRootOf } from './target.js';
 
 export interface Change {
   target: DavTarget;
@@ -67,7 +67,7 @@ export async function guardWrite(call: DavCall, changes: Change[], known?: { eta
     const path = lockPathOf(change.target);
     const applying = locks.filter((l) => covers(l, path) || (change.tree === true && below(l, path)));
     const missing = applying.find((l) => !submitted.includes(l.token) && !applying.some((other) => other.scope === 'shared' && l.scope === 'shared' && submitted.includes(other.token)));
-    if (missing) throw new LockedError(missing.root);
+    if (missing) throw new LockedError(lockRootOf(call.target.user, missing));
   }
   return locks;
 }

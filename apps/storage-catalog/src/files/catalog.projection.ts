@@ -10,7 +10,9 @@
  *   superseded once a newer version of its file is committed (what `versionpurge_interval` counts);
  * - `previews`: one document per committed blob: its preview blobs once made (copied onto its files
  *   and versions), or that it has none (`failed`: no image, or one the previewer cannot read), or
- *   that nothing is decided yet (`pending`: the previewer's work list).
+ *   that nothing is decided yet (`pending`: the previewer's work list);
+ * - `dead_property_usage`: per user, what their files' and folders' WebDAV dead properties take and
+ *   how much of them was written today (`dead-property-usage.ts`).
  * Documents hold no nested arrays (FerretDB refuses them).
  */
 import {
@@ -26,6 +28,7 @@ import {
 } from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
+import { countDeadProperties, storedPropertyBytes } from './dead-property-usage.js';
 
 export type Previews = Partial<Record<'25' | '48' | '228' | '800', string>>;
 
@@ -229,9 +232,15 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
 
 async function markDeleted(docs: DocumentStore, file: FileDoc, at: number): Promise<void> {
   if (file.deleted) return;
-  const { props: _dropped, ...kept } = file;
+  const { props: dropped, ...kept } = file;
   await filesCollection(docs).upsert({ ...kept, deleted: true, deleted_at: at });
   await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
+  await dropProperties(docs, file.userId, dropped);
+}
+
+/** A file's or folder's properties went with it. */
+async function dropProperties(docs: DocumentStore, userId: string, props: string | undefined): Promise<void> {
+  if (props) await countDeadProperties(docs, userId, { before: storedPropertyBytes(props), after: 0 });
 }
 
 async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Promise<void> {
@@ -256,12 +265,16 @@ async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Pro
       }
       // nothing stored any more: the file is gone (it was deleted, or its device removed)
       await files.delete(fileId);
+      await dropProperties(docs, file.userId, file.props);
       if (!file.deleted) await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
       return;
     }
     case 'FilePropertiesSet': {
       const file = await files.get(fileId);
-      if (file) await files.upsert({ ...file, props: JSON.stringify(e.data.props) });
+      if (!file) return;
+      const props = JSON.stringify(e.data.props);
+      await files.upsert({ ...file, props });
+      await countDeadProperties(docs, file.userId, { before: storedPropertyBytes(file.props), after: storedPropertyBytes(props), at: e.data.at });
       return;
     }
     case 'FileMovedOut': {
@@ -274,9 +287,10 @@ async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Pro
         await files.upsert({ ...file, versions });
         return;
       }
-      const { props: _moved, ...kept } = file;
+      const { props: moved, ...kept } = file;
       if (versions > 0) await files.upsert({ ...kept, versions, deleted: true, deleted_at: file.deleted ? file.deleted_at : e.data.at });
       else await files.delete(fileId);
+      await dropProperties(docs, file.userId, moved);
       if (!file.deleted) await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
       return;
     }
@@ -298,14 +312,18 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
   for (;;) {
     const page = await files.find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: PAGE });
     for (const file of page) {
-      const { props: _dropped, ...kept } = file;
+      const { props: dropped, ...kept } = file;
       await files.upsert({ ...kept, deleted: true, deleted_at: at });
+      await dropProperties(docs, file.userId, dropped);
     }
     if (page.length < PAGE) break;
   }
   for (;;) {
     const page = await folders.find({ deviceId, path: range }, { sort: { path: 1 }, limit: PAGE });
-    for (const folder of page) await folders.delete(folder._id);
+    for (const folder of page) {
+      await folders.delete(folder._id);
+      await dropProperties(docs, folder.userId, folder.props);
+    }
     if (page.length < PAGE) break;
   }
   // deepest first: a folder above that goes with it is one more folder gone for those above it
@@ -335,9 +353,18 @@ async function applyFolderCreated(docs: DocumentStore, deviceId: string, d: { pa
   });
 }
 
-async function applyFolderProperties(docs: DocumentStore, deviceId: string, d: { path: string; props: Record<string, string> }): Promise<void> {
+async function applyFolderProperties(docs: DocumentStore, deviceId: string, d: { path: string; props: Record<string, string>; at: number }): Promise<void> {
   const doc = await foldersCollection(docs).get(folderId(deviceId, d.path));
-  if (doc) await foldersCollection(docs).upsert({ ...doc, props: JSON.stringify(d.props) });
+  if (!doc) return;
+  const props = JSON.stringify(d.props);
+  await foldersCollection(docs).upsert({ ...doc, props });
+  await countDeadProperties(docs, doc.userId, { before: storedPropertyBytes(doc.props), after: storedPropertyBytes(props), at: d.at });
+}
+
+/** A removed device's folders go from the listings, and their properties with them (its files' go as they are purged). */
+async function applyDeviceRemoved(docs: DocumentStore, deviceId: string): Promise<void> {
+  await eachPage<FolderDoc>(foldersCollection(docs), { deviceId }, (folder) => dropProperties(docs, folder.userId, folder.props));
+  await foldersCollection(docs).deleteMany({ deviceId });
 }
 
 /** The blob's files and versions show these previews. */
@@ -403,7 +430,7 @@ export const catalogProjection = (): Projection => ({
       else if (e.type === 'FolderCreated') await applyFolderCreated(docs, deviceId, e.data);
       else if (e.type === 'FolderPropertiesSet') await applyFolderProperties(docs, deviceId, e.data);
       // a removed device is listed nowhere; its files stay until the purger has removed their versions
-      else if (e.type === 'DeviceRemoved') await foldersCollection(docs).deleteMany({ deviceId });
+      else if (e.type === 'DeviceRemoved') await applyDeviceRemoved(docs, deviceId);
     }
   },
 });

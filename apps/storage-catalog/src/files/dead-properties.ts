@@ -2,11 +2,10 @@
  * WebDAV dead properties (what PROPPATCH sets that the server does not compute): a file's or a
  * folder's whole set after a change, bounded so that a client cannot grow a document or an event
  * without limit (past the bounds: 507, as RFC 4918 §9.2 has it for a server that cannot store
- * more).
+ * more). What one user's properties take together is bounded too (`dead-property-usage.ts`).
  */
 import { type DeadProperties, DEAD_PROPERTIES_MAX, DEAD_PROPERTIES_MAX_BYTES, DomainError } from '@burrow/contracts';
-
-const bytesOf = (props: DeadProperties) => Object.entries(props).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+import { propertyBytes as bytesOf } from './dead-property-usage.js';
 
 /** The set after setting `set` and removing `remove` (removing an absent one is no error). */
 export function changedProperties(current: DeadProperties, set: DeadProperties, remove: string[]): DeadProperties {

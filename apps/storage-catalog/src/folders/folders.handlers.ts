@@ -25,6 +25,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { resolveDevice } from '../devices/device-names.js';
 import { appendToDevice } from '../devices/device-writes.js';
 import { changedProperties, sameProperties } from '../files/dead-properties.js';
+import { checkDeadPropertyBudget, propertyBytes } from '../files/dead-property-usage.js';
 import { fileDecider } from '../files/file.js';
 import { folderPage } from '../files/listing.js';
 import { folderExists, propsOf, resolvePath, toFileStat, toFolderStat } from '../files/resolve-path.js';
@@ -77,7 +78,9 @@ export class FoldersHandlers {
 
   /**
    * Sets and removes dead properties, all or nothing. A folder given properties is kept as a made
-   * one (it stays when its files go), so that what was set on it is not lost with them.
+   * one (it stays when its files go), so that what was set on it is not lost with them. A change
+   * that changes nothing appends nothing; one that does is checked against what the user may hold
+   * and write (`dead-property-usage.ts`).
    */
   @MessagePattern(Subjects.storage.setProperties)
   async setProperties(@Payload() req: SetPropertiesRequest): Promise<PositionReply> {
@@ -87,6 +90,11 @@ export class FoldersHandlers {
     if (!found) throw notFound(`no file or folder ${req.path}`);
     const at = this.ctx.clock.now();
     if (found.kind === 'file') {
+      // checked against the read model's set; the file's stream decides the change itself
+      const before = propsOf(found.doc);
+      const after = changedProperties(before, req.set, req.remove);
+      if (sameProperties(before, after)) return { position: null };
+      await checkDeadPropertyBudget(this.ctx, req.userId, propertyBytes(before), propertyBytes(after));
       const fileId = fileIdOf(device.deviceId, found.path);
       const result = await handleCommand(this.ctx.store, Streams.file(fileId), fileDecider, { type: 'SetProperties', set: req.set, remove: req.remove, at });
       await this.ctx.runner.waitFor(result.position);
@@ -98,6 +106,7 @@ export class FoldersHandlers {
       const before = propsOf(resolved.doc);
       const props = changedProperties(before, req.set, req.remove);
       if (sameProperties(before, props)) return [];
+      await checkDeadPropertyBudget(this.ctx, req.userId, propertyBytes(before), propertyBytes(props));
       const owner = { userId: current.userId, partnerId: current.partnerId };
       const events: DomainEvent[] = resolved.doc?.made ? [] : [{ type: 'FolderCreated', data: { path: found.path, ...owner, at } }];
       events.push({ type: 'FolderPropertiesSet', data: { path: found.path, props, at } });

@@ -10,6 +10,7 @@ import type { EventStore } from '@burrow/event-store';
 import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Clock, Logger } from '@burrow/runtime';
 import type { RpcClient } from '@burrow/transport';
+import type { DeadPropertyLimits } from '../files/dead-property-usage.js';
 
 export interface StorageContext {
   store: EventStore;
@@ -25,6 +26,8 @@ export interface StorageContext {
    * `head`: the blob's first bytes, when the committer has them (see `Previewer.committed`)
    */
   previews: { committed(blob: string, head?: Buffer): void };
+  /** what one user's WebDAV dead properties may take (absent: the defaults) */
+  deadProperties?: DeadPropertyLimits;
 }
 
 /** Where previews are not made (tests of other features). */

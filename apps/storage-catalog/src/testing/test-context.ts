@@ -44,6 +44,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { DevicesHandlers } from '../devices/devices.handlers.js';
+import type { DeadPropertyLimits } from '../files/dead-property-usage.js';
 import { FilesHandlers } from '../files/files.handlers.js';
 import { FoldersHandlers } from '../folders/folders.handlers.js';
 import { TransfersHandlers } from '../transfers/transfers.handlers.js';
@@ -85,6 +86,8 @@ export interface TestStorageOptions {
   blobs?: BlobStore;
   /** commits hand their blobs to the previewer (default: previews are not made) */
   previews?: PreviewerOptions | boolean;
+  /** what one user's WebDAV dead properties may take (default: the service's defaults) */
+  deadProperties?: DeadPropertyLimits;
 }
 
 /** The purge settings of a partner (accounts' enterprise settings). */
@@ -169,7 +172,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const clock = options.clock ?? testClock();
   const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults, waitFor: (position) => runner.waitFor(position) });
   const blobs = options.blobs ?? new LocalBlobStore(join(dir, 'blobs'));
-  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews };
+  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews, deadProperties: options.deadProperties };
   const previewer = new Previewer(ctx, typeof options.previews === 'object' ? options.previews : {});
   if (options.previews) ctx.previews = previewer;
   const purger = new Purger(ctx, { pageSize: options.purgePageSize });

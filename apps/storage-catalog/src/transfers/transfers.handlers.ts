@@ -9,7 +9,9 @@
  * A folder's transfer runs for at most `BATCH_MS` per request and replies with a cursor to go on
  * from (the gateway asks again until it is done), so no request outlives the bus timeout however
  * big the folder. What a transfer did stays done if it stops half way (each file moves or copies
- * whole); a move removes the source folder at the end.
+ * whole); a move removes the source folder at the end. Dead properties carried along count as
+ * written (and, for a copy, as held) by the user: past the bounds of `dead-property-usage.ts` the
+ * transfer stops there (507 or 429), like a copy past the quota.
  */
 import { DomainError, fileIdOf, folderPath, forbidden, notFound, parentOf, pathSegments, Streams, Subjects, type TransferReply, type TransferRequest } from '@burrow/contracts';
 import { type DomainEvent, handleCommand } from '@burrow/eventsourcing';
@@ -21,6 +23,7 @@ import { appendToDevice } from '../devices/device-writes.js';
 import { prefixRange } from '@burrow/documents';
 import { filesCollection, foldersCollection } from '../files/catalog.projection.js';
 import { commitVersion } from '../files/commit-file.process.js';
+import { checkDeadPropertyBudget, propertyBytes } from '../files/dead-property-usage.js';
 import { fileDecider } from '../files/file.js';
 import { folderExists, propsOf, resolvePath, type ResolvedPath } from '../files/resolve-path.js';
 import { missingParent } from '../folders/folder-rules.js';
@@ -109,13 +112,14 @@ export class TransfersHandlers {
       await this.ctx.runner.catchUp();
       return { replaced, next: null };
     }
-    await this.makeFolder(req.userId, req.to.device, to, propsOf(found.doc));
+    await this.makeFolder(req.mode, req.userId, req.to.device, to, propsOf(found.doc));
     if (req.shallow) return { replaced, next: null };
     return this.continueFolder(req, source, target, found.path, to, { p: 'd', a: '', r: replaced });
   }
 
   private async transferFile(mode: 'copy' | 'move', found: Extract<ResolvedPath, { kind: 'file' }>, target: DeviceState, to: string, userId: string): Promise<void> {
     const props = propsOf(found.doc);
+    await this.checkProperties(mode, userId, props);
     if (mode === 'move') {
       await moveFile(this.ctx, found.doc, props, target, to);
       return;
@@ -136,8 +140,18 @@ export class TransfersHandlers {
     ]);
   }
 
+  /**
+   * Dead properties a transfer carries: a copy adds them to what the user holds, a move only
+   * writes them again (it takes them from the source); both count as written.
+   */
+  private async checkProperties(mode: 'copy' | 'move', userId: string, props: Record<string, string>): Promise<void> {
+    const bytes = propertyBytes(props);
+    if (bytes) await checkDeadPropertyBudget(this.ctx, userId, mode === 'move' ? bytes : 0, bytes);
+  }
+
   /** Makes the folder `path` (if it is not made yet) with these dead properties. */
-  private async makeFolder(userId: string, device: string, path: string, props: Record<string, string>): Promise<void> {
+  private async makeFolder(mode: 'copy' | 'move', userId: string, device: string, path: string, props: Record<string, string>): Promise<void> {
+    await this.checkProperties(mode, userId, props);
     await appendToDevice(this.ctx, userId, device, async (current) => {
       const doc = await foldersCollection(this.ctx.docs).get(`${current.deviceId}:${path}`);
       const owner = { userId: current.userId, partnerId: current.partnerId };
@@ -158,7 +172,7 @@ export class TransfersHandlers {
     while (at.p === 'd') {
       const page = await foldersCollection(this.ctx.docs).find({ deviceId: source.deviceId, path: range(at.a) }, { sort: { path: 1 }, limit: PAGE });
       for (const folder of page) {
-        if (folder.made || folder.props) await this.makeFolder(req.userId, req.to.device, rebase(folder.path), propsOf(folder));
+        if (folder.made || folder.props) await this.makeFolder(req.mode, req.userId, req.to.device, rebase(folder.path), propsOf(folder));
         at = { ...at, a: folder.path };
       }
       if (page.length < PAGE) at = { p: 'f', a: '', r: at.r };
@@ -169,6 +183,7 @@ export class TransfersHandlers {
       const page = await filesCollection(this.ctx.docs).find({ deviceId: source.deviceId, deleted: false, path: range(at.a) }, { sort: { path: 1 }, limit: PAGE });
       for (const doc of page) {
         const props = propsOf(doc);
+        await this.checkProperties(req.mode, req.userId, props);
         if (req.mode === 'move') await moveFile(this.ctx, doc, props, target, rebase(doc.path));
         else await commitVersion(this.ctx, target, rebase(doc.path), { size: doc.size, blob: doc.blob, crc32: doc.crc32, mtime: doc.mtime, ctime: doc.ctime, props }, quota);
         at = { ...at, a: doc.path };

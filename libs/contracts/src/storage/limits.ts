@@ -24,3 +24,14 @@ export const VERSIONS_MAX = 10_000;
 /** WebDAV dead properties of one file or folder: how many, and their names and values together, in UTF-8 bytes. */
 export const DEAD_PROPERTIES_MAX = 100;
 export const DEAD_PROPERTIES_MAX_BYTES = 64 * 1024;
+/**
+ * WebDAV dead properties of one user, over all their files and folders (names and values, UTF-8
+ * bytes), by default (BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER): about 100,000 files carrying
+ * the four Win32 properties Windows sets (~300 bytes a file).
+ */
+export const DEAD_PROPERTIES_PER_USER_MAX_BYTES = 32 * 1024 * 1024;
+/**
+ * Dead-property sets one user may write per UTC day (the bytes of each set written, which the
+ * event log keeps for good), by default (BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY).
+ */
+export const DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES = 32 * 1024 * 1024;
