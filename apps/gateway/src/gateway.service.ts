@@ -16,7 +16,7 @@ import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
 import { PartnerRpcClient } from './http/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
-import { loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
+import { certificateHosts, loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
@@ -131,11 +131,14 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
   const tls = infra.config.tls;
+  const tlsOptions = tls ? loadTlsPair(tls) : null;
+  // the names the redirect port may send a client to (the certificate's, as it is renewed)
+  let tlsHosts = tlsOptions ? certificateHosts(tlsOptions.cert) : [];
   const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), adapter, {
     bodyParser: false,
     logger: false,
     // HTTPS on PORT when BURROW_TLS_CERT/KEY are set (http/tls.ts); else plain HTTP behind the edge proxy
-    ...(tls ? { httpsOptions: loadTlsPair(tls) } : {}),
+    ...(tlsOptions ? { httpsOptions: tlsOptions } : {}),
   });
   app.useGlobalFilters(filter);
   registerFastRoutes(fast, app);
@@ -147,8 +150,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log) : () => undefined;
-  const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, log) : null;
+  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
+  const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, () => tlsHosts, log) : null;
   const redirectAddress = redirect?.address();
   log.info({ port: actualPort, mode: infra.mode, tls: Boolean(tls) }, 'gateway listening');
   return {
