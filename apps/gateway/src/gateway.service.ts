@@ -22,6 +22,7 @@ import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
 import { cutOnlyIdleConnections } from './http/idle-timeout.js';
+import { ConnectionLimiter, type RefusalReason } from './http/connection-limits.js';
 import { loggedPath } from './http/logged-path.js';
 import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
 import { FastRoutes } from './http/fast-routes.js';
@@ -83,6 +84,22 @@ function roomChecking<B extends BlobReader & BlobWriter>(blobs: B, disk: DiskSpa
   });
 }
 
+/**
+ * The per-client-address limits (http/connection-limits.ts): a socket from an address Express
+ * trusts as a proxy is not limited; refusals are counted in /metrics and logged at most once a
+ * minute per kind.
+ */
+function connectionLimiter(infra: Infrastructure, trustProxy: (address: string, hop: number) => boolean, metrics: GatewayMetrics, log: Logger): ConnectionLimiter {
+  const lastLogged = new Map<RefusalReason, number>();
+  return new ConnectionLimiter(infra.config.connectionLimits, (address) => trustProxy(address, 0), (reason, address) => {
+    metrics.connectionsRefused.inc({ reason });
+    const now = Date.now();
+    if ((lastLogged.get(reason) ?? 0) > now - 60_000) return;
+    lastLogged.set(reason, now);
+    log.warn({ reason, address, limits: infra.config.connectionLimits }, 'a client address reached a connection limit: refused (logged once a minute; see burrow_http_connections_refused_total)');
+  });
+}
+
 export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = infra.logger('gateway');
   const client = infra.client('gateway');
@@ -99,6 +116,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   // Behind the edge proxy the socket address is the proxy's: trust its X-Forwarded-For only when
   // configured (BURROW_TRUST_PROXY, e.g. "uniquelocal" inside the compose network).
   if (infra.config.trustProxy) server.set('trust proxy', infra.config.trustProxy);
+  const limiter = connectionLimiter(infra, server.get('trust proxy fn') as (address: string, hop: number) => boolean, metrics, log);
   server.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -110,6 +128,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
     });
     next();
   });
+  server.use(limiter.middleware);
   server.use(refuseUnknownTransferCodings);
   server.use(refuseNulInUrl);
   server.use(refuseCrossSiteWrites(infra.config.publicUrl));
@@ -147,6 +166,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const port = options.port ?? infra.config.port;
   const httpServer = app.getHttpServer() as Server;
   cutOnlyIdleConnections(httpServer, infra.config.idleTimeoutSeconds);
+  limiter.attach(httpServer);
   await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
