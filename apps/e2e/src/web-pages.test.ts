@@ -5,11 +5,14 @@
  * thumbnails, downloading a file and a zip (bytes checked), logging in through the form, browsing,
  * an old version, sharing a file, creating a share room and opening it logged out, logging out
  * and the back button showing nothing private; axe-core in every page (no serious or critical
- * violation) and screenshots at desktop and phone width in test-output/web/.
+ * violation) and screenshots at desktop and phone width in test-output/web/. And a page of another
+ * site (a second local HTTP server) that tries to write with the Basic credentials the browser
+ * cached, by a `text/plain` form and a no-cors `fetch`, and is refused (issue 33, item 2).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -164,6 +167,10 @@ for (const [mode, start] of modes()) {
     it('works in a real browser: room, folder, thumbnails, downloads, login, versions, links, rooms, logout', { skip: NO_BROWSER }, async () => {
       await browserFlow(target, w, mode);
     });
+
+    it('a page of another site cannot write with the Basic credentials the browser cached (text/plain form, no-cors fetch)', { skip: NO_BROWSER }, async () => {
+      await crossSiteFlow(target, w);
+    });
   });
 }
 
@@ -298,5 +305,84 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     assert.ok(checked.length >= 9);
   } finally {
     await browser.close();
+  }
+}
+
+/** A page of another site: a second HTTP server on another loopback address, serving `pages` (path -> HTML). */
+async function otherSite(pages: Record<string, string>): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const html = pages[req.url ?? ''];
+    res.writeHead(html ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+  return { url: `http://127.0.0.2:${(server.address() as { port: number }).port}`, server };
+}
+
+/**
+ * An auto-submitting `text/plain` form whose body is JSON: the browser sends `<name>=<value>`, so
+ * the name holds the JSON up to the opening quote of a last field's value and the value closes it
+ * (`{"a":"b","pad":"` + `=` + `"}`).
+ */
+function textPlainForm(action: string, body: Record<string, unknown>): string {
+  const json = JSON.stringify({ ...body, pad: '' });
+  const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/'/g, '&#39;');
+  return `<!DOCTYPE html><form method="post" enctype="text/plain" action="${action}"><input type="hidden" name='${attr(json.slice(0, -2))}' value='${attr(json.slice(-2))}'></form><script>document.forms[0].submit()</script>`;
+}
+
+/** A no-cors `fetch` with the browser's credentials; the title says when it settled. */
+function noCorsFetch(url: string, body: Record<string, unknown>): string {
+  return `<!DOCTYPE html><title></title><script>fetch(${JSON.stringify(url)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'Content-Type': 'text/plain' }, body: ${JSON.stringify(JSON.stringify(body))} }).then(() => { document.title = 'sent'; }, (e) => { document.title = 'failed ' + e; });</script>`;
+}
+
+async function crossSiteFlow(target: TestTarget, w: World): Promise<void> {
+  const { chromium } = await import('playwright-core');
+  const root = `${target.url}/storage/${b32(w.username)}`;
+  const evilUser = unique('evil');
+  const evil = await otherSite({
+    '/user-form': textPlainForm(`${root}/shares`, { room_name: 'evil-form', dirs: ['laptop/'] }),
+    '/user-fetch': noCorsFetch(`${root}/shares`, { room_name: 'evil-fetch', dirs: ['laptop/'] }),
+    '/partner-form': textPlainForm(`${target.url}/users/`, { username: evilUser, name: 'Evil', email: `${evilUser}@example.com`, password: 'attacker-password-1' }),
+    '/partner-fetch': noCorsFetch(`${target.url}/apis/accounts/v1/users/`, { username: `${evilUser}f`, name: 'Evil', email: `${evilUser}f@example.com`, password: 'attacker-password-1' }),
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  try {
+    /** Burrow's answers to writes the browser sent, whatever page sent them. */
+    const writes: string[] = [];
+    const attack = async (credentials: { username: string; password: string }, prime: string, pages: string[]) => {
+      // the victim answered one Basic prompt of Burrow's (the browser keeps the credentials for the realm)
+      const context = await browser.newContext({ acceptDownloads: true, httpCredentials: credentials });
+      const page = await context.newPage();
+      page.on('response', (res) => {
+        if (res.url().startsWith(target.url) && res.request().method() === 'POST') writes.push(`${res.status()} ${res.url()}`);
+      });
+      const primed = await page.goto(prime).catch(() => null);
+      if (primed) assert.equal(primed.status(), 200, `the Basic prompt of ${prime} was answered`);
+      for (const path of pages) {
+        if (path.endsWith('-form')) {
+          await page.goto(`${evil.url}${path}`);
+          await page.waitForURL((url) => url.href.startsWith(target.url));
+          assert.match(await page.content(), /another (site|origin)/, `${path}: Burrow's refusal`);
+        } else {
+          await page.goto(`${evil.url}${path}`);
+          await page.waitForFunction('document.title !== ""');
+          assert.equal(await page.title(), 'sent');
+        }
+      }
+      await context.close();
+    };
+    // a user's credentials, cached from a file download, and a partner's, from an interface A URL
+    const file = `${root}/laptop/Documents/report.txt`;
+    await attack({ username: w.username, password: PASSWORD }, file, ['/user-form', '/user-fetch']);
+    await attack(target.partner, `${target.url}/ping`, ['/partner-form', '/partner-fetch']);
+    assert.equal(writes.length, 4, writes.join('\n'));
+    for (const write of writes) assert.match(write, /^403 /);
+    const rooms = (await storageApi(target, w.username, PASSWORD).listShares().expect(200)).body as { share_rooms: { room_name: string }[] };
+    assert.deepEqual(rooms.share_rooms.filter((r) => r.room_name.startsWith('evil')), [], 'no room was created');
+    await partnerApi(target).get(`/users/${evilUser}`).expect(404);
+    await partnerApi(target).get(`/users/${evilUser}f`).expect(404);
+  } finally {
+    await browser.close();
+    evil.server.close();
   }
 }

@@ -16,12 +16,13 @@ import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
 import { PartnerRpcClient } from './http/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
-import { loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
+import { certificateHosts, loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { Sessions } from './http/sessions.js';
 import { keySet, TokenSigner } from './http/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
 import { cutOnlyIdleConnections } from './http/idle-timeout.js';
+import { ConnectionLimiter, type RefusalReason } from './http/connection-limits.js';
 import { loggedPath } from './http/logged-path.js';
 import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
 import { FastRoutes } from './http/fast-routes.js';
@@ -83,6 +84,22 @@ function roomChecking<B extends BlobReader & BlobWriter>(blobs: B, disk: DiskSpa
   });
 }
 
+/**
+ * The per-client-address limits (http/connection-limits.ts): a socket from an address Express
+ * trusts as a proxy is not limited; refusals are counted in /metrics and logged at most once a
+ * minute per kind.
+ */
+function connectionLimiter(infra: Infrastructure, trustProxy: (address: string, hop: number) => boolean, metrics: GatewayMetrics, log: Logger): ConnectionLimiter {
+  const lastLogged = new Map<RefusalReason, number>();
+  return new ConnectionLimiter(infra.config.connectionLimits, (address) => trustProxy(address, 0), (reason, address) => {
+    metrics.connectionsRefused.inc({ reason });
+    const now = Date.now();
+    if ((lastLogged.get(reason) ?? 0) > now - 60_000) return;
+    lastLogged.set(reason, now);
+    log.warn({ reason, address, limits: infra.config.connectionLimits }, 'a client address reached a connection limit: refused (logged once a minute; see burrow_http_connections_refused_total)');
+  });
+}
+
 export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = infra.logger('gateway');
   const client = infra.client('gateway');
@@ -99,6 +116,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   // Behind the edge proxy the socket address is the proxy's: trust its X-Forwarded-For only when
   // configured (BURROW_TRUST_PROXY, e.g. "uniquelocal" inside the compose network).
   if (infra.config.trustProxy) server.set('trust proxy', infra.config.trustProxy);
+  const limiter = connectionLimiter(infra, server.get('trust proxy fn') as (address: string, hop: number) => boolean, metrics, log);
   server.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -110,6 +128,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
     });
     next();
   });
+  server.use(limiter.middleware);
   server.use(refuseUnknownTransferCodings);
   server.use(refuseNulInUrl);
   server.use(refuseCrossSiteWrites(infra.config.publicUrl));
@@ -131,11 +150,14 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
   const tls = infra.config.tls;
+  const tlsOptions = tls ? loadTlsPair(tls) : null;
+  // the names the redirect port may send a client to (the certificate's, as it is renewed)
+  let tlsHosts = tlsOptions ? certificateHosts(tlsOptions.cert) : [];
   const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), adapter, {
     bodyParser: false,
     logger: false,
     // HTTPS on PORT when BURROW_TLS_CERT/KEY are set (http/tls.ts); else plain HTTP behind the edge proxy
-    ...(tls ? { httpsOptions: loadTlsPair(tls) } : {}),
+    ...(tlsOptions ? { httpsOptions: tlsOptions } : {}),
   });
   app.useGlobalFilters(filter);
   registerFastRoutes(fast, app);
@@ -144,11 +166,12 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const port = options.port ?? infra.config.port;
   const httpServer = app.getHttpServer() as Server;
   cutOnlyIdleConnections(httpServer, infra.config.idleTimeoutSeconds);
+  limiter.attach(httpServer);
   await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log) : () => undefined;
-  const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, log) : null;
+  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
+  const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, () => tlsHosts, log) : null;
   const redirectAddress = redirect?.address();
   log.info({ port: actualPort, mode: infra.mode, tls: Boolean(tls) }, 'gateway listening');
   return {

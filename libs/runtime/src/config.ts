@@ -90,6 +90,11 @@ export interface BurrowConfig {
    */
   idleTimeoutSeconds: number;
   /**
+   * What one client address may hold of a gateway (issue 33, item 7): open connections, connections
+   * whose request headers have not all arrived (0 for either: no limit), and how long those headers may take.
+   */
+  connectionLimits: { perAddress: number; unfinishedHeadersPerAddress: number; headersTimeoutSeconds: number };
+  /**
    * Below this much free space (MiB) on the data directory's file system /readyz reports low disk
    * and uploads are refused with 507 (0: never); unset: the smaller of 512 MiB and 2% of it.
    */
@@ -314,6 +319,11 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     },
     mailOutboxMaxAgeDays: int('BURROW_MAIL_OUTBOX_MAX_AGE_DAYS', 30, 0, 36_500),
     idleTimeoutSeconds: int('BURROW_IDLE_TIMEOUT_SECONDS', 180, 1, 86_400),
+    connectionLimits: {
+      perAddress: int('BURROW_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+      unfinishedHeadersPerAddress: int('BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS', 64, 0, 1_000_000),
+      headersTimeoutSeconds: int('BURROW_HEADERS_TIMEOUT_SECONDS', 20, 1, 600),
+    },
     minFreeDiskMb: get('BURROW_MIN_FREE_DISK_MB') === undefined ? undefined : int('BURROW_MIN_FREE_DISK_MB', 0, 0, 1_048_576),
     webhooks: {
       allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),

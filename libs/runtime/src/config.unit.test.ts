@@ -86,6 +86,15 @@ describe('readConfig', () => {
     }
   });
 
+  it('connection limits per client address: 256 connections, 64 with unfinished headers, 20 s for headers unless told (0: no limit)', () => {
+    assert.deepEqual(readConfig({}).connectionLimits, { perAddress: 256, unfinishedHeadersPerAddress: 64, headersTimeoutSeconds: 20 });
+    const told = readConfig({ BURROW_MAX_CONNECTIONS_PER_ADDRESS: '0', BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS: '8', BURROW_HEADERS_TIMEOUT_SECONDS: '5' });
+    assert.deepEqual(told.connectionLimits, { perAddress: 0, unfinishedHeadersPerAddress: 8, headersTimeoutSeconds: 5 });
+    assert.throws(() => readConfig({ BURROW_MAX_CONNECTIONS_PER_ADDRESS: '-1' }), /BURROW_MAX_CONNECTIONS_PER_ADDRESS must be an integer from 0 to 1000000/);
+    assert.throws(() => readConfig({ BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS: 'many' }), /BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS must be an integer/);
+    assert.throws(() => readConfig({ BURROW_HEADERS_TIMEOUT_SECONDS: '0' }), /BURROW_HEADERS_TIMEOUT_SECONDS must be an integer from 1 to 600/);
+  });
+
   it('the blob scrub: off unless BURROW_BLOB_SCRUB_INTERVAL_MS is set, then at most 20 MB/s unless told', () => {
     const defaults = readConfig({});
     assert.deepEqual([defaults.blobScrubIntervalMs, defaults.blobScrubMbPerSecond], [0, 20]);

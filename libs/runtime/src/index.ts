@@ -5,6 +5,7 @@ export * from './infrastructure.js';
 export * from './service-app.js';
 export * from './process.js';
 export * from './ip-address.js';
+export * from './client-address-key.js';
 export * from './clock.js';
 export * from './data-dir.js';
 export * from './read-models-dir.js';

@@ -11,9 +11,8 @@
  */
 import { DomainError, LOGIN_POLICY, type LoginPolicy, serviceUnavailable, tooManyRequests } from '@burrow/contracts';
 import { type KeyValueStore, type KvBucket, modify } from '@burrow/kv';
-import type { Logger } from '@burrow/runtime';
+import { clientAddressKey, type Logger } from '@burrow/runtime';
 import { createHmac } from 'node:crypto';
-import { clientAddressKey } from './client-address-key.js';
 import {
   type AccountRecord,
   accountWait,

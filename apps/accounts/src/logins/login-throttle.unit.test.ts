@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DomainError, LOGIN_POLICY } from '@burrow/contracts';
 import { type BucketOptions, type KeyValueStore, type KvBucket, MemoryKeyValueStore } from '@burrow/kv';
-import type { Logger } from '@burrow/runtime';
-import { clientAddressKey } from './client-address-key.js';
+import { clientAddressKey, type Logger } from '@burrow/runtime';
 import { type LoginAttempt, LoginThrottle } from './login-throttle.js';
 
 const SECOND = 1000;

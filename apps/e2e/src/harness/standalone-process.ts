@@ -19,10 +19,14 @@ export interface StandaloneProcess {
   kill(): Promise<void>;
 }
 
-/** Starts standalone on `dataDir` (a free port, the test partner) and waits until /readyz answers 200. */
-export async function startStandaloneProcess(dataDir: string, env: Record<string, string> = {}): Promise<StandaloneProcess> {
+/**
+ * Starts standalone on `dataDir` (a free port, the test partner) and waits until /readyz answers
+ * 200. `wrapper` runs it under another command (`['prlimit', '--nofile=1024:1024']`).
+ */
+export async function startStandaloneProcess(dataDir: string, env: Record<string, string> = {}, wrapper: string[] = []): Promise<StandaloneProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(appsDir, 'standalone', 'dist', 'main.js')], {
+  const command = [...wrapper, process.execPath, join(appsDir, 'standalone', 'dist', 'main.js')];
+  const child = spawn(command[0], command.slice(1), {
     env: { PATH: process.env.PATH ?? '', ...testEnv(dataDir, { PORT: String(port), LOG_LEVEL: 'info', ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

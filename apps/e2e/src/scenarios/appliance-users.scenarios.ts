@@ -122,6 +122,21 @@ export function applianceUsersScenarios({ target }: ScenarioContext) {
       await web.get(path).expect(200, /Choose your password/);
     });
 
+    it('a NUL in the form (a raw byte or %00) is a 400 with the form saying why; the link stays usable', async () => {
+      const u = await createUser(p);
+      await p.post(`/users/${u.username}?action=sendactivationemail`).expect(200);
+      const { path } = setPasswordLink(await latestMailTo(target(), u.user.email));
+      const web = supertest(target().url);
+      for (const body of ['password=nul\0password&confirm=nul\0password', 'password=nul%00password&confirm=nul%00password', 'password=a-good-password&confirm=a-good-password&username=x%00']) {
+        const res = await web.post(path).type('form').send(body);
+        assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.status} ${res.text}`);
+        assert.match(res.headers['content-type'], /^text\/html/);
+        assert.match(res.text, /role="alert">NUL characters are not allowed\./);
+      }
+      await web.get(path).expect(200, /Choose your password/);
+      assert.match((await web.post(path).type('form').send(form('a-good-password')).expect(200)).text, /Your password is set/);
+    });
+
     it('a newer email replaces the older link; a forged or altered link is 404', async () => {
       const u = await createUser(p);
       await p.post(`/users/${u.username}?action=sendactivationemail`, {}).expect(200);

@@ -1,25 +1,33 @@
 /**
- * Cross-site writes with the session cookie are refused. SameSite=Lax keeps the cookie off most
- * cross-site requests, but not all (a sibling subdomain is "same-site"; older browsers; top-level
- * POSTs within Chrome's two-minute Lax+POST window), so the gateway checks what the browser says
- * about where a request comes from.
+ * No page of another site may change anything in Burrow, whatever credentials the browser adds to
+ * its request. A browser attaches on its own both the session cookie (SameSite=Lax keeps it off
+ * most cross-site requests, but not all: a sibling subdomain is "same-site", older browsers, a
+ * top-level POST within Chrome's two-minute Lax+POST window) and HTTP Basic credentials it cached
+ * after a Basic prompt (Burrow asks for them on interface A, on WebDAV, and on a storage file, zip
+ * or version URL opened without a session): a `text/plain` form or a no-cors `fetch` of another
+ * site then reaches Burrow with them, and Burrow parses JSON whatever the content type. So the
+ * gateway checks what the browser says about where a request comes from, before any route or
+ * authentication (issue 33, item 2; issue 18, item 4 did it for the cookie alone).
  *
- * A state-changing request (any method but GET, HEAD, OPTIONS) that carries the session cookie and
- * no HTTP Basic credentials is refused with 403 `{"reason"}` when:
- * - `Sec-Fetch-Site` is `cross-site` or `same-site` (the browser itself says another origin sent it), or
+ * A state-changing request (any method but GET, HEAD, OPTIONS and PROPFIND) is refused with 403
+ * `{"reason"}`, whatever it authenticates with (the session cookie, HTTP Basic, a set-password
+ * link's token, nothing, as for a login form: login CSRF), when:
+ * - `Sec-Fetch-Site` is `cross-site` or `same-site` (the browser itself says another site sent it), or
  * - `Origin` is present and is neither the request's own origin (scheme and Host as the gateway
  *   sees them; behind a trusted proxy, `X-Forwarded-Proto` / `X-Forwarded-Host`) nor the origin of
  *   BURROW_PUBLIC_URL (`null`, a sandboxed or privacy-stripped origin, is refused too, unless
  *   `Sec-Fetch-Site` says `same-origin`). Burrow's pages send `Referrer-Policy: same-origin`, under
  *   which browsers put the real origin on the pages' own form posts.
- * Requests without a browser's headers (backup clients, the mobile app, curl), requests
- * authenticated by Basic, and the web client's own same-origin pages are not affected.
+ * Clients without a browser's headers (netkes, backup clients, the mobile app, rclone, curl) send
+ * neither and are not affected; nor are Burrow's own same-origin pages.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { basicCredentials } from './basic-auth.js';
-import { cookieValue, SESSION_COOKIE } from './sessions.js';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing: reads, CORS preflights, WebDAV's PROPFIND. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
+
+/** The reason of the 403, given why (the browser's words). */
+export const crossSiteRefusal = (why: string) => `${why}: a change must come from Burrow's own pages or from a client that is not a browser, whatever credentials it carries`;
 
 /** `scheme://host[:port]` in lower case, the default port dropped; null for anything else. */
 export function normalOrigin(value: string): string | null {
@@ -38,10 +46,9 @@ function ownOrigin(req: Request): string | null {
   return req.host ? normalOrigin(`${req.protocol}://${req.host}`) : null;
 }
 
-/** Why this request is a cross-site write with the session cookie, or null when it is not one. */
+/** Why this request is a write sent by another site's page, or null when it is not one. */
 export function crossSiteWrite(req: Request, publicOrigin: string | null): string | null {
   if (SAFE_METHODS.has(req.method)) return null;
-  if (cookieValue(req, SESSION_COOKIE) === undefined || basicCredentials(req)) return null;
   const site = req.get('sec-fetch-site')?.toLowerCase();
   if (site === 'cross-site' || site === 'same-site') return `this request came from another site (Sec-Fetch-Site: ${site})`;
   const origin = req.get('origin');
@@ -54,13 +61,13 @@ export function crossSiteWrite(req: Request, publicOrigin: string | null): strin
   return `this request came from another origin (${origin.slice(0, 200)})`;
 }
 
-/** Express middleware: 403 for a cross-site write with the session cookie (see the file comment). */
+/** Express middleware: 403 for a write sent by another site's page (see the file comment). */
 export function refuseCrossSiteWrites(publicUrl: string | undefined) {
   const publicOrigin = publicUrl ? normalOrigin(publicUrl) : null;
   return (req: Request, res: Response, next: NextFunction): void => {
     const why = crossSiteWrite(req, publicOrigin);
     if (why) {
-      res.status(403).json({ reason: `${why}: a change made with the session cookie must come from Burrow's own pages (or use HTTP Basic)` });
+      res.status(403).json({ reason: crossSiteRefusal(why) });
       return;
     }
     next();

@@ -14,18 +14,32 @@ function app(publicUrl?: string, trustProxy?: string) {
   return supertest(server);
 }
 const COOKIE = 'burrow_session=abc.def.ghi';
+/** Any method supertest knows (Node's list, WebDAV's included). */
+const request = (a: ReturnType<typeof app>, method: string) => (a as unknown as Record<string, (path: string) => supertest.Test>)[method.toLowerCase()]('/x');
 
 describe('refuseCrossSiteWrites', () => {
-  it('refuses a cookie write from another origin or site, and nothing else', async () => {
+  it('refuses a write from another origin or site whatever it carries (cookie, Basic, nothing), and nothing else', async () => {
     const a = app();
+    const BASIC = 'Basic ' + Buffer.from('alice:secret-password').toString('base64');
     assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Origin', 'https://evil.example')).status, 403);
     assert.equal((await a.put('/x').set('Cookie', COOKIE).set('Sec-Fetch-Site', 'same-site')).status, 403);
     assert.equal((await a.patch('/x').set('Cookie', COOKIE).set('Origin', 'null')).status, 403);
-    assert.equal((await a.post('/x').set('Cookie', 'other=1').set('Origin', 'https://evil.example')).status, 200, 'no session cookie');
+    assert.equal((await a.post('/x').set('Authorization', BASIC).set('Origin', 'https://evil.example')).status, 403, 'cached Basic credentials');
+    assert.equal((await a.post('/x').set('Authorization', BASIC).set('Cookie', COOKIE).set('Sec-Fetch-Site', 'cross-site')).status, 403, 'Basic and the cookie');
+    assert.equal((await a.post('/x').set('Origin', 'https://evil.example')).status, 403, 'no credentials: a login form (login CSRF)');
+    assert.equal((await a.post('/x').set('Sec-Fetch-Site', 'cross-site')).status, 403);
+    for (const method of ['DELETE', 'MKCOL', 'PROPPATCH', 'MOVE', 'COPY', 'LOCK', 'UNLOCK']) {
+      const res = await request(a, method).set('Authorization', BASIC).set('Origin', 'https://evil.example');
+      assert.equal(res.status, 403, method);
+    }
     assert.equal((await a.get('/x').set('Cookie', COOKIE).set('Origin', 'https://evil.example')).status, 200, 'a read');
+    assert.equal((await a.options('/x').set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site')).status, 200, 'a preflight');
+    const propfind = await request(a, 'PROPFIND').set('Authorization', BASIC).set('Origin', 'https://evil.example');
+    assert.equal(propfind.status, 200, 'WebDAV PROPFIND reads');
     assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Sec-Fetch-Site', 'none')).status, 200, 'typed by the user');
     assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Origin', 'null').set('Sec-Fetch-Site', 'same-origin')).status, 200, 'a no-referrer page of ours');
     assert.equal((await a.post('/x').set('Cookie', COOKIE).set('Origin', 'null').set('Sec-Fetch-Site', 'cross-site')).status, 403);
+    assert.equal((await a.post('/x').set('Authorization', BASIC).set('Content-Type', 'application/x-www-form-urlencoded').send('{"name":"x"}')).status, 200, 'a client without browser headers');
   });
 
   it('accepts the request’s own origin (default port or not) and BURROW_PUBLIC_URL’s', async () => {

@@ -4,7 +4,7 @@
  * backed up. Instead, there is no limit on a request's total time, and a connection on which no
  * byte moves either way for `idleSeconds` is destroyed: a stalled upload (its temporary data is
  * then removed by the blob store), a download or zip whose reader stopped reading, a client gone
- * without a word. Headers must still arrive within Node's `headersTimeout` (60 s).
+ * without a word. Headers must still arrive within BURROW_HEADERS_TIMEOUT_SECONDS (connection-limits.ts).
  */
 import type { Server } from 'node:http';
 

@@ -1,5 +1,6 @@
 /** Responses every interface shares (authentication, throttling, availability, body size). */
 import { LOGIN_POLICY } from '@burrow/contracts';
+import { crossSiteRefusal } from '../http/cross-site.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { content, ERROR_SCHEMA, err, error, ex, responseRef } from './builders.js';
 import type { Response } from './types.js';
@@ -19,6 +20,15 @@ export const LOGIN_LIMITS_PROSE =
   `it has its own budget of ${knownAddress.threshold} failures per ${duration(knownAddress.windowMs)}. ` +
   `A client address is refused after ${address.threshold} failures within ${duration(address.windowMs)}, over all usernames. ` +
   'Every gateway and service replica counts alike.';
+
+/** The cross-site rule (http/cross-site.ts) in a sentence. */
+export const CROSS_SITE_PROSE =
+  'A change (any method but GET, HEAD, OPTIONS and PROPFIND) sent by a page of another site is refused with 403, whatever credentials the browser adds ' +
+  "(the session cookie, cached Basic credentials, none): when `Sec-Fetch-Site` is `cross-site` or `same-site`, or `Origin` is neither the gateway's own origin nor BURROW_PUBLIC_URL's. " +
+  'Clients that are not browsers send neither header and are not affected.';
+
+/** The example of a cross-site refusal, as the gateway words it. */
+export const crossSiteExample = ex('a change sent by a page of another site', err(crossSiteRefusal('this request came from another origin (https://evil.example)')));
 
 export const commonResponses: Record<string, Response> = {
   Unauthorized: {
@@ -44,6 +54,7 @@ export const commonResponses: Record<string, Response> = {
   ServiceUnavailable: error('A service behind the gateway did not answer in time, or was too contended. After a timeout a write may still have been applied: read back before retrying.', {
     timeout: ex('service timed out', err('accounts service did not answer in time')),
   }),
+  CrossSite: error(CROSS_SITE_PROSE, { crossSite: crossSiteExample }),
   PayloadTooLarge: error(`The request body is over ${JSON_BODY_LIMIT} bytes.`, {
     tooLarge: ex('body too large', err(`request body over ${JSON_BODY_LIMIT} bytes`)),
   }),

@@ -7,7 +7,7 @@
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
 import { deliveryWebhooks } from '../events/delivery.openapi.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
-import { commonResponses, LOGIN_LIMITS_PROSE } from './common.js';
+import { commonResponses, CROSS_SITE_PROSE, LOGIN_LIMITS_PROSE } from './common.js';
 import { componentSchemas } from './schemas.js';
 import { type RouteSource, routePaths } from './paths.js';
 import type { OpenApiDocument } from './types.js';
@@ -48,6 +48,13 @@ fields in \`fields\`; 409 always carries \`conflicts\`, a list of tokens (${CONF
 except the billing card refusal, which carries the processor's \`code\`. 402 is a storage quota
 refusal, 404 an unknown resource or one of another partner, 429 too many failed logins, 413 a body over ${JSON_BODY_LIMIT} bytes, 503
 a service that did not answer in time (a write may still have been applied: read back, then retry).
+
+**Browsers.** ${CROSS_SITE_PROSE} Behind a proxy, the gateway's own origin is the one the proxy
+forwards (\`X-Forwarded-Proto\`, \`X-Forwarded-Host\`) when BURROW_TRUST_PROXY trusts it.
+
+**Connections.** One client address may hold a bounded number of connections and of requests in
+progress (BURROW_MAX_CONNECTIONS_PER_ADDRESS); past it, a new connection is closed unanswered, and
+behind a trusted proxy a new request is refused with 429 and \`Retry-After\`.
 
 **Events.** \`GET /events/\` is the partner's feed of what happened in its brand (users, groups,
 plans, quota thresholds, devices, hourly backup activity, share rooms, password changes), replayable
@@ -103,7 +110,7 @@ export function openApiDocument(sources: readonly RouteSource[]): OpenApiDocumen
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: "The partner's username and API password (HTTP Basic, UTF-8)." },
         userBasic: { type: 'http', scheme: 'basic', description: "A user's username (or email) and password (HTTP Basic, UTF-8): the storage interface." },
-        userSession: { type: 'apiKey', in: 'cookie', name: 'burrow_session', description: 'The session cookie of POST /storage/{user}/login (12 hours; ended by logout, a password change or disabling the user; a logout holds across restarts). A request other than GET, HEAD or OPTIONS made with it (and without Basic credentials) from another origin or site (`Origin` not the gateway\'s own or BURROW_PUBLIC_URL\'s, `Sec-Fetch-Site: cross-site` or `same-site`) is refused with 403 and a JSON reason.' },
+        userSession: { type: 'apiKey', in: 'cookie', name: 'burrow_session', description: 'The session cookie of POST /storage/{user}/login (12 hours; ended by logout, a password change or disabling the user; a logout holds across restarts). A change sent with it (or with Basic credentials a browser cached) by a page of another site is refused with 403: see the description of the document, "Browsers".' },
       },
     },
   };

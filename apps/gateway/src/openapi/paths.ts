@@ -3,9 +3,11 @@
  * `@Route` handlers at the controller's first mount, and routes served outside Nest's router (WebDAV)
  * declared with their mount. `groups/:id` becomes `/groups/{id}`, a wildcard `*path` becomes `{path}`.
  */
+import { SAFE_METHODS } from '../http/cross-site.js';
 import { controllerHandlers, type RouteDeclaration, routeOf } from '../http/route.js';
-import { body, queryParameters } from './builders.js';
-import type { Operation, PathItem, PathsFragment, RequestBody } from './types.js';
+import { body, JSON_TYPE, queryParameters, responseRef } from './builders.js';
+import { crossSiteExample } from './common.js';
+import type { Operation, PathItem, PathsFragment, RequestBody, Response } from './types.js';
 
 /** Routes not on a Nest controller (the WebDAV middleware's), at their mount. */
 export interface MountedRoutes {
@@ -40,7 +42,27 @@ export function operationOf(declaration: RouteDeclaration): Operation {
   } else if (prose) {
     throw new Error(`${where}: body prose without a body schema`);
   }
-  return { ...rest, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses };
+  return { ...rest, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: withCrossSite(declaration.method, responses) };
+}
+
+/**
+ * A change can be refused as sent by another site (http/cross-site.ts, before any route): its
+ * operation's 403 says so, the common `CrossSite` response where it declares none, else its own
+ * 403 with the cross-site example added.
+ */
+function withCrossSite(method: string, responses: Operation['responses']): Operation['responses'] {
+  if (SAFE_METHODS.has(method.toUpperCase())) return responses;
+  const own = responses['403'];
+  if (!own) return { ...responses, '403': responseRef('CrossSite') };
+  if ('$ref' in own) return responses;
+  const json = own.content?.[JSON_TYPE];
+  if (!json || 'crossSite' in json.examples) return responses;
+  const merged: Response = {
+    ...own,
+    description: `${own.description} Or a change sent by a page of another site (\`Origin\`, \`Sec-Fetch-Site\`).`,
+    content: { ...own.content, [JSON_TYPE]: { ...json, examples: { ...json.examples, crossSite: crossSiteExample } } },
+  };
+  return { ...responses, '403': merged };
 }
 
 function declarationsOf(source: RouteSource): [string, RouteDeclaration][] {

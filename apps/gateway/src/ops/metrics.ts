@@ -23,6 +23,13 @@ export class GatewayMetrics {
     labelNames: ['route'],
     registers: [this.registry],
   });
+  /** connections and requests refused by the per-address limits (http/connection-limits.ts), by which limit */
+  readonly connectionsRefused = new Counter({
+    name: 'burrow_http_connections_refused_total',
+    help: 'Connections closed or requests refused by the per-client-address limits (connections, unfinished_headers, headers_timeout, requests)',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'burrow_gateway_' });

@@ -45,9 +45,8 @@ export const STORAGE_AUTH: Record<string, Response> = {
     headers: { 'WWW-Authenticate': { description: 'Basic challenge, realm `burrow/<b32 username>`', schema: { type: 'string' }, example: 'Basic realm="burrow/MFXG4"' } },
     content: { 'application/json': { schema: ERROR_SCHEMA, examples: { missing: ex('no credentials', err('login required (HTTP Basic with your username or email and password)')) } } },
   },
-  '403': error('The account is disabled, or its group has the web interface turned off; or the request carries the session cookie and came from another origin or site (Origin / Sec-Fetch-Site).', {
+  '403': error('The account is disabled, or its group has the web interface turned off.', {
     disabled: ex('disabled user', err('this account is disabled')),
-    crossSite: ex('a cookie write from another origin', err('this request came from another origin (https://evil.example): a change made with the session cookie must come from Burrow\'s own pages (or use HTTP Basic)')),
     group: ex('web interface off for the group', err("the web interface is turned off for this user's group")),
   }),
   '429': {

@@ -2,7 +2,9 @@
  * The set-password page an activation email links to: `GET /set-password/<token>` shows the form
  * (it never uses the link: mail scanners fetch links), `POST` (a browser form) sets the password
  * with the password rule and spends the link. The token is the only credential; accounts checks
- * it, and its single use. Every answer is an HTML page (see set-password.page.ts for its headers).
+ * it, and its single use. Every answer is an HTML page (see set-password.page.ts for its headers),
+ * except to a form another site's page posts: the gateway refuses it first (http/cross-site.ts, a
+ * JSON 403).
  */
 import { DomainError, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordForm, type SetPasswordLinkInfo, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
@@ -44,19 +46,33 @@ export class SetPasswordController {
     }
   }
 
+  /** The new password the form posts, or why it cannot be used (what the form then says). */
+  private async postedPassword(req: Request): Promise<{ password: string } | { error: string }> {
+    let fields: Record<string, string>;
+    try {
+      fields = await readFormBody(req);
+    } catch (error) {
+      // a field holding NUL is a password that cannot be used (the form again, 400); a body too long stays the 413 page
+      if (error instanceof DomainError && error.status === 400) return { error: `${error.body.reason}.` };
+      throw error;
+    }
+    const form = SetPasswordForm.safeParse(fields);
+    if (!form.success) return { error: formError(form.error.issues) };
+    if (form.data.password !== form.data.confirm) return { error: 'The two passwords do not match.' };
+    return { password: form.data.password };
+  }
+
   @Route(SET_PASSWORD_ROUTES.submit)
   async set(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     try {
-      const fields = await readFormBody(req);
-      const form = SetPasswordForm.safeParse(fields);
-      const error = !form.success ? formError(form.error.issues) : form.data.password !== form.data.confirm ? 'The two passwords do not match.' : null;
-      if (error !== null || !form.success) {
+      const posted = await this.postedPassword(req);
+      if ('error' in posted) {
         // the form again, with the reason (the link is checked first: a dead link says so instead)
         const info = await this.rpc.call<SetPasswordLinkInfo>(Subjects.accounts.checkSetPasswordLink, { token });
-        sendPage(res, 400, formPage({ ...info, error: error ?? 'This password cannot be used.' }));
+        sendPage(res, 400, formPage({ ...info, error: posted.error }));
         return;
       }
-      const { username } = await this.rpc.call<{ username: string }>(Subjects.accounts.setPasswordByLink, { token, password: form.data.password });
+      const { username } = await this.rpc.call<{ username: string }>(Subjects.accounts.setPasswordByLink, { token, password: posted.password });
       sendPage(res, 200, donePage(username));
     } catch (error) {
       this.problem(res, error);

@@ -75,7 +75,10 @@ export const SET_PASSWORD_ROUTES = {
       },
       responses: {
         '200': page('The password is set; the link is spent.', { done: donePage('jdoe') }),
-        '400': page('The password breaks the rule or the two fields differ: the form again, saying why.', { mismatch: formPage({ username: 'jdoe', name: 'Jane Doe', company_name: 'Acme Backup', error: 'The two passwords do not match.' }) }),
+        '400': page('The password breaks the rule, a field holds a NUL character, or the two fields differ: the form again, saying why.', {
+          mismatch: formPage({ username: 'jdoe', name: 'Jane Doe', company_name: 'Acme Backup', error: 'The two passwords do not match.' }),
+          nul: formPage({ username: 'jdoe', name: 'Jane Doe', company_name: 'Acme Backup', error: 'NUL characters are not allowed.' }),
+        }),
         '404': dead[404],
         '410': dead[410],
         '413': page(`A form body over ${FORM_BODY_LIMIT} bytes.`, { 'too long': problemPage(413) }),

@@ -1,10 +1,11 @@
 /**
- * The client address as login throttling counts it. IPv4 (also written IPv4-mapped, `::ffff:a.b.c.d`)
+ * The client address as per-address limits count it (login throttling in accounts, connection
+ * limits in the gateway). IPv4 (also written IPv4-mapped, `::ffff:a.b.c.d`)
  * is the address itself; IPv6 is its /64 network, the block one subscriber usually gets, so an
  * attacker cannot reset the per-address budget by hopping addresses inside their own block, and a
  * known home or office network stays known when privacy extensions rotate the host part.
  */
-import { unmapIPv4 } from '@burrow/runtime';
+import { unmapIPv4 } from './ip-address.js';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** Expands an IPv6 address (without zone) to its eight 16-bit groups. */
