@@ -58,6 +58,12 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'off' }), /BURROW_SQLITE_SYNCHRONOUS must be full or normal/);
   });
 
+  it('BURROW_LISTING_PAGE_SIZE: 1000 entries by default, from 10 to 5000', () => {
+    assert.equal(readConfig({}).listingPageSize, 1000);
+    assert.equal(readConfig({ BURROW_LISTING_PAGE_SIZE: '100' }).listingPageSize, 100);
+    assert.throws(() => readConfig({ BURROW_LISTING_PAGE_SIZE: '9' }), /BURROW_LISTING_PAGE_SIZE must be an integer from 10 to 5000/);
+  });
+
   it('BURROW_PASSWORD_SCRYPT_N: 16384 by default, a power of two from 1024 to 65536', () => {
     assert.equal(readConfig({}).passwordScryptN, 16384);
     assert.equal(readConfig({ BURROW_PASSWORD_SCRYPT_N: '65536' }).passwordScryptN, 65536);

@@ -30,6 +30,9 @@ export interface TestTarget {
   close(): Promise<void>;
 }
 
+/** folder listings page at this (BURROW_LISTING_PAGE_SIZE), so a test reaches a second page with a few hundred files */
+export const LISTING_PAGE_SIZE_FOR_TESTS = '100';
+
 export const TEST_PARTNER = { username: 'partner', password: 'partner-password-1' };
 
 export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -45,6 +48,7 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     // test files run side by side, several per core: a service may take longer than the
     // production default (5 s) to answer; a test of the timeout itself sets its own
     BURROW_RPC_TIMEOUT_MS: '15000',
+    BURROW_LISTING_PAGE_SIZE: LISTING_PAGE_SIZE_FOR_TESTS,
     ...extra,
   };
 }
