@@ -82,6 +82,8 @@ export const TEST_WEBHOOKS: WebhookSettings = {
   disableAfterMs: 3 * 86_400_000,
   timeoutMs: 2000,
   concurrency: 4,
+  perPartner: 4,
+  perEndpoint: 2,
 };
 
 /** The base URL of set-password links in the test context (BURROW_PUBLIC_URL). */

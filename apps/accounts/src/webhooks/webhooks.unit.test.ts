@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
 import { addressRefusal, allowedAddresses, guardedLookup, literalHostRefusal, type Resolver } from './address-policy.js';
 import { nextAttemptAt, retryDelay } from './backoff.js';
+import { DeliverySlots, type DueDelivery } from './delivery-slots.js';
 import { endpointDecider } from './endpoint.js';
 import { newSecretRef, signatureHeader, verifySignature, webhookSecret } from './signing.js';
 import { checkWebhookUrl } from './webhook-url.js';
@@ -148,6 +149,50 @@ describe('webhook target addresses', () => {
     const resolve = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }];
     await assert.rejects(allowedAddresses('mixed.example', false, resolve), /10\.1\.1\.1 is a private address/);
     assert.equal((await allowedAddresses('mixed.example', true, resolve)).length, 2);
+  });
+});
+
+describe('delivery slots (fair per partner and per endpoint)', () => {
+  const due = (partnerId: string, endpointId: string, n: number, from = 0): DueDelivery[] =>
+    Array.from({ length: n }, (_, i) => ({ id: `${endpointId}.${from + i}`, partnerId, endpointId, due: from + i }));
+  const byDue = (list: DueDelivery[]) => [...list].sort((a, b) => a.due - b.due);
+
+  it('a partner gets at most its share, an endpoint at most its own, whatever is due first', () => {
+    const slots = new DeliverySlots({ total: 6, perPartner: 3, perEndpoint: 1 });
+    // the slow partner's 100 deliveries are all due before the other's one
+    const pile = Array.from({ length: 20 }, (_, e) => due('slow', `slow-${e}`, 5, e * 5)).flat();
+    const taken = slots.take(byDue([...pile, ...due('other', 'other-1', 1, 1000)]));
+    assert.deepEqual(taken.map((d) => d.partnerId).sort(), ['other', 'slow', 'slow', 'slow']);
+    assert.equal(new Set(taken.map((d) => d.endpointId)).size, taken.length, 'one per endpoint');
+    assert.equal(slots.free, 2);
+    const full = slots.full();
+    assert.deepEqual(full.partners, ['slow']);
+    assert.deepEqual(full.endpoints.sort(), [...taken.map((d) => d.endpointId)].sort());
+    // nothing more of the slow partner until one of its attempts ends
+    assert.deepEqual(slots.take(pile.filter((d) => !taken.includes(d))), []);
+    slots.release(taken.find((d) => d.partnerId === 'slow')!);
+    assert.equal(slots.take(pile.filter((d) => !taken.includes(d))).length, 1);
+  });
+
+  it('scarce slots go round-robin: to the partner with the fewest in flight, then the one served least recently', () => {
+    const slots = new DeliverySlots({ total: 2, perPartner: 2, perEndpoint: 2 });
+    const a = due('a', 'a-1', 10, 0);
+    const b = due('b', 'b-1', 3, 100);
+    const c = due('c', 'c-1', 3, 200);
+    const first = slots.take(byDue([...a, ...b, ...c]));
+    assert.deepEqual(first.map((d) => d.partnerId), ['a', 'b'], 'a is due first; then b, with none in flight');
+    slots.release(first[0]);
+    const [next] = slots.take(byDue([...a.slice(1), ...b.slice(1), ...c]));
+    assert.equal(next.partnerId, 'c', 'c has waited longest: a and b were served');
+    slots.release(first[1]);
+    const [then] = slots.take(byDue([...a.slice(1), ...b.slice(1), ...c.slice(1)]));
+    assert.equal(then.partnerId, 'a', 'then a again, before b (served after it)');
+  });
+
+  it("within a partner, the endpoint with the fewest attempts in flight goes first", () => {
+    const slots = new DeliverySlots({ total: 4, perPartner: 3, perEndpoint: 3 });
+    const taken = slots.take(byDue([...due('p', 'busy', 10, 0), ...due('p', 'quiet', 2, 50)]));
+    assert.deepEqual(taken.map((d) => d.endpointId), ['busy', 'quiet', 'busy']);
   });
 });
 
