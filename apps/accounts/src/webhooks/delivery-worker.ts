@@ -73,6 +73,8 @@ export class DeliveryWorker {
   /** deliveries left alone until then (ms): another replica holds them, or there was nothing to do */
   private readonly resting = new Map<string, number>();
   private scanning = false;
+  /** the time the last pass over the queue read due deliveries up to */
+  private filledAt = 0;
   private rescan = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -151,7 +153,7 @@ export class DeliveryWorker {
    * up reads again. True when it stopped with slots free and due deliveries possibly unread.
    */
   private async fill(): Promise<boolean> {
-    const now = this.nowMs();
+    const now = (this.filledAt = this.nowMs());
     for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
     let window = Math.max(this.slots.free * WINDOW_PER_SLOT, MIN_WINDOW);
     for (let pass = 0; pass < MAX_PASSES; pass++) {
@@ -211,10 +213,10 @@ export class DeliveryWorker {
   private async sleepUntilDue(more: boolean): Promise<void> {
     clearTimeout(this.timer);
     if (this.stopped) return;
-    const now = this.nowMs();
-    let wake = now + this.idleMs;
+    let wake = this.nowMs() + this.idleMs;
     if (!more) {
-      const [next] = await deliveryQueue(this.ctx.docs).find({ due: { $gt: now } }, { sort: { due: 1 }, limit: 1 });
+      // due after what the last pass read (one that fell due since is found too, and is due now)
+      const [next] = await deliveryQueue(this.ctx.docs).find({ due: { $gt: this.filledAt } }, { sort: { due: 1 }, limit: 1 });
       if (next) wake = Math.min(wake, next.due);
       for (const until of this.resting.values()) wake = Math.min(wake, until);
     }
