@@ -4,7 +4,8 @@
  * moment a receiver on 127.0.0.1 has the delivery, p50/p99 over BENCH_EVENTS events made one at a
  * time, next to a baseline measured in the same run against the same receiver: a bare HTTP POST
  * of the same body from this process (keep-alive, no Burrow). Also from the API call that made
- * the event to the delivery (what a partner sees: write, projection, delivery). Standalone mode.
+ * the event to the delivery (what a partner sees: write, projection, delivery). Then the same again
+ * while another partner's 20 endpoints accept and never answer (a noisy neighbour). Standalone mode.
  *
  *   npm run bench:webhooks
  */
@@ -52,6 +53,17 @@ const receiver = createServer((req, res) => {
 await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
+/** Endpoints that accept every POST and never answer (a noisy neighbour's). */
+let held = 0;
+const silent = createServer((req) => {
+  held += 1;
+  req.resume();
+  req.socket.once('close', () => (held -= 1));
+});
+await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+const silentUrl = `http://127.0.0.1:${silent.address().port}/silent`;
+const silentOpen = () => held;
+
 const stats = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const pick = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -85,30 +97,47 @@ const auth = `${target.partner.username}:${target.partner.password}`;
 try {
   await call(`${target.url}/webhooks/`, { method: 'POST', auth, body: { url: receiverUrl, event_types: ['user.enabled', 'user.disabled'] } });
   await call(`${target.url}/users/`, { method: 'POST', auth, body: { username: 'bench', name: 'Bench', email: 'bench@example.com' } });
-  const fromEvent = [];
-  const fromCall = [];
-  let after = (await call(`${target.url}/events/?after=0&limit=1000`, { auth })).next_after;
-  for (let i = 0; i < EVENTS + 20; i++) {
-    const hr = process.hrtime.bigint();
-    await call(`${target.url}/users/bench`, { method: 'POST', auth, body: { enabled: i % 2 === 1 } });
-    // the event's id, from the feed (read-your-writes: it is there once the write has answered)
-    const page = await call(`${target.url}/events/?after=${after}&limit=10`, { auth });
-    const event = page.events.at(-1);
-    after = page.next_after;
-    if (!arrived.has(event.id)) await new Promise((r) => waiters.set(event.id, r));
-    const got = arrived.get(event.id);
-    if (i < 20) continue; // warm-up
-    fromEvent.push(got.at - Date.parse(event.time));
-    fromCall.push(Number(got.hr - hr) / 1e6);
-  }
+  const measure = async (events) => {
+    const fromEvent = [];
+    const fromCall = [];
+    let after = (await call(`${target.url}/events/?after=0&limit=1000`, { auth })).next_after;
+    for (let i = 0; i < events + 20; i++) {
+      const hr = process.hrtime.bigint();
+      await call(`${target.url}/users/bench`, { method: 'POST', auth, body: { enabled: i % 2 === 1 } });
+      // the event's id, from the feed (read-your-writes: it is there once the write has answered)
+      let page = await call(`${target.url}/events/?after=${after}&limit=1000`, { auth });
+      while (page.has_more) page = await call(`${target.url}/events/?after=${page.next_after}&limit=1000`, { auth });
+      const event = page.events.at(-1);
+      after = page.next_after;
+      if (!arrived.has(event.id)) await new Promise((r) => waiters.set(event.id, r));
+      const got = arrived.get(event.id);
+      if (i < 20) continue; // warm-up
+      fromEvent.push(got.at - Date.parse(event.time));
+      fromCall.push(Number(got.hr - hr) / 1e6);
+    }
+    return { viaEvent: stats(fromEvent), viaCall: stats(fromCall) };
+  };
+  const { viaEvent, viaCall } = await measure(EVENTS);
   const base = stats(baseline);
-  const viaEvent = stats(fromEvent);
-  const viaCall = stats(fromCall);
   console.log(`webhook delivery latency, ${EVENTS} events one at a time, standalone, receiver on 127.0.0.1`);
   console.log(`  baseline: bare HTTP POST to the receiver      ${fmt(base)}`);
   console.log(`  event recorded -> receiver has the delivery   ${fmt(viaEvent)}   (${(viaEvent.p50 / base.p50).toFixed(1)}x / ${(viaEvent.p99 / base.p99).toFixed(1)}x the baseline; ms clock)`);
   console.log(`  API call -> receiver has the delivery         ${fmt(viaCall)}   (${(viaCall.p50 / base.p50).toFixed(1)}x / ${(viaCall.p99 / base.p99).toFixed(1)}x the baseline)`);
+
+  // Another partner with 20 endpoints that accept and never answer, and deliveries piling up for
+  // them (issue 33, item 5): they hold that partner's slots only, so this partner's latency stays.
+  const noisy = { username: 'noisy-neighbour', password: 'noisy-password-1' };
+  await target.operator.call('accounts.partners.create', { company_name: 'Noisy', bytes_available: null, ...noisy });
+  const noisyAuth = `${noisy.username}:${noisy.password}`;
+  for (let i = 0; i < 20; i++) await call(`${target.url}/webhooks/`, { method: 'POST', auth: noisyAuth, body: { url: `${silentUrl}/${i}`, event_types: ['*'] } });
+  for (let i = 0; i < 5; i++) await call(`${target.url}/users/`, { method: 'POST', auth: noisyAuth, body: { username: `noisy${i}`, name: 'Noisy', email: `noisy${i}@example.com` } });
+  const neighbour = await measure(Math.ceil(EVENTS / 3));
+  console.log(`  the same, while another partner's 20 endpoints never answer (${silentOpen()} requests held open)`);
+  console.log(`    event recorded -> receiver has the delivery ${fmt(neighbour.viaEvent)}   (${(neighbour.viaEvent.p50 / viaEvent.p50).toFixed(1)}x / ${(neighbour.viaEvent.p99 / viaEvent.p99).toFixed(1)}x without the neighbour)`);
 } finally {
+  // the attempts held open fail at once when their connections go, so the service stops promptly
+  silent.close();
+  silent.closeAllConnections();
   await target.close();
   receiver.close();
   agent.destroy();

@@ -92,6 +92,8 @@ export const webhookSettings = (config: Infrastructure['config']): WebhookSettin
   disableAfterMs: config.webhooks.disableAfterSeconds * 1000,
   timeoutMs: config.webhooks.timeoutMs,
   concurrency: config.webhooks.concurrency,
+  perPartner: config.webhooks.concurrencyPerPartner,
+  perEndpoint: config.webhooks.concurrencyPerEndpoint,
 });
 
 /** How often each replica closes the hours of backup activity that are over (and the grace after each hour). */

@@ -113,9 +113,14 @@ export interface BurrowConfig {
     retryWindowSeconds: number;
     /** an endpoint failing (no success) for this long is disabled */
     disableAfterSeconds: number;
+    /** the longest one delivery attempt takes, connection and answer included */
     timeoutMs: number;
     /** deliveries in flight at once per accounts process */
     concurrency: number;
+    /** of which to one partner's endpoints, at most (its slow receivers hold no one else's slots) */
+    concurrencyPerPartner: number;
+    /** of which to one endpoint, at most */
+    concurrencyPerEndpoint: number;
   };
   /**
    * HTTPS on PORT without a proxy (gateway, standalone): BURROW_TLS_CERT and BURROW_TLS_KEY, PEM
@@ -335,7 +340,9 @@ export function readConfig(env: Env = process.env): BurrowConfig {
       retryWindowSeconds: int('BURROW_WEBHOOK_RETRY_WINDOW_SECONDS', 259_200, 86_400, 2_592_000),
       disableAfterSeconds: int('BURROW_WEBHOOK_DISABLE_AFTER_SECONDS', 259_200, 86_400, 2_592_000),
       timeoutMs: int('BURROW_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-      concurrency: int('BURROW_WEBHOOK_CONCURRENCY', 8, 1, 256),
+      concurrency: int('BURROW_WEBHOOK_CONCURRENCY', 64, 1, 1024),
+      concurrencyPerPartner: int('BURROW_WEBHOOK_CONCURRENCY_PER_PARTNER', 8, 1, 1024),
+      concurrencyPerEndpoint: int('BURROW_WEBHOOK_CONCURRENCY_PER_ENDPOINT', 4, 1, 1024),
     },
     tls,
     httpRedirectPort,

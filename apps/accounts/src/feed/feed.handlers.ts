@@ -6,6 +6,7 @@
 import { FEED_WAIT_MAX_MS, type FeedPage, type ReadFeedRequest, Subjects } from '@burrow/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { requirePartnerStamp } from '../partners/partner-authentication.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { feedPage } from './feed.projection.js';
 
@@ -13,15 +14,26 @@ import { feedPage } from './feed.projection.js';
 export class FeedHandlers {
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {}
 
+  /**
+   * With `stamp` (the SSE stream), refused with 401 once the partner's password is no longer the
+   * one the stream was opened with. Checked after the page is read: an entry written after the
+   * change (the change's own `partner.password_changed` included) comes after it in the log, so a
+   * page that holds one is read after the change, and is never sent.
+   */
   @MessagePattern(Subjects.accounts.readFeed)
-  async read(@Payload() { partnerId, after, limit, waitMs }: ReadFeedRequest): Promise<FeedPage> {
+  async read(@Payload() { partnerId, after, limit, waitMs, stamp }: ReadFeedRequest): Promise<FeedPage> {
+    const current = async (page: FeedPage) => {
+      if (stamp !== undefined) await requirePartnerStamp(this.ctx, partnerId, stamp);
+      return page;
+    };
     // listen before reading, so an entry written between the read and the wait is not missed
     const next = waitMs ? this.ctx.signals.nextEntry(partnerId, Math.min(waitMs, FEED_WAIT_MAX_MS)) : null;
     try {
       const page = await feedPage(this.ctx.docs, partnerId, after, limit);
-      if (page.events.length || !next) return page;
+      if (page.events.length || !next) return await current(page);
+      await current(page);
       await next.promise;
-      return await feedPage(this.ctx.docs, partnerId, after, limit);
+      return await current(await feedPage(this.ctx.docs, partnerId, after, limit));
     } finally {
       next?.cancel();
     }

@@ -16,7 +16,7 @@ import { pendingProcessesCollection, type PendingProcessDoc } from '@burrow/even
 import { groupsCollection } from '../groups/groups.projection.js';
 import { partnersCollection } from '../partners/partners.projection.js';
 import type { AccountsContext } from '../shared/context.js';
-import { usersCollection } from '../users/users.projection.js';
+import { type UserDoc, usersCollection } from '../users/users.projection.js';
 import { type ReservationDoc, reservationsCollection } from './reservations.projection.js';
 
 export type ReservationRef = Pick<ReservationDoc, 'kind' | 'name' | 'partnerId' | 'owner'>;
@@ -35,11 +35,12 @@ async function holderOf(ctx: AccountsContext, r: ReservationRef): Promise<string
   switch (r.kind) {
     case 'username':
     case 'email': {
+      // one login namespace: a username or an email holds both streams of its name (name-reservations.ts)
       const users = usersCollection(ctx.docs);
-      const field = r.kind === 'username' ? 'usernameKey' : 'emailKey';
       const owner = await users.get(r.owner);
-      const user = owner?.[field] === r.name ? owner : await users.findOne({ [field]: r.name });
-      return user ? `user ${user.username} (${user._id}) has this ${r.kind}` : null;
+      const holds = (u: UserDoc | null) => u && (u.usernameKey === r.name ? 'username' : u.emailKey === r.name ? 'email' : null);
+      const user = holds(owner) ? owner : ((await users.findOne({ usernameKey: r.name })) ?? (await users.findOne({ emailKey: r.name })));
+      return user ? `user ${user.username} (${user._id}) has this name as ${holds(user) === 'username' ? 'username' : 'email'}` : null;
     }
     case 'partnername': {
       const partners = partnersCollection(ctx.docs);

@@ -9,7 +9,9 @@ import {
   type AuthenticatePartnerRequest,
   PARTNER_CREDENTIALS_FIELD,
   Streams,
+  unauthorized,
 } from '@burrow/contracts';
+import { createHash } from 'node:crypto';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { AccountsContext } from '../shared/context.js';
 import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';
@@ -41,7 +43,7 @@ export class PartnerAuthentication {
    */
   async authenticate({ username, password, address }: Partial<AuthenticatePartnerRequest>): Promise<AuthenticatedPartner> {
     const name = typeof username === 'string' ? username : '';
-    const partnerId = await this.credentials.check(
+    const { id: partnerId, hash } = await this.credentials.verify(
       { name, password, address },
       async () => {
         const known = this.ids.get(name);
@@ -49,16 +51,30 @@ export class PartnerAuthentication {
         const doc: PartnerDoc | null = await partnersCollection(this.ctx.docs).findOne({ username: name });
         return doc && { id: doc._id };
       },
-      (id) => latestPasswordHash(this.ctx, Streams.partner(id), ['PartnerPasswordChanged', 'PartnerCreated']),
+      (id) => latestPasswordHash(this.ctx, Streams.partner(id), PARTNER_PASSWORD_EVENTS),
     );
     // the lookup is exact: the partner's username is the name given
     if (!this.ids.has(name)) {
       if (this.ids.size >= PARTNER_IDS) this.ids.clear();
       this.ids.set(name, partnerId);
     }
-    return { partnerId, username: name };
+    return { partnerId, username: name, stamp: partnerStamp(hash) };
   }
 }
+
+/**
+ * Whether `stamp` (`AuthenticatedPartner.stamp`) still stands for the partner's current password,
+ * read from its stream, so a change through another replica counts at once; 401 once it does not.
+ */
+export async function requirePartnerStamp(ctx: AccountsContext, partnerId: string, stamp: string): Promise<void> {
+  const hash = await latestPasswordHash(ctx, Streams.partner(partnerId), PARTNER_PASSWORD_EVENTS);
+  if (hash === null || partnerStamp(hash) !== stamp) throw unauthorized('the partner password has changed: authenticate again with the new password');
+}
+
+const PARTNER_PASSWORD_EVENTS = ['PartnerPasswordChanged', 'PartnerCreated'];
+
+/** A digest of the partner's password hash that reveals nothing usable about it. */
+const partnerStamp = (passwordHash: string) => createHash('sha256').update('burrow-partner-stamp\0').update(passwordHash).digest('base64url').slice(0, 22);
 
 /**
  * Every accounts bus handler, before it runs: a request that carries a partner's credentials

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, GB, startTestAccounts, type TestAccounts, TEST_NOW } from '../testing/test-context.js';
 import { PartnersHandlers } from './partners.handlers.js';
-import { PartnerAuthentication, PartnerCredentialsGuard } from './partner-authentication.js';
+import { PartnerAuthentication, PartnerCredentialsGuard, requirePartnerStamp } from './partner-authentication.js';
 import { PARTNER_CREDENTIALS_FIELD } from '@burrow/contracts';
 import type { ExecutionContext } from '@nestjs/common';
 
@@ -56,9 +56,11 @@ describe('partners', () => {
   describe('authenticate', () => {
     it('accepts the right password and refuses a wrong one or an unknown username with 401', async () => {
       const p = await t.createPartner({ username: 'initech', password: 'initech-secret' });
-      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret', address: '198.51.100.7' }), { partnerId: p.partner_id, username: 'initech' });
+      const first = await t.partners.authenticate({ username: 'initech', password: 'initech-secret', address: '198.51.100.7' });
+      assert.deepEqual(first, { partnerId: p.partner_id, username: 'initech', stamp: first.stamp });
+      assert.match(first.stamp, /^[A-Za-z0-9_-]{22}$/);
       // a second time answers from the verified cache, with the same result
-      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret', address: '198.51.100.7' }), { partnerId: p.partner_id, username: 'initech' });
+      assert.deepEqual(await t.partners.authenticate({ username: 'initech', password: 'initech-secret', address: '198.51.100.7' }), first);
       await expectError(t.partners.authenticate({ username: 'initech', password: 'initech-secreT', address: '198.51.100.7' }), 401);
       await expectError(t.partners.authenticate({ username: 'nobody-here', password: 'initech-secret', address: '198.51.100.7' }), 401);
     });
@@ -76,7 +78,9 @@ describe('partners', () => {
     it('a password change is in force at once, here and on a replica that had the old one cached', async () => {
       const p = await t.createPartner({ username: 'umbrella', password: 'old-password-1' });
       const replica = new PartnersHandlers(t.ctx);
-      assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' })).partnerId, p.partner_id);
+      const { partnerId, stamp } = await t.partners.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' });
+      assert.equal(partnerId, p.partner_id);
+      await requirePartnerStamp(t.ctx, p.partner_id, stamp);
       assert.equal((await replica.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' })).partnerId, p.partner_id);
 
       assert.equal(await t.partners.changePassword({ partnerId: p.partner_id, password: 'new-password-2' }), null);
@@ -84,6 +88,11 @@ describe('partners', () => {
       await expectError(replica.authenticate({ username: 'umbrella', password: 'old-password-1', address: '198.51.100.7' }), 401);
       assert.equal((await t.partners.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
       assert.equal((await replica.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' })).partnerId, p.partner_id);
+      // what a live event stream opened with the old password carries is refused now (issue 33, item 9)
+      await expectError(requirePartnerStamp(t.ctx, p.partner_id, stamp), 401);
+      const renewed = await t.partners.authenticate({ username: 'umbrella', password: 'new-password-2', address: '198.51.100.7' });
+      assert.notEqual(renewed.stamp, stamp);
+      await requirePartnerStamp(t.ctx, p.partner_id, renewed.stamp);
     });
 
     it('a username that logged in before stays its own partner: another partner\'s password, another case or an unknown name is refused', async () => {
@@ -91,18 +100,22 @@ describe('partners', () => {
       const b = await t.createPartner({ username: 'weyland', password: 'weyland-secret' });
       const auth = new PartnerAuthentication(t.ctx);
       const as = (username: string, password: string) => auth.authenticate({ username, password, address: '198.51.100.10' });
-      assert.deepEqual(await as('cyberdyne', 'cyberdyne-secret'), { partnerId: a.partner_id, username: 'cyberdyne' });
-      assert.deepEqual(await as('weyland', 'weyland-secret'), { partnerId: b.partner_id, username: 'weyland' });
+      const ids = async (username: string, password: string) => {
+        const { partnerId, username: name } = await as(username, password);
+        return { partnerId, username: name };
+      };
+      assert.deepEqual(await ids('cyberdyne', 'cyberdyne-secret'), { partnerId: a.partner_id, username: 'cyberdyne' });
+      assert.deepEqual(await ids('weyland', 'weyland-secret'), { partnerId: b.partner_id, username: 'weyland' });
       await expectError(as('cyberdyne', 'weyland-secret'), 401);
       await expectError(as('weyland', 'cyberdyne-secret'), 401);
       await expectError(as('CYBERDYNE', 'cyberdyne-secret'), 401);
       await expectError(as('cyberdyne-x', 'cyberdyne-secret'), 401);
-      assert.deepEqual(await as('cyberdyne', 'cyberdyne-secret'), { partnerId: a.partner_id, username: 'cyberdyne' });
+      assert.deepEqual(await ids('cyberdyne', 'cyberdyne-secret'), { partnerId: a.partner_id, username: 'cyberdyne' });
       // a password change through another instance (another replica) is in force here at once
       await new PartnersHandlers(t.ctx).changePassword({ partnerId: a.partner_id, password: 'cyberdyne-new-1' });
       await expectError(as('cyberdyne', 'cyberdyne-secret'), 401);
-      assert.deepEqual(await as('cyberdyne', 'cyberdyne-new-1'), { partnerId: a.partner_id, username: 'cyberdyne' });
-      assert.deepEqual(await as('weyland', 'weyland-secret'), { partnerId: b.partner_id, username: 'weyland' });
+      assert.deepEqual(await ids('cyberdyne', 'cyberdyne-new-1'), { partnerId: a.partner_id, username: 'cyberdyne' });
+      assert.deepEqual(await ids('weyland', 'weyland-secret'), { partnerId: b.partner_id, username: 'weyland' });
     });
   });
 

@@ -33,24 +33,47 @@ export class CredentialCheck {
 
   /**
    * The account's id when the password is right; 401 otherwise, 429 while throttled. `find` gives
-   * the account for the name (null when unknown) and `hashOf` its current password hash.
+   * the account for the name (null when unknown), or the accounts (a user login name a username of
+   * one user and the email of another, made before one namespace held both: the password decides,
+   * and a password right for more than one of them is refused), and `hashOf` each one's current
+   * password hash.
    */
-  async check(credentials: Credentials, find: () => Promise<{ id: string } | null>, hashOf: (id: string) => Promise<string | null>): Promise<string> {
+  async check(
+    credentials: Credentials,
+    find: () => Promise<{ id: string } | { id: string }[] | null>,
+    hashOf: (id: string) => Promise<string | null>,
+  ): Promise<string> {
+    return (await this.verify(credentials, find, hashOf)).id;
+  }
+
+  /** `check`, and the stored hash the password was checked against. */
+  async verify(
+    credentials: Credentials,
+    find: () => Promise<{ id: string } | { id: string }[] | null>,
+    hashOf: (id: string) => Promise<string | null>,
+  ): Promise<{ id: string; hash: string }> {
     const name = credentials.name;
-    const account = name ? await find() : null;
-    const stored = (account && (await hashOf(account.id))) ?? DUMMY_HASH;
-    const key = createHmac('sha256', this.ctx.secret).update(`${this.realm}\0${name}\0${String(credentials.password)}\0${stored}`).digest('base64');
-    const cached = account !== null && this.verified.get(key) === account.id;
-    const attempt = await this.ctx.logins.begin({ realm: this.realm, account: name, address: credentials.address }, { verified: cached });
-    const ok = cached || (typeof credentials.password === 'string' && (await verifyPassword(credentials.password, stored)));
-    if (!account || !ok) {
+    const found = name ? await find() : null;
+    const accounts = found === null ? [] : Array.isArray(found) ? found : [found];
+    // an unknown name is checked against the dummy hash, so timing does not tell it apart
+    const candidates = accounts.length ? await Promise.all(accounts.map(async ({ id }) => ({ id, stored: (await hashOf(id)) ?? DUMMY_HASH }))) : [{ id: null, stored: DUMMY_HASH }];
+    const keyOf = (stored: string) => createHmac('sha256', this.ctx.secret).update(`${this.realm}\0${name}\0${String(credentials.password)}\0${stored}`).digest('base64');
+    const cached = candidates.map((c) => c.id !== null && this.verified.get(keyOf(c.stored)) === c.id);
+    const attempt = await this.ctx.logins.begin({ realm: this.realm, account: name, address: credentials.address }, { verified: cached.includes(true) });
+    const matches: { id: string; stored: string }[] = [];
+    for (const [i, c] of candidates.entries()) {
+      const ok = cached[i] || (typeof credentials.password === 'string' && (await verifyPassword(credentials.password, c.stored)));
+      if (ok && c.id !== null) matches.push({ id: c.id, stored: c.stored });
+    }
+    if (matches.length !== 1) {
       await attempt.failed();
       throw unauthorized(this.refusal);
     }
+    const [{ id, stored }] = matches;
     await attempt.succeeded();
     if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
-    this.verified.set(key, account.id);
-    return account.id;
+    this.verified.set(keyOf(stored), id);
+    return { id, hash: stored };
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * Changing a user, with the allocation ledger kept exact. A change that moves no bytes and takes
  * no new email is one append. Otherwise it is a multi-step write (`ChangeUser` process): reserve
- * the new email, append the allocation delta, then append the user's events expecting the
- * revision read (the commit point), then release the old email. If the user changed in between,
+ * the new email (a login name: refused when it is any user's username too, name-reservations.ts),
+ * append the allocation delta, then append the user's events expecting the revision read (the
+ * commit point), then release the old email (unless it is still the user's username). If the user changed in between,
  * the steps are undone and the whole change is redone on the new state. Recovery claims that
  * revision with `UserChangeAbandoned` when the commit never happened.
  */
@@ -11,7 +12,7 @@ import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggr
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
-import { emailReservation } from './name-reservations.js';
+import { emailReservation, reserveEmail, sameLoginName } from './name-reservations.js';
 import { type ResolvedUserChanges, userCommands, userDecider, type UserState } from './user.js';
 import { decideAll } from '@burrow/contracts';
 
@@ -41,6 +42,17 @@ export interface ChangeUserInput {
   refusal?: string;
 }
 
+/**
+ * Frees the user's hold on an email stream they no longer need. The user's current username or
+ * email may be that same name (an email changed back, or a username with `@` that is the old
+ * email, which holds that stream as a login name): then it stays held.
+ */
+async function releaseUnlessHeld(ctx: AccountsContext, stream: string, userId: string, name: string): Promise<void> {
+  const { state } = await loadAggregate(ctx.store, Streams.user(userId), userDecider);
+  if (state.exists && !state.deleted && sameLoginName(name, state.username, state.email)) return;
+  await releaseName(ctx.store, stream, userId);
+}
+
 export const changeUserProcess = (ctx: AccountsContext) =>
   defineWorkflow<ChangeUserProcess, ChangeUserInput>({
     kind: 'ChangeUser',
@@ -50,12 +62,8 @@ export const changeUserProcess = (ctx: AccountsContext) =>
       {
         name: 'reserve-email',
         when: (data) => data.newEmail !== null,
-        run: ({ data }) => reserveName(ctx.store, emailReservation(data.newEmail!), data.userId, 'email'),
-        async undo(data) {
-          // a later change of this user may have taken the same address legitimately
-          const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
-          if (state.email.toLowerCase() !== data.newEmail!.toLowerCase()) await releaseName(ctx.store, emailReservation(data.newEmail!), data.userId);
-        },
+        run: ({ data }) => reserveEmail(ctx.store, data.newEmail!, data.userId),
+        undo: (data) => releaseUnlessHeld(ctx, emailReservation(data.newEmail!), data.userId, data.newEmail!),
       },
       {
         name: 'allocate',
@@ -74,7 +82,7 @@ export const changeUserProcess = (ctx: AccountsContext) =>
       return claimRevision(ctx.store, Streams.user(data.userId), data.revision, processId, marker);
     },
     async complete(data) {
-      if (data.oldEmail) await releaseName(ctx.store, emailReservation(data.oldEmail), data.userId);
+      if (data.oldEmail) await releaseUnlessHeld(ctx, emailReservation(data.oldEmail), data.userId, data.oldEmail);
     },
   });
 

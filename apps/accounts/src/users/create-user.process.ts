@@ -1,5 +1,6 @@
 /**
- * Creating a user spans streams: the username and email reservations, the partner's allocation
+ * Creating a user spans streams: the login-name reservations (the username, the email, and a
+ * username with `@` in the email streams too: name-reservations.ts), the partner's allocation
  * ledger, and the new `user-<id>` stream. `UserCreated` (appended expecting no stream) is the
  * commit point; recovery claims it with `UserCreationAbandoned` when it never happened.
  */
@@ -8,7 +9,7 @@ import { claimNewStream, defineWorkflow, handleCommand, nextId, releaseName, res
 import { adoptGroupPlan } from '../groups/member-plan.js';
 import { ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
-import { emailReservation, usernameReservation } from './name-reservations.js';
+import { emailReservation, mayBeEmail, reserveEmail, usernameReservation } from './name-reservations.js';
 import { type CreateUser, userDecider } from './user.js';
 
 export interface CreateUserProcess {
@@ -39,14 +40,21 @@ export const createUserProcess = (ctx: AccountsContext) =>
     // (the steps and the commit append through the deferred store; the end is durable)
     deferDurability: true,
     steps: [
+      // one login namespace (name-reservations.ts): a username with @ holds its email stream too
       {
         name: 'reserve-username',
         run: ({ data, store }) => reserveName(store, usernameReservation(data.username), data.userId, 'username'),
         undo: (data) => releaseName(ctx.store, usernameReservation(data.username), data.userId),
       },
       {
+        name: 'reserve-username-as-email',
+        when: (data) => mayBeEmail(data.username),
+        run: ({ data, store }) => reserveName(store, emailReservation(data.username), data.userId, 'username'),
+        undo: (data) => releaseName(ctx.store, emailReservation(data.username), data.userId),
+      },
+      {
         name: 'reserve-email',
-        run: ({ data, store }) => reserveName(store, emailReservation(data.email), data.userId, 'email'),
+        run: ({ data, store }) => reserveEmail(store, data.email, data.userId),
         undo: (data) => releaseName(ctx.store, emailReservation(data.email), data.userId),
       },
       {

@@ -4,11 +4,11 @@
  * the process dies after it. Nothing before the commit point needs undoing.
  */
 import { Streams } from '@burrow/contracts';
-import { defineWorkflow, handleCommand, loadAggregate, releaseName, toDomainEvent } from '@burrow/eventsourcing';
+import { defineWorkflow, handleCommand, loadAggregate, toDomainEvent } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, ensureAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';
-import { emailReservation, usernameReservation } from './name-reservations.js';
+import { releaseLoginNames } from './name-reservations.js';
 import { userDecider, type UserState } from './user.js';
 import type { UserEvent } from '@burrow/contracts';
 
@@ -49,7 +49,6 @@ export const deleteUserProcess = (ctx: AccountsContext) =>
         partnerId: data.partnerId, delta: -allocationOf(plans.get(held.plan_id), held.bonus_bytes), ref: processId,
         reason: `delete ${data.userId}`, after: data.ledgerFrom,
       });
-      await releaseName(ctx.store, usernameReservation(held.username), data.userId);
-      await releaseName(ctx.store, emailReservation(held.email), data.userId);
+      await releaseLoginNames(ctx.store, data.userId, held.username, held.email);
     },
   });

@@ -1,6 +1,6 @@
 /**
  * User logins for the storage interface (cookie login and HTTP Basic): the login name is the
- * username or the email address, in any case; the reply carries what the storage interface's
+ * username or the email address, in any case (one namespace across partners); the reply carries what the storage interface's
  * policy needs (is the user enabled, does their group allow the web interface).
  */
 import { type AuthenticatedUser, type AuthenticateUserRequest, type SessionUserRequest, Streams, Subjects, unauthorized } from '@burrow/contracts';
@@ -25,22 +25,29 @@ export class UserLoginHandlers {
     this.credentials = new CredentialCheck(ctx, 'user', 'invalid username or password');
   }
 
-  private async findUser(login: string): Promise<UserDoc | null> {
+  /**
+   * The users a login name may be: the one with that username and the one with that email. One
+   * namespace holds both kinds brand-wide (name-reservations.ts), so these are one user, or only
+   * one exists; two different users only where both were made before that rule, and then the
+   * password decides (CredentialCheck).
+   */
+  private async findUsers(login: string): Promise<UserDoc[]> {
     const key = login.toLowerCase();
     const users = usersCollection(this.ctx.docs);
-    return (await users.findOne({ usernameKey: key })) ?? (login.includes('@') ? await users.findOne({ emailKey: key }) : null);
+    const [byUsername, byEmail] = await Promise.all([users.findOne({ usernameKey: key }), login.includes('@') ? users.findOne({ emailKey: key }) : null]);
+    return [byUsername, byEmail].filter((u, i, all): u is UserDoc => u !== null && all.findIndex((o) => o?._id === u._id) === i);
   }
 
   @MessagePattern(Subjects.accounts.authenticateUser)
   async authenticate(@Payload() { login, password, address }: AuthenticateUserRequest): Promise<AuthenticatedUser> {
     const name = typeof login === 'string' ? login.trim() : '';
-    let user: UserDoc | null = null;
-    await this.credentials.check(
+    let users: UserDoc[] = [];
+    const userId = await this.credentials.check(
       { name: name.toLowerCase(), password, address },
-      async () => (user = await this.findUser(name)) && { id: user._id },
+      async () => (users = await this.findUsers(name)).map((u) => ({ id: u._id })),
       (id) => latestPasswordHash(this.ctx, Streams.user(id), ['UserPasswordChanged', 'UserCreated']),
     );
-    const found = user as unknown as UserDoc;
+    const found = users.find((u) => u._id === userId)!;
     return this.describe(found, await this.credentialStamp(found._id));
   }
 

@@ -5,9 +5,11 @@
  * only its own users.
  */
 import { type JsonText, Streams, type UserRecord } from '@burrow/contracts';
+import { appendEvents, releaseName } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
+import { emailReservation } from './name-reservations.js';
 import { UserLoginHandlers } from './user-login.handlers.js';
 import { usersCollection } from './users.projection.js';
 
@@ -256,6 +258,124 @@ describe('users', () => {
       assert.equal(again.user.name, 'Lea II');
       assert.equal(await t.allocated(p.partner_id), 100 * GB);
       assert.equal(await t.allocated(other.partner_id), 100 * GB);
+    });
+  });
+
+  describe('one login namespace across partners (issue 33, item 4)', () => {
+    const address = '192.0.2.33';
+    const login = (name: string, password: string) => new UserLoginHandlers(t.ctx).authenticate({ login: name, password, address });
+
+    it("a username equal to another partner's user's email is refused (409 username), in any case, and keeps nothing", async () => {
+      const acme = await t.createPartner();
+      const other = await t.createPartner();
+      await t.users.create({ partnerId: acme.partner_id, username: 'alice', name: 'Alice', email: 'alice@acme.test', password: 'alice-password-1' });
+      const squat = await expectError(t.users.create({ partnerId: other.partner_id, username: 'Alice@ACME.test', name: 'S', email: 'squatter@other.test', password: 'squat-password-1' }), 409);
+      assert.deepEqual(squat.body.conflicts, ['username']);
+      assert.equal(await t.holder('email', 'alice@acme.test'), await userIdOf('alice'));
+      assert.equal(await t.holder('username', 'alice@acme.test'), null, 'the refused username is released');
+      assert.equal(await t.holder('email', 'squatter@other.test'), null);
+      assert.equal(await usersOf(other.partner_id), 0);
+      // her email login goes to her own storage
+      assert.equal((await login('alice@acme.test', 'alice-password-1')).username, 'alice');
+      await expectError(login('alice@acme.test', 'squat-password-1'), 401);
+    });
+
+    it("squatting in advance: an email equal to another partner's user's username is refused (409 email), on create and on change", async () => {
+      const early = await t.createPartner();
+      const late = await t.createPartner();
+      await t.users.create({ partnerId: early.partner_id, username: 'bob@late.test', name: 'Squatter', email: 'squatter@early.test' });
+      assert.equal(await t.holder('email', 'bob@late.test'), await userIdOf('bob@late.test'), 'a username with @ holds its name as an email too');
+      const create = await expectError(t.users.create({ partnerId: late.partner_id, username: 'bob', name: 'Bob', email: 'BOB@late.test' }), 409);
+      assert.deepEqual(create.body.conflicts, ['email']);
+      assert.equal(await t.holder('username', 'bob'), null, 'the username taken before the clash is released');
+      await t.users.create({ partnerId: late.partner_id, username: 'bob', name: 'Bob', email: 'bob@elsewhere.test' });
+      const change = await expectError(t.users.update({ partnerId: late.partner_id, user: 'bob', changes: { email: 'bob@late.test' } }), 409);
+      assert.deepEqual(change.body.conflicts, ['email']);
+      assert.equal((await t.users.get({ partnerId: late.partner_id, user: 'bob' })).email, 'bob@elsewhere.test');
+      assert.equal(await t.holder('email', 'bob@elsewhere.test'), await userIdOf('bob'));
+      await assertConsistent(t, early.partner_id);
+      await assertConsistent(t, late.partner_id);
+    });
+
+    it('a user keeps their own login names: username and email may be one name, and an email may move away from the username and back', async () => {
+      const p = await t.createPartner({ features: { email_as_username: true } });
+      const other = await t.createPartner();
+      await t.users.create({ partnerId: p.partner_id, name: 'Me', email: 'me@self.test' });
+      const id = await userIdOf('me@self.test');
+      await t.users.update({ partnerId: p.partner_id, user: 'me@self.test', changes: { email: 'me2@self.test' } });
+      // the old email is still the username: both its streams stay held
+      assert.equal(await t.holder('email', 'me@self.test'), id);
+      assert.equal(await t.holder('username', 'me@self.test'), id);
+      assert.deepEqual((await expectError(t.users.create({ partnerId: other.partner_id, username: 'x1', name: 'X', email: 'me@self.test' }), 409)).body.conflicts, ['email']);
+      await t.users.update({ partnerId: p.partner_id, user: 'me@self.test', changes: { email: 'ME@self.test' } });
+      await t.users.update({ partnerId: p.partner_id, user: 'me@self.test', changes: { email: 'me3@self.test' } });
+      // me2 was only an email: both its streams are free again
+      assert.equal(await t.holder('email', 'me2@self.test'), null);
+      assert.equal(await t.holder('username', 'me2@self.test'), null);
+      await assertConsistent(t, p.partner_id);
+      // deleting frees every stream of both names
+      await t.users.delete({ partnerId: p.partner_id, user: 'me@self.test' });
+      for (const name of ['me@self.test', 'me3@self.test']) {
+        assert.equal(await t.holder('username', name), null, `username-${name}`);
+        assert.equal(await t.holder('email', name), null, `email-${name}`);
+      }
+    });
+
+    it('two creates racing for one login name, as a username on one partner and an email on another: exactly one wins', async () => {
+      const a = await t.createPartner();
+      const b = await t.createPartner();
+      for (let round = 0; round < 6; round++) {
+        const name = `race${round}@contested.test`;
+        const asUsername = t.users.create({ partnerId: a.partner_id, username: name, name: 'U', email: `u${round}@a.test` });
+        const asEmail = t.users.create({ partnerId: b.partner_id, username: `e${round}`, name: 'E', email: name });
+        // either may start first
+        const results = await Promise.allSettled(round % 2 ? [asUsername, asEmail] : [asEmail, asUsername]);
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, `round ${round}: exactly one wins`);
+        const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
+        assert.equal(refused.reason.status, 409, `round ${round}`);
+        const winner = await t.holder('email', name);
+        assert.ok(winner, `round ${round}: the name is held`);
+        assert.ok([null, winner].includes(await t.holder('username', name)), `round ${round}: the username stream by the winner or nobody`);
+      }
+      await assertConsistent(t, a.partner_id);
+      await assertConsistent(t, b.partner_id);
+      assert.equal((await usersOf(a.partner_id)) + (await usersOf(b.partner_id)), 6);
+    });
+
+    it('data made before the rule (a username equal to another user\'s email): the password decides which user logs in; a password right for both is refused', async () => {
+      const p1 = await t.createPartner();
+      const p2 = await t.createPartner();
+      await t.users.create({ partnerId: p1.partner_id, username: 'carl@old.test', name: 'Carl', email: 'carl-mail@old.test', password: 'carl-password-1' });
+      await t.users.create({ partnerId: p2.partner_id, username: 'dora', name: 'Dora', email: 'dora-before@old.test', password: 'dora-password-1' });
+      // what an older version allowed: dora's email became carl's username, with no reservation in the way
+      const { position } = await appendEvents(t.store, Streams.user(await userIdOf('dora')), [{ type: 'UserEmailChanged', data: { email: 'carl@old.test' } }], 'any');
+      await t.runner.waitFor(position);
+      assert.equal((await login('carl@old.test', 'carl-password-1')).username, 'carl@old.test');
+      assert.equal((await login('CARL@old.test', 'dora-password-1')).username, 'dora');
+      await expectError(login('carl@old.test', 'neither-password'), 401);
+      // the same password on both: nobody can tell whose storage is meant
+      await t.users.update({ partnerId: p2.partner_id, user: 'dora', changes: { password: 'carl-password-1' } });
+      await expectError(login('carl@old.test', 'carl-password-1'), 401);
+      // each still logs in by the name that is theirs alone
+      assert.equal((await login('carl-mail@old.test', 'carl-password-1')).username, 'carl@old.test');
+      assert.equal((await login('dora', 'carl-password-1')).username, 'dora');
+    });
+
+    it('a username with @ made before the rule (holding only its username stream) still bars the same address as an email', async () => {
+      const p1 = await t.createPartner();
+      const p2 = await t.createPartner();
+      await t.users.create({ partnerId: p1.partner_id, username: 'eli@older.test', name: 'Eli', email: 'eli-mail@older.test' });
+      const eli = await userIdOf('eli@older.test');
+      // what an older version reserved for that username: its username stream only
+      await releaseName(t.store, emailReservation('eli@older.test'), eli);
+      assert.equal(await t.holder('email', 'eli@older.test'), null);
+      assert.deepEqual((await expectError(t.users.create({ partnerId: p2.partner_id, username: 'fay', name: 'Fay', email: 'Eli@older.test' }), 409)).body.conflicts, ['email']);
+      await t.users.create({ partnerId: p2.partner_id, username: 'fay', name: 'Fay', email: 'fay@older.test' });
+      assert.deepEqual((await expectError(t.users.update({ partnerId: p2.partner_id, user: 'fay', changes: { email: 'eli@older.test' } }), 409)).body.conflicts, ['email']);
+      assert.equal(await t.holder('email', 'eli@older.test'), null, 'nothing taken by the refused writes');
+      // eli's own email may become that name
+      await t.users.update({ partnerId: p1.partner_id, user: 'eli@older.test', changes: { email: 'eli@older.test' } });
+      assert.equal(await t.holder('email', 'eli@older.test'), eli);
     });
   });
 

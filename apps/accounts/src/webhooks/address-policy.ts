@@ -2,7 +2,8 @@
  * Where webhooks may go: no server-side request forgery into the operator's network. Only public
  * unicast addresses are allowed (ipaddr.js classifies them: loopback, private, link-local (cloud
  * metadata at 169.254.169.254), carrier-grade NAT, unique-local, multicast, reserved and the
- * IPv6 forms that embed an IPv4 address are all refused), unless the operator allows private
+ * IPv6 forms that carry an IPv4 address (IPv4-compatible `::127.0.0.1`, NAT64, 6to4, Teredo) are
+ * all refused; an IPv4-mapped one is judged as its IPv4 address), unless the operator allows private
  * targets (BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES).
  *
  * The check is made on the address a connection actually goes to: `guardedLookup` is the DNS
@@ -21,17 +22,67 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 export const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
-/** Why this address may not be a webhook target, or null when it may. */
+/** `::/96`: IPv4-compatible IPv6 (deprecated by RFC 4291), which ipaddr.js calls plain unicast. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+
+const v4 = (high: number, low: number) => ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]).toString();
+
+/**
+ * The IPv4 address an IPv6 transition form carries, and the form's name, for the refusal's
+ * reason: IPv4-compatible (`::a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), NAT64 (RFC 6052,
+ * `64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`) and Teredo (the client's address, inverted, in
+ * the last 32 bits). Null for any other address.
+ */
+function carriedIPv4(address: ipaddr.IPv6, range: string): { form: string; ipv4: string } | null {
+  const p = address.parts;
+  switch (range) {
+    case 'ipv4Compatible': return { form: 'an IPv4-compatible IPv6', ipv4: v4(p[6], p[7]) };
+    case 'rfc6145': return { form: 'an IPv4-translated (RFC 6145)', ipv4: v4(p[6], p[7]) };
+    case 'rfc6052': return { form: 'a NAT64 (RFC 6052)', ipv4: v4(p[6], p[7]) };
+    case '6to4': return { form: 'a 6to4', ipv4: v4(p[1], p[2]) };
+    case 'teredo': return { form: 'a Teredo', ipv4: v4(~p[6] & 0xffff, ~p[7] & 0xffff) };
+    default: return null;
+  }
+}
+
+/**
+ * An IPv6 address as the URL standard writes it (`::127.0.0.1` -> `::7f00:1`), zone dropped; any
+ * other string as it is. ipaddr.js reads a dotted tail after `::` as IPv4-mapped whatever comes
+ * before it (`::8.8.8.8` would pass as 8.8.8.8), so it is given the hexadecimal form only.
+ */
+function canonicalIPv6(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const bare = address.split('%')[0];
+  try {
+    return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  } catch {
+    return bare;
+  }
+}
+
+/**
+ * Why this address may not be a webhook target, or null when it may. Only public unicast may. An
+ * IPv4-mapped address (`::ffff:127.0.0.1`) is judged as the IPv4 address it is; every other IPv6
+ * form that carries an IPv4 address (IPv4-compatible `::127.0.0.1`, IPv4-translated, NAT64, 6to4,
+ * Teredo) is refused whatever it carries: a host or gateway on the way may deliver it to that IPv4
+ * address, private ones included, and no public receiver needs such an address.
+ */
 export function addressRefusal(address: string, allowPrivate: boolean): string | null {
   if (allowPrivate) return null;
-  let range: string;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     // process(): an IPv4-mapped IPv6 address (::ffff:127.0.0.1) is judged as the IPv4 address it is
-    range = ipaddr.process(address).range();
+    ip = ipaddr.process(canonicalIPv6(address));
   } catch {
     return `${address} is not an IP address`;
   }
-  return range === 'unicast' ? null : `${address} is a ${range} address (not allowed for webhooks)`;
+  let range: string = ip.range();
+  if (ip.kind() === 'ipv6' && range === 'unicast' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE)) range = 'ipv4Compatible';
+  if (range === 'unicast') return null;
+  const carried = ip.kind() === 'ipv6' ? carriedIPv4(ip as ipaddr.IPv6, range) : null;
+  if (carried) return `${address} is ${carried.form} address carrying ${carried.ipv4} (not allowed for webhooks)`;
+  if (ip.kind() === 'ipv4' && isIP(address) === 6) return `${address} is the IPv4-mapped form of ${ip.toString()}, a ${range} address (not allowed for webhooks)`;
+  return `${address} is a ${range} address (not allowed for webhooks)`;
 }
 
 /** `[::1]` -> `::1`: the host of a URL as an address, when it is one. */

@@ -4,6 +4,10 @@
  * outcome to the delivery's stream, which the projection turns into the delivery log, the next
  * retry, or the end of it.
  *
+ * Which due deliveries start is decided by `DeliverySlots`: capped in all, per partner and per
+ * endpoint, round-robin across partners, so one partner's slow receivers hold only its own slots
+ * (each attempt for at most the delivery timeout).
+ *
  * Several accounts replicas run this over the same deliveries (each projects the same log), so an
  * attempt is claimed with a lease first: a key-value entry `<delivery>.<attempt>` created only if
  * absent, in a bucket every replica shares (NATS JetStream; memory in one process), expiring after
@@ -21,6 +25,7 @@ import {
   type WebhookDeliverySucceeded,
 } from '@burrow/contracts';
 import { WrongExpectedRevisionError } from '@burrow/event-store';
+import type { Filter } from '@burrow/documents';
 import { appendEvents, handleCommand } from '@burrow/eventsourcing';
 import type { KvBucket } from '@burrow/kv';
 import type { AccountsContext } from '../shared/context.js';
@@ -29,6 +34,7 @@ import { nextAttemptAt } from './backoff.js';
 import { endpointDecider } from './endpoint.js';
 import type { DeliveryResult } from './http-delivery.js';
 import { signatureHeader, webhookSecret } from './signing.js';
+import { DeliverySlots, type DueDelivery } from './delivery-slots.js';
 import type { WebhookSettings } from './webhook-settings.js';
 import { deliveriesCollection, deliveryQueue, type EndpointDoc, endpointsCollection } from './webhooks.projection.js';
 
@@ -51,11 +57,24 @@ export const leaseTtlMs = (settings: WebhookSettings) => Math.max(1000, Math.cei
 /** The lease bucket (its TTL is fixed at creation, so the name carries it). */
 export const leaseBucketName = (settings: WebhookSettings) => `webhook-leases-${leaseTtlMs(settings)}`;
 
+/** Passes over the queue per scan, at most (each after slots filled up since the last query). */
+const MAX_PASSES = 4;
+/** Due deliveries read per pass beyond those in flight or resting: this many per free slot, at least MIN_WINDOW. */
+const WINDOW_PER_SLOT = 4;
+const MIN_WINDOW = 32;
+/** Endpoints whose partner is remembered (a queue entry from before partnerId was kept needs it), at most. */
+const PARTNERS_KNOWN = 10_000;
+
 export class DeliveryWorker {
   private readonly inFlight = new Set<string>();
+  private readonly slots: DeliverySlots;
+  /** the partner of each endpoint seen: endpoints never change partner */
+  private readonly partnerOfEndpoint = new Map<string, string>();
   /** deliveries left alone until then (ms): another replica holds them, or there was nothing to do */
   private readonly resting = new Map<string, number>();
   private scanning = false;
+  /** the time the last pass over the queue read due deliveries up to */
+  private filledAt = 0;
   private rescan = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -73,6 +92,7 @@ export class DeliveryWorker {
   ) {
     this.nowMs = options.nowMs ?? Date.now;
     this.idleMs = options.idleMs ?? 5_000;
+    this.slots = new DeliverySlots({ total: settings.concurrency, perPartner: settings.perPartner, perEndpoint: settings.perEndpoint });
   }
 
   start(): void {
@@ -106,11 +126,12 @@ export class DeliveryWorker {
     }
     this.scanning = true;
     try {
+      let more = false;
       do {
         this.rescan = false;
-        await this.fill();
+        more = await this.fill();
       } while (this.rescan && !this.stopped);
-      await this.sleepUntilDue();
+      await this.sleepUntilDue(more);
     } catch (error) {
       // the read models could not be read (an outage): look again later by ourselves, since no new
       // work may come to wake us and deliveries already due would wait for ever
@@ -125,35 +146,81 @@ export class DeliveryWorker {
     }
   }
 
-  private async fill(): Promise<void> {
-    const now = this.nowMs();
+  /**
+   * Starts what the free slots allow of the due deliveries (delivery-slots.ts). The queue is read
+   * in due order without the partners and endpoints whose slots are all taken, so that one
+   * partner's pile of deliveries cannot hide another's behind it; a pass that filled more slots
+   * up reads again. True when it stopped with slots free and due deliveries possibly unread.
+   */
+  private async fill(): Promise<boolean> {
+    const now = (this.filledAt = this.nowMs());
     for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
-    const room = this.settings.concurrency - this.inFlight.size;
-    if (room <= 0) return;
-    const due = await deliveryQueue(this.ctx.docs).find({ due: { $lte: now } }, { sort: { due: 1 }, limit: room + this.inFlight.size + this.resting.size });
-    for (const item of due) {
-      if (this.stopped || this.inFlight.size >= this.settings.concurrency) break;
-      if (this.inFlight.has(item._id) || this.resting.has(item._id)) continue;
-      this.inFlight.add(item._id);
-      const run = this.attempt(item._id)
-        // nothing done (held elsewhere, or the read model behind): not again at once
-        .then((done) => void (done || this.resting.set(item._id, this.nowMs() + 1000)))
-        .catch((error: Error) => this.ctx.log.error({ err: { message: error.message }, delivery: item._id }, 'webhook delivery attempt failed to run'))
-        .finally(() => {
-          this.inFlight.delete(item._id);
-          this.running.delete(run);
-          this.poke();
-        });
-      this.running.add(run);
+    let window = Math.max(this.slots.free * WINDOW_PER_SLOT, MIN_WINDOW);
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      if (this.stopped || this.slots.free === 0) return false;
+      const full = this.slots.full();
+      const filter: Filter = { due: { $lte: now } };
+      if (full.endpoints.length) filter.endpointId = { $nin: full.endpoints };
+      if (full.partners.length) filter.partnerId = { $nin: full.partners };
+      const limit = window + this.inFlight.size + this.resting.size;
+      const queued = await deliveryQueue(this.ctx.docs).find(filter, { sort: { due: 1 }, limit });
+      const due: DueDelivery[] = [];
+      for (const item of queued) {
+        if (this.inFlight.has(item._id) || this.resting.has(item._id)) continue;
+        due.push({ id: item._id, endpointId: item.endpointId, partnerId: item.partnerId ?? (await this.partnerOf(item.endpointId)), due: item.due });
+      }
+      if (this.stopped) return false;
+      const started = this.slots.take(due);
+      for (const delivery of started) this.launch(delivery);
+      // everything due (and not waiting for a full partner or endpoint) was read
+      if (queued.length < limit) return false;
+      // nothing startable in a full window: look further next time
+      if (started.length === 0) window *= 2;
     }
+    return this.slots.free > 0;
   }
 
-  private async sleepUntilDue(): Promise<void> {
+  private launch(delivery: DueDelivery): void {
+    this.inFlight.add(delivery.id);
+    const run = this.attempt(delivery.id)
+      // nothing done (held elsewhere, or the read model behind): not again at once
+      .then((done) => void (done || this.resting.set(delivery.id, this.nowMs() + 1000)))
+      .catch((error: Error) => this.ctx.log.error({ err: { message: error.message }, delivery: delivery.id }, 'webhook delivery attempt failed to run'))
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        this.slots.release(delivery);
+        this.running.delete(run);
+        this.poke();
+      });
+    this.running.add(run);
+  }
+
+  /** The partner of an endpoint ('' when it is gone: its deliveries are dropped by `attempt`). */
+  private async partnerOf(endpointId: string): Promise<string> {
+    let partnerId = this.partnerOfEndpoint.get(endpointId);
+    if (partnerId === undefined) {
+      partnerId = (await endpointsCollection(this.ctx.docs).get(endpointId))?.partnerId ?? '';
+      if (this.partnerOfEndpoint.size >= PARTNERS_KNOWN) this.partnerOfEndpoint.clear();
+      this.partnerOfEndpoint.set(endpointId, partnerId);
+    }
+    return partnerId;
+  }
+
+  /**
+   * Sleeps until the next delivery falls due, a resting one may be tried again, or `idleMs`. A due
+   * delivery waiting for a slot needs no timer: the attempt that frees the slot pokes the worker.
+   */
+  private async sleepUntilDue(more: boolean): Promise<void> {
     clearTimeout(this.timer);
     if (this.stopped) return;
-    const [next] = await deliveryQueue(this.ctx.docs).find({}, { sort: { due: 1 }, limit: 1 });
-    const wait = next ? Math.min(Math.max(next.due - this.nowMs(), 0), this.idleMs) : this.idleMs;
-    this.timer = setTimeout(() => this.poke(), Math.max(wait, 10));
+    let wake = this.nowMs() + this.idleMs;
+    if (!more) {
+      // due after what the last pass read (one that fell due since is found too, and is due now)
+      const [next] = await deliveryQueue(this.ctx.docs).find({ due: { $gt: this.filledAt } }, { sort: { due: 1 }, limit: 1 });
+      if (next) wake = Math.min(wake, next.due);
+      for (const until of this.resting.values()) wake = Math.min(wake, until);
+    }
+    this.timer = setTimeout(() => this.poke(), more ? 0 : Math.max(wake - this.nowMs(), 10));
     this.timer.unref();
   }
 

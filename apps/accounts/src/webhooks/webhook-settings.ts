@@ -13,6 +13,10 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** deliveries in flight at once, per process */
   concurrency: number;
+  /** of which for one partner's endpoints, at most (delivery-slots.ts) */
+  perPartner: number;
+  /** of which for one endpoint, at most */
+  perEndpoint: number;
   /** DNS for URL checks and connections (tests simulate it); default the system's */
   resolver?: Resolver;
 }

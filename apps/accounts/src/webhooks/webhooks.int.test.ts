@@ -44,6 +44,42 @@ async function startReceiver(): Promise<{ url: string; port: number; got: Receiv
   return { url: `http://127.0.0.1:${port}/hook`, port, got, plan, server };
 }
 
+/**
+ * A receiver that accepts every POST and never answers; it counts the requests open at once, in
+ * all and per path (each endpoint registers its own path).
+ */
+async function startHangingReceiver(): Promise<{ url: (path: string) => string; open: () => number; maxOpen: () => number; maxOpenPerPath: () => number; close: () => void }> {
+  let open = 0;
+  let maxOpen = 0;
+  let maxOpenPerPath = 0;
+  const perPath = new Map<string, number>();
+  const server = createServer((req) => {
+    const path = req.url ?? '';
+    open += 1;
+    perPath.set(path, (perPath.get(path) ?? 0) + 1);
+    maxOpen = Math.max(maxOpen, open);
+    maxOpenPerPath = Math.max(maxOpenPerPath, perPath.get(path)!);
+    req.resume();
+    req.socket.once('close', () => {
+      open -= 1;
+      perPath.set(path, perPath.get(path)! - 1);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  server.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}/${path}`,
+    open: () => open,
+    maxOpen: () => maxOpen,
+    maxOpenPerPath: () => maxOpenPerPath,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
 async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -259,6 +295,22 @@ describe('webhooks', () => {
     }
   });
 
+  it('an attempt to an endpoint that accepts and never answers is given up after the delivery timeout', async () => {
+    const hanging = await startHangingReceiver();
+    try {
+      const p = (await t.createPartner()).partner_id;
+      const hook = await hooks.create({ partnerId: p, url: hanging.url('never'), event_types: ['user.created'] });
+      await createUser('silent', p);
+      await eventually(async () => {
+        const [d] = await hooks.deliveries({ partnerId: p, webhookId: hook.id });
+        assert.equal(d?.last_error, `no response within ${TEST_WEBHOOKS.timeoutMs} ms`);
+      });
+      await hooks.delete({ partnerId: p, webhookId: hook.id });
+    } finally {
+      hanging.close();
+    }
+  });
+
   it('two replicas deliver each event once', async () => {
     const replica = await startTestAccounts({ dir: t.dir, now: () => Math.floor(nowMs() / 1000) });
     const second = await startWorker(replica);
@@ -328,5 +380,64 @@ describe('webhooks: no requests into the operator\'s network', () => {
     const [d] = await hooks.deliveries({ partnerId, webhookId: hook.id });
     assert.match(d.last_error!, /^refused: rebind\.example resolves to 127\.0\.0\.1 is a loopback address/);
     assert.equal(receiver.got.length, 0);
+  });
+});
+
+describe("webhooks: one partner's slow receivers do not delay another partner's deliveries (issue 33, item 5)", () => {
+  // the attempts to receivers that never answer last the whole test: only the slot caps let others through
+  const settings: WebhookSettings = { ...TEST_WEBHOOKS, timeoutMs: 60_000, concurrency: 4, perPartner: 2, perEndpoint: 1 };
+  let t: TestAccounts;
+  let worker: DeliveryWorker;
+  let sender: HttpDelivery;
+  let hanging: Awaited<ReturnType<typeof startHangingReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  before(async () => {
+    t = await startTestAccounts({ webhooks: settings });
+    hanging = await startHangingReceiver();
+    receiver = await startReceiver();
+    sender = new HttpDelivery({ allowHttp: true, allowPrivate: true, timeoutMs: settings.timeoutMs });
+    worker = new DeliveryWorker(t.ctx, settings, await new MemoryKeyValueStore().bucket('leases-fair', { ttlMs: leaseTtlMs(settings) }), sender, { idleMs: 50 });
+    worker.start();
+  });
+  after(async () => {
+    // the hung attempts fail at once when their connections go; then the worker can stop
+    hanging.close();
+    receiver.server.close();
+    receiver.server.closeAllConnections();
+    await worker.stop();
+    await sender.close();
+    await t.close();
+  });
+
+  it('20 endpoints that accept and never answer hold their partner\'s slots only: another partner\'s delivery goes at once', async () => {
+    const hooks = new WebhooksHandlers(t.ctx);
+    const slow = (await t.createPartner()).partner_id;
+    const other = (await t.createPartner()).partner_id;
+    for (let i = 0; i < 20; i++) await hooks.create({ partnerId: slow, url: hanging.url(`slow-${i}`), event_types: ['user.created'] });
+    for (let i = 0; i < 3; i++) await t.users.create({ partnerId: slow, username: `pile${i}`, name: 'P', email: `pile${i}@slow.example` });
+    // 60 deliveries of the slow partner are due; its 2 slots are taken by receivers that never answer
+    await eventually(() => assert.ok(hanging.open() >= settings.perPartner));
+
+    await hooks.create({ partnerId: other, url: receiver.url, event_types: ['user.created'] });
+    await t.users.create({ partnerId: other, username: 'prompt', name: 'Prompt', email: 'prompt@other.example' });
+    await eventually(() => assert.ok(receiver.got.some((r) => r.body.includes('"prompt"')), "the other partner's delivery arrived"), 20_000);
+    assert.equal(hanging.maxOpen(), settings.perPartner, 'the slow partner never held more than its share');
+    assert.equal(hanging.maxOpenPerPath(), settings.perEndpoint, 'nor more than one per endpoint');
+  });
+
+  it("one endpoint that never answers holds its endpoint's slots only: its partner's other endpoint gets every delivery at once", async () => {
+    const hooks = new WebhooksHandlers(t.ctx);
+    const mixed = (await t.createPartner()).partner_id;
+    const openBefore = hanging.open();
+    await hooks.create({ partnerId: mixed, url: hanging.url('mixed-slow'), event_types: ['user.created'] });
+    const healthy = await hooks.create({ partnerId: mixed, url: `${receiver.url}?healthy`, event_types: ['user.created'] });
+    for (let i = 0; i < 4; i++) await t.users.create({ partnerId: mixed, username: `mixed${i}`, name: 'M', email: `mixed${i}@mixed.example` });
+    await eventually(async () => {
+      const done = (await hooks.deliveries({ partnerId: mixed, webhookId: healthy.id })).filter((d) => d.status === 'succeeded');
+      assert.equal(done.length, 4);
+    }, 20_000);
+    assert.equal(hanging.open(), openBefore + settings.perEndpoint, 'the slow endpoint holds one slot, its 3 other deliveries wait');
+    assert.equal(hanging.maxOpenPerPath(), settings.perEndpoint);
   });
 });

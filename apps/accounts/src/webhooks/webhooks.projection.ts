@@ -72,6 +72,8 @@ export interface DeliveryDoc {
 export interface QueueDoc {
   _id: string;
   endpointId: string;
+  /** the endpoint's partner (absent in entries made before it was kept: the worker looks it up) */
+  partnerId?: string;
   /** unix milliseconds */
   due: number;
   [key: string]: unknown;
@@ -101,7 +103,7 @@ export const webhooksProjection = (signals?: FeedSignals): Projection =>
       status: 'pending', attempts: 0, created_at: Math.floor(event.recordedAt / 1000), created_ms: event.recordedAt, last_attempt_at: null,
       next_attempt_ms: event.recordedAt, last_status_code: null, last_error: null, redelivery_of: redeliveryOf, history: [], pos: event.position,
     });
-    await queue.upsert({ _id: id, endpointId: endpoint._id, due: event.recordedAt });
+    await queue.upsert({ _id: id, endpointId: endpoint._id, partnerId: endpoint.partnerId, due: event.recordedAt });
     afterCommit(docs, () => signals?.workAdded());
   }
 
@@ -199,7 +201,7 @@ export const webhooksProjection = (signals?: FeedSignals): Projection =>
       last_status_code: e.data.status_code, last_error: attempt.error, history: [...delivery.history, attempt].slice(-DELIVERY_HISTORY_KEPT), pos: event.position,
     });
     if (status === 'pending') {
-      await queue.upsert({ _id: delivery._id, endpointId: delivery.endpointId, due: next! });
+      await queue.upsert({ _id: delivery._id, endpointId: delivery.endpointId, partnerId: delivery.partnerId, due: next! });
       afterCommit(docs, () => signals?.workAdded());
     } else {
       await queue.delete(delivery._id);

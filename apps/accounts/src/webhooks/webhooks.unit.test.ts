@@ -3,12 +3,16 @@
  * signature a receiver checks (each of two secrets verifies), the retry schedule, and which target
  * addresses are refused (no SSRF into the operator's network).
  */
+import type { DomainError } from '@burrow/contracts';
 import assert from 'node:assert/strict';
+import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
-import { addressRefusal, allowedAddresses, literalHostRefusal } from './address-policy.js';
+import { addressRefusal, allowedAddresses, guardedLookup, literalHostRefusal, type Resolver } from './address-policy.js';
 import { nextAttemptAt, retryDelay } from './backoff.js';
+import { DeliverySlots, type DueDelivery } from './delivery-slots.js';
 import { endpointDecider } from './endpoint.js';
 import { newSecretRef, signatureHeader, verifySignature, webhookSecret } from './signing.js';
+import { checkWebhookUrl } from './webhook-url.js';
 
 const KEY = 'k'.repeat(40);
 
@@ -83,10 +87,112 @@ describe('webhook target addresses', () => {
     assert.equal(literalHostRefusal('example.com', false), null);
   });
 
+  // Issue 33, item 10: `https://[::127.0.0.1]/` was accepted (stored as https://[::7f00:1]/).
+  const INTERNAL_IPV6_SPELLINGS: [url: string, reason: RegExp][] = [
+    ['https://[::127.0.0.1]/', /IPv4-compatible IPv6 address carrying 127\.0\.0\.1/],
+    ['https://[::7f00:1]/', /IPv4-compatible IPv6 address carrying 127\.0\.0\.1/],
+    ['https://[0:0:0:0:0:0:127.0.0.1]/', /IPv4-compatible IPv6 address carrying 127\.0\.0\.1/],
+    ['https://[0000::0000:7F00:0001]/', /IPv4-compatible IPv6 address carrying 127\.0\.0\.1/],
+    ['https://[::10.0.0.1]/', /IPv4-compatible IPv6 address carrying 10\.0\.0\.1/],
+    ['https://[::169.254.169.254]/', /IPv4-compatible IPv6 address carrying 169\.254\.169\.254/],
+    ['https://[::0.0.0.2]/', /IPv4-compatible IPv6 address carrying 0\.0\.0\.2/],
+    ['https://[::8.8.8.8]/', /IPv4-compatible IPv6 address carrying 8\.8\.8\.8/],
+    ['https://[::ffff:127.0.0.1]/', /IPv4-mapped form of 127\.0\.0\.1, a loopback address/],
+    ['https://[::ffff:7f00:1]/', /IPv4-mapped form of 127\.0\.0\.1, a loopback address/],
+    ['https://[::ffff:a9fe:a9fe]/', /IPv4-mapped form of 169\.254\.169\.254, a linkLocal address/],
+    ['https://[::ffff:0:127.0.0.1]/', /IPv4-translated \(RFC 6145\) address carrying 127\.0\.0\.1/],
+    ['https://[64:ff9b::127.0.0.1]/', /NAT64 \(RFC 6052\) address carrying 127\.0\.0\.1/],
+    ['https://[64:ff9b::a00:1]/', /NAT64 \(RFC 6052\) address carrying 10\.0\.0\.1/],
+    ['https://[64:ff9b:1::a00:1]/', /NAT64 \(RFC 6052\) address/],
+    ['https://[2002:7f00:1::]/', /6to4 address carrying 127\.0\.0\.1/],
+    ['https://[2002:c0a8:101::1]/', /6to4 address carrying 192\.168\.1\.1/],
+    // Teredo: server 65.54.227.120, client 127.0.0.1 (inverted in the last 32 bits)
+    ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', /Teredo address carrying 127\.0\.0\.1/],
+    ['https://[::]/', /unspecified/],
+    ['https://[::1]/', /loopback/],
+    ['https://[fe80::1]/', /linkLocal/],
+    ['https://0x7f.1/', /127\.0\.0\.1 is a loopback address/],
+    ['https://2130706433/', /127\.0\.0\.1 is a loopback address/],
+  ];
+  const noDns: Resolver = () => Promise.reject(new Error('a literal address is never looked up'));
+
+  it('refuses every IPv6 form that carries an internal IPv4 address, as a URL spells it (registration)', async () => {
+    for (const [url, reason] of INTERNAL_IPV6_SPELLINGS) {
+      const error = await checkWebhookUrl(url, { allowHttp: false, allowPrivate: false }, noDns).then(() => null, (e: DomainError) => e);
+      assert.ok(error, `${url} must be refused`);
+      assert.equal(error.status, 400, url);
+      assert.deepEqual(error.body.fields, ['url'], url);
+      assert.match(error.message, reason, url);
+      // and again before a delivery's request (a URL stored by an older version)
+      assert.match(literalHostRefusal(new URL(url).hostname, false) ?? '', reason, `delivery of ${url}`);
+    }
+    assert.equal(await checkWebhookUrl('https://[2606:2800:220:1:248:1893:25c8:1946]/', { allowHttp: false, allowPrivate: false }, noDns), 'https://[2606:2800:220:1:248:1893:25c8:1946]/');
+    assert.equal(await checkWebhookUrl('https://[::ffff:93.184.216.34]/', { allowHttp: false, allowPrivate: false }, noDns), 'https://[::ffff:5db8:d822]/');
+  });
+
+  it('refuses the same forms when a name resolves to them (at registration and at every connection: DNS rebinding)', async () => {
+    for (const [url, reason] of INTERNAL_IPV6_SPELLINGS) {
+      // what a resolver may answer: the address as the URL standard writes it, and as spelled here
+      const written = url.includes('[') ? url.slice(url.indexOf('[') + 1, url.indexOf(']')) : null;
+      const spellings = new Set([new URL(url).hostname.replace(/^\[|\]$/g, ''), ...(written ? [written] : [])]);
+      for (const address of spellings) {
+        const resolve: Resolver = async () => [{ address, family: isIP(address) }];
+        await assert.rejects(allowedAddresses('rebound.example', false, resolve), (e: Error) => reason.test(e.message), `${address} (from ${url})`);
+        await assert.rejects(checkWebhookUrl('https://rebound.example/', { allowHttp: false, allowPrivate: false }, resolve), (e: DomainError) => e.status === 400, `${address} at registration`);
+        const lookedUp = await new Promise<NodeJS.ErrnoException | null>((done) => guardedLookup(false, resolve)('rebound.example', { all: true }, (e) => done(e)));
+        assert.match(lookedUp?.message ?? '', reason, `${address} at connect time`);
+      }
+    }
+  });
+
   it('refuses a name when any of its addresses is refused', async () => {
     const resolve = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }];
     await assert.rejects(allowedAddresses('mixed.example', false, resolve), /10\.1\.1\.1 is a private address/);
     assert.equal((await allowedAddresses('mixed.example', true, resolve)).length, 2);
+  });
+});
+
+describe('delivery slots (fair per partner and per endpoint)', () => {
+  const due = (partnerId: string, endpointId: string, n: number, from = 0): DueDelivery[] =>
+    Array.from({ length: n }, (_, i) => ({ id: `${endpointId}.${from + i}`, partnerId, endpointId, due: from + i }));
+  const byDue = (list: DueDelivery[]) => [...list].sort((a, b) => a.due - b.due);
+
+  it('a partner gets at most its share, an endpoint at most its own, whatever is due first', () => {
+    const slots = new DeliverySlots({ total: 6, perPartner: 3, perEndpoint: 1 });
+    // the slow partner's 100 deliveries are all due before the other's one
+    const pile = Array.from({ length: 20 }, (_, e) => due('slow', `slow-${e}`, 5, e * 5)).flat();
+    const taken = slots.take(byDue([...pile, ...due('other', 'other-1', 1, 1000)]));
+    assert.deepEqual(taken.map((d) => d.partnerId).sort(), ['other', 'slow', 'slow', 'slow']);
+    assert.equal(new Set(taken.map((d) => d.endpointId)).size, taken.length, 'one per endpoint');
+    assert.equal(slots.free, 2);
+    const full = slots.full();
+    assert.deepEqual(full.partners, ['slow']);
+    assert.deepEqual(full.endpoints.sort(), [...taken.map((d) => d.endpointId)].sort());
+    // nothing more of the slow partner until one of its attempts ends
+    assert.deepEqual(slots.take(pile.filter((d) => !taken.includes(d))), []);
+    slots.release(taken.find((d) => d.partnerId === 'slow')!);
+    assert.equal(slots.take(pile.filter((d) => !taken.includes(d))).length, 1);
+  });
+
+  it('scarce slots go round-robin: to the partner with the fewest in flight, then the one served least recently', () => {
+    const slots = new DeliverySlots({ total: 2, perPartner: 2, perEndpoint: 2 });
+    const a = due('a', 'a-1', 10, 0);
+    const b = due('b', 'b-1', 3, 100);
+    const c = due('c', 'c-1', 3, 200);
+    const first = slots.take(byDue([...a, ...b, ...c]));
+    assert.deepEqual(first.map((d) => d.partnerId), ['a', 'b'], 'a is due first; then b, with none in flight');
+    slots.release(first[0]);
+    const [next] = slots.take(byDue([...a.slice(1), ...b.slice(1), ...c]));
+    assert.equal(next.partnerId, 'c', 'c has waited longest: a and b were served');
+    slots.release(first[1]);
+    const [then] = slots.take(byDue([...a.slice(1), ...b.slice(1), ...c.slice(1)]));
+    assert.equal(then.partnerId, 'a', 'then a again, before b (served after it)');
+  });
+
+  it("within a partner, the endpoint with the fewest attempts in flight goes first", () => {
+    const slots = new DeliverySlots({ total: 4, perPartner: 3, perEndpoint: 3 });
+    const taken = slots.take(byDue([...due('p', 'busy', 10, 0), ...due('p', 'quiet', 2, 50)]));
+    assert.deepEqual(taken.map((d) => d.endpointId), ['busy', 'quiet', 'busy']);
   });
 });
 

@@ -15,6 +15,8 @@ export interface SseStream {
   status: Promise<number>;
   frames: SseFrame[];
   comments: string[];
+  /** resolves once the server has ended the stream (or the connection failed) */
+  ended: Promise<void>;
   /** resolves once `n` frames have arrived (rejects after `timeoutMs`, or if the stream ends first) */
   waitFor(n: number, timeoutMs?: number): Promise<SseFrame[]>;
   close(): void;
@@ -25,7 +27,10 @@ export function openSse(url: string, auth: { username: string; password: string 
   const comments: string[] = [];
   const listeners = new Set<() => void>();
   let ended = false;
+  let setEnded: () => void = () => undefined;
+  const endedPromise = new Promise<void>((resolve) => (setEnded = resolve));
   const notify = () => {
+    if (ended) setEnded();
     for (const l of [...listeners]) l();
   };
   let setStatus: (status: number) => void = () => undefined;
@@ -70,6 +75,7 @@ export function openSse(url: string, auth: { username: string; password: string 
   req.end();
   return {
     status,
+    ended: endedPromise,
     frames,
     comments,
     waitFor(n, timeoutMs = 15_000) {

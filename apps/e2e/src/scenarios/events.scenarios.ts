@@ -7,7 +7,7 @@
 import type { FeedPage, PublicEvent } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { createPartner, type PartnerApi } from '../harness/client.js';
+import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js';
 import { openSse, type SseFrame } from '../harness/sse.js';
 import { assertBadFields, createUser, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
@@ -103,6 +103,39 @@ export function eventsScenarios({ target }: ScenarioContext) {
     // positions are global: B's next_after moves past A's events without listing them
     const page = (await b.api.get(`/events/?after=${feedB[0].position}`).expect(200)).body as FeedPage;
     assert.ok(page.events.every((e) => !JSON.stringify(e).includes('notb')));
+  });
+
+  it('a stream opened with the old password ends on every gateway when the partner password changes, and sends nothing written after the change (issue 33, item 9)', async () => {
+    const p = await createPartner(target());
+    const streams = target().urls.map((url) => openSse(`${url}/events/`, p.credentials));
+    try {
+      for (const stream of streams) assert.equal(await stream.status, 200);
+      const before = await createUser(p.api, { username: unique('before') });
+      for (const stream of streams) await stream.waitFor(1);
+      const next = { username: p.credentials.username, password: 'changed-password-9' };
+      await p.api.post('/partner/password', next.password).expect(200);
+      const after = await createUser(partnerApi(target(), target().url, next), { username: unique('after') });
+      for (const [i, stream] of streams.entries()) {
+        await Promise.race([stream.ended, new Promise((_, reject) => setTimeout(() => reject(new Error(`gateway ${i}: the stream did not end`)), 15_000))]);
+        assert.deepEqual(parsed(stream.frames).map((e) => e.type), ['user.created'], `gateway ${i}: nothing after the change`);
+        assert.equal((stream.frames[0] && (JSON.parse(stream.frames[0].data) as PublicEvent<'user.created'>).data.username), before.username);
+        assert.ok(stream.comments.some((c) => /password has changed/.test(c)), `gateway ${i}: says why it ended`);
+      }
+      // a stream opened with the new password reads on, the change included
+      const renewed = openSse(`${target().url}/events/?after=0`, next);
+      try {
+        assert.deepEqual(parsed(await renewed.waitFor(3)).map((e) => e.type), ['user.created', 'partner.password_changed', 'user.created']);
+        assert.equal((JSON.parse(renewed.frames[2].data) as PublicEvent<'user.created'>).data.username, after.username);
+      } finally {
+        renewed.close();
+      }
+      // the old password opens nothing any more
+      const refused = openSse(`${target().url}/events/`, p.credentials);
+      assert.equal(await refused.status, 401);
+      refused.close();
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 
   it('pages are stable and the feed is also under /apis/accounts/v1/', async () => {

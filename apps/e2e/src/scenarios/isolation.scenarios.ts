@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js';
+import { storageApi } from '../harness/storage-client.js';
 import {
   assertConflict,
   assertError,
@@ -94,6 +95,24 @@ export function isolationScenarios({ target }: ScenarioContext) {
     assert.equal(still.name, 'Alice of A');
     assert.equal(still.enabled, true);
     assert.equal((await a.get(`/users/${aUser.username}/shares/a-room`).expect(200)).body.enabled, true);
+  });
+
+  it("login names are one namespace across partners: another partner's username equal to a user's email, or email equal to a username, is 409 naming it (issue 33, item 4)", async () => {
+    // partners of its own: the other tests count a's and b's users
+    const a = (await createPartner(target())).api;
+    const b = (await createPartner(target())).api;
+    const alice = await createUser(a, { username: unique('alice'), password: 'alice-password-1' });
+    const squat = { name: 'Squatter', email: `${unique('squat')}@example.com`, password: 'squat-password-1' };
+    assertConflict(await b.post('/users/', { ...squat, username: alice.user.email.toUpperCase() }), 'username');
+    // her email login reaches her own storage (the squatter's would have answered it before)
+    await storageApi(target(), alice.user.email, 'alice-password-1').listShares().expect(200);
+    assertError(await storageApi(target(), alice.user.email, 'squat-password-1').listShares(), 401);
+    // taken in advance: a username with @ bars the same address as another user's email, on create and on change
+    const early = `${unique('early')}@late.example`;
+    await createUser(b, { username: early, email: `${unique('early')}@example.com` });
+    assertConflict(await a.post('/users/', { username: unique('late'), name: 'Late', email: early, password: 'late-password-1' }), 'email');
+    assertConflict(await a.post(`/users/${alice.username}`, { email: early.toUpperCase() }), 'email');
+    assert.equal((await getUser(a, alice.username)).email, alice.user.email);
   });
 
   it("lists and counts hold only the partner's own users and groups", async () => {

@@ -8,7 +8,7 @@ import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { INTERFACE_A_MOUNTS } from '../http/interface-a.js';
-import { PartnerGuard, PartnerId } from '../http/partner.guard.js';
+import { PartnerGuard, PartnerId, partnerStamp } from '../http/partner.guard.js';
 import { Query } from '../http/request.js';
 import { GATEWAY_LOGGER, RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';
@@ -40,8 +40,11 @@ export class FeedController {
   async feed(@PartnerId() partnerId: string, @Query(FEED_ROUTES.feed.query) query: z.output<typeof FEED_ROUTES.feed.query>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const after = lastEventId(req) ?? query.after ?? 0;
     if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
+      // every poll carries the stamp of the credentials the stream was opened with: accounts
+      // refuses it (401, the stream ends) once the partner's password has changed
+      const stamp = partnerStamp(req);
       const fetch = (from: number, limit: number, waitMs: number) =>
-        this.rpc.call<FeedPage>(Subjects.accounts.readFeed, { partnerId, after: from, limit, waitMs }, { timeoutMs: waitMs + ANSWER_MS });
+        this.rpc.call<FeedPage>(Subjects.accounts.readFeed, { partnerId, after: from, limit, waitMs, stamp }, { timeoutMs: waitMs + ANSWER_MS });
       await streamFeed(res, after, fetch, { heartbeatMs: this.options.heartbeatMs, maxMs: this.options.maxStreamMs }, this.log);
       return;
     }

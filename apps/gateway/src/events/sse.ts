@@ -7,7 +7,8 @@
  * Backpressure: when the socket's buffer is full the stream waits for `drain` before fetching more.
  * A comment line goes out whenever nothing else has for `heartbeatMs`, so proxies do not cut an
  * idle stream. The stream ends after `maxMs` (the client reconnects, re-authenticating, and
- * resumes), or when the client goes; the loop stops at once and nothing is left running but at
+ * resumes), when a fetch is refused with 401 (the partner's password changed since the stream was
+ * opened: nothing written after the change is sent), or when the client goes; the loop stops at once and nothing is left running but at
  * most one poll, which ends by itself within its wait.
  */
 import { DomainError, type FeedPage, type PublicEvent } from '@burrow/contracts';
@@ -19,6 +20,9 @@ export const SSE_RETRY_MS = 3000;
 const BATCH = 100;
 /** The longest a long poll waits for an event. */
 const MAX_WAIT_MS = 25_000;
+
+/** The last line of a stream whose credentials have changed (the partner's password). */
+export const CREDENTIALS_CHANGED = 'the partner password has changed: the stream ends; reconnect with the new credentials';
 
 export const sseFrame = (event: PublicEvent): string => `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 export const sseComment = (text: string): string => `: ${text}\n\n`;
@@ -70,6 +74,11 @@ export async function streamFeed(res: Response, from: number, fetch: FeedFetch, 
     try {
       page = await fetch(after, BATCH, Math.min(waitMs, Math.max(deadline - Date.now(), 0)));
     } catch (error) {
+      if (error instanceof DomainError && error.status === 401) {
+        // the credentials the stream was opened with are no longer the partner's: nothing more is sent
+        await write(sseComment(CREDENTIALS_CHANGED));
+        break;
+      }
       if (!(error instanceof DomainError) || error.status !== 503) {
         log.error({ err: { message: (error as Error).message } }, 'feed stream ended by an error');
         break;

@@ -1,9 +1,10 @@
 /**
  * The SSE stream's own behaviour, on a real HTTP server with the feed replaced by a function: idle
  * streams get heartbeats, a client that stops reading stops the fetching (backpressure), a client
- * that goes stops the loop, and an absent accounts service keeps the stream open.
+ * that goes stops the loop, an absent accounts service keeps the stream open, and a refused fetch
+ * (the partner's password changed) ends it.
  */
-import { type FeedPage, type PublicEvent, serviceUnavailable } from '@burrow/contracts';
+import { type FeedPage, type PublicEvent, serviceUnavailable, unauthorized } from '@burrow/contracts';
 import express from 'express';
 import assert from 'node:assert/strict';
 import { request, type Server } from 'node:http';
@@ -117,6 +118,28 @@ describe('SSE stream', () => {
     client.resume();
     await until(() => calls > stalled + 2, 'fetching resumes with reading');
     client.close();
+  });
+
+  it('a fetch refused with 401 (the partner password changed) ends the stream at once, saying why, and fetches no more', async () => {
+    let calls = 0;
+    const errors: object[] = [];
+    const app = express();
+    app.get('/events', (_req, res) => void streamFeed(res, 0, async (after) => {
+      calls++;
+      if (calls === 2) throw unauthorized('the partner password has changed');
+      return { events: [event(after + 1)], next_after: after + 1, has_more: false };
+    }, { heartbeatMs: 50, maxMs: 60_000 }, { error: (details) => void errors.push(details) }));
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server!.once('listening', r));
+    const text = await new Promise<string>((resolve, reject) => {
+      request(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/events`, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve(body));
+      }).on('error', reject).end();
+    });
+    assert.match(text, /id: 1\n[^]*: the partner password has changed: the stream ends; reconnect with the new credentials\n\n$/);
+    assert.equal(calls, 2);
+    assert.deepEqual(errors, [], 'an expected end, not an error');
   });
 
   it('while the accounts service does not answer, the stream stays open and then goes on', async () => {

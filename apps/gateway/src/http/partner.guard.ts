@@ -55,6 +55,12 @@ function partnerCredentials(req: Request): AuthenticatePartnerRequest {
 }
 
 /**
+ * The stamp of the credentials the guard checked (`AuthenticatedPartner.stamp`), for a request that
+ * outlives them (the feed's SSE stream); undefined on an `@AuthenticatedInCall()` route.
+ */
+export const partnerStamp = (req: Request): string | undefined => (req as PartnerRequest).partner?.stamp;
+
+/**
  * The authenticated partner's id; on an `@AuthenticatedInCall()` route, the request's
  * `PartnerInCall`, which stands for it in the payloads the handler sends (`PartnerRpcClient`).
  */

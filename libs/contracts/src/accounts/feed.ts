@@ -177,6 +177,12 @@ export interface ReadFeedRequest extends PartnerScoped {
   limit: number;
   /** wait up to this long for an event when there is none yet (the SSE stream's long poll) */
   waitMs?: number;
+  /**
+   * The stamp of the credentials the SSE stream was opened with (`AuthenticatedPartner.stamp`):
+   * once the partner's password has changed, the read is refused with 401 and nothing more is
+   * sent, whatever was written since.
+   */
+  stamp?: string;
 }
 
 // ---- the hour summaries' markers (stream backupactivity-<deviceId>-<hour start ms>) -------------

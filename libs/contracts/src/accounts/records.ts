@@ -68,6 +68,12 @@ export interface PartnerDetails extends PartnerInfo {
 export interface AuthenticatedPartner {
   partnerId: string;
   username: string;
+  /**
+   * Stands for the password the partner authenticated with (a digest of its hash; reveals nothing
+   * usable): a long-lived request (the feed's SSE stream) carries it, and ends once it is no longer
+   * the partner's current one (the password changed).
+   */
+  stamp: string;
 }
 
 /** A user whose password checked out, with what the storage interface's policy needs. */

@@ -99,7 +99,7 @@ export const USER_ROUTES = {
           json: notValidJson,
         }),
         '402': error('Allocating the plan would exceed the bytes available to the enterprise.', { payment: ex('over the enterprise allocation', err('payment required')) }),
-        '409': error('Duplicate username or email (across the service), or a nonexistent plan or group.', {
+        '409': error('Duplicate username or email (across the service; usernames and emails are one namespace of login names: a username equal to any user\'s email is `username`, an email equal to any user\'s username is `email`), or a nonexistent plan or group.', {
           username: ex('username taken', err('username already in use', { conflicts: ['username'] })),
           email: ex('email taken', err('email already in use', { conflicts: ['email'] })),
           plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
@@ -183,7 +183,7 @@ export const USER_ROUTES = {
         }),
         '402': error('The new plan or bonus would exceed the bytes available to the enterprise.', { quota: ex('quota exceeded', err('quota exceeded')) }),
         '404': noUser(),
-        '409': error('Email already used by another user, or a nonexistent plan or group; with action=sendactivationemail, the email could not be sent.', {
+        '409': error('Email already used by another user (as an email or as a username), or a nonexistent plan or group; with action=sendactivationemail, the email could not be sent.', {
           email: ex('email taken', err('email already in use', { conflicts: ['email'] })),
           plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
           group: ex('no such group', err('group 99 does not exist', { conflicts: ['group_id'] })),
