@@ -37,11 +37,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import Database from 'better-sqlite3';
 
 const root = new URL('..', import.meta.url).pathname;
 const { LocalBlobStore } = await import(join(root, 'libs/blobs/dist/index.js'));
 const { SqliteEventStore } = await import(join(root, 'libs/event-store/dist/index.js'));
+const { sqliteDriver } = await import(join(root, 'libs/sqlite/dist/index.js'));
 const { appendEvents } = await import(join(root, 'libs/eventsourcing/dist/index.js'));
 const { fileIdOf, LISTING_PAGE_DEFAULT } = await import(join(root, 'libs/contracts/dist/index.js'));
 const { b32encode } = await import(join(root, 'apps/gateway/dist/http/b32.js'));
@@ -344,7 +344,7 @@ process.exit(0);
 
 /** The one device the run registered (its ids), read from the stopped server's event store. */
 function registeredDevice() {
-  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
+  const db = sqliteDriver().open(join(dataDir, 'events.sqlite'));
   try {
     const rows = db.prepare("SELECT data FROM events WHERE type = 'DeviceRegistered'").all();
     if (rows.length !== 1) throw new Error(`expected one registered device, found ${rows.length}`);

@@ -32,10 +32,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 
 const here = new URL('..', import.meta.url).pathname;
 const { SqliteEventStore } = await import(join(here, 'libs/event-store/dist/index.js'));
+const { sqliteDriverChoice } = await import(join(here, 'libs/sqlite/dist/index.js'));
 const { appendEvents } = await import(join(here, 'libs/eventsourcing/dist/index.js'));
 
 const PARTS = (process.env.BENCH_PARTS ?? 'storage,accounts').split(',');
@@ -102,7 +102,7 @@ async function run(code, store, docs, projections, events, name = 'rebuild') {
 
 /** Every document of an SQLite read-model file (tables `c:<collection>`), as one digest and a count. */
 function digestOf(file) {
-  const db = new Database(file, { readonly: true });
+  const db = sqliteDriverChoice().driver.open(file);
   try {
     const hash = createHash('sha256');
     let documents = 0;
@@ -290,7 +290,7 @@ async function accountsPart() {
   await store.close();
 }
 
-console.log(`bench:rebuild ${new Date().toISOString()}, code: ${codes.map((c) => c.label).join(', ')}, ${ROUNDS} round(s), load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}`);
+console.log(`bench:rebuild ${new Date().toISOString()}, code: ${codes.map((c) => c.label).join(', ')}, ${ROUNDS} round(s), Node ${process.version}, SQLite driver ${sqliteDriverChoice().name} (this code's), load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}`);
 try {
   if (PARTS.includes('storage')) await storagePart();
   if (PARTS.includes('accounts')) await accountsPart();

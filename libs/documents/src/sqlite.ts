@@ -29,7 +29,7 @@
  * `commit` is one IMMEDIATE transaction: the version check, every write and the new checkpoint,
  * all or nothing, also against other processes sharing the file.
  */
-import Database from 'better-sqlite3';
+import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applyWrites } from './commit.js';
@@ -42,6 +42,8 @@ export interface SqliteDocumentStoreOptions {
   synchronous?: 'normal' | 'full';
   /** SQLite's page cache per connection, MiB (default 32) */
   cacheMiB?: number;
+  /** default: the process's (`sqliteDriver()`) */
+  driver?: SqliteDriver;
 }
 
 const TABLE_PREFIX = 'c:';
@@ -64,7 +66,7 @@ interface TableInfo {
   /** the same, split at the dots (made on first use) */
   keys: string[][] | null;
   /** its insert-or-replace statement (prepared on first use) */
-  upsert: Database.Statement | null;
+  upsert: SqliteStatement | null;
 }
 
 interface Plan {
@@ -80,8 +82,8 @@ interface Plan {
 }
 
 export class SqliteDocumentStore implements DocumentStore {
-  private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly db: SqliteDatabase;
+  private readonly statements = new Map<string, SqliteStatement>();
   /** tables known to exist, and each collection's indexed paths */
   private readonly tables = new Map<string, TableInfo>();
   /** each collection's sort paths this connection saw tracked in `_sort_keys` (see `trackSortKeys`) */
@@ -96,11 +98,10 @@ export class SqliteDocumentStore implements DocumentStore {
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       makePrivate(file);
     }
-    this.db = new Database(file);
+    this.db = (options.driver ?? sqliteDriver()).open(file, { busyTimeoutMs: 10_000 });
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-      this.db.pragma('busy_timeout = 10000');
       this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? 32)}`);
       this.db.exec(`
         CREATE TABLE IF NOT EXISTS _checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT NOT NULL);
@@ -119,17 +120,9 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   /** Statements are compiled once: preparing one costs more than running it. */
-  statement(sql: string): Database.Statement {
+  statement(sql: string): SqliteStatement {
     let stmt = this.statements.get(sql);
     if (!stmt) this.statements.set(sql, (stmt = this.db.prepare(sql)));
-    return stmt;
-  }
-
-  /** The same, yielding the first column's value alone per row (a statement of its own: `pluck` is a mode of the statement). */
-  private plucked(sql: string): Database.Statement {
-    const key = `pluck:${sql}`;
-    let stmt = this.statements.get(key);
-    if (!stmt) this.statements.set(key, (stmt = this.db.prepare(sql).pluck(true)));
     return stmt;
   }
 
@@ -173,7 +166,7 @@ export class SqliteDocumentStore implements DocumentStore {
     this.db.transaction(() => {
       for (const name of this.collectionNames()) this.db.exec(`DROP TABLE ${tableOf(name)}`);
       this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys; DELETE FROM _number_paths;');
-    })();
+    });
     this.tables.clear();
     this.sortKeys.clear();
     this.numberPaths.clear();
@@ -200,11 +193,9 @@ export class SqliteDocumentStore implements DocumentStore {
       .run(name, expectedVersion + 1, JSON.stringify(state));
     return { committed: true, rejected };
   };
-  private commitTransaction: Database.Transaction<SqliteDocumentStore['commitTx']> | null = null;
 
   async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
-    this.commitTransaction ??= this.db.transaction(this.commitTx);
-    return this.commitTransaction.immediate(name, expectedVersion, state, writes);
+    return this.db.transaction(() => this.commitTx(name, expectedVersion, state, writes), 'immediate');
   }
 
   /** Inserts or replaces; DuplicateKeyError when a unique index refuses it (the statement alone is undone). */
@@ -349,10 +340,10 @@ export class SqliteDocumentStore implements DocumentStore {
         const row = stmt.get(...plan.params, 1, skip) as { doc: string } | undefined;
         return { docs: row ? [JSON.parse(row.doc) as Document] : [], picked: false };
       }
-      // The text alone per row (no row object around it), parsed in place, and cut to `fields` as
-      // it is parsed: a page of 5,000 keeps one object per document alive, not two (what lives
+      // The text alone per row (no row object kept around it), parsed in place, and cut to `fields`
+      // as it is parsed: a page of 5,000 keeps one object per document alive, not two (what lives
       // through the young generation's collections is what a large page pays for per document).
-      const docs = this.plucked(`${select} LIMIT ? OFFSET ?`).all(...plan.params, limit || -1, skip) as unknown[];
+      const docs = this.statement(`${select} LIMIT ? OFFSET ?`).column(...plan.params, limit || -1, skip);
       if (fields) for (let i = 0; i < docs.length; i++) docs[i] = pickFields(JSON.parse(docs[i] as string) as Document, fields);
       else for (let i = 0; i < docs.length; i++) docs[i] = JSON.parse(docs[i] as string);
       return { docs: docs as Document[], picked: fields !== undefined };
@@ -370,10 +361,8 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** `run` in one read transaction: what it reads is one state of the file, whatever other connections write meanwhile. */
   private readTransaction<T>(run: () => T): T {
-    this.readTx ??= this.db.transaction((f: () => unknown) => f());
-    return this.readTx(run) as T;
+    return this.db.transaction(run);
   }
-  private readTx: Database.Transaction<(f: () => unknown) => unknown> | null = null;
 
   /**
    * Whether SQLite orders every one of `paths` (tracked sort paths of `collection`) as MongoDB
@@ -452,7 +441,7 @@ export class SqliteDocumentStore implements DocumentStore {
       const scan = this.statement(`INSERT OR IGNORE INTO ${flags.table} (collection, path, ${flags.column})
         SELECT ?, ?, EXISTS (SELECT 1 FROM ${t} WHERE json_type(doc, ?) IN ${flags.types})`);
       for (const p of missing) if (!tracked.get(collection, p)) scan.run(collection, p, `$.${p}`);
-    }).immediate();
+    }, 'immediate');
     for (const p of missing) seen.add(p);
     return true;
   }
@@ -489,7 +478,7 @@ export class SqliteDocumentStore implements DocumentStore {
         const doc = JSON.parse(row.doc);
         if (added.some((f) => isLoose(doc, f))) flag.run(row.id);
       }
-    })();
+    });
   }
 
   async ping(): Promise<void> {

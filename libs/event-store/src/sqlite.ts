@@ -9,11 +9,11 @@
  * `announce`): a read model applies the appends of several writes in one batch and one commit.
  *
  * Durability off the main thread: the connection commits with `synchronous=NORMAL` (no fsync inside
- * the commit, which would block the event loop: better-sqlite3 is synchronous), and a durable
+ * the commit, which would block the event loop: SQLite's drivers are synchronous), and a durable
  * append is acknowledged only after an `fdatasync` of the write-ahead log in the thread pool.
  * Concurrent durable appends share a sync (see `walSynced`).
  */
-import Database from 'better-sqlite3';
+import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, close as closeFd, closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -63,10 +63,12 @@ export interface SqliteEventStoreOptions {
   onAppended?: (position: number) => void;
   /** The longest a deferred append waits to be announced (ms; default 25, at most the poll interval). */
   deferredAnnounceMs?: number;
+  /** default: the process's (`sqliteDriver()`) */
+  driver?: SqliteDriver;
 }
 
 export class SqliteEventStore implements EventStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly waiters = new Set<() => void>();
   private readonly pollIntervalMs: number;
   private readonly id: string;
@@ -83,13 +85,12 @@ export class SqliteEventStore implements EventStore {
     makePrivate(file);
     this.syncsWal = options.synchronous !== 'normal';
     this.walFile = `${file}-wal`;
-    this.db = new Database(file);
+    this.db = (options.driver ?? sqliteDriver()).open(file, { busyTimeoutMs: 5000 });
     useWal(this.db);
     // Both modes commit without an fsync; `full` adds the store's own WAL sync before an
     // acknowledgement (appendSynced). NORMAL still fsyncs the WAL before a checkpoint copies it
     // into the database file and the database file after, so a checkpoint never loses a commit.
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
     whileBusy(() => this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -123,7 +124,7 @@ export class SqliteEventStore implements EventStore {
    * else what SQLite runs with (read back from the connection).
    */
   synchronous(): SqliteSynchronous | 'off' | 'extra' {
-    const connection = (['off', 'normal', 'full', 'extra'] as const)[this.db.pragma('synchronous', { simple: true }) as number];
+    const connection = (['off', 'normal', 'full', 'extra'] as const)[this.db.pragma('synchronous') as number];
     return connection === 'normal' && this.syncsWal ? 'full' : connection;
   }
 
@@ -166,8 +167,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Statements are compiled once: preparing one costs more than running it. */
-  private readonly statements = new Map<string, Database.Statement>();
-  private statement(sql: string): Database.Statement {
+  private readonly statements = new Map<string, SqliteStatement>();
+  private statement(sql: string): SqliteStatement {
     let stmt = this.statements.get(sql);
     if (!stmt) this.statements.set(sql, (stmt = this.db.prepare(sql)));
     return stmt;
@@ -197,10 +198,8 @@ export class SqliteEventStore implements EventStore {
     }
     return { revision, position };
   };
-  private appendTransaction: Database.Transaction<SqliteEventStore['appendTx']> | null = null;
   private appendImmediate(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    this.appendTransaction ??= this.db.transaction(this.appendTx);
-    return this.appendTransaction.immediate(stream, events, expected);
+    return this.db.transaction(() => this.appendTx(stream, events, expected), 'immediate');
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -340,8 +339,9 @@ export class SqliteEventStore implements EventStore {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
+    const params = from === undefined ? { stream, limit: options.maxCount ?? -1 } : { stream, from, limit: options.maxCount ?? -1 };
     const rows = this.statement(`SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`)
-      .all({ stream, from, limit: options.maxCount ?? -1 }) as Row[];
+      .all(params) as Row[];
     return rows.map(toRecorded);
   }
 
@@ -381,12 +381,11 @@ export class SqliteEventStore implements EventStore {
         const appendsSeen = this.appends;
         // Read the head first: every event at or below it is committed, so after delivering the
         // matching ones we may report the head as our checkpoint even if nothing matched.
-        const readTx = this.db.transaction(() => {
+        const { h, rows } = this.db.transaction(() => {
           const h = (head.get() as { p: number | null }).p ?? 0;
           const rows = select.all({ ...params, after: position }) as Row[];
           return { h, rows };
         });
-        const { h, rows } = readTx();
         for (const row of rows) {
           if (stopped) return;
           await handlers.onEvent(toRecorded(row));
@@ -504,8 +503,8 @@ export function whileBusy<T>(step: () => T): T {
 }
 
 /** Puts the file in WAL mode (persistent: a file already in it stays so), reading the mode first. */
-function useWal(db: Database.Database): void {
+function useWal(db: SqliteDatabase): void {
   whileBusy(() => {
-    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+    if (db.pragma('journal_mode') !== 'wal') db.pragma('journal_mode = WAL');
   });
 }

@@ -8,7 +8,7 @@
  * never returned, and each write deletes the bucket's dead entries (an index on the write time
  * keeps that cheap). The TTL is the one the bucket was last opened with by this store.
  */
-import Database from 'better-sqlite3';
+import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type BucketOptions, checkBucketName, checkKey, checkTtl, type KeyValueStore, type KvBucket, type KvEntry } from './port.js';
@@ -16,6 +16,8 @@ import { type BucketOptions, checkBucketName, checkKey, checkTtl, type KeyValueS
 export interface SqliteKeyValueStoreOptions {
   /** milliseconds; injectable so tests can move time */
   now?: () => number;
+  /** default: the process's (`sqliteDriver()`) */
+  driver?: SqliteDriver;
 }
 
 interface Row {
@@ -24,20 +26,20 @@ interface Row {
   written_at: number;
 }
 
-/** The statements, prepared once and kept for the store's life (never left to the GC to finalize). */
+/** The statements, prepared once and kept for the store's life. */
 interface Statements {
-  get: Database.Statement<[string, string], Row>;
-  put: Database.Statement<[string, string, string, number, number]>;
-  remove: Database.Statement<[string, string]>;
-  sweep: Database.Statement<[string, number]>;
-  nextRevision: Database.Statement<[], { value: number }>;
+  get: SqliteStatement<Row>;
+  put: SqliteStatement;
+  remove: SqliteStatement;
+  sweep: SqliteStatement;
+  nextRevision: SqliteStatement<{ value: number }>;
 }
 
 class SqliteBucket<T> implements KvBucket<T> {
   constructor(
     readonly name: string,
     public ttlMs: number,
-    private readonly store: { now(): number; db: Database.Database; statements: Statements },
+    private readonly store: { now(): number; db: SqliteDatabase; statements: Statements },
   ) {}
 
   private live(key: string): Row | undefined {
@@ -56,7 +58,7 @@ class SqliteBucket<T> implements KvBucket<T> {
       const revision = statements.nextRevision.get()!.value;
       statements.put.run(this.name, key, json, revision, now);
       return revision;
-    }).immediate();
+    }, 'immediate');
   }
 
   async get(key: string): Promise<KvEntry<T> | null> {
@@ -82,7 +84,7 @@ class SqliteBucket<T> implements KvBucket<T> {
 }
 
 export class SqliteKeyValueStore implements KeyValueStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly statements: Statements;
   private readonly buckets = new Map<string, SqliteBucket<unknown>>();
   private readonly now: () => number;
@@ -92,9 +94,10 @@ export class SqliteKeyValueStore implements KeyValueStore {
     // owner-only from the start: the file names sessions
     closeSync(openSync(file, 'a', 0o600));
     chmodSync(file, 0o600);
-    this.db = new Database(file);
+    this.db = (options.driver ?? sqliteDriver()).open(file, { busyTimeoutMs: 5000 });
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    // what better-sqlite3 gave a WAL file by default (its build's SQLITE_DEFAULT_WAL_SYNCHRONOUS), said for every driver
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS kv (
         bucket     TEXT    NOT NULL,

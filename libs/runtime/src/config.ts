@@ -6,6 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
+import { chooseSqliteDriver } from '@burrow/sqlite';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -222,6 +223,13 @@ export function readConfig(env: Env = process.env): BurrowConfig {
   const logLevel = get('LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal error warn info debug trace silent (got "${logLevel}")`);
+  }
+
+  // the driver itself is chosen where SQLite is first opened (libs/sqlite); a value it refuses is said here, with the rest
+  try {
+    chooseSqliteDriver(process.versions.node, get('BURROW_SQLITE_DRIVER'));
+  } catch (error) {
+    problems.push((error as Error).message);
   }
 
   const sqliteSynchronous = (get('BURROW_SQLITE_SYNCHRONOUS') ?? 'full').toLowerCase();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, readConfig } from './config.js';
+import { BETTER_SQLITE3_REFUSED_SINCE, NODE_SQLITE_SINCE, versionAtLeast } from '@burrow/sqlite';
 
 describe('readConfig', () => {
   it('applies defaults when nothing is set', () => {
@@ -69,6 +70,15 @@ describe('readConfig', () => {
     assert.equal(readConfig({ BURROW_PASSWORD_SCRYPT_N: '65536' }).passwordScryptN, 65536);
     assert.throws(() => readConfig({ BURROW_PASSWORD_SCRYPT_N: '3000' }), /BURROW_PASSWORD_SCRYPT_N must be a power of two/);
     assert.throws(() => readConfig({ BURROW_PASSWORD_SCRYPT_N: '512' }), /BURROW_PASSWORD_SCRYPT_N must be an integer from 1024 to 65536/);
+  });
+
+  it('BURROW_SQLITE_DRIVER: node or better-sqlite3, refused where that driver cannot run (said at start, with the other problems)', () => {
+    assert.throws(() => readConfig({ BURROW_SQLITE_DRIVER: 'sqlite3' }), /BURROW_SQLITE_DRIVER must be node or better-sqlite3 \(got "sqlite3"\)/);
+    readConfig({ BURROW_SQLITE_DRIVER: '' });
+    if (versionAtLeast(process.versions.node, NODE_SQLITE_SINCE)) readConfig({ BURROW_SQLITE_DRIVER: 'node' });
+    else assert.throws(() => readConfig({ BURROW_SQLITE_DRIVER: 'node' }), /node:sqlite needs Node 22\.16\.0 or later/);
+    if (versionAtLeast(process.versions.node, BETTER_SQLITE3_REFUSED_SINCE)) assert.throws(() => readConfig({ BURROW_SQLITE_DRIVER: 'better-sqlite3' }), /is refused on Node/);
+    else readConfig({ BURROW_SQLITE_DRIVER: 'better-sqlite3' });
   });
 
   it('BURROW_PURGE_INTERVAL_MS: an hour by default, from 1 s to 7 days', () => {

@@ -14,6 +14,7 @@ import { EsdbEventStore, type EventStore, PostgresEventStore, SqliteEventStore }
 import { configureAggregateCache } from '@burrow/eventsourcing';
 import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore, SqliteKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
+import { sqliteDriverChoice } from '@burrow/sqlite';
 import {
   BusStatus,
   InProcessBus,
@@ -42,6 +43,9 @@ export interface InfrastructureOptions {
 }
 
 const isPostgresUrl = (url: string) => /^postgres(ql)?:/i.test(url);
+
+/** the SQLite driver is said once per process, at the first SQLite file opened */
+let sqliteDriverLogged = false;
 
 export class Infrastructure {
   readonly secret: string;
@@ -85,6 +89,14 @@ export class Infrastructure {
     return createLogger(name, this.config.logLevel, this.options.logDestination);
   }
 
+  /** Before the first SQLite file is opened: which driver (libs/sqlite chooses it by the Node version), once per process. */
+  private sqliteInUse(): void {
+    const { name, reason } = sqliteDriverChoice();
+    if (sqliteDriverLogged) return;
+    sqliteDriverLogged = true;
+    this.logger('runtime').info({ driver: name, node: process.version, reason }, 'SQLite driver');
+  }
+
   private natsWatch(logName: string): NatsWatch {
     return { log: this.logger(logName), status: this.busStatus, onLost: (connection, error) => this.onBusLost(connection, error) };
   }
@@ -120,6 +132,7 @@ export class Infrastructure {
       this.closers.push(() => store.close());
       return store;
     }
+    this.sqliteInUse();
     const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'), { synchronous: this.config.sqliteSynchronous });
     if (this.config.natsUrl) {
       // Several processes share the file: announce appends so their subscriptions poll at once.
@@ -152,6 +165,7 @@ export class Infrastructure {
 
   /** `<dataDir>/read-models/<service>.sqlite`; a file SQLite cannot read is replaced (rebuilt from the events). */
   private sqliteReadModels(service: string): DocumentStore {
+    this.sqliteInUse();
     if (!this.readModelsHold) {
       const hold = holdReadModels(this.config.dataDir);
       this.readModelsHold = hold;
@@ -204,6 +218,7 @@ export class Infrastructure {
     if (this.config.natsUrl) return this.keyValues();
     if (!this.durableKeyValuePromise) {
       this.durableKeyValuePromise = (async () => {
+        this.sqliteInUse();
         const store = new SqliteKeyValueStore(join(this.config.dataDir, 'kv.sqlite'));
         this.closers.push(() => store.close());
         return store;

@@ -9,7 +9,7 @@
  * that dies, however it dies, holds none.
  */
 import { SqliteDocumentStore } from '@burrow/documents';
-import Database from 'better-sqlite3';
+import { type SqliteDatabase, sqliteDriver } from '@burrow/sqlite';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -24,10 +24,10 @@ export class ReadModelsInUseError extends Error {
   }
 }
 
-function openLock(dataDir: string, timeoutMs: number): Database.Database {
+function openLock(dataDir: string, timeoutMs: number): SqliteDatabase {
   mkdirSync(readModelsDir(dataDir), { recursive: true, mode: 0o700 });
   closeSync(openSync(lockFile(dataDir), 'a', 0o600));
-  const db = new Database(lockFile(dataDir), { timeout: timeoutMs });
+  const db = sqliteDriver().open(lockFile(dataDir), { busyTimeoutMs: timeoutMs });
   try {
     db.exec('CREATE TABLE IF NOT EXISTS lock (x)');
     return db;
@@ -41,7 +41,7 @@ const isBusy = (error: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((error as
 
 /** Marks the read models in use until `release()` (or the process ends). Waits out a rebuild command for a moment. */
 export function holdReadModels(dataDir: string): { release(): void } {
-  let db: Database.Database | null = null;
+  let db: SqliteDatabase | null = null;
   try {
     db = openLock(dataDir, 10_000);
     db.exec('BEGIN');

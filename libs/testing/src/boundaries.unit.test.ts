@@ -5,7 +5,8 @@
  * - the end-to-end suite (apps/e2e) drives the system from outside: it boots the standalone
  *   composition root and reaches the bus and the event store as an operator would; nothing
  *   imports it;
- * - contracts import no other project; adapters (port libs) import only contracts;
+ * - contracts import no other project; adapters (port libs) import only contracts and drivers
+ *   (libs/sqlite), which import no other project;
  * - domain code (a file that declares a decider) imports only contracts and its own feature files;
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
  *   graph (and build order) is complete;
@@ -44,9 +45,11 @@ const byName = new Map(projects.map((p) => [p.name, p]));
 
 const ALLOWED: Record<string, string[]> = {
   contracts: [],
-  adapter: ['contracts'],
-  runtime: ['contracts', 'adapter', 'runtime'],
-  testing: ['contracts', 'adapter', 'runtime'],
+  // a driver under the adapters (libs/sqlite: the SQLite driver the embedded adapters share)
+  driver: [],
+  adapter: ['contracts', 'driver'],
+  runtime: ['contracts', 'adapter', 'runtime', 'driver'],
+  testing: ['contracts', 'adapter', 'runtime', 'driver'],
   app: ['contracts', 'adapter', 'runtime'],
   composition: ['contracts', 'adapter', 'runtime', 'app', 'testing'],
   e2e: ['contracts', 'adapter', 'runtime', 'composition'],

@@ -1,6 +1,6 @@
 /**
- * Runs the DocumentStore contract against every adapter: in-memory and SQLite always, MongoDB when
- * MONGODB_URL is set (each fixture uses its own throw-away database).
+ * Runs the DocumentStore contract against every adapter: in-memory and SQLite always (once per SQLite
+ * driver this Node can use), MongoDB when MONGODB_URL is set (each fixture uses its own throw-away database).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type Document, journalPieces, MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore, type Write } from '@burrow/documents';
+import { usableSqliteDrivers } from '@burrow/sqlite';
 import { assertPages, documentStoreContract, MIXED_ASCENDING, MIXED_DESCENDING, MIXED_KEYS, RETYPED_ASCENDING, RETYPED_DESCENDING } from './documents.contract.js';
 import { rejection, silentPort, uniqueId } from './util.js';
 
@@ -16,204 +17,209 @@ documentStoreContract('MemoryDocumentStore', async () => {
   return { store, cleanup: () => store.close() };
 });
 
-documentStoreContract('SqliteDocumentStore', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
-  const store = SqliteDocumentStore.open(join(dir, 'read-models.sqlite'));
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+// Once per SQLite driver this Node can use (node:sqlite; better-sqlite3 where it is allowed and loads: libs/sqlite).
+for (const driver of usableSqliteDrivers()) {
+  const open = (file: string) => SqliteDocumentStore.open(file, { driver });
 
-describe('SqliteDocumentStore: a boolean term is exact in SQL while no number was ever stored in its path', () => {
-  const withStores = async (run: (a: SqliteDocumentStore, b: SqliteDocumentStore, file: string) => Promise<void>) => {
+  documentStoreContract(`SqliteDocumentStore (${driver.name})`, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
-    const file = join(dir, 'read-models.sqlite');
-    const a = SqliteDocumentStore.open(file);
-    const b = SqliteDocumentStore.open(file);
-    try {
-      await run(a, b, file);
-    } finally {
-      await a.close();
-      await b.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
-  const filter = { g: 'a', on: false };
-  const seed = async (store: SqliteDocumentStore) => {
-    const c = store.collection('flags');
-    await c.ensureIndex({ g: 1, on: 1, n: 1 });
-    for (let i = 0; i < 6; i++) await c.upsert({ _id: `f${i}`, g: 'a', on: i % 2 === 0, n: i });
-    return c;
-  };
-
-  it('plans the boolean term as exact but for numbers in the path, and pages right when another connection (or a client that knows nothing of the flags) stores a number there', () =>
-    withStores(async (a, b, file) => {
-      const flags = await seed(a);
-      assert.deepEqual(a.plan('flags', filter).booleans, ['on'], 'exact unless a number is stored there');
-      assert.equal(a.plan('flags', { g: 'a', on: 0 }).booleans, null, 'a number term is not');
-      assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 2 })).map((d) => d._id), ['f1', 'f3']);
-      await b.collection('flags').upsert({ _id: 'z0', g: 'a', on: 0, n: 0.5 });
-      assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 2 })).map((d) => d._id), ['f1', 'f3'], 'a number stored by another connection');
-      assert.equal(await flags.count(filter), 3);
-      // a number stored by a raw client into a collection whose flag is still clear
-      const other = a.collection('others');
-      await other.ensureIndex({ g: 1, on: 1, n: 1 });
-      await other.upsert({ _id: 'o1', g: 'a', on: false, n: 1 });
-      assert.deepEqual((await other.find(filter, { sort: { n: 1 } })).map((d) => d._id), ['o1']);
-      const raw = SqliteDocumentStore.open(file);
-      raw.statement('INSERT INTO "c:others" (id, doc, loose) VALUES (?, ?, NULL)').run('o0', JSON.stringify({ _id: 'o0', g: 'a', on: 0, n: 0 }));
-      await raw.close();
-      assert.deepEqual((await other.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['o1']);
-      assert.equal(await other.count(filter), 1);
-    }));
-
-  it('a number stored before the first boolean query is found by the first scan; dropAll forgets the flags', () =>
-    withStores(async (a) => {
-      const flags = await seed(a);
-      await flags.upsert({ _id: 'z0', g: 'a', on: 0, n: -1 });
-      assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
-      await a.dropAll();
-      const again = await seed(a);
-      assert.deepEqual((await again.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
-      await again.upsert({ _id: 'z0', g: 'a', on: 0, n: -1 });
-      assert.deepEqual((await again.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
-    }));
-});
-
-describe('SqliteDocumentStore: pages at an offset with writers it does not see', () => {
-  const withFile = async (run: (file: string) => Promise<void>) => {
-    const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
-    try {
-      await run(join(dir, 'read-models.sqlite'));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
-  const seed = async (store: SqliteDocumentStore, name: string) => {
-    const c = store.collection(name);
-    await c.ensureIndex({ g: 1, k: 1 });
-    for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
-    return c;
-  };
-  /** a write as an older build, knowing nothing of sort keys, or any other SQLite client makes it */
-  const rawPut = (store: SqliteDocumentStore, name: string, doc: Record<string, unknown>) =>
-    store.statement(`INSERT INTO "c:${name}" (id, doc, loose) VALUES (?, ?, NULL) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`).run(doc._id, JSON.stringify(doc));
-
-  it('a boolean or an object stored by another connection on the file (another process) after the first page at an offset', () =>
-    withFile(async (file) => {
-      const a = SqliteDocumentStore.open(file);
-      const b = SqliteDocumentStore.open(file);
-      try {
-        const pages = await seed(a, 'users');
-        await assertPages(pages, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
-        await b.collection('users').upsert({ _id: 'n3', g: 'a', k: true });
-        await b.commit('users', 0, {}, [{ kind: 'put', collection: 'users', doc: { _id: 'n2', g: 'a', k: { x: 1 } } }]);
-        await assertPages(pages, { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'after');
-        await assertPages(b.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'read by the writer');
-      } finally {
-        await a.close();
-        await b.close();
-      }
-    }));
-
-  it('across a reopen of the file, with writes by a client that knows nothing of sort keys in between', () =>
-    withFile(async (file) => {
-      const first = SqliteDocumentStore.open(file);
-      await assertPages(await seed(first, 'users'), { g: 'a' }, { k: -1, _id: 1 }, MIXED_DESCENDING, 'first');
-      await first.close();
-      const older = SqliteDocumentStore.open(file);
-      rawPut(older, 'users', { _id: 'n3', g: 'a', k: true });
-      rawPut(older, 'users', { _id: 'n2', g: 'a', k: { x: 1 } });
-      await older.close();
-      const reopened = SqliteDocumentStore.open(file);
-      try {
-        await assertPages(reopened.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'reopened');
-        await assertPages(reopened.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'reopened');
-      } finally {
-        await reopened.close();
-      }
-    }));
-
-  it('after dropAll by another connection the collection is judged again', () =>
-    withFile(async (file) => {
-      const a = SqliteDocumentStore.open(file);
-      const b = SqliteDocumentStore.open(file);
-      try {
-        await assertPages(await seed(a, 'users'), { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
-        await assertPages(await seed(b, 'other'), {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9'], 'before');
-        await b.dropAll();
-        // made again by the dropping connection, without the triggers the other one had
-        await b.collection('users').ensureIndex({ g: 1, k: 1 });
-        rawPut(b, 'users', { _id: 'n1', g: 'a', k: 'a' });
-        rawPut(b, 'users', { _id: 'n2', g: 'a', k: false });
-        rawPut(b, 'users', { _id: 'n3', g: 'a', k: 1 });
-        await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'after');
-        await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'again');
-      } finally {
-        await a.close();
-        await b.close();
-      }
-    }));
-
-  it('after the table is dropped and made again by a client that knows nothing of sort keys (its flags outlive it)', () =>
-    withFile(async (file) => {
-      const a = SqliteDocumentStore.open(file);
-      try {
-        await assertPages(await seed(a, 'users'), { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
-        const older = SqliteDocumentStore.open(file);
-        older.statement('DROP TABLE "c:users"').run();
-        await older.close();
-        const again = SqliteDocumentStore.open(file);
-        await again.collection('users').ensureIndex({ g: 1, k: 1 });
-        rawPut(again, 'users', { _id: 'n1', g: 'a', k: 'a' });
-        rawPut(again, 'users', { _id: 'n2', g: 'a', k: false });
-        rawPut(again, 'users', { _id: 'n3', g: 'a', k: 1 });
-        await again.close();
-        await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'after');
-        await assertPages(a.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, ['n2', 'n1', 'n3'], 'again');
-      } finally {
-        await a.close();
-      }
-    }));
-});
-
-describe('SqliteDocumentStore: table layout', () => {
-  it('makes each collection a rowid table, and keeps serving one an older build made WITHOUT ROWID', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
-    const file = join(dir, 'read-models.sqlite');
-    try {
-      const older = SqliteDocumentStore.open(file);
-      // the layout builds before this one made
-      older.statement('CREATE TABLE "c:legacy" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, loose INTEGER) WITHOUT ROWID').run();
-      await older.close();
-      const store = SqliteDocumentStore.open(file);
-      try {
-        const fresh = store.collection('fresh');
-        const legacy = store.collection('legacy');
-        for (const c of [fresh, legacy]) {
-          await c.ensureIndex({ g: 1, n: 1 });
-          for (let n = 0; n < 30; n++) await c.upsert({ _id: `d${n}`, g: n % 2 ? 'odd' : 'even', n });
-          await c.upsert({ _id: 'd4', g: 'even', n: 100 });
-          assert.equal(await c.delete('d6'), true);
-          assert.deepEqual((await c.find({ g: 'even' }, { sort: { n: -1 }, skip: 1, limit: 3 })).map((d) => d._id), ['d28', 'd26', 'd24']);
-          assert.deepEqual(await c.get('d4'), { _id: 'd4', g: 'even', n: 100 });
-          assert.equal(await c.count({ g: 'even' }), 14);
-        }
-        const layout = (name: string) => (store.statement('SELECT sql FROM sqlite_master WHERE name = ?').get(`c:${name}`) as { sql: string }).sql;
-        assert.doesNotMatch(layout('fresh'), /WITHOUT ROWID/);
-        assert.match(layout('legacy'), /WITHOUT ROWID/);
-      } finally {
+    const store = open(join(dir, 'read-models.sqlite'));
+    return {
+      store,
+      cleanup: async () => {
         await store.close();
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   });
-});
+
+  describe(`SqliteDocumentStore (${driver.name}): a boolean term is exact in SQL while no number was ever stored in its path`, () => {
+    const withStores = async (run: (a: SqliteDocumentStore, b: SqliteDocumentStore, file: string) => Promise<void>) => {
+      const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+      const file = join(dir, 'read-models.sqlite');
+      const a = open(file);
+      const b = open(file);
+      try {
+        await run(a, b, file);
+      } finally {
+        await a.close();
+        await b.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    };
+    const filter = { g: 'a', on: false };
+    const seed = async (store: SqliteDocumentStore) => {
+      const c = store.collection('flags');
+      await c.ensureIndex({ g: 1, on: 1, n: 1 });
+      for (let i = 0; i < 6; i++) await c.upsert({ _id: `f${i}`, g: 'a', on: i % 2 === 0, n: i });
+      return c;
+    };
+
+    it('plans the boolean term as exact but for numbers in the path, and pages right when another connection (or a client that knows nothing of the flags) stores a number there', () =>
+      withStores(async (a, b, file) => {
+        const flags = await seed(a);
+        assert.deepEqual(a.plan('flags', filter).booleans, ['on'], 'exact unless a number is stored there');
+        assert.equal(a.plan('flags', { g: 'a', on: 0 }).booleans, null, 'a number term is not');
+        assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 2 })).map((d) => d._id), ['f1', 'f3']);
+        await b.collection('flags').upsert({ _id: 'z0', g: 'a', on: 0, n: 0.5 });
+        assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 2 })).map((d) => d._id), ['f1', 'f3'], 'a number stored by another connection');
+        assert.equal(await flags.count(filter), 3);
+        // a number stored by a raw client into a collection whose flag is still clear
+        const other = a.collection('others');
+        await other.ensureIndex({ g: 1, on: 1, n: 1 });
+        await other.upsert({ _id: 'o1', g: 'a', on: false, n: 1 });
+        assert.deepEqual((await other.find(filter, { sort: { n: 1 } })).map((d) => d._id), ['o1']);
+        const raw = open(file);
+        raw.statement('INSERT INTO "c:others" (id, doc, loose) VALUES (?, ?, NULL)').run('o0', JSON.stringify({ _id: 'o0', g: 'a', on: 0, n: 0 }));
+        await raw.close();
+        assert.deepEqual((await other.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['o1']);
+        assert.equal(await other.count(filter), 1);
+      }));
+
+    it('a number stored before the first boolean query is found by the first scan; dropAll forgets the flags', () =>
+      withStores(async (a) => {
+        const flags = await seed(a);
+        await flags.upsert({ _id: 'z0', g: 'a', on: 0, n: -1 });
+        assert.deepEqual((await flags.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
+        await a.dropAll();
+        const again = await seed(a);
+        assert.deepEqual((await again.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
+        await again.upsert({ _id: 'z0', g: 'a', on: 0, n: -1 });
+        assert.deepEqual((await again.find(filter, { sort: { n: 1 }, limit: 1 })).map((d) => d._id), ['f1']);
+      }));
+  });
+
+  describe(`SqliteDocumentStore (${driver.name}): pages at an offset with writers it does not see`, () => {
+    const withFile = async (run: (file: string) => Promise<void>) => {
+      const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+      try {
+        await run(join(dir, 'read-models.sqlite'));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    };
+    const seed = async (store: SqliteDocumentStore, name: string) => {
+      const c = store.collection(name);
+      await c.ensureIndex({ g: 1, k: 1 });
+      for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
+      return c;
+    };
+    /** a write as an older build, knowing nothing of sort keys, or any other SQLite client makes it */
+    const rawPut = (store: SqliteDocumentStore, name: string, doc: Record<string, unknown>) =>
+      store.statement(`INSERT INTO "c:${name}" (id, doc, loose) VALUES (?, ?, NULL) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`).run(doc._id, JSON.stringify(doc));
+
+    it('a boolean or an object stored by another connection on the file (another process) after the first page at an offset', () =>
+      withFile(async (file) => {
+        const a = open(file);
+        const b = open(file);
+        try {
+          const pages = await seed(a, 'users');
+          await assertPages(pages, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+          await b.collection('users').upsert({ _id: 'n3', g: 'a', k: true });
+          await b.commit('users', 0, {}, [{ kind: 'put', collection: 'users', doc: { _id: 'n2', g: 'a', k: { x: 1 } } }]);
+          await assertPages(pages, { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'after');
+          await assertPages(b.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'read by the writer');
+        } finally {
+          await a.close();
+          await b.close();
+        }
+      }));
+
+    it('across a reopen of the file, with writes by a client that knows nothing of sort keys in between', () =>
+      withFile(async (file) => {
+        const first = open(file);
+        await assertPages(await seed(first, 'users'), { g: 'a' }, { k: -1, _id: 1 }, MIXED_DESCENDING, 'first');
+        await first.close();
+        const older = open(file);
+        rawPut(older, 'users', { _id: 'n3', g: 'a', k: true });
+        rawPut(older, 'users', { _id: 'n2', g: 'a', k: { x: 1 } });
+        await older.close();
+        const reopened = open(file);
+        try {
+          await assertPages(reopened.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, RETYPED_DESCENDING, 'reopened');
+          await assertPages(reopened.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'reopened');
+        } finally {
+          await reopened.close();
+        }
+      }));
+
+    it('after dropAll by another connection the collection is judged again', () =>
+      withFile(async (file) => {
+        const a = open(file);
+        const b = open(file);
+        try {
+          await assertPages(await seed(a, 'users'), { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+          await assertPages(await seed(b, 'other'), {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9'], 'before');
+          await b.dropAll();
+          // made again by the dropping connection, without the triggers the other one had
+          await b.collection('users').ensureIndex({ g: 1, k: 1 });
+          rawPut(b, 'users', { _id: 'n1', g: 'a', k: 'a' });
+          rawPut(b, 'users', { _id: 'n2', g: 'a', k: false });
+          rawPut(b, 'users', { _id: 'n3', g: 'a', k: 1 });
+          await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'after');
+          await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'again');
+        } finally {
+          await a.close();
+          await b.close();
+        }
+      }));
+
+    it('after the table is dropped and made again by a client that knows nothing of sort keys (its flags outlive it)', () =>
+      withFile(async (file) => {
+        const a = open(file);
+        try {
+          await assertPages(await seed(a, 'users'), { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
+          const older = open(file);
+          older.statement('DROP TABLE "c:users"').run();
+          await older.close();
+          const again = open(file);
+          await again.collection('users').ensureIndex({ g: 1, k: 1 });
+          rawPut(again, 'users', { _id: 'n1', g: 'a', k: 'a' });
+          rawPut(again, 'users', { _id: 'n2', g: 'a', k: false });
+          rawPut(again, 'users', { _id: 'n3', g: 'a', k: 1 });
+          await again.close();
+          await assertPages(a.collection('users'), { g: 'a' }, { k: 1, _id: 1 }, ['n3', 'n1', 'n2'], 'after');
+          await assertPages(a.collection('users'), { g: 'a' }, { k: -1, _id: 1 }, ['n2', 'n1', 'n3'], 'again');
+        } finally {
+          await a.close();
+        }
+      }));
+  });
+
+  describe(`SqliteDocumentStore (${driver.name}): table layout`, () => {
+    it('makes each collection a rowid table, and keeps serving one an older build made WITHOUT ROWID', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+      const file = join(dir, 'read-models.sqlite');
+      try {
+        const older = open(file);
+        // the layout builds before this one made
+        older.statement('CREATE TABLE "c:legacy" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, loose INTEGER) WITHOUT ROWID').run();
+        await older.close();
+        const store = open(file);
+        try {
+          const fresh = store.collection('fresh');
+          const legacy = store.collection('legacy');
+          for (const c of [fresh, legacy]) {
+            await c.ensureIndex({ g: 1, n: 1 });
+            for (let n = 0; n < 30; n++) await c.upsert({ _id: `d${n}`, g: n % 2 ? 'odd' : 'even', n });
+            await c.upsert({ _id: 'd4', g: 'even', n: 100 });
+            assert.equal(await c.delete('d6'), true);
+            assert.deepEqual((await c.find({ g: 'even' }, { sort: { n: -1 }, skip: 1, limit: 3 })).map((d) => d._id), ['d28', 'd26', 'd24']);
+            assert.deepEqual(await c.get('d4'), { _id: 'd4', g: 'even', n: 100 });
+            assert.equal(await c.count({ g: 'even' }), 14);
+          }
+          const layout = (name: string) => (store.statement('SELECT sql FROM sqlite_master WHERE name = ?').get(`c:${name}`) as { sql: string }).sql;
+          assert.doesNotMatch(layout('fresh'), /WITHOUT ROWID/);
+          assert.match(layout('legacy'), /WITHOUT ROWID/);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
 
 const mongoUrl = process.env.MONGODB_URL;
 documentStoreContract(

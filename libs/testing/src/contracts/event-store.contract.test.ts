@@ -1,7 +1,8 @@
 /**
- * Runs the EventStore contract against every adapter: SQLite always; PostgreSQL when POSTGRES_URL
- * names a server (the test runner sets it when one listens on 127.0.0.1:5432), in a database made
- * for this run and dropped after it; KurrentDB (EventStoreDB) when EVENTSTORE_URL points at one.
+ * Runs the EventStore contract against every adapter: SQLite always (once per SQLite driver this Node
+ * can use); PostgreSQL when POSTGRES_URL names a server (the test runner sets it when one listens on
+ * 127.0.0.1:5432), in a database made for this run and dropped after it; KurrentDB (EventStoreDB)
+ * when EVENTSTORE_URL points at one.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -10,19 +11,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPostgresDatabase, dropPostgresDatabase, EsdbEventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
+import { type SqliteDriver, usableSqliteDrivers } from '@burrow/sqlite';
 import { type EventStoreFixture, eventStoreContract } from './event-store.contract.js';
 import { rejection, silentPort } from './util.js';
 
-async function sqliteFixture(): Promise<EventStoreFixture> {
+const sqliteFixture = (driver: SqliteDriver) => async (): Promise<EventStoreFixture> => {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-events-'));
   const file = join(dir, 'events.sqlite');
-  const store = SqliteEventStore.open(file, { pollIntervalMs: 20 });
+  const store = SqliteEventStore.open(file, { pollIntervalMs: 20, driver });
   return {
     store,
     empty: true,
-    reopen: async () => SqliteEventStore.open(file, { pollIntervalMs: 20 }),
+    reopen: async () => SqliteEventStore.open(file, { pollIntervalMs: 20, driver }),
     another: async () => {
-      const other = await sqliteFixture();
+      const other = await sqliteFixture(driver)();
       return { store: other.store, cleanup: other.cleanup };
     },
     cleanup: async () => {
@@ -30,8 +32,9 @@ async function sqliteFixture(): Promise<EventStoreFixture> {
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-eventStoreContract('SqliteEventStore', sqliteFixture);
+};
+// once per SQLite driver this Node can use (libs/sqlite)
+for (const driver of usableSqliteDrivers()) eventStoreContract(`SqliteEventStore (${driver.name})`, sqliteFixture(driver));
 
 /** Databases this run made on the PostgreSQL server, dropped when the file's tests end. */
 const postgresServer = process.env.POSTGRES_URL;

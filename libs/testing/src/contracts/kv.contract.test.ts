@@ -1,10 +1,12 @@
 /**
- * Runs the KeyValueStore contract against every adapter: in memory and SQLite always, NATS JetStream when
+ * Runs the KeyValueStore contract against every adapter: in memory and SQLite always (once per SQLite
+ * driver this Node can use), NATS JetStream when
  * NATS_URL is set (the test runner starts its private nats-server with JetStream).
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type BucketOptions, type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore, SqliteKeyValueStore } from '@burrow/kv';
+import { usableSqliteDrivers } from '@burrow/sqlite';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,21 +17,24 @@ keyValueStoreContract('MemoryKeyValueStore', async () => {
   return { store, peer: store, cleanup: () => store.close() };
 });
 
-// two stores over one file: the peer is another connection, as a restarted process would be
-keyValueStoreContract('SqliteKeyValueStore', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'burrow-kv-'));
-  const store = new SqliteKeyValueStore(join(dir, 'kv.sqlite'));
-  const peer = new SqliteKeyValueStore(join(dir, 'kv.sqlite'));
-  return {
-    store,
-    peer,
-    cleanup: async () => {
-      await store.close();
-      await peer.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+// two stores over one file: the peer is another connection, as a restarted process would be; once per
+// SQLite driver this Node can use (libs/sqlite)
+for (const driver of usableSqliteDrivers()) {
+  keyValueStoreContract(`SqliteKeyValueStore (${driver.name})`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-kv-'));
+    const store = new SqliteKeyValueStore(join(dir, 'kv.sqlite'), { driver });
+    const peer = new SqliteKeyValueStore(join(dir, 'kv.sqlite'), { driver });
+    return {
+      store,
+      peer,
+      cleanup: async () => {
+        await store.close();
+        await peer.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}
 
 const natsUrl = process.env.NATS_URL;
 
