@@ -15,7 +15,7 @@
  */
 import { type DeadProperties, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES, insufficientStorage, tooManyRequests } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import type { StorageContext } from '../shared/context.js';
+import type { DeadPropertyLimits, StorageContext } from '../shared/context.js';
 
 export interface DeadPropertyUsageDoc {
   /** the user */
@@ -27,10 +27,7 @@ export interface DeadPropertyUsageDoc {
   [key: string]: unknown;
 }
 
-export interface DeadPropertyLimits {
-  maxBytesPerUser: number;
-  maxWriteBytesPerDay: number;
-}
+export type { DeadPropertyLimits } from '../shared/context.js';
 
 export const DEFAULT_DEAD_PROPERTY_LIMITS: DeadPropertyLimits = {
   maxBytesPerUser: DEAD_PROPERTIES_PER_USER_MAX_BYTES,

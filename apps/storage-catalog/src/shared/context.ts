@@ -10,7 +10,12 @@ import type { EventStore } from '@burrow/event-store';
 import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Clock, Logger } from '@burrow/runtime';
 import type { RpcClient } from '@burrow/transport';
-import type { DeadPropertyLimits } from '../files/dead-property-usage.js';
+
+/** What a user's WebDAV dead properties may hold and write a day (files/dead-property-usage.ts checks them). */
+export interface DeadPropertyLimits {
+  maxBytesPerUser: number;
+  maxWriteBytesPerDay: number;
+}
 
 export interface StorageContext {
   store: EventStore;
