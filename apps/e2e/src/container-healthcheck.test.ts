@@ -3,6 +3,7 @@
  * NATS server: healthy for every running app, unhealthy for a service that is down or a gateway
  * that does not answer, so compose restarts and waits on the right containers.
  */
+import { childEnv } from './harness/run-app.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ const natsUrl = process.env.NATS_URL;
 function healthcheck(env: Record<string, string>): { status: number | null; output: string } {
   const result = spawnSync(process.execPath, [join(repoRoot, 'deploy', 'healthcheck.mjs')], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: childEnv(env),
     encoding: 'utf8',
     timeout: 20_000,
   });

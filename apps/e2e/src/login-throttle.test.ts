@@ -7,6 +7,7 @@
  * Client addresses are simulated with X-Forwarded-For, which the gateways believe from loopback
  * (BURROW_TRUST_PROXY=loopback), as they would from the edge proxy.
  */
+import { childEnv } from './harness/run-app.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,7 +28,7 @@ const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Runs an app's entry point to its end (the admin CLI, a service that must fail to start). */
 function run(app: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js'), ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));

@@ -35,9 +35,9 @@ import { uploadLimitsScenarios } from './upload-limits.scenarios.js';
 import { usersScenarios } from './users.scenarios.js';
 import { WEBHOOK_TEST_ENV, webhooksScenarios } from './webhooks.scenarios.js';
 
-// Every user is created over HTTP with an scrypt hash: 2,500 in one process; the multi-process
-// runs use a smaller set (same test).
-const paginationUsers = (mode: string) => (mode === 'standalone' ? 2500 : 300);
+// Every user is created over HTTP, each a multi-step write: 1,250 in one process (pages of 1,000,
+// the most a page holds, and a second page); the multi-process runs page 300 by 100 (same test).
+const paginationUsers = (mode: string) => (mode === 'standalone' ? 1250 : 300);
 
 /** What each block runs, and the settings its target needs. */
 const BLOCKS: Record<ScenarioBlockName, { body: (ctx: ScenarioContext, mode: string) => void; env?: Record<string, string> }> = {
