@@ -13,10 +13,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** the longest a refused upload's connection is kept to let the answer reach the client */
-export const LINGER_MS = 2_000;
-/** the most of a refused body read and thrown away meanwhile */
-export const LINGER_BYTES = 16 * 1024 * 1024;
+/**
+ * The longest a refused upload's connection is kept to let the answer reach the client (nginx
+ * keeps reading for 30 s). A client on a loaded machine may not run for a while after the answer
+ * arrives: a reset sent meanwhile makes it fail its next write and never read the answer.
+ */
+export const LINGER_MS = 5_000;
+/** the most of a refused body read and thrown away meanwhile (over loopback 16 MiB passed in ~10 ms: too soon) */
+export const LINGER_BYTES = 256 * 1024 * 1024;
 
 /** Sets `Connection: close` on the answer to `req` and makes the close a lingering one (see above). */
 export function closeAfterAnswer(req: IncomingMessage, res: { setHeader(name: string, value: string): unknown }): void {
