@@ -32,6 +32,9 @@ const reachable = (host, port) =>
   });
 
 const env = { ...process.env };
+// Node 22.1 and later keep compiled code between processes: each test file and each service a
+// multi-process target starts loads the same modules (Nest, the drivers), compiled once per run.
+env.NODE_COMPILE_CACHE ??= join(root, 'node_modules', '.cache', 'burrow-tests', 'compile-cache');
 // Every aggregate state the cache keeps is deep-frozen in the tests: an evolve, decide or handler
 // that modifies a state (shared by every command on its stream) throws instead of passing.
 env.BURROW_FREEZE_AGGREGATES ??= '1';
@@ -134,21 +137,35 @@ const durationsFile = join(cacheDir, 'durations.json');
 const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8')); } catch { return {}; } };
 const known = { ...readJson(join(root, 'scripts', 'test-durations.json')), ...readJson(durationsFile) };
 const rel = (file) => relative(root, file);
-const guess = (file) => known[rel(file)] ?? (file.includes('/e2e/') ? 60_000 : file.includes('.int.') ? 10_000 : 2_000);
-chosen.sort((a, b) => guess(b) - guess(a));
+
+// The e2e scenario files register their blocks (apps/e2e/src/scenarios/blocks.ts) in groups; each
+// (file, group) pair runs in a process of its own (SCENARIO_GROUP), so the groups of every mode run
+// side by side. SCENARIO=<regex> keeps the blocks whose name matches.
+const scenarioDir = join(root, 'apps', 'e2e', 'dist', 'scenarios');
+const groups = existsSync(join(scenarioDir, 'blocks.js')) ? (await import(join(scenarioDir, 'blocks.js'))).SCENARIO_GROUPS : [];
+const scenarioFilter = process.env.SCENARIO ? new RegExp(process.env.SCENARIO) : null;
+const jobs = chosen.flatMap((file) =>
+  file.startsWith(scenarioDir + '/') && groups.length > 0
+    ? groups.map((group) => group.filter((block) => !scenarioFilter || scenarioFilter.test(block))).filter((group) => group.length > 0).map((group) => ({ file, group }))
+    : [{ file }],
+);
+const jobName = (job) => (job.group ? `${rel(job.file)} [${job.group.join(', ')}]` : rel(job.file));
+const guess = (job) => known[jobName(job)] ?? (job.file.includes('/e2e/') ? 60_000 : job.file.includes('.int.') ? 10_000 : 2_000);
+jobs.sort((a, b) => guess(b) - guess(a));
 
 const workDir = mkdtempSync(join(tmpdir(), 'burrow-tests-'));
 const probe = join(root, 'scripts', 'test-probe.mjs');
 const reporter = join(root, 'scripts', 'test-reporter.mjs');
 const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
 
-console.log(`Running ${chosen.length} test files, ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`);
+console.log(`Running ${jobs.length} test processes (${chosen.length} files; the e2e scenario files once per group of blocks), ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`);
 if (slowLeftOut.length > 0) {
   console.log(`The slow tier is left out: ${slowLeftOut.length} file(s) (${slowLeftOut.map(rel).join(', ')}); TEST_SLOW=1 runs them, and CI does.`);
 }
 
-/** Runs one test file in a process (and process group) of its own; resolves with what it reported. */
-function runFile(file, index) {
+/** Runs one test file (one block of it) in a process (and process group) of its own; resolves with what it reported. */
+function runJob(job, index) {
+  const { file } = job;
   const jsonFile = join(workDir, `${index}.jsonl`);
   const cpuFile = join(workDir, `${index}.cpu.json`);
   const profileFile = profiling ? join(workDir, `${index}.profile.jsonl`) : undefined;
@@ -159,7 +176,7 @@ function runFile(file, index) {
       cwd: root,
       detached: true, // its own process group: a stopped file takes its servers with it
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...env, BURROW_TEST_CPU_FILE: cpuFile, ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}) },
+      env: { ...env, ...(job.group ? { SCENARIO_GROUP: JSON.stringify(job.group) } : {}), BURROW_TEST_CPU_FILE: cpuFile, ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}) },
     });
     let output = '';
     child.stdout.on('data', (chunk) => { output += chunk; });
@@ -178,7 +195,7 @@ function runFile(file, index) {
       const lines = existsSync(jsonFile) ? readFileSync(jsonFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
       const cpu = readJson(cpuFile).cpuMs;
       const profile = profileFile && existsSync(profileFile) ? readFileSync(profileFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-      resolveRun({ file, code, signal, timedOut, output, lines, wallMs: performance.now() - started, cpuMs: cpu, profile });
+      resolveRun({ file, name: jobName(job), code, signal, timedOut, output, lines, wallMs: performance.now() - started, cpuMs: cpu, profile });
     });
   });
 }
@@ -193,9 +210,9 @@ const results = [];
 const runStarted = performance.now();
 let next = 0;
 async function worker() {
-  while (next < chosen.length) {
+  while (next < jobs.length) {
     const index = next++;
-    const result = await runFile(chosen[index], index);
+    const result = await runJob(jobs[index], index);
     results.push(result);
     const summary = Object.fromEntries(result.lines.filter((l) => l.type === 'summary').map((l) => [l.key, l.value]));
     result.summary = summary;
@@ -205,13 +222,14 @@ async function worker() {
     else for (const key of Object.keys(totals)) totals[key] += summary[key] ?? 0;
     const seconds = (ms) => (ms === undefined ? '?' : (ms / 1000).toFixed(1));
     const mark = result.failed ? '✖' : '✔';
-    process.stdout.write(`\n${mark} ${rel(result.file)} (${seconds(result.wallMs)} s wall, ${seconds(result.cpuMs)} s CPU; ${results.length}/${chosen.length})\n`);
-    process.stdout.write(result.output);
-    if (result.timedOut) process.stdout.write(`✖ ${rel(result.file)} was stopped after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`);
-    else if (summary.tests === undefined) process.stdout.write(`✖ ${rel(result.file)} ended (code ${result.code}, signal ${result.signal}) without its test summary\n`);
+    process.stdout.write(`\n${mark} ${result.name} (${seconds(result.wallMs)} s wall, ${seconds(result.cpuMs)} s CPU; ${results.length}/${jobs.length})\n`);
+    // each file's own closing summary is left out: the run's, at the end, is the one to read
+    process.stdout.write(result.output.replace(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n/gm, ''));
+    if (result.timedOut) process.stdout.write(`✖ ${result.name} was stopped after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`);
+    else if (summary.tests === undefined) process.stdout.write(`✖ ${result.name} ended (code ${result.code}, signal ${result.signal}) without its test summary\n`);
   }
 }
-await Promise.all(Array.from({ length: Math.min(concurrency, chosen.length) }, () => worker()));
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, () => worker()));
 const wallMs = performance.now() - runStarted;
 rmSync(workDir, { recursive: true, force: true });
 natsChild?.kill();
@@ -220,7 +238,7 @@ natsChild?.kill();
 try {
   mkdirSync(cacheDir, { recursive: true });
   const durations = readJson(durationsFile);
-  for (const r of results) if (!r.timedOut) durations[rel(r.file)] = Math.round(r.wallMs);
+  for (const r of results) if (!r.timedOut) durations[r.name] = Math.round(r.wallMs);
   writeFileSync(durationsFile, JSON.stringify(durations, null, 1));
 } catch {
   // a read-only tree: the next run orders by the estimates
@@ -233,9 +251,9 @@ const table = (rows, header) => {
 };
 if (profiling) {
   console.log('');
-  table(results.map((r) => ({ name: rel(r.file), wallMs: r.wallMs, cpuMs: r.cpuMs })).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest test files:');
+  table(results.map((r) => ({ name: r.name, wallMs: r.wallMs, cpuMs: r.cpuMs })).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest test processes (files, or groups of blocks of the scenario files):');
   console.log('');
-  table(results.flatMap((r) => r.profile.map((p) => ({ ...p, name: `${p.name}  (${rel(r.file)})` }))).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest tests (CPU counts the processes a test started):');
+  table(results.flatMap((r) => r.profile.map((p) => ({ ...p, name: `${p.name}  (${r.name})` }))).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest tests (CPU counts the processes a test started):');
   const cpuTotal = results.reduce((sum, r) => sum + (r.cpuMs ?? 0), 0);
   console.log(`\nCPU in all test files: ${(cpuTotal / 1000).toFixed(0)} s; wall: ${(wallMs / 1000).toFixed(0)} s on ${cores} cores.`);
 }
@@ -244,7 +262,7 @@ const failedFiles = results.filter((r) => r.failed);
 if (failedFiles.length > 0) {
   console.log(`\n✖ failing test files (${failedFiles.length}):`);
   for (const r of failedFiles) {
-    console.log(`\n✖ ${rel(r.file)}`);
+    console.log(`\n✖ ${r.name}`);
     const at = r.output.lastIndexOf('✖ failing tests:');
     process.stdout.write(at >= 0 ? r.output.slice(at) + '\n' : r.output.slice(-4000) + '\n');
   }

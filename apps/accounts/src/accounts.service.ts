@@ -3,6 +3,7 @@
  * recovery of multi-step writes, and the bus handlers. Used by this app's own process entry
  * (`main.ts`) and by the standalone process.
  */
+import { DEFAULT_SCRYPT_N, setPasswordHashCost } from './logins/password-hash.js';
 import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
@@ -101,6 +102,8 @@ const ACTIVITY_SUMMARY_GRACE_MS = 60_000;
 
 export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
   const log = infra.logger('accounts');
+  setPasswordHashCost(infra.config.passwordScryptN);
+  if (infra.config.passwordScryptN < DEFAULT_SCRYPT_N) log.warn({ scryptN: infra.config.passwordScryptN }, `BURROW_PASSWORD_SCRYPT_N is below the default (${DEFAULT_SCRYPT_N}): new password hashes are cheaper to crack`);
   const store = await infra.eventStore();
   const docs = await infra.documents('accounts');
   // opened at start, so a NATS server without JetStream stops the service with a clear message

@@ -191,7 +191,7 @@ describe('admin CLI over NATS', { skip: natsUrl ? false : 'NATS_URL not set: mul
     const localDir = join(tmpdir(), `burrow-admin-nats-${process.pid}-${Date.now()}`);
     try {
       // what an operator's machine has: the bus address, nothing else of the deployment
-      const env = { NATS_URL: natsUrl!, BURROW_DATA_DIR: localDir, LOG_LEVEL: 'warn' };
+      const env = { NATS_URL: target.natsUrl, BURROW_DATA_DIR: localDir, LOG_LEVEL: 'warn' };
       const result = await admin(['list-reservations', '--kind', 'partnername'], env);
       assert.equal(result.code, 0, result.stderr);
       const page = JSON.parse(result.stdout) as ReservationPage;

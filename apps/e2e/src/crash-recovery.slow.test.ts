@@ -44,7 +44,7 @@ describe('crash mid-write (multi-process, SIGKILL at each step)', { skip: natsUr
   async function crashAt(point: string, request: () => Promise<{ status: number }>): Promise<void> {
     await target.stopApp('accounts');
     target.startApp('accounts', { BURROW_FAULT_KILL_AT: point });
-    await eventually(async () => assert.equal((await api.get('/ping')).status, 200));
+    await eventually(async () => assert.equal((await api.get("/ping")).status, 200), 60_000);
     const res = await request();
     assert.equal(res.status, 503, `${point}: the request dies with accounts`);
     await target.exited('accounts');

@@ -7,6 +7,7 @@
  * Client addresses are simulated with X-Forwarded-For, which the gateways believe from loopback
  * (BURROW_TRUST_PROXY=loopback), as they would from the edge proxy.
  */
+import { childEnv } from './harness/run-app.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
 import { createPartner, partnerApi, uniqueName } from './harness/client.js';
-import { startMultiProcess } from './harness/multi-process.js';
+import { type MultiProcessTarget, startMultiProcess } from './harness/multi-process.js';
 import { natsServerBinary, startPrivateNats } from './harness/private-nats.js';
 import { startStandalone, type TestTarget, testEnv } from './harness/standalone.js';
 import { b32 } from './harness/storage-client.js';
@@ -27,7 +28,7 @@ const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Runs an app's entry point to its end (the admin CLI, a service that must fail to start). */
 function run(app: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js'), ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -200,7 +201,7 @@ describe(
   'login throttling, multi-process (NATS, two gateways, two accounts replicas)',
   { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' },
   () => {
-    let target: TestTarget | undefined;
+    let target: MultiProcessTarget | undefined;
     before(async () => {
       target = await startMultiProcess(natsUrl!, { BURROW_TRUST_PROXY: 'loopback' }, { accountsReplicas: 2 });
     });
@@ -212,10 +213,10 @@ describe(
     it('the operator lifts a lock with the admin CLI (unlock-login), for every replica', async () => {
       const { credentials } = await createPartner(target!);
       await lockAccount(target!.urls[0], credentials);
-      const result = await run('admin', ['unlock-login', '--username', credentials.username], { NATS_URL: natsUrl!, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+      const result = await run('admin', ['unlock-login', '--username', credentials.username], { NATS_URL: target!.natsUrl, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
       assert.equal(result.code, 0, result.output);
       for (const url of target!.urls) await ping(url, credentials, newAddress()).expect(200);
-      const unknown = await run('admin', ['unlock-login', '--username', uniqueName('nobody')], { NATS_URL: natsUrl!, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+      const unknown = await run('admin', ['unlock-login', '--username', uniqueName('nobody')], { NATS_URL: target!.natsUrl, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
       assert.equal(unknown.code, 1);
       assert.match(unknown.output, /404/);
     });

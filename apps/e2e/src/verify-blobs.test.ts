@@ -91,7 +91,7 @@ describe('admin verify-blobs', () => {
   it('over NATS against the running services: the same', { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' }, async () => {
     const target = await startMultiProcess(natsUrl!);
     try {
-      await verifyAndHeal(target, { NATS_URL: natsUrl!, LOG_LEVEL: 'silent' });
+      await verifyAndHeal(target, { NATS_URL: target.natsUrl, LOG_LEVEL: 'silent' });
     } finally {
       await target.close();
     }

@@ -4,6 +4,7 @@
  * failing them, the receiver recovers, the process is started again on the same data, and every
  * delivery arrives (at least once: none is lost, each ends succeeded in the delivery log).
  */
+import { childEnv } from './harness/run-app.js';
 import type { WebhookDelivery, WebhookWithSecret } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -73,7 +74,7 @@ describe('kill -9 of the process holding pending webhook deliveries loses none',
     let output = '';
     const start = async () => {
       child = spawn(process.execPath, [join(appsDir, 'standalone', 'dist', 'main.js')], {
-        env: { PATH: process.env.PATH ?? '', ...testEnv(dataDir, { ...CRASH_ENV, PORT: String(port) }) },
+        env: childEnv(testEnv(dataDir, { ...CRASH_ENV, PORT: String(port) })),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child.stdout!.on('data', (c) => (output = (output + c).slice(-20_000)));

@@ -3,6 +3,7 @@
  * client, read access to the blob store, the error filter, request logging and metrics.
  * Stateless: any number can run.
  */
+import { setListingPageSize } from './http/listing-page.js';
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
 import type { DiskSpace, Infrastructure, Logger } from '@burrow/runtime';
 import type { INestApplication } from '@nestjs/common';
@@ -102,6 +103,7 @@ function connectionLimiter(infra: Infrastructure, trustProxy: (address: string, 
 
 export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = infra.logger('gateway');
+  setListingPageSize(infra.config.listingPageSize);
   const client = infra.client('gateway');
   await client.connect();
   const rpc = new PartnerRpcClient(client, infra.config.rpcTimeoutMs, { log });

@@ -27,10 +27,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
+// The client is loaded when a store connects, not by every process that imports this library.
+import type * as MinioClient from 'minio';
+import type { Client } from 'minio';
 import { type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { verifyBlob } from './verify.js';
+
+/** the client module, once a store has connected */
+let minio: typeof MinioClient;
 
 export interface MinioBlobStoreOptions {
   /** e.g. http://127.0.0.1:9000 (https:// for TLS) */
@@ -54,7 +59,7 @@ const TMP_PREFIX = 'tmp/';
 const QUARANTINE_PREFIX = 'quarantine/';
 
 function isNotFound(error: unknown): boolean {
-  return error instanceof S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
+  return minio !== undefined && error instanceof minio.S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -87,7 +92,8 @@ export class MinioBlobStore implements BlobStore {
       throw new Error(`MINIO_URL must be http:// or https://, got ${url.protocol}`);
     }
     const useSSL = url.protocol === 'https:';
-    const client = new Client({
+    minio ??= await import('minio');
+    const client = new minio.Client({
       endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: url.port ? Number(url.port) : useSSL ? 443 : 80,
       useSSL,
@@ -108,7 +114,7 @@ export class MinioBlobStore implements BlobStore {
         await withTimeout(client.makeBucket(options.bucket, options.region ?? ''), timeoutMs, 'MinIO').catch(
           (error: unknown) => {
             // created concurrently by another replica: fine
-            if (!(error instanceof S3Error && error.code === 'BucketAlreadyOwnedByYou')) throw error;
+            if (!(error instanceof minio.S3Error && error.code === 'BucketAlreadyOwnedByYou')) throw error;
           },
         );
       }
@@ -211,8 +217,8 @@ export class MinioBlobStore implements BlobStore {
 
   /** A server-side copy; with `etag`, only of that very object (it fails if `from` was replaced). */
   private async copy(from: string, to: string, size: number, etag?: string): Promise<void> {
-    const source = new CopySourceOptions({ Bucket: this.bucket, Object: from, ...(etag ? { MatchETag: etag } : {}) });
-    const dest = new CopyDestinationOptions({ Bucket: this.bucket, Object: to });
+    const source = new minio.CopySourceOptions({ Bucket: this.bucket, Object: from, ...(etag ? { MatchETag: etag } : {}) });
+    const dest = new minio.CopyDestinationOptions({ Bucket: this.bucket, Object: to });
     if (size <= MAX_SINGLE_COPY) await this.client.copyObject(source, dest);
     else await this.client.composeObject(dest, [source]);
   }
@@ -363,7 +369,7 @@ export class MinioBlobStore implements BlobStore {
       await this.copy(key, `${QUARANTINE_PREFIX}${key}.${Date.now()}`, checked.size, checked.etag);
     } catch (error) {
       // replaced (PreconditionFailed) or removed meanwhile: whatever is there now is not ours to take
-      if (error instanceof S3Error && (error.code === 'PreconditionFailed' || isNotFound(error))) return false;
+      if (error instanceof minio.S3Error && (error.code === 'PreconditionFailed' || isNotFound(error))) return false;
       throw error;
     }
     const now = await this.client.statObject(this.bucket, key).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));

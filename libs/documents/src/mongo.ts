@@ -26,16 +26,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
-import {
-  type AnyBulkWriteOperation,
-  MongoBulkWriteError,
-  MongoClient,
-  MongoServerError,
-  type Collection as MongoCollection,
-  type Db,
-  type Filter as MongoFilter,
-  type Sort,
-} from 'mongodb';
+// The driver is loaded when a store connects, not by every process that imports this library.
+import type * as MongoDriver from 'mongodb';
+import type { AnyBulkWriteOperation, Collection as MongoCollection, Db, MongoClient, MongoServerError, Filter as MongoFilter, Sort } from 'mongodb';
 import { checkWrites } from './commit.js';
 import {
   type Checkpoint,
@@ -52,6 +45,9 @@ import {
   type SortSpec,
   type Write,
 } from './port.js';
+
+/** the driver module, once a store has connected */
+let mongo: typeof MongoDriver;
 
 export interface MongoDocumentStoreOptions {
   /** How long the driver looks for a usable server before an operation fails (default 5000 ms). */
@@ -138,7 +134,7 @@ function isDuplicateKeyCode(code: unknown, message: string | undefined): boolean
 }
 
 function isDuplicateKey(error: unknown): error is MongoServerError {
-  return error instanceof MongoServerError && isDuplicateKeyCode(error.code, error.message);
+  return mongo !== undefined && error instanceof mongo.MongoServerError && isDuplicateKeyCode(error.code, error.message);
 }
 
 interface CheckpointDoc {
@@ -367,7 +363,8 @@ export class MongoDocumentStore implements DocumentStore {
   /** A connected client whose database answered a ping. */
   private static async open(url: string, dbName: string, options: MongoDocumentStoreOptions): Promise<{ client: MongoClient; db: Db }> {
     const timeout = options.serverSelectionTimeoutMs ?? 5000;
-    const client = new MongoClient(url, {
+    mongo ??= await import('mongodb');
+    const client = new mongo.MongoClient(url, {
       serverSelectionTimeoutMS: timeout,
       connectTimeoutMS: timeout,
       // JSON semantics: a field set to undefined is absent, as in the in-memory store.
@@ -427,7 +424,7 @@ export class MongoDocumentStore implements DocumentStore {
       if (name.startsWith('system.')) continue;
       await this.long('a drop', this.db.dropCollection(name)).catch((error: unknown) => {
         // dropped concurrently: fine
-        if (!(error instanceof MongoServerError && error.codeName === 'NamespaceNotFound')) throw error;
+        if (!(error instanceof mongo.MongoServerError && error.codeName === 'NamespaceNotFound')) throw error;
       });
     }
   }
@@ -580,7 +577,7 @@ export class MongoDocumentStore implements DocumentStore {
       try {
         await bounded('a bulk write', this.db.collection<Document>(collection).bulkWrite(ops, { ordered: false }), this.bulkTimeoutMs(ops.length));
       } catch (error) {
-        if (!(error instanceof MongoBulkWriteError)) throw error;
+        if (!(error instanceof mongo.MongoBulkWriteError)) throw error;
         const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
         if (!failures.every((f) => isDuplicateKeyCode(f.code, f.errmsg))) throw error;
         // A unique index refused some puts. FerretDB stops an unordered bulk write at the first

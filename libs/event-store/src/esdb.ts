@@ -14,26 +14,10 @@
  * against a timer of our own.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ANY,
-  BACKWARDS,
-  END,
-  FORWARDS,
-  KurrentDBClient,
-  NO_STREAM,
-  START,
-  STREAM_EXISTS,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-  excludeSystemEvents,
-  jsonEvent,
-  streamNameFilter,
-  type AllStreamResolvedEvent,
-  type AllStreamSubscription,
-  type AppendStreamState,
-  type Position,
-  type ResolvedEvent,
-} from '@kurrent/kurrentdb-client';
+// The client (gRPC and its protobufs) is loaded when a store connects, not by every process that
+// imports this library: most never use KurrentDB.
+import type * as KurrentClient from '@kurrent/kurrentdb-client';
+import type { AllStreamResolvedEvent, AllStreamSubscription, AppendStreamState, KurrentDBClient, Position, ResolvedEvent } from '@kurrent/kurrentdb-client';
 import {
   type AppendResult,
   type EventStore,
@@ -46,6 +30,9 @@ import {
   type SubscriptionHandlers,
   WrongExpectedRevisionError,
 } from './port.js';
+
+/** the client module, once a store has connected */
+let kurrent: typeof KurrentClient;
 
 export interface EsdbEventStoreOptions {
   /** How long connect() and ping() wait for the server before failing (default 5000 ms). */
@@ -74,11 +61,11 @@ function toPosition(commit: bigint): number {
 function toExpected(expected: ExpectedRevision): AppendStreamState {
   switch (expected) {
     case 'any':
-      return ANY;
+      return kurrent.ANY;
     case 'no_stream':
-      return NO_STREAM;
+      return kurrent.NO_STREAM;
     case 'stream_exists':
-      return STREAM_EXISTS;
+      return kurrent.STREAM_EXISTS;
     default:
       if (!Number.isSafeInteger(expected) || expected < 0) {
         throw new RangeError(`invalid expected revision ${String(expected)}`);
@@ -126,7 +113,8 @@ export class EsdbEventStore implements EventStore {
   static async connect(url: string, options: EsdbEventStoreOptions = {}): Promise<EsdbEventStore> {
     const timeoutMs = options.connectTimeoutMs ?? 5000;
     // The client still accepts esdb:// but warns on the console at every connect: same meaning.
-    const client = KurrentDBClient.connectionString(url.replace(/^esdb(\+discover)?:/, 'kurrentdb$1:'));
+    kurrent ??= await import('@kurrent/kurrentdb-client');
+    const client = kurrent.KurrentDBClient.connectionString(url.replace(/^esdb(\+discover)?:/, 'kurrentdb$1:'));
     const store = new EsdbEventStore(client, timeoutMs);
     try {
       await store.ping();
@@ -142,14 +130,14 @@ export class EsdbEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const data = events.map((e) =>
-      jsonEvent({ type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} }),
+      kurrent.jsonEvent({ type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} }),
     );
     try {
       const result = await this.client.appendToStream(stream, data, { streamState: toExpected(expected) });
       const position = result.position ? toPosition(result.position.commit) : await this.headPosition();
       return { revision: Number(result.nextExpectedRevision), position };
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
+      if (error instanceof kurrent.WrongExpectedVersionError) {
         const actual = error.actualState;
         throw new WrongExpectedRevisionError(
           stream,
@@ -167,8 +155,8 @@ export class EsdbEventStore implements EventStore {
     const out: RecordedEvent[] = [];
     try {
       const read = this.client.readStream(stream, {
-        direction: backwards ? BACKWARDS : FORWARDS,
-        fromRevision: options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? END : START,
+        direction: backwards ? kurrent.BACKWARDS : kurrent.FORWARDS,
+        fromRevision: options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? kurrent.END : kurrent.START,
         ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
       });
       for await (const resolved of read) {
@@ -176,7 +164,7 @@ export class EsdbEventStore implements EventStore {
         if (event) out.push(event);
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
+      if (error instanceof kurrent.StreamNotFoundError) return [];
       throw error;
     }
     return out;
@@ -189,7 +177,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    const read = this.client.readAll({ direction: kurrent.BACKWARDS, fromPosition: kurrent.END, maxCount: 1 });
     for await (const resolved of read) {
       const commit = resolved.event?.position.commit ?? resolved.commitPosition;
       if (commit !== undefined) return toPosition(commit);
@@ -235,10 +223,10 @@ export class EsdbEventStore implements EventStore {
     };
     const filter =
       options.prefixes.length > 0
-        ? streamNameFilter({ prefixes: options.prefixes, checkpointInterval: 1, checkpointReached })
-        : excludeSystemEvents({ checkpointInterval: 1, checkpointReached });
+        ? kurrent.streamNameFilter({ prefixes: options.prefixes, checkpointInterval: 1, checkpointReached })
+        : kurrent.excludeSystemEvents({ checkpointInterval: 1, checkpointReached });
     const subscription = this.client.subscribeToAll({
-      fromPosition: from > 0 ? { commit: BigInt(from), prepare: BigInt(from) } : START,
+      fromPosition: from > 0 ? { commit: BigInt(from), prepare: BigInt(from) } : kurrent.START,
       filter,
     });
 

@@ -28,7 +28,8 @@
  * number spelling), which is what the store must give back.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+// the driver is loaded when a store connects, not by every process that imports this library
+import type pg from 'pg';
 import {
   type AppendResult,
   type EventStore,
@@ -41,6 +42,8 @@ import {
   type SubscriptionHandlers,
   WrongExpectedRevisionError,
 } from './port.js';
+
+const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
 
 export interface PostgresEventStoreOptions {
   /** Fallback poll interval for live subscriptions while the LISTEN connection is down (ms, default 1000). */
@@ -259,7 +262,8 @@ export class PostgresEventStore implements EventStore {
   /** Connects, creates the tables on first use, and starts listening for appends. */
   static async connect(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
     const clientConfig: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'burrow' };
-    const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
+    const { Pool } = await loadPg();
+    const pool = new Pool({ ...clientConfig, max: options.poolSize ?? 10 });
     // An idle connection that the server drops (restart, failover) must not crash the process;
     // the next query gets a fresh one.
     pool.on('error', () => undefined);
@@ -301,7 +305,7 @@ export class PostgresEventStore implements EventStore {
    */
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client(this.clientConfig);
+    const client = new (await loadPg()).Client(this.clientConfig);
     const lost = () => {
       if (this.listener !== client) return;
       this.listener = null;
@@ -569,18 +573,18 @@ export class PostgresEventStore implements EventStore {
  * removes one, disconnecting its sessions.
  */
 export async function createPostgresDatabase(serverUrl: string, name: string): Promise<string> {
-  await onServer(serverUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
+  await onServer(serverUrl, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
   const url = new URL(serverUrl);
   url.pathname = `/${encodeURIComponent(name)}`;
   return url.toString();
 }
 
 export async function dropPostgresDatabase(serverUrl: string, name: string): Promise<void> {
-  await onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
+  await onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`));
 }
 
 async function onServer(serverUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  const client = new (await loadPg()).Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
     await work(client);

@@ -10,14 +10,15 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
+// nodemailer is loaded with the first message, not by every process that imports this library
+import type { Transporter } from 'nodemailer';
 import { mailFields } from './compose.js';
 import { type MailAddress, type Mailer, type MailLog, type MailMessage, MailNotSentError, type SentMail } from './port.js';
 
 export class EmlFolderMailer implements Mailer {
   private sequence = 0;
   private prunedAt = 0;
-  private readonly composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  private composerPromise?: Promise<Transporter>;
 
   constructor(
     readonly folder: string,
@@ -56,7 +57,8 @@ export class EmlFolderMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<SentMail> {
-    const info = await this.composer.sendMail(mailFields(message, this.sender));
+    this.composerPromise ??= import('nodemailer').then(({ createTransport }) => createTransport({ streamTransport: true, buffer: true, newline: 'windows' }));
+    const info = await (await this.composerPromise).sendMail(mailFields(message, this.sender));
     // names sort in the order this mailer wrote them: time to the millisecond, then a sequence
     const stamp = new Date().toISOString().replace(/[-:]/g, '');
     this.sequence += 1;
@@ -77,6 +79,6 @@ export class EmlFolderMailer implements Mailer {
   }
 
   async close(): Promise<void> {
-    this.composer.close();
+    if (this.composerPromise) (await this.composerPromise).close();
   }
 }

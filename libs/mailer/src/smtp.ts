@@ -5,7 +5,8 @@
  * Failures become MailNotSentError with a reason that names what failed, never the server's
  * credentials or the message.
  */
-import { createTransport } from 'nodemailer';
+// nodemailer is loaded with the first message sent, not by every process that imports this library
+import type { Transporter } from 'nodemailer';
 import { mailFields } from './compose.js';
 import { type MailAddress, type Mailer, type MailMessage, MailNotSentError, type SentMail } from './port.js';
 
@@ -48,14 +49,20 @@ export function smtpFailureReason(error: unknown): string {
 }
 
 export class SmtpMailer implements Mailer {
-  private readonly transport;
+  private transportPromise?: Promise<Transporter>;
   private readonly timeoutMs: number;
 
   constructor(private readonly options: SmtpMailerOptions) {
     this.timeoutMs = options.timeoutMs ?? 20_000;
-    const step = Math.min(10_000, this.timeoutMs);
-    // logger off: nodemailer's debug log would carry the message and the AUTH exchange
-    this.transport = createTransport({ url: options.url, connectionTimeout: step, greetingTimeout: step, socketTimeout: this.timeoutMs, logger: false, debug: false });
+  }
+
+  private transport(): Promise<Transporter> {
+    this.transportPromise ??= import('nodemailer').then(({ createTransport }) => {
+      const step = Math.min(10_000, this.timeoutMs);
+      // logger off: nodemailer's debug log would carry the message and the AUTH exchange
+      return createTransport({ url: this.options.url, connectionTimeout: step, greetingTimeout: step, socketTimeout: this.timeoutMs, logger: false, debug: false });
+    });
+    return this.transportPromise;
   }
 
   async send(message: MailMessage): Promise<SentMail> {
@@ -64,7 +71,8 @@ export class SmtpMailer implements Mailer {
       timer = setTimeout(() => reject(new MailNotSentError('the mail server did not answer in time')), this.timeoutMs);
     });
     try {
-      const info = await Promise.race([this.transport.sendMail(mailFields(message, this.options.sender)), deadline]);
+      const transport = await this.transport();
+      const info = await Promise.race([transport.sendMail(mailFields(message, this.options.sender)), deadline]);
       return { messageId: info.messageId };
     } catch (error) {
       if (error instanceof MailNotSentError) throw error;
@@ -75,6 +83,6 @@ export class SmtpMailer implements Mailer {
   }
 
   async close(): Promise<void> {
-    this.transport.close();
+    if (this.transportPromise) (await this.transportPromise).close();
   }
 }

@@ -61,6 +61,10 @@ export interface BurrowConfig {
    * the service process kills itself with SIGKILL, as a crash would.
    */
   faultKillAt?: string;
+  /** entries the gateway asks the storage catalog for per page of a folder listing (a listing streams page after page) */
+  listingPageSize: number;
+  /** scrypt's cost N for password hashes made from now on (a power of two; stored hashes keep theirs) */
+  passwordScryptN: number;
   /** aggregate states each process keeps folded (streams, least recently used dropped; 0: none) */
   aggregateCacheStreams: number;
   /** SQLite event store durability: `full` (fsync every commit) unless relaxed to `normal` */
@@ -187,6 +191,15 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     return Number(v);
   };
 
+  const powerOfTwo = (name: string, fallback: number, min: number, max: number) => {
+    const v = int(name, fallback, min, max);
+    if ((v & (v - 1)) !== 0) {
+      problems.push(`${name} must be a power of two (got "${get(name)}")`);
+      return fallback;
+    }
+    return v;
+  };
+
   const bool = (name: string, fallback: boolean) => {
     const v = get(name)?.toLowerCase();
     if (v === undefined) return fallback;
@@ -306,6 +319,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     fastRoutes: bool('BURROW_FAST_ROUTES', true),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
+    listingPageSize: int('BURROW_LISTING_PAGE_SIZE', 1000, 10, 5000),
+    passwordScryptN: powerOfTwo('BURROW_PASSWORD_SCRYPT_N', 16384, 1024, 65536),
     aggregateCacheStreams: int('BURROW_AGGREGATE_CACHE_STREAMS', DEFAULT_AGGREGATE_CACHE_STREAMS, 0, 10_000_000),
     sqliteSynchronous: sqliteSynchronous === 'normal' ? 'normal' : 'full',
     readModels: readModels === 'memory' || readModels === 'sqlite' ? readModels : get('NATS_URL') ? 'memory' : 'sqlite',

@@ -59,6 +59,19 @@ describe('readConfig', () => {
     assert.throws(() => readConfig({ BURROW_SQLITE_SYNCHRONOUS: 'off' }), /BURROW_SQLITE_SYNCHRONOUS must be full or normal/);
   });
 
+  it('BURROW_LISTING_PAGE_SIZE: 1000 entries by default, from 10 to 5000', () => {
+    assert.equal(readConfig({}).listingPageSize, 1000);
+    assert.equal(readConfig({ BURROW_LISTING_PAGE_SIZE: '100' }).listingPageSize, 100);
+    assert.throws(() => readConfig({ BURROW_LISTING_PAGE_SIZE: '9' }), /BURROW_LISTING_PAGE_SIZE must be an integer from 10 to 5000/);
+  });
+
+  it('BURROW_PASSWORD_SCRYPT_N: 16384 by default, a power of two from 1024 to 65536', () => {
+    assert.equal(readConfig({}).passwordScryptN, 16384);
+    assert.equal(readConfig({ BURROW_PASSWORD_SCRYPT_N: '65536' }).passwordScryptN, 65536);
+    assert.throws(() => readConfig({ BURROW_PASSWORD_SCRYPT_N: '3000' }), /BURROW_PASSWORD_SCRYPT_N must be a power of two/);
+    assert.throws(() => readConfig({ BURROW_PASSWORD_SCRYPT_N: '512' }), /BURROW_PASSWORD_SCRYPT_N must be an integer from 1024 to 65536/);
+  });
+
   it('BURROW_SQLITE_DRIVER: node or better-sqlite3, refused where that driver cannot run (said at start, with the other problems)', () => {
     assert.throws(() => readConfig({ BURROW_SQLITE_DRIVER: 'sqlite3' }), /BURROW_SQLITE_DRIVER must be node or better-sqlite3 \(got "sqlite3"\)/);
     readConfig({ BURROW_SQLITE_DRIVER: '' });

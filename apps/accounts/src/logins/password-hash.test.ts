@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { generateSecret, hashPassword, verifyPassword } from './password-hash.js';
+import { DEFAULT_SCRYPT_N, generateSecret, hashPassword, setPasswordHashCost, verifyPassword } from './password-hash.js';
 
 /** hashPassword('secret-password') as the first scheme made it (commit 5c48202), before scrypt2. */
 const OLD_SCHEME_HASH = 'scrypt$16384$8$1$IAV46w/V+Nm2SsOdqKPpQQ==$HGI8fFB/2Cwcw6+s1mRelucpKjKSQpom8M3sFjR2BFQ=';
@@ -63,5 +63,27 @@ describe('password hashing (scrypt)', () => {
     assert.equal(await verifyPassword(a.secret.slice(0, -1), a.hash), false);
     // a damaged stored value refuses rather than throws
     assert.equal(await verifyPassword(a.secret, `${a.hash.slice(0, -8)}`), false);
+  });
+
+  it('makes new hashes at the configured cost, and verifies hashes of any cost it ever made', async () => {
+    const before = await hashPassword('cost-password');
+    try {
+      setPasswordHashCost(1024);
+      const cheap = await hashPassword('cost-password');
+      assert.match(cheap, /^scrypt2\$1024\$8\$1\$/);
+      assert.equal(await verifyPassword('cost-password', cheap), true);
+      assert.equal(await verifyPassword('cost-passworD', cheap), false);
+      assert.equal(await verifyPassword('cost-password', before), true, 'a hash made at the default cost still verifies');
+    } finally {
+      setPasswordHashCost(DEFAULT_SCRYPT_N);
+    }
+    assert.match(await hashPassword('x'), /^scrypt2\$16384\$/);
+    for (const bad of [512, 1000, 131072, 0]) assert.throws(() => setPasswordHashCost(bad), /power of two from 1024 to 65536/);
+  });
+
+  it('refuses to compute a stored hash whose cost is beyond anything Burrow makes', async () => {
+    const hash = await hashPassword('p');
+    const absurd = hash.replace(/^scrypt2\$16384\$/, 'scrypt2$1048576$');
+    assert.equal(await verifyPassword('p', absurd), false);
   });
 });

@@ -20,11 +20,24 @@ import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'no
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string | Buffer, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
-const N = 16384;
+/** scrypt's cost for new hashes unless configured: 2^14, ~50 ms of CPU on a current core. */
+export const DEFAULT_SCRYPT_N = 16384;
 const R = 8;
 const P = 1;
 const KEY_LEN = 32;
-const MAXMEM = 64 * 1024 * 1024;
+let N = DEFAULT_SCRYPT_N;
+/** scrypt needs 128 * N * r bytes; twice that is allowed */
+const maxmem = (n: number, r: number) => 256 * n * r;
+
+/**
+ * The cost (N, a power of two) of the hashes made from now on (BURROW_PASSWORD_SCRYPT_N, checked by
+ * the configuration). Stored hashes keep the cost they were made with, so it can be raised at any
+ * time; the test suites lower it, since they hash thousands of passwords.
+ */
+export function setPasswordHashCost(n: number): void {
+  if (!Number.isInteger(n) || n < 1024 || n > 65536 || (n & (n - 1)) !== 0) throw new Error(`scrypt N must be a power of two from 1024 to 65536 (got ${n})`);
+  N = n;
+}
 
 export const containsNul = (password: string): boolean => password.includes('\0');
 
@@ -36,7 +49,7 @@ function scryptInput(scheme: string, password: string, salt: Buffer): string | B
 export async function hashPassword(password: string): Promise<string> {
   if (containsNul(password)) throw new Error('a password must not contain NUL characters');
   const salt = randomBytes(16);
-  const hash = await scrypt(scryptInput('scrypt2', password, salt), salt, KEY_LEN, { N, r: R, p: P, maxmem: MAXMEM });
+  const hash = await scrypt(scryptInput('scrypt2', password, salt), salt, KEY_LEN, { N, r: R, p: P, maxmem: maxmem(N, R) });
   return `scrypt2$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
@@ -54,7 +67,7 @@ export function generateSecret(): { secret: string; hash: string } {
 
 async function verifyGenerated(password: string, parts: string[]): Promise<boolean> {
   // the cost of a scrypt verification, for uniform timing (module comment)
-  await scrypt(scryptInput('scrypt2', password, TIMING_SALT), TIMING_SALT, KEY_LEN, { N, r: R, p: P, maxmem: MAXMEM });
+  await scrypt(scryptInput('scrypt2', password, TIMING_SALT), TIMING_SALT, KEY_LEN, { N, r: R, p: P, maxmem: maxmem(N, R) });
   const salt = Buffer.from(parts[1], 'base64');
   const expected = Buffer.from(parts[2], 'base64');
   const actual = createHmac('sha256', salt).update(password, 'utf8').digest();
@@ -67,8 +80,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (parts.length !== 6 || (parts[0] !== 'scrypt' && parts[0] !== 'scrypt2')) return false;
   if (containsNul(password)) return false;
   const [n, r, p] = parts.slice(1, 4).map(Number);
+  // a stored hash names its own cost; one beyond what Burrow ever makes is refused, not computed
+  if (!(n >= 2 && n <= 65536 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return false;
   const salt = Buffer.from(parts[4], 'base64');
   const expected = Buffer.from(parts[5], 'base64');
-  const actual = await scrypt(scryptInput(parts[0], password, salt), salt, expected.length, { N: n, r, p, maxmem: MAXMEM });
+  const actual = await scrypt(scryptInput(parts[0], password, salt), salt, expected.length, { N: n, r, p, maxmem: maxmem(n, r) * p });
   return timingSafeEqual(actual, expected);
 }

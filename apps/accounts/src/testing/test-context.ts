@@ -32,6 +32,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accountsProcesses, accountsProjections } from '../accounts.service.js';
+import { setPasswordHashCost } from '../logins/password-hash.js';
 import { FeedSignals } from '../feed/feed-signals.js';
 import type { WebhookSettings } from '../webhooks/webhook-settings.js';
 import { DevicePoliciesHandlers } from '../device-policies/device-policies.handlers.js';
@@ -139,6 +140,9 @@ export interface TestAccounts {
 let partnerCount = 0;
 /** what is still open or on disk, for `cleanUpTestAccounts` after a test that failed half way */
 const leftovers = new TestLeftovers<TestAccounts>();
+
+// the integration tests hash many passwords: scrypt at its lowest cost (password-hash.test.ts checks the default)
+setPasswordHashCost(1024);
 
 export async function startTestAccounts(options: TestAccountsOptions = {}): Promise<TestAccounts> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'burrow-accounts-')));

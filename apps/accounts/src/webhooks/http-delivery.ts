@@ -6,7 +6,8 @@
  * within the timeout is a failure with a short reason (never the response body, which the receiver
  * controls).
  */
-import { Agent, request } from 'undici';
+// undici is loaded with the first delivery, not by every start of the accounts service
+import type { Agent } from 'undici';
 import { guardedLookup, literalHostRefusal, type Resolver, systemResolver } from './address-policy.js';
 
 export interface DeliveryResult {
@@ -26,14 +27,21 @@ export interface HttpDeliveryOptions {
 const DISCARD_LIMIT = 64 * 1024;
 
 export class HttpDelivery {
-  private readonly agent: Agent;
+  private undici?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
 
-  constructor(private readonly options: HttpDeliveryOptions) {
-    this.agent = new Agent({
-      connect: { lookup: guardedLookup(options.allowPrivate, options.resolver ?? systemResolver), timeout: options.timeoutMs },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+  constructor(private readonly options: HttpDeliveryOptions) {}
+
+  private client() {
+    const { options } = this;
+    this.undici ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connect: { lookup: guardedLookup(options.allowPrivate, options.resolver ?? systemResolver), timeout: options.timeoutMs },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      }),
+    }));
+    return this.undici;
   }
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<DeliveryResult> {
@@ -49,11 +57,12 @@ export class HttpDelivery {
     const refusal = literalHostRefusal(target.hostname, this.options.allowPrivate);
     if (refusal) return { ok: false, status_code: null, error: `refused: ${refusal}` };
     try {
+      const { agent, request } = await this.client();
       const res = await request(target, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Burrow-Webhooks/1', ...headers },
         body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       await res.body.dump({ limit: DISCARD_LIMIT }).catch(() => undefined);
@@ -64,8 +73,8 @@ export class HttpDelivery {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    if (this.undici) await (await this.undici).agent.close();
   }
 }
 

@@ -15,6 +15,7 @@ import { createPostgresDatabase, dropPostgresDatabase } from '@burrow/event-stor
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
 import { stablePort } from './ports.js';
+import { natsServerBinary, type PrivateNats, startPrivateNats } from './private-nats.js';
 import { PRODUCTION_SERVER_VARIABLES, targetServers } from './servers.js';
 import { openEventStoreOf } from './event-store.js';
 import { TEST_PARTNER, type TestTarget, testEnv } from './standalone.js';
@@ -59,6 +60,8 @@ export interface AppProcess {
 }
 
 export type MultiProcessTarget = TestTarget & {
+  /** the NATS server its processes talk on (one of the target's own unless the test gave one) */
+  natsUrl: string;
   stopApp(app: string): Promise<void>;
   /** sends `signal` to the one process named `name` (`storage-catalog-2`: its second replica) */
   killProcess(name: string, signal?: NodeJS.Signals): void;
@@ -88,10 +91,16 @@ export interface MultiProcessOptions {
 }
 
 export async function startMultiProcess(
-  natsUrl: string,
+  givenNatsUrl: string,
   extraEnv: Record<string, string> = {},
   options: MultiProcessOptions = {},
 ): Promise<MultiProcessTarget> {
+  // Subjects, queue groups and key-value buckets are global on a NATS server: two targets on one
+  // server would answer each other's requests. Each target gets a nats-server of its own (a few
+  // milliseconds and megabytes), so test files can run side by side; a test that brings its own
+  // server (to kill it) keeps it.
+  const privateNats: PrivateNats | null = givenNatsUrl === process.env.NATS_URL && natsServerBinary() ? await startPrivateNats() : null;
+  const natsUrl = privateNats?.url ?? givenNatsUrl;
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
   const eventDatabase = options.postgresEventStore ? `burrow_e2e_${randomBytes(6).toString('hex')}` : undefined;
   if (eventDatabase) extraEnv = { ...extraEnv, EVENTSTORE_URL: await createPostgresDatabase(options.postgresEventStore!, eventDatabase) };
@@ -147,6 +156,7 @@ export async function startMultiProcess(
     await operatorClient.close();
     await stop(children);
     await servers.cleanup();
+    await privateNats?.close();
     if (eventDatabase) await dropPostgresDatabase(options.postgresEventStore!, eventDatabase);
     await rm(dataDir, { recursive: true, force: true });
   };
@@ -168,7 +178,12 @@ export async function startMultiProcess(
       await new Promise((r) => setTimeout(r, 100));
     }
     const auth = 'Basic ' + Buffer.from(`${TEST_PARTNER.username}:${TEST_PARTNER.password}`).toString('base64');
-    const pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    // a 503 is a service still warming up on a loaded machine (a test may set a short RPC timeout)
+    let pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    while (pong.status === 503 && Date.now() < deadline + 15_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      pong = await fetch(`${urls[0]}/ping`, { headers: { authorization: auth } });
+    }
     if (pong.status !== 200) throw new Error(`the bootstrapped partner cannot log in (${pong.status}):\n${log}`);
     // Further replicas join once the first has set up the store: each must be listening in its
     // queue group before a test relies on requests being spread over them.
@@ -186,7 +201,7 @@ export async function startMultiProcess(
     }
     const exited = (app: string) =>
       Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, serverEnv: servers.env, operator, close,
+    return { mode: 'multi-process', natsUrl, servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, serverEnv: servers.env, operator, close,
       openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
       stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),

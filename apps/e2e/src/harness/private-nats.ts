@@ -3,7 +3,7 @@
  * It listens on a fixed free port, so a restart comes back at the same URL the processes know.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +39,8 @@ export interface PrivateNats {
   kill(): Promise<void>;
   /** start again on the same port; resolves once it accepts connections */
   start(): Promise<void>;
+  /** kill it for good and remove its JetStream files */
+  close(): Promise<void>;
 }
 
 export async function startPrivateNats(binary = natsServerBinary(), options: { jetstream?: boolean } = {}): Promise<PrivateNats> {
@@ -67,6 +69,10 @@ export async function startPrivateNats(binary = natsServerBinary(), options: { j
         c.once('exit', () => res());
         c.kill('SIGKILL');
       });
+    },
+    async close() {
+      await nats.kill();
+      rmSync(storeDir, { recursive: true, force: true });
     },
   };
   await nats.start();

@@ -2,6 +2,7 @@
  * Burrow standalone as a child process (`apps/standalone/dist/main.js`), for tests that must kill
  * it as a crash would (SIGKILL) and start it again on the same data directory.
  */
+import { childEnv } from './run-app.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +28,7 @@ export async function startStandaloneProcess(dataDir: string, env: Record<string
   const port = await freePort();
   const command = [...wrapper, process.execPath, join(appsDir, 'standalone', 'dist', 'main.js')];
   const child = spawn(command[0], command.slice(1), {
-    env: { PATH: process.env.PATH ?? '', ...testEnv(dataDir, { PORT: String(port), LOG_LEVEL: 'info', ...env }) },
+    env: childEnv(testEnv(dataDir, { PORT: String(port), LOG_LEVEL: 'info', ...env })),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

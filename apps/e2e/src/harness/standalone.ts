@@ -30,6 +30,9 @@ export interface TestTarget {
   close(): Promise<void>;
 }
 
+/** folder listings page at this (BURROW_LISTING_PAGE_SIZE), so a test reaches a second page with a few hundred files */
+export const LISTING_PAGE_SIZE_FOR_TESTS = '100';
+
 export const TEST_PARTNER = { username: 'partner', password: 'partner-password-1' };
 
 export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -40,6 +43,12 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     BURROW_PARTNER_PASSWORD: TEST_PARTNER.password,
     BURROW_SECRET: 'test-secret-0123456789abcdef0123456789abcdef',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // the suites hash thousands of passwords: scrypt at its lowest cost (same code path)
+    BURROW_PASSWORD_SCRYPT_N: '1024',
+    // test files run side by side, several per core: a service may take longer than the
+    // production default (5 s) to answer; a test of the timeout itself sets its own
+    BURROW_RPC_TIMEOUT_MS: '15000',
+    BURROW_LISTING_PAGE_SIZE: LISTING_PAGE_SIZE_FOR_TESTS,
     ...extra,
   };
 }

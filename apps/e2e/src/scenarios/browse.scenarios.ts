@@ -6,6 +6,7 @@
  * interface, other users' storage) and hostile paths. In multi-process mode a session opened on
  * one gateway is used, and ended, on another.
  */
+import { LISTING_PAGE_SIZE_FOR_TESTS } from '../harness/standalone.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { it } from 'node:test';
@@ -386,7 +387,8 @@ export function browseScenarios({ target }: ScenarioContext) {
 
   it('the storage interface speaks JSON errors for every refusal and the listing of a device with many files streams whole', async () => {
     const u = await userWithFiles();
-    const many = 1200; // more than one catalog page
+    // more than two pages of the catalog's listing (the e2e targets page at 100: BURROW_LISTING_PAGE_SIZE)
+    const many = Number(LISTING_PAGE_SIZE_FOR_TESTS) * 2 + 60; // a multiple of the 20 sent at a time
     // 20 uploads at a time: the subject here is the listing; many concurrent writers are the
     // concurrency scenarios' (on FerretDB's SQLite backend 50 at once can pass the bus timeout)
     for (let i = 0; i < many; i += 20) {

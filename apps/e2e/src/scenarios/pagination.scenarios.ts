@@ -1,7 +1,7 @@
 /**
  * Bulk paging of the user list as bulk clients do it (1000 at a time with offset): stable,
  * complete, ordered, and in agreement with `?action=user_count`. The users are created over HTTP
- * (one scrypt hash each), so the size is a parameter: all-scenarios.ts runs 2,500 in standalone
+ * (one scrypt hash each), so the size is a parameter: all-scenarios.ts runs 1,250 in standalone
  * mode and fewer where creating them takes too long.
  */
 import type { UserRecord } from '@burrow/contracts';

@@ -7,6 +7,7 @@
  * Nextcloud desktop clients) sets the modification time, answered with `X-OC-Mtime: accepted`.
  * A client that stops half way leaves nothing: no blob, no version; the old version stays.
  */
+import { closeAfterAnswer } from '../http/lingering-close.js';
 import { badRequest, DomainError, type FileVersionInfo, type PrepareUploadReply, Subjects } from '@burrow/contracts';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
@@ -47,8 +48,9 @@ export async function putFile(call: DavCall, body: Request | null): Promise<{ ex
   const expected = req.headers['x-expected-entity-length'];
   const size = body === null ? 0 : (declaredLength(req) ?? (typeof expected === 'string' && /^\d{1,16}$/.test(expected) ? Number(expected) : undefined));
   const scope = { userId: call.user.userId, device: target.device, path: target.path };
-  // refused before a byte is read; the connection then closes rather than draining a body nobody wants
-  res.setHeader('Connection', 'close');
+  // refused before a byte is read; the connection then closes (lingering: the answer gets through)
+  // rather than draining a body nobody wants
+  closeAfterAnswer(req, res);
   const prepared = await call.rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { ...scope, size, strict: true });
   const etag = prepared.current ? etagOf(prepared.current.blob) : null;
   checkPreconditions(req, etag);

@@ -12,13 +12,13 @@ import {
   type FileEntry,
   type FileVersionInfo,
   type FolderPage,
-  LISTING_PAGE_DEFAULT,
   notFound,
   PREVIEW_WIDTHS,
   type PreviewWidth,
 } from '@burrow/contracts';
 import type { Request, Response } from 'express';
 import { sendBlob } from './download.js';
+import { listingPageSize } from './listing-page.js';
 import { queryValue } from './query.js';
 import { write } from './streams.js';
 
@@ -79,7 +79,7 @@ export function splitName(name: string): { firstname: string; lastname: string }
  * parses as a whole one).
  */
 export async function sendFolder(res: Response, fetchPage: (cursor: string | undefined, limit: number) => Promise<FolderPage>, extra?: Record<string, unknown>): Promise<void> {
-  let page = await fetchPage(undefined, LISTING_PAGE_DEFAULT);
+  let page = await fetchPage(undefined, listingPageSize());
   res.status(200).type('application/json');
   res.setHeader('Cache-Control', 'private, no-cache');
   try {
@@ -104,7 +104,7 @@ export async function sendFolder(res: Response, fetchPage: (cursor: string | und
       }
       if (parts.length) await write(res, parts.join(''));
       if (!page.next) break;
-      page = await fetchPage(page.next, LISTING_PAGE_DEFAULT);
+      page = await fetchPage(page.next, listingPageSize());
     }
     await write(res, section === 'dirs' ? '],"files":[]}' : ']}');
     res.end();

@@ -6,6 +6,7 @@
  * cross the bus and be validated without recursing thousands of levels deep.
  */
 import { badRequest, payloadTooLarge } from '@burrow/contracts';
+import { closeAfterAnswer } from './lingering-close.js';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { fieldsHoldingNul } from './nul.js';
@@ -46,13 +47,18 @@ export function jsonShape(text: string): { depth: number; values: number } {
 /** The whole request body, refused with 413 as soon as it passes `limit` (small bodies only: never a file). */
 export async function readBoundedBody(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw payloadTooLarge(`request body over ${limit} bytes`);
+  if (declared > limit) {
+    // the rest is not read: the connection closes once the 413 is out (lingering, so it gets through)
+    if (req.res) closeAfterAnswer(req, req.res);
+    throw payloadTooLarge(`request body over ${limit} bytes`);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // leaving the loop early must not destroy the request (and its socket) before the 413 is sent
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) {
-      req.resume();
+      if (req.res) closeAfterAnswer(req, req.res);
       throw payloadTooLarge(`request body over ${limit} bytes`);
     }
     chunks.push(chunk);

@@ -6,11 +6,13 @@
  * answers 501 (Not Implemented), and closes the connection (the rest of the body is not read).
  */
 import type { NextFunction, Request, Response } from 'express';
+import { closeAfterAnswer } from './lingering-close.js';
 
 export function refuseUnknownTransferCodings(req: Request, res: Response, next: NextFunction): void {
   const header = req.headers['transfer-encoding'];
   if (header === undefined) return next();
   const unknown = header.split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '' && coding !== 'chunked');
   if (unknown.length === 0) return next();
-  res.status(501).set('Connection', 'close').json({ reason: `transfer coding ${unknown.join(', ')} is not supported: send the body as it is, chunked or with a Content-Length` });
+  closeAfterAnswer(req, res);
+  res.status(501).json({ reason: `transfer coding ${unknown.join(', ')} is not supported: send the body as it is, chunked or with a Content-Length` });
 }

@@ -8,6 +8,7 @@
  * - `DELETE` of a file, of a folder (path ending with `/`: it and everything under it), or of the
  *   device itself.
  */
+import { closeAfterAnswer } from '../http/lingering-close.js';
 import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import {
   type AuthenticatedUser,
@@ -63,8 +64,8 @@ export class StorageWriteController {
     const size = declaredLength(req);
     // an unknown device or a full quota is refused before a byte is read, an upload passing what
     // the quota still holds as soon as it does; the connection then closes rather than draining a
-    // body nobody wants
-    res.setHeader('Connection', 'close');
+    // body nobody wants (a lingering close: the answer gets through while the client still sends)
+    closeAfterAnswer(req, res);
     const prepared = await this.rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { userId: user.userId, device, path, size });
     const blob = await ingest(req, this.blobs, { limit: prepared.remaining });
     res.removeHeader('Connection');

@@ -5,7 +5,8 @@
  * goes on to the share interface's route. The room, its folder labels and the listing come from the same helpers and bus
  * subjects as the JSON routes (`openRoom`, `roomFolders`, `roomFolderAt`, `storage.listFolder`).
  */
-import { type FolderPage, LISTING_PAGE_DEFAULT, Subjects } from '@burrow/contracts';
+import { listingPageSize } from '../http/listing-page.js';
+import { type FolderPage, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
@@ -51,7 +52,7 @@ ${folders.length ? html`<ul class="entries">${folders.map((f) => folderRow(f.lab
     }
     const { top, path } = roomFolderAt(folders, label, rest);
     const cursor = queryValue(req, PAGE_PARAM);
-    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit: LISTING_PAGE_DEFAULT });
+    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit: listingPageSize() });
     const names = [label, ...rest];
     let href = base;
     const crumbs: Crumb[] = [{ label: title, href: base }];

@@ -12,12 +12,13 @@
  * page redirects to the login page rather than challenging (no browser password dialog).
  * Every call is the JSON routes' bus subject, through the same helpers; pages are `no-store`.
  */
+import { listingPageSize } from '../http/listing-page.js';
 import {
   type AuthenticatedUser,
   DomainError,
   type FileVersionInfo,
   type FolderPage,
-  LISTING_PAGE_DEFAULT,
+  
   type OwnShareRoom,
   ShareRoomBody,
   type StorageRoot,
@@ -170,7 +171,7 @@ ${root.devices.length
 
   private async folder(req: Request, res: Response, v: Viewer, device: string, rest: string[]): Promise<void> {
     const cursor = queryValue(req, PAGE_PARAM);
-    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: v.user.userId, device, path: devicePath(rest, true), cursor, limit: LISTING_PAGE_DEFAULT });
+    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: v.user.userId, device, path: devicePath(rest, true), cursor, limit: listingPageSize() });
     const names = [device, ...rest];
     const { crumbs, href } = this.crumbs(v, names);
     const here = names[names.length - 1];

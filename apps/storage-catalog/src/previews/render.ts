@@ -12,7 +12,8 @@
  */
 import { PREVIEW_WIDTHS, type PreviewWidth } from '@burrow/contracts';
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
+// libvips is loaded with the first image to render, not by every start of the storage catalog
+import type Sharp from 'sharp';
 
 export type PreviewFormat = 'jpeg' | 'png';
 
@@ -39,16 +40,18 @@ const MAX_PIXELS = 268_402_689;
 /** an image that takes longer than this to decode is taken to be unreadable (it would hold a slot) */
 const TIMEOUT_SECONDS = 60;
 
-let configured = false;
+let sharp: typeof Sharp;
 /**
  * Once per process: no libvips operation cache (every image is seen once), one libvips thread per
  * image (the previewer's own concurrency is what bounds the CPU it takes).
  */
-function configureSharp(): void {
-  if (configured) return;
-  configured = true;
-  sharp.cache(false);
-  sharp.concurrency(1);
+async function loadSharp(): Promise<typeof Sharp> {
+  if (sharp) return sharp;
+  const loaded = (await import('sharp')).default;
+  loaded.cache(false);
+  loaded.concurrency(1);
+  sharp = loaded;
+  return sharp;
 }
 
 const previewHeight = (width: number, image: { width: number; height: number }) =>
@@ -76,7 +79,7 @@ function opaque(data: Buffer, channels: number): boolean {
  * (a storage failure, worth another try) when the input fails.
  */
 export async function renderPreviews(input: Readable): Promise<RenderedPreview[]> {
-  configureSharp();
+  const sharp = await loadSharp();
   const bytes = await readAll(input);
   try {
     const decoder = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_PIXELS });

@@ -5,6 +5,7 @@
  * ones. The data streams from the request into the blob store and from the blob store into the
  * reply: it is never held whole, never crosses the bus, and is never logged.
  */
+import { closeAfterAnswer } from '../../http/lingering-close.js';
 import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import {
   PARTNER_BACKUP_BODY_LIMIT,
@@ -71,7 +72,7 @@ export class PartnerBackupController {
   async store(@PartnerId() partnerId: string, @Req() req: Request): Promise<PartnerBackupVersion> {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > PARTNER_BACKUP_BODY_LIMIT) {
-      req.resume();
+      if (req.res) closeAfterAnswer(req, req.res);
       throw payloadTooLarge(`request body over ${PARTNER_BACKUP_BODY_LIMIT} bytes`);
     }
     const data = new PassThrough();
@@ -82,11 +83,13 @@ export class PartnerBackupController {
     put.catch(() => undefined);
     let size: number;
     try {
-      ({ size } = await readBackupBody(req as AsyncIterable<Buffer>, data, PARTNER_BACKUP_BODY_LIMIT));
+      // leaving the loop early (a refusal) must not destroy the request before the answer is sent
+      ({ size } = await readBackupBody(req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>, data, PARTNER_BACKUP_BODY_LIMIT));
       data.end();
     } catch (error) {
       data.destroy(error as Error);
-      req.resume();
+      // the rest of a refused body is not read: the connection closes once the answer is out
+      if (!req.complete && req.res) closeAfterAnswer(req, req.res);
       throw error;
     }
     // the blob's key is the SHA-256 of what was written: the hash the parser just verified
