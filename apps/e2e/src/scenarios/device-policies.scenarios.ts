@@ -196,6 +196,22 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     assert.equal((await api().get(`/groups/${group.group_id}`).expect(200)).body.device_policy, policy.id, 'refused changes changed nothing');
   });
 
+  it('the management console\'s group form posts "no policy" as "" (none chosen) or "None" (as it renders null): both mean null', async () => {
+    const plans = await knownPlans(api());
+    const policy = await createPolicy(api(), {});
+    // the formset posts its values unconverted: plan_id as a string, booleans as booleans
+    const created = await api().post('/groups/', { name: unique('grp'), plan_id: String(plans.small.plan_id), webapi_enable: true, check_domain: false, device_policy: '' });
+    assert.equal(created.status, 201, created.text);
+    const groupId = Number(String(created.headers.location).split('/').pop());
+    assert.equal((await api().get(`/groups/${groupId}`).expect(200)).body.device_policy, null);
+    for (const none of ['None', '']) {
+      assert.equal((await api().post(`/groups/${groupId}`, { device_policy: String(policy.id) })).body.device_policy, policy.id);
+      const cleared = await api().post(`/groups/${groupId}`, { name: unique('grp'), plan_id: String(plans.small.plan_id), webapi_enable: true, check_domain: false, device_policy: none });
+      assert.equal(cleared.status, 200, `${JSON.stringify(none)}: ${cleared.text}`);
+      assert.equal((await api().get(`/groups/${groupId}`).expect(200)).body.device_policy, null, JSON.stringify(none));
+    }
+  });
+
   it('values are checked against the catalogue: 400 naming policy.<preference>; names are unique; bad ids are 404', async () => {
     assertBadFields(
       await api().post('/devicepolicies/', { name: unique('pol'), policy: { backup_schedule: 'sometimes', upload_limit_kbps: 1, colour: 'blue', lan_sync: 'perhaps' } }),

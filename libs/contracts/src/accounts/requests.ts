@@ -251,12 +251,17 @@ export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable'])
 
 // ---- groups -----------------------------------------------------------------------------------
 
+/** No device policy: null, or what the management console's group form posts for it ("" when none is chosen, "None" as it renders null). */
+const NO_DEVICE_POLICY = z.union([z.null(), z.string().regex(/^\s*(none|null)?\s*$/i).transform(() => null)]);
+
 const groupFields = {
   name: text(NAME_MAX_LENGTH),
   plan_id: formInt(),
   webapi_enable: formBool(),
   check_domain: formBool(),
-  device_policy: formInt({ min: 1 }).nullable().describe('a device policy id of this partner, or null'),
+  device_policy: z
+    .union([NO_DEVICE_POLICY, formInt({ min: 1 })])
+    .describe('a device policy id of this partner, or null ("" and "None", what the management console\'s group form posts for no policy, are null too)'),
 };
 
 export const CreateGroupBody = z
