@@ -23,6 +23,7 @@ import {
   notFound,
   type StorageRoot,
   Subjects,
+  UNLIMITED_BYTES,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
@@ -116,14 +117,16 @@ export class StorageReadController {
   private async root(req: Request, res: Response, user: AuthenticatedUser): Promise<void> {
     const root = await this.rpc.call<StorageRoot>(Subjects.storage.root, { userId: user.userId });
     const info = root.user;
-    const quota = info.quota_bytes;
+    // unlimited: the plan's own huge size, as the original sent it (a 0 made the mobile app's bar Infinity% full)
+    const quota = info.quota_bytes ?? UNLIMITED_BYTES;
     const stats = {
       ...splitName(info.name),
       devices: root.devices.length,
       backupsize: humanSize(info.bytes_stored),
-      size: quota === null ? 0 : Math.round((quota / GIGABYTE) * 100) / 100,
-      backupsize_for_robots: info.bytes_stored,
-      size_for_robots: quota ?? 0,
+      size: Math.round((quota / GIGABYTE) * 100) / 100,
+      // a decimal string, as in the original's replies (the mobile app parseInts it)
+      backupsize_for_robots: String(info.bytes_stored),
+      size_for_robots: quota,
       billing_url: '',
     };
     const devices = wantsDeviceInfo(req)

@@ -49,9 +49,9 @@ export const StorageRootObject = z
       lastname: z.string(),
       devices: z.int().min(0),
       backupsize: z.string().describe('stored bytes, human-readable (decimal units)'),
-      size: z.number().describe('plan + bonus in GB (10^9 bytes); 0 when unlimited'),
-      backupsize_for_robots: z.int().min(0).describe('stored bytes (every version)'),
-      size_for_robots: z.int().min(0).describe('plan + bonus in bytes; 0 when unlimited'),
+      size: z.number().describe('plan + bonus in GB (10^9 bytes); unlimited plans: 1000000001 (their 1000000001000000000 bytes), as the original service sent'),
+      backupsize_for_robots: z.string().regex(/^\d+$/).describe('stored bytes (every version), as a decimal string like the original service (clients parseInt it)'),
+      size_for_robots: z.int().min(0).describe('plan + bonus in bytes; unlimited plans: 1000000001000000000'),
       billing_url: z.string().describe('where the user manages billing; empty when the partner has none'),
     }),
     devices: z.union([z.array(z.tuple([z.string(), z.string()])), z.array(DeviceObject)]).describe('[name, relative URL] pairs; with device_info=yes, device objects'),
@@ -133,7 +133,7 @@ export const STORAGE_READ_ROUTES = {
             'application/json': {
               schema: { oneOf: [{ $ref: '#/components/schemas/StorageRootObject' }, { $ref: '#/components/schemas/FolderObject' }, { type: 'array', items: { $ref: '#/components/schemas/FileObject' } }] },
               examples: {
-                root: ex('GET /storage/MFXG4/', { stats: { firstname: 'Ann', lastname: 'Lee', devices: 1, backupsize: '1.2 GB', size: 100, backupsize_for_robots: 1200000000, size_for_robots: 100000000000, billing_url: '' }, devices: [['laptop', 'laptop/']] }),
+                root: ex('GET /storage/MFXG4/', { stats: { firstname: 'Ann', lastname: 'Lee', devices: 1, backupsize: '1.2 GB', size: 100, backupsize_for_robots: '1200000000', size_for_robots: 100000000000, billing_url: '' }, devices: [['laptop', 'laptop/']] }),
                 folder: ex('GET /storage/MFXG4/laptop/Documents/', { dirs: [['Sub dir', 'Sub%20dir/']], files: [{ url: 'report.pdf', name: 'report.pdf', size: 52431, ctime: 1690000000, mtime: 1700000000, etime: 1700000100, versions: 2 }] }),
                 versions: ex('?format=version_info', [{ url: 'photo.jpg?version=0', name: 'photo.jpg', size: 1000, ctime: 1690000000, mtime: 1690000000, etime: 1690000100, preview_800: 'photo.jpg?version=0&preview_800' }]),
               },
