@@ -24,7 +24,7 @@ import { startMultiProcess } from './harness/multi-process.js';
 import { type TestTarget, startStandalone } from './harness/standalone.js';
 import { b32, storageApi } from './harness/storage-client.js';
 import { createUser, unique } from './scenarios/accounts-fixtures.js';
-import { createShareRoom, type ShareRoomReply } from './scenarios/share-fixtures.js';
+import { createShareRoom, roomAddress, type ShareRoomReply } from './scenarios/share-fixtures.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const NO_BROWSER = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`;
@@ -110,7 +110,7 @@ for (const [mode, start] of modes()) {
       await target?.close();
     });
     const agent = () => supertest(target.url);
-    const roomPath = () => new URL(w.room.url, target.url).pathname;
+    const roomPath = () => roomAddress(w.room.url);
 
     it('keeps JSON for JSON clients and gives browsers the room page, hostile names escaped', async () => {
       const json = await agent().get(roomPath()).expect(200);

@@ -16,7 +16,7 @@ import { bytes, hasUnzip, unzipAll } from '../harness/http-bytes.js';
 import { b32, storageApi } from '../harness/storage-client.js';
 import { createGroup, createUser, eventually, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
-import { createShareRoom, userWithShareRoom } from './share-fixtures.js';
+import { createShareRoom, roomAddress, userWithShareRoom } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 const seg = (path: string) => path.split('/').map(encodeURIComponent).join('/');
@@ -425,7 +425,7 @@ export function browseScenarios({ target }: ScenarioContext) {
       'Private/secret.txt': Buffer.from('not shared'),
     };
     const shared = await userWithShareRoom(target(), api(), { files, room: { room_name: 'Holiday', room_description: 'Line one\nLine two', dirs: ['laptop/Photos/', 'laptop/Docs/'] } });
-    const roomUrl = new URL(shared.room.url, first()).pathname;
+    const roomUrl = roomAddress(shared.room.url);
     assert.match(roomUrl, /^\/share\/[A-Z2-7]+\/[A-Za-z0-9_-]+\/$/);
     const anonymous = supertest(last());
     const root = await anonymous.get(roomUrl).expect(200);
@@ -466,7 +466,7 @@ export function browseScenarios({ target }: ScenarioContext) {
     // a second room with two folders of the same name labels the second one
     await shared.storage.putFile('laptop', 'Other/Photos/x.txt', 'x').expect(201);
     const twin = await createShareRoom(shared.storage, { room_name: 'Twins', dirs: ['laptop/Photos/', 'laptop/Other/Photos/'] });
-    const twinRoot = await anonymous.get(new URL(twin.url, first()).pathname).expect(200);
+    const twinRoot = await anonymous.get(roomAddress(twin.url)).expect(200);
     assert.deepEqual(twinRoot.body.dirs, [['Photos', 'Photos/'], ['Photos (2)', 'Photos%20(2)/']]);
   });
 

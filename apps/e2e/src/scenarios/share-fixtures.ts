@@ -31,6 +31,12 @@ export interface ShareRoomInput {
   dirs: string[];
 }
 
+/**
+ * The room's own address (`/share/<b32>/<key>/`, where its JSON and pages are served) from its
+ * `url`, the link people are handed (`/browse/share/<b32>/<key>`, which redirects there).
+ */
+export const roomAddress = (url: string) => `${new URL(url, 'http://any').pathname.replace(/^\/browse\/share\//, '/share/')}/`;
+
 /** Creates a room as the user; asserts the 201 and returns the room. */
 export async function createShareRoom(storage: StorageApi, room: ShareRoomInput): Promise<ShareRoomReply> {
   const res = await storage.createShare({ room_name: 'Shared', ...room });
@@ -47,7 +53,7 @@ export interface SharedUser {
 
 /**
  * A new user of the partner with one device holding `files` (path -> content) and a room sharing
- * `dirs` (default: the whole device). The room's `url` is its public address.
+ * `dirs` (default: the whole device). The room's `url` is its link; `roomAddress` its address.
  */
 export async function userWithShareRoom(
   target: TestTarget,

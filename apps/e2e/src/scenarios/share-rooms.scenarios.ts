@@ -10,7 +10,7 @@ import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js
 import { b32, type StorageApi, storageApi } from '../harness/storage-client.js';
 import { assertBadFields, assertConflict, assertError, createUser, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
-import { createShareRoom, type ShareRoomReply, userWithShareRoom } from './share-fixtures.js';
+import { createShareRoom, roomAddress, type ShareRoomReply, userWithShareRoom } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 
@@ -54,7 +54,7 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.deepEqual(
       { ...work, creation_time: 0, update_time: 0 },
       {
-        url: `/share/${b32(alice)}/work/`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
+        url: `/browse/share/${b32(alice)}/work`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
         number_of_files: 2, number_of_folders: 2, creation_time: 0, update_time: 0,
       },
     );
@@ -64,7 +64,7 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.equal(res.status, 201, res.text);
     const photos = res.body as ShareRoomReply;
     assert.match(photos.room_key, /^[A-Za-z0-9_-]{16}$/);
-    assert.equal(photos.url, `/share/${b32(alice)}/${photos.room_key}/`);
+    assert.equal(photos.url, `/browse/share/${b32(alice)}/${photos.room_key}`, 'the original\'s room link: /browse/share/<b32 share id>/<key>');
     assert.deepEqual([photos.room_description, photos.number_of_files, photos.number_of_folders], ['', 5, 6]);
 
     // read right away, through every gateway
@@ -177,21 +177,28 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.equal((await list()).share_rooms.find((r) => r.room_key === 'dev')?.number_of_files, 0, 'the device is gone, the room stays');
   });
 
-  it('what real clients send for rooms: /browse/share/<share id>/<key> leads to the room, <room url>/ is the room, the room JSON has browse_url and start_date "", version_info lists versions', async () => {
+  it('what real clients send for rooms: /browse/share/<share id>/<key> in either form leads to the room, <room url>/ is the room, the room JSON has browse_url and start_date "", version_info lists versions', async () => {
     const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'first', 'Docs/b.txt': 'b' }, room: { room_key: 'clients' } });
     await shared.storage.putFile('laptop', 'Docs/a.txt', 'second, longer').expect(201);
     const anonymous = partnerApi(target()).raw;
-    const room = shared.room.url;
+    const link = `/browse/share/${b32(shared.username)}/clients`;
+    assert.equal(shared.room.url, link, "the share list's room url is the original's form");
+    const room = roomAddress(link);
+    assert.equal(room, `/share/${b32(shared.username)}/clients/`);
     const root = await anonymous.get(room).expect(200);
     assert.equal(root.body.stats.start_date, '');
-    assert.equal(root.body.browse_url, `/browse/share/${encodeURIComponent(shared.username)}/clients`);
-    // the room link people are handed leads to the room (the raw share id, as the appliance shows it)
-    const browse = await anonymous.get(root.body.browse_url).expect(302);
-    assert.equal(browse.headers.location, room);
-    assert.equal((await anonymous.get(`${root.body.browse_url}/laptop/Docs/?x=1`).expect(302)).headers.location, `${room}laptop/Docs/?x=1`);
-    assert.deepEqual((await anonymous.get(browse.headers.location).expect(200)).body, root.body);
+    assert.equal(root.body.browse_url, link, 'browse_url in the original form: the share id in base32');
+    // the room link leads to the room, with the share id in base32 (as emitted) or raw (as the appliance shows it)
+    for (const form of [b32(shared.username), encodeURIComponent(shared.username)]) {
+      const browse = await anonymous.get(`/browse/share/${form}/clients`).expect(302);
+      assert.deepEqual((await anonymous.get(browse.headers.location).expect(200)).body, root.body, form);
+      assert.deepEqual((await anonymous.get(`/share/${form}/clients/`).expect(200)).body, root.body, `/share/ with the share id as ${form}`);
+    }
+    assert.equal((await anonymous.get(`${link}/laptop/Docs/?x=1`).expect(302)).headers.location, `${room}laptop/Docs/?x=1`);
     await anonymous.get('/browse/share/nobody-at-all/clients').expect(302).expect('location', `/share/${b32('nobody-at-all')}/clients/`);
+    await anonymous.get(`/share/${b32('nobody-at-all')}/clients/`).expect(404);
     // the mobile app opens a room as its URL + '/'
+    assert.deepEqual((await anonymous.get((await anonymous.get(`${link}/`).expect(302)).headers.location).expect(200)).body, root.body);
     assert.deepEqual((await anonymous.get(`${room}/`).expect(200)).body, root.body);
     assert.deepEqual((await anonymous.get(`${room}laptop/Docs//`).expect(200)).body.files.map((f: { name: string }) => f.name), ['a.txt', 'b.txt']);
     // versions of a room file, as in the storage interface
@@ -205,6 +212,6 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
 
   it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {
     const shared = await userWithShareRoom(target(), partner.api, { files: { 'a/b.txt': 'b', 'c.txt': 'c' }, room: { room_key: 'fixture' } });
-    assert.deepEqual([shared.room.room_key, shared.room.url, shared.room.number_of_files, shared.room.number_of_folders], ['fixture', `/share/${b32(shared.username)}/fixture/`, 2, 2]);
+    assert.deepEqual([shared.room.room_key, shared.room.url, shared.room.number_of_files, shared.room.number_of_folders], ['fixture', `/browse/share/${b32(shared.username)}/fixture`, 2, 2]);
   });
 }

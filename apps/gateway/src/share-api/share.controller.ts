@@ -5,8 +5,9 @@
  * any folder (or of the whole room at its root). The room's folders appear under their own names
  * (a second folder of the same name gets " (2)"). An unknown, disabled or deleted room is a 404; a
  * POST on anything here is a 405. `?format=version_info` on a file lists its versions, as in the
- * storage interface. `/browse/share/<share id>/<room key>` (the raw share id: the room link the
- * management appliance shows and the mobile app mails) redirects to the room's address here.
+ * storage interface. `/browse/share/<share id>/<room key>` (the room link the original emitted, the
+ * management appliance shows and the mobile app mails; the share id in base32 or raw) redirects
+ * to the room's address here. Wherever a share id is in a URL, either form is accepted.
  *
  * Also here: single-file share links (`/link/<token>/<name>`, made by a POST on a storage file).
  */
@@ -24,12 +25,11 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { b32encode } from '../http/b32.js';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { claimedIncarnation, type LinkClaims } from '../http/links.js';
 import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
-import { openRoom, roomBrowseUrl, roomFolderAt, roomFolders } from '../http/share-rooms.js';
+import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { checkStoragePolicy } from '../http/storage-access.js';
 import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
@@ -62,7 +62,7 @@ export class ShareController {
       res.setHeader('Cache-Control', 'no-cache');
       res.json({
         // the mobile app's recorded reply: a start date of "" (none), and the room's link for people
-        browse_url: roomBrowseUrl(this.publicUrl, room.share_id, roomKey),
+        browse_url: shareRoomUrl(this.publicUrl, room.share_id, roomKey),
         stats: {
           start_date: '',
           room_name: room.name,
@@ -97,9 +97,10 @@ export class ShareController {
   }
 
   /**
-   * A room by the link people are handed, `/browse/share/<share id>/<room key>[/<path>]`: the same
-   * place at the room's own address (the share id in base32), query kept. Whether the room exists
-   * is for that address to say.
+   * A room by the link people are handed, `/browse/share/<share id>/<room key>[/<path>]` with the
+   * share id in base32 (what Burrow and the original emit) or as it is: the same place at the
+   * room's own address, query kept. Whether the room exists is for that address to say (it tries
+   * both readings of a segment that is valid base32).
    */
   @Route(SHARE_ROUTES.browseShare)
   browse(@Req() req: Request, @Res() res: Response): void {
@@ -108,7 +109,7 @@ export class ShareController {
     if (!shareId || !roomKey) throw notFound('no such share');
     const path = rest.map(encodeSegment).join('/');
     const query = (req.originalUrl ?? req.url).match(/\?.*$/)?.[0] ?? '';
-    const target = `/${SHARE_MOUNT}/${b32encode(shareId)}/${encodeSegment(roomKey)}/${path}${path && folder ? '/' : ''}${query}`;
+    const target = `/${SHARE_MOUNT}/${shareSegmentB32(shareId)}/${encodeSegment(roomKey)}/${path}${path && folder ? '/' : ''}${query}`;
     res.setHeader('Cache-Control', 'no-cache');
     res.redirect(302, target);
   }

@@ -6,7 +6,7 @@ import type { Response } from '../openapi/types.js';
 
 export const ShareRootObject = z
   .object({
-    browse_url: z.string().describe('the room link for people: `/browse/share/<share id>/<room key>` (absolute with BURROW_PUBLIC_URL), which leads here'),
+    browse_url: z.string().describe('the room link for people, as the original made it: `/browse/share/<b32 share id>/<room key>` (absolute with BURROW_PUBLIC_URL), which leads here'),
     stats: z.object({
       start_date: z.literal('').describe('always empty (the original service sends "")'),
       room_name: z.string(),
@@ -23,7 +23,7 @@ export const ShareRootObject = z
 
 const sharePath = pathParameter(
   'path',
-  '`<b32 share id>/<room key>/` (the room), then a folder (ending with `/`) or a file under one of its folders',
+  '`<b32 share id>/<room key>/` (the room; the share id may also be given as it is), then a folder (ending with `/`) or a file under one of its folders',
   { type: 'string' },
   'GEZDGNBV/holiday/Photos/beach.jpg',
 );
@@ -56,7 +56,7 @@ export const SHARE_ROUTES = {
               schema: { oneOf: [{ $ref: '#/components/schemas/ShareRootObject' }, { $ref: '#/components/schemas/FolderObject' }] },
               examples: {
                 room: ex('GET /share/GEZDGNBV/holiday/', {
-                  browse_url: 'https://burrow.example.com/browse/share/12345/holiday',
+                  browse_url: 'https://burrow.example.com/browse/share/GEZDGNBV/holiday',
                   stats: { start_date: '', room_name: 'Holiday', room_description: 'Pictures\nfrom the trip', number_of_files: 12, number_of_folders: 2, firstname: 'Ann', lastname: 'Lee', room_size: '35.2 MB' },
                   dirs: [['Photos', 'Photos/']],
                 }),
@@ -97,8 +97,8 @@ export const SHARE_ROUTES = {
       tags: ['shares'],
       summary: 'A room by the link people are handed (redirects to the room)',
       description:
-        'The room link the management appliance shows and the mobile app mails: `/browse/share/<share id>/<room key>[/<path>]`, with the share id ' +
-        'as it is (not base32). Redirects to the same place under `/share/<b32 share id>/<room key>/`, query kept; that address says whether the room exists.',
+        'The room link Burrow hands out (the share list\'s `url`, a room\'s `browse_url`), as the original did: `/browse/share/<share id>/<room key>[/<path>]`, with the share id ' +
+        'in base32 or as it is (how the management appliance shows it). Redirects to the same place under `/share/<b32 share id>/<room key>/`, query kept; that address says whether the room exists.',
       security: [],
       'x-burrow-lenient-query': true,
       parameters: [pathParameter('path', '`<share id>/<room key>`, then optionally a folder or file of the room', { type: 'string' }, '12345/holiday')],

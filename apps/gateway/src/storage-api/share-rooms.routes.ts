@@ -8,7 +8,7 @@ import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const ShareRoomObject = z
   .object({
-    url: z.string().describe("the room's friendly URL, `/share/<b32 share id>/<room_key>/` (absolute when the server has BURROW_PUBLIC_URL)"),
+    url: z.string().describe("the room's link as the original made it, `/browse/share/<b32 share id>/<room_key>` (redirects to the room at `/share/<b32 share id>/<room_key>/`; absolute when the server has BURROW_PUBLIC_URL)"),
     room_key: z.string(),
     room_name: z.string(),
     room_description: z.string(),
@@ -30,7 +30,7 @@ export const ShareListObject = z
   .meta({ id: 'ShareListObject', description: "The logged-in user's share rooms (the spec's Share list object)." });
 
 const exampleRoom = {
-  url: 'https://burrow.example.com/share/NJSG6ZI/holiday/',
+  url: 'https://burrow.example.com/browse/share/NJSG6ZI/holiday',
   room_key: 'holiday',
   room_name: 'Holiday 2026',
   room_description: 'Pictures from the trip',

@@ -129,6 +129,19 @@ export class SharesHandlers {
     return { ok: true };
   }
 
+  /** The owner and room a public address names: the first share id of the request that has the room. */
+  private async addressed(req: OpenShareRequest): Promise<{ owner: StorageUserDoc; room: ShareRoomDoc } | null> {
+    if (typeof req.room_key !== 'string') return null;
+    for (const shareId of [req.share_id, req.also_share_id]) {
+      if (typeof shareId !== 'string') continue;
+      const owner = await userByShareId(this.ctx.docs, shareId);
+      if (!owner) continue;
+      const room = await shareRoomsCollection(this.ctx.docs).get(shareRoomId(owner._id, req.room_key));
+      if (room) return { owner, room };
+    }
+    return null;
+  }
+
   /**
    * A room by its public address. Unknown, disabled, or whose owner is deleted or disabled: all
    * the same 404, so an address reveals nothing about why it does not work.
@@ -136,11 +149,9 @@ export class SharesHandlers {
   @MessagePattern(Subjects.storage.openShare)
   async open(@Payload() req: OpenShareRequest): Promise<PublicShareRoom> {
     const missing = () => notFound('no such share');
-    if (typeof req.share_id !== 'string' || typeof req.room_key !== 'string') throw missing();
-    const owner = await userByShareId(this.ctx.docs, req.share_id);
-    if (!owner || owner.enabled === false) throw missing();
-    const room = await shareRoomsCollection(this.ctx.docs).get(shareRoomId(owner._id, req.room_key));
-    if (!room || !room.enabled) throw missing();
+    const found = await this.addressed(req);
+    if (!found || found.owner.enabled === false || !found.room.enabled) throw missing();
+    const { owner, room } = found;
     // the owner's partner may have turned sharing off: every room stops until it is turned back on
     if (!(await partnerSharingEnabled(this.ctx.store, owner.partnerId))) throw forbidden('sharing is turned off for this account');
     return { ...(await this.info(room)), userId: owner._id, share_id: owner.share_id, owner_name: owner.name };

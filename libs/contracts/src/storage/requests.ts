@@ -163,6 +163,8 @@ export interface ShareRoomRef extends UserScoped {
 /** A public share room by its address: the owner's share id and the room key. */
 export interface OpenShareRequest {
   share_id: string;
+  /** tried when share_id names no room: a URL segment may be the base32 of a share id or the id itself */
+  also_share_id?: string;
   room_key: string;
 }
 
