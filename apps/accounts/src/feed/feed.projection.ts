@@ -32,7 +32,7 @@ import { createHash } from 'node:crypto';
 import { storageBytesOf } from '../users/users.projection.js';
 import type { FeedSignals } from './feed-signals.js';
 import { type ActivityCounts, activityOf, activitySummary, deviceEvents, type Draft, groupEvents, partnerEvents, quotaCrossing, shareEvents, userEvents } from './public-events.js';
-import { crossing, type QuotaLevel, quotaLevel } from './quota-thresholds.js';
+import { crossings, type QuotaLevel, quotaLevel } from './quota-thresholds.js';
 
 /** Public entries one internal event can make at most (its positions are `position * FEED_SLOTS + 0..9`). */
 export const FEED_SLOTS = 10;
@@ -142,8 +142,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
     edit(user);
     const storage = await storageOf(user);
     const level = quotaLevel(user.bytes, storage);
-    const crossed = crossing(user.level, level);
-    if (crossed) change.add(user.partnerId, quotaCrossing(user, crossed, user.bytes, storage));
+    for (const crossed of crossings(user.level, level)) change.add(user.partnerId, quotaCrossing(user, crossed, user.bytes, storage));
     user.level = level;
     user.pos = event.position;
     change.after(() => users.upsert(user));

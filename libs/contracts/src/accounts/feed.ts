@@ -71,7 +71,7 @@ export const PUBLIC_EVENT_PAYLOADS = {
   'group.deleted': z.strictObject({ group_id: groupId, move_to: z.int().nullable().describe('the group its members moved to') }),
   'quota.threshold_crossed': z.strictObject({
     username,
-    threshold: z.union(QUOTA_THRESHOLDS.map((t) => z.literal(t))).describe('percent of the user\'s storage; a jump over several thresholds reports the last one crossed'),
+    threshold: z.union(QUOTA_THRESHOLDS.map((t) => z.literal(t))).describe('percent of the user\'s storage; a jump over several thresholds reports each, one event per threshold, in the order crossed'),
     direction: z.enum(['up', 'down']),
     bytes_stored: bytes('what the user stores now'),
     storage_bytes: bytes("the user's storage (plan + bonus)"),
