@@ -284,6 +284,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
       case 'ShareRoomEnabled':
       case 'ShareRoomDisabled':
       case 'ShareRoomDeleted':
+      case 'ShareRoomPasswordSet':
         change.add(user.partnerId, shareEvents[event.type](d, user));
         return;
       default:

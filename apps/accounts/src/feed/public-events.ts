@@ -22,6 +22,7 @@ import type {
   ShareRoomDeleted,
   ShareRoomDisabled,
   ShareRoomEnabled,
+  ShareRoomPasswordSet,
   ShareRoomUpdated,
   UserBonusChanged,
   UserCreated,
@@ -110,6 +111,9 @@ export const shareEvents = {
   ShareRoomEnabled: (d: ShareRoomEnabled['data'], s: Subject) => draft('share_room.enabled', { username: s.username, room_key: d.room_key }),
   ShareRoomDisabled: (d: ShareRoomDisabled['data'], s: Subject) => draft('share_room.disabled', { username: s.username, room_key: d.room_key }),
   ShareRoomDeleted: (d: ShareRoomDeleted['data'], s: Subject) => draft('share_room.deleted', { username: s.username, room_key: d.room_key }),
+  /** whether the room has a password, never the hash */
+  ShareRoomPasswordSet: (d: ShareRoomPasswordSet['data'], s: Subject) =>
+    draft('share_room.changed', { username: s.username, room_key: d.room_key, password_required: d.password_hash !== null }),
 };
 
 export const partnerEvents = {

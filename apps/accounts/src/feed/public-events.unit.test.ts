@@ -56,6 +56,7 @@ const samples: Record<string, Record<string, Record<string, unknown>>> = {
     ShareRoomEnabled: { room_key: 'k1', at: 3 },
     ShareRoomDisabled: { room_key: 'k1', at: 4 },
     ShareRoomDeleted: { room_key: 'k1', at: 5 },
+    ShareRoomPasswordSet: { room_key: 'k1', password_hash: `scrypt2$${CANARY}-room-hash`, at: 6 },
   },
   partnerEvents: {
     PartnerPasswordChanged: { at: 1 },

@@ -142,6 +142,10 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
       await shares.delete(id);
       await adjust(docs, share.partnerId, { shares: -1 });
       return;
+    case 'ShareRoomPasswordSet':
+      share.password_required = e.data.password_hash !== null;
+      share.update_time = e.data.at;
+      break;
     default:
       return;
   }

@@ -240,6 +240,11 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
       if (index < 0) return;
       rooms.splice(index, 1);
       break;
+    case 'ShareRoomPasswordSet':
+      if (index < 0) return;
+      rooms[index].password_required = e.data.password_hash !== null;
+      rooms[index].update_time = e.data.at;
+      break;
     default: return;
   }
   rooms.sort((a, b) => a.creation_time - b.creation_time || a.room_key.localeCompare(b.room_key));

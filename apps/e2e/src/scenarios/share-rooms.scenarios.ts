@@ -55,7 +55,7 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
       { ...work, creation_time: 0, update_time: 0 },
       {
         url: `/browse/share/${b32(alice)}/work`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
-        number_of_files: 2, number_of_folders: 2, creation_time: 0, update_time: 0,
+        number_of_files: 2, number_of_folders: 2, password_required: false, creation_time: 0, update_time: 0,
       },
     );
     assert.ok(Number.isInteger(work.creation_time) && work.creation_time === work.update_time);
@@ -208,6 +208,62 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     // file objects carry etime (when the version was backed up), as the mobile app reads them
     const listing = await anonymous.get(`${room}laptop/Docs/`).expect(200);
     for (const file of [...listing.body.files, ...versions.body]) assert.ok(Number.isInteger(file.etime) && file.etime > 1_600_000_000, JSON.stringify(file));
+  });
+
+  it('a room password: set by the owner or the partner, asked for (401, or 200 password_required for the mobile app), opened with Basic or the room cookie, throttled like logins, removed', async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'secret a' }, room: { room_key: 'locked' } });
+    const anonymous = partnerApi(target()).raw;
+    const room = roomAddress(shared.room.url);
+    const file = `${room}laptop/Docs/a.txt`;
+    // the owner sets a password (storage API): a scrypt hash, shown only as password_required
+    const set = await shared.storage.updateShare('locked', { password: 'room-password-1' });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.body.password_required, true);
+    assert.ok(!JSON.stringify(set.body).includes('room-password-1') && !JSON.stringify(set.body).includes('scrypt'));
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/locked`).expect(200)).body.password_required, true, "the partner's room record");
+    // without it: 401 with a Basic challenge, or (the mobile app's form) 200 {"password_required": true}, for the room, folders and files
+    for (const url of [room, `${room}laptop/Docs/`, file, `${room}?format=zip`]) {
+      const refused = await anonymous.get(url).expect(401);
+      assert.match(String(refused.headers['www-authenticate']), /^Basic /);
+      assert.equal(refused.body.password_required, true, url);
+      const sep = url.includes('?') ? '&' : '?';
+      assert.deepEqual((await anonymous.get(`${url}${sep}auth_required_format=json`).expect(200)).body, { password_required: true }, url);
+    }
+    // with it (any user name): the room as before
+    assert.equal((await anonymous.get(file).auth('anyone', 'room-password-1').expect(200)).text, 'secret a');
+    assert.equal((await anonymous.get(`${room}?auth_required_format=json`).auth('', 'room-password-1').expect(200)).body.stats.room_name, 'Shared');
+    const wrong = await anonymous.get(file).auth('anyone', 'not-the-password');
+    assert.equal(wrong.status, 401);
+    // the room page's form: a cookie for the room's path, then the room without a password
+    const form = await anonymous.post(room).set('Accept', 'text/html').type('form').send({ password: 'room-password-1', back: 'laptop/' }).expect(303);
+    assert.equal(form.headers.location, `${room}laptop/`);
+    const cookie = String(form.headers['set-cookie']).split(';')[0];
+    assert.match(String(form.headers['set-cookie']), /HttpOnly/i);
+    assert.equal((await anonymous.get(file).set('Cookie', cookie).expect(200)).text, 'secret a');
+    assert.match((await anonymous.post(room).set('Accept', 'text/html').type('form').send({ password: 'nope-nope-nope' }).expect(401)).text, /Wrong password/);
+    // the partner changes it: the old password and the old cookie stop working
+    const changed = await partner.api.post(`/users/${shared.username}/shares/locked`, { password: 'room-password-2' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.password_required, true);
+    await anonymous.get(file).auth('x', 'room-password-1').expect(401);
+    await anonymous.get(file).set('Cookie', cookie).expect(401);
+    assert.equal((await anonymous.get(file).auth('x', 'room-password-2').expect(200)).text, 'secret a');
+    assertBadFields(await partner.api.post(`/users/${shared.username}/shares/locked`, { password: 'short' }), ['password']);
+    // failed attempts are throttled like logins: past the limit, 429 even for the right password
+    let throttled: { status: number; headers: Record<string, string> } | null = null;
+    for (let i = 0; i < 40 && !throttled; i++) {
+      const res = await anonymous.get(file).auth('x', `guess-${i}-wrong`);
+      if (res.status === 429) throttled = res;
+      else assert.equal(res.status, 401);
+    }
+    assert.ok(throttled, 'no 429 after 40 wrong passwords');
+    assert.ok(Number(throttled.headers['retry-after']) > 0);
+    await anonymous.get(file).auth('x', 'room-password-2').expect(429);
+    // the owner removes it: open to everyone again
+    const removed = await shared.storage.updateShare('locked', { password: null });
+    assert.equal(removed.body.password_required, false);
+    assert.equal((await anonymous.get(file).expect(200)).text, 'secret a');
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/locked`).expect(200)).body.password_required, false);
   });
 
   it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {

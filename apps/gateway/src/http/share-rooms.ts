@@ -4,6 +4,9 @@
  * owner's room list (storage-api) and the room pages (web).
  */
 import { notFound, type OpenShareRequest, type PublicShareRoom, Subjects } from '@burrow/contracts';
+import type { Request } from 'express';
+import { passwordRequired, roomKeys } from './room-access.js';
+import type { TokenSigner } from './signed-tokens.js';
 import type { RpcClient } from '@burrow/transport';
 import { b32decode, b32encode } from './b32.js';
 import { BROWSE_SHARE_MOUNT } from './mounts.js';
@@ -54,11 +57,27 @@ export function roomFolders(dirs: string[]): RoomFolder[] {
   });
 }
 
-/** A public room by its URL's first two segments: an unknown, disabled or deleted one is a 404. */
-export async function openRoom(rpc: RpcClient, shareSegment: string | undefined, roomKey: string | undefined): Promise<PublicShareRoom> {
+/**
+ * A public room by its URL's first two segments: an unknown, disabled, expired or deleted one is a
+ * 404; one with a password, opened without it (HTTP Basic, the room cookie, or `given.password`
+ * from the room page's form), is a 401 `password_required` (`room-access.ts`).
+ */
+export async function openRoom(
+  rpc: RpcClient,
+  req: Request,
+  signer: TokenSigner,
+  shareSegment: string | undefined,
+  roomKey: string | undefined,
+  given: { password?: string } = {},
+): Promise<PublicShareRoom> {
   if (!shareSegment || !roomKey) throw notFound('no such share');
   const [share_id, also_share_id] = shareIdCandidates(shareSegment);
-  return rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id, also_share_id, room_key: roomKey } satisfies OpenShareRequest);
+  const keys = roomKeys(req, signer);
+  const room = await rpc.call<PublicShareRoom>(Subjects.storage.openShare, {
+    share_id, also_share_id, room_key: roomKey, password: given.password ?? keys.password, stamp: keys.stamp, address: keys.address,
+  } satisfies OpenShareRequest);
+  if (room.locked) throw passwordRequired();
+  return room;
 }
 
 /** The room folder a URL names (its top folder by label, then the segments below): where it lives. */

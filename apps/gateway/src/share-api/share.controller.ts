@@ -20,6 +20,7 @@ import {
   type FolderPage,
   forbidden,
   notFound,
+  type PublicShareRoom,
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
@@ -29,6 +30,7 @@ import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, send
 import { claimedIncarnation, type LinkClaims } from '../http/links.js';
 import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
+import { isPasswordRequired, ROOM_REALM, wantsJsonPasswordPrompt } from '../http/room-access.js';
 import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { checkStoragePolicy } from '../http/storage-access.js';
@@ -52,7 +54,17 @@ export class ShareController {
   async get(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);
     const [shareB32, roomKey, label, ...rest] = segments;
-    const room = await openRoom(this.rpc, shareB32, roomKey);
+    let room: PublicShareRoom;
+    try {
+      room = await openRoom(this.rpc, req, this.signer, shareB32, roomKey);
+    } catch (error) {
+      if (!isPasswordRequired(error)) throw error;
+      res.setHeader('Cache-Control', 'no-store');
+      // the mobile app asks to be told with a 200; everyone else gets the Basic challenge
+      if (wantsJsonPasswordPrompt(req)) return void res.status(200).json({ password_required: true });
+      res.setHeader('WWW-Authenticate', ROOM_REALM);
+      throw error;
+    }
     const folders = roomFolders(room.dirs);
     if (label === undefined) {
       if (queryValue(req, 'format') === 'zip') {

@@ -43,6 +43,7 @@ export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareR
   room_description: room.description,
   dirs: room.dirs,
   enabled: room.enabled,
+  password_required: room.password_required,
   number_of_files: room.files,
   number_of_folders: room.folders,
   creation_time: room.creation_time,

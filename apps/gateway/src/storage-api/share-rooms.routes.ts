@@ -14,6 +14,7 @@ export const ShareRoomObject = z
     room_description: z.string(),
     dirs: z.array(z.string()).describe('the shared folders, each `<device name>/<folder path>/`'),
     enabled: z.boolean().describe('false when the partner disabled the room: it is then not served publicly'),
+    password_required: z.boolean().describe('whether visitors must give the room password (HTTP Basic, or the room page\'s form)'),
     number_of_files: z.int().min(0).describe('live files under the shared folders'),
     number_of_folders: z.int().min(0).describe('the shared folders that hold live files, and every folder below them that does'),
     creation_time: z.int(),
@@ -36,6 +37,7 @@ const exampleRoom = {
   room_description: 'Pictures from the trip',
   dirs: ['phone/DCIM/Camera/'],
   enabled: true,
+  password_required: false,
   number_of_files: 214,
   number_of_folders: 3,
   creation_time: 1700000000,
@@ -98,6 +100,7 @@ export const SHARE_ROOM_ROUTES = {
         'Without `room_key` in the query: creates a room (201) under `room_key` from the body, or a random 16-character URL-safe key when the body has none; ' +
         `a key the user already uses is a 409 naming \`room_key\`; a user has at most ${SHARE_ROOMS_MAX} rooms (400 beyond). ` +
         'With `?room_key=K`: changes the fields given (UpdateShareRoomBody; absent fields stay, a `room_key` in the body is ignored) and answers 200. ' +
+        '`password` (8 to 1024 characters, stored as a scrypt hash; null or "" removes it) makes visitors give it: HTTP Basic with any user name, or the room page\'s form. ' +
         `${ROOM_RULES} The partner's brand-wide share list and the user's \`share_rooms\` (interface A) show the change as soon as this answers.`,
       security: USER_SECURITY,
       parameters: [userParam],
@@ -108,10 +111,15 @@ export const SHARE_ROOM_ROUTES = {
           create: ex('POST /storage/NJSG6ZI/shares', { room_key: 'holiday', room_name: 'Holiday 2026', room_description: 'Pictures from the trip', dirs: ['phone/DCIM/Camera/'] }),
           generated: ex('a generated key', { room_name: 'Work', dirs: ['laptop/Documents/Work/', 'laptop/Projects/'] }),
           update: ex('POST /storage/NJSG6ZI/shares?room_key=holiday', { room_name: 'Holiday 2026 (all)', dirs: ['phone/DCIM/'] }),
+          password: ex('protect the room with a password', { password: 'summer-2026-photos' }),
+          noPassword: ex('remove the password', { password: null }),
         },
       },
       responses: {
-        '200': reply('The room, changed.', ShareRoomObject, { updated: ex('renamed', { ...exampleRoom, room_name: 'Holiday 2026 (all)', update_time: 1700003600 }) }),
+        '200': reply('The room, changed.', ShareRoomObject, {
+          updated: ex('renamed', { ...exampleRoom, room_name: 'Holiday 2026 (all)', update_time: 1700003600 }),
+          protected: ex('a password set', { ...exampleRoom, password_required: true, update_time: 1700003600 }),
+        }),
         '201': reply('The room, created.', ShareRoomObject, { created: ex('created', exampleRoom) }),
         '400': error('A malformed body, query or shared folder (named in `fields`), or the user already has as many rooms as allowed.', {
           ...badDirs,

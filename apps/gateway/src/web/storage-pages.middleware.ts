@@ -7,7 +7,8 @@
  *   user's share rooms with create, edit and delete forms;
  * - form posts (urlencoded, carrying the session's CSRF token): `POST <file>` makes the 3-day
  *   link and shows it with a copy button; `POST .../shares[?room_key=K]` creates, changes or
- *   (`action=delete`) deletes a room; `POST .../logout` ends the session.
+ *   (`action=delete`) deletes a room, or sets (`action=password`) or removes
+ *   (`action=remove_password`) its password; `POST .../logout` ends the session.
  * Authentication is StorageUserGuard's own (session cookie, or Basic); without a valid session a
  * page redirects to the login page rather than challenging (no browser password dialog).
  * Every call is the JSON routes' bus subject, through the same helpers; pages are `no-store`.
@@ -15,6 +16,7 @@
 import { listingPageSize } from '../http/listing-page.js';
 import {
   type AuthenticatedUser,
+  badRequest,
   DomainError,
   type FileVersionInfo,
   type FolderPage,
@@ -227,9 +229,15 @@ ${folderEntries(page, href, actions)}`;
       const q = `?room_key=${encodeURIComponent(room.room_key)}`;
       return html`<section class="card" aria-labelledby="room-${i}">
 <h3 id="room-${i}"><a href="${url}">${room.name || room.room_key}</a></h3>
-<p class="muted">${room.files} files in ${room.folders} folders${room.enabled ? '' : ' · disabled by your provider'}</p>
+<p class="muted">${room.files} files in ${room.folders} folders${room.password_required ? ' · protected by a password' : ''}${room.enabled ? '' : ' · disabled by your provider'}</p>
 <details><summary>Edit</summary>
 <form method="post" action="${action + q}">${csrfField(v.csrf)}${fields(`edit-${i}`, room)}<p><button type="submit">Save</button></p></form>
+</details>
+<details><summary>Password</summary>
+<form method="post" action="${action + q}">${csrfField(v.csrf)}<input type="hidden" name="action" value="password">
+<label for="password-${i}">${room.password_required ? 'New room password' : 'Room password'} (visitors must give it)</label><input type="password" id="password-${i}" name="password" autocomplete="new-password" required minlength="8">
+<p><button type="submit">${room.password_required ? 'Change password' : 'Set password'}</button></p></form>
+${room.password_required ? html`<form method="post" action="${action + q}">${csrfField(v.csrf)}<input type="hidden" name="action" value="remove_password"><button type="submit" class="secondary" aria-label="${`Remove the password of ${room.name || room.room_key}`}">Remove password</button></form>` : ''}
 </details>
 <form method="post" action="${action + q}">${csrfField(v.csrf)}<input type="hidden" name="action" value="delete"><button type="submit" class="danger" aria-label="${`Delete ${room.name || room.room_key}`}">Delete</button></form>
 </section>`;
@@ -248,6 +256,10 @@ ${rooms.length ? rooms : html`<p class="muted">You have no share rooms yet.</p>`
     try {
       if (roomKey !== undefined && form.action === 'delete') {
         await this.rpc.call(Subjects.storage.deleteShare, { userId: v.user.userId, room_key: roomKey });
+      } else if (roomKey !== undefined && (form.action === 'password' || form.action === 'remove_password')) {
+        const changes = parseBody(UpdateShareRoomBody, { password: form.action === 'password' ? (form.password ?? '') : null });
+        if (changes.password === null && form.action === 'password') throw badRequest('give the new password', ['password']);
+        await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: v.user.userId, room_key: roomKey, changes });
       } else if (roomKey !== undefined) {
         const changes = parseBody(UpdateShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs });
         await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: v.user.userId, room_key: roomKey, changes });

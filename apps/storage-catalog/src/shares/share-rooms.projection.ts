@@ -8,6 +8,8 @@ export interface ShareRoomDoc extends UserShareRoom {
   userId: string;
   partnerId: string;
   dirs: string[];
+  /** the room password's scrypt hash (absent in rooms projected before passwords existed: none) */
+  password_hash?: string | null;
   /** global position of its creation: orders rooms created in the same second */
   seq: number;
   [key: string]: unknown;
@@ -16,7 +18,7 @@ export interface ShareRoomDoc extends UserShareRoom {
 export const shareRoomsCollection = (docs: DocumentStore) => docs.collection<ShareRoomDoc>('share_rooms');
 export const shareRoomId = (userId: string, roomKey: string) => `${userId}:${roomKey}`;
 
-export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq: _s, ...room }: ShareRoomDoc): UserShareRoom => room;
+export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq: _s, password_hash: _h, ...room }: ShareRoomDoc): UserShareRoom => room;
 
 /** Oldest first. */
 export const ROOM_ORDER = { creation_time: 1, seq: 1 } as const;
@@ -61,6 +63,11 @@ export const shareRoomsProjection = (): Projection => ({
       case 'ShareRoomDeleted':
         await rooms.delete(id);
         return;
+      case 'ShareRoomPasswordSet':
+        room.password_hash = e.data.password_hash;
+        room.password_required = e.data.password_hash !== null;
+        room.update_time = e.data.at;
+        break;
       default:
         return;
     }

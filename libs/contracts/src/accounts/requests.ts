@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { SharePassword } from './share-passwords.js';
 import type { PartnerScoped } from '../bus.js';
 import { emailAddress, EMAIL_PATTERN, formBool, formInt, text } from '../validation.js';
 import {
@@ -247,7 +248,12 @@ export const SetPasswordForm = z.object({
 });
 export type SetPasswordForm = z.output<typeof SetPasswordForm>;
 
-export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable']) });
+export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable']).optional() });
+
+/** `POST /users/<u>/shares/<room_key>` without an action: the partner sets (or, with null, removes) the room's password. */
+export const ChangeUserShareBody = z
+  .object({ password: SharePassword.optional() })
+  .meta({ id: 'ChangeUserShareBody', description: "A share room's password, set by the partner; null or \"\" removes it." });
 
 // ---- groups -----------------------------------------------------------------------------------
 

@@ -115,7 +115,9 @@ export type ShareRoomUpdated = Event<'ShareRoomUpdated', Partial<ShareRoomData> 
 export type ShareRoomEnabled = Event<'ShareRoomEnabled', { room_key: string; at: number }>;
 export type ShareRoomDisabled = Event<'ShareRoomDisabled', { room_key: string; at: number }>;
 export type ShareRoomDeleted = Event<'ShareRoomDeleted', { room_key: string; at: number }>;
-export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted;
+/** The room's password set (its scrypt hash, made by the accounts service) or removed (null). */
+export type ShareRoomPasswordSet = Event<'ShareRoomPasswordSet', { room_key: string; password_hash: string | null; at: number }>;
+export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted | ShareRoomPasswordSet;
 
 // ---- preview-<sha256> --------------------------------------------------------------------------
 

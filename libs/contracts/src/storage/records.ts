@@ -145,6 +145,8 @@ export interface ShareRoomInfo {
   dirs: string[];
   /** false when the partner disabled the room (it is then not served publicly) */
   enabled: boolean;
+  /** whether visitors must give the room's password */
+  password_required: boolean;
   creation_time: number;
   update_time: number;
   /**
@@ -173,6 +175,10 @@ export interface PublicShareRoom extends ShareRoomInfo {
   userId: string;
   share_id: string;
   owner_name: string;
+  /** a room with a password, opened without it (the visitor gave none, or a stale cookie): nothing of it may be served */
+  locked: boolean;
+  /** what a room cookie binds to (a digest of the password hash: it changes with the password); null without a password */
+  password_stamp: string | null;
 }
 
 /** What one purger run did (`storage-catalog.purge.run`, and the periodic run's log line). */

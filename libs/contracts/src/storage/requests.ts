@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import type { PartnerScoped } from '../bus.js';
 import { formBool, formInt, text } from '../validation.js';
+import { SharePassword } from '../accounts/share-passwords.js';
+import type { FileChecksums } from './checksums.js';
 import type { FileIncarnation } from './records.js';
 import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
 
@@ -140,13 +142,14 @@ export const ShareRoomBody = z
     room_key: z.string().regex(ROOM_KEY_PATTERN).optional().describe('chosen by the client (1 to 64 of A-Z a-z 0-9 _ -), or generated'),
     ...shareRoomFields,
     room_description: shareRoomFields.room_description.default(''),
+    password: SharePassword.optional(),
   })
   .meta({ id: 'ShareRoomBody', description: 'A share room: its name, description and the folders it shows.' });
 export type ShareRoomBody = z.output<typeof ShareRoomBody>;
 
 /** The fields to change (no defaults: an absent field stays as it is). */
 export const UpdateShareRoomBody = z
-  .object(shareRoomFields)
+  .object({ ...shareRoomFields, password: SharePassword })
   .partial()
   .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change; absent ones stay as they are.' });
 export type UpdateShareRoomBody = z.output<typeof UpdateShareRoomBody>;
@@ -166,6 +169,20 @@ export interface OpenShareRequest {
   /** tried when share_id names no room: a URL segment may be the base32 of a share id or the id itself */
   also_share_id?: string;
   room_key: string;
+  /** a password the visitor gave (HTTP Basic, the room page's form) */
+  password?: string;
+  /** a room cookie's password stamp */
+  stamp?: string;
+  /** the visitor's address (failed passwords are throttled per address too) */
+  address?: string;
+}
+
+/** A partner sets or removes the password of one of its users' rooms (interface A): null removes it. */
+export interface SetSharePasswordRequest extends PartnerScoped {
+  /** username or email */
+  user: string;
+  room_key: string;
+  password: string | null;
 }
 
 /** A partner enables or disables one of its users' rooms (interface A). */
