@@ -120,7 +120,7 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
     const d = e.data;
     await shares.upsert({
       _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description,
-      enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
+      enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
     });
     await adjust(docs, d.partnerId, { shares: 1 });
     return;
@@ -131,6 +131,7 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
     case 'ShareRoomUpdated':
       if (e.data.name !== undefined) share.name = e.data.name;
       if (e.data.description !== undefined) share.description = e.data.description;
+      if (e.data.expires !== undefined) share.expires = e.data.expires;
       share.update_time = e.data.at;
       break;
     case 'ShareRoomEnabled':

@@ -221,13 +221,14 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
       if (index >= 0) return;
       rooms.push({
         room_key: e.data.room_key, name: e.data.name, description: e.data.description, enabled: true,
-        password_required: false, creation_time: e.data.at, update_time: e.data.at, last_login: null,
+        password_required: false, expires: e.data.expires ?? null, creation_time: e.data.at, update_time: e.data.at, last_login: null,
       });
       break;
     case 'ShareRoomUpdated':
       if (index < 0) return;
       if (e.data.name !== undefined) rooms[index].name = e.data.name;
       if (e.data.description !== undefined) rooms[index].description = e.data.description;
+      if (e.data.expires !== undefined) rooms[index].expires = e.data.expires;
       rooms[index].update_time = e.data.at;
       break;
     case 'ShareRoomEnabled':

@@ -17,6 +17,9 @@ export interface ShareRoomReply {
   room_description: string;
   dirs: string[];
   enabled: boolean;
+  password_required?: boolean;
+  /** unix seconds, or null: never */
+  expires?: number | null;
   number_of_files: number;
   number_of_folders: number;
   creation_time: number;
@@ -29,6 +32,8 @@ export interface ShareRoomInput {
   room_description?: string;
   /** `<device>/<folder path>/` entries */
   dirs: string[];
+  /** when the room stops working (unix seconds, an ISO date or date-time, or never) */
+  expires?: number | string | null;
 }
 
 /**

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js';
 import { b32, type StorageApi, storageApi } from '../harness/storage-client.js';
-import { assertBadFields, assertConflict, assertError, createUser, unique } from './accounts-fixtures.js';
+import { assertBadFields, assertConflict, assertError, createUser, eventually, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 import { createShareRoom, roomAddress, type ShareRoomReply, userWithShareRoom } from './share-fixtures.js';
 
@@ -55,7 +55,7 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
       { ...work, creation_time: 0, update_time: 0 },
       {
         url: `/browse/share/${b32(alice)}/work`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
-        number_of_files: 2, number_of_folders: 2, password_required: false, creation_time: 0, update_time: 0,
+        number_of_files: 2, number_of_folders: 2, password_required: false, expires: null, creation_time: 0, update_time: 0,
       },
     );
     assert.ok(Number.isInteger(work.creation_time) && work.creation_time === work.update_time);
@@ -264,6 +264,47 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.equal(removed.body.password_required, false);
     assert.equal((await anonymous.get(file).expect(200)).text, 'secret a');
     assert.equal((await partner.api.get(`/users/${shared.username}/shares/locked`).expect(200)).body.password_required, false);
+  });
+
+  it('expiry chosen by the owner: rooms (a date, unix seconds, never; shown in both listings; expired = 404 like unknown) and single-file links', async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'expiring' }, room: { room_key: 'soon', expires: '2999-12-31' } });
+    const anonymous = partnerApi(target()).raw;
+    const room = roomAddress(shared.room.url);
+    const endOf2999 = Date.parse('3000-01-01T00:00:00Z') / 1000;
+    assert.equal(shared.room.expires, endOf2999, 'a date: through its end, UTC');
+    assert.equal((await list(shared.storage)).share_rooms.find((r) => r.room_key === 'soon')?.expires, endOf2999);
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/soon`).expect(200)).body.expires, endOf2999, "the partner's record");
+    await anonymous.get(room).expect(200);
+    // a past or malformed expiry is refused; nothing changes
+    assertBadFields(await shared.storage.updateShare('soon', { expires: 1_000_000 }), ['expires']);
+    assertBadFields(await shared.storage.updateShare('soon', { expires: 'next tuesday' }), ['expires']);
+    // in two seconds: served until then, then a 404 exactly like an unknown room's
+    const soon = Math.floor(Date.now() / 1000) + 2;
+    assert.equal((await shared.storage.updateShare('soon', { expires: soon }).expect(200)).body.expires, soon);
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(200);
+    const unknown = await anonymous.get(room.replace(/soon\/$/, 'no-such-room/')).expect(404);
+    const expired = await eventually(async () => {
+      const res = await anonymous.get(room);
+      assert.equal(res.status, 404, 'the room has not expired yet');
+      return res;
+    }, 15_000, 200);
+    assert.deepEqual(expired.body, unknown.body);
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(404);
+    // never again: served again
+    assert.equal((await shared.storage.updateShare('soon', { expires: 'never' }).expect(200)).body.expires, null);
+    await anonymous.get(room).expect(200);
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/soon`).expect(200)).body.expires, null);
+
+    // single-file links: the owner chooses the expiry (default 3 days), never included
+    const fileUrl = `${shared.storage.root}/laptop/Docs/a.txt`;
+    const forever = await shared.storage.agent.post(`${fileUrl}?expires=never`).auth(shared.username, shared.password).expect(200);
+    assert.equal((await anonymous.get(forever.text).expect(200)).text, 'expiring');
+    const token = JSON.parse(Buffer.from(forever.text.split('/')[2].split('.')[0], 'base64url').toString()) as { exp: number };
+    assert.ok(token.exp > Date.now() / 1000 + 50 * 365 * 86_400, 'never: a link signed for a century');
+    assertBadFields(await shared.storage.agent.post(`${fileUrl}?expires=2001-01-01`).auth(shared.username, shared.password), ['expires']);
+    const brief = await shared.storage.agent.post(`${fileUrl}?expires=${Math.floor(Date.now() / 1000) + 2}`).auth(shared.username, shared.password).expect(200);
+    await anonymous.get(brief.text).expect(200);
+    await eventually(async () => assert.equal((await anonymous.get(brief.text)).status, 403, 'the link has not expired yet'), 15_000, 200);
   });
 
   it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {

@@ -44,6 +44,7 @@ export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareR
   dirs: room.dirs,
   enabled: room.enabled,
   password_required: room.password_required,
+  expires: room.expires,
   number_of_files: room.files,
   number_of_folders: room.folders,
   creation_time: room.creation_time,

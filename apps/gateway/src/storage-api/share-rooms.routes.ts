@@ -15,6 +15,7 @@ export const ShareRoomObject = z
     dirs: z.array(z.string()).describe('the shared folders, each `<device name>/<folder path>/`'),
     enabled: z.boolean().describe('false when the partner disabled the room: it is then not served publicly'),
     password_required: z.boolean().describe('whether visitors must give the room password (HTTP Basic, or the room page\'s form)'),
+    expires: z.int().nullable().describe('unix seconds after which the room answers 404 like an unknown one; null: never'),
     number_of_files: z.int().min(0).describe('live files under the shared folders'),
     number_of_folders: z.int().min(0).describe('the shared folders that hold live files, and every folder below them that does'),
     creation_time: z.int(),
@@ -38,6 +39,7 @@ const exampleRoom = {
   dirs: ['phone/DCIM/Camera/'],
   enabled: true,
   password_required: false,
+  expires: null,
   number_of_files: 214,
   number_of_folders: 3,
   creation_time: 1700000000,
@@ -101,6 +103,7 @@ export const SHARE_ROOM_ROUTES = {
         `a key the user already uses is a 409 naming \`room_key\`; a user has at most ${SHARE_ROOMS_MAX} rooms (400 beyond). ` +
         'With `?room_key=K`: changes the fields given (UpdateShareRoomBody; absent fields stay, a `room_key` in the body is ignored) and answers 200. ' +
         '`password` (8 to 1024 characters, stored as a scrypt hash; null or "" removes it) makes visitors give it: HTTP Basic with any user name, or the room page\'s form. ' +
+        '`expires` (unix seconds, an ISO 8601 date or date-time, in the future; null or "never": never, the default) is when the room stops working: it then answers 404 like an unknown room. ' +
         `${ROOM_RULES} The partner's brand-wide share list and the user's \`share_rooms\` (interface A) show the change as soon as this answers.`,
       security: USER_SECURITY,
       parameters: [userParam],
@@ -113,6 +116,8 @@ export const SHARE_ROOM_ROUTES = {
           update: ex('POST /storage/NJSG6ZI/shares?room_key=holiday', { room_name: 'Holiday 2026 (all)', dirs: ['phone/DCIM/'] }),
           password: ex('protect the room with a password', { password: 'summer-2026-photos' }),
           noPassword: ex('remove the password', { password: null }),
+          expiry: ex('stop serving the room after a date (through its end, UTC)', { expires: '2026-12-31' }),
+          noExpiry: ex('never expire', { expires: null }),
         },
       },
       responses: {

@@ -30,7 +30,7 @@ import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/commo
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { createFileLink } from '../http/links.js';
+import { createFileLink, linkTtlSeconds } from '../http/links.js';
 import { STORAGE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
 import { extensionAddress, type ExtensionClaims, extensionResource } from '../http/session-extensions.js';
@@ -86,7 +86,7 @@ export class StorageReadController {
     await sendFileVersion(req, res, this.blobs, file);
   }
 
-  /** A single-file share link: the file's current version (or `?version=n`), for 3 days, without login. */
+  /** A single-file share link: the file's current version (or `?version=n`), without login, for 3 days or until `?expires=` (a future moment, or never). */
   @Route(STORAGE_READ_ROUTES.post)
   @HttpCode(200)
   async share(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
@@ -94,7 +94,8 @@ export class StorageReadController {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
     if (!device || folder || rest.length === 0) throw badRequest('a share link is made by a POST on a file URL', ['path']);
-    const link = await createFileLink(this.rpc, this.signer, user, device, devicePath(rest, false), requestedVersion(req));
+    const ttl = linkTtlSeconds(queryValue(req, 'expires'), this.signer.seconds());
+    const link = await createFileLink(this.rpc, this.signer, user, device, devicePath(rest, false), requestedVersion(req), ttl);
     res.setHeader('Cache-Control', 'no-store');
     res.type('text/plain').send(link);
   }

@@ -168,14 +168,22 @@ export const STORAGE_READ_ROUTES = {
       summary: 'A single-file share link',
       description:
         "POST on a file URL (any body is ignored): a path beginning with `/` that downloads this file's current version (or `?version=n`) " +
-        'without login for 3 days. It keeps serving that version after later uploads; a password change or disabling the user revokes it, ' +
+        'without login for 3 days, or until `?expires=` (unix seconds, an ISO 8601 date (through its end, UTC) or date-time in the future; `never`: no expiry). ' +
+        'It keeps serving that version after later uploads; a password change or disabling the user revokes it, ' +
         'and deleting the file (or removing its device) ends it for good, even if something is uploaded to that name again.',
       security: USER_SECURITY,
       ...LENIENT,
-      parameters: [storagePath, query('version', 'the version to share (latest when absent)', { type: 'string' }, '1')],
+      parameters: [
+        storagePath,
+        query('version', 'the version to share (latest when absent)', { type: 'string' }, '1'),
+        query('expires', 'when the link stops working: unix seconds, an ISO 8601 date or date-time (in the future), or `never`; default 3 days', { type: 'string' }, '2026-12-31'),
+      ],
       responses: {
         '200': text('The link, a path to append to the service URL.', '/link/eyJ1Ijoi...In0.k1.c2ln/report.pdf'),
-        '400': error('Not a file URL.', { folder: ex('a folder', err('a share link is made by a POST on a file URL', { fields: ['path'] })) }),
+        '400': error('Not a file URL, or an `expires` that is malformed or past.', {
+          folder: ex('a folder', err('a share link is made by a POST on a file URL', { fields: ['path'] })),
+          expires: ex('a past expiry', err('expires must be in the future (or never)', { fields: ['expires'] })),
+        }),
         '404': error("No such file or version; or another user's storage.", { file: ex('unknown file', err('no file Documents/x.txt')) }),
         ...STORAGE_AUTH,
       },

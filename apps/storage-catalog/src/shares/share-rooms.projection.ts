@@ -42,7 +42,7 @@ export const shareRoomsProjection = (): Projection => ({
       const d = e.data;
       await rooms.upsert({
         _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs, seq: event.position,
-        enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
+        enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
       });
       return;
     }
@@ -53,6 +53,7 @@ export const shareRoomsProjection = (): Projection => ({
         if (e.data.name !== undefined) room.name = e.data.name;
         if (e.data.description !== undefined) room.description = e.data.description;
         if (e.data.dirs !== undefined) room.dirs = e.data.dirs;
+        if (e.data.expires !== undefined) room.expires = e.data.expires;
         room.update_time = e.data.at;
         break;
       case 'ShareRoomEnabled':

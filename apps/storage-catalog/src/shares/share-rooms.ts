@@ -42,11 +42,12 @@ function requireRoom(state: ShareRoomsState, room_key: string): ShareRoomState {
 
 /** Only the fields that change; none when the update changes nothing. */
 function decideUpdate(command: UpdateShareRoom, room: ShareRoomState): ShareEvent[] {
-  const { name, description, dirs } = command.changes;
+  const { name, description, dirs, expires } = command.changes;
   const changed: ShareRoomUpdated['data'] = { room_key: command.room_key, at: command.at };
   if (name !== undefined && name !== room.name) changed.name = name;
   if (description !== undefined && description !== room.description) changed.description = description;
   if (dirs !== undefined && !sameDirs(dirs, room.dirs)) changed.dirs = dirs;
+  if (expires !== undefined && expires !== (room.expires ?? null)) changed.expires = expires;
   return Object.keys(changed).length > 2 ? [{ type: 'ShareRoomUpdated', data: changed }] : [];
 }
 
@@ -83,7 +84,10 @@ export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, Shar
     const current = rooms.get(event.data.room_key);
     switch (event.type) {
       case 'ShareRoomCreated':
-        rooms.set(event.data.room_key, { room_key: event.data.room_key, name: event.data.name, description: event.data.description, dirs: event.data.dirs, enabled: true, has_password: false });
+        rooms.set(event.data.room_key, {
+          room_key: event.data.room_key, name: event.data.name, description: event.data.description, dirs: event.data.dirs, expires: event.data.expires ?? null, enabled: true,
+          has_password: false,
+        });
         break;
       case 'ShareRoomUpdated': {
         if (!current) break;

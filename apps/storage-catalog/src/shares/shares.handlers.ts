@@ -6,6 +6,7 @@
  * `share_rooms` included): read-your-writes across services.
  */
 import {
+  badRequest,
   type CheckSharePasswordRequest,
   type CreateShareRoomRequest,
   forbidden,
@@ -49,6 +50,12 @@ import { type ShareRoomsCommand, shareRoomsDecider } from './share-rooms.js';
  */
 export const passwordStamp = (hash: string) => createHash('sha256').update(`room-cookie\0${hash}`).digest('base64url').slice(0, 22);
 
+/** An expiry a room is given: it must still be to come (400 `expires` otherwise). */
+function futureExpiry(expires: number, now: number): number {
+  if (expires <= now) throw badRequest('expires must be in the future (or null: never)', ['expires']);
+  return expires;
+}
+
 /** 16 URL-safe characters (96 random bits): within ROOM_KEY_PATTERN, and not guessable. */
 export const generateRoomKey = () => randomBytes(12).toString('base64url');
 
@@ -90,7 +97,7 @@ export class SharesHandlers {
     const counts = await roomCounts(this.ctx.docs, devices ?? (await liveDevices(this.ctx.docs, room.userId)), room.dirs);
     return {
       room_key: room.room_key, name: room.name, description: room.description, dirs: room.dirs, enabled: room.enabled,
-      password_required: !!room.password_hash, creation_time: room.creation_time, update_time: room.update_time, ...counts,
+      password_required: !!room.password_hash, expires: room.expires ?? null, creation_time: room.creation_time, update_time: room.update_time, ...counts,
     };
   }
 
@@ -111,13 +118,16 @@ export class SharesHandlers {
    */
   @MessagePattern(Subjects.storage.createShare)
   async create(@Payload() req: CreateShareRoomRequest): Promise<OwnShareRoom> {
-    const body = parseRequest(ShareRoomBody, { room_key: req.room_key, room_name: req.room_name, room_description: req.room_description, dirs: req.dirs, password: req.password });
+    const body = parseRequest(ShareRoomBody, {
+      room_key: req.room_key, room_name: req.room_name, room_description: req.room_description, dirs: req.dirs, password: req.password, expires: req.expires,
+    });
     const user = await this.user(req.userId);
     const dirs = await resolveShareDirs(this.ctx, user._id, body.dirs);
     const room_key = body.room_key ?? generateRoomKey();
     const at = this.ctx.clock.now();
+    const expiry = body.expires === undefined || body.expires === null ? {} : { expires: futureExpiry(body.expires, at) };
     const commands: ShareRoomsCommand[] = [
-      { type: 'CreateShareRoom', room_key, name: body.room_name, description: body.room_description, dirs, userId: user._id, partnerId: user.partnerId, at },
+      { type: 'CreateShareRoom', room_key, name: body.room_name, description: body.room_description, dirs, ...expiry, userId: user._id, partnerId: user.partnerId, at },
     ];
     if (body.password) commands.push(await this.passwordCommand(room_key, body.password, at));
     await this.run(user._id, commands);
@@ -132,8 +142,9 @@ export class SharesHandlers {
     await this.room(user._id, req.room_key);
     const dirs = changes.dirs === undefined ? undefined : await resolveShareDirs(this.ctx, user._id, changes.dirs);
     const at = this.ctx.clock.now();
+    const expires = changes.expires === undefined || changes.expires === null ? changes.expires : futureExpiry(changes.expires, at);
     const commands: ShareRoomsCommand[] = [
-      { type: 'UpdateShareRoom', room_key: req.room_key, changes: { name: changes.room_name, description: changes.room_description, dirs }, at },
+      { type: 'UpdateShareRoom', room_key: req.room_key, changes: { name: changes.room_name, description: changes.room_description, dirs, expires }, at },
     ];
     if (changes.password !== undefined) commands.push(await this.passwordCommand(req.room_key, changes.password, at));
     await this.run(user._id, commands);
@@ -172,6 +183,8 @@ export class SharesHandlers {
     const found = await this.addressed(req);
     if (!found || found.owner.enabled === false || !found.room.enabled) throw missing();
     const { owner, room } = found;
+    // an expired room is gone for its visitors, exactly like an unknown one
+    if (typeof room.expires === 'number' && room.expires <= this.ctx.clock.now()) throw missing();
     // the owner's partner may have turned sharing off: every room stops until it is turned back on
     if (!(await partnerSharingEnabled(this.ctx.store, owner.partnerId))) throw forbidden('sharing is turned off for this account');
     const hash = room.password_hash ?? null;

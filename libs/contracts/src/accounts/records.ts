@@ -115,6 +115,7 @@ export const UserShareRoom = z
     description: z.string(),
     enabled: z.boolean(),
     password_required: z.boolean(),
+    expires: unixTime().nullable().optional().describe('when the room stops working (unix seconds; it then answers 404 like an unknown room); null or absent: never'),
     creation_time: unixTime(),
     update_time: unixTime(),
     last_login: unixTime().nullable(),

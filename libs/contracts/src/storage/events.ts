@@ -108,6 +108,8 @@ export interface ShareRoomData {
   description: string;
   /** shared folders, each `<device name>/<folder path>/` */
   dirs: string[];
+  /** unix seconds after which the room answers 404; null or absent (every room made before expiry existed): never */
+  expires?: number | null;
 }
 
 export type ShareRoomCreated = Event<'ShareRoomCreated', ShareRoomData & { userId: string; partnerId: string; at: number }>;

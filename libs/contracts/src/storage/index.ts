@@ -1,4 +1,5 @@
 export * from './events.js';
+export * from './expiry.js';
 export * from './limits.js';
 export * from './paths.js';
 export * from './records.js';

@@ -147,6 +147,8 @@ export interface ShareRoomInfo {
   enabled: boolean;
   /** whether visitors must give the room's password */
   password_required: boolean;
+  /** unix seconds after which the room answers 404; null: never */
+  expires: number | null;
   creation_time: number;
   update_time: number;
   /**

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { PartnerScoped } from '../bus.js';
 import { formBool, formInt, text } from '../validation.js';
 import { SharePassword } from '../accounts/share-passwords.js';
+import { Expiry } from './expiry.js';
 import type { FileChecksums } from './checksums.js';
 import type { FileIncarnation } from './records.js';
 import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
@@ -143,13 +144,14 @@ export const ShareRoomBody = z
     ...shareRoomFields,
     room_description: shareRoomFields.room_description.default(''),
     password: SharePassword.optional(),
+    expires: Expiry.optional().describe('when the room stops working (a future moment), or never (the default)'),
   })
   .meta({ id: 'ShareRoomBody', description: 'A share room: its name, description and the folders it shows.' });
 export type ShareRoomBody = z.output<typeof ShareRoomBody>;
 
 /** The fields to change (no defaults: an absent field stays as it is). */
 export const UpdateShareRoomBody = z
-  .object({ ...shareRoomFields, password: SharePassword })
+  .object({ ...shareRoomFields, password: SharePassword, expires: Expiry.describe('when the room stops working (a future moment), or null: never') })
   .partial()
   .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change; absent ones stay as they are.' });
 export type UpdateShareRoomBody = z.output<typeof UpdateShareRoomBody>;
