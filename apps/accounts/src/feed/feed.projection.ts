@@ -21,6 +21,7 @@ import {
   type PlanAdded,
   type PublicEvent,
   type PublicEventType,
+  type ShareRoomAccessed,
   type ShareRoomCreated,
   StreamPrefixes,
   type UserCreated,
@@ -95,6 +96,15 @@ const feedUsers = (docs: DocumentStore) => docs.collection<FeedUser>('feed_users
 const feedDevices = (docs: DocumentStore) => docs.collection<FeedDevice>('feed_devices');
 const feedGroups = (docs: DocumentStore) => docs.collection<FeedGroup>('feed_groups');
 const feedPlans = (docs: DocumentStore) => docs.collection<{ _id: string; storage_bytes: number }>('feed_plans');
+/** Per share room: when its last share.accessed was (event time, unix s), and the downloads counted since. */
+interface FeedRoom extends Applied {
+  announced: number | null;
+  pending: number;
+}
+const feedRooms = (docs: DocumentStore) => docs.collection<FeedRoom>('feed_rooms');
+/** At most one share.accessed per room per hour. */
+const ACCESS_EVENT_EVERY_SECONDS = 3600;
+
 /** Open hours of device activity (a summarised hour's bucket is deleted). */
 export const activityBuckets = (docs: DocumentStore) => docs.collection<ActivityBucket>('feed_activity');
 
@@ -287,9 +297,27 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
       case 'ShareRoomPasswordSet':
         change.add(user.partnerId, shareEvents[event.type](d, user));
         return;
+      case 'ShareRoomAccessed':
+        return accessed(change, user, event);
       default:
         return;
     }
+  }
+
+  /** A room's visits: a share.accessed when the room's last one is an hour old (or none), carrying the downloads since it. */
+  async function accessed(change: Change, user: FeedUser, event: RecordedEvent): Promise<void> {
+    const d = event.data as unknown as ShareRoomAccessed['data'];
+    const id = `${user._id}:${d.room_key}`;
+    const room = (await feedRooms(docs).get(id)) ?? { _id: id, pos: -1, announced: null, pending: 0 };
+    if (!fresh(room, event)) return;
+    room.pending += d.downloads;
+    if (room.announced === null || d.at - room.announced >= ACCESS_EVENT_EVERY_SECONDS) {
+      change.add(user.partnerId, shareEvents.ShareRoomAccessed({ ...d, downloads: room.pending }, user));
+      room.announced = d.at;
+      room.pending = 0;
+    }
+    room.pos = event.position;
+    change.after(() => feedRooms(docs).upsert(room));
   }
 
   /** The hour is over: what it counted becomes one summary, and later activity counts in a later hour. */

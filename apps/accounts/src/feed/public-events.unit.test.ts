@@ -57,6 +57,7 @@ const samples: Record<string, Record<string, Record<string, unknown>>> = {
     ShareRoomDisabled: { room_key: 'k1', at: 4 },
     ShareRoomDeleted: { room_key: 'k1', at: 5 },
     ShareRoomPasswordSet: { room_key: 'k1', password_hash: `scrypt2$${CANARY}-room-hash`, at: 6 },
+    ShareRoomAccessed: { room_key: 'k1', downloads: 3, at: 7 },
   },
   partnerEvents: {
     PartnerPasswordChanged: { at: 1 },

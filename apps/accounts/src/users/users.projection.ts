@@ -222,6 +222,7 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
       rooms.push({
         room_key: e.data.room_key, name: e.data.name, description: e.data.description, enabled: true,
         password_required: false, expires: e.data.expires ?? null, creation_time: e.data.at, update_time: e.data.at, last_login: null,
+        downloads: 0, last_access: null,
       });
       break;
     case 'ShareRoomUpdated':
@@ -240,6 +241,12 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
     case 'ShareRoomDeleted':
       if (index < 0) return;
       rooms.splice(index, 1);
+      break;
+    case 'ShareRoomAccessed':
+      if (index < 0) return;
+      rooms[index].downloads = (rooms[index].downloads ?? 0) + e.data.downloads;
+      rooms[index].last_access = Math.max(rooms[index].last_access ?? 0, e.data.at);
+      rooms[index].last_login = rooms[index].last_access ?? null;
       break;
     case 'ShareRoomPasswordSet':
       if (index < 0) return;

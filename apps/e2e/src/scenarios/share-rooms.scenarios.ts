@@ -55,7 +55,7 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
       { ...work, creation_time: 0, update_time: 0 },
       {
         url: `/browse/share/${b32(alice)}/work`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
-        number_of_files: 2, number_of_folders: 2, password_required: false, expires: null, creation_time: 0, update_time: 0,
+        number_of_files: 2, number_of_folders: 2, password_required: false, expires: null, downloads: 0, last_access: null, creation_time: 0, update_time: 0,
       },
     );
     assert.ok(Number.isInteger(work.creation_time) && work.creation_time === work.update_time);
@@ -305,6 +305,54 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     const brief = await shared.storage.agent.post(`${fileUrl}?expires=${Math.floor(Date.now() / 1000) + 2}`).auth(shared.username, shared.password).expect(200);
     await anonymous.get(brief.text).expect(200);
     await eventually(async () => assert.equal((await anonymous.get(brief.text)).status, 403, 'the link has not expired yet'), 15_000, 200);
+  });
+
+  it("downloads and last access counted per room, in the owner's and the partner's records; share.accessed in the feed at most once an hour", async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'count me', 'Docs/b.txt': 'and me' }, room: { room_key: 'counted' } });
+    const anonymous = partnerApi(target()).raw;
+    const room = roomAddress(shared.room.url);
+    const feedOf = async () => {
+      const events: { type: string; data: Record<string, unknown> }[] = [];
+      for (let after = 0; ; ) {
+        const page = (await partner.api.get(`/events/?after=${after}&limit=500`).expect(200)).body as { events: typeof events; next_after: number; has_more: boolean };
+        events.push(...page.events);
+        if (!page.has_more) return events.filter((e) => e.type === 'share.accessed' && e.data.room_key === 'counted');
+        after = page.next_after;
+      }
+    };
+    const before = Math.floor(Date.now() / 1000);
+    // browsing is a visit, not a download; files and zips are downloads; a preview, a HEAD or a resumed range is not
+    await anonymous.get(room).expect(200);
+    await anonymous.get(`${room}laptop/Docs/`).expect(200);
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(200);
+    await anonymous.get(`${room}laptop/Docs/b.txt`).set('Range', 'bytes=0-1').expect(206);
+    await anonymous.get(`${room}laptop/Docs/b.txt`).set('Range', 'bytes=2-3').expect(206);
+    await anonymous.head(`${room}laptop/Docs/a.txt`).expect(200);
+    await anonymous.get(`${room}laptop/?format=zip`).expect(200);
+    const counted = await eventually(async () => {
+      const mine = (await list(shared.storage)).share_rooms.find((r) => r.room_key === 'counted') as ShareRoomReply & { downloads: number; last_access: number | null };
+      assert.equal(mine.downloads, 3, `downloads ${mine.downloads}`);
+      return mine;
+    }, 15_000, 100);
+    assert.ok(counted.last_access !== null && counted.last_access >= before, `last_access ${counted.last_access}`);
+    const theirs = await eventually(async () => {
+      const record = (await partner.api.get(`/users/${shared.username}/shares/counted`).expect(200)).body;
+      assert.equal(record.downloads, 3);
+      return record;
+    }, 15_000, 100);
+    assert.equal(theirs.last_access, counted.last_access);
+    assert.equal(theirs.last_login, counted.last_access, "netkes' last_login: the room's last visit");
+    const [first] = await eventually(async () => {
+      const events = await feedOf();
+      assert.equal(events.length, 1);
+      return events;
+    }, 15_000, 100);
+    assert.equal(first.data.username, shared.username);
+    assert.ok((first.data.downloads as number) <= 3, 'the downloads counted up to its flush');
+    // more downloads within the hour: the counts go on, the feed says nothing more
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(200);
+    await eventually(async () => assert.equal(((await list(shared.storage)).share_rooms.find((r) => r.room_key === 'counted') as unknown as { downloads: number }).downloads, 4), 15_000, 100);
+    assert.equal((await feedOf()).length, 1, 'one share.accessed per room per hour');
   });
 
   it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {

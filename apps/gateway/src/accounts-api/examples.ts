@@ -37,6 +37,8 @@ export const exampleRoom = {
   creation_time: T0 + 86_400,
   update_time: T0 + 90_000,
   last_login: T0 + 400_000,
+  downloads: 12,
+  last_access: T0 + 400_000,
 } satisfies UserShareRoom;
 
 export const exampleUser = {

@@ -68,13 +68,13 @@ export async function openRoom(
   signer: TokenSigner,
   shareSegment: string | undefined,
   roomKey: string | undefined,
-  given: { password?: string } = {},
+  given: { password?: string; download?: boolean } = {},
 ): Promise<PublicShareRoom> {
   if (!shareSegment || !roomKey) throw notFound('no such share');
   const [share_id, also_share_id] = shareIdCandidates(shareSegment);
   const keys = roomKeys(req, signer);
   const room = await rpc.call<PublicShareRoom>(Subjects.storage.openShare, {
-    share_id, also_share_id, room_key: roomKey, password: given.password ?? keys.password, stamp: keys.stamp, address: keys.address,
+    share_id, also_share_id, room_key: roomKey, password: given.password ?? keys.password, stamp: keys.stamp, address: keys.address, download: given.download,
   } satisfies OpenShareRequest);
   if (room.locked) throw passwordRequired();
   return room;

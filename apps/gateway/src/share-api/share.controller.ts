@@ -26,7 +26,7 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
+import { dirPair, fileObject, humanSize, requestedPreview, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { claimedIncarnation, type LinkClaims } from '../http/links.js';
 import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
@@ -39,6 +39,20 @@ import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.j
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
 import { Route } from '../http/route.js';
 import { SHARE_ROUTES } from './share.routes.js';
+
+/**
+ * Does this request download something from the room (what its download count counts)? A file's
+ * bytes or a zip, from their start: not a listing, a preview, a version list, a HEAD, or a resumed
+ * range (the download it resumes was counted).
+ */
+function isDownload(req: Request, label: string | undefined, folder: boolean): boolean {
+  if (req.method !== 'GET') return false;
+  const format = queryValue(req, 'format');
+  if (format === 'zip') return true;
+  if (label === undefined || folder || format !== undefined || requestedPreview(req) !== undefined) return false;
+  const range = req.headers.range;
+  return range === undefined || /^bytes=0-/.test(range);
+}
 
 @Controller()
 export class ShareController {
@@ -56,7 +70,7 @@ export class ShareController {
     const [shareB32, roomKey, label, ...rest] = segments;
     let room: PublicShareRoom;
     try {
-      room = await openRoom(this.rpc, req, this.signer, shareB32, roomKey);
+      room = await openRoom(this.rpc, req, this.signer, shareB32, roomKey, { download: isDownload(req, label, folder) });
     } catch (error) {
       if (!isPasswordRequired(error)) throw error;
       res.setHeader('Cache-Control', 'no-store');

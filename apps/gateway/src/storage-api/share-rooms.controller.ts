@@ -45,6 +45,8 @@ export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareR
   enabled: room.enabled,
   password_required: room.password_required,
   expires: room.expires,
+  downloads: room.downloads,
+  last_access: room.last_access,
   number_of_files: room.files,
   number_of_folders: room.folders,
   creation_time: room.creation_time,

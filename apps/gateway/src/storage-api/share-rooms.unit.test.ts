@@ -22,10 +22,10 @@ describe('share room objects', () => {
 
   it('carries the spec and CLIENT-FACTS fields, named as clients read them', () => {
     const room = shareRoomObject('', 'jdoe', {
-      room_key: 'holiday', name: 'Holiday', description: 'sun', dirs: ['phone/DCIM/'], enabled: true, password_required: false, expires: null, creation_time: 1, update_time: 2, files: 3, folders: 1, bytes: 99,
+      room_key: 'holiday', name: 'Holiday', description: 'sun', dirs: ['phone/DCIM/'], enabled: true, password_required: false, expires: null, downloads: 4, last_access: 5, creation_time: 1, update_time: 2, files: 3, folders: 1, bytes: 99,
     });
     assert.deepEqual(room, {
-      url: '/browse/share/NJSG6ZI/holiday', room_key: 'holiday', room_name: 'Holiday', room_description: 'sun', dirs: ['phone/DCIM/'], enabled: true, password_required: false, expires: null,
+      url: '/browse/share/NJSG6ZI/holiday', room_key: 'holiday', room_name: 'Holiday', room_description: 'sun', dirs: ['phone/DCIM/'], enabled: true, password_required: false, expires: null, downloads: 4, last_access: 5,
       number_of_files: 3, number_of_folders: 1, creation_time: 1, update_time: 2,
     });
   });

@@ -43,6 +43,7 @@ export const shareRoomsProjection = (): Projection => ({
       await rooms.upsert({
         _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs, seq: event.position,
         enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
+        downloads: 0, last_access: null,
       });
       return;
     }
@@ -64,6 +65,11 @@ export const shareRoomsProjection = (): Projection => ({
       case 'ShareRoomDeleted':
         await rooms.delete(id);
         return;
+      case 'ShareRoomAccessed':
+        room.downloads = (room.downloads ?? 0) + e.data.downloads;
+        room.last_access = Math.max(room.last_access ?? 0, e.data.at);
+        room.last_login = room.last_access;
+        break;
       case 'ShareRoomPasswordSet':
         room.password_hash = e.data.password_hash;
         room.password_required = e.data.password_hash !== null;

@@ -30,7 +30,9 @@ export type DeleteShareRoom = Command<'DeleteShareRoom', { room_key: string; at:
 export type SetShareRoomEnabled = Command<'SetShareRoomEnabled', { room_key: string; enabled: boolean; at: number }>;
 /** password_hash: the new password's hash, or null to remove the password */
 export type SetShareRoomPassword = Command<'SetShareRoomPassword', { room_key: string; password_hash: string | null; at: number }>;
-export type ShareRoomsCommand = CreateShareRoom | UpdateShareRoom | DeleteShareRoom | SetShareRoomEnabled | SetShareRoomPassword;
+/** Visits counted since the last record (a room deleted meanwhile records nothing) */
+export type RecordShareRoomAccess = Command<'RecordShareRoomAccess', { room_key: string; downloads: number; at: number }>;
+export type ShareRoomsCommand = CreateShareRoom | UpdateShareRoom | DeleteShareRoom | SetShareRoomEnabled | SetShareRoomPassword | RecordShareRoomAccess;
 
 const sameDirs = (a: string[], b: string[]) => a.length === b.length && a.every((d, i) => d === b[i]);
 
@@ -71,6 +73,9 @@ export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, Shar
         if (room.enabled === command.enabled) return [];
         return [{ type: command.enabled ? 'ShareRoomEnabled' : 'ShareRoomDisabled', data: { room_key: command.room_key, at: command.at } }];
       }
+      case 'RecordShareRoomAccess':
+        if (!state.rooms.has(command.room_key)) return [];
+        return [{ type: 'ShareRoomAccessed', data: { room_key: command.room_key, downloads: command.downloads, at: command.at } }];
       case 'SetShareRoomPassword': {
         const room = requireRoom(state, command.room_key);
         // removing a password there is not is nothing; a new hash is always news (even of the same password)

@@ -33,11 +33,12 @@ import {
   type UserShareRooms,
 } from '@burrow/contracts';
 import { handleCommand } from '@burrow/eventsourcing';
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, Optional } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { createHash, randomBytes } from 'node:crypto';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { findPartnerUser, requireUser, type StorageUserDoc, userByShareId } from '../users/users.projection.js';
+import type { RoomAccessLog } from './room-access-log.js';
 import { liveDevices, roomCounts } from './room-counts.js';
 import { partnerSharingEnabled } from './partner-sharing.js';
 import { resolveShareDirs } from './share-dirs.js';
@@ -59,9 +60,15 @@ function futureExpiry(expires: number, now: number): number {
 /** 16 URL-safe characters (96 random bits): within ROOM_KEY_PATTERN, and not guessable. */
 export const generateRoomKey = () => randomBytes(12).toString('base64url');
 
+export const ROOM_ACCESS_LOG = Symbol('ROOM_ACCESS_LOG');
+
 @Controller()
 export class SharesHandlers {
-  constructor(@Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext) {}
+  constructor(
+    @Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext,
+    /** where visits are counted (absent in tests of other features: not counted) */
+    @Optional() @Inject(ROOM_ACCESS_LOG) private readonly accessLog?: RoomAccessLog,
+  ) {}
 
   /** The user, waiting for the read model once if they are brand new; 404 for a deleted one. */
   private async user(userId: string): Promise<StorageUserDoc> {
@@ -97,7 +104,7 @@ export class SharesHandlers {
     const counts = await roomCounts(this.ctx.docs, devices ?? (await liveDevices(this.ctx.docs, room.userId)), room.dirs);
     return {
       room_key: room.room_key, name: room.name, description: room.description, dirs: room.dirs, enabled: room.enabled,
-      password_required: !!room.password_hash, expires: room.expires ?? null, creation_time: room.creation_time, update_time: room.update_time, ...counts,
+      password_required: !!room.password_hash, expires: room.expires ?? null, downloads: room.downloads ?? 0, last_access: room.last_access ?? null, creation_time: room.creation_time, update_time: room.update_time, ...counts,
     };
   }
 
@@ -195,6 +202,8 @@ export class SharesHandlers {
         await this.ctx.rpc.call(Subjects.accounts.checkSharePassword, { room: `${owner.share_id}/${room.room_key}`, hash, password: req.password, address: req.address } satisfies CheckSharePasswordRequest);
       } else locked = true;
     }
+    // a visit (and a download) counts once the room is open to the visitor
+    if (!locked) this.accessLog?.record(owner._id, room.room_key, req.download === true);
     return { ...(await this.info(room)), userId: owner._id, share_id: owner.share_id, owner_name: owner.name, locked, password_stamp: stamp };
   }
 

@@ -99,6 +99,12 @@ export const PUBLIC_EVENT_PAYLOADS = {
   'share_room.enabled': z.strictObject({ username, room_key: roomKey }),
   'share_room.disabled': z.strictObject({ username, room_key: roomKey }),
   'share_room.deleted': z.strictObject({ username, room_key: roomKey }),
+  'share.accessed': z.strictObject({
+    username,
+    room_key: roomKey,
+    downloads: z.int().min(0).describe("files and zips fetched from the room since the room's previous share.accessed"),
+    last_access: z.int().min(0).describe('unix seconds of the latest visit counted'),
+  }),
   'partner.password_changed': z.strictObject({}).describe('the API password changed (the password itself is never sent)'),
 } as const;
 
@@ -128,6 +134,7 @@ const DESCRIPTIONS: Record<PublicEventType, string> = {
   'share_room.enabled': 'A share room was enabled.',
   'share_room.disabled': 'A share room was disabled.',
   'share_room.deleted': 'A share room was deleted.',
+  'share.accessed': 'A share room was visited: at most one event per room per hour, with the downloads since the previous one.',
   'partner.password_changed': "The partner's API password changed.",
 };
 

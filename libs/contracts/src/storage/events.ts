@@ -119,7 +119,9 @@ export type ShareRoomDisabled = Event<'ShareRoomDisabled', { room_key: string; a
 export type ShareRoomDeleted = Event<'ShareRoomDeleted', { room_key: string; at: number }>;
 /** The room's password set (its scrypt hash, made by the accounts service) or removed (null). */
 export type ShareRoomPasswordSet = Event<'ShareRoomPasswordSet', { room_key: string; password_hash: string | null; at: number }>;
-export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted | ShareRoomPasswordSet;
+/** Visits since the last such event (a catalog replica writes one per room at most every flush interval): downloads, and the last access. */
+export type ShareRoomAccessed = Event<'ShareRoomAccessed', { room_key: string; downloads: number; at: number }>;
+export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted | ShareRoomPasswordSet | ShareRoomAccessed;
 
 // ---- preview-<sha256> --------------------------------------------------------------------------
 

@@ -149,6 +149,10 @@ export interface ShareRoomInfo {
   password_required: boolean;
   /** unix seconds after which the room answers 404; null: never */
   expires: number | null;
+  /** files and zips fetched from the room by its visitors */
+  downloads: number;
+  /** unix seconds of the last visit; null: none yet */
+  last_access: number | null;
   creation_time: number;
   update_time: number;
   /**

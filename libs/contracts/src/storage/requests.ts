@@ -177,6 +177,8 @@ export interface OpenShareRequest {
   stamp?: string;
   /** the visitor's address (failed passwords are throttled per address too) */
   address?: string;
+  /** the visit fetches a file or a zip (counted as a download) */
+  download?: boolean;
 }
 
 /** A partner sets or removes the password of one of its users' rooms (interface A): null removes it. */
