@@ -5,6 +5,7 @@
  * user and partner it belongs to.
  */
 import type { Event } from '../event.js';
+import type { FileChecksums } from './checksums.js';
 
 // ---- device-<deviceId> -------------------------------------------------------------------------
 
@@ -59,6 +60,8 @@ export interface FileVersionData {
   blob: string;
   /** CRC-32 of the content (zip entries need it before their data) */
   crc32: number;
+  /** SHA-1 and MD5 of the content (absent in versions committed before Burrow computed them) */
+  checksums?: FileChecksums;
   mtime: number;
   ctime: number;
   /** when it was committed */

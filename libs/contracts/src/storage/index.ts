@@ -1,3 +1,4 @@
+export * from './checksums.js';
 export * from './events.js';
 export * from './expiry.js';
 export * from './limits.js';

@@ -2,6 +2,7 @@
  * What the storage catalog answers on the bus (the gateway turns these into the storage and share
  * interface's objects). Times are unix seconds; sizes bytes; blobs sha256 keys.
  */
+import type { FileChecksums } from './checksums.js';
 import type { DeadProperties, PreviewWidth } from './events.js';
 
 export interface DeviceInfo {
@@ -26,6 +27,8 @@ export interface FileVersionInfo {
   size: number;
   blob: string;
   crc32: number;
+  /** SHA-1 and MD5 (absent for versions committed before Burrow computed them) */
+  checksums?: FileChecksums;
   mtime: number;
   ctime: number;
   /** when this version was committed */

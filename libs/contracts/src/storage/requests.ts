@@ -70,6 +70,8 @@ export interface CommitFileRequest extends DevicePath {
   blob: string;
   size: number;
   crc32: number;
+  /** SHA-1 and MD5 of the bytes, computed as they streamed in */
+  checksums?: FileChecksums;
   mtime?: number;
   ctime?: number;
   /**
