@@ -13,6 +13,11 @@
  *    in the background, previews, is included; the bench's own HTTP client is not counted) and the
  *    ratios gateway / direct and gateway / bare server, each as measured / target (issue 23: small
  *    files >= 0.5x direct, large files >= 0.8x). Rounds alternate the contenders; medians are kept.
+ * 0. Hashing: what an upload's bytes go through in the gateway's one pass (http/ingest.ts), per MiB
+ *    of CPU, in this process: before issue 40 (the blob store's sha256 and the CRC-32) and after it
+ *    (the same plus SHA-1 and MD5, the checksums WebDAV serves), in alternating rounds over the
+ *    same 64 KiB chunks (the size Node's HTTP server hands a request's body in). The difference is
+ *    what the checksums cost per MiB uploaded.
  * 2. Listings: a 1,000-file and a 100,000-file folder, listed with `GET <folder url>/` (the gateway
  *    streams the folder a catalog page at a time, the same page size for both): time to the first
  *    byte (one page), to the whole response, and the server's CPU per response, side by side.
@@ -24,11 +29,12 @@
  *   npm run bench:ingest     (BENCH_FILES small files, default 1000; BENCH_SMALL_KIB, default 4;
  *                             BENCH_LARGE large files, default 6 (0: none); BENCH_LARGE_MIB, default 16;
  *                             BENCH_CONCURRENCY, default 4; BENCH_ROUNDS, default 3;
- *                             BENCH_LIST_FILES, default 100000 (0: no listing part); BENCH_DIR; BENCH_SERVER_NODE_ARGS,
+ *                             BENCH_LIST_FILES, default 100000 (0: no listing part); BENCH_HASH_MIB, default 256
+                             (0: no hashing part); BENCH_ONLY_HASHING=1: the hashing part alone; BENCH_DIR; BENCH_SERVER_NODE_ARGS,
  *                             e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
@@ -55,6 +61,7 @@ const CONCURRENCY = env('BENCH_CONCURRENCY', 4);
 const ROUNDS = env('BENCH_ROUNDS', 3);
 const LIST_FILES = env('BENCH_LIST_FILES', 100_000);
 const LIST_ROUNDS = 5;
+const HASH_MIB = env('BENCH_HASH_MIB', 256);
 const MiB = 1024 * 1024;
 
 const top = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'burrow-bench-ingest-'));
@@ -290,8 +297,49 @@ async function listing(folder) {
   };
 }
 
+// ---- hashing ---------------------------------------------------------------------------------
+/** CPU ms per MiB of one pass over `chunks`: sha256 and CRC-32 (before), plus SHA-1 and MD5 (after). */
+function hashPass(chunks, withChecksums) {
+  const cpu = process.cpuUsage();
+  const sha256 = createHash('sha256');
+  const sha1 = withChecksums ? createHash('sha1') : null;
+  const md5 = withChecksums ? createHash('md5') : null;
+  let crc = 0;
+  for (const chunk of chunks) {
+    sha256.update(chunk);
+    crc = crc32(chunk, crc);
+    sha1?.update(chunk);
+    md5?.update(chunk);
+  }
+  sha256.digest();
+  sha1?.digest();
+  md5?.digest();
+  const { user, system } = process.cpuUsage(cpu);
+  return (user + system) / 1000 / ((chunks.length * 64 * 1024) / MiB);
+}
+
+function hashing() {
+  const chunks = Array.from({ length: (HASH_MIB * MiB) / (64 * 1024) }, () => randomBytes(64 * 1024));
+  hashPass(chunks.slice(0, 64), true); // warm up
+  const before = [];
+  const after = [];
+  for (let round = 0; round < 5; round++) {
+    before.push(hashPass(chunks, false));
+    after.push(hashPass(chunks, true));
+  }
+  const b = median(before);
+  const a = median(after);
+  console.log(`\nHashing an upload's bytes in one pass (${HASH_MIB} MiB in 64 KiB chunks, this process, median of 5 alternating rounds)`);
+  console.log('pass                                   CPU ms/MiB');
+  console.log(`before: sha256 + CRC-32                ${b.toFixed(2).padStart(10)}`);
+  console.log(`after:  sha256 + CRC-32 + SHA-1 + MD5  ${a.toFixed(2).padStart(10)}`);
+  console.log(`the checksums cost ${(a - b).toFixed(2)} CPU ms per MiB (x${(a / b).toFixed(2)} the hashing before), load ${loadavg()[0].toFixed(1)}`);
+}
+
 // ---- the run ---------------------------------------------------------------------------------
 console.log(`Ingest and listing through the standalone server, ${new Date().toISOString()}, node ${process.version}, load ${loadavg()[0].toFixed(1)} (2 cores)`);
+if (HASH_MIB > 0) hashing();
+if (process.env.BENCH_ONLY_HASHING === '1') process.exit(0);
 const firstStart = await startServer();
 console.log(`server started in ${(firstStart / 1000).toFixed(1)} s (empty data dir)`);
 await expect(201, call('POST', '/users/', {

@@ -31,6 +31,7 @@ import { PlansHandlers } from './plans/plans.handlers.js';
 import { plansProjection } from './plans/plans.projection.js';
 import { ReportsHandlers } from './reports/reports.handlers.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from './shared/context.js';
+import { SharePasswordsHandlers } from './share-passwords/share-passwords.handlers.js';
 import { HealthHandlers } from './shared/health.handlers.js';
 import { storageUsageProjection } from './storage-usage/storage-usage.projection.js';
 import { ActivationMailLimit } from './users/activation-limit.js';
@@ -147,7 +148,7 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     module: AccountsModule,
     controllers: [
       HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, SetPasswordHandlers, ReportsHandlers, OperationsHandlers,
-      DevicePoliciesHandlers, PartnerBackupsHandlers, FeedHandlers, WebhooksHandlers,
+      DevicePoliciesHandlers, PartnerBackupsHandlers, FeedHandlers, WebhooksHandlers, SharePasswordsHandlers,
     ],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },

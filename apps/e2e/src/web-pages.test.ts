@@ -3,7 +3,9 @@
  * needed), then a real headless Chromium (Debian's `chromium`, driven by playwright-core) in
  * standalone mode and, with NATS, multi-process mode: a share room, walking into a folder, its
  * thumbnails, downloading a file and a zip (bytes checked), logging in through the form, browsing,
- * an old version, sharing a file, creating a share room and opening it logged out, logging out
+ * an old version, sharing a file, creating a share room and opening it logged out, protecting it
+ * with a password (the visitor's password form, a wrong and the right password, the room's files
+ * then, another browser still asked, the password removed), logging out
  * and the back button showing nothing private; axe-core in every page (no serious or critical
  * violation) and screenshots at desktop and phone width in test-output/web/. And a page of another
  * site (a second local HTTP server) that tries to write with the Basic credentials the browser
@@ -24,7 +26,7 @@ import { startMultiProcess } from './harness/multi-process.js';
 import { type TestTarget, startStandalone } from './harness/standalone.js';
 import { b32, storageApi } from './harness/storage-client.js';
 import { createUser, unique } from './scenarios/accounts-fixtures.js';
-import { createShareRoom, type ShareRoomReply } from './scenarios/share-fixtures.js';
+import { createShareRoom, roomAddress, type ShareRoomReply } from './scenarios/share-fixtures.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const NO_BROWSER = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`;
@@ -110,7 +112,7 @@ for (const [mode, start] of modes()) {
       await target?.close();
     });
     const agent = () => supertest(target.url);
-    const roomPath = () => new URL(w.room.url, target.url).pathname;
+    const roomPath = () => roomAddress(w.room.url);
 
     it('keeps JSON for JSON clients and gives browsers the room page, hostile names escaped', async () => {
       const json = await agent().get(roomPath()).expect(200);
@@ -189,17 +191,17 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     });
     const checked: string[] = [];
     /** axe-core in the page (evaluated over the protocol: the CSP allows no inline script), then screenshots. */
-    const audit = async (name: string) => {
-      await page.evaluate(axeSource);
-      const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as { violations: { id: string; impact: string; help: string }[] };
+    const audit = async (name: string, on = page) => {
+      await on.evaluate(axeSource);
+      const result = (await on.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as { violations: { id: string; impact: string; help: string }[] };
       const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       assert.deepEqual(serious.map((v) => `${v.id}: ${v.help}`), [], `${name}: accessibility violations`);
-      await page.screenshot({ path: join(OUT, `${mode}-${name}-desktop.png`), fullPage: true });
-      await page.setViewportSize({ width: 375, height: 740 });
-      await page.screenshot({ path: join(OUT, `${mode}-${name}-phone.png`), fullPage: true });
-      const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      await on.screenshot({ path: join(OUT, `${mode}-${name}-desktop.png`), fullPage: true });
+      await on.setViewportSize({ width: 375, height: 740 });
+      await on.screenshot({ path: join(OUT, `${mode}-${name}-phone.png`), fullPage: true });
+      const overflow = (await on.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
       assert.ok(overflow <= 0, `${name}: wider than a phone screen by ${overflow}px`);
-      await page.setViewportSize({ width: 1280, height: 800 });
+      await on.setViewportSize({ width: 1280, height: 800 });
       checked.push(name);
     };
     const download = async (click: () => Promise<unknown>): Promise<Buffer> => {
@@ -286,6 +288,35 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     assert.match((await visitor.locator('.desc').textContent()) ?? '', /From the trip\.\nEnjoy!/);
     await visitor.getByRole('link', { name: 'Photos', exact: true }).click();
     assert.equal(await visitor.getByRole('link', { name: 'sunset.png' }).count(), 1);
+
+    // the owner protects the room with a password on the share rooms page
+    await page.locator('section', { hasText: 'Holiday pictures' }).getByText('Password', { exact: true }).click();
+    await page.locator('section', { hasText: 'Holiday pictures' }).getByLabel(/Room password/).fill('holiday-secret-1');
+    await page.locator('section', { hasText: 'Holiday pictures' }).getByRole('button', { name: 'Set password' }).click();
+    assert.match((await page.locator('section', { hasText: 'Holiday pictures' }).textContent()) ?? '', /protected by a password/);
+    // the visitor, in the folder: now a password form, nothing of the room shown
+    await visitor.reload();
+    assert.equal(await visitor.locator('h1').textContent(), 'This share room is protected');
+    assert.doesNotMatch(await visitor.content(), /sunset\.png|Holiday pictures/);
+    await audit('room-password', visitor);
+    await visitor.getByLabel('Room password').fill('not-it-at-all');
+    await visitor.getByRole('button', { name: 'Open the room' }).click();
+    assert.match((await visitor.getByRole('alert').textContent()) ?? '', /Wrong password/);
+    await visitor.getByLabel('Room password').fill('holiday-secret-1');
+    await visitor.getByRole('button', { name: 'Open the room' }).click();
+    // back where the visitor was (the folder), and the room's pages and files open with the cookie
+    assert.equal(await visitor.getByRole('link', { name: 'sunset.png' }).count(), 1);
+    const [photoDownload] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('link', { name: 'sunset.png' }).click()]);
+    assert.deepEqual(await readFile((await photoDownload.path())!), w.files['Documents/Photos/sunset.png']);
+    // another browser without the cookie is still asked
+    const stranger = await (await browser.newContext()).newPage();
+    await stranger.goto(visitor.url());
+    assert.equal(await stranger.locator('h1').textContent(), 'This share room is protected');
+    // the owner removes it: open again
+    await page.locator('section', { hasText: 'Holiday pictures' }).getByText('Password', { exact: true }).click();
+    await page.getByRole('button', { name: 'Remove the password of Holiday pictures' }).click();
+    await stranger.reload();
+    assert.equal(await stranger.getByRole('link', { name: 'sunset.png' }).count(), 1);
     await anonymous.close();
 
     // log out: back and refresh show nothing private

@@ -62,8 +62,8 @@ describe('interface A routes: guards', () => {
   it('the routes that call accounts only are authenticated in the call, each with its interceptor', () => {
     const expected = routes
       .filter((r) => ['UsersController', 'GroupsController', 'PartnerController'].includes(r.controller))
-      // enabling a share room calls the storage catalog: authenticated by the guard first
-      .filter((r) => r.handler !== 'setShareEnabled')
+      // a share room's enabling or password goes to the storage catalog: authenticated by the guard first
+      .filter((r) => r.handler !== 'changeShare')
       .map((r) => r.name);
     assert.deepEqual(routes.filter((r) => r.inCall).map((r) => r.name).sort(), expected.sort());
     assert.deepEqual(routes.filter((r) => r.inCall && !r.intercepted).map((r) => r.name), []);

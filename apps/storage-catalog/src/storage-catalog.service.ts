@@ -34,7 +34,8 @@ import { moveFileProcess } from './transfers/move-file.process.js';
 import { TransfersHandlers } from './transfers/transfers.handlers.js';
 import { backupBlobsProjection } from './reaper/backup-blobs.projection.js';
 import { shareRoomsProjection } from './shares/share-rooms.projection.js';
-import { SharesHandlers } from './shares/shares.handlers.js';
+import { RoomAccessLog } from './shares/room-access-log.js';
+import { ROOM_ACCESS_LOG, SharesHandlers } from './shares/shares.handlers.js';
 import { storageUsersProjection } from './users/users.projection.js';
 
 @Module({})
@@ -138,6 +139,7 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
     scrubbing = true;
     await scrubRun().finally(() => (scrubbing = false));
   };
+  const accessLog = new RoomAccessLog(ctx, infra.config.shareAccessFlushMs);
   const app = await startService(
     'storage-catalog',
     {
@@ -148,6 +150,7 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
         { provide: PURGER, useValue: purger },
         { provide: BLOB_REAPER, useValue: reaper },
         { provide: BLOB_SCRUBBER, useValue: scrubber },
+        { provide: ROOM_ACCESS_LOG, useValue: accessLog },
       ],
     },
     infra,
@@ -166,6 +169,7 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
     every(infra.config.purgeIntervalMs, () => void purge());
     // what was pending at the last stop first, then every minute what other replicas left
     previewer.start(PREVIEW_SCAN_INTERVAL_MS);
+    accessLog.start();
     void reap();
     every(infra.config.blobReapIntervalMs, () => void reap());
     if (infra.config.blobScrubIntervalMs > 0) {
@@ -183,6 +187,7 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
       await previewer.stop();
       await reaper.stop();
       await scrubber.stop();
+      await accessLog.stop();
       await app.close();
       await runner.stop();
       await rpc.close();

@@ -13,6 +13,8 @@ export interface ErrorBody {
   code?: string;
   /** 429: seconds before a new attempt is considered */
   retry_after?: number;
+  /** 401 of a share room: its password is needed */
+  password_required?: boolean;
 }
 
 export interface WireError extends ErrorBody {
@@ -78,6 +80,7 @@ export const ErrorResponse = z
     fields: z.array(z.string()).optional().describe('the invalid or missing request fields or query parameters (400)'),
     code: z.string().optional().describe('the card processor response code (billing 409 only)'),
     retry_after: z.int().min(1).optional().describe('seconds to wait before trying again (429 only; also the Retry-After header)'),
+    password_required: z.literal(true).optional().describe("a share room's 401: the room needs its password"),
   })
   .meta({
     id: 'Error',

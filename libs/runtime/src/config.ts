@@ -47,6 +47,8 @@ export interface BurrowConfig {
   blobScrubIntervalMs: number;
   /** the periodic scrub reads at most this many MB (10^6 bytes) per second (0: no limit) */
   blobScrubMbPerSecond: number;
+  /** how often a storage catalog writes the share room visits it counted (one event per room visited) */
+  shareAccessFlushMs: number;
   /** WebDAV dead properties: bytes one user may hold, and write per UTC day */
   davProperties: { maxBytesPerUser: number; maxWriteBytesPerDay: number };
   /**
@@ -312,6 +314,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReapGraceSeconds: int('BURROW_BLOB_REAP_GRACE_SECONDS', 86_400, 60, 31_536_000),
     blobScrubIntervalMs: int('BURROW_BLOB_SCRUB_INTERVAL_MS', 0, 0, 31_536_000_000),
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
+    shareAccessFlushMs: int('BURROW_SHARE_ACCESS_FLUSH_MS', 60_000, 10, 3_600_000),
     davProperties: {
       maxBytesPerUser: int('BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER', DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTIES_MAX_BYTES, 1 << 30),
       maxWriteBytesPerDay: int('BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY', DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES, DEAD_PROPERTIES_MAX_BYTES, 1 << 30),

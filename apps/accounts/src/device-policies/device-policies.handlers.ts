@@ -6,13 +6,13 @@
 import {
   conflict,
   type CreateDevicePolicyRequest,
-  DEVICE_PREFERENCES,
+  DEVICE_PREFERENCE_CATEGORIES,
   type DevicePolicy,
   type DevicePolicyRef,
-  type DevicePreference,
   MAX_DEVICE_POLICIES,
   notFound,
   type PartnerScoped,
+  type PreferenceCategory,
   Streams,
   Subjects,
   type UpdateDevicePolicyRequest,
@@ -58,8 +58,8 @@ export class DevicePoliciesHandlers {
   }
 
   @MessagePattern(Subjects.accounts.listDevicePreferences)
-  preferences(): DevicePreference[] {
-    return DEVICE_PREFERENCES;
+  preferences(): PreferenceCategory[] {
+    return DEVICE_PREFERENCE_CATEGORIES;
   }
 
   @MessagePattern(Subjects.accounts.listDevicePolicies)

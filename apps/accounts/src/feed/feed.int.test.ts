@@ -86,12 +86,18 @@ describe('partner feed', () => {
     await t.storageEvents(Streams.file('f-1'), [{ type: 'FileVersionsPurged', data: { userId: aliceId, partnerId: partnerA, deviceId: 'dev-alice', path: 'Documents/1.txt', versions: [0], blobs: [], bytes: 1000, at: nowSeconds } }]);
     const events = await newEvents(partnerA);
     assert.deepEqual(events.map((e) => e.type), [
-      'device.registered', 'quota.threshold_crossed', 'share_room.created', 'share_room.disabled', 'user.plan_changed', 'quota.threshold_crossed', 'quota.threshold_crossed',
+      'device.registered', 'quota.threshold_crossed', 'share_room.created', 'share_room.disabled', 'user.plan_changed',
+      ...Array<string>(5).fill('quota.threshold_crossed'),
     ]);
     const crossings = events.filter((e) => e.type === 'quota.threshold_crossed').map((e) => e.data);
     assert.deepEqual(crossings, [
       { username: 'alice', threshold: 80, direction: 'up', bytes_stored: 1700, storage_bytes: 2000 },
+      // 85% to 170%: 90 then 100, each its own event
+      { username: 'alice', threshold: 90, direction: 'up', bytes_stored: 1700, storage_bytes: 1000 },
       { username: 'alice', threshold: 100, direction: 'up', bytes_stored: 1700, storage_bytes: 1000 },
+      // 170% to 70%: under 100, 90 and 80, in that order
+      { username: 'alice', threshold: 100, direction: 'down', bytes_stored: 700, storage_bytes: 1000 },
+      { username: 'alice', threshold: 90, direction: 'down', bytes_stored: 700, storage_bytes: 1000 },
       { username: 'alice', threshold: 80, direction: 'down', bytes_stored: 700, storage_bytes: 1000 },
     ]);
     assert.deepEqual(events[0].data, { username: 'alice', device: 'laptop', sysplatform: 'linux', client_revision: 2 });

@@ -21,6 +21,7 @@ import {
   type PlanAdded,
   type PublicEvent,
   type PublicEventType,
+  type ShareRoomAccessed,
   type ShareRoomCreated,
   StreamPrefixes,
   type UserCreated,
@@ -32,7 +33,7 @@ import { createHash } from 'node:crypto';
 import { storageBytesOf } from '../users/users.projection.js';
 import type { FeedSignals } from './feed-signals.js';
 import { type ActivityCounts, activityOf, activitySummary, deviceEvents, type Draft, groupEvents, partnerEvents, quotaCrossing, shareEvents, userEvents } from './public-events.js';
-import { crossing, type QuotaLevel, quotaLevel } from './quota-thresholds.js';
+import { crossings, type QuotaLevel, quotaLevel } from './quota-thresholds.js';
 
 /** Public entries one internal event can make at most (its positions are `position * FEED_SLOTS + 0..9`). */
 export const FEED_SLOTS = 10;
@@ -95,6 +96,15 @@ const feedUsers = (docs: DocumentStore) => docs.collection<FeedUser>('feed_users
 const feedDevices = (docs: DocumentStore) => docs.collection<FeedDevice>('feed_devices');
 const feedGroups = (docs: DocumentStore) => docs.collection<FeedGroup>('feed_groups');
 const feedPlans = (docs: DocumentStore) => docs.collection<{ _id: string; storage_bytes: number }>('feed_plans');
+/** Per share room: when its last share.accessed was (event time, unix s), and the downloads counted since. */
+interface FeedRoom extends Applied {
+  announced: number | null;
+  pending: number;
+}
+const feedRooms = (docs: DocumentStore) => docs.collection<FeedRoom>('feed_rooms');
+/** At most one share.accessed per room per hour. */
+const ACCESS_EVENT_EVERY_SECONDS = 3600;
+
 /** Open hours of device activity (a summarised hour's bucket is deleted). */
 export const activityBuckets = (docs: DocumentStore) => docs.collection<ActivityBucket>('feed_activity');
 
@@ -142,8 +152,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
     edit(user);
     const storage = await storageOf(user);
     const level = quotaLevel(user.bytes, storage);
-    const crossed = crossing(user.level, level);
-    if (crossed) change.add(user.partnerId, quotaCrossing(user, crossed, user.bytes, storage));
+    for (const crossed of crossings(user.level, level)) change.add(user.partnerId, quotaCrossing(user, crossed, user.bytes, storage));
     user.level = level;
     user.pos = event.position;
     change.after(() => users.upsert(user));
@@ -285,11 +294,30 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
       case 'ShareRoomEnabled':
       case 'ShareRoomDisabled':
       case 'ShareRoomDeleted':
+      case 'ShareRoomPasswordSet':
         change.add(user.partnerId, shareEvents[event.type](d, user));
         return;
+      case 'ShareRoomAccessed':
+        return accessed(change, user, event);
       default:
         return;
     }
+  }
+
+  /** A room's visits: a share.accessed when the room's last one is an hour old (or none), carrying the downloads since it. */
+  async function accessed(change: Change, user: FeedUser, event: RecordedEvent): Promise<void> {
+    const d = event.data as unknown as ShareRoomAccessed['data'];
+    const id = `${user._id}:${d.room_key}`;
+    const room = (await feedRooms(docs).get(id)) ?? { _id: id, pos: -1, announced: null, pending: 0 };
+    if (!fresh(room, event)) return;
+    room.pending += d.downloads;
+    if (room.announced === null || d.at - room.announced >= ACCESS_EVENT_EVERY_SECONDS) {
+      change.add(user.partnerId, shareEvents.ShareRoomAccessed({ ...d, downloads: room.pending }, user));
+      room.announced = d.at;
+      room.pending = 0;
+    }
+    room.pos = event.position;
+    change.after(() => feedRooms(docs).upsert(room));
   }
 
   /** The hour is over: what it counted becomes one summary, and later activity counts in a later hour. */

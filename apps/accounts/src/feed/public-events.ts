@@ -18,10 +18,12 @@ import type {
   GroupRenamed,
   PublicEventData,
   PublicEventType,
+  ShareRoomAccessed,
   ShareRoomCreated,
   ShareRoomDeleted,
   ShareRoomDisabled,
   ShareRoomEnabled,
+  ShareRoomPasswordSet,
   ShareRoomUpdated,
   UserBonusChanged,
   UserCreated,
@@ -110,6 +112,12 @@ export const shareEvents = {
   ShareRoomEnabled: (d: ShareRoomEnabled['data'], s: Subject) => draft('share_room.enabled', { username: s.username, room_key: d.room_key }),
   ShareRoomDisabled: (d: ShareRoomDisabled['data'], s: Subject) => draft('share_room.disabled', { username: s.username, room_key: d.room_key }),
   ShareRoomDeleted: (d: ShareRoomDeleted['data'], s: Subject) => draft('share_room.deleted', { username: s.username, room_key: d.room_key }),
+  /** visits: the feed projection hands in the downloads since the room's previous share.accessed (at most one an hour) */
+  ShareRoomAccessed: (d: ShareRoomAccessed['data'], s: Subject) =>
+    draft('share.accessed', { username: s.username, room_key: d.room_key, downloads: d.downloads, last_access: d.at }),
+  /** whether the room has a password, never the hash */
+  ShareRoomPasswordSet: (d: ShareRoomPasswordSet['data'], s: Subject) =>
+    draft('share_room.changed', { username: s.username, room_key: d.room_key, password_required: d.password_hash !== null }),
 };
 
 export const partnerEvents = {

@@ -8,7 +8,7 @@ import { PUBLIC_EVENT_PAYLOADS, QUOTA_THRESHOLDS } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { activityOf, activitySummary, deviceEvents, type Draft, groupEvents, partnerEvents, quotaCrossing, shareEvents, userEvents } from './public-events.js';
-import { crossing, quotaLevel } from './quota-thresholds.js';
+import { crossings, quotaLevel } from './quota-thresholds.js';
 
 const CANARY = 'SECRET';
 /** What an internal event may carry that a partner must never see, and what a later version may add. */
@@ -56,6 +56,8 @@ const samples: Record<string, Record<string, Record<string, unknown>>> = {
     ShareRoomEnabled: { room_key: 'k1', at: 3 },
     ShareRoomDisabled: { room_key: 'k1', at: 4 },
     ShareRoomDeleted: { room_key: 'k1', at: 5 },
+    ShareRoomPasswordSet: { room_key: 'k1', password_hash: `scrypt2$${CANARY}-room-hash`, at: 6 },
+    ShareRoomAccessed: { room_key: 'k1', downloads: 3, at: 7 },
   },
   partnerEvents: {
     PartnerPasswordChanged: { at: 1 },
@@ -114,11 +116,16 @@ describe('quota thresholds', () => {
     assert.equal(quotaLevel(10 ** 18, 1000000001000000000), 0, 'unlimited has no thresholds');
   });
 
-  it('a crossing reports the last threshold crossed, either way', () => {
-    assert.deepEqual(crossing(0, 90), { threshold: 90, direction: 'up' });
-    assert.deepEqual(crossing(100, 80), { threshold: 90, direction: 'down' });
-    assert.deepEqual(crossing(90, 0), { threshold: 80, direction: 'down' });
-    assert.equal(crossing(80, 80), null);
-    for (const t of QUOTA_THRESHOLDS) assert.deepEqual(crossing(0, t), { threshold: t, direction: 'up' });
+  it('a jump reports every threshold crossed, in the order crossed, either way', () => {
+    const up = (...t: number[]) => t.map((threshold) => ({ threshold, direction: 'up' }));
+    const down = (...t: number[]) => t.map((threshold) => ({ threshold, direction: 'down' }));
+    assert.deepEqual(crossings(0, 90), up(80, 90), '60% to 90% in one upload: 80 then 90');
+    assert.deepEqual(crossings(0, 100), up(80, 90, 100));
+    assert.deepEqual(crossings(80, 100), up(90, 100));
+    assert.deepEqual(crossings(100, 80), down(100, 90), 'fell under 100 then 90');
+    assert.deepEqual(crossings(90, 0), down(90, 80));
+    assert.deepEqual(crossings(100, 0), down(100, 90, 80));
+    assert.deepEqual(crossings(80, 80), []);
+    for (const t of QUOTA_THRESHOLDS) assert.deepEqual(crossings(t === 80 ? 0 : ((t - 10) as 80 | 90), t), up(t));
   });
 });

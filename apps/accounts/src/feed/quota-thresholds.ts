@@ -1,7 +1,7 @@
 /**
  * Which quota threshold a user's stored bytes are at, and what a change of it is worth telling the
- * partner: the highest of 80/90/100 percent reached (0: under all of them), and the crossing from
- * one level to another (a jump over several reports the last threshold crossed).
+ * partner: the highest of 80/90/100 percent reached (0: under all of them), and the crossings from
+ * one level to another (a jump over several reports each threshold, in the order crossed).
  */
 import { QUOTA_THRESHOLDS, UNLIMITED_BYTES } from '@burrow/contracts';
 
@@ -17,10 +17,15 @@ export function quotaLevel(bytesStored: number, storageBytes: number): QuotaLeve
   return level;
 }
 
-export function crossing(from: QuotaLevel, to: QuotaLevel): { threshold: Threshold; direction: 'up' | 'down' } | null {
-  if (from === to) return null;
-  if (to > from) return { threshold: to as Threshold, direction: 'up' };
-  // down: the lowest threshold the bytes fell under
-  const under = QUOTA_THRESHOLDS.filter((t) => t > to && t <= from);
-  return { threshold: under[0], direction: 'down' };
+export interface Crossing {
+  threshold: Threshold;
+  direction: 'up' | 'down';
+}
+
+/** Every threshold between two levels, in the order the bytes crossed them: up the ones reached, down the ones fallen under. */
+export function crossings(from: QuotaLevel, to: QuotaLevel): Crossing[] {
+  if (to > from) return QUOTA_THRESHOLDS.filter((t) => t > from && t <= to).map((threshold) => ({ threshold, direction: 'up' as const }));
+  return QUOTA_THRESHOLDS.filter((t) => t > to && t <= from)
+    .reverse()
+    .map((threshold) => ({ threshold, direction: 'down' as const }));
 }

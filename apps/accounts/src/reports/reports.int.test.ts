@@ -58,7 +58,7 @@ describe('reports', () => {
       assert.deepEqual(shares.map((s) => s.username), ['amy', 'cal']);
       assert.deepEqual(shares[0], {
         username: 'amy', name: 'AMY', email: 'amy@reports.example',
-        shares: [{ room_key: 'a1', name: 'Road trip', description: 'Trip room', enabled: true, password_required: false, creation_time: TEST_NOW - 30, update_time: TEST_NOW - 1, last_login: null }],
+        shares: [{ room_key: 'a1', name: 'Road trip', description: 'Trip room', enabled: true, password_required: false, expires: null, creation_time: TEST_NOW - 30, update_time: TEST_NOW - 1, last_login: null, downloads: 0, last_access: null }],
       });
       assert.deepEqual(shares[1].shares.map((r) => [r.room_key, r.enabled]), [['c1', true], ['c2', false]]);
       assert.deepEqual((await t.reports.shares({ partnerId: otherId })).map((s) => s.username), ['outsider']);

@@ -120,7 +120,8 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
     const d = e.data;
     await shares.upsert({
       _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description,
-      enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
+      enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
+      downloads: 0, last_access: null,
     });
     await adjust(docs, d.partnerId, { shares: 1 });
     return;
@@ -131,6 +132,7 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
     case 'ShareRoomUpdated':
       if (e.data.name !== undefined) share.name = e.data.name;
       if (e.data.description !== undefined) share.description = e.data.description;
+      if (e.data.expires !== undefined) share.expires = e.data.expires;
       share.update_time = e.data.at;
       break;
     case 'ShareRoomEnabled':
@@ -142,6 +144,15 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
       await shares.delete(id);
       await adjust(docs, share.partnerId, { shares: -1 });
       return;
+    case 'ShareRoomAccessed':
+      share.downloads = (share.downloads ?? 0) + e.data.downloads;
+      share.last_access = Math.max(share.last_access ?? 0, e.data.at);
+      share.last_login = share.last_access;
+      break;
+    case 'ShareRoomPasswordSet':
+      share.password_required = e.data.password_hash !== null;
+      share.update_time = e.data.at;
+      break;
     default:
       return;
   }

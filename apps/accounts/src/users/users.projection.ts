@@ -221,13 +221,15 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
       if (index >= 0) return;
       rooms.push({
         room_key: e.data.room_key, name: e.data.name, description: e.data.description, enabled: true,
-        password_required: false, creation_time: e.data.at, update_time: e.data.at, last_login: null,
+        password_required: false, expires: e.data.expires ?? null, creation_time: e.data.at, update_time: e.data.at, last_login: null,
+        downloads: 0, last_access: null,
       });
       break;
     case 'ShareRoomUpdated':
       if (index < 0) return;
       if (e.data.name !== undefined) rooms[index].name = e.data.name;
       if (e.data.description !== undefined) rooms[index].description = e.data.description;
+      if (e.data.expires !== undefined) rooms[index].expires = e.data.expires;
       rooms[index].update_time = e.data.at;
       break;
     case 'ShareRoomEnabled':
@@ -239,6 +241,17 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
     case 'ShareRoomDeleted':
       if (index < 0) return;
       rooms.splice(index, 1);
+      break;
+    case 'ShareRoomAccessed':
+      if (index < 0) return;
+      rooms[index].downloads = (rooms[index].downloads ?? 0) + e.data.downloads;
+      rooms[index].last_access = Math.max(rooms[index].last_access ?? 0, e.data.at);
+      rooms[index].last_login = rooms[index].last_access ?? null;
+      break;
+    case 'ShareRoomPasswordSet':
+      if (index < 0) return;
+      rooms[index].password_required = e.data.password_hash !== null;
+      rooms[index].update_time = e.data.at;
       break;
     default: return;
   }

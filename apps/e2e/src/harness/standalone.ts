@@ -49,6 +49,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
     // production default (5 s) to answer; a test of the timeout itself sets its own
     BURROW_RPC_TIMEOUT_MS: '15000',
     BURROW_LISTING_PAGE_SIZE: LISTING_PAGE_SIZE_FOR_TESTS,
+    // share room visits are written every minute in production; a test waits for them, not a minute
+    BURROW_SHARE_ACCESS_FLUSH_MS: '200',
     ...extra,
   };
 }

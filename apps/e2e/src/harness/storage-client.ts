@@ -30,6 +30,8 @@ export function storageApi(target: TestTarget, username: string, password: strin
   const auth = (r: supertest.Test) => r.auth(username, password);
   return {
     root,
+    /** the agent itself, for requests the helpers below do not make (authenticate them with .auth) */
+    agent,
     /** registers (or logs in) a device */
     putDevice: (device: string, body: object = { sysplatform: 'linux', client_revision: 100 }) =>
       auth(agent.put(`${root}/${encodeURIComponent(device)}/`)).set('Content-Type', 'application/json').send(JSON.stringify(body)),

@@ -16,7 +16,7 @@ import { bytes, hasUnzip, unzipAll } from '../harness/http-bytes.js';
 import { b32, storageApi } from '../harness/storage-client.js';
 import { createGroup, createUser, eventually, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
-import { createShareRoom, userWithShareRoom } from './share-fixtures.js';
+import { createShareRoom, roomAddress, userWithShareRoom } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 const seg = (path: string) => path.split('/').map(encodeURIComponent).join('/');
@@ -63,6 +63,22 @@ export function browseScenarios({ target }: ScenarioContext) {
     return { get: (path: string) => agent.get(path).auth(username, PASSWORD), post: (path: string) => agent.post(path).auth(username, PASSWORD), agent };
   };
 
+  it('an unlimited plan: the storage root sends the plan\'s own size, which the mobile app\'s storage bar divides by (not 0)', async () => {
+    const plans = await knownPlans(api());
+    const username = unique('unl');
+    await createUser(api(), { username, password: PASSWORD, plan_id: plans.unlimited.plan_id });
+    const storage = storageApi(target(), username, PASSWORD);
+    await storage.putDevice('laptop').expect(200);
+    await storage.putFile('laptop', 'a.txt', 'twelve bytes').expect(201);
+    const { stats } = (await as(username).get(`/storage/${b32(username)}/`).expect(200)).body;
+    assert.equal(stats.size_for_robots, 1000000001000000000);
+    assert.equal(stats.size, 1000000001);
+    assert.equal(stats.backupsize_for_robots, '12');
+    // the mobile app's StorageBarModel.parse, as written
+    const percentUsed = Math.ceil((parseInt(stats.backupsize_for_robots, 10) / stats.size_for_robots) * 100);
+    assert.ok(Number.isFinite(percentUsed) && percentUsed <= 1, `percentUsed ${percentUsed}`);
+  });
+
   it('the storage root: stats and devices, with device_info=yes the device objects', async () => {
     const u = await userWithFiles();
     await u.storage.putDevice('phone', { sysplatform: 'android', client_revision: 7 }).expect(200);
@@ -73,7 +89,7 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(stats.firstname, 'Name');
     assert.equal(stats.lastname, u.username);
     const stored = Object.values(u.files).reduce((n, b) => n + b.length, 0) + u.latestReport.length;
-    assert.equal(stats.backupsize_for_robots, stored);
+    assert.equal(stats.backupsize_for_robots, String(stored), 'a decimal string, as the original sent it');
     assert.equal(typeof stats.backupsize, 'string');
     assert.equal(typeof stats.size, 'number');
     assert.ok(stats.size_for_robots > 0);
@@ -409,7 +425,7 @@ export function browseScenarios({ target }: ScenarioContext) {
       'Private/secret.txt': Buffer.from('not shared'),
     };
     const shared = await userWithShareRoom(target(), api(), { files, room: { room_name: 'Holiday', room_description: 'Line one\nLine two', dirs: ['laptop/Photos/', 'laptop/Docs/'] } });
-    const roomUrl = new URL(shared.room.url, first()).pathname;
+    const roomUrl = roomAddress(shared.room.url);
     assert.match(roomUrl, /^\/share\/[A-Z2-7]+\/[A-Za-z0-9_-]+\/$/);
     const anonymous = supertest(last());
     const root = await anonymous.get(roomUrl).expect(200);
@@ -450,7 +466,7 @@ export function browseScenarios({ target }: ScenarioContext) {
     // a second room with two folders of the same name labels the second one
     await shared.storage.putFile('laptop', 'Other/Photos/x.txt', 'x').expect(201);
     const twin = await createShareRoom(shared.storage, { room_name: 'Twins', dirs: ['laptop/Photos/', 'laptop/Other/Photos/'] });
-    const twinRoot = await anonymous.get(new URL(twin.url, first()).pathname).expect(200);
+    const twinRoot = await anonymous.get(roomAddress(twin.url)).expect(200);
     assert.deepEqual(twinRoot.body.dirs, [['Photos', 'Photos/'], ['Photos (2)', 'Photos%20(2)/']]);
   });
 

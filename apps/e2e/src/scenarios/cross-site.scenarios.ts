@@ -17,6 +17,7 @@ import { createUser, unique } from './accounts-fixtures.js';
 import { latestMailTo, setPasswordLink } from './appliance-users.scenarios.js';
 import type { ScenarioContext } from './scenarios.js';
 import { userWithDevice } from './storage-fixtures.js';
+import { roomAddress } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 const EVIL = 'https://evil.example';
@@ -197,7 +198,7 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     const owner = await userWithDevice(target(), 'xsr', PASSWORD);
     await owner.storage.putFile('laptop', 'docs/a.txt', 'x').expect(201);
     const created = await owner.storage.createShare({ room_name: 'r', dirs: ['laptop/docs/'] }).expect(201);
-    const roomPath = new URL(created.body.url as string, target().url).pathname;
+    const roomPath = roomAddress(created.body.url as string);
     const write = await agent.post(`${roomPath}a.txt`).set(FROM_EVIL).type('form').send({ x: '1' });
     assert.equal(write.status, 403, write.text);
   });

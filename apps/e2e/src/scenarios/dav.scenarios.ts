@@ -29,6 +29,7 @@ import { promisify } from 'node:util';
 import { SaxesParser } from 'saxes';
 import { partnerApi } from '../harness/client.js';
 import { davClient, type DavMethod, hasTool, rawRequest } from '../harness/dav-client.js';
+import { storageApi } from '../harness/storage-client.js';
 import { createUser, knownPlans, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 
@@ -162,8 +163,26 @@ export function davScenarios({ target }: ScenarioContext) {
       assert.deepEqual(await filesUnder(back), await filesUnder(src));
       const again = await rclone('sync', src, 'burrow:laptop/rclone');
       assert.doesNotMatch(again.stderr, /Copied|Updated/, `the second sync transferred something:\n${again.stderr}`);
-      const stats = await rclone('check', src, 'burrow:laptop/rclone', '--size-only');
+      // rclone compares hashes (the owncloud vendor's SHA-1 from oc:checksums), not sizes alone
+      const stats = await rclone('check', src, 'burrow:laptop/rclone');
       assert.match(stats.stderr, /0 differences found/);
+      assert.doesNotMatch(stats.stderr, /hashes could not be checked/, stats.stderr);
+      assert.match(stats.stderr, /(\d+) matching files/);
+      assert.equal(Number(/(\d+) matching files/.exec(stats.stderr)![1]), Object.keys(files).length);
+      const sums = await rclone('hashsum', 'sha1', 'burrow:laptop/rclone');
+      const md5s = await rclone('hashsum', 'md5', 'burrow:laptop/rclone');
+      for (const [path, content] of Object.entries(files)) {
+        assert.ok(sums.stdout.includes(`${createHash('sha1').update(content).digest('hex')}  ${path}`), `sha1 of ${path}:\n${sums.stdout}`);
+        assert.ok(md5s.stdout.includes(`${createHash('md5').update(content).digest('hex')}  ${path}`), `md5 of ${path}:\n${md5s.stdout}`);
+      }
+      // a local change of the same size is found by its hash (a size-only check would pass it)
+      await writeFile(join(src, 'a/b/c/deep.txt'), 'DEEP');
+      const changed = await rclone('check', src, 'burrow:laptop/rclone').then(
+        () => assert.fail('rclone check passed a changed file'),
+        (error: { stderr?: string }) => error.stderr ?? '',
+      );
+      assert.match(changed, /1 differences found/);
+      assert.match(changed, /deep\.txt/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -235,6 +254,30 @@ export function davScenarios({ target }: ScenarioContext) {
       .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/><D:quota-available-bytes/></D:prop></D:propfind>').expect(207);
     assert.match(quota.text, /<D:quota-used-bytes>\d+<\/D:quota-used-bytes>/);
     assert.match(quota.text, /<D:quota-available-bytes>\d+<\/D:quota-available-bytes>/);
+  });
+
+  it("checksums as ownCloud clients read them: oc:checksums (SHA1 and MD5) in PROPFIND, OC-Checksum on GET; a client's PROPPATCH of them is accepted, Burrow's kept", async () => {
+    const path = `/dav/${alice.username}/laptop/summed.txt`;
+    const content = Buffer.from('checksummed content');
+    const sha1 = createHash('sha1').update(content).digest('hex');
+    const md5 = createHash('md5').update(content).digest('hex');
+    await alice.dav.request('PUT', path).send(content).expect(201);
+    const OC_PROPS = '<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:prop><d:getcontentlength/><oc:checksums/></d:prop></d:propfind>';
+    const found = await alice.dav.request('PROPFIND', path).set('Depth', '0').send(OC_PROPS).expect(207);
+    assert.match(found.text, new RegExp(`<[a-z0-9]+:checksum xmlns:[a-z]+="http://owncloud.org/ns">SHA1:${sha1} MD5:${md5}</[a-z0-9]+:checksum>`), found.text);
+    const get = await alice.dav.request('GET', path).expect(200);
+    assert.equal(get.headers['oc-checksum'], `SHA1:${sha1}`);
+    // the storage interface's download says the same
+    const storage = storageApi(target(), alice.username, PASSWORD);
+    assert.equal((await storage.agent.get(`${storage.root}/laptop/summed.txt`).auth(alice.username, PASSWORD).expect(200)).headers['oc-checksum'], `SHA1:${sha1}`);
+    // rclone's owncloud vendor sends its checksum with a modification time: accepted (200), not stored
+    const patch = await alice.dav.request('PROPPATCH', path).send(
+      '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:oc="http://owncloud.org/ns"><D:set><D:prop><oc:checksums><oc:checksum>SHA1:0000</oc:checksum></oc:checksums></D:prop></D:set></D:propertyupdate>',
+    ).expect(207);
+    assert.match(patch.text, /HTTP\/1\.1 200/);
+    assert.match((await alice.dav.request('PROPFIND', path).set('Depth', '0').send(OC_PROPS).expect(207)).text, new RegExp(`SHA1:${sha1} MD5:${md5}`));
+    // a folder has none (404 in its propstat), like ownCloud
+    assert.match((await alice.dav.request('PROPFIND', `/dav/${alice.username}/laptop/`).set('Depth', '0').send(OC_PROPS).expect(207)).text, /404/);
   });
 
   it('an interrupted PUT leaves nothing: the old version is served whole', async () => {

@@ -24,6 +24,54 @@ async function createPolicy(api: PartnerApi, body: Record<string, unknown>): Pro
   return res.body as Policy;
 }
 
+/** An entry of GET /devicepreferences as the console reads it: a category or a preference. */
+interface ConsoleEntry {
+  name?: string;
+  category?: string;
+  description?: string;
+  type?: string;
+  choices?: string[] | null;
+  conditional_parent_value?: unknown;
+  fields: ConsoleEntry[];
+}
+
+/** The console's Preference namedtuple. */
+interface ConsolePreference {
+  name: string;
+  description: string;
+  field_type: string;
+  choices: string[] | null;
+  parent: string | null;
+  conditional_parent_value: unknown;
+}
+
+const CONSOLE_FIELD_TYPES = ['string[]', 'string', 'integer', 'boolean'];
+
+/** A KeyError in Python: the key must be there (null is a value). */
+function key<T>(entry: ConsoleEntry, name: keyof ConsoleEntry): T {
+  assert.ok(name in entry, `KeyError: '${name}' in ${JSON.stringify(entry).slice(0, 120)}`);
+  return entry[name] as T;
+}
+
+/** netkes views/policies.py `_parse_preferences` + `_build_preference`, key for key. */
+function consoleParse(entries: ConsoleEntry[], parent: string | null = null): ConsolePreference[] {
+  const out: ConsolePreference[] = [];
+  for (const pref of entries) {
+    if (pref.name) {
+      out.push({
+        name: key(pref, 'name'),
+        description: key(pref, 'description'),
+        field_type: key(pref, 'type'),
+        choices: key(pref, 'choices'),
+        parent,
+        conditional_parent_value: key(pref, 'conditional_parent_value'),
+      });
+    }
+    for (const f of key<ConsoleEntry[]>(pref, 'fields')) out.push(...consoleParse([f], pref.name ?? null));
+  }
+  return out;
+}
+
 export function devicePoliciesScenarios({ target }: ScenarioContext) {
   const api = () => partnerApi(target());
 
@@ -47,16 +95,33 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     });
   }
 
-  it('GET /devicepreferences lists the preferences a policy may set, with type, default, allowed values and children', async () => {
+  it("GET /devicepreferences has the shape the management console's policy page parses (netkes _parse_preferences, _field_type)", async () => {
     for (const path of ['/devicepreferences', '/apis/accounts/v1/devicepreferences']) {
-      const prefs = (await api().get(path).expect(200)).body as { name: string; type: string; default: unknown; allowed_values: string[] | null; children: { name: string }[] }[];
+      const categories = (await api().get(path).expect(200)).body as ConsoleEntry[];
+      const prefs = consoleParse(categories);
       const byName = new Map(prefs.map((p) => [p.name, p]));
       for (const name of ['backup_schedule', 'upload_limit_enabled', 'download_limit_enabled', 'lan_sync', 'excluded_file_types', 'version_retention_days']) {
         assert.ok(byName.has(name), `catalogue lacks ${name}`);
       }
-      for (const p of prefs) for (const key of ['name', 'type', 'description', 'default', 'allowed_values', 'children']) assert.ok(key in p, `${p.name} lacks ${key}`);
-      assert.ok(byName.get('backup_schedule')!.allowed_values!.includes('daily'));
-      assert.deepEqual(byName.get('upload_limit_enabled')!.children.map((c) => c.name), ['upload_limit_kbps']);
+      for (const p of prefs) {
+        assert.ok(CONSOLE_FIELD_TYPES.includes(p.field_type), `${p.name}: the console drops type ${p.field_type}`);
+        assert.equal(p.parent === null, p.conditional_parent_value === null, `${p.name}: a child names the parent value it applies under; a top-level preference none`);
+        if (p.field_type !== 'string' && p.choices !== null) assert.fail(`${p.name}: choices only on a string`);
+      }
+      // every category is a nameless entry holding fields (the console's template walks category.fields)
+      for (const c of categories) assert.ok(typeof c.category === 'string' && !('name' in c) && Array.isArray(c.fields), JSON.stringify(c));
+      assert.ok(byName.get('backup_schedule')!.choices!.includes('daily'));
+      assert.equal(byName.get('excluded_file_types')!.field_type, 'string[]');
+      assert.deepEqual([byName.get('upload_limit_kbps')!.parent, byName.get('upload_limit_kbps')!.conditional_parent_value], ['upload_limit_enabled', true]);
+      assert.deepEqual([byName.get('backup_time')!.parent, byName.get('backup_time')!.conditional_parent_value], ['backup_schedule', ['daily', 'weekly']]);
+      // a policy made of what the console's form posts: typed values, "--unset--"/"--inherit--", empty fields
+      const res = await api().post('/devicepolicies/', {
+        name: unique('console'),
+        inherits_from: null,
+        policy: { lan_sync: false, upload_limit_enabled: true, upload_limit_kbps: 512, backup_schedule: '--unset--', backup_time: '', backup_weekday: '--inherit--', max_file_size_mb: null, excluded_file_types: ['iso'] },
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body.policy, { lan_sync: false, upload_limit_enabled: true, upload_limit_kbps: 512, excluded_file_types: ['iso'] });
     }
   });
 
@@ -129,6 +194,22 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     assertConflict(await api().post('/groups/', { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: 999_999 }), 'device_policy');
     assertBadFields(await api().post(`/groups/${group.group_id}`, { device_policy: 'first' }), ['device_policy']);
     assert.equal((await api().get(`/groups/${group.group_id}`).expect(200)).body.device_policy, policy.id, 'refused changes changed nothing');
+  });
+
+  it('the management console\'s group form posts "no policy" as "" (none chosen) or "None" (as it renders null): both mean null', async () => {
+    const plans = await knownPlans(api());
+    const policy = await createPolicy(api(), {});
+    // the formset posts its values unconverted: plan_id as a string, booleans as booleans
+    const created = await api().post('/groups/', { name: unique('grp'), plan_id: String(plans.small.plan_id), webapi_enable: true, check_domain: false, device_policy: '' });
+    assert.equal(created.status, 201, created.text);
+    const groupId = Number(String(created.headers.location).split('/').pop());
+    assert.equal((await api().get(`/groups/${groupId}`).expect(200)).body.device_policy, null);
+    for (const none of ['None', '']) {
+      assert.equal((await api().post(`/groups/${groupId}`, { device_policy: String(policy.id) })).body.device_policy, policy.id);
+      const cleared = await api().post(`/groups/${groupId}`, { name: unique('grp'), plan_id: String(plans.small.plan_id), webapi_enable: true, check_domain: false, device_policy: none });
+      assert.equal(cleared.status, 200, `${JSON.stringify(none)}: ${cleared.text}`);
+      assert.equal((await api().get(`/groups/${groupId}`).expect(200)).body.device_policy, null, JSON.stringify(none));
+    }
   });
 
   it('values are checked against the catalogue: 400 naming policy.<preference>; names are unique; bad ids are 404', async () => {

@@ -66,8 +66,8 @@ export function reportsScenarios({ target }: ScenarioContext) {
       name: sharer.user.name,
       email: sharer.user.email,
       shares: [
-        { room_key: 'room-a1', name: 'Holiday', description: 'Pictures\nfrom the trip', enabled: true, password_required: false, creation_time: at - 100, update_time: at - 100, last_login: null },
-        { room_key: 'room-a2', name: 'Work', description: '', enabled: true, password_required: false, creation_time: at - 50, update_time: at - 50, last_login: null },
+        { room_key: 'room-a1', name: 'Holiday', description: 'Pictures\nfrom the trip', enabled: true, password_required: false, expires: null, creation_time: at - 100, update_time: at - 100, last_login: null, downloads: 0, last_access: null },
+        { room_key: 'room-a2', name: 'Work', description: '', enabled: true, password_required: false, expires: null, creation_time: at - 50, update_time: at - 50, last_login: null, downloads: 0, last_access: null },
       ],
     });
     assert.deepEqual(res[1].shares.map((s) => s.room_key), ['room-b1']);
@@ -130,7 +130,9 @@ export function reportsScenarios({ target }: ScenarioContext) {
     assert.deepEqual((await p.get(`/users/${sharer.username}/shares`).expect(200)).body, list);
     const one = (await p.get(`/users/${sharer.username}/shares/room-a2`).expect(200)).body;
     assert.deepEqual(one, list[1]);
-    assert.deepEqual(Object.keys(one).sort(), ['creation_time', 'description', 'enabled', 'last_login', 'name', 'password_required', 'room_key', 'update_time']);
+    assert.deepEqual(Object.keys(one).sort(), [
+      'creation_time', 'description', 'downloads', 'enabled', 'expires', 'last_access', 'last_login', 'name', 'password_required', 'room_key', 'update_time',
+    ]);
     assert.deepEqual((await p.get(`/users/${sharer.user.email}/shares/room-a1`).expect(200)).body, list[0]);
     assert.deepEqual((await p.get(`/users/${quiet.username}/shares/`).expect(200)).body, []);
     assertError(await p.get(`/users/${sharer.username}/shares/no-such-room`), 404);
@@ -159,7 +161,8 @@ export function reportsScenarios({ target }: ScenarioContext) {
     assert.equal(on.status, 200, on.text);
     assert.equal((await p.get(path).expect(200)).body.enabled, true);
     assertBadFields(await p.post(`${path}?action=delete`, {}), ['action']);
-    assertBadFields(await p.post(path, {}), ['action']);
+    // no action: the body must set a password (issue 40); with neither, both are named
+    assertBadFields(await p.post(path, {}), ['action', 'password']);
     assertError(await p.post(`/users/${owners[1].username}/shares/no-such-room?action=disable`, {}), 404);
     assertError(await p.post(`/users/no-such-user/shares/room-b1?action=disable`, {}), 404);
     assert.equal((await p.get(path).expect(200)).body.enabled, true);

@@ -11,7 +11,7 @@ import { createPartner, partnerApi } from '../harness/client.js';
 import { b32, storageApi } from '../harness/storage-client.js';
 import { createUser, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
-import { userWithShareRoom } from './share-fixtures.js';
+import { roomAddress, userWithShareRoom } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 
@@ -67,7 +67,7 @@ export function revocationScenarios({ target }: ScenarioContext) {
     const auth = (r: supertest.Test) => r.auth(shared.username, shared.password);
     const link = (await auth(agent.post(`${root}/laptop/Documents/hello.txt`)).expect(200)).text;
     const se = (await auth(agent.get(`${root}/laptop/Documents/hello.txt?format=session_extension&ip=127.0.0.1`)).expect(200)).text;
-    const roomPath = new URL(shared.room.url, target().url).pathname;
+    const roomPath = roomAddress(shared.room.url);
     const shares = {
       link: () => agent.get(link),
       extension: () => agent.get(`${root}/laptop/Documents/hello.txt?se=${encodeURIComponent(se)}`),

@@ -17,6 +17,9 @@ export interface ShareRoomReply {
   room_description: string;
   dirs: string[];
   enabled: boolean;
+  password_required?: boolean;
+  /** unix seconds, or null: never */
+  expires?: number | null;
   number_of_files: number;
   number_of_folders: number;
   creation_time: number;
@@ -29,7 +32,15 @@ export interface ShareRoomInput {
   room_description?: string;
   /** `<device>/<folder path>/` entries */
   dirs: string[];
+  /** when the room stops working (unix seconds, an ISO date or date-time, or never) */
+  expires?: number | string | null;
 }
+
+/**
+ * The room's own address (`/share/<b32>/<key>/`, where its JSON and pages are served) from its
+ * `url`, the link people are handed (`/browse/share/<b32>/<key>`, which redirects there).
+ */
+export const roomAddress = (url: string) => `${new URL(url, 'http://any').pathname.replace(/^\/browse\/share\//, '/share/')}/`;
 
 /** Creates a room as the user; asserts the 201 and returns the room. */
 export async function createShareRoom(storage: StorageApi, room: ShareRoomInput): Promise<ShareRoomReply> {
@@ -47,7 +58,7 @@ export interface SharedUser {
 
 /**
  * A new user of the partner with one device holding `files` (path -> content) and a room sharing
- * `dirs` (default: the whole device). The room's `url` is its public address.
+ * `dirs` (default: the whole device). The room's `url` is its link; `roomAddress` its address.
  */
 export async function userWithShareRoom(
   target: TestTarget,

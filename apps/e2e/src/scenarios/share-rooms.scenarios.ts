@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js';
 import { b32, type StorageApi, storageApi } from '../harness/storage-client.js';
-import { assertBadFields, assertConflict, assertError, createUser, unique } from './accounts-fixtures.js';
+import { assertBadFields, assertConflict, assertError, createUser, eventually, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
-import { createShareRoom, type ShareRoomReply, userWithShareRoom } from './share-fixtures.js';
+import { createShareRoom, roomAddress, type ShareRoomReply, userWithShareRoom } from './share-fixtures.js';
 
 const PASSWORD = 'user-password-1';
 
@@ -54,8 +54,8 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.deepEqual(
       { ...work, creation_time: 0, update_time: 0 },
       {
-        url: `/share/${b32(alice)}/work/`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
-        number_of_files: 2, number_of_folders: 2, creation_time: 0, update_time: 0,
+        url: `/browse/share/${b32(alice)}/work`, room_key: 'work', room_name: 'Work', room_description: 'for the team', dirs: ['Laptop/Documents/Work/'], enabled: true,
+        number_of_files: 2, number_of_folders: 2, password_required: false, expires: null, downloads: 0, last_access: null, creation_time: 0, update_time: 0,
       },
     );
     assert.ok(Number.isInteger(work.creation_time) && work.creation_time === work.update_time);
@@ -64,7 +64,7 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.equal(res.status, 201, res.text);
     const photos = res.body as ShareRoomReply;
     assert.match(photos.room_key, /^[A-Za-z0-9_-]{16}$/);
-    assert.equal(photos.url, `/share/${b32(alice)}/${photos.room_key}/`);
+    assert.equal(photos.url, `/browse/share/${b32(alice)}/${photos.room_key}`, 'the original\'s room link: /browse/share/<b32 share id>/<key>');
     assert.deepEqual([photos.room_description, photos.number_of_files, photos.number_of_folders], ['', 5, 6]);
 
     // read right away, through every gateway
@@ -177,21 +177,28 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     assert.equal((await list()).share_rooms.find((r) => r.room_key === 'dev')?.number_of_files, 0, 'the device is gone, the room stays');
   });
 
-  it('what real clients send for rooms: /browse/share/<share id>/<key> leads to the room, <room url>/ is the room, the room JSON has browse_url and start_date "", version_info lists versions', async () => {
+  it('what real clients send for rooms: /browse/share/<share id>/<key> in either form leads to the room, <room url>/ is the room, the room JSON has browse_url and start_date "", version_info lists versions', async () => {
     const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'first', 'Docs/b.txt': 'b' }, room: { room_key: 'clients' } });
     await shared.storage.putFile('laptop', 'Docs/a.txt', 'second, longer').expect(201);
     const anonymous = partnerApi(target()).raw;
-    const room = shared.room.url;
+    const link = `/browse/share/${b32(shared.username)}/clients`;
+    assert.equal(shared.room.url, link, "the share list's room url is the original's form");
+    const room = roomAddress(link);
+    assert.equal(room, `/share/${b32(shared.username)}/clients/`);
     const root = await anonymous.get(room).expect(200);
     assert.equal(root.body.stats.start_date, '');
-    assert.equal(root.body.browse_url, `/browse/share/${encodeURIComponent(shared.username)}/clients`);
-    // the room link people are handed leads to the room (the raw share id, as the appliance shows it)
-    const browse = await anonymous.get(root.body.browse_url).expect(302);
-    assert.equal(browse.headers.location, room);
-    assert.equal((await anonymous.get(`${root.body.browse_url}/laptop/Docs/?x=1`).expect(302)).headers.location, `${room}laptop/Docs/?x=1`);
-    assert.deepEqual((await anonymous.get(browse.headers.location).expect(200)).body, root.body);
+    assert.equal(root.body.browse_url, link, 'browse_url in the original form: the share id in base32');
+    // the room link leads to the room, with the share id in base32 (as emitted) or raw (as the appliance shows it)
+    for (const form of [b32(shared.username), encodeURIComponent(shared.username)]) {
+      const browse = await anonymous.get(`/browse/share/${form}/clients`).expect(302);
+      assert.deepEqual((await anonymous.get(browse.headers.location).expect(200)).body, root.body, form);
+      assert.deepEqual((await anonymous.get(`/share/${form}/clients/`).expect(200)).body, root.body, `/share/ with the share id as ${form}`);
+    }
+    assert.equal((await anonymous.get(`${link}/laptop/Docs/?x=1`).expect(302)).headers.location, `${room}laptop/Docs/?x=1`);
     await anonymous.get('/browse/share/nobody-at-all/clients').expect(302).expect('location', `/share/${b32('nobody-at-all')}/clients/`);
+    await anonymous.get(`/share/${b32('nobody-at-all')}/clients/`).expect(404);
     // the mobile app opens a room as its URL + '/'
+    assert.deepEqual((await anonymous.get((await anonymous.get(`${link}/`).expect(302)).headers.location).expect(200)).body, root.body);
     assert.deepEqual((await anonymous.get(`${room}/`).expect(200)).body, root.body);
     assert.deepEqual((await anonymous.get(`${room}laptop/Docs//`).expect(200)).body.files.map((f: { name: string }) => f.name), ['a.txt', 'b.txt']);
     // versions of a room file, as in the storage interface
@@ -203,8 +210,153 @@ export function shareRoomsScenarios({ target }: ScenarioContext) {
     for (const file of [...listing.body.files, ...versions.body]) assert.ok(Number.isInteger(file.etime) && file.etime > 1_600_000_000, JSON.stringify(file));
   });
 
+  it('a room password: set by the owner or the partner, asked for (401, or 200 password_required for the mobile app), opened with Basic or the room cookie, throttled like logins, removed', async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'secret a' }, room: { room_key: 'locked' } });
+    const anonymous = partnerApi(target()).raw;
+    const room = roomAddress(shared.room.url);
+    const file = `${room}laptop/Docs/a.txt`;
+    // the owner sets a password (storage API): a scrypt hash, shown only as password_required
+    const set = await shared.storage.updateShare('locked', { password: 'room-password-1' });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.body.password_required, true);
+    assert.ok(!JSON.stringify(set.body).includes('room-password-1') && !JSON.stringify(set.body).includes('scrypt'));
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/locked`).expect(200)).body.password_required, true, "the partner's room record");
+    // without it: 401 with a Basic challenge, or (the mobile app's form) 200 {"password_required": true}, for the room, folders and files
+    for (const url of [room, `${room}laptop/Docs/`, file, `${room}?format=zip`]) {
+      const refused = await anonymous.get(url).expect(401);
+      assert.match(String(refused.headers['www-authenticate']), /^Basic /);
+      assert.equal(refused.body.password_required, true, url);
+      const sep = url.includes('?') ? '&' : '?';
+      assert.deepEqual((await anonymous.get(`${url}${sep}auth_required_format=json`).expect(200)).body, { password_required: true }, url);
+    }
+    // with it (any user name): the room as before
+    assert.equal((await anonymous.get(file).auth('anyone', 'room-password-1').expect(200)).text, 'secret a');
+    assert.equal((await anonymous.get(`${room}?auth_required_format=json`).auth('', 'room-password-1').expect(200)).body.stats.room_name, 'Shared');
+    const wrong = await anonymous.get(file).auth('anyone', 'not-the-password');
+    assert.equal(wrong.status, 401);
+    // the room page's form: a cookie for the room's path, then the room without a password
+    const form = await anonymous.post(room).set('Accept', 'text/html').type('form').send({ password: 'room-password-1', back: 'laptop/' }).expect(303);
+    assert.equal(form.headers.location, `${room}laptop/`);
+    const cookie = String(form.headers['set-cookie']).split(';')[0];
+    assert.match(String(form.headers['set-cookie']), /HttpOnly/i);
+    assert.equal((await anonymous.get(file).set('Cookie', cookie).expect(200)).text, 'secret a');
+    assert.match((await anonymous.post(room).set('Accept', 'text/html').type('form').send({ password: 'nope-nope-nope' }).expect(401)).text, /Wrong password/);
+    // the partner changes it: the old password and the old cookie stop working
+    const changed = await partner.api.post(`/users/${shared.username}/shares/locked`, { password: 'room-password-2' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.password_required, true);
+    await anonymous.get(file).auth('x', 'room-password-1').expect(401);
+    await anonymous.get(file).set('Cookie', cookie).expect(401);
+    assert.equal((await anonymous.get(file).auth('x', 'room-password-2').expect(200)).text, 'secret a');
+    assertBadFields(await partner.api.post(`/users/${shared.username}/shares/locked`, { password: 'short' }), ['password']);
+    // failed attempts are throttled like logins: past the limit, 429 even for the right password
+    let throttled: { status: number; headers: Record<string, string> } | null = null;
+    for (let i = 0; i < 40 && !throttled; i++) {
+      const res = await anonymous.get(file).auth('x', `guess-${i}-wrong`);
+      if (res.status === 429) throttled = res;
+      else assert.equal(res.status, 401);
+    }
+    assert.ok(throttled, 'no 429 after 40 wrong passwords');
+    assert.ok(Number(throttled.headers['retry-after']) > 0);
+    await anonymous.get(file).auth('x', 'room-password-2').expect(429);
+    // the owner removes it: open to everyone again
+    const removed = await shared.storage.updateShare('locked', { password: null });
+    assert.equal(removed.body.password_required, false);
+    assert.equal((await anonymous.get(file).expect(200)).text, 'secret a');
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/locked`).expect(200)).body.password_required, false);
+  });
+
+  it('expiry chosen by the owner: rooms (a date, unix seconds, never; shown in both listings; expired = 404 like unknown) and single-file links', async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'expiring' }, room: { room_key: 'soon', expires: '2999-12-31' } });
+    const anonymous = partnerApi(target()).raw;
+    const room = roomAddress(shared.room.url);
+    const endOf2999 = Date.parse('3000-01-01T00:00:00Z') / 1000;
+    assert.equal(shared.room.expires, endOf2999, 'a date: through its end, UTC');
+    assert.equal((await list(shared.storage)).share_rooms.find((r) => r.room_key === 'soon')?.expires, endOf2999);
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/soon`).expect(200)).body.expires, endOf2999, "the partner's record");
+    await anonymous.get(room).expect(200);
+    // a past or malformed expiry is refused; nothing changes
+    assertBadFields(await shared.storage.updateShare('soon', { expires: 1_000_000 }), ['expires']);
+    assertBadFields(await shared.storage.updateShare('soon', { expires: 'next tuesday' }), ['expires']);
+    // in two seconds: served until then, then a 404 exactly like an unknown room's
+    const soon = Math.floor(Date.now() / 1000) + 2;
+    assert.equal((await shared.storage.updateShare('soon', { expires: soon }).expect(200)).body.expires, soon);
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(200);
+    const unknown = await anonymous.get(room.replace(/soon\/$/, 'no-such-room/')).expect(404);
+    const expired = await eventually(async () => {
+      const res = await anonymous.get(room);
+      assert.equal(res.status, 404, 'the room has not expired yet');
+      return res;
+    }, 15_000, 200);
+    assert.deepEqual(expired.body, unknown.body);
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(404);
+    // never again: served again
+    assert.equal((await shared.storage.updateShare('soon', { expires: 'never' }).expect(200)).body.expires, null);
+    await anonymous.get(room).expect(200);
+    assert.equal((await partner.api.get(`/users/${shared.username}/shares/soon`).expect(200)).body.expires, null);
+
+    // single-file links: the owner chooses the expiry (default 3 days), never included
+    const fileUrl = `${shared.storage.root}/laptop/Docs/a.txt`;
+    const forever = await shared.storage.agent.post(`${fileUrl}?expires=never`).auth(shared.username, shared.password).expect(200);
+    assert.equal((await anonymous.get(forever.text).expect(200)).text, 'expiring');
+    const token = JSON.parse(Buffer.from(forever.text.split('/')[2].split('.')[0], 'base64url').toString()) as { exp: number };
+    assert.ok(token.exp > Date.now() / 1000 + 50 * 365 * 86_400, 'never: a link signed for a century');
+    assertBadFields(await shared.storage.agent.post(`${fileUrl}?expires=2001-01-01`).auth(shared.username, shared.password), ['expires']);
+    const brief = await shared.storage.agent.post(`${fileUrl}?expires=${Math.floor(Date.now() / 1000) + 2}`).auth(shared.username, shared.password).expect(200);
+    await anonymous.get(brief.text).expect(200);
+    await eventually(async () => assert.equal((await anonymous.get(brief.text)).status, 403, 'the link has not expired yet'), 15_000, 200);
+  });
+
+  it("downloads and last access counted per room, in the owner's and the partner's records; share.accessed in the feed at most once an hour", async () => {
+    const shared = await userWithShareRoom(target(), partner.api, { files: { 'Docs/a.txt': 'count me', 'Docs/b.txt': 'and me' }, room: { room_key: 'counted' } });
+    const anonymous = partnerApi(target()).raw;
+    const room = roomAddress(shared.room.url);
+    const feedOf = async () => {
+      const events: { type: string; data: Record<string, unknown> }[] = [];
+      for (let after = 0; ; ) {
+        const page = (await partner.api.get(`/events/?after=${after}&limit=500`).expect(200)).body as { events: typeof events; next_after: number; has_more: boolean };
+        events.push(...page.events);
+        if (!page.has_more) return events.filter((e) => e.type === 'share.accessed' && e.data.room_key === 'counted');
+        after = page.next_after;
+      }
+    };
+    const before = Math.floor(Date.now() / 1000);
+    // browsing is a visit, not a download; files and zips are downloads; a preview, a HEAD or a resumed range is not
+    await anonymous.get(room).expect(200);
+    await anonymous.get(`${room}laptop/Docs/`).expect(200);
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(200);
+    await anonymous.get(`${room}laptop/Docs/b.txt`).set('Range', 'bytes=0-1').expect(206);
+    await anonymous.get(`${room}laptop/Docs/b.txt`).set('Range', 'bytes=2-3').expect(206);
+    await anonymous.head(`${room}laptop/Docs/a.txt`).expect(200);
+    await anonymous.get(`${room}laptop/?format=zip`).expect(200);
+    const counted = await eventually(async () => {
+      const mine = (await list(shared.storage)).share_rooms.find((r) => r.room_key === 'counted') as ShareRoomReply & { downloads: number; last_access: number | null };
+      assert.equal(mine.downloads, 3, `downloads ${mine.downloads}`);
+      return mine;
+    }, 15_000, 100);
+    assert.ok(counted.last_access !== null && counted.last_access >= before, `last_access ${counted.last_access}`);
+    const theirs = await eventually(async () => {
+      const record = (await partner.api.get(`/users/${shared.username}/shares/counted`).expect(200)).body;
+      assert.equal(record.downloads, 3);
+      return record;
+    }, 15_000, 100);
+    assert.equal(theirs.last_access, counted.last_access);
+    assert.equal(theirs.last_login, counted.last_access, "netkes' last_login: the room's last visit");
+    const [first] = await eventually(async () => {
+      const events = await feedOf();
+      assert.equal(events.length, 1);
+      return events;
+    }, 15_000, 100);
+    assert.equal(first.data.username, shared.username);
+    assert.ok((first.data.downloads as number) <= 3, 'the downloads counted up to its flush');
+    // more downloads within the hour: the counts go on, the feed says nothing more
+    await anonymous.get(`${room}laptop/Docs/a.txt`).expect(200);
+    await eventually(async () => assert.equal(((await list(shared.storage)).share_rooms.find((r) => r.room_key === 'counted') as unknown as { downloads: number }).downloads, 4), 15_000, 100);
+    assert.equal((await feedOf()).length, 1, 'one share.accessed per room per hour');
+  });
+
   it('userWithShareRoom makes a user with files and a room (the fixture other scenarios use)', async () => {
     const shared = await userWithShareRoom(target(), partner.api, { files: { 'a/b.txt': 'b', 'c.txt': 'c' }, room: { room_key: 'fixture' } });
-    assert.deepEqual([shared.room.room_key, shared.room.url, shared.room.number_of_files, shared.room.number_of_folders], ['fixture', `/share/${b32(shared.username)}/fixture/`, 2, 2]);
+    assert.deepEqual([shared.room.room_key, shared.room.url, shared.room.number_of_files, shared.room.number_of_folders], ['fixture', `/browse/share/${b32(shared.username)}/fixture`, 2, 2]);
   });
 }

@@ -33,9 +33,12 @@ export const exampleRoom = {
   description: 'Pictures from the lake, summer 2024',
   enabled: true,
   password_required: false,
+  expires: null,
   creation_time: T0 + 86_400,
   update_time: T0 + 90_000,
   last_login: T0 + 400_000,
+  downloads: 12,
+  last_access: T0 + 400_000,
 } satisfies UserShareRoom;
 
 export const exampleUser = {

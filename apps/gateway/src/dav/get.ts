@@ -16,7 +16,7 @@ export async function get(call: DavCall): Promise<void> {
     const stat = await readPath(call, target);
     if (stat.kind === 'file') {
       const f = stat.file;
-      return sendBlob(call.req, res, call.blobs, { blob: f.blob, size: f.size, mtime: f.mtime, name: f.name }, { disposition: 'attachment', etag: etagOf(f.blob) });
+      return sendBlob(call.req, res, call.blobs, { blob: f.blob, size: f.size, mtime: f.mtime, name: f.name, checksums: f.checksums }, { disposition: 'attachment', etag: etagOf(f.blob) });
     }
   }
   res.status(200).set({ 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(COLLECTION_NOTE)) });

@@ -3,7 +3,7 @@
  * §15, quotas from RFC 4331) and the dead ones clients set (PROPPATCH), in XML that stands on its
  * own namespace-wise. Live properties are protected: PROPPATCH cannot change them.
  */
-import type { DeadProperties } from '@burrow/contracts';
+import { type DeadProperties, type FileChecksums, ocChecksums } from '@burrow/contracts';
 import { httpDate } from '../http/download.js';
 import type { DavLock } from './locks.js';
 import { clark, DAV, escapeXml, parseClark } from './xml.js';
@@ -21,6 +21,8 @@ export interface DavResource {
   created?: number | null;
   /** collections: the user's quota */
   quota?: { used: number; available: number | null };
+  /** files: SHA-1 and MD5 (oc:checksums), when the version has them */
+  checksums?: FileChecksums;
   dead: DeadProperties;
   /** live locks on it, for lockdiscovery (their owners filled in when a response shows them) */
   locks: ShownLock[];
@@ -36,9 +38,13 @@ const LIVE = [
 /** What allprop leaves out (RFC 4331 §3: quotas are computed on demand only). */
 const NOT_IN_ALLPROP = new Set(['quota-available-bytes', 'quota-used-bytes']);
 
+/** ownCloud's namespace: `oc:checksums` is live (the checksums rclone and ownCloud's clients verify with). */
+export const OC = 'http://owncloud.org/ns';
+export const OC_CHECKSUMS = clark(OC, 'checksums');
+
 export const isLive = (key: string) => {
   const parsed = parseClark(key);
-  return parsed !== null && parsed.ns === DAV && LIVE.includes(parsed.name);
+  return parsed !== null && ((parsed.ns === DAV && LIVE.includes(parsed.name)) || key === OC_CHECKSUMS);
 };
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -83,6 +89,10 @@ function liveValue(r: DavResource, name: string): string | undefined {
   }
 }
 
+/** `<oc:checksum>SHA1:<hex> MD5:<hex></oc:checksum>` (its namespace declared on it), as ownCloud answers and rclone reads. */
+const checksumsValue = (r: DavResource): string | undefined =>
+  r.checksums ? `<oc:checksum xmlns:oc="${OC}">${ocChecksums(r.checksums)}</oc:checksum>` : undefined;
+
 /**
  * How one response names properties: `DAV:` is `D`, and the namespaces a request names get a
  * prefix each, declared once on the response's root (`declarations`), so a request naming
@@ -122,7 +132,7 @@ export type PropRequest = { kind: 'allprop'; include: string[] } | { kind: 'prop
 /** The resource's properties for a request, by status (200 found, 404 not). */
 export function propertiesFor(r: DavResource, request: PropRequest, names: PropertyNames): { found: string[]; missing: string[] } {
   if (request.kind === 'propname') {
-    const keys = [...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)), ...Object.keys(r.dead)];
+    const keys = [...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)), ...(r.checksums ? [OC_CHECKSUMS] : []), ...Object.keys(r.dead)];
     return { found: keys.map((k) => names.element(k)).filter(Boolean), missing: [] };
   }
   const keys =
@@ -139,7 +149,8 @@ export function propertiesFor(r: DavResource, request: PropRequest, names: Prope
     // a key that names no property (none is stored now; one from before the keys were read
     // unambiguously could be) is left out rather than written as broken XML
     if (!parsed) continue;
-    const value = parsed.ns === DAV && LIVE.includes(parsed.name) ? liveValue(r, parsed.name) : Object.hasOwn(r.dead, key) ? r.dead[key] : undefined;
+    const value =
+      parsed.ns === DAV && LIVE.includes(parsed.name) ? liveValue(r, parsed.name) : key === OC_CHECKSUMS ? checksumsValue(r) : Object.hasOwn(r.dead, key) ? r.dead[key] : undefined;
     if (value === undefined) {
       if (request.kind === 'prop') missing.push(names.element(key));
     } else found.push(names.element(key, value));

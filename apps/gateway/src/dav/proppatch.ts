@@ -2,12 +2,15 @@
  * PROPPATCH (RFC 4918 §9.2): sets and removes dead properties in document order, all or nothing.
  * Live properties are protected (403 with cannot-modify-protected-property; the others then fail
  * with 424). A property's value keeps its XML, namespaces included. The user's root and the
- * devices take no properties (403).
+ * devices take no properties (403). `oc:checksums` is the exception: ownCloud clients (rclone's
+ * owncloud vendor, when it sets a modification time) send the checksums they know with it; Burrow
+ * keeps its own, computed from the bytes, and answers 200 without storing theirs.
  */
 import { badRequest, DEAD_PROPERTIES_MAX_BYTES, DomainError, Subjects } from '@burrow/contracts';
 import type { DavCall } from './context.js';
 import { propstatXml, responseXml, sendMultistatus } from './multistatus.js';
-import { isLive, PropertyNames } from './properties.js';
+import { isLive, OC_CHECKSUMS, PropertyNames } from './properties.js';
+import { readPath } from './resources.js';
 import { hrefOf } from './target.js';
 import { guardWrite } from './write-guard.js';
 import { child, DAV, elementsOf, parseXml, PropertyKeys, serializeContent, XmlBudget } from './xml.js';
@@ -57,7 +60,7 @@ export async function proppatch(call: DavCall, body: string): Promise<void> {
   // the names' namespaces are declared once, on the multistatus element
   const names = new PropertyNames(plan.names);
   const elements = (keys: string[]) => keys.map((k) => names.element(k));
-  const refused = target.device === null ? plan.names : plan.names.filter(isLive);
+  const refused = target.device === null ? plan.names : plan.names.filter((n) => isLive(n) && n !== OC_CHECKSUMS);
   if (refused.length) {
     const refusedSet = new Set(refused);
     const others = plan.names.filter((n) => !refusedSet.has(n));
@@ -66,9 +69,12 @@ export async function proppatch(call: DavCall, body: string): Promise<void> {
     return sendMultistatus(call.res, [responseXml(href, body403 + body424)], names);
   }
   await guardWrite(call, [{ target }]);
+  const { [OC_CHECKSUMS]: _theirs, ...set } = plan.set;
+  const remove = plan.remove.filter((n) => n !== OC_CHECKSUMS);
   try {
     const path = target.slash && target.path ? `${target.path}/` : target.path;
-    await call.rpc.call(Subjects.storage.setProperties, { userId: call.user.userId, device: target.device, path, set: plan.set, remove: plan.remove });
+    if (Object.keys(set).length || remove.length) await call.rpc.call(Subjects.storage.setProperties, { userId: call.user.userId, device: target.device, path, set, remove });
+    else await readPath(call, target); // nothing to store: the resource must still exist (404 otherwise)
   } catch (error) {
     if (error instanceof DomainError && error.status === 507) {
       return sendMultistatus(call.res, [responseXml(href, propstatXml(elements(plan.names), 507))], names);

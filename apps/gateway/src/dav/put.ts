@@ -11,7 +11,7 @@ import { closeAfterAnswer } from '../http/lingering-close.js';
 import { badRequest, DomainError, type FileVersionInfo, type PrepareUploadReply, Subjects } from '@burrow/contracts';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
-import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
+import { declaredLength, EMPTY_CHECKSUMS, ingest, type IngestedBlob, unixHeader } from '../http/ingest.js';
 import type { DavCall } from './context.js';
 import { etagOf } from './resources.js';
 import { guardWrite } from './write-guard.js';
@@ -63,9 +63,9 @@ export async function putFile(call: DavCall, body: Request | null): Promise<{ ex
 }
 
 /** The empty content (a LOCK on an unmapped URL makes an empty file). */
-async function emptyBlob(call: DavCall): Promise<{ blob: string; size: number; crc32: number; head: string }> {
+async function emptyBlob(call: DavCall): Promise<IngestedBlob> {
   const info = await call.blobs.put(Readable.from([]));
-  return { blob: info.key, size: 0, crc32: 0, head: '' };
+  return { blob: info.key, size: 0, crc32: 0, checksums: EMPTY_CHECKSUMS, head: '' };
 }
 
 export async function put(call: DavCall): Promise<void> {

@@ -43,7 +43,7 @@ export function folderResource(user: string, device: string, folder: FolderStat,
 export function fileResource(user: string, device: string, file: FileEntry, props: DeadProperties, locks: DavLock[]): DavResource {
   return {
     href: hrefOf(user, device, file.path, false), collection: false, displayname: file.name, size: file.size, etag: etagOf(file.blob),
-    contentType: typeOf(file.name), modified: file.mtime, created: file.ctime, dead: props, locks: locksOn(user, locks, lockPathOf({ device, path: file.path })),
+    contentType: typeOf(file.name), modified: file.mtime, created: file.ctime, checksums: file.checksums, dead: props, locks: locksOn(user, locks, lockPathOf({ device, path: file.path })),
   };
 }
 

@@ -153,7 +153,7 @@ export async function sendFileVersion(req: Request, res: Response, blobs: BlobRe
     await sendBlob(req, res, blobs, { blob, size: stat.size, mtime: file.mtime, name }, { disposition: 'inline', type: png ? 'image/png' : 'image/jpeg', maxAge: 3600 });
     return;
   }
-  await sendBlob(req, res, blobs, { blob: file.blob, size: file.size, mtime: file.mtime, name: file.name }, { disposition: 'attachment' });
+  await sendBlob(req, res, blobs, { blob: file.blob, size: file.size, mtime: file.mtime, name: file.name, checksums: file.checksums }, { disposition: 'attachment' });
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

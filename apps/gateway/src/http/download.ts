@@ -1,7 +1,8 @@
 /**
  * Sending stored bytes (a file version, a preview) as HTTP does it: `Content-Length`, a strong
  * `ETag` (the content hash), `Last-Modified`, `Content-Type` from the name, `Content-Disposition`
- * with the UTF-8 name (RFC 6266 / 5987, by `content-disposition`), conditional requests
+ * with the UTF-8 name (RFC 6266 / 5987, by `content-disposition`), `OC-Checksum` (SHA-1, when the
+ * version has it), conditional requests
  * (`If-None-Match`, `If-Modified-Since` -> 304) and one byte range (`Range`, `If-Range` -> 206, 416);
  * a request for several ranges gets the whole representation, as RFC 9110 allows.
  *
@@ -11,7 +12,7 @@
  * one (its Content-Length is not met).
  */
 import { BlobNotFoundError, type BlobReader, type ByteRange } from '@burrow/blobs';
-import { DomainError } from '@burrow/contracts';
+import { DomainError, type FileChecksums } from '@burrow/contracts';
 import { create as contentDisposition } from 'content-disposition';
 import type { Request, Response } from 'express';
 import { contentType, lookup } from 'mime-types';
@@ -26,6 +27,8 @@ export interface Representation {
   mtime: number;
   /** the name for Content-Type and Content-Disposition */
   name: string;
+  /** a file version's SHA-1 and MD5: sent as `OC-Checksum: SHA1:<hex>` (ownCloud's form, which rclone and sync clients read) */
+  checksums?: FileChecksums;
 }
 
 export interface SendOptions {
@@ -126,6 +129,7 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
     'Accept-Ranges': 'bytes',
     'Cache-Control': `private, max-age=${options.maxAge ?? 0}`,
   };
+  if (rep.checksums) headers['OC-Checksum'] = `SHA1:${rep.checksums.sha1}`;
   if (plan.status === 304) {
     res.status(304).set(headers).end();
     return;

@@ -1,6 +1,7 @@
 /**
  * An upload's bytes go from the request straight into the blob store: hashed (sha256, by the blob
- * store), measured and CRC-32'd (zip entries need it before their data) in the same pass, with
+ * store), measured, CRC-32'd (zip entries need it before their data) and SHA-1'd and MD5'd (the
+ * checksums ownCloud's clients and rclone verify transfers with) in the same pass, with
  * back-pressure, never buffered whole. A client that disconnects half way aborts the put: no blob
  * is left (the blob store removes its temporary data) and nothing is committed.
  *
@@ -13,8 +14,9 @@
  * caller can still answer (507, `Connection: close`) before the connection goes.
  */
 import type { BlobWriter } from '@burrow/blobs';
-import { badRequest, DomainError, quotaExceeded, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
+import { badRequest, DomainError, type FileChecksums, quotaExceeded, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import type { Request } from 'express';
+import { createHash } from 'node:crypto';
 import { finished, Transform } from 'node:stream';
 import { crc32 } from 'node:zlib';
 
@@ -22,9 +24,14 @@ export interface IngestedBlob {
   blob: string;
   size: number;
   crc32: number;
+  /** SHA-1 and MD5, lowercase hex */
+  checksums: FileChecksums;
   /** the first `UPLOAD_HEAD_BYTES` (fewer for a shorter blob), base64: the catalog's previewer sniffs them */
   head: string;
 }
+
+/** The checksums of no bytes at all. */
+export const EMPTY_CHECKSUMS: FileChecksums = { sha1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709', md5: 'd41d8cd98f00b204e9800998ecf8427e' };
 
 export interface IngestOptions {
   /** the most bytes the upload may have (null or absent: no limit); past it, a 507 */
@@ -38,6 +45,8 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
   const limit = options.limit ?? Infinity;
   let size = 0;
   let crc = 0;
+  const sha1 = createHash('sha1');
+  const md5 = createHash('md5');
   const head: Buffer[] = [];
   let headBytes = 0;
   const meter = new Transform({
@@ -50,6 +59,8 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
         return;
       }
       crc = crc32(chunk, crc);
+      sha1.update(chunk);
+      md5.update(chunk);
       if (headBytes < UPLOAD_HEAD_BYTES) {
         const part = chunk.subarray(0, UPLOAD_HEAD_BYTES - headBytes);
         head.push(Buffer.from(part));
@@ -68,7 +79,7 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
   });
   req.pipe(meter);
   const info = await blobs.put(meter);
-  return { blob: info.key, size, crc32: crc >>> 0, head: Buffer.concat(head).toString('base64') };
+  return { blob: info.key, size, crc32: crc >>> 0, checksums: { sha1: sha1.digest('hex'), md5: md5.digest('hex') }, head: Buffer.concat(head).toString('base64') };
 }
 
 /** An optional unix-seconds header (`X-Burrow-Mtime`); a 400 naming it when malformed. */

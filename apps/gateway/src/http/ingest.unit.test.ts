@@ -1,12 +1,13 @@
 /**
  * `ingest` hands the commit the upload's first bytes (the previewer sniffs them instead of reading
- * the blob back), whatever the chunks they arrived in, with its size and CRC-32, through a real
- * blob store.
+ * the blob back), whatever the chunks they arrived in, with its size, CRC-32, SHA-1 and MD5 (the
+ * checksums WebDAV serves), through a real blob store.
  */
 import { LocalBlobStore } from '@burrow/blobs';
 import { UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import express from 'express';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,13 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { ingest } from './ingest.js';
+import { EMPTY_CHECKSUMS, ingest } from './ingest.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burrow-ingest-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** PUTs `chunks` (each written on its own, with a pause between) and answers with what `ingest` returned. */
-async function upload(chunks: Buffer[]): Promise<{ blob: string; size: number; crc32: number; head: string }> {
+async function upload(chunks: Buffer[]): Promise<{ blob: string; size: number; crc32: number; checksums: { sha1: string; md5: string }; head: string }> {
   const blobs = new LocalBlobStore(join(dir, 'blobs'));
   const app = express();
   app.put('/f', (req, res, next) => {
@@ -59,5 +60,15 @@ describe('ingest', () => {
     assert.equal((await upload([bytes])).head, split.head, 'one chunk: the same head');
     assert.equal((await upload([Buffer.from('tiny')])).head, Buffer.from('tiny').toString('base64'));
     assert.equal((await upload([])).head, '');
+  });
+
+  it('computes SHA-1 and MD5 of the bytes in the same pass, whatever the chunks, beside the blob store\'s sha256', async () => {
+    const bytes = Buffer.concat([Buffer.from('checksums '), Buffer.alloc(200_000, 7), Buffer.from(' end')]);
+    const digest = (algorithm: string, data: Buffer) => createHash(algorithm).update(data).digest('hex');
+    const split = await upload([bytes.subarray(0, 1), bytes.subarray(1, 70_000), bytes.subarray(70_000)]);
+    assert.deepEqual(split.checksums, { sha1: digest('sha1', bytes), md5: digest('md5', bytes) });
+    assert.equal(split.blob, digest('sha256', bytes), "the blob key stays Burrow's own sha256");
+    assert.deepEqual((await upload([])).checksums, { sha1: EMPTY_CHECKSUMS.sha1, md5: EMPTY_CHECKSUMS.md5 });
+    assert.deepEqual(EMPTY_CHECKSUMS, { sha1: digest('sha1', Buffer.alloc(0)), md5: digest('md5', Buffer.alloc(0)) });
   });
 });

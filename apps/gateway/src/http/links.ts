@@ -6,7 +6,7 @@
  * the life of the file (`FileIncarnation`): once the device is removed or the file deleted, the
  * link is gone for good, whatever is uploaded to that name later.
  */
-import { type AuthenticatedUser, type FileEntry, type FileIncarnation, forbidden, Subjects } from '@burrow/contracts';
+import { type AuthenticatedUser, badRequest, Expiry, type FileEntry, type FileIncarnation, forbidden, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { LINK_MOUNT } from './mounts.js';
 import type { TokenSigner } from './signed-tokens.js';
@@ -36,10 +36,34 @@ export const linkPath = (token: string, name: string) => `/${LINK_MOUNT}/${token
  * Makes a link to a file's version (the latest when `version` is undefined) as `user`: refused
  * when sharing is off for them; an unknown file is the catalog's 404. Answers the link's path.
  */
-export async function createFileLink(rpc: RpcClient, signer: TokenSigner, user: AuthenticatedUser, device: string, path: string, version: number | undefined): Promise<string> {
+/**
+ * How long a link made now lives: 3 days unless its owner chose (`?expires=`: a future moment, or
+ * never: a century, the token's own limit); 400 `expires` for a past or malformed one.
+ */
+export function linkTtlSeconds(expires: string | undefined, now: number): number {
+  if (expires === undefined) return LINK_TTL_SECONDS;
+  const parsed = Expiry.safeParse(expires.trim());
+  if (!parsed.success) throw badRequest('expires must be unix seconds, an ISO 8601 date or date-time, or never', ['expires']);
+  if (parsed.data === null) return LINK_NEVER_SECONDS;
+  if (parsed.data <= now) throw badRequest('expires must be in the future (or never)', ['expires']);
+  return parsed.data - now;
+}
+
+/** A link "that never expires" is signed for a century. */
+export const LINK_NEVER_SECONDS = 100 * 365 * 24 * 60 * 60;
+
+export async function createFileLink(
+  rpc: RpcClient,
+  signer: TokenSigner,
+  user: AuthenticatedUser,
+  device: string,
+  path: string,
+  version: number | undefined,
+  ttlSeconds = LINK_TTL_SECONDS,
+): Promise<string> {
   if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
   const file = await rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version });
   const life = file.incarnation!;
-  const token = signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version, di: life.deviceId, g: life.since }, LINK_TTL_SECONDS);
+  const token = signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version, di: life.deviceId, g: life.since }, ttlSeconds);
   return linkPath(token, file.name);
 }

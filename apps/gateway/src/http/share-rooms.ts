@@ -3,19 +3,35 @@
  * labels, and opening a public room by its URL. Shared by the share interface (share-api), the
  * owner's room list (storage-api) and the room pages (web).
  */
-import { notFound, type PublicShareRoom, Subjects } from '@burrow/contracts';
+import { notFound, type OpenShareRequest, type PublicShareRoom, Subjects } from '@burrow/contracts';
+import type { Request } from 'express';
+import { passwordRequired, roomKeys } from './room-access.js';
+import type { TokenSigner } from './signed-tokens.js';
 import type { RpcClient } from '@burrow/transport';
 import { b32decode, b32encode } from './b32.js';
 import { BROWSE_SHARE_MOUNT } from './mounts.js';
 import { encodeSegment } from './storage-path.js';
 
-/** A room's friendly URL (its web interface, for links in mail or pages): absolute when BURROW_PUBLIC_URL is set. */
+/**
+ * A room's friendly URL, the link people are handed (the share list's `url`, a room's
+ * `browse_url`): `/browse/share/<b32 share id>/<room key>` as the original service made it,
+ * absolute when BURROW_PUBLIC_URL is set. It leads to the room's own address under `/share/`.
+ */
 export const shareRoomUrl = (publicUrl: string, shareId: string, roomKey: string) =>
-  `${publicUrl}/share/${b32encode(shareId)}/${encodeURIComponent(roomKey)}/`;
+  `${publicUrl}/${BROWSE_SHARE_MOUNT}/${b32encode(shareId)}/${encodeSegment(roomKey)}`;
 
-/** The room link people are handed (`browse_url`): absolute when BURROW_PUBLIC_URL is set. */
-export const roomBrowseUrl = (publicUrl: string, shareId: string, roomKey: string) =>
-  `${publicUrl}/${BROWSE_SHARE_MOUNT}/${encodeSegment(shareId)}/${encodeSegment(roomKey)}`;
+/**
+ * The share id a URL segment names, in the order to try: its base32 decoding (the form Burrow and
+ * the original emit), then the segment as it is (people hand around `/browse/share/<share id>/...`
+ * with the raw id too).
+ */
+export function shareIdCandidates(segment: string): string[] {
+  const decoded = b32decode(segment);
+  return decoded === null || decoded === segment ? [segment] : [decoded, segment];
+}
+
+/** The base32 form of a share id segment in either form (kept as it is when it is already base32). */
+export const shareSegmentB32 = (segment: string) => (b32decode(segment) === null ? b32encode(segment) : segment);
 
 /** A room folder as the room shows it: its label (the top-level name) and where it lives. */
 export interface RoomFolder {
@@ -41,11 +57,27 @@ export function roomFolders(dirs: string[]): RoomFolder[] {
   });
 }
 
-/** A public room by its URL's first two segments: an unknown, disabled or deleted one is a 404. */
-export async function openRoom(rpc: RpcClient, shareB32: string | undefined, roomKey: string | undefined): Promise<PublicShareRoom> {
-  const shareId = shareB32 ? b32decode(shareB32) : null;
-  if (shareId === null || !roomKey) throw notFound('no such share');
-  return rpc.call<PublicShareRoom>(Subjects.storage.openShare, { share_id: shareId, room_key: roomKey });
+/**
+ * A public room by its URL's first two segments: an unknown, disabled, expired or deleted one is a
+ * 404; one with a password, opened without it (HTTP Basic, the room cookie, or `given.password`
+ * from the room page's form), is a 401 `password_required` (`room-access.ts`).
+ */
+export async function openRoom(
+  rpc: RpcClient,
+  req: Request,
+  signer: TokenSigner,
+  shareSegment: string | undefined,
+  roomKey: string | undefined,
+  given: { password?: string; download?: boolean } = {},
+): Promise<PublicShareRoom> {
+  if (!shareSegment || !roomKey) throw notFound('no such share');
+  const [share_id, also_share_id] = shareIdCandidates(shareSegment);
+  const keys = roomKeys(req, signer);
+  const room = await rpc.call<PublicShareRoom>(Subjects.storage.openShare, {
+    share_id, also_share_id, room_key: roomKey, password: given.password ?? keys.password, stamp: keys.stamp, address: keys.address, download: given.download,
+  } satisfies OpenShareRequest);
+  if (room.locked) throw passwordRequired();
+  return room;
 }
 
 /** The room folder a URL names (its top folder by label, then the segments below): where it lives. */

@@ -1,5 +1,5 @@
 /**
- * Signed, expiring tokens: sessions, single-file links, session extensions. Every gateway replica
+ * Signed, expiring tokens: sessions, single-file links, session extensions, share room cookies. Every gateway replica
  * verifies them with the shared key set alone (no shared memory). A token is
  * `<base64url JSON payload>.<key id>.<base64url HMAC-SHA256>`; the MAC covers the token's kind as
  * well, so a token of one kind is never accepted as another.
@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-export type TokenKind = 'session' | 'link' | 'extension' | 'set-password' | 'csrf';
+export type TokenKind = 'session' | 'link' | 'extension' | 'set-password' | 'csrf' | 'room';
 
 /** verified tokens remembered per signer (the longest remembered are forgotten first), each at most this long */
 const VERIFIED_TOKENS = 10_000;

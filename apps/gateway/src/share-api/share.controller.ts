@@ -5,8 +5,9 @@
  * any folder (or of the whole room at its root). The room's folders appear under their own names
  * (a second folder of the same name gets " (2)"). An unknown, disabled or deleted room is a 404; a
  * POST on anything here is a 405. `?format=version_info` on a file lists its versions, as in the
- * storage interface. `/browse/share/<share id>/<room key>` (the raw share id: the room link the
- * management appliance shows and the mobile app mails) redirects to the room's address here.
+ * storage interface. `/browse/share/<share id>/<room key>` (the room link the original emitted, the
+ * management appliance shows and the mobile app mails; the share id in base32 or raw) redirects
+ * to the room's address here. Wherever a share id is in a URL, either form is accepted.
  *
  * Also here: single-file share links (`/link/<token>/<name>`, made by a POST on a storage file).
  */
@@ -19,17 +20,18 @@ import {
   type FolderPage,
   forbidden,
   notFound,
+  type PublicShareRoom,
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { b32encode } from '../http/b32.js';
-import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
+import { dirPair, fileObject, humanSize, requestedPreview, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { claimedIncarnation, type LinkClaims } from '../http/links.js';
 import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
-import { openRoom, roomBrowseUrl, roomFolderAt, roomFolders } from '../http/share-rooms.js';
+import { isPasswordRequired, ROOM_REALM, wantsJsonPasswordPrompt } from '../http/room-access.js';
+import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';
 import { checkStoragePolicy } from '../http/storage-access.js';
 import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
@@ -37,6 +39,20 @@ import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.j
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
 import { Route } from '../http/route.js';
 import { SHARE_ROUTES } from './share.routes.js';
+
+/**
+ * Does this request download something from the room (what its download count counts)? A file's
+ * bytes or a zip, from their start: not a listing, a preview, a version list, a HEAD, or a resumed
+ * range (the download it resumes was counted).
+ */
+function isDownload(req: Request, label: string | undefined, folder: boolean): boolean {
+  if (req.method !== 'GET') return false;
+  const format = queryValue(req, 'format');
+  if (format === 'zip') return true;
+  if (label === undefined || folder || format !== undefined || requestedPreview(req) !== undefined) return false;
+  const range = req.headers.range;
+  return range === undefined || /^bytes=0-/.test(range);
+}
 
 @Controller()
 export class ShareController {
@@ -52,7 +68,17 @@ export class ShareController {
   async get(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { segments, folder } = parseMountedPath(req, SHARE_MOUNT);
     const [shareB32, roomKey, label, ...rest] = segments;
-    const room = await openRoom(this.rpc, shareB32, roomKey);
+    let room: PublicShareRoom;
+    try {
+      room = await openRoom(this.rpc, req, this.signer, shareB32, roomKey, { download: isDownload(req, label, folder) });
+    } catch (error) {
+      if (!isPasswordRequired(error)) throw error;
+      res.setHeader('Cache-Control', 'no-store');
+      // the mobile app asks to be told with a 200; everyone else gets the Basic challenge
+      if (wantsJsonPasswordPrompt(req)) return void res.status(200).json({ password_required: true });
+      res.setHeader('WWW-Authenticate', ROOM_REALM);
+      throw error;
+    }
     const folders = roomFolders(room.dirs);
     if (label === undefined) {
       if (queryValue(req, 'format') === 'zip') {
@@ -62,7 +88,7 @@ export class ShareController {
       res.setHeader('Cache-Control', 'no-cache');
       res.json({
         // the mobile app's recorded reply: a start date of "" (none), and the room's link for people
-        browse_url: roomBrowseUrl(this.publicUrl, room.share_id, roomKey),
+        browse_url: shareRoomUrl(this.publicUrl, room.share_id, roomKey),
         stats: {
           start_date: '',
           room_name: room.name,
@@ -97,9 +123,10 @@ export class ShareController {
   }
 
   /**
-   * A room by the link people are handed, `/browse/share/<share id>/<room key>[/<path>]`: the same
-   * place at the room's own address (the share id in base32), query kept. Whether the room exists
-   * is for that address to say.
+   * A room by the link people are handed, `/browse/share/<share id>/<room key>[/<path>]` with the
+   * share id in base32 (what Burrow and the original emit) or as it is: the same place at the
+   * room's own address, query kept. Whether the room exists is for that address to say (it tries
+   * both readings of a segment that is valid base32).
    */
   @Route(SHARE_ROUTES.browseShare)
   browse(@Req() req: Request, @Res() res: Response): void {
@@ -108,7 +135,7 @@ export class ShareController {
     if (!shareId || !roomKey) throw notFound('no such share');
     const path = rest.map(encodeSegment).join('/');
     const query = (req.originalUrl ?? req.url).match(/\?.*$/)?.[0] ?? '';
-    const target = `/${SHARE_MOUNT}/${b32encode(shareId)}/${encodeSegment(roomKey)}/${path}${path && folder ? '/' : ''}${query}`;
+    const target = `/${SHARE_MOUNT}/${shareSegmentB32(shareId)}/${encodeSegment(roomKey)}/${path}${path && folder ? '/' : ''}${query}`;
     res.setHeader('Cache-Control', 'no-cache');
     res.redirect(302, target);
   }

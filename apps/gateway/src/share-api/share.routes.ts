@@ -6,7 +6,7 @@ import type { Response } from '../openapi/types.js';
 
 export const ShareRootObject = z
   .object({
-    browse_url: z.string().describe('the room link for people: `/browse/share/<share id>/<room key>` (absolute with BURROW_PUBLIC_URL), which leads here'),
+    browse_url: z.string().describe('the room link for people, as the original made it: `/browse/share/<b32 share id>/<room key>` (absolute with BURROW_PUBLIC_URL), which leads here'),
     stats: z.object({
       start_date: z.literal('').describe('always empty (the original service sends "")'),
       room_name: z.string(),
@@ -23,7 +23,7 @@ export const ShareRootObject = z
 
 const sharePath = pathParameter(
   'path',
-  '`<b32 share id>/<room key>/` (the room), then a folder (ending with `/`) or a file under one of its folders',
+  '`<b32 share id>/<room key>/` (the room; the share id may also be given as it is), then a folder (ending with `/`) or a file under one of its folders',
   { type: 'string' },
   'GEZDGNBV/holiday/Photos/beach.jpg',
 );
@@ -47,19 +47,34 @@ export const SHARE_ROUTES = {
       parameters: [
         sharePath,
         { name: 'format', in: 'query', description: 'zip: the folder as a zip; version_info: the versions of a file', required: false, schema: { type: 'string', enum: ['zip', 'version_info'] }, example: 'zip' },
+        {
+          name: 'auth_required_format',
+          in: 'query',
+          description: 'json: a room whose password was not given answers 200 `{"password_required": true}` instead of 401 (what the mobile app asks)',
+          required: false,
+          schema: { type: 'string', enum: ['json'] },
+          example: 'json',
+        },
       ],
       responses: {
         '200': {
           description: 'The room root or a folder (JSON), file bytes, or a zip.',
           content: {
             'application/json': {
-              schema: { oneOf: [{ $ref: '#/components/schemas/ShareRootObject' }, { $ref: '#/components/schemas/FolderObject' }] },
+              schema: {
+                oneOf: [
+                  { $ref: '#/components/schemas/ShareRootObject' },
+                  { $ref: '#/components/schemas/FolderObject' },
+                  { type: 'object', properties: { password_required: { const: true } }, required: ['password_required'], additionalProperties: false },
+                ],
+              },
               examples: {
                 room: ex('GET /share/GEZDGNBV/holiday/', {
-                  browse_url: 'https://burrow.example.com/browse/share/12345/holiday',
+                  browse_url: 'https://burrow.example.com/browse/share/GEZDGNBV/holiday',
                   stats: { start_date: '', room_name: 'Holiday', room_description: 'Pictures\nfrom the trip', number_of_files: 12, number_of_folders: 2, firstname: 'Ann', lastname: 'Lee', room_size: '35.2 MB' },
                   dirs: [['Photos', 'Photos/']],
                 }),
+                passwordPrompt: ex('a room with a password, asked with ?auth_required_format=json and no password', { password_required: true }),
               },
             },
             'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { file: ex('file bytes', '...') } },
@@ -68,8 +83,16 @@ export const SHARE_ROUTES = {
         '206': { description: 'A byte range of a file or zip.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { part: ex('part', '...') } } } },
         '304': { description: 'Not modified (If-None-Match / If-Modified-Since). The body is empty.' },
         '400': error('A malformed path.', { path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })) }),
+        '401': {
+          ...error('The room has a password and none was given (HTTP Basic with any user name and the room password, or the room cookie its page sets), or a wrong one. With `?auth_required_format=json` a missing password is a 200 `{"password_required": true}` instead.', {
+            needed: ex('no password given', { reason: 'this share room needs its password', password_required: true }),
+            wrong: ex('a wrong password', err('wrong password for this share room')),
+          }),
+          headers: { 'WWW-Authenticate': { description: 'Basic challenge', schema: { type: 'string' }, example: 'Basic realm="burrow share room", charset="UTF-8"' } },
+        },
         '403': error("The room owner's partner has sharing turned off (sharing_enabled false): every room of its users stops until it is turned back on.", { off: ex('sharing off', err('sharing is turned off for this account')) }),
         '404': error('No such room (or disabled), folder or file.', { room: ex('unknown room', err('no share holiday')) }),
+        '429': { $ref: '#/components/responses/TooManyRequests' } as unknown as Response,
         '503': unavailable,
       },
     },
@@ -97,8 +120,8 @@ export const SHARE_ROUTES = {
       tags: ['shares'],
       summary: 'A room by the link people are handed (redirects to the room)',
       description:
-        'The room link the management appliance shows and the mobile app mails: `/browse/share/<share id>/<room key>[/<path>]`, with the share id ' +
-        'as it is (not base32). Redirects to the same place under `/share/<b32 share id>/<room key>/`, query kept; that address says whether the room exists.',
+        'The room link Burrow hands out (the share list\'s `url`, a room\'s `browse_url`), as the original did: `/browse/share/<share id>/<room key>[/<path>]`, with the share id ' +
+        'in base32 or as it is (how the management appliance shows it). Redirects to the same place under `/share/<b32 share id>/<room key>/`, query kept; that address says whether the room exists.',
       security: [],
       'x-burrow-lenient-query': true,
       parameters: [pathParameter('path', '`<share id>/<room key>`, then optionally a folder or file of the room', { type: 'string' }, '12345/holiday')],

@@ -8,12 +8,16 @@ import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const ShareRoomObject = z
   .object({
-    url: z.string().describe("the room's friendly URL, `/share/<b32 share id>/<room_key>/` (absolute when the server has BURROW_PUBLIC_URL)"),
+    url: z.string().describe("the room's link as the original made it, `/browse/share/<b32 share id>/<room_key>` (redirects to the room at `/share/<b32 share id>/<room_key>/`; absolute when the server has BURROW_PUBLIC_URL)"),
     room_key: z.string(),
     room_name: z.string(),
     room_description: z.string(),
     dirs: z.array(z.string()).describe('the shared folders, each `<device name>/<folder path>/`'),
     enabled: z.boolean().describe('false when the partner disabled the room: it is then not served publicly'),
+    password_required: z.boolean().describe('whether visitors must give the room password (HTTP Basic, or the room page\'s form)'),
+    expires: z.int().nullable().describe('unix seconds after which the room answers 404 like an unknown one; null: never'),
+    downloads: z.int().min(0).describe('files and zips fetched from the room by its visitors (counted by the minute: a visit shows within a minute)'),
+    last_access: z.int().nullable().describe('unix seconds of the last visit; null: none yet'),
     number_of_files: z.int().min(0).describe('live files under the shared folders'),
     number_of_folders: z.int().min(0).describe('the shared folders that hold live files, and every folder below them that does'),
     creation_time: z.int(),
@@ -30,12 +34,16 @@ export const ShareListObject = z
   .meta({ id: 'ShareListObject', description: "The logged-in user's share rooms (the spec's Share list object)." });
 
 const exampleRoom = {
-  url: 'https://burrow.example.com/share/NJSG6ZI/holiday/',
+  url: 'https://burrow.example.com/browse/share/NJSG6ZI/holiday',
   room_key: 'holiday',
   room_name: 'Holiday 2026',
   room_description: 'Pictures from the trip',
   dirs: ['phone/DCIM/Camera/'],
   enabled: true,
+  password_required: false,
+  expires: null,
+  downloads: 37,
+  last_access: 1700090000,
   number_of_files: 214,
   number_of_folders: 3,
   creation_time: 1700000000,
@@ -98,6 +106,8 @@ export const SHARE_ROOM_ROUTES = {
         'Without `room_key` in the query: creates a room (201) under `room_key` from the body, or a random 16-character URL-safe key when the body has none; ' +
         `a key the user already uses is a 409 naming \`room_key\`; a user has at most ${SHARE_ROOMS_MAX} rooms (400 beyond). ` +
         'With `?room_key=K`: changes the fields given (UpdateShareRoomBody; absent fields stay, a `room_key` in the body is ignored) and answers 200. ' +
+        '`password` (8 to 1024 characters, stored as a scrypt hash; null or "" removes it) makes visitors give it: HTTP Basic with any user name, or the room page\'s form. ' +
+        '`expires` (unix seconds, an ISO 8601 date or date-time, in the future; null or "never": never, the default) is when the room stops working: it then answers 404 like an unknown room. ' +
         `${ROOM_RULES} The partner's brand-wide share list and the user's \`share_rooms\` (interface A) show the change as soon as this answers.`,
       security: USER_SECURITY,
       parameters: [userParam],
@@ -108,10 +118,17 @@ export const SHARE_ROOM_ROUTES = {
           create: ex('POST /storage/NJSG6ZI/shares', { room_key: 'holiday', room_name: 'Holiday 2026', room_description: 'Pictures from the trip', dirs: ['phone/DCIM/Camera/'] }),
           generated: ex('a generated key', { room_name: 'Work', dirs: ['laptop/Documents/Work/', 'laptop/Projects/'] }),
           update: ex('POST /storage/NJSG6ZI/shares?room_key=holiday', { room_name: 'Holiday 2026 (all)', dirs: ['phone/DCIM/'] }),
+          password: ex('protect the room with a password', { password: 'summer-2026-photos' }),
+          noPassword: ex('remove the password', { password: null }),
+          expiry: ex('stop serving the room after a date (through its end, UTC)', { expires: '2026-12-31' }),
+          noExpiry: ex('never expire', { expires: null }),
         },
       },
       responses: {
-        '200': reply('The room, changed.', ShareRoomObject, { updated: ex('renamed', { ...exampleRoom, room_name: 'Holiday 2026 (all)', update_time: 1700003600 }) }),
+        '200': reply('The room, changed.', ShareRoomObject, {
+          updated: ex('renamed', { ...exampleRoom, room_name: 'Holiday 2026 (all)', update_time: 1700003600 }),
+          protected: ex('a password set', { ...exampleRoom, password_required: true, update_time: 1700003600 }),
+        }),
         '201': reply('The room, created.', ShareRoomObject, { created: ex('created', exampleRoom) }),
         '400': error('A malformed body, query or shared folder (named in `fields`), or the user already has as many rooms as allowed.', {
           ...badDirs,

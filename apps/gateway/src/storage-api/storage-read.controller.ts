@@ -23,13 +23,14 @@ import {
   notFound,
   type StorageRoot,
   Subjects,
+  UNLIMITED_BYTES,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { createFileLink } from '../http/links.js';
+import { createFileLink, linkTtlSeconds } from '../http/links.js';
 import { STORAGE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
 import { extensionAddress, type ExtensionClaims, extensionResource } from '../http/session-extensions.js';
@@ -85,7 +86,7 @@ export class StorageReadController {
     await sendFileVersion(req, res, this.blobs, file);
   }
 
-  /** A single-file share link: the file's current version (or `?version=n`), for 3 days, without login. */
+  /** A single-file share link: the file's current version (or `?version=n`), without login, for 3 days or until `?expires=` (a future moment, or never). */
   @Route(STORAGE_READ_ROUTES.post)
   @HttpCode(200)
   async share(@Req() req: Request, @Res() res: Response, @StorageUser() user: AuthenticatedUser): Promise<void> {
@@ -93,7 +94,8 @@ export class StorageReadController {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
     if (!device || folder || rest.length === 0) throw badRequest('a share link is made by a POST on a file URL', ['path']);
-    const link = await createFileLink(this.rpc, this.signer, user, device, devicePath(rest, false), requestedVersion(req));
+    const ttl = linkTtlSeconds(queryValue(req, 'expires'), this.signer.seconds());
+    const link = await createFileLink(this.rpc, this.signer, user, device, devicePath(rest, false), requestedVersion(req), ttl);
     res.setHeader('Cache-Control', 'no-store');
     res.type('text/plain').send(link);
   }
@@ -116,14 +118,16 @@ export class StorageReadController {
   private async root(req: Request, res: Response, user: AuthenticatedUser): Promise<void> {
     const root = await this.rpc.call<StorageRoot>(Subjects.storage.root, { userId: user.userId });
     const info = root.user;
-    const quota = info.quota_bytes;
+    // unlimited: the plan's own huge size, as the original sent it (a 0 made the mobile app's bar Infinity% full)
+    const quota = info.quota_bytes ?? UNLIMITED_BYTES;
     const stats = {
       ...splitName(info.name),
       devices: root.devices.length,
       backupsize: humanSize(info.bytes_stored),
-      size: quota === null ? 0 : Math.round((quota / GIGABYTE) * 100) / 100,
-      backupsize_for_robots: info.bytes_stored,
-      size_for_robots: quota ?? 0,
+      size: Math.round((quota / GIGABYTE) * 100) / 100,
+      // a decimal string, as in the original's replies (the mobile app parseInts it)
+      backupsize_for_robots: String(info.bytes_stored),
+      size_for_robots: quota,
       billing_url: '',
     };
     const devices = wantsDeviceInfo(req)

@@ -49,9 +49,9 @@ export const StorageRootObject = z
       lastname: z.string(),
       devices: z.int().min(0),
       backupsize: z.string().describe('stored bytes, human-readable (decimal units)'),
-      size: z.number().describe('plan + bonus in GB (10^9 bytes); 0 when unlimited'),
-      backupsize_for_robots: z.int().min(0).describe('stored bytes (every version)'),
-      size_for_robots: z.int().min(0).describe('plan + bonus in bytes; 0 when unlimited'),
+      size: z.number().describe('plan + bonus in GB (10^9 bytes); unlimited plans: 1000000001 (their 1000000001000000000 bytes), as the original service sent'),
+      backupsize_for_robots: z.string().regex(/^\d+$/).describe('stored bytes (every version), as a decimal string like the original service (clients parseInt it)'),
+      size_for_robots: z.int().min(0).describe('plan + bonus in bytes; unlimited plans: 1000000001000000000'),
       billing_url: z.string().describe('where the user manages billing; empty when the partner has none'),
     }),
     devices: z.union([z.array(z.tuple([z.string(), z.string()])), z.array(DeviceObject)]).describe('[name, relative URL] pairs; with device_info=yes, device objects'),
@@ -133,7 +133,7 @@ export const STORAGE_READ_ROUTES = {
             'application/json': {
               schema: { oneOf: [{ $ref: '#/components/schemas/StorageRootObject' }, { $ref: '#/components/schemas/FolderObject' }, { type: 'array', items: { $ref: '#/components/schemas/FileObject' } }] },
               examples: {
-                root: ex('GET /storage/MFXG4/', { stats: { firstname: 'Ann', lastname: 'Lee', devices: 1, backupsize: '1.2 GB', size: 100, backupsize_for_robots: 1200000000, size_for_robots: 100000000000, billing_url: '' }, devices: [['laptop', 'laptop/']] }),
+                root: ex('GET /storage/MFXG4/', { stats: { firstname: 'Ann', lastname: 'Lee', devices: 1, backupsize: '1.2 GB', size: 100, backupsize_for_robots: '1200000000', size_for_robots: 100000000000, billing_url: '' }, devices: [['laptop', 'laptop/']] }),
                 folder: ex('GET /storage/MFXG4/laptop/Documents/', { dirs: [['Sub dir', 'Sub%20dir/']], files: [{ url: 'report.pdf', name: 'report.pdf', size: 52431, ctime: 1690000000, mtime: 1700000000, etime: 1700000100, versions: 2 }] }),
                 versions: ex('?format=version_info', [{ url: 'photo.jpg?version=0', name: 'photo.jpg', size: 1000, ctime: 1690000000, mtime: 1690000000, etime: 1690000100, preview_800: 'photo.jpg?version=0&preview_800' }]),
               },
@@ -168,14 +168,22 @@ export const STORAGE_READ_ROUTES = {
       summary: 'A single-file share link',
       description:
         "POST on a file URL (any body is ignored): a path beginning with `/` that downloads this file's current version (or `?version=n`) " +
-        'without login for 3 days. It keeps serving that version after later uploads; a password change or disabling the user revokes it, ' +
+        'without login for 3 days, or until `?expires=` (unix seconds, an ISO 8601 date (through its end, UTC) or date-time in the future; `never`: no expiry). ' +
+        'It keeps serving that version after later uploads; a password change or disabling the user revokes it, ' +
         'and deleting the file (or removing its device) ends it for good, even if something is uploaded to that name again.',
       security: USER_SECURITY,
       ...LENIENT,
-      parameters: [storagePath, query('version', 'the version to share (latest when absent)', { type: 'string' }, '1')],
+      parameters: [
+        storagePath,
+        query('version', 'the version to share (latest when absent)', { type: 'string' }, '1'),
+        query('expires', 'when the link stops working: unix seconds, an ISO 8601 date or date-time (in the future), or `never`; default 3 days', { type: 'string' }, '2026-12-31'),
+      ],
       responses: {
         '200': text('The link, a path to append to the service URL.', '/link/eyJ1Ijoi...In0.k1.c2ln/report.pdf'),
-        '400': error('Not a file URL.', { folder: ex('a folder', err('a share link is made by a POST on a file URL', { fields: ['path'] })) }),
+        '400': error('Not a file URL, or an `expires` that is malformed or past.', {
+          folder: ex('a folder', err('a share link is made by a POST on a file URL', { fields: ['path'] })),
+          expires: ex('a past expiry', err('expires must be in the future (or never)', { fields: ['expires'] })),
+        }),
         '404': error("No such file or version; or another user's storage.", { file: ex('unknown file', err('no file Documents/x.txt')) }),
         ...STORAGE_AUTH,
       },

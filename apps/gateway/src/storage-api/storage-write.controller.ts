@@ -72,7 +72,7 @@ export class StorageWriteController {
     const version = await this.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { userId: user.userId, device, path, ...blob, mtime, ctime });
     res.status(201).json({
       path: version.path, name: version.name, version: version.version, size: version.size, sha256: version.blob, crc32: version.crc32,
-      mtime: version.mtime, ctime: version.ctime,
+      sha1: blob.checksums.sha1, md5: blob.checksums.md5, mtime: version.mtime, ctime: version.ctime,
     });
   }
 

@@ -26,6 +26,8 @@ export const UploadReply = z
     size: z.int().min(0),
     sha256: z.string().describe('the content hash (identical content is stored once)'),
     crc32: z.int().min(0),
+    sha1: z.string().regex(/^[0-9a-f]{40}$/).describe('SHA-1 of the content, lowercase hex (what WebDAV serves as oc:checksums and OC-Checksum)'),
+    md5: z.string().regex(/^[0-9a-f]{32}$/).describe('MD5 of the content, lowercase hex'),
     mtime: z.int(),
     ctime: z.int(),
   })
@@ -94,7 +96,7 @@ export const STORAGE_WRITE_ROUTES = {
           device: ex('PUT /storage/MFXG4/laptop/', { name: 'laptop', sysplatform: 'linux', client_revision: 1207, creation_time: 1700000000, lastlogin: 1700500000, lastcommit: 1700499000, last_backup_complete: 1700500000 }),
         }),
         '201': reply('The version committed.', UploadReply, {
-          upload: ex('PUT /storage/MFXG4/laptop/Documents/report.pdf', { path: 'Documents/report.pdf', name: 'report.pdf', version: 3, size: 52431, sha256: 'a'.repeat(64), crc32: 3735928559, mtime: 1700000000, ctime: 1690000000 }),
+          upload: ex('PUT /storage/MFXG4/laptop/Documents/report.pdf', { path: 'Documents/report.pdf', name: 'report.pdf', version: 3, size: 52431, sha256: 'a'.repeat(64), crc32: 3735928559, sha1: 'b'.repeat(40), md5: 'c'.repeat(32), mtime: 1700000000, ctime: 1690000000 }),
         }),
         '400': error('A malformed path or body, or a PUT on a folder URL (folders appear with their files).', {
           path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })),

@@ -7,7 +7,8 @@
  *   user's share rooms with create, edit and delete forms;
  * - form posts (urlencoded, carrying the session's CSRF token): `POST <file>` makes the 3-day
  *   link and shows it with a copy button; `POST .../shares[?room_key=K]` creates, changes or
- *   (`action=delete`) deletes a room; `POST .../logout` ends the session.
+ *   (`action=delete`) deletes a room, or sets (`action=password`) or removes
+ *   (`action=remove_password`) its password; `POST .../logout` ends the session.
  * Authentication is StorageUserGuard's own (session cookie, or Basic); without a valid session a
  * page redirects to the login page rather than challenging (no browser password dialog).
  * Every call is the JSON routes' bus subject, through the same helpers; pages are `no-store`.
@@ -15,6 +16,7 @@
 import { listingPageSize } from '../http/listing-page.js';
 import {
   type AuthenticatedUser,
+  badRequest,
   DomainError,
   type FileVersionInfo,
   type FolderPage,
@@ -45,6 +47,9 @@ import { html, type SafeHtml } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';
 import { LOGIN_PAGE } from './login-page.js';
 import { csrfField, csrfToken, isFormPost, prefersHtml, sendErrorPage, sendPage, validCsrf, when } from './page.js';
+
+/** The day (UTC, `YYYY-MM-DD`) a room open "until the end of a day" is last open: the date input's value. */
+const lastDay = (expires: number) => new Date((expires - 1) * 1000).toISOString().slice(0, 10);
 
 interface Viewer {
   user: AuthenticatedUser;
@@ -218,18 +223,25 @@ ${folderEntries(page, href, actions)}`;
   private async rooms(res: Response, v: Viewer, state: { error?: string; status?: number } = {}): Promise<void> {
     const shares = await this.rpc.call<UserShareRooms>(Subjects.storage.listShares, { userId: v.user.userId });
     const action = `${v.home}shares`;
-    const fields = (id: string, room?: { name: string; description: string; dirs: string[] }) => html`
+    const fields = (id: string, room?: { name: string; description: string; dirs: string[]; expires: number | null }) => html`
 <label for="${id}-name">Name</label><input type="text" id="${id}-name" name="room_name" required value="${room?.name ?? ''}">
 <label for="${id}-description">Description</label><textarea id="${id}-description" name="room_description">${room?.description ?? ''}</textarea>
-<label for="${id}-dirs">Folders (one per line, as <code>device/folder/</code>)</label><textarea id="${id}-dirs" name="dirs" required>${(room?.dirs ?? []).join('\n')}</textarea>`;
+<label for="${id}-dirs">Folders (one per line, as <code>device/folder/</code>)</label><textarea id="${id}-dirs" name="dirs" required>${(room?.dirs ?? []).join('\n')}</textarea>
+<label for="${id}-expires">Open until (the end of this day, UTC; empty: always)</label><input type="date" id="${id}-expires" name="expires" value="${room?.expires ? lastDay(room.expires) : ''}">`;
     const rooms = shares.rooms.map((room, i) => {
       const url = shareRoomUrl(this.publicUrl, shares.share_id, room.room_key);
       const q = `?room_key=${encodeURIComponent(room.room_key)}`;
       return html`<section class="card" aria-labelledby="room-${i}">
 <h3 id="room-${i}"><a href="${url}">${room.name || room.room_key}</a></h3>
-<p class="muted">${room.files} files in ${room.folders} folders${room.enabled ? '' : ' · disabled by your provider'}</p>
+<p class="muted">${room.files} files in ${room.folders} folders${room.password_required ? ' · protected by a password' : ''}${room.expires ? html` · open until ${when(room.expires)}` : ''}${room.enabled ? '' : ' · disabled by your provider'}</p>
 <details><summary>Edit</summary>
 <form method="post" action="${action + q}">${csrfField(v.csrf)}${fields(`edit-${i}`, room)}<p><button type="submit">Save</button></p></form>
+</details>
+<details><summary>Password</summary>
+<form method="post" action="${action + q}">${csrfField(v.csrf)}<input type="hidden" name="action" value="password">
+<label for="password-${i}">${room.password_required ? 'New room password' : 'Room password'} (visitors must give it)</label><input type="password" id="password-${i}" name="password" autocomplete="new-password" required minlength="8">
+<p><button type="submit">${room.password_required ? 'Change password' : 'Set password'}</button></p></form>
+${room.password_required ? html`<form method="post" action="${action + q}">${csrfField(v.csrf)}<input type="hidden" name="action" value="remove_password"><button type="submit" class="secondary" aria-label="${`Remove the password of ${room.name || room.room_key}`}">Remove password</button></form>` : ''}
 </details>
 <form method="post" action="${action + q}">${csrfField(v.csrf)}<input type="hidden" name="action" value="delete"><button type="submit" class="danger" aria-label="${`Delete ${room.name || room.room_key}`}">Delete</button></form>
 </section>`;
@@ -248,11 +260,15 @@ ${rooms.length ? rooms : html`<p class="muted">You have no share rooms yet.</p>`
     try {
       if (roomKey !== undefined && form.action === 'delete') {
         await this.rpc.call(Subjects.storage.deleteShare, { userId: v.user.userId, room_key: roomKey });
+      } else if (roomKey !== undefined && (form.action === 'password' || form.action === 'remove_password')) {
+        const changes = parseBody(UpdateShareRoomBody, { password: form.action === 'password' ? (form.password ?? '') : null });
+        if (changes.password === null && form.action === 'password') throw badRequest('give the new password', ['password']);
+        await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: v.user.userId, room_key: roomKey, changes });
       } else if (roomKey !== undefined) {
-        const changes = parseBody(UpdateShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs });
+        const changes = parseBody(UpdateShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs, expires: form.expires ?? '' });
         await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: v.user.userId, room_key: roomKey, changes });
       } else {
-        const body = parseBody(ShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs }, { required: true });
+        const body = parseBody(ShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs, expires: form.expires || undefined }, { required: true });
         await this.rpc.call<OwnShareRoom>(Subjects.storage.createShare, { userId: v.user.userId, ...body });
       }
     } catch (error) {

@@ -18,6 +18,7 @@
 import {
   ancestorsOf,
   type DeviceEvent,
+  type FileChecksums,
   type FileEvent,
   type FileVersionData,
   nameOf,
@@ -25,6 +26,7 @@ import {
   PREVIEW_WIDTHS,
   type PreviewEvent,
   StreamPrefixes,
+  withChecksums,
 } from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
@@ -48,6 +50,8 @@ export interface FileDoc {
   size: number;
   blob: string;
   crc32: number;
+  /** SHA-1 and MD5 of the content (absent for versions committed before they were computed) */
+  checksums?: FileChecksums;
   mtime: number;
   ctime: number;
   at: number;
@@ -95,6 +99,8 @@ export interface VersionDoc {
   size: number;
   blob: string;
   crc32: number;
+  /** SHA-1 and MD5 of the content (absent for versions committed before they were computed) */
+  checksums?: FileChecksums;
   mtime: number;
   ctime: number;
   at: number;
@@ -211,7 +217,7 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
   const versions = versionsCollection(docs);
   await versions.upsert({
     _id: versionId(d.fileId, d.version), fileId: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path,
-    version: d.version, size: d.size, blob: d.blob, crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews, latest: true,
+    version: d.version, size: d.size, blob: d.blob, crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, at: d.at, previews, latest: true,
     superseded_at: null,
   });
   const before = await files.get(d.fileId);
@@ -221,7 +227,7 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
   await files.upsert({
     _id: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
     deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
-    crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, at: d.at, previews, incarnation: wasLive ? (before.incarnation ?? 0) : d.version,
+    crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, at: d.at, previews, incarnation: wasLive ? (before.incarnation ?? 0) : d.version,
     // a new version keeps the file's dead properties; a deleted file written again starts without
     ...(wasLive && before.props !== undefined ? { props: before.props } : {}),
   });

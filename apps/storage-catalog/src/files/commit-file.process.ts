@@ -9,7 +9,7 @@
  * it becomes durable with the next durable append (a power loss before that: recovery completes
  * the process again).
  */
-import { type DeadProperties, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams } from '@burrow/contracts';
+import { type DeadProperties, type FileChecksums, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams, withChecksums } from '@burrow/contracts';
 import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, type LedgerHead, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import { SNIFF_BYTES } from '../previews/image-format.js';
@@ -67,6 +67,8 @@ export interface NewVersion {
   size: number;
   blob: string;
   crc32: number;
+  /** SHA-1 and MD5 of the bytes (absent: a copy of a version that has none) */
+  checksums?: FileChecksums;
   mtime?: number;
   ctime?: number;
   /** replaces the file's dead properties in the same append (a COPY carries the source's) */
@@ -92,7 +94,7 @@ export async function commitVersion(
   const now = ctx.clock.now();
   const data = {
     fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: content.size, blob: content.blob,
-    crc32: content.crc32, mtime: content.mtime ?? now, ctime: content.ctime ?? content.mtime ?? now, at: now,
+    crc32: content.crc32, ...withChecksums(content), mtime: content.mtime ?? now, ctime: content.ctime ?? content.mtime ?? now, at: now,
   };
   const committed = await retryOnConflict('file', async () => {
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);

@@ -9,6 +9,7 @@ import {
   DomainError,
   type CommitFileRequest,
   type DevicePath,
+  type FileChecksums,
   type FileEntry,
   fileIdOf,
   filePath,
@@ -33,6 +34,7 @@ import {
   Subjects,
   UPLOAD_HEAD_BYTES,
   VERSIONS_MAX,
+  withChecksums,
 } from '@burrow/contracts';
 import { appendEvents, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
@@ -84,6 +86,16 @@ function headOf(req: CommitFileRequest): Buffer | undefined {
   return head;
 }
 
+/** A commit's checksums (lowercase hex SHA-1 and MD5), or undefined; a 400 when malformed. */
+function checksumsOf(value: unknown): FileChecksums | undefined {
+  if (value === undefined) return undefined;
+  const c = value as Partial<FileChecksums> | null;
+  if (!c || typeof c.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(c.sha1) || typeof c.md5 !== 'string' || !/^[0-9a-f]{32}$/.test(c.md5)) {
+    throw badRequest('checksums must be {sha1, md5} in lowercase hex', ['checksums']);
+  }
+  return { sha1: c.sha1, md5: c.md5 };
+}
+
 @Controller()
 export class FilesHandlers {
   constructor(@Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext) {}
@@ -121,7 +133,7 @@ export class FilesHandlers {
     if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32)) throw badRequest('blob, size and crc32 are required', ['blob']);
     const head = headOf(req);
     const device = await resolveDevice(this.ctx.store, req.userId, req.device);
-    const content = { size: req.size, blob: req.blob, crc32: req.crc32, mtime: req.mtime, ctime: req.ctime, head };
+    const content = { size: req.size, blob: req.blob, crc32: req.crc32, ...withChecksums({ checksums: checksumsOf(req.checksums) }), mtime: req.mtime, ctime: req.ctime, head };
     const { data, version, position } = await commitVersion(this.ctx, device, path, content, await userQuota(this.ctx, req.userId));
     return { ...data, name: nameOf(path), version, previews: {}, position };
   }
@@ -166,7 +178,8 @@ export class FilesHandlers {
     if (req.version === undefined || req.version === file.version) return entry;
     const v = await versionsCollection(this.ctx.docs).get(versionId(file._id, req.version));
     if (!v) throw notFound(`no version ${req.version} of ${path}`);
-    return { ...entry, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews };
+    const { checksums: _latest, ...rest } = entry;
+    return { ...rest, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, ...withChecksums(v), mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews };
   }
 
   /** Every stored version of a file, oldest first (the last is the latest). */
@@ -176,7 +189,7 @@ export class FilesHandlers {
     const fileId = file._id;
     const versions = await versionsCollection(this.ctx.docs).find({ fileId }, { sort: { version: 1 }, limit: VERSIONS_MAX });
     return versions.map((v) => ({
-      path, name: file.name, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews,
+      path, name: file.name, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, ...withChecksums(v), mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews,
     }));
   }
 

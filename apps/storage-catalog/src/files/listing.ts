@@ -8,7 +8,18 @@
  * system, cannot hold both, so a subtree page names such a file apart for the archive
  * (`archive_name`, `a (file)`), checked against the files and folders beside it.
  */
-import { badRequest, fileIdOf, type FileEntry, type FolderEntry, type FolderPage, LISTING_PAGE_DEFAULT, LISTING_PAGE_MAX, type SubtreeFile, type SubtreePage } from '@burrow/contracts';
+import {
+  badRequest,
+  fileIdOf,
+  type FileEntry,
+  type FolderEntry,
+  type FolderPage,
+  LISTING_PAGE_DEFAULT,
+  LISTING_PAGE_MAX,
+  type SubtreeFile,
+  type SubtreePage,
+  withChecksums,
+} from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
 import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from './catalog.projection.js';
 
@@ -35,7 +46,7 @@ function decode<T>(cursor: string | undefined, check: (v: Record<string, unknown
 const pageSize = (limit: number | undefined) => Math.min(Math.max(1, limit ?? LISTING_PAGE_DEFAULT), LISTING_PAGE_MAX);
 
 export const toFileEntry = (f: FileDoc): FileEntry => ({
-  path: f.path, name: f.name, version: f.version, size: f.size, blob: f.blob, crc32: f.crc32, mtime: f.mtime, ctime: f.ctime, at: f.at,
+  path: f.path, name: f.name, version: f.version, size: f.size, blob: f.blob, crc32: f.crc32, ...withChecksums(f), mtime: f.mtime, ctime: f.ctime, at: f.at,
   previews: f.previews, versions: f.versions,
 });
 
@@ -43,7 +54,7 @@ export const toFileEntry = (f: FileDoc): FileEntry => ({
  * toFileEntry's fields, for the store to read a listing's files as entries (one object per file,
  * not a document and then its entry: a 5,000-file page keeps half the objects alive).
  */
-const FILE_ENTRY_FIELDS = ['path', 'name', 'version', 'size', 'blob', 'crc32', 'mtime', 'ctime', 'at', 'previews', 'versions'] as const satisfies readonly (keyof FileEntry)[];
+const FILE_ENTRY_FIELDS = ['path', 'name', 'version', 'size', 'blob', 'crc32', 'checksums', 'mtime', 'ctime', 'at', 'previews', 'versions'] as const satisfies readonly (keyof FileEntry)[];
 
 const toFolderEntry = (f: FolderDoc): FolderEntry => ({ name: f.name, path: f.path, files: f.files, folders: f.folders });
 

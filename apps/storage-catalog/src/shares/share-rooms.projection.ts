@@ -8,6 +8,8 @@ export interface ShareRoomDoc extends UserShareRoom {
   userId: string;
   partnerId: string;
   dirs: string[];
+  /** the room password's scrypt hash (absent in rooms projected before passwords existed: none) */
+  password_hash?: string | null;
   /** global position of its creation: orders rooms created in the same second */
   seq: number;
   [key: string]: unknown;
@@ -16,7 +18,7 @@ export interface ShareRoomDoc extends UserShareRoom {
 export const shareRoomsCollection = (docs: DocumentStore) => docs.collection<ShareRoomDoc>('share_rooms');
 export const shareRoomId = (userId: string, roomKey: string) => `${userId}:${roomKey}`;
 
-export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq: _s, ...room }: ShareRoomDoc): UserShareRoom => room;
+export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq: _s, password_hash: _h, ...room }: ShareRoomDoc): UserShareRoom => room;
 
 /** Oldest first. */
 export const ROOM_ORDER = { creation_time: 1, seq: 1 } as const;
@@ -40,7 +42,8 @@ export const shareRoomsProjection = (): Projection => ({
       const d = e.data;
       await rooms.upsert({
         _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs, seq: event.position,
-        enabled: true, password_required: false, creation_time: d.at, update_time: d.at, last_login: null,
+        enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
+        downloads: 0, last_access: null,
       });
       return;
     }
@@ -51,6 +54,7 @@ export const shareRoomsProjection = (): Projection => ({
         if (e.data.name !== undefined) room.name = e.data.name;
         if (e.data.description !== undefined) room.description = e.data.description;
         if (e.data.dirs !== undefined) room.dirs = e.data.dirs;
+        if (e.data.expires !== undefined) room.expires = e.data.expires;
         room.update_time = e.data.at;
         break;
       case 'ShareRoomEnabled':
@@ -61,6 +65,16 @@ export const shareRoomsProjection = (): Projection => ({
       case 'ShareRoomDeleted':
         await rooms.delete(id);
         return;
+      case 'ShareRoomAccessed':
+        room.downloads = (room.downloads ?? 0) + e.data.downloads;
+        room.last_access = Math.max(room.last_access ?? 0, e.data.at);
+        room.last_login = room.last_access;
+        break;
+      case 'ShareRoomPasswordSet':
+        room.password_hash = e.data.password_hash;
+        room.password_required = e.data.password_hash !== null;
+        room.update_time = e.data.at;
+        break;
       default:
         return;
     }

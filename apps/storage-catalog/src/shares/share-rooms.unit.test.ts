@@ -54,7 +54,7 @@ describe('share rooms decider', () => {
     refused(given, { type: 'UpdateShareRoom', room_key: 'work', changes: { name: 'x' }, at: AT }, 404);
     // the update folds into the state: fields not sent are kept
     const after = fold(shareRoomsDecider, [...given, { type: 'ShareRoomUpdated', data: { room_key: 'holiday', name: 'Summer', at: AT + 5 } }]);
-    assert.deepEqual(after.rooms.get('holiday'), { room_key: 'holiday', name: 'Summer', description: '', dirs: ['phone/DCIM/'], enabled: true });
+    assert.deepEqual(after.rooms.get('holiday'), { room_key: 'holiday', name: 'Summer', description: '', dirs: ['phone/DCIM/'], expires: null, enabled: true, has_password: false });
   });
 
   it('deletes a room once; enabling follows the partner, and a repeated setting writes nothing', () => {

@@ -42,7 +42,7 @@ describe('share rooms', () => {
   it('creates a room under a chosen key, with its folders canonical and counted, and lists it', async () => {
     const room = await create(alice, { room_key: 'work', room_name: ' Work stuff ', room_description: 'for the team', dirs: ['laptop/Documents/Work', 'Laptop/Documents/Work/', '/phone/DCIM/'] });
     assert.deepEqual(room, {
-      room_key: 'work', name: 'Work stuff', description: 'for the team', dirs: ['Laptop/Documents/Work/', 'phone/DCIM/'], enabled: true,
+      room_key: 'work', name: 'Work stuff', description: 'for the team', dirs: ['Laptop/Documents/Work/', 'phone/DCIM/'], enabled: true, password_required: false, expires: null, downloads: 0, last_access: null,
       creation_time: t.clock.now(), update_time: t.clock.now(), files: 3, folders: 3, bytes: 235, share_id: alice.username,
     });
     const list = await t.shares.list({ userId: alice.userId });

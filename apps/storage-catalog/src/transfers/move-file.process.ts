@@ -6,7 +6,7 @@
  * once, where it now is. A crash between the two is finished by recovery (the move-out is
  * idempotent); one before the commit point is claimed like a file commit's.
  */
-import { type DeadProperties, type FileCommitAbandoned, fileIdOf, Streams } from '@burrow/contracts';
+import { type DeadProperties, type FileCommitAbandoned, fileIdOf, Streams, withChecksums } from '@burrow/contracts';
 import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import type { FileDoc } from '../files/catalog.projection.js';
@@ -53,7 +53,7 @@ export async function moveFile(ctx: StorageContext, source: FileDoc, props: Dead
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
     const data = {
       fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: source.size, blob: source.blob,
-      crc32: source.crc32, mtime: source.mtime, ctime: source.ctime, at: ctx.clock.now(), moved_from: { deviceId: source.deviceId, path: source.path },
+      crc32: source.crc32, ...withChecksums(source), mtime: source.mtime, ctime: source.ctime, at: ctx.clock.now(), moved_from: { deviceId: source.deviceId, path: source.path },
     };
     const events = fileDecider.decide({ type: 'CommitVersion', data, props }, state);
     const moving = { from: { fileId: source._id }, to: { fileId, deviceId: device.deviceId, path }, version: source.version, revision };

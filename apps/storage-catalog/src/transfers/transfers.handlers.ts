@@ -13,7 +13,20 @@
  * written (and, for a copy, as held) by the user: past the bounds of `dead-property-usage.ts` the
  * transfer stops there (507 or 429), like a copy past the quota.
  */
-import { DomainError, fileIdOf, folderPath, forbidden, notFound, parentOf, pathSegments, Streams, Subjects, type TransferReply, type TransferRequest } from '@burrow/contracts';
+import {
+  DomainError,
+  fileIdOf,
+  folderPath,
+  forbidden,
+  notFound,
+  parentOf,
+  pathSegments,
+  Streams,
+  Subjects,
+  type TransferReply,
+  type TransferRequest,
+  withChecksums,
+} from '@burrow/contracts';
 import { type DomainEvent, handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject, Optional } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -125,7 +138,7 @@ export class TransfersHandlers {
       return;
     }
     const d = found.doc;
-    await commitVersion(this.ctx, target, to, { size: d.size, blob: d.blob, crc32: d.crc32, mtime: d.mtime, ctime: d.ctime, props }, await userQuota(this.ctx, userId));
+    await commitVersion(this.ctx, target, to, { size: d.size, blob: d.blob, crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, props }, await userQuota(this.ctx, userId));
   }
 
   /** Deletes what is at the destination (a folder with everything in it, or a file). */
@@ -185,7 +198,7 @@ export class TransfersHandlers {
         const props = propsOf(doc);
         await this.checkProperties(req.mode, req.userId, props);
         if (req.mode === 'move') await moveFile(this.ctx, doc, props, target, rebase(doc.path));
-        else await commitVersion(this.ctx, target, rebase(doc.path), { size: doc.size, blob: doc.blob, crc32: doc.crc32, mtime: doc.mtime, ctime: doc.ctime, props }, quota);
+        else await commitVersion(this.ctx, target, rebase(doc.path), { size: doc.size, blob: doc.blob, crc32: doc.crc32, ...withChecksums(doc), mtime: doc.mtime, ctime: doc.ctime, props }, quota);
         at = { ...at, a: doc.path };
         if (Date.now() - started >= this.batchMs) {
           await this.ctx.runner.catchUp();

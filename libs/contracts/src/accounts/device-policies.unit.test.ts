@@ -29,6 +29,12 @@ describe('device preference catalogue', () => {
     }
   });
 
+  it('drops what the management console posts for a preference its policy does not set (null, "", --inherit--, --unset--)', () => {
+    const posted = { lan_sync: '--unset--', backup_time: '', upload_limit_kbps: null, backup_weekday: '--inherit--', backup_on_battery: false };
+    assert.deepEqual(PolicyValues.parse(posted), { backup_on_battery: false });
+    assert.deepEqual(fieldsOf(() => parseRequest(PolicyValues, { lan_sync: '--set--' })), ['lan_sync']);
+  });
+
   it('accepts values in the lenient forms of interface A and outputs canonical ones', () => {
     const out = PolicyValues.parse({ lan_sync: 'False', upload_limit_kbps: '2048', excluded_file_types: ['.MP4', 'iso', 'mp4'], backup_time: ' 23:59 ' });
     assert.deepEqual(out, { lan_sync: false, upload_limit_kbps: 2048, excluded_file_types: ['mp4', 'iso'], backup_time: '23:59' });

@@ -71,7 +71,7 @@ export const PUBLIC_EVENT_PAYLOADS = {
   'group.deleted': z.strictObject({ group_id: groupId, move_to: z.int().nullable().describe('the group its members moved to') }),
   'quota.threshold_crossed': z.strictObject({
     username,
-    threshold: z.union(QUOTA_THRESHOLDS.map((t) => z.literal(t))).describe('percent of the user\'s storage; a jump over several thresholds reports the last one crossed'),
+    threshold: z.union(QUOTA_THRESHOLDS.map((t) => z.literal(t))).describe('percent of the user\'s storage; a jump over several thresholds reports each, one event per threshold, in the order crossed'),
     direction: z.enum(['up', 'down']),
     bytes_stored: bytes('what the user stores now'),
     storage_bytes: bytes("the user's storage (plan + bonus)"),
@@ -89,10 +89,22 @@ export const PUBLIC_EVENT_PAYLOADS = {
     backups_completed: z.int().min(0).describe('backup runs the client reported complete'),
   }),
   'share_room.created': z.strictObject({ username, room_key: roomKey, name: z.string(), description: z.string() }),
-  'share_room.changed': z.strictObject({ username, room_key: roomKey, name: z.string().optional(), description: z.string().optional() }),
+  'share_room.changed': z.strictObject({
+    username,
+    room_key: roomKey,
+    name: z.string().optional(),
+    description: z.string().optional(),
+    password_required: z.boolean().optional().describe('present when a password was set (true) or removed (false)'),
+  }),
   'share_room.enabled': z.strictObject({ username, room_key: roomKey }),
   'share_room.disabled': z.strictObject({ username, room_key: roomKey }),
   'share_room.deleted': z.strictObject({ username, room_key: roomKey }),
+  'share.accessed': z.strictObject({
+    username,
+    room_key: roomKey,
+    downloads: z.int().min(0).describe("files and zips fetched from the room since the room's previous share.accessed"),
+    last_access: z.int().min(0).describe('unix seconds of the latest visit counted'),
+  }),
   'partner.password_changed': z.strictObject({}).describe('the API password changed (the password itself is never sent)'),
 } as const;
 
@@ -118,10 +130,11 @@ const DESCRIPTIONS: Record<PublicEventType, string> = {
   'device.removed': 'A device was removed.',
   'device.backup_activity': "One hour of a device's backup activity, summarised once the hour is over.",
   'share_room.created': 'A user created a share room.',
-  'share_room.changed': "A share room's name or description changed.",
+  'share_room.changed': "A share room's name or description changed, or its password was set or removed.",
   'share_room.enabled': 'A share room was enabled.',
   'share_room.disabled': 'A share room was disabled.',
   'share_room.deleted': 'A share room was deleted.',
+  'share.accessed': 'A share room was visited: at most one event per room per hour, with the downloads since the previous one.',
   'partner.password_changed': "The partner's API password changed.",
 };
 

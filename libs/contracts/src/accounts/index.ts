@@ -4,6 +4,7 @@ export * from './feed.js';
 export * from './limits.js';
 export * from './partner-backups.js';
 export * from './records.js';
+export * from './share-passwords.js';
 export * from './requests.js';
 export * from './streams.js';
 export * from './subjects.js';

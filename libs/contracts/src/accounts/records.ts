@@ -115,9 +115,12 @@ export const UserShareRoom = z
     description: z.string(),
     enabled: z.boolean(),
     password_required: z.boolean(),
+    expires: unixTime().nullable().optional().describe('when the room stops working (unix seconds; it then answers 404 like an unknown room); null or absent: never'),
     creation_time: unixTime(),
     update_time: unixTime(),
-    last_login: unixTime().nullable(),
+    last_login: unixTime().nullable().describe('the last visit of the room (the same as last_access)'),
+    downloads: z.int().min(0).optional().describe("files and zips fetched from the room by its visitors (absent: none counted yet)"),
+    last_access: unixTime().nullable().optional().describe('unix seconds of the last visit; null or absent: none yet'),
   })
   .meta({ id: 'UserShareRoom', description: "One of a user's share rooms." });
 export type UserShareRoom = z.infer<typeof UserShareRoom>;

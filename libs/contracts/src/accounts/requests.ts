@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { SharePassword } from './share-passwords.js';
 import type { PartnerScoped } from '../bus.js';
 import { emailAddress, EMAIL_PATTERN, formBool, formInt, text } from '../validation.js';
 import {
@@ -247,16 +248,26 @@ export const SetPasswordForm = z.object({
 });
 export type SetPasswordForm = z.output<typeof SetPasswordForm>;
 
-export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable']) });
+export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable']).optional() });
+
+/** `POST /users/<u>/shares/<room_key>` without an action: the partner sets (or, with null, removes) the room's password. */
+export const ChangeUserShareBody = z
+  .object({ password: SharePassword.optional() })
+  .meta({ id: 'ChangeUserShareBody', description: "A share room's password, set by the partner; null or \"\" removes it." });
 
 // ---- groups -----------------------------------------------------------------------------------
+
+/** No device policy: null, or what the management console's group form posts for it ("" when none is chosen, "None" as it renders null). */
+const NO_DEVICE_POLICY = z.union([z.null(), z.string().regex(/^\s*(none|null)?\s*$/i).transform(() => null)]);
 
 const groupFields = {
   name: text(NAME_MAX_LENGTH),
   plan_id: formInt(),
   webapi_enable: formBool(),
   check_domain: formBool(),
-  device_policy: formInt({ min: 1 }).nullable().describe('a device policy id of this partner, or null'),
+  device_policy: z
+    .union([NO_DEVICE_POLICY, formInt({ min: 1 })])
+    .describe('a device policy id of this partner, or null ("" and "None", what the management console\'s group form posts for no policy, are null too)'),
 };
 
 export const CreateGroupBody = z

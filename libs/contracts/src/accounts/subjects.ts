@@ -28,6 +28,9 @@ export const AccountsSubjects = {
   authenticateUser: 'accounts.users.authenticate',
   /** a storage session's user, still valid (same password) and as they are now */
   sessionUser: 'accounts.users.session',
+  /** the storage catalog's share rooms: a new room password's hash, and checking a visitor's password (throttled like logins) */
+  hashSharePassword: 'accounts.share-passwords.hash',
+  checkSharePassword: 'accounts.share-passwords.check',
   partnerInfo: 'accounts.partners.info',
   changePartnerPassword: 'accounts.partners.change-password',
   getSettings: 'accounts.partners.settings.get',

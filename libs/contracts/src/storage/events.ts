@@ -5,6 +5,7 @@
  * user and partner it belongs to.
  */
 import type { Event } from '../event.js';
+import type { FileChecksums } from './checksums.js';
 
 // ---- device-<deviceId> -------------------------------------------------------------------------
 
@@ -59,6 +60,8 @@ export interface FileVersionData {
   blob: string;
   /** CRC-32 of the content (zip entries need it before their data) */
   crc32: number;
+  /** SHA-1 and MD5 of the content (absent in versions committed before Burrow computed them) */
+  checksums?: FileChecksums;
   mtime: number;
   ctime: number;
   /** when it was committed */
@@ -108,6 +111,8 @@ export interface ShareRoomData {
   description: string;
   /** shared folders, each `<device name>/<folder path>/` */
   dirs: string[];
+  /** unix seconds after which the room answers 404; null or absent (every room made before expiry existed): never */
+  expires?: number | null;
 }
 
 export type ShareRoomCreated = Event<'ShareRoomCreated', ShareRoomData & { userId: string; partnerId: string; at: number }>;
@@ -115,7 +120,11 @@ export type ShareRoomUpdated = Event<'ShareRoomUpdated', Partial<ShareRoomData> 
 export type ShareRoomEnabled = Event<'ShareRoomEnabled', { room_key: string; at: number }>;
 export type ShareRoomDisabled = Event<'ShareRoomDisabled', { room_key: string; at: number }>;
 export type ShareRoomDeleted = Event<'ShareRoomDeleted', { room_key: string; at: number }>;
-export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted;
+/** The room's password set (its scrypt hash, made by the accounts service) or removed (null). */
+export type ShareRoomPasswordSet = Event<'ShareRoomPasswordSet', { room_key: string; password_hash: string | null; at: number }>;
+/** Visits since the last such event (a catalog replica writes one per room at most every flush interval): downloads, and the last access. */
+export type ShareRoomAccessed = Event<'ShareRoomAccessed', { room_key: string; downloads: number; at: number }>;
+export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted | ShareRoomPasswordSet | ShareRoomAccessed;
 
 // ---- preview-<sha256> --------------------------------------------------------------------------
 

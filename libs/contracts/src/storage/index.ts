@@ -1,4 +1,6 @@
+export * from './checksums.js';
 export * from './events.js';
+export * from './expiry.js';
 export * from './limits.js';
 export * from './paths.js';
 export * from './records.js';

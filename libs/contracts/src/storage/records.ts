@@ -2,6 +2,7 @@
  * What the storage catalog answers on the bus (the gateway turns these into the storage and share
  * interface's objects). Times are unix seconds; sizes bytes; blobs sha256 keys.
  */
+import type { FileChecksums } from './checksums.js';
 import type { DeadProperties, PreviewWidth } from './events.js';
 
 export interface DeviceInfo {
@@ -26,6 +27,8 @@ export interface FileVersionInfo {
   size: number;
   blob: string;
   crc32: number;
+  /** SHA-1 and MD5 (absent for versions committed before Burrow computed them) */
+  checksums?: FileChecksums;
   mtime: number;
   ctime: number;
   /** when this version was committed */
@@ -145,6 +148,14 @@ export interface ShareRoomInfo {
   dirs: string[];
   /** false when the partner disabled the room (it is then not served publicly) */
   enabled: boolean;
+  /** whether visitors must give the room's password */
+  password_required: boolean;
+  /** unix seconds after which the room answers 404; null: never */
+  expires: number | null;
+  /** files and zips fetched from the room by its visitors */
+  downloads: number;
+  /** unix seconds of the last visit; null: none yet */
+  last_access: number | null;
   creation_time: number;
   update_time: number;
   /**
@@ -173,6 +184,10 @@ export interface PublicShareRoom extends ShareRoomInfo {
   userId: string;
   share_id: string;
   owner_name: string;
+  /** a room with a password, opened without it (the visitor gave none, or a stale cookie): nothing of it may be served */
+  locked: boolean;
+  /** what a room cookie binds to (a digest of the password hash: it changes with the password); null without a password */
+  password_stamp: string | null;
 }
 
 /** What one purger run did (`storage-catalog.purge.run`, and the periodic run's log line). */

@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import type { PartnerScoped } from '../bus.js';
 import { formBool, formInt, text } from '../validation.js';
+import { SharePassword } from '../accounts/share-passwords.js';
+import { Expiry } from './expiry.js';
+import type { FileChecksums } from './checksums.js';
 import type { FileIncarnation } from './records.js';
 import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
 
@@ -67,6 +70,8 @@ export interface CommitFileRequest extends DevicePath {
   blob: string;
   size: number;
   crc32: number;
+  /** SHA-1 and MD5 of the bytes, computed as they streamed in */
+  checksums?: FileChecksums;
   mtime?: number;
   ctime?: number;
   /**
@@ -140,13 +145,15 @@ export const ShareRoomBody = z
     room_key: z.string().regex(ROOM_KEY_PATTERN).optional().describe('chosen by the client (1 to 64 of A-Z a-z 0-9 _ -), or generated'),
     ...shareRoomFields,
     room_description: shareRoomFields.room_description.default(''),
+    password: SharePassword.optional(),
+    expires: Expiry.optional().describe('when the room stops working (a future moment), or never (the default)'),
   })
   .meta({ id: 'ShareRoomBody', description: 'A share room: its name, description and the folders it shows.' });
 export type ShareRoomBody = z.output<typeof ShareRoomBody>;
 
 /** The fields to change (no defaults: an absent field stays as it is). */
 export const UpdateShareRoomBody = z
-  .object(shareRoomFields)
+  .object({ ...shareRoomFields, password: SharePassword, expires: Expiry.describe('when the room stops working (a future moment), or null: never') })
   .partial()
   .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change; absent ones stay as they are.' });
 export type UpdateShareRoomBody = z.output<typeof UpdateShareRoomBody>;
@@ -163,7 +170,25 @@ export interface ShareRoomRef extends UserScoped {
 /** A public share room by its address: the owner's share id and the room key. */
 export interface OpenShareRequest {
   share_id: string;
+  /** tried when share_id names no room: a URL segment may be the base32 of a share id or the id itself */
+  also_share_id?: string;
   room_key: string;
+  /** a password the visitor gave (HTTP Basic, the room page's form) */
+  password?: string;
+  /** a room cookie's password stamp */
+  stamp?: string;
+  /** the visitor's address (failed passwords are throttled per address too) */
+  address?: string;
+  /** the visit fetches a file or a zip (counted as a download) */
+  download?: boolean;
+}
+
+/** A partner sets or removes the password of one of its users' rooms (interface A): null removes it. */
+export interface SetSharePasswordRequest extends PartnerScoped {
+  /** username or email */
+  user: string;
+  room_key: string;
+  password: string | null;
 }
 
 /** A partner enables or disables one of its users' rooms (interface A). */

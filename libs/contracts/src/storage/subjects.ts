@@ -14,6 +14,8 @@ export const StorageSubjects = {
   health: 'storage-catalog.health',
   /** a partner enables or disables one of a user's share rooms (interface A) */
   setShareEnabled: 'storage-catalog.shares.set-enabled',
+  /** a partner sets or removes the password of one of a user's share rooms (interface A) */
+  setSharePassword: 'storage-catalog.shares.set-password',
   // devices
   registerDevice: 'storage-catalog.devices.register',
   removeDevice: 'storage-catalog.devices.remove',

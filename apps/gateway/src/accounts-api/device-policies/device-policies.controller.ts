@@ -7,8 +7,8 @@ import {
   CreateDevicePolicyBody,
   type DevicePolicy,
   DevicePolicyActionQuery,
-  type DevicePreference,
   notFound,
+  type PreferenceCategory,
   Subjects,
   UpdateDevicePolicyBody,
   type z,
@@ -40,7 +40,7 @@ export class DevicePoliciesController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(DEVICE_POLICY_ROUTES.preferences)
-  preferences(): Promise<DevicePreference[]> {
+  preferences(): Promise<PreferenceCategory[]> {
     return this.rpc.call(Subjects.accounts.listDevicePreferences, {});
   }
 

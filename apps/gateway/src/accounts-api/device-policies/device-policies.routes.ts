@@ -1,12 +1,12 @@
 /** The routes of device policies and the preference catalogue: path, method, the schemas the handlers parse with, and their OpenAPI prose and examples. */
 import {
   CreateDevicePolicyBody,
-  DEVICE_PREFERENCES,
+  DEVICE_PREFERENCE_CATEGORIES,
   DevicePolicy,
   DevicePolicyActionQuery,
-  DevicePreferenceRecord,
   MAX_DEVICE_POLICIES,
   PREFERENCE_DEFAULTS,
+  PreferenceCategoryRecord,
   UpdateDevicePolicyBody,
 } from '@burrow/contracts';
 import { route } from '../../http/route.js';
@@ -36,8 +36,8 @@ export const DEVICE_POLICY_ROUTES = {
       tags: ['device policies'],
       summary: 'The preferences a device policy may set',
       description:
-        'The catalogue: each preference with its type (boolean, integer, choice, time, string_list), default, allowed values (choices) or bounds, and the preferences that refine it (`children`). Names are flat: a child is set in a policy like any other preference.',
-      responses: { '200': reply('Every top-level preference, children nested.', listOf(DevicePreferenceRecord, 'preferences'), { catalogue: ex('the catalogue', DEVICE_PREFERENCES) }), ...AUTHENTICATED },
+        "The catalogue in the shape the management console's policy page walks (netkes `_parse_preferences`): categories (`category`, `fields`), each field a preference with `name`, `description`, `type` (the console's `boolean`, `integer`, `string`, `string[]`), `choices` (a list, or null), `conditional_parent_value` (a child: the parent value under which it applies; a list: any of those) and `fields` (the preferences that refine it). Burrow adds `format` (its own type: boolean, integer, choice, time, string_list), `default` and bounds. Names are flat: a child is set in a policy like any other preference.",
+      responses: { '200': reply('Every category, its preferences, children nested.', listOf(PreferenceCategoryRecord, 'categories'), { catalogue: ex('the catalogue', DEVICE_PREFERENCE_CATEGORIES) }), ...AUTHENTICATED },
     },
   }),
   list: route({

@@ -1,6 +1,7 @@
 /** Users of the partner: `/users/`, `/users/<u>`, their devices and share rooms. */
 import {
   type ActivationEmailSent,
+  badRequest,
   bonusBytesOf,
   CreateUserBody,
   type CreateUserReply,
@@ -8,6 +9,7 @@ import {
   ListUsersQuery,
   MAIL_SEND_TIMEOUT_MS,
   SendActivationEmailBody,
+  type SetSharePasswordRequest,
   ShareActionQuery,
   Subjects,
   UpdateUserBody,
@@ -116,15 +118,19 @@ export class UsersController {
     return this.rpc.call(Subjects.accounts.userShare, { partnerId, user, room_key });
   }
 
-  /** Enables or disables the room; clients send `{}` as the body, which is ignored. */
+  /** Enables or disables the room (clients send `{}` as the body, which is then ignored); without an action, sets or removes its password. */
   @Route(USER_ROUTES.setShareEnabled)
   @HttpCode(200)
-  setShareEnabled(
+  changeShare(
     @PartnerId() partnerId: string,
     @Param('user') user: string,
     @Param('room') room_key: string,
     @Query(USER_ROUTES.setShareEnabled.query) { action }: z.output<typeof USER_ROUTES.setShareEnabled.query>,
+    @JsonBody() raw: unknown,
   ): Promise<UserShareRoom> {
-    return this.rpc.call(Subjects.storage.setShareEnabled, { partnerId, user, room_key, enabled: action === 'enable' });
+    if (action) return this.rpc.call(Subjects.storage.setShareEnabled, { partnerId, user, room_key, enabled: action === 'enable' });
+    const { password } = parseBody(USER_ROUTES.setShareEnabled.body, raw, { required: true });
+    if (password === undefined) throw badRequest('give ?action=enable|disable, or a password (null removes it) in the body', ['action', 'password']);
+    return this.rpc.call(Subjects.storage.setSharePassword, { partnerId, user, room_key, password } satisfies SetSharePasswordRequest);
   }
 }

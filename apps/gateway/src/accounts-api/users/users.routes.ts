@@ -9,6 +9,7 @@ import {
   SendActivationEmailBody,
   RECENTLY_STOPPED_UPLOADING,
   ShareActionQuery,
+  ChangeUserShareBody,
   UpdateUserBody,
   UserActionQuery,
   UserCount,
@@ -248,21 +249,31 @@ export const USER_ROUTES = {
     method: 'post',
     path: 'users/:user/shares/:room',
     query: ShareActionQuery,
+    body: ChangeUserShareBody,
     operation: {
-      operationId: 'setUserShareEnabled',
+      operationId: 'changeUserShare',
       tags: ['shares'],
-      summary: 'Enable or disable a share room (beyond the spec)',
-      description: 'Clients send the body `{}`; any body is ignored. Returns the room as it now is.',
+      summary: "Enable or disable a share room, or set its password (beyond the spec)",
+      description:
+        'With `?action=enable|disable` the room is enabled or disabled; clients send the body `{}`, and any body is ignored. Without an action, the body ' +
+        '`{"password": "..."}` sets the room\'s password (8 to 1024 characters, stored as a scrypt hash) and `{"password": null}` removes it: visitors ' +
+        'must then give it (HTTP Basic, or the room page\'s form). Returns the room as it now is.',
       parameters: [userParam, roomParam],
-      queryNotes: { action: { description: 'enable or disable', example: 'disable' } },
+      queryNotes: { action: { description: 'enable or disable; absent: the body sets the password', example: 'disable' } },
       requestBody: {
-        description: 'Ignored.',
+        description: 'Ignored with an action; without one, the password to set (null removes it).',
         required: false,
-        content: { [JSON_TYPE]: { schema: { type: 'object' }, examples: { empty: ex('what clients send', {}) } } },
+        examples: { empty: ex('what clients send with an action', {}), password: ex('set a password', { password: 'summer-2026-photos' }), remove: ex('remove it', { password: null }) },
       },
       responses: {
-        '200': reply('The room after the change.', UserShareRoom, { disabled: ex('after ?action=disable', { ...exampleRoom, enabled: false }) }),
-        '400': error('`action` missing or not enable/disable.', { action: ex('bad action', err('invalid query parameters: action', { fields: ['action'] })) }),
+        '200': reply('The room after the change.', UserShareRoom, {
+          disabled: ex('after ?action=disable', { ...exampleRoom, enabled: false }),
+          protected: ex('after a password was set', { ...exampleRoom, password_required: true }),
+        }),
+        '400': error('`action` not enable/disable, or (no action) no valid `password` in the body (neither: both named).', {
+          action: ex('bad action', err('invalid query parameters: action', { fields: ['action'] })),
+          password: ex('too short', err('invalid or missing parameters: password', { fields: ['password'] })),
+        }),
         '404': error('No such user or room.', { noRoom: ex('unknown room', err('no share nosuchroom')) }),
         ...AUTHENTICATED,
       },
