@@ -19,8 +19,7 @@ import type { BusSpan, BusSystem, BusTracing } from '@burrow/transport';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
-import type { TracingEnv, TracingProtocol } from './start.js';
-import type { HttpMiddleware, HttpTracingOptions, StoreSystem, Tracing } from './tracing.js';
+import type { HttpMiddleware, HttpTracingOptions, StoreSystem, Tracing, TracingEnv, TracingProtocol } from './tracing.js';
 
 const TRACER_NAME = 'burrow';
 

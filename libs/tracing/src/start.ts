@@ -7,9 +7,7 @@
  * (`./sdk.js` is imported only here, when on): no module, no context manager (on Node 20 an
  * AsyncLocalStorage turns on promise hooks for every promise of the process), no span.
  */
-import type { Tracing } from './tracing.js';
-
-export type TracingEnv = Record<string, string | undefined>;
+import type { Tracing, TracingEnv, TracingProtocol } from './tracing.js';
 
 const value = (env: TracingEnv, name: string): string | undefined => {
   const v = env[name]?.trim();
@@ -17,8 +15,7 @@ const value = (env: TracingEnv, name: string): string | undefined => {
 };
 
 /** The OTLP protocols Burrow exports with (OTLP over HTTP; gRPC is not bundled). */
-export const TRACING_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
-export type TracingProtocol = (typeof TRACING_PROTOCOLS)[number];
+export const TRACING_PROTOCOLS: readonly TracingProtocol[] = ['http/protobuf', 'http/json'];
 
 /** The protocol traces are exported with: the traces variable, else the general one, else OTLP's default. */
 export const tracingProtocol = (env: TracingEnv): string =>

@@ -9,6 +9,12 @@ import type { EventStore } from '@burrow/event-store';
 import type { BusTracing } from '@burrow/transport';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** The environment tracing is read from (the process's). */
+export type TracingEnv = Record<string, string | undefined>;
+
+/** The OTLP encodings Burrow exports with. */
+export type TracingProtocol = 'http/protobuf' | 'http/json';
+
 /** The request as Express hands it on: `route` once a route took it (its path labels the span). */
 export type TracedRequest = IncomingMessage & { route?: { path?: unknown } };
 
