@@ -5,7 +5,9 @@
  * KurrentDB (esdb://, kurrentdb://), else the SQLite file;
  * MONGODB_URL -> MongoDB, else SQLite files under the data directory's `read-models/` (or in
  * memory: BURROW_READ_MODELS); MINIO_URL -> MinIO, else the blob folder;
- * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder.
+ * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder. With the process's
+ * tracing (OTEL_EXPORTER_OTLP_ENDPOINT, libs/tracing) every store, transport and logger it makes is
+ * traced; without, they are the adapters themselves.
  */
 import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
