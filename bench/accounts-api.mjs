@@ -17,7 +17,9 @@
  * as its own process on a private NATS server (needs nats-server), embedded stores; BENCH_USERS sets the user count,
  * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
  * runs the server on in-memory read models instead of the SQLite default; BURROW_AGGREGATE_CACHE_STREAMS=0
- * runs it without the aggregate cache (every command reads and folds its whole stream).
+ * runs it without the aggregate cache (every command reads and folds its whole stream);
+ * OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on (in the bench's process standalone, in every
+ * process multi; bench/otlp-sink.mjs takes the spans).
  *
  *   npm run bench:accounts
  */
@@ -144,10 +146,11 @@ try {
   ];
 
   const base = results[0];
-  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, ${target.mode} mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, warm-up ${WARMUP}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
-  console.log('route'.padEnd(44), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12));
+  console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, ${target.mode} mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, warm-up ${WARMUP}, tracing ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? 'on' : 'off'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
+  // CPU of this process per request: the server's and the client's in standalone mode (steadier than req/s on a loaded machine), the client's alone in multi
+  console.log('route'.padEnd(44), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), ' rps vs bare'.padStart(12), (MULTI ? 'client CPU ms' : 'CPU ms/req').padStart(14));
   for (const r of results) {
-    console.log(r.name.padEnd(44), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12));
+    console.log(r.name.padEnd(44), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base.rps).toFixed(3).padStart(12), r.cpuMs.toFixed(3).padStart(14));
   }
   // issue 23's targets, each against its own baseline from this run
   const [, , user, stringify, page, , append, write] = results;

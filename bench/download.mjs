@@ -24,6 +24,7 @@
  * their sha256) and nothing along the way compresses.
  *
  *   npm run bench:download         (BENCH_SCALE=small for a quick run; BENCH_ROUNDS, default 3; BENCH_DIR;
+ *                                   OTEL_EXPORTER_OTLP_ENDPOINT (and any OTEL_*) passed to the server: tracing on;
  *                                   BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -73,6 +74,8 @@ const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone
     LOG_LEVEL: 'warn',
     // a benchmark's data is thrown away: no fsync per event-store commit
     BURROW_SQLITE_SYNCHRONOUS: 'normal',
+    // tracing on when the bench is given an OTLP endpoint (bench/otlp-sink.mjs takes the spans)
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
   },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
@@ -322,7 +325,7 @@ for (const folder of ZIPPED) {
 
 // ---- report --------------------------------------------------------------------------------------
 const load = loadavg().map((l) => l.toFixed(1)).join(' ');
-console.log(`Downloads through the gateway (standalone server, child process), ${new Date().toISOString()}, BENCH_SCALE=${small ? 'small' : 'full'}, median of ${ROUNDS} rounds after a warm-up`);
+console.log(`Downloads through the gateway (standalone server, child process), ${new Date().toISOString()}, BENCH_SCALE=${small ? 'small' : 'full'}, median of ${ROUNDS} rounds after a warm-up, tracing ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? `on (${process.env.OTEL_EXPORTER_OTLP_ENDPOINT})` : 'off'}`);
 console.log(`machine: ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, load average at the end ${load}; uploaded ${(uploaded / MiB).toFixed(0)} MiB in ${(uploadMs / 1000).toFixed(1)} s (${(uploaded / MiB / (uploadMs / 1000)).toFixed(0)} MiB/s, through the gateway)`);
 if (!hasZip) console.log('zip -0 -r: SKIPPED (needs Info-ZIP `zip` and GNU time: apt-get install zip time)');
 console.log(`server RSS idle after the uploads: ${(idleRssKiB / 1024).toFixed(0)} MiB`);

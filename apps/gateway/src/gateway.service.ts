@@ -29,6 +29,9 @@ import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
 import { FastRoutes } from './http/fast-routes.js';
 import { httpContext, registerFastRoutes } from './gateway.fast-routes.js';
 
+/** Requests that make no span: an orchestrator's health checks and Prometheus's scrapes would fill the traces. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 export interface RunningGateway {
   app: INestApplication;
   server: Server;
@@ -119,6 +122,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   // configured (BURROW_TRUST_PROXY, e.g. "uniquelocal" inside the compose network).
   if (infra.config.trustProxy) server.set('trust proxy', infra.config.trustProxy);
   const limiter = connectionLimiter(infra, server.get('trust proxy fn') as (address: string, hop: number) => boolean, metrics, log);
+  // with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, around everything below; health checks and scrapes are left out
+  if (infra.tracing) server.use(infra.tracing.httpServer({ skip: (path) => UNTRACED_PATHS.has(path) }));
   server.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {

@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { startAccounts } from '@burrow/accounts';
 import { startBilling } from '@burrow/billing';
 import { startGateway } from '@burrow/gateway';
-import { type BurrowConfig, Infrastructure } from '@burrow/runtime';
+import { type BurrowConfig, Infrastructure, startTracing } from '@burrow/runtime';
 import { startStorageCatalog } from '@burrow/storage-catalog';
 
 export interface RunningSystem {
@@ -20,7 +20,10 @@ export interface RunningSystem {
 }
 
 export async function startSystem(config: BurrowConfig, options: { port?: number; now?: () => number } = {}): Promise<RunningSystem> {
-  const infra = new Infrastructure(config);
+  // OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on for the process (once, whatever the number of systems it runs); else nothing of it is loaded
+  const tracing = await startTracing('standalone');
+  const infra = new Infrastructure(config, undefined, { tracing });
+  if (tracing) infra.logger('runtime').info({ serviceName: tracing.serviceName, endpoint: tracing.endpoint, protocol: tracing.protocol }, 'tracing on: spans exported over OTLP');
   const services: { close(): Promise<void> }[] = [];
   try {
     services.push(await startAccounts(infra));
@@ -36,6 +39,8 @@ export async function startSystem(config: BurrowConfig, options: { port?: number
       close: async () => {
         for (const s of services.reverse()) await s.close();
         await infra.close();
+        // the spans of the last requests are sent (the provider stays: it is the process's)
+        await tracing?.flush().catch(() => undefined);
       },
     };
   } catch (error) {

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
 import { chooseSqliteDriver } from '@burrow/sqlite';
+import { tracingProblems } from '@burrow/tracing';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -248,6 +249,9 @@ export function readConfig(env: Env = process.env): BurrowConfig {
   if (readModels !== undefined && readModels !== 'sqlite' && readModels !== 'memory') {
     problems.push(`BURROW_READ_MODELS must be sqlite or memory (got "${get('BURROW_READ_MODELS')}")`);
   }
+
+  // OpenTelemetry's own variables (libs/tracing reads them when tracing starts): a typo is said here, with the rest
+  problems.push(...tracingProblems(env));
 
   const publicUrl = url('BURROW_PUBLIC_URL');
   const smtpFrom = get('SMTP_FROM');

@@ -10,3 +10,5 @@ export * from './clock.js';
 export * from './data-dir.js';
 export * from './read-models-dir.js';
 export * from './disk-space.js';
+// distributed tracing (OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT turns it on)
+export { startTracing, tracingRequested, type Tracing } from '@burrow/tracing';

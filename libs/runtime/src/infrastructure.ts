@@ -5,7 +5,9 @@
  * KurrentDB (esdb://, kurrentdb://), else the SQLite file;
  * MONGODB_URL -> MongoDB, else SQLite files under the data directory's `read-models/` (or in
  * memory: BURROW_READ_MODELS); MINIO_URL -> MinIO, else the blob folder;
- * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder.
+ * SMTP_URL -> SMTP, else `.eml` files in the data directory's `mail/` folder. With the process's
+ * tracing (OTEL_EXPORTER_OTLP_ENDPOINT, libs/tracing) every store, transport and logger it makes is
+ * traced; without, they are the adapters themselves.
  */
 import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
@@ -15,6 +17,7 @@ import { configureAggregateCache } from '@burrow/eventsourcing';
 import { type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore, SqliteKeyValueStore } from '@burrow/kv';
 import { EmlFolderMailer, type Mailer, SmtpMailer } from '@burrow/mailer';
 import { sqliteDriverChoice } from '@burrow/sqlite';
+import type { Tracing } from '@burrow/tracing';
 import {
   BusStatus,
   InProcessBus,
@@ -40,6 +43,11 @@ import { loadOrCreateSecret } from './secrets.js';
 export interface InfrastructureOptions {
   /** where every logger of this process writes (default stdout); the admin CLI keeps stdout for its result */
   logDestination?: DestinationStream;
+  /**
+   * The process's tracing (libs/tracing, `startTracing`): the bus, the stores and the logs are
+   * traced with it. None (tracing off), nothing is wrapped: no cost.
+   */
+  tracing?: Tracing | null;
 }
 
 const isPostgresUrl = (url: string) => /^postgres(ql)?:/i.test(url);
@@ -85,8 +93,13 @@ export class Infrastructure {
     return this.config.natsUrl ? 'nats' : 'in-process';
   }
 
+  /** The process's tracing when it is on (the gateway's HTTP server spans), else null. */
+  get tracing(): Tracing | null {
+    return this.options.tracing ?? null;
+  }
+
   logger(name: string): Logger {
-    return createLogger(name, this.config.logLevel, this.options.logDestination);
+    return createLogger(name, this.config.logLevel, this.options.logDestination, this.options.tracing?.logFields);
   }
 
   /** Before the first SQLite file is opened: which driver (libs/sqlite chooses it by the Node version), once per process. */
@@ -119,7 +132,12 @@ export class Infrastructure {
   }
 
   eventStore(): Promise<EventStore> {
-    if (!this.eventStorePromise) this.eventStorePromise = this.openEventStore();
+    if (!this.eventStorePromise) {
+      const { tracing } = this;
+      const url = this.config.eventstoreUrl;
+      const system = !url ? 'sqlite' : isPostgresUrl(url) ? 'postgresql' : 'kurrentdb';
+      this.eventStorePromise = tracing ? this.openEventStore().then((store) => tracing.eventStore(store, system)) : this.openEventStore();
+    }
     return this.eventStorePromise;
   }
 
@@ -156,7 +174,8 @@ export class Infrastructure {
             ? this.sqliteReadModels(service)
             : new MemoryDocumentStore();
         this.closers.push(() => store.close());
-        return store;
+        const system = this.config.mongodbUrl ? 'mongodb' : this.config.readModels;
+        return this.tracing ? this.tracing.documents(store, system) : store;
       })();
       this.documentStores.set(service, p);
     }
@@ -179,9 +198,11 @@ export class Infrastructure {
 
   blobs(): Promise<BlobStore> {
     if (!this.blobStorePromise) {
-      this.blobStorePromise = this.config.minio
+      const opened: Promise<BlobStore> = this.config.minio
         ? MinioBlobStore.connect(this.config.minio)
         : Promise.resolve(new LocalBlobStore(join(this.config.dataDir, 'blobs')));
+      const { tracing } = this;
+      this.blobStorePromise = tracing ? opened.then((store) => tracing.blobs(store, this.config.minio ? 'minio' : 'local-folder')) : opened;
     }
     return this.blobStorePromise;
   }
@@ -252,13 +273,15 @@ export class Infrastructure {
 
   /** The transport strategy a service listens on, in the queue group named after it. */
   serverStrategy(queue: string): CustomTransportStrategy {
-    return this.config.natsUrl ? natsServer(this.config.natsUrl, queue, this.natsWatch(queue)) : new InProcessServer(this.bus!, queue);
+    const tracing = this.tracing?.bus;
+    return this.config.natsUrl ? natsServer(this.config.natsUrl, queue, this.natsWatch(queue), tracing) : new InProcessServer(this.bus!, queue, tracing);
   }
 
   client(name: string): ClientProxy {
+    const tracing = this.tracing?.bus;
     return this.config.natsUrl
-      ? (natsClient(this.config.natsUrl, name, this.natsWatch(name)) as unknown as ClientProxy)
-      : new InProcessClient(this.bus!);
+      ? (natsClient(this.config.natsUrl, name, this.natsWatch(name), tracing) as unknown as ClientProxy)
+      : new InProcessClient(this.bus!, tracing);
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,18 @@
-/** Nest ClientProxy on the InProcessBus: what the gateway uses instead of ClientNats standalone. */
+/**
+ * Nest ClientProxy on the InProcessBus: what the gateway uses instead of ClientNats standalone.
+ * With `tracing`, each request sent is a span, active while the bus delivers it (the handler's
+ * span is its child), ended with the reply, as on NATS.
+ */
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { type BusTracing, sendTraced } from './bus-tracing.js';
 import type { InProcessBus } from './in-process-bus.js';
 import { deserializeReply } from './json-text.js';
 
 export class InProcessClient extends ClientProxy {
-  constructor(private readonly bus: InProcessBus) {
+  constructor(
+    private readonly bus: InProcessBus,
+    private readonly tracing?: BusTracing,
+  ) {
     super();
   }
 
@@ -17,6 +25,13 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected publish(partialPacket: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    if (!this.tracing) return this.request(partialPacket, callback);
+    // the bus delivers in the context it was given the message in: the handler's span is this one's child
+    const span = this.tracing.send(this.normalizePattern(partialPacket.pattern), 'in-process', 'request');
+    return sendTraced(span, callback, (traced) => this.request(partialPacket, traced));
+  }
+
+  private request(partialPacket: ReadPacket, callback: (packet: WritePacket) => void): () => void {
     const packet = this.assignPacketId(partialPacket);
     let cancelled = false;
     try {
@@ -32,7 +47,13 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    this.bus.publish(this.normalizePattern(packet.pattern), JSON.stringify({ data: packet.data }));
+    const publish = () => void this.bus.publish(this.normalizePattern(packet.pattern), JSON.stringify({ data: packet.data }));
+    if (!this.tracing) publish();
+    else {
+      const span = this.tracing.send(this.normalizePattern(packet.pattern), 'in-process', 'event');
+      span.run(publish);
+      span.end();
+    }
     return undefined as T;
   }
 }

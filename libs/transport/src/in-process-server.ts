@@ -1,9 +1,12 @@
 /**
  * Nest custom transport strategy on the InProcessBus: a drop-in for the NATS server strategy in
- * standalone mode. Handlers subscribe in the service's queue group, exactly as on NATS.
+ * standalone mode. Handlers subscribe in the service's queue group, exactly as on NATS. With
+ * `tracing`, each message handled is a span, a child of the sender's (the active one: the bus
+ * delivers in the sender's context), ended with the reply, as on NATS.
  */
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import type { InProcessBus } from './in-process-bus.js';
+import { type BusSpan, type BusTracing, endWithReply, handleTraced } from './bus-tracing.js';
 import { serializeReply } from './json-text.js';
 import { plainSubjectRoute } from './subject-route.js';
 
@@ -13,6 +16,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   constructor(
     private readonly bus: InProcessBus,
     private readonly queue: string,
+    private readonly tracing?: BusTracing,
   ) {
     super();
   }
@@ -21,20 +25,29 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     // As ServerNats does: every handler, event handlers included, joins the service's queue group.
     for (const subject of this.messageHandlers.keys()) {
       this.unsubscribers.push(
-        this.bus.subscribe(subject, (message, reply) => void this.dispatch(subject, message, reply), this.queue),
+        this.bus.subscribe(subject, (message, reply) => void (this.tracing ? this.traced(this.tracing, subject, message, reply) : this.dispatch(subject, message, reply)), this.queue),
       );
     }
     callback();
   }
 
-  private async dispatch(subject: string, raw: string, reply?: (response: string) => void): Promise<void> {
+  private async traced(tracing: BusTracing, subject: string, raw: string, reply?: (response: string) => void): Promise<void> {
+    const span = tracing.receive(subject, 'in-process', this.queue);
+    // a request's span ends with its reply (respond)
+    await handleTraced(span, Boolean(reply), () => this.dispatch(subject, raw, reply, span));
+  }
+
+  private async dispatch(subject: string, raw: string, reply?: (response: string) => void, span?: BusSpan): Promise<void> {
     const packet = JSON.parse(raw) as { id?: string; data: unknown };
     const context = new BaseRpcContext([subject]);
     if (packet.id === undefined) {
       await this.handleEvent(subject, { pattern: subject, data: packet.data }, context);
       return;
     }
-    const respond = (response: object) => reply?.(serializeReply({ ...response, id: packet.id }));
+    const respond = (response: { err?: unknown; isDisposed?: boolean }) => {
+      if (span) endWithReply(span, () => undefined)(response);
+      reply?.(serializeReply({ ...response, id: packet.id }));
+    };
     const handler = this.getHandlerByPattern(subject);
     if (!handler) {
       respond({ err: `no handler for ${subject}`, isDisposed: true });

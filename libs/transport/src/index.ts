@@ -7,3 +7,4 @@ export * from './nats.js';
 export * from './bus-status.js';
 export * from './transport-logger.js';
 export * from './unavailable-log.js';
+export * from './bus-tracing.js';

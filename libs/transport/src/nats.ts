@@ -6,9 +6,10 @@
  * apart (about 20 s), after which a server stops receiving requests for good and, with nothing
  * else keeping it busy, a process can even exit silently.
  */
-import type { NatsConnection } from '@nats-io/transport-node';
-import { ClientNats, type NatsOptions, ServerNats } from '@nestjs/microservices';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { ClientNats, type NatsOptions, type ReadPacket, ServerNats, type WritePacket } from '@nestjs/microservices';
 import type { BusStatus } from './bus-status.js';
+import { type BusSpan, type BusTracing, endWithReply, handleTraced, sendTraced } from './bus-tracing.js';
 import type { TransportLogger } from './transport-logger.js';
 import { JsonTextReplyDeserializer, JsonTextReplySerializer } from './json-text.js';
 import { plainSubjectRoute } from './subject-route.js';
@@ -114,14 +115,28 @@ export function watchNatsConnection(nc: NatsConnection, name: string, watch: Nat
 
 type Options = NonNullable<NatsOptions['options']>;
 
-/** Nest's NATS server strategy, with forever-reconnect and the watcher on its connection. */
+/** The message as the server strategy gets it (Nest types it loosely). */
+interface IncomingNatsMsg {
+  reply?: string;
+  headers?: MsgHdrs;
+}
+
+/**
+ * Nest's NATS server strategy, with forever-reconnect and the watcher on its connection; with
+ * `tracing`, each message handled is a span, a child of the one its headers carry, ended with
+ * the reply.
+ */
 class WatchedServerNats extends ServerNats {
   private closeRequested = false;
+  /** the span of each message being handled, for its reply (tracing only) */
+  private readonly spans = new WeakMap<object, BusSpan>();
 
   constructor(
     options: Options,
     private readonly connectionName: string,
     private readonly watch: NatsWatch,
+    private readonly queue: string,
+    private readonly tracing?: BusTracing,
   ) {
     super(options);
   }
@@ -136,13 +151,34 @@ class WatchedServerNats extends ServerNats {
     return plainSubjectRoute(pattern) ?? super.getRouteFromPattern(pattern);
   }
 
+  override handleMessage(channel: string, natsMsg: Parameters<ServerNats['handleMessage']>[1]): Promise<unknown> {
+    return this.tracing ? this.tracedMessage(this.tracing, channel, natsMsg) : super.handleMessage(channel, natsMsg);
+  }
+
+  private tracedMessage(tracing: BusTracing, channel: string, natsMsg: Parameters<ServerNats['handleMessage']>[1]): Promise<unknown> {
+    const msg = natsMsg as IncomingNatsMsg;
+    const span = tracing.receive(channel, 'nats', this.queue, (name) => msg.headers?.get(name) || undefined);
+    // a request's span ends with its reply (getPublisher)
+    this.spans.set(natsMsg, span);
+    return handleTraced(span, Boolean(msg.reply), () => super.handleMessage(channel, natsMsg));
+  }
+
+  override getPublisher(...args: Parameters<ServerNats['getPublisher']>): ReturnType<ServerNats['getPublisher']> {
+    const publish = super.getPublisher(...args);
+    const span = this.tracing ? this.spans.get(args[0]) : undefined;
+    return span ? endWithReply(span, publish) : publish;
+  }
+
   override async close(): Promise<void> {
     this.closeRequested = true;
     await super.close();
   }
 }
 
-/** Nest's NATS client, with forever-reconnect and the watcher on its connection. */
+/**
+ * Nest's NATS client, with forever-reconnect and the watcher on its connection; with `tracing`,
+ * each request (or event) sent is a span whose trace context goes in the message's headers.
+ */
 class WatchedClientNats extends ClientNats {
   private closeRequested = false;
 
@@ -150,6 +186,7 @@ class WatchedClientNats extends ClientNats {
     options: Options,
     private readonly connectionName: string,
     private readonly watch: NatsWatch,
+    private readonly tracing?: BusTracing,
   ) {
     super(options);
   }
@@ -160,14 +197,41 @@ class WatchedClientNats extends ClientNats {
     return nc;
   }
 
+  protected override publish(packet: ReadPacket, callback: (packet: WritePacket) => unknown): () => void {
+    if (!this.tracing) return super.publish(packet, callback);
+    // active while Nest publishes: mergeHeaders writes it into the message's headers
+    const span = this.tracing.send(this.normalizePattern(packet.pattern), 'nats', 'request');
+    return sendTraced(span, callback, (traced) => super.publish(packet, traced));
+  }
+
+  protected override dispatchEvent(packet: ReadPacket): Promise<unknown> {
+    return this.tracing ? this.tracedEvent(this.tracing, packet) : super.dispatchEvent(packet);
+  }
+
+  private tracedEvent(tracing: BusTracing, packet: ReadPacket): Promise<unknown> {
+    const span = tracing.send(this.normalizePattern(packet.pattern), 'nats', 'event');
+    return handleTraced(span, false, () => super.dispatchEvent(packet));
+  }
+
+  /** Nest's headers of an outgoing message, with the active span's trace context (tracing only). */
+  protected override mergeHeaders<THeaders = unknown>(requestHeaders?: THeaders): unknown {
+    const merged = super.mergeHeaders(requestHeaders) as MsgHdrs | undefined;
+    if (!this.tracing) return merged;
+    const headers = merged ?? natsHeaders();
+    this.tracing.inject((name, value) => headers.set(name, value));
+    return headers;
+  }
+
   override async close(): Promise<void> {
     this.closeRequested = true;
     await super.close();
   }
 }
 
-export const natsServer = (url: string, queue: string, watch: NatsWatch = {}) =>
-  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() } as Options, `burrow-${queue}`, watch);
+/** `tracing`: each message handled is a span (bus-tracing.ts); none, nothing is traced. */
+export const natsServer = (url: string, queue: string, watch: NatsWatch = {}, tracing?: BusTracing) =>
+  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() } as Options, `burrow-${queue}`, watch, queue, tracing);
 
-export const natsClient = (url: string, name: string, watch: NatsWatch = {}) =>
-  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() } as Options, `burrow-${name}`, watch);
+/** `tracing`: each request sent is a span, carried in the message's headers (bus-tracing.ts); none, nothing is traced. */
+export const natsClient = (url: string, name: string, watch: NatsWatch = {}, tracing?: BusTracing) =>
+  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() } as Options, `burrow-${name}`, watch, tracing);
