@@ -19,7 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import supertest from 'supertest';
 import { partnerApi } from './harness/client.js';
-import { bytes, hasUnzip, unzipAll } from './harness/http-bytes.js';
+import { hasUnzip, unzipAll } from './harness/http-bytes.js';
 import { startMultiProcess } from './harness/multi-process.js';
 import { type TestTarget, startStandalone } from './harness/standalone.js';
 import { b32, storageApi } from './harness/storage-client.js';
@@ -191,20 +191,20 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     /** axe-core in the page (evaluated over the protocol: the CSP allows no inline script), then screenshots. */
     const audit = async (name: string) => {
       await page.evaluate(axeSource);
-      const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as { violations: { id: string; impact: string; help: string }[] };
+      const result = await page.evaluate<{ violations: { id: string; impact: string; help: string }[] }>("axe.run(document, { resultTypes: ['violations'] })");
       const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       assert.deepEqual(serious.map((v) => `${v.id}: ${v.help}`), [], `${name}: accessibility violations`);
       await page.screenshot({ path: join(OUT, `${mode}-${name}-desktop.png`), fullPage: true });
       await page.setViewportSize({ width: 375, height: 740 });
       await page.screenshot({ path: join(OUT, `${mode}-${name}-phone.png`), fullPage: true });
-      const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 0, `${name}: wider than a phone screen by ${overflow}px`);
       await page.setViewportSize({ width: 1280, height: 800 });
       checked.push(name);
     };
     const download = async (click: () => Promise<unknown>): Promise<Buffer> => {
       const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
-      return readFile((await dl.path())!);
+      return readFile((await dl.path()));
     };
 
     // the share room, logged out
@@ -281,7 +281,7 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     assert.ok(roomUrl);
     const anonymous = await browser.newContext();
     const visitor = await anonymous.newPage();
-    await visitor.goto(new URL(roomUrl!, target.url).href);
+    await visitor.goto(new URL(roomUrl, target.url).href);
     assert.equal(await visitor.locator('h1').textContent(), 'Holiday pictures');
     assert.match((await visitor.locator('.desc').textContent()) ?? '', /From the trip\.\nEnjoy!/);
     await visitor.getByRole('link', { name: 'Photos', exact: true }).click();

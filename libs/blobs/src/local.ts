@@ -233,7 +233,7 @@ export class LocalBlobStore implements BlobStore {
     let at = 0;
     for (const chunk of chunks) at += chunk.copy(data, at);
     const put = (): Promise<void> =>
-      smallPuts.run({ tmp: join(this.tmpDir, temporaryName()), target, chunks: [data], fileMode: PRIVATE_FILE, dirMode: PRIVATE_DIR }, [data.buffer as ArrayBuffer]);
+      smallPuts.run({ tmp: join(this.tmpDir, temporaryName()), target, chunks: [data], fileMode: PRIVATE_FILE, dirMode: PRIVATE_DIR }, [data.buffer]);
     for (let known = this.madeDirs.get(folder); known; known = this.madeDirs.get(folder)) {
       try {
         await known.made;
@@ -249,7 +249,7 @@ export class LocalBlobStore implements BlobStore {
     // the first put into the folder in this process: others wait for it (it may make the folder,
     // and a put into it must not resolve before the folder's name is durable)
     let settle!: (error?: unknown) => void;
-    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error as Error))));
     done.catch(() => undefined);
     const entry = { made: done, durable: done };
     this.madeDirs.set(folder, entry);

@@ -28,7 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 // The driver is loaded when a store connects, not by every process that imports this library.
 import type * as MongoDriver from 'mongodb';
-import type { AnyBulkWriteOperation, Collection as MongoCollection, Db, MongoClient, MongoServerError, Filter as MongoFilter, Sort } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection as MongoCollection, Db, MongoClient, MongoServerError, Filter as MongoFilter } from 'mongodb';
 import { checkWrites } from './commit.js';
 import {
   type Checkpoint,
@@ -267,7 +267,7 @@ class MongoCollectionAdapter<T extends Document> implements Collection<T> {
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
     let cursor = this.coll.find(filter as MongoFilter<Document>);
-    if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort as Sort);
+    if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
     if (options.fields) cursor = cursor.project(Object.fromEntries([['_id', 0], ...options.fields.map((f) => [f, 1])]));

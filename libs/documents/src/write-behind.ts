@@ -133,8 +133,8 @@ class IdFilter {
 
   add(collection: string, id: string): void {
     const mask = (1 << IdFilter.BITS) - 1;
-    let [h1, h2] = hashKey(collection, id);
-    for (let i = 0; i < IdFilter.PROBES; i++, h1 = (h1 + h2) | 0) {
+    const [first, h2] = hashKey(collection, id);
+    for (let i = 0, h1 = first; i < IdFilter.PROBES; i++, h1 = (h1 + h2) | 0) {
       const bit = h1 & mask;
       this.words[bit >>> 5] |= 1 << (bit & 31);
     }
@@ -142,8 +142,8 @@ class IdFilter {
 
   mayHold(collection: string, id: string): boolean {
     const mask = (1 << IdFilter.BITS) - 1;
-    let [h1, h2] = hashKey(collection, id);
-    for (let i = 0; i < IdFilter.PROBES; i++, h1 = (h1 + h2) | 0) {
+    const [first, h2] = hashKey(collection, id);
+    for (let i = 0, h1 = first; i < IdFilter.PROBES; i++, h1 = (h1 + h2) | 0) {
       const bit = h1 & mask;
       if ((this.words[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
     }

@@ -42,6 +42,7 @@ import {
   type SubscriptionHandlers,
   WrongExpectedRevisionError,
 } from './port.js';
+import { withAppend } from './deferring.js';
 
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
 
@@ -357,20 +358,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   deferringDurability(): EventStore {
-    return { ...this.view(), append: (stream, events, expected) => this.appendWith(stream, events, expected, false) };
-  }
-
-  private view(): EventStore {
-    return {
-      append: (stream, events, expected) => this.append(stream, events, expected),
-      readStream: (stream, options) => this.readStream(stream, options),
-      streamRevision: (stream) => this.streamRevision(stream),
-      subscribeToAll: (options, handlers) => this.subscribeToAll(options, handlers),
-      headPosition: () => this.headPosition(),
-      storeId: () => this.storeId(),
-      ping: () => this.ping(),
-      close: () => this.close(),
-    };
+    return withAppend(this, (stream, events, expected) => this.appendWith(stream, events, expected, false));
   }
 
   private appendWith(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
@@ -546,7 +534,7 @@ export class PostgresEventStore implements EventStore {
       stop: async () => {
         stopped = true;
         this.subscriptions.delete(handle);
-        (wake as (() => void) | null)?.();
+        (wake)?.();
         await running;
       },
     };

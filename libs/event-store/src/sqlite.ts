@@ -29,6 +29,7 @@ import {
   type SubscriptionHandlers,
   WrongExpectedRevisionError,
 } from './port.js';
+import { withAppend } from './deferring.js';
 
 interface Row {
   position: number;
@@ -280,7 +281,7 @@ export class SqliteEventStore implements EventStore {
     // and the `finally` below must not clear it before that (a loop that finished without an
     // await would leave a settled promise in `syncing`: no later sync would start, and close()
     // would wait on it forever). It also lets appends of the same event-loop turn join the group.
-    await undefined;
+    await Promise.resolve();
     try {
       while (this.syncWaiters.length > 0) {
         const group = this.syncWaiters;
@@ -322,17 +323,7 @@ export class SqliteEventStore implements EventStore {
   private walFd: number | null = null;
 
   deferringDurability(): EventStore {
-    const store = this;
-    return {
-      append: (stream, events, expected) => store.appendSynced(stream, events, expected, false),
-      readStream: (stream, options) => store.readStream(stream, options),
-      streamRevision: (stream) => store.streamRevision(stream),
-      subscribeToAll: (options, handlers) => store.subscribeToAll(options, handlers),
-      headPosition: () => store.headPosition(),
-      storeId: () => store.storeId(),
-      ping: () => store.ping(),
-      close: () => store.close(),
-    };
+    return withAppend(this, (stream, events, expected) => this.appendSynced(stream, events, expected, false));
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
@@ -418,7 +409,7 @@ export class SqliteEventStore implements EventStore {
       wake: () => this.scheduleWake(),
       stop: async () => {
         stopped = true;
-        const w = wake as (() => void) | null;
+        const w = wake;
         w?.();
         await running;
       },

@@ -557,7 +557,7 @@ describe('ProjectionRunner on MongoDB: a crash between applying a batch and savi
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
       child.once('exit', (code) => reject(new Error(`writer exited (${code}) before writing`)));
     });
     return child;

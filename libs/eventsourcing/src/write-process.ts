@@ -265,7 +265,7 @@ export class ProcessRecovery {
     definitions: ProcessDefinition<never>[],
     readonly graceSeconds: number,
   ) {
-    for (const d of definitions) this.definitions.set(d.kind, d as unknown as ProcessDefinition<object>);
+    for (const d of definitions) this.definitions.set(d.kind, d);
   }
 
   /** Pending processes, oldest first (for the admin CLI too). */

@@ -167,7 +167,7 @@ class WatchedClientNats extends ClientNats {
 }
 
 export const natsServer = (url: string, queue: string, watch: NatsWatch = {}) =>
-  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() } as Options, `burrow-${queue}`, watch);
+  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() }, `burrow-${queue}`, watch);
 
 export const natsClient = (url: string, name: string, watch: NatsWatch = {}) =>
-  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() } as Options, `burrow-${name}`, watch);
+  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() }, `burrow-${name}`, watch);

@@ -21,7 +21,6 @@ import {
   type PlanAdded,
   type PublicEvent,
   type PublicEventType,
-  type ShareRoomCreated,
   StreamPrefixes,
   type UserCreated,
 } from '@burrow/contracts';
@@ -279,7 +278,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
     const d = event.data as never;
     switch (event.type) {
       case 'ShareRoomCreated':
-        change.add(user.partnerId, shareEvents.ShareRoomCreated(d as ShareRoomCreated['data'], user));
+        change.add(user.partnerId, shareEvents.ShareRoomCreated(d, user));
         return;
       case 'ShareRoomUpdated':
       case 'ShareRoomEnabled':

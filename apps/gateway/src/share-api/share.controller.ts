@@ -27,7 +27,7 @@ import type { Request, Response } from 'express';
 import { b32encode } from '../http/b32.js';
 import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { claimedIncarnation, type LinkClaims } from '../http/links.js';
-import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
+import { BROWSE_SHARE_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
 import { openRoom, roomBrowseUrl, roomFolderAt, roomFolders } from '../http/share-rooms.js';
 import type { TokenSigner } from '../http/signed-tokens.js';

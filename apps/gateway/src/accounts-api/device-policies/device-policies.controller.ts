@@ -6,11 +6,9 @@
 import {
   CreateDevicePolicyBody,
   type DevicePolicy,
-  DevicePolicyActionQuery,
   type DevicePreference,
   notFound,
   Subjects,
-  UpdateDevicePolicyBody,
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';

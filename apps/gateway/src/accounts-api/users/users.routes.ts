@@ -11,7 +11,7 @@ import {
   ShareActionQuery,
   UpdateUserBody,
   UserActionQuery,
-  UserCount,
+  type UserCount,
   USER_SORTABLE_FIELDS,
   UserRecord,
   UserShareRoom,
