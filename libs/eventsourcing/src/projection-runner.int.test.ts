@@ -14,7 +14,8 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { type Projection, ProjectionRunner, StoreBehindError, StoreMismatchError } from './projection-runner.js';
+import { type Projection, StoreBehindError, StoreMismatchError } from './projection.js';
+import { ProjectionRunner } from './projection-runner.js';
 
 interface Total {
   _id: string;

@@ -21,7 +21,7 @@ import type { Collection, DocumentStore } from '@burrow/documents';
 import { deferDurability, type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
 import { randomUUID } from 'node:crypto';
 import { appendEvents } from './append.js';
-import type { Projection } from './projection-runner.js';
+import type { Projection } from './projection.js';
 import type { Outcome, ProcessDefinition, StepContext, Workflow } from './workflow.js';
 
 export type ProcessStarted = Event<'ProcessStarted', { kind: string; data: object; startedAt: number }>;
