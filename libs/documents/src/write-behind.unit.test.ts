@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryDocumentStore } from './memory.js';
 import { type Document, InvalidDocumentError } from './port.js';
-import { CommittedCache, WriteBehind } from './write-behind.js';
+import { CommittedCache } from './committed-cache.js';
+import { WriteBehind } from './write-behind.js';
 
 /** A store that counts the lookups by id it is asked. */
 function counted(store: MemoryDocumentStore): { store: MemoryDocumentStore; gets: () => number } {
