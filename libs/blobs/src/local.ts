@@ -248,8 +248,8 @@ export class LocalBlobStore implements BlobStore {
     }
     // the first put into the folder in this process: others wait for it (it may make the folder,
     // and a put into it must not resolve before the folder's name is durable)
-    let settle!: (error?: unknown) => void;
-    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error as Error))));
+    let settle!: (error?: Error) => void;
+    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
     done.catch(() => undefined);
     const entry = { made: done, durable: done };
     this.madeDirs.set(folder, entry);
@@ -258,7 +258,7 @@ export class LocalBlobStore implements BlobStore {
       settle();
     } catch (error) {
       if (this.madeDirs.get(folder) === entry) this.madeDirs.delete(folder);
-      settle(error);
+      settle(error as Error);
       throw error;
     }
     return { key, size };

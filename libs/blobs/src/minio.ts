@@ -139,7 +139,7 @@ export class MinioBlobStore implements BlobStore {
     const etags: { part: number; etag: string }[] = [];
     // The part uploading (at most one) and its failure: fields of an object, because they are set in
     // callbacks, which TypeScript's narrowing of local variables does not see.
-    const upload: { inflight: Promise<void> | null; error: unknown } = { inflight: null, error: null };
+    const upload: { inflight: Promise<void> | null; error: Error | null } = { inflight: null, error: null };
     let completed = false;
 
     const partSizeFor = (part: number) => Math.min(MAX_PART, this.partSize * 2 ** Math.floor((part - 1) / 1000));
@@ -155,7 +155,7 @@ export class MinioBlobStore implements BlobStore {
       }
       // at most one part uploads while the next one is read
       if (upload.inflight) await upload.inflight;
-      if (upload.error) throw upload.error;
+      if (upload.error !== null) throw upload.error;
       const part = etags.length + 1;
       etags.push({ part, etag: '' });
       upload.inflight = this.client
@@ -167,7 +167,7 @@ export class MinioBlobStore implements BlobStore {
           (res) => {
             etags[part - 1].etag = res.etag;
           },
-          (error: unknown) => {
+          (error: Error) => {
             upload.error = error;
           },
         );
@@ -197,7 +197,7 @@ export class MinioBlobStore implements BlobStore {
 
       if (buffered > 0) await startPart();
       if (upload.inflight) await upload.inflight;
-      if (upload.error) throw upload.error;
+      if (upload.error !== null) throw upload.error;
       await this.client.completeMultipartUpload(this.bucket, tmp!, uploadId, etags);
       completed = true;
       await this.copy(tmp!, key, size);
