@@ -4,7 +4,6 @@
  * (`main.ts`) and by the standalone process.
  */
 import { DEFAULT_SCRYPT_N, setPasswordHashCost } from './logins/password-hash.js';
-import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';

@@ -149,7 +149,7 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Adm
   try {
     const options = Object.fromEntries(Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type }]));
     const parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: argumentSpecs.length > 0 });
-    values = { ...(parsed.values as OptionValues) };
+    values = { ...(parsed.values) };
     const extra = parsed.positionals.slice(argumentSpecs.length);
     if (extra.length) throw new Error(`Unexpected argument '${extra[0]}'`);
     argumentSpecs.forEach((spec, i) => (values[spec.name] = parsed.positionals[i]));

@@ -18,7 +18,7 @@ import { type AdminAction, type DirectAction, FailedResult, parseAdminCommandLin
 
 async function main(argv: string[]): Promise<number> {
   let action: AdminAction;
-  let storageCatalog = false;
+  let storageCatalog: boolean;
   try {
     const line = parseAdminCommandLine(argv);
     if ('help' in line) {

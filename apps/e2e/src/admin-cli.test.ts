@@ -149,7 +149,7 @@ describe('admin CLI: reservations and unfinished writes, on the standalone data 
       const usernames = await json<ReservationPage>(['list-reservations', '--kind', 'username']);
       const halfway = usernames.reservations.find((r) => r.name === 'halfway');
       assert.equal(halfway?.status, 'in_flight');
-      assert.match(halfway!.reason, new RegExp(writeId));
+      assert.match(halfway.reason, new RegExp(writeId));
       assert.equal((await json<ReservationPage>(['list-reservations', '--kind', 'partnername'])).reservations[0]?.status, 'live');
 
       const inFlight = await admin(['release-reservation', '--kind', 'username', '--name', 'halfway'], env);

@@ -53,7 +53,7 @@ describe('crash mid-write (multi-process, SIGKILL at each step)', { skip: natsUr
     target.startApp('accounts');
     // On MongoDB/FerretDB read models a commit the killed process left half-applied is finished by
     // the next writer at once when it sees its writer's process is gone (same machine), else after
-    // 30 s (libs/documents/src/mongo.ts): the generous limit covers the second case.
+    // 30 s (libs/documents/src/mongo-journal.ts): the generous limit covers the second case.
     await eventually(async () => assert.equal((await api.get('/ping')).status, 200), 60_000);
   }
 

@@ -32,7 +32,7 @@ async function eventually(what: string, check: () => Promise<boolean>, seen: () 
  * that used a connection closed in that very millisecond never settles.
  * - An operation: the storage catalog's first read-model commit after the restart sent its `update`
  *   on such a connection and waited for ever; its read models stopped, every upload got 503. Each
- *   MongoDB operation is now bounded (libs/documents/src/mongo.ts, OPERATION_TIMEOUT_MS), and the
+ *   MongoDB operation is now bounded (libs/documents/src/mongo-bounded.ts, OPERATION_TIMEOUT_MS), and the
  *   projection runner names a step that does not return (`a read-model step is taking long`).
  * - The monitor: a service's client failed every operation with the server selection error of the
  *   dead connection for good, so readiness never returned. A client whose pings fail for 15 s is

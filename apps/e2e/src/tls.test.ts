@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { X509Certificate } from 'node:crypto';
-import { connect as tlsConnect, getCiphers } from 'node:tls';
+import { connect as tlsConnect, getCiphers, type TLSSocket } from 'node:tls';
 import { startSystem } from '@burrow/standalone';
 import { readConfig } from '@burrow/runtime';
 import { startMultiProcess } from './harness/multi-process.js';
@@ -86,7 +86,7 @@ interface Answer {
 function fetchTls(url: string, ca: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, { method: options.method ?? 'GET', headers: options.headers, ca: readFileSync(ca), agent: false }, (res) => {
-      const socket = res.socket as import('node:tls').TLSSocket;
+      const socket = res.socket as TLSSocket;
       const peer = socket.getPeerCertificate().subject?.CN as string | undefined;
       let body = '';
       res.setEncoding('utf8');

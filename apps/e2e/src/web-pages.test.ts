@@ -21,7 +21,7 @@ import { after, before, describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import supertest from 'supertest';
 import { partnerApi } from './harness/client.js';
-import { bytes, hasUnzip, unzipAll } from './harness/http-bytes.js';
+import { hasUnzip, unzipAll } from './harness/http-bytes.js';
 import { startMultiProcess } from './harness/multi-process.js';
 import { type TestTarget, startStandalone } from './harness/standalone.js';
 import { b32, storageApi } from './harness/storage-client.js';
@@ -206,7 +206,7 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     };
     const download = async (click: () => Promise<unknown>): Promise<Buffer> => {
       const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
-      return readFile((await dl.path())!);
+      return readFile((await dl.path()));
     };
 
     // the share room, logged out
@@ -283,7 +283,7 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     assert.ok(roomUrl);
     const anonymous = await browser.newContext();
     const visitor = await anonymous.newPage();
-    await visitor.goto(new URL(roomUrl!, target.url).href);
+    await visitor.goto(new URL(roomUrl, target.url).href);
     assert.equal(await visitor.locator('h1').textContent(), 'Holiday pictures');
     assert.match((await visitor.locator('.desc').textContent()) ?? '', /From the trip\.\nEnjoy!/);
     await visitor.getByRole('link', { name: 'Photos', exact: true }).click();

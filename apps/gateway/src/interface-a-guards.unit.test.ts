@@ -36,8 +36,8 @@ function declaredRoutes(controllers: Controller[]): Declared[] {
   for (const controller of controllers) {
     for (const [handler, fn] of controllerHandlers(controller).handlers) {
       if (!routeOf(fn)) continue;
-      const guards = [...metadata(GUARDS_METADATA, controller), ...metadata(GUARDS_METADATA, fn as object)];
-      const interceptors = [...metadata(INTERCEPTORS_METADATA, controller), ...metadata(INTERCEPTORS_METADATA, fn as object)];
+      const guards = [...metadata(GUARDS_METADATA, controller), ...metadata(GUARDS_METADATA, fn)];
+      const interceptors = [...metadata(INTERCEPTORS_METADATA, controller), ...metadata(INTERCEPTORS_METADATA, fn)];
       out.push({
         name: `${controller.name}.${handler}`,
         controller: controller.name,

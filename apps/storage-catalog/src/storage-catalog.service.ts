@@ -6,7 +6,6 @@
  * answer on the bus. Used by this app's own process entry (`main.ts`), by the standalone process
  * and, without the background work, by the admin CLI for its storage commands.
  */
-import type { DocumentStore } from '@burrow/documents';
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { RpcClient } from '@burrow/transport';

@@ -233,7 +233,7 @@ export class LocalBlobStore implements BlobStore {
     let at = 0;
     for (const chunk of chunks) at += chunk.copy(data, at);
     const put = (): Promise<void> =>
-      smallPuts.run({ tmp: join(this.tmpDir, temporaryName()), target, chunks: [data], fileMode: PRIVATE_FILE, dirMode: PRIVATE_DIR }, [data.buffer as ArrayBuffer]);
+      smallPuts.run({ tmp: join(this.tmpDir, temporaryName()), target, chunks: [data], fileMode: PRIVATE_FILE, dirMode: PRIVATE_DIR }, [data.buffer]);
     for (let known = this.madeDirs.get(folder); known; known = this.madeDirs.get(folder)) {
       try {
         await known.made;
@@ -248,7 +248,7 @@ export class LocalBlobStore implements BlobStore {
     }
     // the first put into the folder in this process: others wait for it (it may make the folder,
     // and a put into it must not resolve before the folder's name is durable)
-    let settle!: (error?: unknown) => void;
+    let settle!: (error?: Error) => void;
     const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
     done.catch(() => undefined);
     const entry = { made: done, durable: done };
@@ -258,7 +258,7 @@ export class LocalBlobStore implements BlobStore {
       settle();
     } catch (error) {
       if (this.madeDirs.get(folder) === entry) this.madeDirs.delete(folder);
-      settle(error);
+      settle(error as Error);
       throw error;
     }
     return { key, size };

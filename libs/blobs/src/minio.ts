@@ -137,8 +137,9 @@ export class MinioBlobStore implements BlobStore {
     let tmp: string | null = null;
     let uploadId: string | null = null;
     const etags: { part: number; etag: string }[] = [];
-    let inflight: Promise<void> | null = null;
-    let uploadError: unknown = null;
+    // The part uploading (at most one) and its failure: fields of an object, because they are set in
+    // callbacks, which TypeScript's narrowing of local variables does not see.
+    const upload: { inflight: Promise<void> | null; error: Error | null } = { inflight: null, error: null };
     let completed = false;
 
     const partSizeFor = (part: number) => Math.min(MAX_PART, this.partSize * 2 ** Math.floor((part - 1) / 1000));
@@ -153,11 +154,11 @@ export class MinioBlobStore implements BlobStore {
         });
       }
       // at most one part uploads while the next one is read
-      if (inflight) await inflight;
-      if (uploadError) throw uploadError;
+      if (upload.inflight) await upload.inflight;
+      if (upload.error !== null) throw upload.error;
       const part = etags.length + 1;
       etags.push({ part, etag: '' });
-      inflight = this.client
+      upload.inflight = this.client
         .uploadPart(
           { bucketName: this.bucket, objectName: tmp!, uploadID: uploadId, partNumber: part, headers: { 'Content-Length': body.length } },
           body,
@@ -166,8 +167,8 @@ export class MinioBlobStore implements BlobStore {
           (res) => {
             etags[part - 1].etag = res.etag;
           },
-          (error: unknown) => {
-            uploadError = error;
+          (error: Error) => {
+            upload.error = error;
           },
         );
     };
@@ -195,8 +196,8 @@ export class MinioBlobStore implements BlobStore {
       }
 
       if (buffered > 0) await startPart();
-      if (inflight) await inflight;
-      if (uploadError) throw uploadError;
+      if (upload.inflight) await upload.inflight;
+      if (upload.error !== null) throw upload.error;
       await this.client.completeMultipartUpload(this.bucket, tmp!, uploadId, etags);
       completed = true;
       await this.copy(tmp!, key, size);
@@ -204,7 +205,7 @@ export class MinioBlobStore implements BlobStore {
       return { key, size };
     } catch (error) {
       chunks = [];
-      if (inflight) await inflight;
+      if (upload.inflight) await upload.inflight;
       if (uploadId !== null && tmp !== null) {
         const cleanup = completed
           ? this.client.removeObject(this.bucket, tmp)

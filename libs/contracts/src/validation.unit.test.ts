@@ -19,7 +19,7 @@ describe('lenient request parsing (CLIENT-FACTS)', () => {
     const int = formInt();
     assert.equal(int.parse('3'), 3);
     assert.equal(int.parse(' -7 '), -7);
-    for (const bad of ['3.5', 1e400, 3.5, '', 'x', '12345678901234567', true, null]) assert.equal(int.safeParse(bad).success, false, String(bad));
+    for (const bad of ['3.5', Infinity, 3.5, '', 'x', '12345678901234567', true, null]) assert.equal(int.safeParse(bad).success, false, String(bad));
     const bool = formBool();
     assert.equal(bool.parse('True'), true);
     assert.equal(bool.parse(' off '), false);

@@ -1,7 +1,11 @@
 export * from './port.js';
 export * from './memory.js';
 export * from './mongo.js';
+export { bounded, DocumentStoreTimeoutError, OPERATION_TIMEOUT_MS } from './mongo-bounded.js';
+export { journalPieces, journalWriterGone } from './mongo-journal.js';
+export { mongoDatabaseName } from './mongo-url.js';
 export * from './sqlite.js';
 export { compareBy, compareStrings, matches, prefixRange } from './filter.js';
 export * from './write-behind.js';
+export { CommittedCache } from './committed-cache.js';
 export { applyWrites, checkWrites, type WriteTarget } from './commit.js';

@@ -60,7 +60,7 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     }
     const ids = (id as { $in?: unknown } | undefined)?.$in;
     if (Array.isArray(ids) && ids.every((i) => typeof i === 'string')) {
-      return [...new Set(ids as string[])].map((i) => this.docs.get(i)).filter((doc): doc is T => doc !== undefined);
+      return [...new Set(ids)].map((i) => this.docs.get(i)).filter((doc): doc is T => doc !== undefined);
     }
     let best: Set<string> | undefined;
     for (const index of this.lookups) {

@@ -25,29 +25,14 @@
  * and its runner would retry it for ever.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
-// The driver is loaded when a store connects, not by every process that imports this library.
-import type * as MongoDriver from 'mongodb';
-import type { AnyBulkWriteOperation, Collection as MongoCollection, Db, MongoClient, MongoServerError, Filter as MongoFilter, Sort } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection as MongoCollection, Db, MongoClient, Filter as MongoFilter } from 'mongodb';
 import { checkWrites } from './commit.js';
-import {
-  type Checkpoint,
-  type Collection,
-  type CommitResult,
-  type Document,
-  documentProblem,
-  type DocumentStore,
-  DuplicateKeyError,
-  type Filter,
-  type FindOptions,
-  type IndexOptions,
-  InvalidDocumentError,
-  type SortSpec,
-  type Write,
-} from './port.js';
-
-/** the driver module, once a store has connected */
-let mongo: typeof MongoDriver;
+import { bounded, LONG_OPERATION_MS, OPERATION_TIMEOUT_MS } from './mongo-bounded.js';
+import { MongoCollectionAdapter } from './mongo-collection.js';
+import { isDuplicateKey, isDuplicateKeyCode, loadMongoDriver, mongo } from './mongo-driver.js';
+import { ABANDONED_AFTER_MS, type CheckpointDoc, CHECKPOINTS, type Journal, type JournalChunk, JOURNAL_CHUNKS, journalPieces, journalWriterGone, PROCESS_SPACE } from './mongo-journal.js';
+import { redact, urlDatabase } from './mongo-url.js';
+import { type Checkpoint, type Collection, type CommitResult, type Document, type DocumentStore, DuplicateKeyError, type Write } from './port.js';
 
 export interface MongoDocumentStoreOptions {
   /** How long the driver looks for a usable server before an operation fails (default 5000 ms). */
@@ -68,50 +53,6 @@ export interface MongoDocumentStoreOptions {
   journalInlineBytes?: number;
 }
 
-const DUPLICATE_KEY = 11000;
-const CHECKPOINTS = '_checkpoints';
-/** where a large batch's journal is kept, in chunks (see the header) */
-const JOURNAL_CHUNKS = '_journal_chunks';
-/** a journal whose writes take more than this (UTF-8 JSON) is kept in chunks of about this size */
-const JOURNAL_INLINE_BYTES = 4 * 1024 * 1024;
-/** A journal older than this, written by another process, is taken for abandoned (its writer died). */
-const ABANDONED_AFTER_MS = 30_000;
-/**
- * No operation waits for ever. A database that accepts connections but does not answer, or a
- * connection the server dropped just as a command was written to it, can leave the mongodb driver
- * (7.9) waiting on an operation with no end: seen in the read-model outage e2e test, an `update`
- * of a read-model commit sent on a connection to a FerretDB killed that very millisecond never
- * settled, and the storage catalog's read models stopped for good. The driver's own bound
- * (`timeoutMS`) has no effect in 7.x and `socketTimeoutMS` does not cover a socket already closed,
- * so each operation is raced against a timer here: past it, it fails as unavailable
- * (DocumentStoreTimeoutError, a 503 at the service boundary) and the caller's retry takes another
- * connection. The operation left behind is not cancelled; see docs/decisions.md.
- */
-export const OPERATION_TIMEOUT_MS = 10_000;
-
-/** An operation of the read-model database did not settle in time (the database is unavailable). */
-export class DocumentStoreTimeoutError extends Error {
-  constructor(what: string, ms: number) {
-    super(`the read-model database did not answer ${what} within ${ms} ms`);
-    this.name = 'DocumentStoreTimeoutError';
-  }
-}
-
-/**
- * `op`, or a DocumentStoreTimeoutError once `ms` have passed without it settling (0: no limit).
- * The operation itself is left to settle on its own, its outcome ignored.
- */
-export function bounded<T>(what: string, op: Promise<T>, ms: number): Promise<T> {
-  if (ms <= 0) return op;
-  let timer: NodeJS.Timeout;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      op.catch(() => undefined);
-      reject(new DocumentStoreTimeoutError(what, ms));
-    }, ms);
-  });
-  return Promise.race([op, expired]).finally(() => clearTimeout(timer));
-}
 /**
  * A client whose pings have failed for this long is replaced by a new one, if a new one reaches the
  * database: the driver's server monitor can be wedged the way an operation can (see
@@ -121,206 +62,7 @@ export function bounded<T>(what: string, op: Promise<T>, ms: number): Promise<T>
 const REPLACE_CLIENT_AFTER_MS = 15_000;
 /** A batch's bulk write may take this much longer per write (12,500 writes: about a minute). */
 const BULK_MS_PER_WRITE = 5;
-/** Clearing every collection and building an index can take minutes on a large database; not for ever. */
-const LONG_OPERATION_MS = 10 * 60_000;
-
-/**
- * A unique-index violation as MongoDB reports it (11000), or as FerretDB does on a replace or a
- * createIndex: code 1 with the backend's own error (PostgreSQL's SQLSTATE 23505, SQLite's
- * extended code 2067, SQLITE_CONSTRAINT_UNIQUE).
- */
-function isDuplicateKeyCode(code: unknown, message: string | undefined): boolean {
-  return code === DUPLICATE_KEY || (code === 1 && /\b23505\b|UNIQUE constraint failed|\(2067\)|duplicate key/i.test(message ?? ''));
-}
-
-function isDuplicateKey(error: unknown): error is MongoServerError {
-  return mongo !== undefined && error instanceof mongo.MongoServerError && isDuplicateKeyCode(error.code, error.message);
-}
-
-interface CheckpointDoc {
-  _id: string;
-  version: number;
-  state: Record<string, unknown>;
-  journal?: Journal;
-  [key: string]: unknown;
-}
-
-interface Journal {
-  version: number;
-  state: Record<string, unknown>;
-  /** the batch's writes as JSON, or '' when they are kept in `chunks` chunk documents */
-  writes: string;
-  /** names the chunk documents of this attempt at the batch */
-  attempt?: string;
-  chunks?: number;
-  writer: string;
-  at: number;
-  host?: string | null;
-  pid?: number;
-}
-
-interface JournalChunk {
-  _id: string;
-  checkpoint: string;
-  version: number;
-  attempt: string;
-  index: number;
-  writes: string;
-}
-
-/**
- * The batch's writes as JSON pieces of at most about `limit` UTF-8 bytes each (a single write
- * larger than that is a piece of its own: a document is 16 MiB at most, so it still fits).
- */
-export function journalPieces(writes: Write[], limit: number = JOURNAL_INLINE_BYTES): string[] {
-  const whole = JSON.stringify(writes);
-  // UTF-8 takes at most 3 bytes per UTF-16 unit: most batches need no measuring at all
-  if (whole.length * 3 <= limit || Buffer.byteLength(whole) <= limit) return [whole];
-  const pieces: string[] = [];
-  let current: string[] = [];
-  let size = 2;
-  for (const w of writes) {
-    const json = JSON.stringify(w);
-    const bytes = Buffer.byteLength(json) + 1;
-    if (current.length > 0 && size + bytes > limit) {
-      pieces.push(`[${current.join(',')}]`);
-      current = [];
-      size = 2;
-    }
-    current.push(json);
-    size += bytes;
-  }
-  if (current.length > 0) pieces.push(`[${current.join(',')}]`);
-  return pieces;
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * This machine's boot and PID namespace (Linux), so a journal's writer can be told dead: in the
- * same boot and namespace, a process id that no longer exists. Null elsewhere (no fast path).
- */
-const PROCESS_SPACE: string | null = (() => {
-  try {
-    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
-  } catch {
-    return null;
-  }
-})();
-
-/** The journal's writer is a process of this machine and PID namespace that exists no more. */
-export function journalWriterGone(journal: { host?: string | null; pid?: number }): boolean {
-  if (!PROCESS_SPACE || journal.host !== PROCESS_SPACE || typeof journal.pid !== 'number' || journal.pid === process.pid) return false;
-  try {
-    process.kill(journal.pid, 0);
-    return false; // it exists (or its id was taken again): wait for the time limit
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
-/**
- * The database of one service: the database named in the URL, or `burrow`, then `-<service>`
- * (`mongodb://host/acme` -> `acme-accounts`), so deployments and test runs can share a server.
- */
-export function mongoDatabaseName(url: string, service: string): string {
-  return `${urlDatabase(url) || 'burrow'}-${service}`;
-}
-
-function duplicateKeyOf(error: MongoServerError): string {
-  return error.keyValue ? JSON.stringify(error.keyValue) : error.message;
-}
-
-/** Where a collection adapter takes the driver's collection from: the store's current client. */
-interface CollectionSource {
-  readonly clientGeneration: number;
-  driverCollection(name: string): MongoCollection<Document>;
-}
-
-class MongoCollectionAdapter<T extends Document> implements Collection<T> {
-  private generation = -1;
-  private current!: MongoCollection<Document>;
-
-  constructor(
-    private readonly name: string,
-    private readonly source: CollectionSource,
-    /** every operation's bound (OPERATION_TIMEOUT_MS) */
-    private readonly timeoutMs: number,
-  ) {}
-
-  /** the driver's collection, of the store's current client (a replaced client's is dropped) */
-  private get coll(): MongoCollection<Document> {
-    if (this.generation !== this.source.clientGeneration) {
-      this.current = this.source.driverCollection(this.name);
-      this.generation = this.source.clientGeneration;
-    }
-    return this.current;
-  }
-
-  private op<R>(what: string, op: Promise<R>): Promise<R> {
-    return bounded(`a ${what} of ${this.name}`, op, this.timeoutMs);
-  }
-
-  async get(id: string): Promise<T | null> {
-    return (await this.op('read', this.coll.findOne({ _id: id }))) as T | null;
-  }
-
-  async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
-    let cursor = this.coll.find(filter as MongoFilter<Document>);
-    if (options.sort && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort as Sort);
-    if (options.skip) cursor = cursor.skip(options.skip);
-    if (options.limit) cursor = cursor.limit(options.limit);
-    if (options.fields) cursor = cursor.project(Object.fromEntries([['_id', 0], ...options.fields.map((f) => [f, 1])]));
-    return (await this.op('query', cursor.toArray()).catch((error: unknown) => {
-      void cursor.close().catch(() => undefined);
-      throw error;
-    })) as T[];
-  }
-
-  async findOne(filter: Filter): Promise<T | null> {
-    return (await this.op('read', this.coll.findOne(filter as MongoFilter<Document>))) as T | null;
-  }
-
-  async count(filter: Filter = {}): Promise<number> {
-    return this.op('count', this.coll.countDocuments(filter as MongoFilter<Document>));
-  }
-
-  async upsert(doc: T): Promise<void> {
-    const problem = documentProblem(doc);
-    if (problem) throw new InvalidDocumentError(this.name, doc._id, problem);
-    // Two concurrent upserts of the same new _id can both try to insert; the loser sees a duplicate
-    // _id and succeeds on retry as a replace.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.op('write', this.coll.replaceOne({ _id: doc._id }, doc, { upsert: true }));
-        return;
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-        // (FerretDB names no keyPattern: one retry as a replace tells the two cases apart)
-        const onId = error.keyPattern ? Object.keys(error.keyPattern).join() === '_id' : error.code === DUPLICATE_KEY;
-        if (onId && attempt < 2) continue;
-        throw new DuplicateKeyError(this.name, duplicateKeyOf(error));
-      }
-    }
-  }
-
-  async delete(id: string): Promise<boolean> {
-    return (await this.op('delete', this.coll.deleteOne({ _id: id }))).deletedCount === 1;
-  }
-
-  async deleteMany(filter: Filter): Promise<number> {
-    return (await bounded(`a delete of ${this.name}`, this.coll.deleteMany(filter as MongoFilter<Document>), this.timeoutMs === 0 ? 0 : LONG_OPERATION_MS)).deletedCount;
-  }
-
-  async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
-    try {
-      await bounded('an index build', this.coll.createIndex(spec, options.unique ? { unique: true } : {}), LONG_OPERATION_MS);
-    } catch (error) {
-      if (isDuplicateKey(error)) throw new DuplicateKeyError(this.name, duplicateKeyOf(error));
-      throw error;
-    }
-  }
-}
 
 export class MongoDocumentStore implements DocumentStore {
   /** names this process's journals, so it applies its own at once */
@@ -363,7 +105,7 @@ export class MongoDocumentStore implements DocumentStore {
   /** A connected client whose database answered a ping. */
   private static async open(url: string, dbName: string, options: MongoDocumentStoreOptions): Promise<{ client: MongoClient; db: Db }> {
     const timeout = options.serverSelectionTimeoutMs ?? 5000;
-    mongo ??= await import('mongodb');
+    await loadMongoDriver();
     const client = new mongo.MongoClient(url, {
       serverSelectionTimeoutMS: timeout,
       connectTimeoutMS: timeout,
@@ -618,13 +360,4 @@ export class MongoDocumentStore implements DocumentStore {
   async breakClientForTests(): Promise<void> {
     await this.client.close(true);
   }
-}
-
-function urlDatabase(url: string): string {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(url);
-  return match ? decodeURIComponent(match[1]) : '';
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }

@@ -33,9 +33,14 @@ import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatem
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applyWrites } from './commit.js';
-import { compareBy, isLoose, isLooseAt, matches, pickFields } from './filter.js';
-import { type Checkpoint, type Collection, type CommitResult, type Document, documentProblem, type DocumentStore, DuplicateKeyError } from './port.js';
-import { type Filter, type FindOptions, type IndexOptions, InvalidDocumentError, type SortSpec, type Write } from './port.js';
+import { compareBy, isLooseAt, matches, pickFields } from './filter.js';
+import { type Checkpoint, type Collection, type CommitResult, type Document, type DocumentStore } from './port.js';
+import { type Filter, type FindOptions, type IndexOptions, type SortSpec, type Write } from './port.js';
+import { SqliteCollection } from './sqlite-collection.js';
+import { NUMBERS, SORT_KEYS, TrackedPathFlags } from './sqlite-flags.js';
+import { duplicateKey, ensureSqliteIndex, type TableInfo } from './sqlite-indexes.js';
+import { type Plan, planFilter } from './sqlite-plan.js';
+import { extract, quote, SIMPLE_PATH, TABLE_PREFIX, tableOf } from './sqlite-sql.js';
 
 export interface SqliteDocumentStoreOptions {
   /** `normal` (default): fsync at WAL checkpoints only; read models are rebuilt from the event log anyway */
@@ -46,50 +51,15 @@ export interface SqliteDocumentStoreOptions {
   driver?: SqliteDriver;
 }
 
-const TABLE_PREFIX = 'c:';
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const tableOf = (collection: string) => quote(TABLE_PREFIX + collection);
-/** Paths SQL can reach: identifiers only (a numeric segment is an array index in MongoDB, a key to json_extract). */
-const SIMPLE_PATH = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
-const extract = (path: string) => (path === '_id' ? 'id' : `json_extract(doc, '$.${path}')`);
-
-/** A value json_extract compares with: booleans come out of JSON as 1 and 0. */
-const sqlValue = (v: unknown): unknown => (v === true ? 1 : v === false ? 0 : v);
-const isScalar = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-const isOperatorObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => k.startsWith('$'));
-
-/** A collection's table as this connection knows it. */
-interface TableInfo {
-  /** its indexed paths */
-  paths: Set<string>;
-  /** the same, split at the dots (made on first use) */
-  keys: string[][] | null;
-  /** its insert-or-replace statement (prepared on first use) */
-  upsert: SqliteStatement | null;
-}
-
-interface Plan {
-  sql: string;
-  params: unknown[];
-  /** the SQL selects exactly the matches: no check in JavaScript needed, counts can be counted by SQL */
-  exact: boolean;
-  /**
-   * When not exact only because of booleans compared on these paths (json_extract makes them 1
-   * and 0): exact while no document of the collection has ever held a number there (`exactIn`).
-   */
-  booleans: string[] | null;
-}
-
 export class SqliteDocumentStore implements DocumentStore {
   private readonly db: SqliteDatabase;
   private readonly statements = new Map<string, SqliteStatement>();
   /** tables known to exist, and each collection's indexed paths */
   private readonly tables = new Map<string, TableInfo>();
   /** each collection's sort paths this connection saw tracked in `_sort_keys` (see `trackSortKeys`) */
-  private readonly sortKeys = new Map<string, Set<string>>();
+  private readonly sortKeys: TrackedPathFlags;
   /** each collection's paths this connection saw tracked in `_number_paths` (see `trackNumberPaths`) */
-  private readonly numberPaths = new Map<string, Set<string>>();
+  private readonly numberPaths: TrackedPathFlags;
   /** commits are transactions of this process's connection */
   readonly localCommits = true;
 
@@ -99,6 +69,8 @@ export class SqliteDocumentStore implements DocumentStore {
       makePrivate(file);
     }
     this.db = (options.driver ?? sqliteDriver()).open(file, { busyTimeoutMs: 10_000 });
+    this.sortKeys = new TrackedPathFlags(SORT_KEYS, this.db, this);
+    this.numberPaths = new TrackedPathFlags(NUMBERS, this.db, this);
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -168,8 +140,8 @@ export class SqliteDocumentStore implements DocumentStore {
       this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys; DELETE FROM _number_paths;');
     });
     this.tables.clear();
-    this.sortKeys.clear();
-    this.numberPaths.clear();
+    this.sortKeys.forget();
+    this.numberPaths.forget();
     this.statements.clear();
   }
 
@@ -231,37 +203,9 @@ export class SqliteDocumentStore implements DocumentStore {
     return ids.length;
   }
 
-  /**
-   * The SQL condition for `filter`: necessary for a match (a superset of the matches), pushed down
-   * only for `_id` and indexed paths, where the loose flag covers the documents SQL cannot judge.
-   */
+  /** The SQL condition for `filter` (see `planFilter`). */
   plan(collection: string, filter: Filter): Plan {
-    const { paths } = this.table(collection);
-    const terms: string[] = [];
-    const params: unknown[] = [];
-    let exact = true;
-    let needsLoose = false;
-    const booleans: string[] = [];
-    for (const [key, condition] of Object.entries(filter)) {
-      const term = key.startsWith('$') || !(key === '_id' || (paths.has(key) && SIMPLE_PATH.test(key))) ? null : fieldTerm(key, condition);
-      if (!term) {
-        exact = false;
-        continue;
-      }
-      terms.push(term.sql);
-      params.push(...term.params);
-      if (term.exact === 'without numbers') booleans.push(key);
-      else if (!term.exact) exact = false;
-      if (key !== '_id') needsLoose = true;
-    }
-    if (terms.length === 0) return { sql: '1', params, exact, booleans: null };
-    let sql = terms.join(' AND ');
-    if (needsLoose && this.hasLoose(collection)) {
-      sql = `(${sql}) OR loose IS NOT NULL`;
-      exact = false;
-    }
-    if (!exact || booleans.length === 0) return { sql, params, exact: exact && booleans.length === 0, booleans: null };
-    return { sql, params, exact: false, booleans };
+    return planFilter(this.table(collection).paths, filter, () => this.hasLoose(collection));
   }
 
   /**
@@ -369,7 +313,7 @@ export class SqliteDocumentStore implements DocumentStore {
    * does: no document of the collection has ever held a boolean, an object or an array there.
    */
   private sortKeysPlain(collection: string, paths: string[]): boolean {
-    return this.flagsClear(SORT_KEYS, this.sortKeys, collection, paths);
+    return this.sortKeys.allClear(collection, paths);
   }
 
   /**
@@ -378,7 +322,7 @@ export class SqliteDocumentStore implements DocumentStore {
    * False when it cannot be done now (inside a write transaction).
    */
   private trackSortKeys(collection: string, paths: string[]): boolean {
-    return this.trackFlags(SORT_KEYS, this.sortKeys, collection, paths);
+    return this.sortKeys.track(collection, paths);
   }
 
   /**
@@ -386,64 +330,12 @@ export class SqliteDocumentStore implements DocumentStore {
    * `_number_paths`): a boolean compared there in SQL then selects booleans only.
    */
   private numbersAbsent(collection: string, paths: string[]): boolean {
-    return this.flagsClear(NUMBERS, this.numberPaths, collection, paths);
+    return this.numberPaths.allClear(collection, paths);
   }
 
   /** Makes `_number_paths` say whether a number was ever stored in each of `paths` (skipped inside a transaction). */
   private trackNumberPaths(collection: string, paths: string[]): void {
-    this.trackFlags(NUMBERS, this.numberPaths, collection, paths);
-  }
-
-  /**
-   * Whether every one of `paths` of `collection` is tracked in `flags`' table with its flag clear.
-   * Read in the caller's read transaction, so that a write by another connection is seen by both
-   * the flags and the rows read, or by neither.
-   */
-  private flagsClear(flags: PathFlags, known: Map<string, Set<string>>, collection: string, paths: string[]): boolean {
-    const state = this.statement(`SELECT count(*) AS tracked, coalesce(sum(${flags.column} = 0), 0) AS clear,
-        (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)) AS triggers
-      FROM ${flags.table} WHERE collection = ? AND path IN (SELECT value FROM json_each(?))`)
-      .get(...flags.triggers(collection), collection, JSON.stringify(paths)) as { tracked: number; clear: number; triggers: number };
-    // dropped since (dropAll by another connection): tracked again by the next query
-    if (state.triggers < 2 || state.tracked < paths.length) known.delete(collection);
-    return state.triggers === 2 && state.clear === paths.length;
-  }
-
-  /**
-   * Makes `flags`' table say, for each of `paths` of `collection`, whether a document of the
-   * collection has ever held a value of its types there (sticky): a scan of the collection the
-   * first time a path is tracked in the file, then triggers on the table that set the flag on
-   * every insert and update. Triggers, not JavaScript in `put`, because they also run for writes
-   * by another process sharing the file or by an older build that knows nothing of the flags.
-   * False when it cannot be done now (inside a write transaction).
-   */
-  private trackFlags(flags: PathFlags, known: Map<string, Set<string>>, collection: string, paths: string[]): boolean {
-    let seen = known.get(collection);
-    if (!seen) known.set(collection, (seen = new Set()));
-    const missing = paths.filter((p) => !seen.has(p));
-    if (missing.length === 0) return true;
-    if (this.db.inTransaction) return false;
-    this.db.transaction(() => {
-      const t = tableOf(collection);
-      this.table(collection);
-      const [onInsert, onUpdate] = flags.triggers(collection);
-      const present = (this.statement("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)").get(onInsert, onUpdate) as { n: number }).n;
-      if (present < 2) {
-        // flags without their triggers (the table was dropped and made again) say nothing any more
-        this.statement(`DELETE FROM ${flags.table} WHERE collection = ?`).run(collection);
-        const flag = `BEGIN UPDATE ${flags.table} SET ${flags.column} = 1 WHERE collection = ${sqlString(collection)} AND ${flags.column} = 0
-          AND json_type(new.doc, '$.' || path) IN ${flags.types}; END`;
-        this.db.exec(`CREATE TRIGGER IF NOT EXISTS ${quote(onInsert)} AFTER INSERT ON ${t} ${flag};
-          CREATE TRIGGER IF NOT EXISTS ${quote(onUpdate)} AFTER UPDATE OF doc ON ${t} ${flag};`);
-      }
-      // a path tracked already (by another connection, or before a restart) is not scanned again
-      const tracked = this.statement(`SELECT 1 FROM ${flags.table} WHERE collection = ? AND path = ?`);
-      const scan = this.statement(`INSERT OR IGNORE INTO ${flags.table} (collection, path, ${flags.column})
-        SELECT ?, ?, EXISTS (SELECT 1 FROM ${t} WHERE json_type(doc, ?) IN ${flags.types})`);
-      for (const p of missing) if (!tracked.get(collection, p)) scan.run(collection, p, `$.${p}`);
-    }, 'immediate');
-    for (const p of missing) seen.add(p);
-    return true;
+    this.numberPaths.track(collection, paths);
   }
 
   count(collection: string, filter: Filter): number {
@@ -456,29 +348,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   ensureIndex(collection: string, spec: SortSpec, options: IndexOptions): void {
-    const fields = Object.keys(spec);
-    const t = tableOf(collection);
-    const known = this.table(collection);
-    const name = quote(`i:${collection}:${JSON.stringify(spec)}${options.unique ? ':unique' : ''}`);
-    const columns = fields.map((f) => `${extract(f)}${spec[f] === -1 ? ' DESC' : ''}`).join(', ');
-    this.db.transaction(() => {
-      try {
-        this.db.exec(`CREATE ${options.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${columns})`);
-      } catch (error) {
-        throw duplicateKey(collection, error);
-      }
-      const added = fields.filter((f) => !known.paths.has(f));
-      this.statement('INSERT OR IGNORE INTO _indexes (collection, fields, is_unique) VALUES (?, ?, ?)').run(collection, JSON.stringify(fields), options.unique ? 1 : 0);
-      if (added.length === 0) return;
-      for (const f of added) known.paths.add(f);
-      known.keys = null;
-      // documents stored before this path was indexed: flag the ones SQL cannot judge on it
-      const flag = this.statement(`UPDATE ${t} SET loose = 1 WHERE id = ?`);
-      for (const row of this.statement(`SELECT id, doc FROM ${t} WHERE loose IS NULL`).all() as { id: string; doc: string }[]) {
-        const doc = JSON.parse(row.doc);
-        if (added.some((f) => isLoose(doc, f))) flag.run(row.id);
-      }
-    });
+    ensureSqliteIndex(this.db, this, collection, spec, options);
   }
 
   async ping(): Promise<void> {
@@ -488,147 +358,6 @@ export class SqliteDocumentStore implements DocumentStore {
   async close(): Promise<void> {
     this.statements.clear();
     if (this.db.open) this.db.close();
-  }
-}
-
-/** A condition on one field as SQL, or null when SQL cannot narrow it. */
-/**
- * Exactness of a term: `true`, `false`, or 'without numbers' when it is exact unless a document
- * holds a number in the path (a boolean compared in SQL as 1 or 0).
- */
-type TermExactness = boolean | 'without numbers';
-
-function fieldTerm(path: string, condition: unknown): { sql: string; params: unknown[]; exact: TermExactness } | null {
-  const x = extract(path);
-  const isId = path === '_id';
-  const byType = (v: unknown): TermExactness => (typeof v === 'string' ? true : typeof v === 'boolean' && !isId ? 'without numbers' : false);
-  if (!isOperatorObject(condition)) {
-    if (condition === null) return isId ? null : { sql: `${x} IS NULL`, params: [], exact: false };
-    if (!isScalar(condition)) return null;
-    return { sql: `${x} = ?`, params: [sqlValue(condition)], exact: byType(condition) };
-  }
-  const terms: string[] = [];
-  const params: unknown[] = [];
-  let exact: TermExactness = true;
-  const weaken = (e: TermExactness) => {
-    if (e === false || exact === false) exact = false;
-    else if (e === 'without numbers') exact = e;
-  };
-  for (const [op, operand] of Object.entries(condition)) {
-    switch (op) {
-      case '$eq':
-        if (operand === null) {
-          if (isId) return null;
-          terms.push(`${x} IS NULL`);
-          exact = false;
-        } else if (isScalar(operand)) {
-          terms.push(`${x} = ?`);
-          params.push(sqlValue(operand));
-          weaken(byType(operand));
-        } else return null;
-        break;
-      case '$gt': case '$gte': case '$lt': case '$lte': {
-        const sqlOp = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op];
-        if (typeof operand === 'string') {
-          terms.push(`(${x} ${sqlOp} ? AND typeof(${x}) = 'text')`);
-          params.push(operand);
-        } else if (typeof operand === 'number') {
-          // booleans come out as integers: checked in JavaScript
-          terms.push(`(${x} ${sqlOp} ? AND typeof(${x}) IN ('integer', 'real'))`);
-          params.push(operand);
-          exact = false;
-        } else return null;
-        break;
-      }
-      case '$in': {
-        if (!Array.isArray(operand) || !operand.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
-          exact = false;
-          break;
-        }
-        terms.push(`${x} IN (SELECT value FROM json_each(?))`);
-        params.push(JSON.stringify(operand.map(sqlValue)));
-        if (!operand.every((v) => typeof v === 'string')) exact = false;
-        break;
-      }
-      default:
-        // $ne, $nin, $exists, $regex: judged in JavaScript
-        exact = false;
-    }
-  }
-  if (terms.length === 0) return null;
-  return { sql: terms.join(' AND '), params, exact };
-}
-
-/**
- * A sticky flag per collection and path in its own table, kept by triggers on the collection's
- * table: whether a document of the collection has ever held, there, a value of one of `types`
- * (json_type's names, as an SQL list).
- */
-interface PathFlags {
-  table: string;
-  column: string;
-  types: string;
-  /** the names of the triggers that keep it for `collection`: on insert, on update */
-  triggers: (collection: string) => [string, string];
-}
-
-/** Sort paths SQLite orders otherwise than MongoDB (a boolean, an object or an array was there). */
-const SORT_KEYS: PathFlags = { table: '_sort_keys', column: 'mixed', types: "('true', 'false', 'object', 'array')", triggers: (c) => [`k:${c}:insert`, `k:${c}:update`] };
-/** Paths a number was stored in (a boolean compared there as 1 or 0 in SQL would select it too). */
-const NUMBERS: PathFlags = { table: '_number_paths', column: 'numbers', types: "('integer', 'real')", triggers: (c) => [`n:${c}:insert`, `n:${c}:update`] };
-const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
-
-function duplicateKey(collection: string, error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new DuplicateKeyError(collection, (error as Error).message);
-  return error;
-}
-
-class SqliteCollection<T extends Document> implements Collection<T> {
-  /** a read by id, the commonest read: its SQL made once per collection object */
-  private readonly byId: string;
-
-  constructor(
-    private readonly name: string,
-    private readonly store: SqliteDocumentStore,
-  ) {
-    this.byId = `SELECT doc FROM ${tableOf(name)} WHERE id = ?`;
-  }
-
-  async get(id: string): Promise<T | null> {
-    this.store.table(this.name);
-    const row = this.store.statement(this.byId).get(id) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as T) : null;
-  }
-
-  async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
-    return this.store.find(this.name, filter, options) as T[];
-  }
-
-  async findOne(filter: Filter): Promise<T | null> {
-    return (this.store.find(this.name, filter, { limit: 1 })[0] as T | undefined) ?? null;
-  }
-
-  async count(filter: Filter = {}): Promise<number> {
-    return this.store.count(this.name, filter);
-  }
-
-  async upsert(doc: T): Promise<void> {
-    const problem = documentProblem(doc);
-    if (problem) throw new InvalidDocumentError(this.name, doc._id, problem);
-    this.store.put(this.name, doc);
-  }
-
-  async delete(id: string): Promise<boolean> {
-    return this.store.remove(this.name, id);
-  }
-
-  async deleteMany(filter: Filter): Promise<number> {
-    return this.store.removeMany(this.name, filter);
-  }
-
-  async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
-    this.store.ensureIndex(this.name, spec, options);
   }
 }
 

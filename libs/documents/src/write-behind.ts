@@ -12,7 +12,10 @@
  * `savepoint()` / `rollback()` undo what one event did, so a projection that throws on an event
  * leaves nothing of it behind.
  */
-import { cloneJson, compareBy, getPathValues, matches, pickFields } from './filter.js';
+import type { CommittedCache } from './committed-cache.js';
+import { copyDocument } from './document-copy.js';
+import { cloneJson, compareBy, matches, pickFields } from './filter.js';
+import { addToPendingIndex, isIndexable, type PendingIndex } from './pending-index.js';
 import {
   type Checkpoint,
   type Collection,
@@ -30,46 +33,6 @@ import {
 
 const clone = cloneJson;
 
-/**
- * The unit of work's own copy of a document (as `cloneJson`) and about how many bytes it makes as
- * JSON, in one walk that also does `documentProblem`'s check: null for a document the port refuses
- * (an array directly inside an array).
- */
-function copyDocument(doc: Document): { doc: Document; bytes: number } | null {
-  copied = 0;
-  try {
-    return { doc: copyValue(doc, false) as Document, bytes: copied };
-  } catch (error) {
-    if (error === NESTED_ARRAY) return null;
-    throw error;
-  }
-}
-let copied = 0;
-const NESTED_ARRAY = new Error('an array directly inside an array');
-
-function copyValue(value: unknown, inArray: boolean): unknown {
-  if (value === null || typeof value !== 'object') {
-    copied += typeof value === 'string' ? value.length + 2 : 6;
-    return value;
-  }
-  if (Array.isArray(value)) {
-    if (inArray) throw NESTED_ARRAY;
-    const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = copyValue(value[i], true);
-    copied += 2 + value.length;
-    return out;
-  }
-  const out: Record<string, unknown> = {};
-  for (const key in value) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v === undefined) continue;
-    copied += key.length + 4;
-    out[key] = copyValue(v, false);
-  }
-  copied += 2;
-  return out;
-}
-
 interface Entry {
   doc: Document | null;
   /** written by this batch (else: what the store holds, read earlier) */
@@ -78,173 +41,6 @@ interface Entry {
   rank: number;
   /** the document's size as JSON, about (`copyDocument`); 0 for one read from the store */
   bytes: number;
-}
-
-/**
- * The ids of every document a writer put since it emptied the store, per collection: exact (a
- * set of ids) while few, then a Bloom filter (`IdFilter`), so that during a rebuild a lookup of a
- * document nobody wrote yet is answered "absent" without asking the store, however many documents
- * the rebuild writes. `mayHold` is false only for an id never added; a deleted document's id stays
- * (it is then asked of the store, which answers that it is gone).
- */
-class PresentIds {
-  private exact: Map<string, Set<string>> | null = new Map();
-  private filter: IdFilter | null = null;
-  size = 0;
-
-  constructor(private readonly maxExact: number) {}
-
-  add(collection: string, id: string): void {
-    if (this.exact) {
-      let ids = this.exact.get(collection);
-      if (!ids) this.exact.set(collection, (ids = new Set()));
-      if (ids.has(id)) return;
-      ids.add(id);
-      if (++this.size > this.maxExact) {
-        this.filter = new IdFilter();
-        for (const [c, set] of this.exact) for (const i of set) this.filter.add(c, i);
-        this.exact = null;
-      }
-    } else {
-      this.filter!.add(collection, id);
-      this.size++;
-    }
-  }
-
-  /** A document deleted: its id goes while exact (a filter keeps it: a lookup then asks the store). */
-  forget(collection: string, id: string): void {
-    if (this.exact?.get(collection)?.delete(id)) this.size--;
-  }
-
-  mayHold(collection: string, id: string): boolean {
-    return this.exact ? this.exact.get(collection)?.has(id) === true : this.filter!.mayHold(collection, id);
-  }
-}
-
-/**
- * A Bloom filter of (collection, id) keys: 2^25 bits (4 MiB), 5 probes. At 3M keys (a rebuild of
- * 1M users' read models) it answers "maybe" for under 1% of the keys never added, at 6M for ~7%;
- * each such answer costs one lookup by id in the store, what every miss cost before.
- */
-class IdFilter {
-  private static readonly BITS = 25;
-  private static readonly PROBES = 5;
-  private readonly words = new Int32Array(1 << (IdFilter.BITS - 5));
-
-  add(collection: string, id: string): void {
-    const mask = (1 << IdFilter.BITS) - 1;
-    let [h1, h2] = hashKey(collection, id);
-    for (let i = 0; i < IdFilter.PROBES; i++, h1 = (h1 + h2) | 0) {
-      const bit = h1 & mask;
-      this.words[bit >>> 5] |= 1 << (bit & 31);
-    }
-  }
-
-  mayHold(collection: string, id: string): boolean {
-    const mask = (1 << IdFilter.BITS) - 1;
-    let [h1, h2] = hashKey(collection, id);
-    for (let i = 0; i < IdFilter.PROBES; i++, h1 = (h1 + h2) | 0) {
-      const bit = h1 & mask;
-      if ((this.words[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
-  }
-}
-
-/** Two 32-bit hashes (FNV-1a and a multiplicative one) of collection, a separator, id: the filter's probes are h1 + i * h2. */
-function hashKey(collection: string, id: string): [number, number] {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x9747b28c;
-  for (let i = 0; i < collection.length; i++) {
-    const c = collection.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-    h2 ^= h2 >>> 15;
-  }
-  h1 = Math.imul(h1 ^ 0xffff, 0x01000193);
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-    h2 ^= h2 >>> 15;
-  }
-  h1 ^= h1 >>> 16;
-  h1 = Math.imul(h1, 0x85ebca6b);
-  h1 ^= h1 >>> 13;
-  // odd, so the probes step through distinct bits
-  return [h1, h2 | 1];
-}
-
-/**
- * Documents known to be in the store as committed, shared by consecutive batches of one writer.
- * Valid only while nobody else writes: the runner drops it when a commit finds another writer went
- * first. After a build from empty (`startComplete`) it also knows which documents the store holds
- * (`PresentIds`), so a miss of a document never written means "absent" without asking the store.
- */
-export class CommittedCache {
-  private readonly collections = new Map<string, Map<string, Document | null>>();
-  /** while complete: the ids of every document put since the store was emptied (kept when documents are evicted) */
-  private present: PresentIds | null = null;
-  private size = 0;
-
-  /**
-   * Bounded for the server's memory (issue 23: RSS < 512 MiB with 1M users): at most `maxEntries`
-   * documents; the ids of a build from empty exactly up to `maxExact`, then in a 4 MiB Bloom
-   * filter (a 1M-user rebuild writes ~3M documents: as a set of ids that was ~250 MiB), given up
-   * past `maxPresent` ids, where it answers "maybe" too often to be worth it (then every miss asks
-   * the store: an SQLite lookup by id).
-   */
-  constructor(
-    private readonly maxEntries = 20_000,
-    private readonly maxPresent = 8_000_000,
-    private readonly maxExact = 50_000,
-  ) {}
-
-  /** The store was just emptied by this writer: every document it will hold passes through here. */
-  startComplete(): void {
-    this.clear();
-    this.present = new PresentIds(this.maxExact);
-  }
-
-  /** undefined: unknown (ask the store) */
-  lookup(collection: string, id: string): Document | null | undefined {
-    const hit = this.collections.get(collection)?.get(id);
-    if (hit !== undefined) return hit;
-    if (!this.present) return undefined;
-    return this.present.mayHold(collection, id) ? undefined : null;
-  }
-
-  remember(collection: string, id: string, doc: Document | null): void {
-    let docs = this.collections.get(collection);
-    if (!docs) this.collections.set(collection, (docs = new Map()));
-    if (!docs.has(id)) this.size++;
-    docs.set(id, doc);
-    if (this.present && doc) {
-      this.present.add(collection, id);
-      if (this.present.size > this.maxPresent) this.present = null;
-    } else if (this.present) this.present.forget(collection, id);
-    if (this.size > this.maxEntries) this.evictDocuments();
-  }
-
-  /** A committed batch: its writes are now what the store holds. */
-  absorb(writes: Write[]): void {
-    for (const w of writes) {
-      // which unseen documents a filter removed is unknown: start over
-      if (w.kind === 'clear' || w.kind === 'deleteMany') this.clear();
-      else if (w.kind === 'put') this.remember(w.collection, w.doc._id, w.doc);
-      else this.remember(w.collection, w.id, null);
-    }
-  }
-
-  private evictDocuments(): void {
-    this.collections.clear();
-    this.size = 0;
-  }
-
-  clear(): void {
-    this.evictDocuments();
-    this.present = null;
-  }
 }
 
 export class WriteBehind implements DocumentStore {
@@ -331,33 +127,6 @@ export class WriteBehind implements DocumentStore {
   }
 
   async close(): Promise<void> {}
-}
-
-/** A filter value an index of pending documents can answer (equality with a scalar). */
-const isIndexable = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-
-/**
- * The batch's documents by their value at one path, so an equality `find` does not test every
- * pending document (a rebuild's batch holds thousands, and a projection may look up what the same
- * batch wrote on every event). A superset: ids are only ever added (a rewrite or a rollback leaves
- * the old key behind), and every candidate is checked against the entry and the filter. A
- * document whose value there is not a single scalar (missing, null, an array, an object, or
- * reached through an array) is a candidate for every value (`loose`).
- */
-interface PendingIndex {
-  byValue: Map<string | number | boolean, string[]>;
-  loose: string[];
-}
-
-function addToPendingIndex(index: PendingIndex, path: string, id: string, doc: Document): void {
-  const values = getPathValues(doc, path);
-  if (values.length !== 1 || !isIndexable(values[0])) {
-    index.loose.push(id);
-    return;
-  }
-  const ids = index.byValue.get(values[0]);
-  if (ids) ids.push(id);
-  else index.byValue.set(values[0], [id]);
 }
 
 class WriteBehindCollection<T extends Document> implements Collection<T> {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryDocumentStore } from './memory.js';
 import { type Document, InvalidDocumentError } from './port.js';
-import { CommittedCache, WriteBehind } from './write-behind.js';
+import { CommittedCache } from './committed-cache.js';
+import { WriteBehind } from './write-behind.js';
 
 /** A store that counts the lookups by id it is asked. */
 function counted(store: MemoryDocumentStore): { store: MemoryDocumentStore; gets: () => number } {
@@ -23,7 +24,7 @@ function counted(store: MemoryDocumentStore): { store: MemoryDocumentStore; gets
       return c.get(id);
     };
     return wrapped;
-  }) as MemoryDocumentStore['collection'];
+  });
   return { store, gets: () => gets };
 }
 
@@ -96,7 +97,7 @@ describe('WriteBehind: what a batch holds', () => {
     assert.equal(await c.get('n'), null);
     const doc = { _id: 'd', list: [{ v: 1 }], gone: undefined };
     await c.upsert(doc);
-    (doc.list[0] as { v: number }).v = 2;
+    (doc.list[0]).v = 2;
     assert.deepEqual(await c.get('d'), { _id: 'd', list: [{ v: 1 }] });
     const [write] = uow.writes();
     assert.ok(write.kind === 'put' && write.checked === true);

@@ -130,7 +130,7 @@ export class EsdbEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const data = events.map((e) =>
-      kurrent.jsonEvent({ type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata ?? {} }),
+      kurrent.jsonEvent({ type: e.type, data: e.data, metadata: e.metadata ?? {} }),
     );
     try {
       const result = await this.client.appendToStream(stream, data, { streamState: toExpected(expected) });

@@ -42,6 +42,8 @@ import {
   type SubscriptionHandlers,
   WrongExpectedRevisionError,
 } from './port.js';
+import { withAppend } from './deferring.js';
+import { APPEND_BATCH, CHANNEL, COLUMNS, EVENTS, MIGRATION, MIGRATION_LOCK, SCHEMA_VERSION, STORE } from './postgres-schema.js';
 
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
 
@@ -54,123 +56,10 @@ export interface PostgresEventStoreOptions {
   poolSize?: number;
 }
 
-const EVENTS = 'burrow_events';
-const STORE = 'burrow_event_store';
-const APPEND = 'burrow_append_events';
-const APPEND_BATCH = 'burrow_append_batch';
 /** bounds on one group: its events and its bytes of JSON (the lock is held while it is written) */
 const GROUP_MAX_EVENTS = 2000;
 const GROUP_MAX_BYTES = 8 * 1024 * 1024;
-const CHANNEL = 'burrow_events_appended';
-/** advisory-lock class ids (any constants unlikely to be used by someone else: "BURR", "BURS") */
-const MIGRATION_LOCK = 0x42555252;
-const APPEND_LOCK_CLASS = 0x42555253;
-/** SQLSTATE raised by the append function on a wrong expected revision */
-const WRONG_REVISION = 'BU001';
 const BATCH = 500;
-const SCHEMA_VERSION = 1;
-
-const COLUMNS = `position, stream, revision, type, data, metadata, floor(extract(epoch FROM recorded_at) * 1000)::float8 AS recorded_ms`;
-
-/**
- * Created (idempotently) at connect, under an advisory lock so that several processes starting
- * together do not race on CREATE. The append function is replaced each time, so a new version of
- * Burrow brings its own.
- */
-const MIGRATION = `
-CREATE TABLE IF NOT EXISTS ${EVENTS} (
-  position    bigint      PRIMARY KEY,
-  stream      text        NOT NULL,
-  revision    bigint      NOT NULL,
-  type        text        NOT NULL,
-  data        json        NOT NULL,
-  metadata    json        NOT NULL,
-  recorded_at timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (stream, revision)
-);
-CREATE TABLE IF NOT EXISTS ${STORE} (
-  singleton      boolean     PRIMARY KEY DEFAULT true CHECK (singleton),
-  id             uuid        NOT NULL,
-  schema_version integer     NOT NULL,
-  created_at     timestamptz NOT NULL DEFAULT now()
-);
-CREATE OR REPLACE FUNCTION ${APPEND}(
-  p_stream text, p_expected bigint, p_types text[], p_data text[], p_metadata text[], p_durable boolean
-) RETURNS TABLE (last_revision bigint, last_position bigint) LANGUAGE plpgsql AS $fn$
-DECLARE
-  current_revision bigint;
-  head bigint;
-  n integer := cardinality(p_types);
-BEGIN
-  -- p_expected: -1 any, -2 no stream, -3 stream exists, else the exact revision
-  IF NOT p_durable THEN
-    -- the commit does not wait for the WAL flush; the next durable commit flushes it too
-    PERFORM set_config('synchronous_commit', 'off', true);
-  END IF;
-  PERFORM pg_advisory_xact_lock((${APPEND_LOCK_CLASS}::bigint << 32) | '${EVENTS}'::regclass::oid::bigint);
-  SELECT max(e.revision) INTO current_revision FROM ${EVENTS} e WHERE e.stream = p_stream;
-  IF (p_expected = -1
-      OR (p_expected = -2 AND current_revision IS NULL)
-      OR (p_expected = -3 AND current_revision IS NOT NULL)
-      OR (p_expected >= 0 AND current_revision = p_expected)) IS NOT TRUE THEN
-    RAISE EXCEPTION 'wrong expected revision' USING ERRCODE = '${WRONG_REVISION}', DETAIL = coalesce(current_revision::text, 'no_stream');
-  END IF;
-  SELECT coalesce(max(e.position), 0) INTO head FROM ${EVENTS} e;
-  INSERT INTO ${EVENTS} (position, stream, revision, type, data, metadata)
-    SELECT head + i, p_stream, coalesce(current_revision, -1) + i, p_types[i], p_data[i]::json, p_metadata[i]::json
-    FROM generate_subscripts(p_types, 1) AS i;
-  PERFORM pg_notify('${CHANNEL}', (head + n)::text);
-  RETURN QUERY SELECT coalesce(current_revision, -1) + n, head + n;
-END
-$fn$;
--- Several appends in one transaction (group commit): append k writes p_counts[k] events, taken in
--- order from the flat arrays. One row per append: its last revision and position, or (a wrong
--- expected revision) NULLs and the stream's actual revision in o_actual; the others still commit.
-CREATE OR REPLACE FUNCTION ${APPEND_BATCH}(
-  p_streams text[], p_expected bigint[], p_counts integer[], p_types text[], p_data text[], p_metadata text[], p_durable boolean
-) RETURNS TABLE (o_item integer, o_last_revision bigint, o_last_position bigint, o_actual text) LANGUAGE plpgsql AS $fn$
-DECLARE
-  current_revision bigint;
-  head bigint;
-  k integer;
-  n integer;
-  offs integer := 0;
-  expected bigint;
-BEGIN
-  IF NOT p_durable THEN
-    PERFORM set_config('synchronous_commit', 'off', true);
-  END IF;
-  PERFORM pg_advisory_xact_lock((${APPEND_LOCK_CLASS}::bigint << 32) | '${EVENTS}'::regclass::oid::bigint);
-  SELECT coalesce(max(e.position), 0) INTO head FROM ${EVENTS} e;
-  FOR k IN 1 .. cardinality(p_streams) LOOP
-    n := p_counts[k];
-    expected := p_expected[k];
-    SELECT max(e.revision) INTO current_revision FROM ${EVENTS} e WHERE e.stream = p_streams[k];
-    o_item := k;
-    IF (expected = -1
-        OR (expected = -2 AND current_revision IS NULL)
-        OR (expected = -3 AND current_revision IS NOT NULL)
-        OR (expected >= 0 AND current_revision = expected)) IS NOT TRUE THEN
-      o_last_revision := NULL;
-      o_last_position := NULL;
-      o_actual := coalesce(current_revision::text, 'no_stream');
-    ELSE
-      INSERT INTO ${EVENTS} (position, stream, revision, type, data, metadata)
-        SELECT head + i, p_streams[k], coalesce(current_revision, -1) + i, p_types[offs + i], p_data[offs + i]::json, p_metadata[offs + i]::json
-        FROM generate_series(1, n) AS i;
-      head := head + n;
-      o_last_revision := coalesce(current_revision, -1) + n;
-      o_last_position := head;
-      o_actual := NULL;
-    END IF;
-    offs := offs + n;
-    RETURN NEXT;
-  END LOOP;
-  PERFORM pg_notify('${CHANNEL}', head::text);
-  RETURN;
-END
-$fn$;
-`;
 
 interface Row {
   position: string;
@@ -357,20 +246,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   deferringDurability(): EventStore {
-    return { ...this.view(), append: (stream, events, expected) => this.appendWith(stream, events, expected, false) };
-  }
-
-  private view(): EventStore {
-    return {
-      append: (stream, events, expected) => this.append(stream, events, expected),
-      readStream: (stream, options) => this.readStream(stream, options),
-      streamRevision: (stream) => this.streamRevision(stream),
-      subscribeToAll: (options, handlers) => this.subscribeToAll(options, handlers),
-      headPosition: () => this.headPosition(),
-      storeId: () => this.storeId(),
-      ping: () => this.ping(),
-      close: () => this.close(),
-    };
+    return withAppend(this, (stream, events, expected) => this.appendWith(stream, events, expected, false));
   }
 
   private appendWith(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
@@ -546,7 +422,7 @@ export class PostgresEventStore implements EventStore {
       stop: async () => {
         stopped = true;
         this.subscriptions.delete(handle);
-        (wake as (() => void) | null)?.();
+        (wake)?.();
         await running;
       },
     };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { whileBusy } from './sqlite.js';
+import { whileBusy } from './sqlite-file.js';
 
 const sqliteError = (code: string) => Object.assign(new Error(code), { code });
 

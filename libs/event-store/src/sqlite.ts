@@ -15,7 +15,7 @@
  */
 import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, close as closeFd, closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
+import { close as closeFd, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   type AppendResult,
@@ -29,6 +29,8 @@ import {
   type SubscriptionHandlers,
   WrongExpectedRevisionError,
 } from './port.js';
+import { withAppend } from './deferring.js';
+import { makePrivate, useWal, whileBusy } from './sqlite-file.js';
 
 interface Row {
   position: number;
@@ -280,7 +282,7 @@ export class SqliteEventStore implements EventStore {
     // and the `finally` below must not clear it before that (a loop that finished without an
     // await would leave a settled promise in `syncing`: no later sync would start, and close()
     // would wait on it forever). It also lets appends of the same event-loop turn join the group.
-    await undefined;
+    await Promise.resolve();
     try {
       while (this.syncWaiters.length > 0) {
         const group = this.syncWaiters;
@@ -322,17 +324,7 @@ export class SqliteEventStore implements EventStore {
   private walFd: number | null = null;
 
   deferringDurability(): EventStore {
-    const store = this;
-    return {
-      append: (stream, events, expected) => store.appendSynced(stream, events, expected, false),
-      readStream: (stream, options) => store.readStream(stream, options),
-      streamRevision: (stream) => store.streamRevision(stream),
-      subscribeToAll: (options, handlers) => store.subscribeToAll(options, handlers),
-      headPosition: () => store.headPosition(),
-      storeId: () => store.storeId(),
-      ping: () => store.ping(),
-      close: () => store.close(),
-    };
+    return withAppend(this, (stream, events, expected) => this.appendSynced(stream, events, expected, false));
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
@@ -418,7 +410,7 @@ export class SqliteEventStore implements EventStore {
       wake: () => this.scheduleWake(),
       stop: async () => {
         stopped = true;
-        const w = wake as (() => void) | null;
+        const w = wake;
         w?.();
         await running;
       },
@@ -454,22 +446,6 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-/**
- * The file holds password hashes and personal data: owner-only (0600), set explicitly since the
- * umask filters the mode a file is created with. SQLite gives the -wal and -shm files it creates
- * the main file's mode; ones left by an older version are tightened too.
- */
-function makePrivate(file: string): void {
-  closeSync(openSync(file, 'a', 0o600));
-  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      chmodSync(path, 0o600);
-    } catch {
-      // absent, or another user's (multi-process under several users): leave it
-    }
-  }
-}
-
 function toRecorded(row: Row): RecordedEvent {
   return {
     stream: row.stream,
@@ -480,31 +456,4 @@ function toRecorded(row: Row): RecordedEvent {
     metadata: JSON.parse(row.metadata),
     recordedAt: row.recorded_at,
   };
-}
-
-/**
- * Runs `step` again for up to 5 s while SQLite answers SQLITE_BUSY (or one of its extended codes)
- * at once. When processes open a new file together, some answers do not wait for the busy timeout:
- * switching the journal mode needs an exclusive lock, and a write that finds its snapshot stale
- * (another process created the tables meanwhile) gets SQLITE_BUSY_SNAPSHOT; both are SQLite's
- * deadlock avoidance, and both succeed when tried again.
- */
-export function whileBusy<T>(step: () => T): T {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    try {
-      return step();
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (!(typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || Date.now() > deadline) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-    }
-  }
-}
-
-/** Puts the file in WAL mode (persistent: a file already in it stays so), reading the mode first. */
-function useWal(db: SqliteDatabase): void {
-  whileBusy(() => {
-    if (db.pragma('journal_mode') !== 'wal') db.pragma('journal_mode = WAL');
-  });
 }

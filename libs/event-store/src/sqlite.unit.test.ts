@@ -78,7 +78,12 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
     seam.syncWal = () =>
       new Promise<void>((resolve, reject) => {
         gate.started += 1;
-        held.push({ go: (error) => (error ? reject(error) : real().then(resolve, reject)) });
+        held.push({
+          go: (error) => {
+            if (error) reject(error);
+            else real().then(resolve, reject);
+          },
+        });
         started?.();
         started = null;
       });

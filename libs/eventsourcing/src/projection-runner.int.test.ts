@@ -14,7 +14,8 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { type Projection, ProjectionRunner, StoreBehindError, StoreMismatchError } from './projection-runner.js';
+import { type Projection, StoreBehindError, StoreMismatchError } from './projection.js';
+import { ProjectionRunner } from './projection-runner.js';
 
 interface Total {
   _id: string;
@@ -557,7 +558,7 @@ describe('ProjectionRunner on MongoDB: a crash between applying a batch and savi
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
       child.once('exit', (code) => reject(new Error(`writer exited (${code}) before writing`)));
     });
     return child;

@@ -18,154 +18,26 @@
  * says. A projection that throws on an event while the store answers is a bug: the event is
  * logged and skipped for that projection, and nothing it wrote for that event is kept.
  */
-import { type HealthReply, serviceUnavailable } from '@burrow/contracts';
+import { serviceUnavailable } from '@burrow/contracts';
 import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
-import { setFlagsFromString } from 'node:v8';
+import { BATCH_BYTES, boundHeapGrowth, CATCH_UP_BATCH, CHECKPOINT_EMPTY_AFTER, LIVE_BATCH } from './batch-limits.js';
+import {
+  type Projection,
+  type ProjectionRunnerOptions,
+  type RunnerHealth,
+  type RunnerState,
+  StoreBehindError,
+  StoreMismatchError,
+} from './projection.js';
+import { StepWatch } from './step-watch.js';
 
-export interface Projection {
-  name: string;
-  /** stream-name prefixes this projection reads */
-  prefixes: string[];
-  /** Called at every start, before the first event; create indexes here. */
-  init?(docs: DocumentStore): Promise<void>;
-  /** Applies one event, reading and writing only through `docs` (the batch's unit of work). */
-  apply(event: RecordedEvent, docs: DocumentStore): Promise<void>;
-}
-
-/**
- * A projection whose code closes over its store (`build(docs)` returns its init and apply): built
- * again for each unit of work the runner hands it, so it reads and writes through it like any
- * other projection.
- */
-export function projectionOver(
-  name: string,
-  prefixes: string[],
-  build: (docs: DocumentStore) => { init?(): Promise<void>; apply(event: RecordedEvent): Promise<void> },
-): Projection {
-  let bound: { docs: DocumentStore; projection: ReturnType<typeof build> } | null = null;
-  const bind = (docs: DocumentStore) => (bound?.docs === docs ? bound.projection : (bound = { docs, projection: build(docs) }).projection);
-  return {
-    name,
-    prefixes,
-    init: async (docs) => bind(docs).init?.(),
-    apply: (event, docs) => bind(docs).apply(event),
-  };
-}
-
-export type RunnerState = 'starting' | 'catching-up' | 'live' | 'retrying' | 'stopped';
-
-export interface ProjectionRunnerOptions {
-  log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: object) => void;
-  /** the checkpoint's name in the document store (one runner per document store) */
-  checkpoint?: string;
-  /** read models built from another event store: rebuild them (default) or refuse to start */
-  onStoreMismatch?: 'rebuild' | 'refuse';
-  /**
-   * A batch is committed after this many events, or this many written documents, or when caught
-   * up, or when its documents make too many bytes (maxBatchBytes). Unset: 2,000 events or 5,000
-   * documents when live; while catching up into SQLite or memory,
-   * 5,000 events or 12,500 documents (see CATCH_UP_BATCH).
-   */
-  maxBatchEvents?: number;
-  maxBatchWrites?: number;
-  /** ... or once the documents it holds to write make this many bytes as JSON, about (default 16 MiB) */
-  maxBatchBytes?: number;
-  /** backoff between retries after a failure */
-  retryMinMs?: number;
-  retryMaxMs?: number;
-  /** how often catching up logs its progress */
-  progressEveryMs?: number;
-  /** behind the store's head for longer than this without catching up: not ready */
-  lagLimitMs?: number;
-  /**
-   * A step (applying an event, committing a batch, loading the checkpoint) still unfinished after
-   * this long is logged at warn, naming it (default 10 s); after `lagLimitMs` readiness fails with
-   * it as the reason. A read-model operation that never returns would otherwise leave the runner
-   * stalled with nothing said.
-   */
-  slowStepMs?: number;
-}
-
+/** What the checkpoint document holds. */
 interface RunnerCheckpoint {
   /** the event store's identity (EventStore.storeId) */
   storeId: string;
   /** per projection: every event up to here is in its read models */
   positions: Record<string, number>;
-}
-
-export interface RunnerHealth {
-  ok: boolean;
-  state: RunnerState;
-  position: number;
-  head: number | null;
-  /** why not ok */
-  reason?: string;
-}
-
-export class StoreMismatchError extends Error {
-  constructor(readonly expected: string, readonly actual: string) {
-    super(
-      `the read models were built from event store ${expected}, not from this one (${actual}); ` +
-        'rebuild them (BURROW_READ_MODELS_ON_STORE_MISMATCH=rebuild) or point at the right event store',
-    );
-    this.name = 'StoreMismatchError';
-  }
-}
-
-/** positions passed without an event for these projections after which the checkpoint is committed anyway */
-/** The read models record events past the event store's head, and `onStoreMismatch` is 'refuse'. */
-export class StoreBehindError extends StoreMismatchError {
-  constructor(readonly checkpoint: number, readonly head: number) {
-    super('', '');
-    this.message =
-      `the read models include events up to position ${checkpoint}, but the event store ends at ${head} ` +
-      '(it lost events, or was restored from an older backup); rebuild them (BURROW_READ_MODELS_ON_STORE_MISMATCH=rebuild)';
-    this.name = 'StoreBehindError';
-  }
-}
-
-const CHECKPOINT_EMPTY_AFTER = 10_000;
-
-/**
- * A batch's documents are also bounded by their size (as JSON, estimated when the unit of work
- * copies them): counts alone let a batch of large documents (files with dead properties, feed
- * entries with long details) hold hundreds of MiB until its commit. 12,500 users' documents make
- * ~6 MiB; 16 MiB of JSON is ~50 MiB of heap.
- */
-const BATCH_BYTES = 16 * 2 ** 20;
-const LIVE_BATCH = { events: 2_000, writes: 5_000 };
-/**
- * While catching up (a rebuild, a restart behind the log) into a store that commits in one local
- * transaction: bigger batches. A commit costs per page it writes (each index's pages a batch
- * touches are written once per commit, however many of the batch's documents they hold), so
- * fewer commits write far fewer pages; the price is a longer commit while the service is not
- * ready anyway, and the batch's documents held in memory until then: 20,000 events / 50,000
- * documents peaked at 1.4-1.6 GiB RSS in a 1M-user rebuild (with the committed cache unbounded
- * then), so 5,000 / 12,500 (docs/performance.md, "Rebuilds, 2026-11-26, second pass"). Not for
- * MongoDB, whose commit is not local: a batch is journaled, then written over the network.
- */
-const CATCH_UP_BATCH = { events: 5_000, writes: 12_500 };
-
-/**
- * While a runner of this process catches up, V8's heap may grow to 1.5x what survived its last
- * full collection (`--heap-growing-percent=50`) instead of up to 4x: a rebuild allocates fast and
- * its batches live long enough to reach the old generation, so with V8's own factor the heap of a
- * 1M-user rebuild grew to ~350 MiB of mostly garbage over ~60 MiB live (RSS 508-582 MiB; issue 23:
- * < 512 MiB). Set back to V8's own (0) once no runner catches up: serving is not affected. The
- * flag is read whenever V8 sets its next limit, so changing it at run time takes effect
- * (docs/decisions.md, "Memory during a rebuild is bounded").
- */
-const CATCH_UP_HEAP_GROWING_PERCENT = 50;
-let runnersCatchingUp = 0;
-function boundHeapGrowth(catchingUp: boolean): void {
-  runnersCatchingUp += catchingUp ? 1 : -1;
-  if (runnersCatchingUp !== (catchingUp ? 1 : 0)) return;
-  try {
-    setFlagsFromString(`--heap-growing-percent=${catchingUp ? CATCH_UP_HEAP_GROWING_PERCENT : 0}`);
-  } catch {
-    // a runtime without the flag: V8's own growth
-  }
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
@@ -185,12 +57,8 @@ export class ProjectionRunner {
   private positions: Record<string, number> = {};
   private batch: { uow: WriteBehind; events: number; end: number } | null = null;
   private readonly cache = new CommittedCache();
-  /** the step under way (see `slowStepMs`): what it is, when it began (0: none), whether it was logged */
-  private stepWhat: () => string = () => '';
-  private stepSince = 0;
-  private stepWarned = false;
-  private stepId = 0;
-  private watchdog: NodeJS.Timeout | null = null;
+  /** the step under way (see `slowStepMs`) */
+  private readonly steps: StepWatch;
   /** the event and projection being applied (named by `describeApply` only if it is slow: no string per event) */
   private applying: { event: RecordedEvent | null; projection: string } = { event: null, projection: '' };
   private readonly describeApply = () => `applying ${this.applying.event?.type} at position ${this.applying.event?.position} to ${this.applying.projection}`;
@@ -209,6 +77,7 @@ export class ProjectionRunner {
     private readonly projections: Projection[],
     private readonly options: ProjectionRunnerOptions = {},
   ) {
+    this.steps = new StepWatch(options.slowStepMs ?? 10_000, (level, msg, extra) => this.log(level, msg, extra), () => this.position);
     this.checkpointName = options.checkpoint ?? 'projections';
     this.localCommits = documents.localCommits === true;
     this.prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
@@ -238,8 +107,7 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.watchdog) clearInterval(this.watchdog);
-    this.watchdog = null;
+    this.steps.stop();
     for (const end of this.pauses) end();
     this.pauses.clear();
     this.generation++;
@@ -290,9 +158,8 @@ export class ProjectionRunner {
       return { ok: false, ...base, reason };
     }
     const lagLimit = this.options.lagLimitMs ?? 15_000;
-    if (this.stepSince > 0 && Date.now() - this.stepSince > lagLimit) {
-      return { ok: false, ...base, reason: `read models are stalled: ${this.stepWhat()} has not finished after ${Math.round((Date.now() - this.stepSince) / 1000)} s` };
-    }
+    const stalled = this.steps.stalledPast(lagLimit);
+    if (stalled) return { ok: false, ...base, reason: stalled };
     if (head > this.position && Date.now() - this.lastCaughtUpAt > lagLimit) {
       return { ok: false, ...base, reason: `read models are ${head - this.position} positions behind the event store` };
     }
@@ -301,41 +168,6 @@ export class ProjectionRunner {
 
   private log(level: 'info' | 'warn' | 'error', msg: string, extra?: object): void {
     this.options.log?.(level, msg, extra);
-  }
-
-  /** A step of the runner begins, known by `what` (the watchdog and `health()` name it); returns its id for `endStep`. */
-  private beginStep(what: () => string): number {
-    this.stepWhat = what;
-    this.stepSince = Date.now();
-    this.stepWarned = false;
-    return ++this.stepId;
-  }
-
-  private endStep(id: number): void {
-    if (id !== this.stepId || this.stepSince === 0) return;
-    if (this.stepWarned) this.log('info', 'a slow read-model step finished', { step: this.stepWhat(), seconds: Math.round((Date.now() - this.stepSince) / 1000) });
-    this.stepSince = 0;
-  }
-
-  private async track<T>(what: () => string, run: () => Promise<T>): Promise<T> {
-    const id = this.beginStep(what);
-    try {
-      return await run();
-    } finally {
-      this.endStep(id);
-    }
-  }
-
-  /** Once a second: a step unfinished for `slowStepMs` is logged once, at warn. */
-  private watch(): void {
-    if (this.watchdog || this.stopped) return;
-    const slow = this.options.slowStepMs ?? 10_000;
-    this.watchdog = setInterval(() => {
-      if (this.stepSince === 0 || this.stepWarned || Date.now() - this.stepSince < slow) return;
-      this.stepWarned = true;
-      this.log('warn', 'a read-model step is taking long', { step: this.stepWhat(), seconds: Math.round((Date.now() - this.stepSince) / 1000), position: this.position });
-    }, Math.min(1000, slow));
-    this.watchdog.unref();
   }
 
   private setState(state: RunnerState, error?: Error): void {
@@ -393,8 +225,8 @@ export class ProjectionRunner {
     // not awaited: we may be inside one of its callbacks, and it ends once that returns
     void old?.stop().catch(() => undefined);
     try {
-      this.watch();
-      const ready = await this.retrying(generation, () => this.track(() => 'loading the checkpoint', () => this.load()));
+      if (!this.stopped) this.steps.start();
+      const ready = await this.retrying(generation, () => this.steps.track(() => 'loading the checkpoint', () => this.load()));
       if (!ready) return;
     } catch (error) {
       this.setState('stopped', error as Error);
@@ -508,21 +340,21 @@ export class ProjectionRunner {
       try {
         this.applying.event = event;
         this.applying.projection = p.name;
-        const step = this.beginStep(this.describeApply);
+        const step = this.steps.begin(this.describeApply);
         try {
           await p.apply(event, uow);
         } finally {
-          this.endStep(step);
+          this.steps.end(step);
         }
         // nothing rolls back past this event any more
         uow.release(savepoint);
         return;
       } catch (error) {
         uow.rollback(savepoint);
-        const reachable = await this.track(() => 'pinging the read-model store', () => this.documents.ping()).then(() => true, () => false);
+        const reachable = await this.steps.track(() => 'pinging the read-model store', () => this.documents.ping()).then(() => true, () => false);
         if (!reachable) {
           this.setState('retrying', error as Error);
-          await this.retrying(generation, () => this.track(() => 'pinging the read-model store', () => this.documents.ping()));
+          await this.retrying(generation, () => this.steps.track(() => 'pinging the read-model store', () => this.documents.ping()));
           if (generation !== this.generation) return;
           continue;
         }
@@ -569,7 +401,7 @@ export class ProjectionRunner {
     for (const p of this.projections) positions[p.name] = Math.max(positions[p.name] ?? 0, batch.end);
     const state: RunnerCheckpoint = { storeId: this.storeId, positions };
     const result = await this.retrying(generation, () =>
-      this.track(() => `committing ${writes.length} writes (events up to position ${batch.end})`, () => this.documents.commit(this.checkpointName, this.version, state as never, writes)),
+      this.steps.track(() => `committing ${writes.length} writes (events up to position ${batch.end})`, () => this.documents.commit(this.checkpointName, this.version, state as never, writes)),
     );
     if (!result || generation !== this.generation) return;
     if (!result.committed) {
@@ -642,18 +474,4 @@ export class ProjectionRunner {
     }
     this.progress = null;
   }
-}
-
-/** A service's answer to the gateway's readiness check: its stores answer, its read models are live. */
-export async function serviceHealth(service: string, store: EventStore, documents: DocumentStore, runner: ProjectionRunner): Promise<HealthReply> {
-  const position = runner.currentPosition;
-  for (const [what, ping] of [['event store', () => store.ping()], ['read-model store', () => documents.ping()]] as const) {
-    try {
-      await ping();
-    } catch (error) {
-      return { service, ok: false, position, reason: `${what}: ${(error as Error).message}` };
-    }
-  }
-  const health = await runner.health();
-  return { service, ok: health.ok, position: health.position, ...(health.reason ? { reason: health.reason } : {}) };
 }

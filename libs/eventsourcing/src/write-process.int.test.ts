@@ -248,7 +248,7 @@ describe('write processes', () => {
     const crashed = await crashedAt('MakeThing:commit:before', 'young');
     await runner.catchUp();
     const id = await processIdOf(crashed.thingId);
-    const recovery = new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 60);
+    const recovery = new ProcessRecovery(log, docs, [definition], 60);
     now = 1_059;
     assert.deepEqual(await recovery.run(), { completed: [], compensated: [], failed: [] });
     assert.equal(await reservationHolder(t.store, nameStream('young')), crashed.thingId);

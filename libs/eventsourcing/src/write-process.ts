@@ -21,7 +21,7 @@ import type { Collection, DocumentStore } from '@burrow/documents';
 import { deferDurability, type EventStore, WrongExpectedRevisionError } from '@burrow/event-store';
 import { randomUUID } from 'node:crypto';
 import { appendEvents } from './append.js';
-import type { Projection } from './projection-runner.js';
+import type { Projection } from './projection.js';
 import type { Outcome, ProcessDefinition, StepContext, Workflow } from './workflow.js';
 
 export type ProcessStarted = Event<'ProcessStarted', { kind: string; data: object; startedAt: number }>;
@@ -265,7 +265,7 @@ export class ProcessRecovery {
     definitions: ProcessDefinition<never>[],
     readonly graceSeconds: number,
   ) {
-    for (const d of definitions) this.definitions.set(d.kind, d as unknown as ProcessDefinition<object>);
+    for (const d of definitions) this.definitions.set(d.kind, d);
   }
 
   /** Pending processes, oldest first (for the admin CLI too). */

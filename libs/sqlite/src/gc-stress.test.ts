@@ -19,8 +19,8 @@ function run(driver: string, dir: string): Promise<{ code: number | null; signal
     const proc = spawn(process.execPath, ['--expose-gc', child, driver, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     proc.on('error', reject);
     proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

@@ -18,7 +18,7 @@ function loadNodeSqlite(): typeof NodeSqlite {
     const text = typeof warning === 'string' ? warning : warning.message;
     if (type === 'ExperimentalWarning' && /sqlite/i.test(text)) return;
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  } as typeof process.emitWarning;
+  };
   try {
     return require('node:sqlite') as typeof NodeSqlite;
   } finally {

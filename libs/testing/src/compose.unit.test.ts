@@ -166,7 +166,7 @@ function hasHealthcheck(service: ComposeService): boolean {
 
 function deploymentRuleViolations(compose: ComposeFile): string[] {
   const problems: string[] = [];
-  const services = isObject(compose.services as Json) ? compose.services : {};
+  const services = isObject(compose.services) ? compose.services : {};
   const names = new Set(Object.keys(services));
 
   for (const required of REQUIRED_SERVICES) {
@@ -391,28 +391,28 @@ test('every required compose variable is documented in deploy/.env.example', () 
 
 test('the schema check rejects an invalid compose file', () => {
   const broken = structuredClone(loadCompose());
-  broken.services['gateway']!['not_a_compose_key'] = true;
+  broken.services['gateway']['not_a_compose_key'] = true;
   assert.notDeepEqual(validateCompose(broken), []);
   const badExpose = structuredClone(loadCompose());
-  badExpose.services['gateway']!['expose'] = ['eighty'];
+  badExpose.services['gateway']['expose'] = ['eighty'];
   assert.notDeepEqual(validateCompose(badExpose), []);
 });
 
 test('the rule check rejects a gateway that cannot scale', () => {
   const withPorts = structuredClone(loadCompose());
-  withPorts.services['gateway']!['ports'] = ['8080:8080'];
+  withPorts.services['gateway']['ports'] = ['8080:8080'];
   const problems = deploymentRuleViolations(withPorts);
   assert.ok(problems.some((p) => p.startsWith('gateway publishes ports')), problems.join('\n'));
   assert.ok(problems.some((p) => p.includes('only "edge" may')), problems.join('\n'));
 
   const withName = structuredClone(loadCompose());
-  withName.services['gateway']!['container_name'] = 'burrow-gateway';
+  withName.services['gateway']['container_name'] = 'burrow-gateway';
   assert.ok(deploymentRuleViolations(withName).some((p) => p.startsWith('gateway sets container_name')));
 });
 
 test('the rule check rejects a missing NATS_URL and a dangling depends_on', () => {
   const compose = structuredClone(loadCompose());
-  const billing = compose.services['billing']!;
+  const billing = compose.services['billing'];
   const env = Object.fromEntries(environmentOf(billing));
   delete env['NATS_URL'];
   billing['environment'] = env;
@@ -430,8 +430,8 @@ test('the pinning check rejects latest, untagged and variable tags, and a missin
     assert.equal(unpinnedReason(ref), null, `${ref} counted as unpinned`);
   }
   const compose = structuredClone(loadCompose());
-  compose.services['mongodb']!['image'] = 'mongo';
-  compose.services['minio']!['build'] = { context: 'deploy/minio', dockerfile: 'NoSuchDockerfile' };
+  compose.services['mongodb']['image'] = 'mongo';
+  compose.services['minio']['build'] = { context: 'deploy/minio', dockerfile: 'NoSuchDockerfile' };
   const problems = imagePinningViolations(compose);
   assert.ok(problems.some((p) => p.includes('"mongo" has no tag')), problems.join('\n'));
   assert.ok(problems.some((p) => p.includes('NoSuchDockerfile, which does not exist')), problems.join('\n'));
@@ -444,8 +444,8 @@ test('the pinning check rejects latest, untagged and variable tags, and a missin
 
 test('the healthcheck rule rejects a service without one', () => {
   const compose = structuredClone(loadCompose());
-  delete compose.services['mongodb']!['healthcheck'];
-  compose.services['billing']!['healthcheck'] = { disable: true };
+  delete compose.services['mongodb']['healthcheck'];
+  compose.services['billing']['healthcheck'] = { disable: true };
   const problems = deploymentRuleViolations(compose);
   assert.ok(problems.includes('service "mongodb" has no healthcheck'), problems.join('\n'));
   assert.ok(problems.includes('service "billing" has no healthcheck'), problems.join('\n'));

@@ -34,12 +34,12 @@ export class InProcessBus {
       }
       group.members.push(handler);
       return () => {
-        group!.members = group!.members.filter((h) => h !== handler);
+        group.members = group.members.filter((h) => h !== handler);
       };
     }
     entry.plain.push(handler);
     return () => {
-      entry!.plain = entry!.plain.filter((h) => h !== handler);
+      entry.plain = entry.plain.filter((h) => h !== handler);
     };
   }
 

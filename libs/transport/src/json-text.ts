@@ -52,7 +52,7 @@ export function deserializeReply(raw: string): IncomingResponse {
 export class JsonTextReplySerializer extends NatsRecordSerializer {
   override serialize(packet: ReplyPacket & { data?: unknown }): { data: string; headers?: unknown } {
     if (packet.response instanceof JsonText) return { data: serializeReply(packet) };
-    return super.serialize(packet as never) as { data: string; headers?: unknown };
+    return super.serialize(packet) as { data: string; headers?: unknown };
   }
 }
 

@@ -288,7 +288,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
     const d = event.data as never;
     switch (event.type) {
       case 'ShareRoomCreated':
-        change.add(user.partnerId, shareEvents.ShareRoomCreated(d as ShareRoomCreated['data'], user));
+        change.add(user.partnerId, shareEvents.ShareRoomCreated(d, user));
         return;
       case 'ShareRoomUpdated':
       case 'ShareRoomEnabled':

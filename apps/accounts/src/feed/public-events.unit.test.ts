@@ -100,7 +100,7 @@ describe('public event mapping', () => {
   it('hour summaries and quota crossings carry only counts and names', () => {
     assertPublic(activitySummary(subject, Date.UTC(2026, 0, 1, 9), { files_committed: 2, bytes_committed: 10, files_deleted: 1, folders_deleted: 0, backups_completed: 1 }), 'summary');
     assertPublic(quotaCrossing(subject, { threshold: 90, direction: 'up' }, 95, 100), 'quota');
-    assert.deepEqual(activityOf('FileVersionCommitted', { ...internals, size: 7 } as never), { files_committed: 1, bytes_committed: 7 });
+    assert.deepEqual(activityOf('FileVersionCommitted', { ...internals, size: 7 }), { files_committed: 1, bytes_committed: 7 });
     assert.equal(activityOf('DeviceLoggedIn', internals as never), null);
   });
 });

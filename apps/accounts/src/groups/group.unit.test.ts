@@ -36,7 +36,7 @@ describe('group decider', () => {
     assert.deepEqual(groupDecider.decide({ type: 'SetGroupDevicePolicy', device_policy: 4 }, given(created)), [
       { type: 'GroupDevicePolicyChanged', data: { device_policy: 4 } },
     ]);
-    const withPolicy = given({ ...created, data: { ...created.data, device_policy: 4 } } as GroupEvent);
+    const withPolicy = given({ ...created, data: { ...created.data, device_policy: 4 } });
     assert.deepEqual(groupDecider.decide({ type: 'SetGroupDevicePolicy', device_policy: 4 }, withPolicy), []);
     assert.equal(groupDecider.decide({ type: 'SetGroupDevicePolicy', device_policy: null }, withPolicy).length, 1);
   });

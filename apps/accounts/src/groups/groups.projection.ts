@@ -24,7 +24,7 @@ export const groupsProjection = (): Projection => ({
   async apply(event, docs) {
     const groups = groupsCollection(docs);
     const id = event.stream.slice(StreamPrefixes.group.length);
-    const d = event.data as Record<string, unknown>;
+    const d = event.data;
     if (event.type === 'GroupCreated') {
       const c = d as unknown as GroupCreated['data'];
       await groups.upsert({

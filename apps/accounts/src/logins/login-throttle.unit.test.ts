@@ -238,11 +238,11 @@ describe('LoginThrottle: verified credentials and the store', () => {
   it('refuses logins with 503 when the store cannot be reached', async () => {
     const broken = (): KeyValueStore => ({
       close: async () => undefined,
-      bucket: async <T>(name: string) => {
+      bucket: async (name: string) => {
         const fail = async (): Promise<never> => {
           throw new Error('no responders available for request');
         };
-        return { name, get: fail, create: fail, update: fail, delete: fail } as KvBucket<T>;
+        return { name, get: fail, create: fail, update: fail, delete: fail };
       },
     });
     const { attempt } = await setup(broken);
@@ -261,7 +261,7 @@ describe('LoginThrottle: verified credentials and the store', () => {
     };
     const store: KeyValueStore = {
       close: async () => undefined,
-      bucket: async <T>(name: string) => ({ name, get: fail, create: fail, update: fail, delete: fail }) as KvBucket<T>,
+      bucket: async (name: string) => ({ name, get: fail, create: fail, update: fail, delete: fail }),
     };
     const throttle = await LoginThrottle.open(store, { secret: 'unit-test-secret-0123456789abcdef', now: () => now, log });
     for (let i = 0; i < 5; i++) await throttle.begin({ realm: 'partner', account: 'a', address: '192.0.2.9' }).catch(() => undefined);

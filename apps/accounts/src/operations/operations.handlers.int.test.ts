@@ -112,7 +112,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
     const now = find(await listed({ kind: 'username' }), 'username', 'ghost');
     assert.equal(now?.status, 'live');
     assert.equal(now?.owner, (await usersCollection(ctx.docs).findOne({ username: 'ghost' }))?._id, 'held by the new user');
-    assert.match(now!.reason, /user ghost/);
+    assert.match(now.reason, /user ghost/);
   });
 
   it('a live reservation is refused without force, and released with it', async () => {
@@ -138,7 +138,7 @@ describe('operator handlers: reservations and unfinished writes', () => {
 
     const record = find(await listed({ kind: 'username' }), 'username', 'halfway');
     assert.equal(record?.status, 'in_flight');
-    assert.match(record!.reason, new RegExp(`CreateUser write ${process._id}`));
+    assert.match(record.reason, new RegExp(`CreateUser write ${process._id}`));
     assert.match((await expectError(ops.releaseReservation({ kind: 'username', name: 'halfway' }), 409)).body.reason, /in flight/);
 
     const pending = await ops.listPendingWrites({});

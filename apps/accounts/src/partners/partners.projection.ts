@@ -43,7 +43,7 @@ export const partnersProjection = (): Projection => ({
     }
     const doc = await partners.get(partnerId);
     if (!doc) return;
-    const d = event.data as Record<string, unknown>;
+    const d = event.data;
     switch (event.type) {
       case 'PartnerPasswordChanged':
         doc.passwordHash = d.passwordHash as string;

@@ -35,6 +35,7 @@ export const DEFAULT_TEMPLATE = 'set_password';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** Header values: one line, no control characters (a name cannot add headers). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 
 export function activationMail(input: ActivationMailInput): MailMessage {

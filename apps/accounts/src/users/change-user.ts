@@ -8,7 +8,7 @@
  * revision with `UserChangeAbandoned` when the commit never happened.
  */
 import { notFound, Streams, type UserChangeAbandoned } from '@burrow/contracts';
-import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, releaseName, retryOnConflict } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../shared/context.js';

@@ -127,7 +127,7 @@ describe('users', () => {
       const results = await Promise.allSettled(
         Array.from({ length: 10 }, (_, i) => t.users.create({ partnerId: p.partner_id, username: `racer${i}`, name: `Racer ${i}`, email: `racer${i}@example.com`, plan_id: 1 })),
       );
-      const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.status);
+      const refused = results.filter((r) => r.status === 'rejected').map((r) => (r).reason.status);
       assert.deepEqual(refused, [402, 402, 402, 402, 402]);
       assert.equal(await t.allocated(p.partner_id), 500 * GB);
       assert.equal(await usersOf(p.partner_id), 5);

@@ -104,7 +104,7 @@ const userDevices = (docs: DocumentStore) => docs.collection<UserDeviceDoc>('use
 async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promise<void> {
   const users = usersCollection(docs);
   const userId = event.stream.slice(StreamPrefixes.user.length);
-  const d = event.data as Record<string, unknown>;
+  const d = event.data;
   if (event.type === 'UserCreated') {
     const c = d as unknown as UserCreated['data'];
     await users.upsert({

@@ -7,7 +7,7 @@
  * controls).
  */
 // undici is loaded with the first delivery, not by every start of the accounts service
-import type { Agent } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import { guardedLookup, literalHostRefusal, type Resolver, systemResolver } from './address-policy.js';
 
 export interface DeliveryResult {
@@ -27,7 +27,7 @@ export interface HttpDeliveryOptions {
 const DISCARD_LIMIT = 64 * 1024;
 
 export class HttpDelivery {
-  private undici?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
+  private undici?: Promise<{ agent: Agent; request: typeof undiciRequest }>;
 
   constructor(private readonly options: HttpDeliveryOptions) {}
 

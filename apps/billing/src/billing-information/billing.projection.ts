@@ -58,5 +58,5 @@ export async function billingOf(docs: DocumentStore, partnerId: string): Promise
   const doc = await billingCollection(docs).get(partnerId);
   if (!doc) return emptyView();
   const { _id, ...view } = doc;
-  return view as BillingView;
+  return view;
 }

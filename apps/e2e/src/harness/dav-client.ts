@@ -15,8 +15,10 @@ export type DavMethod = 'OPTIONS' | 'GET' | 'HEAD' | 'PUT' | 'DELETE' | 'PROPFIN
 export function davClient(url: string, username: string, password: string) {
   const agent = supertest(url);
   return {
-    request: (method: DavMethod, path: string) =>
-      ((agent as unknown as Record<string, (p: string) => supertest.Test>)[method.toLowerCase()](path)).auth(username, password),
+    request: (method: DavMethod, path: string) => {
+      const methods = agent as unknown as Record<string, (p: string) => supertest.Test>;
+      return methods[method.toLowerCase()](path).auth(username, password);
+    },
     raw: agent,
   };
 }

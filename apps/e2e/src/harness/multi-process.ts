@@ -131,8 +131,8 @@ export async function startMultiProcess(
       log = (log + `[${app}] ` + chunk.toString()).slice(-20_000);
       entry.output = (entry.output + chunk.toString()).slice(-200_000);
     };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
     children.push(child);
     byApp.set(app, [...(byApp.get(app) ?? []), child]);
     return child;
@@ -200,7 +200,7 @@ export async function startMultiProcess(
       }
     }
     const exited = (app: string) =>
-      Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r))))).then(() => undefined);
+      Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r))))).then(() => undefined);
     return { mode: 'multi-process', natsUrl, servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, serverEnv: servers.env, operator, close,
       openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
       stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),

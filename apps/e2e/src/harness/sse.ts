@@ -54,9 +54,15 @@ export function openSse(url: string, auth: { username: string; password: string 
         let isFrame = false;
         for (const line of block.split('\n')) {
           if (line.startsWith(':')) comments.push(line.slice(1).trim());
-          else if (line.startsWith('id: ')) (frame.id = line.slice(4)), (isFrame = true);
+          else if (line.startsWith('id: ')) {
+            frame.id = line.slice(4);
+            isFrame = true;
+          }
           else if (line.startsWith('event: ')) frame.event = line.slice(7);
-          else if (line.startsWith('data: ')) (frame.data += line.slice(6)), (isFrame = true);
+          else if (line.startsWith('data: ')) {
+            frame.data += line.slice(6);
+            isFrame = true;
+          }
         }
         if (isFrame) frames.push(frame);
       }

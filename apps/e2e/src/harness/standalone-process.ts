@@ -32,8 +32,8 @@ export async function startStandaloneProcess(dataDir: string, env: Record<string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-200_000)));
-  child.stderr!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-200_000)));
+  child.stdout.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-200_000)));
+  child.stderr.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-200_000)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {

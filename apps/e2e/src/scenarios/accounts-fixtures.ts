@@ -12,7 +12,6 @@ import { type DeviceEvent, type FileEvent, fileIdOf, type Plan, type ShareEvent,
 import type { EventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type supertest from 'supertest';
 import type { PartnerApi } from '../harness/client.js';
 import type { TestTarget } from '../harness/standalone.js';

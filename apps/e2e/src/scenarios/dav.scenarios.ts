@@ -397,7 +397,7 @@ export function davScenarios({ target }: ScenarioContext) {
     const tokens: string[] = [];
     for (let i = 0; i < 10; i++) {
       const res = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo(`<D:href>client ${i} "quoted"</D:href>`)).expect(200);
-      tokens.push(/^<(.+)>$/.exec(res.headers['lock-token'] as string)![1]);
+      tokens.push(/^<(.+)>$/.exec(res.headers['lock-token'])![1]);
       assert.match(res.text, new RegExp(`client ${i} "quoted"`));
     }
     const eleventh = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('<D:href>one too many</D:href>'));

@@ -80,7 +80,7 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
       const name = unique('Laptops');
       const res = await api().post(`${base}/devicepolicies/`, { name, policy: { lan_sync: 'false', upload_limit_kbps: '512' } });
       assert.equal(res.status, 201, res.text);
-      const location = res.headers.location as string;
+      const location = res.headers.location;
       assert.match(location, new RegExp(`^(https?://[^/]+)?${base}/devicepolicies/\\d+$`));
       const id = Number(location.split('/').pop());
       assert.equal(res.body.id, id);

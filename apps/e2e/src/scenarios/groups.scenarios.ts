@@ -29,7 +29,7 @@ export function groupsScenarios({ target }: ScenarioContext) {
       const name = unique('grp');
       const res = await api().post(`${base}/groups/`, { name, plan_id: plans.medium.plan_id, webapi_enable: false, check_domain: true });
       assert.equal(res.status, 201, res.text);
-      const location = res.headers.location as string;
+      const location = res.headers.location;
       assert.match(location, new RegExp(`^(https?://[^/]+)?${base}/groups/\\d+$`));
       assert.ok(!location.includes('?') && !location.endsWith('/'));
       const id = Number(location.split('/').pop());

@@ -14,7 +14,6 @@ import {
 } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { it } from 'node:test';
 import { partnerApi } from '../harness/client.js';
 import type { ScenarioContext } from './scenarios.js';

@@ -38,7 +38,7 @@ export function paginationScenarios({ target }: ScenarioContext, { users, pageSi
       const query = page === 0 ? `limit=${pageSize}` : `limit=${pageSize}&offset=${page * pageSize}`;
       const body = (await gateways[page % gateways.length].get(`/users/?${query}`).expect(200)).body as UserRecord[];
       assert.equal(body.length, Math.min(pageSize, users - page * pageSize), `page ${page}`);
-      if (page === 0) assertUserRecord(body[0] as unknown as Record<string, unknown>);
+      if (page === 0) assertUserRecord(body[0]);
       seen.push(...body.map((u) => u.username));
     }
     assert.deepEqual((await p.get(`/users/?limit=${pageSize}&offset=${pages * pageSize}`).expect(200)).body, []);

@@ -7,7 +7,6 @@
  */
 import { type PurgeReport, type StorageRoot, Streams, Subjects } from '@burrow/contracts';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { it } from 'node:test';
 import { createPartner } from '../harness/client.js';
 import { storageApi } from '../harness/storage-client.js';

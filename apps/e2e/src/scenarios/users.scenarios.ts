@@ -34,7 +34,7 @@ export function usersScenarios({ target }: ScenarioContext) {
     assert.equal(typeof res.body.temp_password, 'string');
     assert.ok(res.body.temp_password.length >= 8);
     const u = res.body.user as UserRecord;
-    assertUserRecord(u as unknown as Record<string, unknown>);
+    assertUserRecord(u);
     assert.equal(u.username, username);
     assert.equal(u.name, 'Alice Example');
     assert.equal(u.email, `${username}@Example.com`);

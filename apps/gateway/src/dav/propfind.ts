@@ -3,7 +3,7 @@
  * 403 and the propfind-finite-depth precondition: a tree of any size is not walked in one
  * request). A folder's members are read a page at a time and streamed.
  */
-import { badRequest, type DeviceInfo } from '@burrow/contracts';
+import { badRequest } from '@burrow/contracts';
 import type { DavCall } from './context.js';
 import { MultistatusWriter, propstatXml, responseXml, sendError } from './multistatus.js';
 import { type DavResource, propertiesFor, PropertyNames, type PropRequest } from './properties.js';
@@ -59,7 +59,7 @@ export async function propfind(call: DavCall, body: string): Promise<void> {
     const self = rootResource(target.user, root, locks);
     out.start();
     await write(self);
-    if (depth === '1') for (const d of root.devices as DeviceInfo[]) await write(deviceResource(target.user, d, self.quota!, locks));
+    if (depth === '1') for (const d of root.devices) await write(deviceResource(target.user, d, self.quota!, locks));
     out.end();
     return;
   }

@@ -7,7 +7,7 @@
 import { type FeedPage, type PublicEvent, serviceUnavailable, unauthorized } from '@burrow/contracts';
 import express from 'express';
 import assert from 'node:assert/strict';
-import { request, type Server } from 'node:http';
+import { type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { type FeedFetch, streamFeed } from './sse.js';
@@ -36,14 +36,14 @@ async function serve(fetch: FeedFetch, options = { heartbeatMs: 50, maxMs: 60_00
   app.get('/events', (_req, res) => void streamFeed(res, 0, fetch, options, silentLog));
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server!.once('listening', r));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/events`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
 }
 
 /** Opens the stream; `text()` is what has arrived; `pause()`/`resume()` stop and restart reading. */
 function open(url: string) {
   let text = '';
   let received = 0;
-  let res: import('node:http').IncomingMessage | undefined;
+  let res: IncomingMessage | undefined;
   const req = request(url, (r) => {
     res = r;
     r.setEncoding('utf8');

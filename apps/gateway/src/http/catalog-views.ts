@@ -128,7 +128,7 @@ export function requestedVersion(req: Request): number | undefined {
  * `&`), or `?preview=48`. `preview_480` names no preview (its number is 480).
  */
 export function requestedPreview(req: Request): PreviewWidth | undefined {
-  for (const key of Object.keys(req.query as Record<string, unknown>)) {
+  for (const key of Object.keys(req.query)) {
     const width = Number(/^preview_(\d{1,4})(?!\d)/.exec(key)?.[1]) as PreviewWidth;
     if (PREVIEW_WIDTHS.includes(width)) return width;
   }

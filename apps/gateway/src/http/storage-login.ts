@@ -19,7 +19,7 @@ export async function readLoginForm(req: Request): Promise<Record<string, string
   if (text.startsWith('{')) {
     try {
       const parsed = JSON.parse(text) as Record<string, unknown>;
-      for (const key of ['username', 'password']) if (typeof parsed[key] === 'string') form[key] = parsed[key] as string;
+      for (const key of ['username', 'password']) if (typeof parsed[key] === 'string') form[key] = parsed[key];
     } catch {
       throw badRequest('the login form is neither form-encoded nor JSON');
     }

@@ -14,7 +14,7 @@ export const SPEC_BODY_TYPE = 'text/javascript';
 export const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
 export const ERROR_SCHEMA: Schema = { $ref: '#/components/schemas/Error' };
 
-const toSchema = (schema: z.ZodType | Schema): Schema => ('_zod' in schema ? jsonSchema(schema as z.ZodType) : (schema as Schema));
+const toSchema = (schema: z.ZodType | Schema): Schema => ('_zod' in schema ? jsonSchema(schema as z.ZodType) : (schema));
 export const listOf = (schema: z.ZodType, description: string): Schema => ({ type: 'array', description, items: jsonSchema(schema) });
 
 export const ex = (summary: string, value: unknown): Example => ({ summary, value });

@@ -132,7 +132,7 @@ function resolvePointer(doc: unknown, ref: string): unknown {
 }
 
 const deref = <T>(value: T | { $ref: string }): T =>
-  value && typeof value === 'object' && '$ref' in value ? (resolvePointer(openApiDocument, (value as { $ref: string }).$ref) as T) : (value as T);
+  value && typeof value === 'object' && '$ref' in value ? (resolvePointer(openApiDocument, (value).$ref) as T) : (value);
 
 function* refsIn(node: unknown, at = '#'): Generator<[string, string]> {
   if (Array.isArray(node)) for (const [i, v] of node.entries()) yield* refsIn(v, `${at}/${i}`);

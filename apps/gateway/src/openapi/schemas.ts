@@ -31,7 +31,7 @@ function clean(schema: Schema): Schema {
 /** Every registered schema (those with an `id`), as components. */
 export function componentSchemas(): Record<string, Schema> {
   const convert = (io: 'input' | 'output') =>
-    z.toJSONSchema(z.globalRegistry, { io, uri: (id) => `${COMPONENTS}${id}`, override: override as never, unrepresentable: 'any' }).schemas as Record<string, Schema>;
+    z.toJSONSchema(z.globalRegistry, { io, uri: (id) => `${COMPONENTS}${id}`, override: override, unrepresentable: 'any' }).schemas as Record<string, Schema>;
   const output = convert('output');
   const input = convert('input');
   return Object.fromEntries(Object.keys(output).sort().map((id) => [id, clean(INPUT_FORM.has(id) ? input[id] : output[id])]));
@@ -41,7 +41,7 @@ export function componentSchemas(): Record<string, Schema> {
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): Schema {
   const id = z.globalRegistry.get(schema)?.id;
   if (id) return { $ref: `${COMPONENTS}${id}` };
-  const converted = z.toJSONSchema(schema, { io, override: override as never, unrepresentable: 'any' }) as Schema;
+  const converted = z.toJSONSchema(schema, { io, override: override, unrepresentable: 'any' }) as Schema;
   const { $defs: _d, ...rest } = converted;
   return clean(rest);
 }

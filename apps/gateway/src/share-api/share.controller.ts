@@ -28,7 +28,7 @@ import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { dirPair, fileObject, humanSize, requestedPreview, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
 import { claimedIncarnation, type LinkClaims } from '../http/links.js';
-import { BROWSE_SHARE_MOUNT, LINK_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
+import { BROWSE_SHARE_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
 import { queryValue } from '../http/query.js';
 import { isPasswordRequired, ROOM_REALM, wantsJsonPasswordPrompt } from '../http/room-access.js';
 import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } from '../http/share-rooms.js';

@@ -140,7 +140,7 @@ export const SHARE_ROOM_ROUTES = {
         }),
         '404': noRoom,
         '409': error('The user already has a room with this key.', { taken: ex('key in use', err('a share room with the key holiday exists', { conflicts: ['room_key'] })) }),
-        '413': { $ref: '#/components/responses/PayloadTooLarge' } as unknown as Response,
+        '413': { $ref: '#/components/responses/PayloadTooLarge' },
         ...STORAGE_AUTH,
       },
     },

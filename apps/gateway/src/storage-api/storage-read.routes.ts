@@ -4,7 +4,7 @@
  */
 import { z } from '@burrow/contracts';
 import { route } from '../http/route.js';
-import { ERROR_SCHEMA, err, error, ex, pathParameter, reply, responseRef } from '../openapi/builders.js';
+import { ERROR_SCHEMA, err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
 import type { Parameter, Response } from '../openapi/types.js';
 import { STORAGE_AUTH } from './storage-write.routes.js';
 
@@ -207,7 +207,7 @@ const LOGIN_REFUSED: Record<string, Response> = {
   '403': error('Invalid username or password (no Basic challenge, so a browser shows no dialog); a disabled account; a group without the web interface.', {
     invalid: ex('bad credentials', err('invalid username or password')),
   }),
-  '429': (STORAGE_AUTH['429'] as Response),
+  '429': (STORAGE_AUTH['429']),
   '503': responseRef('ServiceUnavailable') as unknown as Response,
 };
 
@@ -255,7 +255,7 @@ export const STORAGE_SESSION_ROUTES = {
       description: 'Ends the cookie session on every gateway (a replayed cookie is refused) and clears the cookie.',
       security: [],
       parameters: [b32User],
-      responses: { '200': text('Logged out.', 'logged out'), '503': responseRef('ServiceUnavailable') as unknown as Response },
+      responses: { '200': text('Logged out.', 'logged out'), '503': responseRef('ServiceUnavailable') },
     },
   }),
   logoutPost: route({
@@ -268,7 +268,7 @@ export const STORAGE_SESSION_ROUTES = {
       description: 'The same as GET.',
       security: [],
       parameters: [b32User],
-      responses: { '200': text('Logged out.', 'logged out'), '503': responseRef('ServiceUnavailable') as unknown as Response },
+      responses: { '200': text('Logged out.', 'logged out'), '503': responseRef('ServiceUnavailable') },
     },
   }),
 };

@@ -385,8 +385,8 @@ async function applyPreviews(docs: DocumentStore, e: PreviewEvent): Promise<void
   const since = (await collection.get(blob))?.since ?? e.data.at;
   switch (e.type) {
     case 'PreviewsGenerated':
-      await collection.upsert({ _id: blob, previews: e.data.previews as Previews, failed: false, pending: false, since });
-      await showPreviews(docs, blob, e.data.previews as Previews);
+      await collection.upsert({ _id: blob, previews: e.data.previews, failed: false, pending: false, since });
+      await showPreviews(docs, blob, e.data.previews);
       return;
     case 'PreviewsFailed':
       await collection.upsert({ _id: blob, previews: {}, failed: true, reason: e.data.reason, pending: false, since });

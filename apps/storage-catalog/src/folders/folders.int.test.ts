@@ -20,7 +20,7 @@ async function setUp(): Promise<{ t: TestStorage; user: TestUser }> {
 
 const folderOf = (s: PathStat) => {
   assert.equal(s.kind, 'folder');
-  return s as Extract<PathStat, { kind: 'folder' }>;
+  return s;
 };
 
 describe('made folders', () => {

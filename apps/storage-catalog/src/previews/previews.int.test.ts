@@ -58,7 +58,7 @@ async function previewsOf(t: TestStorage, blob: string): Promise<Record<string, 
   await t.runner.catchUp();
   const doc = await previewsCollection(t.docs).get(blob);
   assert.ok(doc, 'the blob has a previews document');
-  return doc.previews as Record<string, string>;
+  return doc.previews;
 }
 
 /** Decodes a preview blob: its format and size, and the colour of the pixel at (x, y) in fractions. */

@@ -39,7 +39,7 @@ export const userStorageProjection = (): Projection => ({
   },
   async apply(event, docs) {
     const users = userStorageCollection(docs);
-    let doc: UserStorageDoc | null = null;
+    let doc: UserStorageDoc;
     if (event.stream.startsWith(StreamPrefixes.user)) {
       if (event.type !== 'UserDeleted') return;
       const userId = event.stream.slice(StreamPrefixes.user.length);

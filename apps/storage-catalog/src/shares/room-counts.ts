@@ -30,7 +30,7 @@ export async function roomCounts(docs: DocumentStore, devices: Map<string, strin
   const folders = await Promise.all(
     outermost.map((d) => {
       const deviceId = devices.get(d.device.toLowerCase());
-      return deviceId ? foldersCollection(docs).get(folderId(deviceId, d.path)) : null;
+      return deviceId ? foldersCollection(docs).get(folderId(deviceId, d.path)) : Promise.resolve(null);
     }),
   );
   const total: FolderSummary = { files: 0, folders: 0, bytes: 0 };

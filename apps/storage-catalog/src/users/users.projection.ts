@@ -56,7 +56,7 @@ export const storageUsersProjection = (): Projection => ({
     }
     const users = storageUsersCollection(docs);
     const userId = event.stream.slice(StreamPrefixes.user.length);
-    const d = event.data as Record<string, unknown>;
+    const d = event.data;
     if (event.type === 'UserCreated') {
       const c = d as unknown as UserCreated['data'];
       await users.upsert({

@@ -42,7 +42,7 @@ for (let round = 0; round < ROUNDS; round++) {
   churn(round, PER_ROUND);
   await turn();
   // idle: a GC called from JavaScript, then one the event loop runs as a task of its own
-  gc();
+  void gc();
   await gc({ type: 'major', execution: 'async' });
   await sleep(1);
 }

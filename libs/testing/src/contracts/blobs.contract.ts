@@ -449,7 +449,7 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       // another process starts a put and is killed in the middle of it
       const child = spawn(process.execPath, [fileURLToPath(new URL('./blob-put-child.js', import.meta.url)), JSON.stringify({ spec: fixture.childSpec, bytes: 11 * MiB })], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve, reject) => {
-        child.stdout!.on('data', (data: Buffer) => data.toString().includes('ready') && resolve());
+        child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve());
         child.once('exit', (code) => reject(new Error(`the child exited (${code}) before its put was under way`)));
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -90,7 +90,7 @@ export function keyValueStoreContract(name: string, factory: KeyValueFactory | n
       const fromPeer = await fixture.peer.bucket<number>(name, { ttlMs: MINUTE });
       const entry = await fromPeer.get('shared.key');
       assert.equal(entry?.value, 7);
-      assert.ok((await fromPeer.update('shared.key', 8, entry!.revision)) !== null);
+      assert.ok((await fromPeer.update('shared.key', 8, entry.revision)) !== null);
       assert.equal((await a.get('shared.key'))?.value, 8);
     });
 

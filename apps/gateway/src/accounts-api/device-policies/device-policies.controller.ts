@@ -7,10 +7,10 @@ import {
   CreateDevicePolicyBody,
   type DevicePolicy,
   DevicePolicyActionQuery,
+  type DevicePreference,
   notFound,
   type PreferenceCategory,
   Subjects,
-  UpdateDevicePolicyBody,
   type z,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';

@@ -10,7 +10,6 @@ import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import {
   PARTNER_BACKUP_BODY_LIMIT,
   type PartnerBackupRef,
-  PartnerBackupQuery,
   type PartnerBackupVersion,
   payloadTooLarge,
   Subjects,

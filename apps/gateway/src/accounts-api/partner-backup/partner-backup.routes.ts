@@ -1,5 +1,5 @@
 /** The routes of the management appliance's configuration backup: path, method, query schema, and their OpenAPI prose and examples. */
-import { PARTNER_BACKUP_BODY_LIMIT, PARTNER_BACKUPS_KEPT, PartnerBackup, PartnerBackupBody, PartnerBackupQuery, PartnerBackupVersion } from '@burrow/contracts';
+import { PARTNER_BACKUP_BODY_LIMIT, PARTNER_BACKUPS_KEPT, PartnerBackupBody, PartnerBackupQuery, PartnerBackupVersion } from '@burrow/contracts';
 import { route } from '../../http/route.js';
 import { content, err, error, ex, JSON_TYPE, listOf, reply, SPEC_BODY_TYPE } from '../../openapi/builders.js';
 import { AUTHENTICATED } from '../../openapi/common.js';

@@ -1,6 +1,5 @@
 /** The partner itself: password, settings, features, quota, info (`/partner/...`). */
 import {
-  ChangePasswordBody,
   type PartnerFeatures,
   type PartnerInfo,
   type PartnerQuota,

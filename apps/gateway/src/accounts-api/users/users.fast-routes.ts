@@ -59,5 +59,8 @@ function replyAsNest(res: Response, body: unknown): void {
   res.status(200);
   if (body === undefined || body === null) res.send();
   else if (typeof body === 'object') res.json(body);
-  else res.send(String(body));
+  else {
+    const value = body as string | number | boolean;
+    res.send(String(value));
+  }
 }

@@ -12,7 +12,7 @@ import {
   ChangeUserShareBody,
   UpdateUserBody,
   UserActionQuery,
-  UserCount,
+  type UserCount,
   USER_SORTABLE_FIELDS,
   UserRecord,
   UserShareRoom,

@@ -109,13 +109,12 @@ export function localHeader(e: RecordEntry): Buffer {
   buf.writeUInt32LE(LOCAL_SIG, 0);
   writeCommonFields(buf, 4, e, length - LOCAL_FIXED - e.name.length);
   e.name.copy(buf, LOCAL_FIXED);
-  let at = writeTimestamp(buf, LOCAL_FIXED + e.name.length, e.mtime);
+  const at = writeTimestamp(buf, LOCAL_FIXED + e.name.length, e.mtime);
   if (zip64) {
     buf.writeUInt16LE(0x0001, at);
     buf.writeUInt16LE(16, at + 2);
     buf.writeBigUInt64LE(BigInt(e.size), at + 4); // uncompressed
     buf.writeBigUInt64LE(BigInt(e.size), at + 12); // compressed
-    at += 20;
   }
   return buf;
 }

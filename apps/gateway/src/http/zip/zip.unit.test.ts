@@ -6,7 +6,6 @@
  * The zip64 limits (> 65,535 entries, an entry > 4 GiB) are in zip64.slow.test.ts.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
