@@ -193,13 +193,13 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     /** axe-core in the page (evaluated over the protocol: the CSP allows no inline script), then screenshots. */
     const audit = async (name: string, on = page) => {
       await on.evaluate(axeSource);
-      const result = (await on.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as { violations: { id: string; impact: string; help: string }[] };
+      const result = await on.evaluate<{ violations: { id: string; impact: string; help: string }[] }>("axe.run(document, { resultTypes: ['violations'] })");
       const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       assert.deepEqual(serious.map((v) => `${v.id}: ${v.help}`), [], `${name}: accessibility violations`);
       await on.screenshot({ path: join(OUT, `${mode}-${name}-desktop.png`), fullPage: true });
       await on.setViewportSize({ width: 375, height: 740 });
       await on.screenshot({ path: join(OUT, `${mode}-${name}-phone.png`), fullPage: true });
-      const overflow = (await on.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      const overflow = await on.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 0, `${name}: wider than a phone screen by ${overflow}px`);
       await on.setViewportSize({ width: 1280, height: 800 });
       checked.push(name);
@@ -307,7 +307,7 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     // back where the visitor was (the folder), and the room's pages and files open with the cookie
     assert.equal(await visitor.getByRole('link', { name: 'sunset.png' }).count(), 1);
     const [photoDownload] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('link', { name: 'sunset.png' }).click()]);
-    assert.deepEqual(await readFile((await photoDownload.path())!), w.files['Documents/Photos/sunset.png']);
+    assert.deepEqual(await readFile((await photoDownload.path())), w.files['Documents/Photos/sunset.png']);
     // another browser without the cookie is still asked
     const stranger = await (await browser.newContext()).newPage();
     await stranger.goto(visitor.url());

@@ -19,7 +19,7 @@ import type { BusSpan, BusSystem, BusTracing } from '@burrow/transport';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname } from 'node:os';
-import type { HttpMiddleware, HttpTracingOptions, StoreSystem, Tracing, TracingEnv, TracingProtocol } from './tracing.js';
+import type { HttpMiddleware, HttpTracingOptions, Tracing, TracingEnv, TracingProtocol } from './tracing.js';
 
 const TRACER_NAME = 'burrow';
 
@@ -192,7 +192,7 @@ function fail(span: Span, error: unknown): void {
   const wire = error as { burrowError?: unknown; status?: unknown; reason?: unknown; name?: unknown; message?: unknown } | null;
   if (wire && typeof wire === 'object' && typeof wire.status === 'number' && (wire.burrowError || typeof wire.reason === 'string')) {
     span.setAttribute('burrow.error.status', wire.status);
-    if (wire.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: String(wire.reason ?? wire.status).slice(0, MAX_MESSAGE) });
+    if (wire.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: (typeof wire.reason === 'string' ? wire.reason : String(wire.status)).slice(0, MAX_MESSAGE) });
     return;
   }
   const type = error instanceof Error ? error.name : typeof wire?.name === 'string' ? wire.name : typeof error;

@@ -37,7 +37,7 @@ export function tracingProblems(env: TracingEnv = process.env): string[] {
   for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
     const url = value(env, name);
     if (url === undefined) continue;
-    let protocol = '';
+    let protocol: string;
     try {
       protocol = new URL(url).protocol;
     } catch {

@@ -230,8 +230,8 @@ class WatchedClientNats extends ClientNats {
 
 /** `tracing`: each message handled is a span (bus-tracing.ts); none, nothing is traced. */
 export const natsServer = (url: string, queue: string, watch: NatsWatch = {}, tracing?: BusTracing) =>
-  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() } as Options, `burrow-${queue}`, watch, queue, tracing);
+  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() }, `burrow-${queue}`, watch, queue, tracing);
 
 /** `tracing`: each request sent is a span, carried in the message's headers (bus-tracing.ts); none, nothing is traced. */
 export const natsClient = (url: string, name: string, watch: NatsWatch = {}, tracing?: BusTracing) =>
-  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() } as Options, `burrow-${name}`, watch, tracing);
+  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() }, `burrow-${name}`, watch, tracing);

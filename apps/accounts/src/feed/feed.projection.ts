@@ -22,7 +22,6 @@ import {
   type PublicEvent,
   type PublicEventType,
   type ShareRoomAccessed,
-  type ShareRoomCreated,
   StreamPrefixes,
   type UserCreated,
 } from '@burrow/contracts';

@@ -69,4 +69,7 @@ export function setRoomCookie(req: Request, res: Response, signer: TokenSigner, 
 }
 
 /** `?auth_required_format=json`: the mobile app asks to be told a password is needed with a 200, not a 401. */
-export const wantsJsonPasswordPrompt = (req: Request) => /^json$/i.test(String(req.query.auth_required_format ?? ''));
+export const wantsJsonPasswordPrompt = (req: Request) => {
+  const format = req.query.auth_required_format;
+  return typeof format === 'string' && /^json$/i.test(format);
+};

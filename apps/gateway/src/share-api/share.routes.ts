@@ -92,7 +92,7 @@ export const SHARE_ROUTES = {
         },
         '403': error("The room owner's partner has sharing turned off (sharing_enabled false): every room of its users stops until it is turned back on.", { off: ex('sharing off', err('sharing is turned off for this account')) }),
         '404': error('No such room (or disabled), folder or file.', { room: ex('unknown room', err('no share holiday')) }),
-        '429': { $ref: '#/components/responses/TooManyRequests' } as unknown as Response,
+        '429': { $ref: '#/components/responses/TooManyRequests' },
         '503': unavailable,
       },
     },

@@ -76,7 +76,7 @@ ${state.error ? html`<p class="error" role="alert" id="room-password-error">${st
     try {
       const form = await readFormBody(req);
       // back to a page of this room only (a relative path below it), never elsewhere
-      back = /^[^/\\?#][^?#]*\/$/.test(form.back ?? '') && !(form.back ?? '').split('/').some((s) => s === '..' || s === '.') ? form.back! : '';
+      back = /^[^/\\?#][^?#]*\/$/.test(form.back ?? '') && !(form.back ?? '').split('/').some((s) => s === '..' || s === '.') ? form.back : '';
       const room = await openRoom(this.rpc, req, this.signer, shareSegment, roomKey, { password: form.password ?? '' });
       setRoomCookie(req, res, this.signer, room);
       res.setHeader('Cache-Control', 'no-store');

@@ -89,7 +89,7 @@ function headOf(req: CommitFileRequest): Buffer | undefined {
 /** A commit's checksums (lowercase hex SHA-1 and MD5), or undefined; a 400 when malformed. */
 function checksumsOf(value: unknown): FileChecksums | undefined {
   if (value === undefined) return undefined;
-  const c = value as Partial<FileChecksums> | null;
+  const c = (typeof value === 'object' ? value : null) as Partial<FileChecksums> | null;
   if (!c || typeof c.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(c.sha1) || typeof c.md5 !== 'string' || !/^[0-9a-f]{32}$/.test(c.md5)) {
     throw badRequest('checksums must be {sha1, md5} in lowercase hex', ['checksums']);
   }

@@ -6,8 +6,6 @@
 import {
   CreateDevicePolicyBody,
   type DevicePolicy,
-  DevicePolicyActionQuery,
-  type DevicePreference,
   notFound,
   type PreferenceCategory,
   Subjects,

@@ -9,7 +9,6 @@ import {
   MAIL_SEND_TIMEOUT_MS,
   SendActivationEmailBody,
   type SetSharePasswordRequest,
-  ShareActionQuery,
   Subjects,
   UpdateUserBody,
   type UserCount,
