@@ -142,7 +142,7 @@ export class SharesHandlers {
     const room = await shareRoomsCollection(this.ctx.docs).get(shareRoomId(owner._id, req.room_key));
     if (!room || !room.enabled) throw missing();
     // the owner's partner may have turned sharing off: every room stops until it is turned back on
-    if (!(await partnerSharingEnabled(this.ctx.store, owner.partnerId))) throw forbidden('sharing is turned off for this account');
+    if (!(await partnerSharingEnabled(this.ctx, owner.partnerId))) throw forbidden('sharing is turned off for this account');
     return { ...(await this.info(room)), userId: owner._id, share_id: owner.share_id, owner_name: owner.name };
   }
 
