@@ -10,3 +10,5 @@ export * from './clock.js';
 export * from './data-dir.js';
 export * from './read-models-dir.js';
 export * from './disk-space.js';
+export * from './replicas.js';
+export * from './ops-server.js';
