@@ -13,6 +13,10 @@
  * slower than a warm one, which flattered every ratio.
  * Then sequential user creates (a bulk import: one request after another), without a password
  * (what the management appliance sends) and with one, as creates/s.
+ * Then group plan changes (issue 39): of a group of 20 members, one at a time (p50/p99 of the reply,
+ * target p99 <= 200 ms), and of a group of BENCH_BIG_GROUP members (default 10,000): how long the
+ * reply took (target <= 1 s) and how long until every member was on the new plan (`plan_status`);
+ * BENCH_BIG_CHANGES such changes (default 3), BENCH_PLAN_CHANGES 20-member ones (default 200).
  * Prints ratios, not absolute verdicts. Standalone mode by default; BENCH_MODE=multi runs every app
  * as its own process on a private NATS server (needs nats-server), embedded stores; BENCH_USERS sets the user count,
  * BENCH_CREATES the number of sequential creates of each kind (default 1000); BURROW_READ_MODELS=memory
@@ -37,6 +41,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const CREATES = Number(process.env.BENCH_CREATES ?? 1000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const BIG_GROUP = Number(process.env.BENCH_BIG_GROUP ?? 10_000);
+const PLAN_CHANGES = Number(process.env.BENCH_PLAN_CHANGES ?? 200);
+const BIG_CHANGES = Number(process.env.BENCH_BIG_CHANGES ?? 3);
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function call(url, { method = 'GET', auth, body } = {}) {
@@ -89,13 +96,13 @@ if (MULTI) {
 const auth = `${target.partner.username}:${target.partner.password}`;
 // the bare append's baseline: a second connection to the server's own event-store file, same durability
 const store = SqliteEventStore.open(join(target.dataDir, 'events.sqlite'), { synchronous: process.env.BURROW_SQLITE_SYNCHRONOUS === 'normal' ? 'normal' : 'full' });
-const text = (url) => new Promise((resolve, reject) => {
+const text = (url, { method = 'GET', body } = {}) => new Promise((resolve, reject) => {
   const u = new URL(url);
-  request({ host: u.hostname, port: u.port, path: u.pathname + u.search, agent, headers: { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } }, (res) => {
-    let body = '';
-    res.on('data', (c) => (body += c));
-    res.on('end', () => (res.statusCode < 400 ? resolve(body) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
-  }).on('error', reject).end();
+  request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } }, (res) => {
+    let text = '';
+    res.on('data', (c) => (text += c));
+    res.on('end', () => (res.statusCode < 400 ? resolve(text) : reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`))));
+  }).on('error', reject).end(body ? JSON.stringify(body) : undefined);
 });
 try {
   console.log(`setting up ${USERS} users ...`);
@@ -145,6 +152,40 @@ try {
     await sequential('withpw', (u) => ({ name: `Import ${u}`, email: `${u}@import.example`, username: u, plan_id: 1, password: `pw-${u}-secret` })),
   ];
 
+  // Group plan changes: members are created into their group (no password: a bulk import), then
+  // the group's plan goes back and forth between plans 1 and 2.
+  const post = (path, body) => text(`${target.url}${path}`, { method: 'POST', body });
+  const groupOf = async (name, members) => {
+    const g = JSON.parse(await post('/groups/', { name, plan_id: 1 }));
+    let next = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next < members) {
+        const i = next++;
+        await call(`${target.url}/users/`, { method: 'POST', auth, body: { name: `${name} ${i}`, email: `${name}${i}@groups.example`, username: `${name}${i}`, group_id: g.group_id } });
+      }
+    }));
+    return g;
+  };
+  const planCurrent = async (g, plan) => {
+    for (;;) {
+      const now = JSON.parse(await text(`${target.url}/groups/${g.group_id}`));
+      if (now.plan_id === plan && now.plan_status !== 'updating') return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  console.log('setting up a group of 20 members and one of', BIG_GROUP, '...');
+  const small = await groupOf('g20m', 20);
+  const big = await groupOf('gbigm', BIG_GROUP);
+  const smallChanges = await measure('POST /groups/<id> plan change, 20 members, 1 at a time', (i) => call(`${target.url}/groups/${small.group_id}`, { method: 'POST', auth, body: { plan_id: i % 2 === 0 ? 2 : 1 } }), PLAN_CHANGES, 1);
+  const bigChanges = [];
+  for (const plan of [2, 1, 2].slice(0, BIG_CHANGES)) {
+    const started = process.hrtime.bigint();
+    await post(`/groups/${big.group_id}`, { plan_id: plan });
+    const replyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    await planCurrent(big, plan);
+    bigChanges.push({ replyMs, appliedMs: Number(process.hrtime.bigint() - started) / 1e6 });
+  }
+
   const base = results[0];
   console.log(`\n${USERS} users, concurrency ${CONCURRENCY}, ${target.mode} mode, SQLite synchronous=${process.env.BURROW_SQLITE_SYNCHRONOUS ?? 'full'}, warm-up ${WARMUP}, tracing ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? 'on' : 'off'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
   // CPU of this process per request: the server's and the client's in standalone mode (steadier than req/s on a loaded machine), the client's alone in multi
@@ -162,6 +203,13 @@ try {
   console.log(`\nsequential POST /users/ (${CREATES} each, one at a time)`.padEnd(41), 'creates/s'.padStart(9), 'ms each'.padStart(8));
   const label = { nopw: 'without password (temp_password)', withpw: 'with a password (scrypt)' };
   for (const c of creates) console.log(label[c.name].padEnd(40), c.perSecond.toFixed(1).padStart(9), c.msEach.toFixed(2).padStart(8));
+  console.log('\ngroup plan changes (issue 39)'.padEnd(45), 'measured'.padStart(9), ' target');
+  console.log('20 members: reply p50 ms'.padEnd(44), smallChanges.p50.toFixed(1).padStart(9));
+  console.log('20 members: reply p99 ms'.padEnd(44), smallChanges.p99.toFixed(1).padStart(9), ` <= 200: ${verdict(smallChanges.p99 <= 200)}`);
+  for (const [i, c] of bigChanges.entries()) {
+    console.log(`${BIG_GROUP} members, change ${i + 1}: reply ms`.padEnd(44), c.replyMs.toFixed(1).padStart(9), ` <= 1000: ${verdict(c.replyMs <= 1000)}`);
+    console.log(`${BIG_GROUP} members, change ${i + 1}: all on the plan, s`.padEnd(44), (c.appliedMs / 1000).toFixed(1).padStart(9), ` (${(BIG_GROUP / (c.appliedMs / 1000)).toFixed(0)} members/s)`);
+  }
 } finally {
   await store.close();
   await target.close();

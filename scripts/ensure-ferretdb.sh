@@ -42,7 +42,10 @@ port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/${PORT}") 2>/dev/null; }
 
 if [[ "${1:-}" == "--stop" ]]; then
   if [[ -f "$DIR/ferretdb.pid" ]] && kill -0 "$(cat "$DIR/ferretdb.pid")" 2>/dev/null; then
-    kill "$(cat "$DIR/ferretdb.pid")"
+    pid="$(cat "$DIR/ferretdb.pid")"
+    kill "$pid"
+    # gone before this returns: a start right after must not find it still answering
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     rm -f "$DIR/ferretdb.pid"
     log "stopped"
   else
@@ -99,12 +102,15 @@ case "$HANDLER" in
   postgresql) handler_args=(--handler=postgresql "--postgresql-url=$PG_URL") ;;
   *) die "FERRETDB_HANDLER must be sqlite or postgresql" ;;
 esac
-log "starting $BIN ($HANDLER) on 127.0.0.1:${PORT} (state in $DIR, log in $DIR/ferretdb.log)"
+# shellcheck source=server-log.sh
+source "$(dirname "${BASH_SOURCE[0]}")/server-log.sh"
+prepare_server_log "$DIR/ferretdb.log"
+log "starting $BIN ($HANDLER) on 127.0.0.1:${PORT} (state in $DIR, log appended to $DIR/ferretdb.log)"
 # (the shell records its own pid, then becomes the server: setsid may fork, so $! would be setsid's)
 setsid nohup sh -c 'echo $$ >"$0"; exec "$@"' "$DIR/ferretdb.pid" \
   "$BIN" "${handler_args[@]}" --listen-addr="127.0.0.1:${PORT}" --debug-addr="127.0.0.1:${DEBUG_PORT}" \
   --state-dir="$DIR/state" --telemetry=disable --log-level=warn \
-  >"$DIR/ferretdb.log" 2>&1 </dev/null &
+  >>"$DIR/ferretdb.log" 2>&1 </dev/null &
 for _ in $(seq 1 50); do [[ -s "$DIR/ferretdb.pid" ]] && break; sleep 0.1; done
 
 for _ in $(seq 1 100); do

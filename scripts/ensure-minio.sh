@@ -39,7 +39,10 @@ port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/${PORT}") 2>/dev/null; }
 
 if [[ "${1:-}" == "--stop" ]]; then
   if [[ -f "$DIR/minio.pid" ]] && kill -0 "$(cat "$DIR/minio.pid")" 2>/dev/null; then
-    kill "$(cat "$DIR/minio.pid")"
+    pid="$(cat "$DIR/minio.pid")"
+    kill "$pid"
+    # gone before this returns: a start right after must not find it still answering
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     rm -f "$DIR/minio.pid"
     log "stopped"
   else
@@ -84,10 +87,13 @@ fi
 
 # 3. Start it, detached, with its state under $DIR.
 mkdir -p "$DIR/data"
-log "starting $BIN on ${URL} (data in $DIR/data, log in $DIR/minio.log)"
+# shellcheck source=server-log.sh
+source "$(dirname "${BASH_SOURCE[0]}")/server-log.sh"
+prepare_server_log "$DIR/minio.log"
+log "starting $BIN on ${URL} (data in $DIR/data, log appended to $DIR/minio.log)"
 MINIO_ROOT_USER="$ACCESS_KEY" MINIO_ROOT_PASSWORD="$SECRET_KEY" MINIO_BROWSER=off \
   setsid nohup "$BIN" server "$DIR/data" --address "127.0.0.1:${PORT}" --console-address "127.0.0.1:${CONSOLE_PORT}" \
-  >"$DIR/minio.log" 2>&1 </dev/null &
+  >>"$DIR/minio.log" 2>&1 </dev/null &
 echo $! >"$DIR/minio.pid"
 
 for _ in $(seq 1 100); do

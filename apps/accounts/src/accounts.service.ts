@@ -7,7 +7,7 @@ import { DEFAULT_SCRYPT_N, setPasswordHashCost } from './logins/password-hash.js
 import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
 import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
-import { bootstrapPartner, seedPlans } from './bootstrap.js';
+import { bootstrapPartner, type FirstPasswordTo, seedPlans } from './bootstrap.js';
 import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
 import { devicePoliciesProjection } from './device-policies/device-policies.projection.js';
 import { closeActivityHours } from './feed/activity-summaries.js';
@@ -31,12 +31,13 @@ import { plansProjection } from './plans/plans.projection.js';
 import { ReportsHandlers } from './reports/reports.handlers.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from './shared/context.js';
 import { SharePasswordsHandlers } from './share-passwords/share-passwords.handlers.js';
-import { HealthHandlers } from './shared/health.handlers.js';
+import { accountsHealth, HealthHandlers } from './shared/health.handlers.js';
 import { storageUsageProjection } from './storage-usage/storage-usage.projection.js';
 import { ActivationMailLimit } from './users/activation-limit.js';
 import { changeUserProcess } from './users/change-user.js';
 import { createUserProcess } from './users/create-user.process.js';
 import { deleteUserProcess } from './users/delete-user.process.js';
+import { userCredentialsProjection } from './users/user-credentials.projection.js';
 import { UserLoginHandlers } from './users/user-login.handlers.js';
 import { SetPasswordHandlers } from './users/set-password.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
@@ -75,6 +76,7 @@ export const accountsProjections = (signals?: FeedSignals): Projection[] => [
   partnersProjection(),
   groupsProjection(),
   usersProjection(),
+  userCredentialsProjection(),
   storageUsageProjection(),
   pendingProcessesProjection('accounts'),
   reservationsProjection(),
@@ -100,7 +102,12 @@ export const webhookSettings = (config: Infrastructure['config']): WebhookSettin
 const ACTIVITY_SUMMARY_INTERVAL_MS = 60_000;
 const ACTIVITY_SUMMARY_GRACE_MS = 60_000;
 
-export async function startAccounts(infra: Infrastructure): Promise<RunningService> {
+export interface AccountsOptions {
+  /** where a generated first partner password goes (bootstrap.ts): the console unless told otherwise */
+  firstPasswordTo?: FirstPasswordTo;
+}
+
+export async function startAccounts(infra: Infrastructure, options: AccountsOptions = {}): Promise<RunningService> {
   const log = infra.logger('accounts');
   setPasswordHashCost(infra.config.passwordScryptN);
   if (infra.config.passwordScryptN < DEFAULT_SCRYPT_N) log.warn({ scryptN: infra.config.passwordScryptN }, `BURROW_PASSWORD_SCRYPT_N is below the default (${DEFAULT_SCRYPT_N}): new password hashes are cheaper to crack`);
@@ -121,6 +128,10 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
     faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
     ended: (position) => runner.waitFor(position),
     waitFor: (position) => runner.waitFor(position),
+    // a group's members follow its plan change after the reply, noting that they are at it well
+    // within the recovery grace (recovery leaves them be); recovery finishes one that fails
+    activeEveryMs: Math.max(200, Math.min(20_000, (infra.config.recoveryGraceSeconds * 1000) / 3)),
+    onBackgroundError: (kind, processId, error) => log.error({ kind, processId, err: { message: error.message } }, 'a write completing after its reply failed; recovery will finish it'),
   });
   const ctx: AccountsContext = {
     store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),
@@ -159,8 +170,9 @@ export async function startAccounts(infra: Infrastructure): Promise<RunningServi
   // outage must find it reconnecting, not still starting (a bucket open failing then ends the process).
   const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
   const app = await startService('accounts', module, infra, { guards: [new PartnerCredentialsGuard(partnerAuthentication)] });
+  await infra.reportHealth('accounts', () => accountsHealth(ctx));
   await seedPlans(ctx, infra.config);
-  await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers));
+  await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers), options.firstPasswordTo);
   await recover();
   const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
   timer.unref();

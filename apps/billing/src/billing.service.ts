@@ -12,7 +12,7 @@ import { billingProjection } from './billing-information/billing.projection.js';
 import type { CardProcessor } from './card-processor/card-processor.js';
 import { LocalCardProcessor } from './card-processor/local-card-processor.js';
 import { BILLING_CONTEXT, type BillingContext } from './context.js';
-import { HealthHandlers } from './health.handlers.js';
+import { billingHealth, HealthHandlers } from './health.handlers.js';
 
 @Module({})
 class BillingModule {}
@@ -49,6 +49,7 @@ export async function startBilling(
     providers: [{ provide: BILLING_CONTEXT, useValue: ctx }],
   };
   const app = await startService('billing', module, infra);
+  await infra.reportHealth('billing', () => billingHealth(ctx));
   return {
     app,
     close: async () => {

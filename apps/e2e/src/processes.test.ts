@@ -87,16 +87,25 @@ describe('configuration errors', () => {
 
 const natsUrl = process.env.NATS_URL;
 describe('multi-process: a service that is down', { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' }, () => {
-  it('yields 503 with a JSON reason after a bounded timeout, and /readyz reports it', async () => {
+  it('yields 503 with a JSON reason after a bounded timeout; billing down degrades its routes and /readyz lists it without failing (issue 39)', async () => {
     const target = await startMultiProcess(natsUrl!, { BURROW_RPC_TIMEOUT_MS: '800' });
     try {
       const api = partnerApi(target);
       await api.get('/ping').expect(200);
       await target.stopApp('billing');
-      const ready = await api.raw.get('/readyz');
-      assert.equal(ready.status, 503);
-      assert.notEqual(ready.body.checks.billing, 'ok');
-      assert.equal(ready.body.checks.accounts, 'ok');
+      // billing serves only the billing routes: the gateways stay in rotation, those routes answer 503
+      for (const url of target.urls) {
+        const ready = await partnerApi(target, url).raw.get('/readyz');
+        assert.equal(ready.status, 200, `a gateway stays ready with billing down: ${ready.text}`);
+        assert.notEqual(ready.body.checks.billing, 'ok');
+        assert.deepEqual(ready.body.degraded, ['billing']);
+        assert.equal(ready.body.checks.accounts, 'ok');
+      }
+      const billing = await api.get('/partner/billing');
+      assert.equal(billing.status, 503, billing.text);
+      assert.match(billing.body.reason, /billing/);
+      assert.ok(Number(billing.headers['retry-after']) > 0, 'a 503 says when to retry');
+      await api.post('/users/', { name: 'While', email: 'while@example.com', username: 'while', password: 'while-password-1', plan_id: 1 }).expect(201);
 
       await target.stopApp('accounts');
       const started = Date.now();
@@ -104,6 +113,8 @@ describe('multi-process: a service that is down', { skip: natsUrl ? false : 'NAT
       assert.equal(res.status, 503);
       assert.match(res.body.reason, /accounts/);
       assert.ok(Date.now() - started < 5000, 'answered within the bounded timeout');
+      // accounts is every login: without it the gateway cannot serve its main traffic
+      assert.equal((await api.raw.get('/readyz')).status, 503);
     } finally {
       await target.close();
     }

@@ -2,6 +2,7 @@
  * The gateway: one Nest module per interface (accounts-api, events, storage-api, share-api, web, dav, ops),
  * sharing only `http/` (the bus client, blob reads, guards, body parsing, error mapping).
  */
+import type { ReplicaRegistry } from '@burrow/runtime';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountsApiModule } from './accounts-api/accounts-api.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -18,10 +19,10 @@ import { WebModule } from './web/web.module.js';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(deps: HttpDependencies, metrics: GatewayMetrics, locks: DavLocks, events: EventsOptions): DynamicModule {
+  static forRoot(deps: HttpDependencies, metrics: GatewayMetrics, locks: DavLocks, events: EventsOptions, replicas: ReplicaRegistry): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, EventsModule.forRoot(events), StorageApiModule, ShareApiModule, DavModule.forRoot(locks), OpsModule.forRoot(metrics, gatewayOpenApiDocument)],
+      imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, EventsModule.forRoot(events), StorageApiModule, ShareApiModule, DavModule.forRoot(locks), OpsModule.forRoot(metrics, gatewayOpenApiDocument, replicas)],
     };
   }
 }

@@ -5,7 +5,7 @@
  */
 import { setListingPageSize } from './http/listing-page.js';
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
-import type { DiskSpace, Infrastructure, Logger } from '@burrow/runtime';
+import { type DiskSpace, type Infrastructure, type Logger, ReplicaRegistry } from '@burrow/runtime';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -160,7 +160,13 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const tlsOptions = tls ? loadTlsPair(tls) : null;
   // the names the redirect port may send a client to (the certificate's, as it is renewed)
   let tlsHosts = tlsOptions ? certificateHosts(tlsOptions.cert) : [];
-  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events), adapter, {
+  // every replica's reports (/readyz lists them), and this gateway's own
+  const replicas = new ReplicaRegistry(await infra.broadcasts());
+  await infra.reportHealth('gateway', async () => {
+    const bus = infra.busStatus.snapshot();
+    return { service: 'gateway', ok: bus.connected, position: 0, ...(bus.connected ? {} : { reason: 'bus disconnected' }) };
+  });
+  const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events, replicas), adapter, {
     bodyParser: false,
     logger: false,
     // HTTPS on PORT when BURROW_TLS_CERT/KEY are set (http/tls.ts); else plain HTTP behind the edge proxy
@@ -191,6 +197,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
       stopReloading();
       if (redirect) await new Promise((resolve) => redirect.close(resolve));
       await app.close();
+      replicas.close();
       await rpc.close();
     },
   };

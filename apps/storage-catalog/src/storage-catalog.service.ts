@@ -23,7 +23,7 @@ import { BLOB_REAPER, ReaperHandlers } from './reaper/reaper.handlers.js';
 import { BlobScrubber, type ScrubReport } from './scrub/blob-scrub.js';
 import { BLOB_SCRUBBER, ScrubHandlers } from './scrub/scrub.handlers.js';
 import { noPreviews, STORAGE_CONTEXT, type StorageContext } from './shared/context.js';
-import { HealthHandlers } from './shared/health.handlers.js';
+import { HealthHandlers, storageHealth } from './shared/health.handlers.js';
 import { purgeFileProcess } from './purge/purge-file.process.js';
 import { PURGER, PurgeHandlers } from './purge/purge.handlers.js';
 import { purgePoliciesProjection } from './purge/purge-policies.projection.js';
@@ -32,6 +32,7 @@ import { userStorageProjection } from './purge/user-storage.projection.js';
 import { moveFileProcess } from './transfers/move-file.process.js';
 import { TransfersHandlers } from './transfers/transfers.handlers.js';
 import { backupBlobsProjection } from './reaper/backup-blobs.projection.js';
+import { partnerSharingProjection } from './shares/partner-sharing.js';
 import { shareRoomsProjection } from './shares/share-rooms.projection.js';
 import { RoomAccessLog } from './shares/room-access-log.js';
 import { ROOM_ACCESS_LOG, SharesHandlers } from './shares/shares.handlers.js';
@@ -59,6 +60,7 @@ export const storageProjections = (): Projection[] => [
   devicesProjection(),
   catalogProjection(),
   shareRoomsProjection(),
+  partnerSharingProjection(),
   purgePoliciesProjection(),
   userStorageProjection(),
   backupBlobsProjection(),
@@ -154,6 +156,7 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
     },
     infra,
   );
+  await infra.reportHealth('storage-catalog', () => storageHealth(ctx));
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, run: () => void) => {
     const timer = setInterval(run, ms);

@@ -26,6 +26,7 @@
  * whose bytes do not match its key is copied to `quarantine/<key>.<ms>` and removed (`quarantine`).
  */
 import { createHash } from 'node:crypto';
+import { DependencyUnavailableError } from '@burrow/contracts';
 import type { Readable } from 'node:stream';
 // The client is loaded when a store connects, not by every process that imports this library.
 import type * as MinioClient from 'minio';
@@ -60,6 +61,23 @@ const QUARANTINE_PREFIX = 'quarantine/';
 
 function isNotFound(error: unknown): boolean {
   return minio !== undefined && error instanceof minio.S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
+}
+
+/** Failures of the connection to the server, or the server saying it cannot serve now. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_S3_CODES = new Set(['ServiceUnavailable', 'SlowDown', 'XMinioServerNotInitialized', 'RequestTimeout']);
+
+/**
+ * A call of the client whose failure to reach the server comes out as DependencyUnavailableError
+ * (a 503 naming the blob store). Only the client's calls: an error of the bytes' source (the
+ * uploading client hung up) is the caller's, not the store's.
+ */
+function reach<T>(call: Promise<T>): Promise<T> {
+  return call.catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    const unreachable = typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_S3_CODES.has(code));
+    throw unreachable || /socket hang up|no answer within/.test((error as Error)?.message ?? '') ? new DependencyUnavailableError('blob store', error) : error;
+  });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -149,20 +167,23 @@ export class MinioBlobStore implements BlobStore {
       buffered = 0;
       if (uploadId === null) {
         tmp = `${TMP_PREFIX}${temporaryName()}`;
-        uploadId = await this.client.initiateNewMultipartUpload(this.bucket, tmp, {
-          'Content-Type': 'application/octet-stream',
-        });
+        uploadId = await reach(
+          this.client.initiateNewMultipartUpload(this.bucket, tmp, {
+            'Content-Type': 'application/octet-stream',
+          }),
+        );
       }
       // at most one part uploads while the next one is read
       if (upload.inflight) await upload.inflight;
       if (upload.error !== null) throw upload.error;
       const part = etags.length + 1;
       etags.push({ part, etag: '' });
-      upload.inflight = this.client
-        .uploadPart(
+      upload.inflight = reach(
+        this.client.uploadPart(
           { bucketName: this.bucket, objectName: tmp!, uploadID: uploadId, partNumber: part, headers: { 'Content-Length': body.length } },
           body,
-        )
+        ),
+      )
         .then(
           (res) => {
             etags[part - 1].etag = res.etag;
@@ -189,19 +210,21 @@ export class MinioBlobStore implements BlobStore {
         // Small blob: everything is in memory already (less than one part); upload it directly
         // (also when it is stored already: see the header on modification times).
         const body = Buffer.concat(chunks, buffered);
-        await this.client.putObject(this.bucket, key, body, body.length, {
-          'Content-Type': 'application/octet-stream',
-        });
+        await reach(
+          this.client.putObject(this.bucket, key, body, body.length, {
+            'Content-Type': 'application/octet-stream',
+          }),
+        );
         return { key, size };
       }
 
       if (buffered > 0) await startPart();
       if (upload.inflight) await upload.inflight;
       if (upload.error !== null) throw upload.error;
-      await this.client.completeMultipartUpload(this.bucket, tmp!, uploadId, etags);
+      await reach(this.client.completeMultipartUpload(this.bucket, tmp!, uploadId, etags));
       completed = true;
-      await this.copy(tmp!, key, size);
-      await this.client.removeObject(this.bucket, tmp!);
+      await reach(this.copy(tmp!, key, size));
+      await reach(this.client.removeObject(this.bucket, tmp!));
       return { key, size };
     } catch (error) {
       chunks = [];
@@ -227,11 +250,11 @@ export class MinioBlobStore implements BlobStore {
   async get(key: string, range?: ByteRange): Promise<Readable> {
     if (!isBlobKey(key)) throw new BlobNotFoundError(key);
     try {
-      if (!range) return await this.client.getObject(this.bucket, key);
+      if (!range) return await reach(this.client.getObject(this.bucket, key));
       if (!(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start)) {
         throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
       }
-      return await this.client.getPartialObject(this.bucket, key, range.start, range.end - range.start + 1);
+      return await reach(this.client.getPartialObject(this.bucket, key, range.start, range.end - range.start + 1));
     } catch (error) {
       if (isNotFound(error)) throw new BlobNotFoundError(key);
       throw error;
@@ -241,7 +264,7 @@ export class MinioBlobStore implements BlobStore {
   async stat(key: string): Promise<BlobInfo | null> {
     if (!isBlobKey(key)) return null;
     try {
-      const info = await this.client.statObject(this.bucket, key);
+      const info = await reach(this.client.statObject(this.bucket, key));
       return { key, size: info.size };
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -255,7 +278,7 @@ export class MinioBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     if (!isBlobKey(key)) return;
-    await this.client.removeObject(this.bucket, key);
+    await reach(this.client.removeObject(this.bucket, key));
   }
 
   async list(options: BlobListOptions = {}): Promise<BlobPage> {

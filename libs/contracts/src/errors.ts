@@ -11,10 +11,12 @@ export interface ErrorBody {
   fields?: string[];
   /** Card processor response code (billing 409). */
   code?: string;
-  /** 429: seconds before a new attempt is considered */
+  /** 429 and 503: seconds before a new attempt is considered (also the Retry-After header) */
   retry_after?: number;
   /** 401 of a share room: its password is needed */
   password_required?: boolean;
+  /** 503: the server Burrow depends on that does not answer (`event store`, `blob store`, ...) */
+  dependency?: string;
 }
 
 export interface WireError extends ErrorBody {
@@ -79,8 +81,9 @@ export const ErrorResponse = z
     conflicts: z.array(z.enum(CONFLICT_TOKENS)).optional().describe('the conflicting fields, as tokens clients test for (409 only)'),
     fields: z.array(z.string()).optional().describe('the invalid or missing request fields or query parameters (400)'),
     code: z.string().optional().describe('the card processor response code (billing 409 only)'),
-    retry_after: z.int().min(1).optional().describe('seconds to wait before trying again (429 only; also the Retry-After header)'),
+    retry_after: z.int().min(1).optional().describe('seconds to wait before trying again (429 and 503; also the Retry-After header)'),
     password_required: z.literal(true).optional().describe("a share room's 401: the room needs its password"),
+    dependency: z.string().optional().describe('503 only: the server Burrow depends on that does not answer (`event store`, `read-model database`, `blob store`, `key-value store`)'),
   })
   .meta({
     id: 'Error',

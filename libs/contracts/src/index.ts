@@ -8,6 +8,7 @@ import { BillingStreamPrefixes, BillingStreams, BillingSubjects } from './billin
 import { StorageStreamPrefixes, StorageStreams, StorageSubjects } from './storage/index.js';
 
 export * from './errors.js';
+export * from './dependencies.js';
 export * from './event.js';
 export * from './bus.js';
 export * from './json-text.js';

@@ -189,6 +189,7 @@ export class MemoryDocumentStore implements DocumentStore {
   private readonly checkpoints = new Map<string, Checkpoint>();
   /** a commit is a synchronous change of this process's maps */
   readonly localCommits = true;
+  readonly privateToProcess = true;
 
   collection<T extends Document = Document>(name: string): Collection<T> {
     return this.memoryCollection(name) as unknown as Collection<T>;

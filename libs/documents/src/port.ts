@@ -110,6 +110,11 @@ export interface DocumentStore {
    * so a bigger batch costs no more than a few smaller ones; unset for a server (MongoDB).
    */
   readonly localCommits?: boolean;
+  /**
+   * Capability: true when no other process reads or writes these read models (memory): another
+   * replica's write is not in them until this process's own projections apply it.
+   */
+  readonly privateToProcess?: boolean;
 }
 
 /** A document the port does not accept (a nested array): a bug in the caller. */

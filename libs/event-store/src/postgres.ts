@@ -28,6 +28,7 @@
  * number spelling), which is what the store must give back.
  */
 import { randomUUID } from 'node:crypto';
+import { DependencyUnavailableError } from '@burrow/contracts';
 // the driver is loaded when a store connects, not by every process that imports this library
 import type pg from 'pg';
 import {
@@ -117,6 +118,9 @@ function isConnectionError(error: unknown): boolean {
   // SQLSTATE classes 08 (connection), 57 (operator intervention: shutdown), 53 (resources)
   return typeof code !== 'string' || /^(08|57|53)/.test(code) || !/^[0-9A-Z]{5}$/.test(code);
 }
+
+/** A connection failure as what it means to a request: the event store is unavailable (503, retry). */
+const asUnavailable = (error: unknown) => (isConnectionError(error) ? new DependencyUnavailableError('event store', error) : error);
 
 /** `postgres://user:secret@host/db` -> `postgres://***@host/db`, for messages. */
 function redact(url: string): string {
@@ -241,6 +245,15 @@ export class PostgresEventStore implements EventStore {
     return this.id;
   }
 
+  /** A query of the pool; a connection failure comes out as DependencyUnavailableError. */
+  private async query<R extends pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(config);
+    } catch (error) {
+      throw asUnavailable(error);
+    }
+  }
+
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     return this.appendWith(stream, events, expected, true);
   }
@@ -312,7 +325,7 @@ export class PostgresEventStore implements EventStore {
         for (const a of group) await this.appendGroup([a]);
         return;
       }
-      for (const a of group) a.reject(error);
+      for (const a of group) a.reject(asUnavailable(error));
       return;
     }
     // Committed (and, when any append of the group asked for it, flushed) before anyone hears of it.
@@ -333,7 +346,7 @@ export class PostgresEventStore implements EventStore {
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === 'backwards';
     if (options.maxCount !== undefined && options.maxCount <= 0) return [];
-    const { rows } = await this.pool.query<Row>({
+    const { rows } = await this.query<Row>({
       name: `burrow-read-${backwards ? 'b' : 'f'}`,
       text: `SELECT ${COLUMNS} FROM ${EVENTS} WHERE stream = $1 AND ($2::bigint IS NULL OR revision ${backwards ? '<=' : '>='} $2)
              ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
@@ -343,17 +356,17 @@ export class PostgresEventStore implements EventStore {
   }
 
   async streamRevision(stream: string): Promise<number | null> {
-    const { rows } = await this.pool.query<{ r: string | null }>({ name: 'burrow-stream-revision', text: `SELECT max(revision) AS r FROM ${EVENTS} WHERE stream = $1`, values: [stream] });
+    const { rows } = await this.query<{ r: string | null }>({ name: 'burrow-stream-revision', text: `SELECT max(revision) AS r FROM ${EVENTS} WHERE stream = $1`, values: [stream] });
     return rows[0].r === null ? null : Number(rows[0].r);
   }
 
   async headPosition(): Promise<number> {
-    const { rows } = await this.pool.query<{ head: string }>(`SELECT coalesce(max(position), 0) AS head FROM ${EVENTS}`);
+    const { rows } = await this.query<{ head: string }>(`SELECT coalesce(max(position), 0) AS head FROM ${EVENTS}`);
     return Number(rows[0].head);
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    await this.query('SELECT 1');
   }
 
   subscribeToAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
@@ -366,7 +379,7 @@ export class PostgresEventStore implements EventStore {
     // head is committed (appends commit in position order), so once the matching ones are
     // delivered the head is a safe checkpoint even when nothing matched.
     const read = () =>
-      this.pool.query<Row & { head: string }>({
+      this.query<Row & { head: string }>({
         name: 'burrow-subscribe',
         text: `SELECT h.head, e.* FROM (SELECT coalesce(max(position), 0) AS head FROM ${EVENTS}) h
                LEFT JOIN LATERAL (

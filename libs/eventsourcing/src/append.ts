@@ -15,6 +15,8 @@ export interface DomainEvent {
 export interface AppendMetadata {
   /** the multi-step write (WriteProcess) this append belongs to */
   processId?: string;
+  /** a group plan change whose members follow after the reply (group-processes.ts) */
+  membersFollow?: boolean;
 }
 
 export function appendEvents(

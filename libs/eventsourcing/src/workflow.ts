@@ -91,12 +91,20 @@ export interface WorkflowDeclaration<D extends object, I> {
   deferDurability?: boolean;
   /** see ProcessDefinition */
   deferEnd?: boolean;
+  /**
+   * What follows the commit point may take long (every member of a group of thousands): decided
+   * from the recorded data, true makes the request answer at the commit point (once the read
+   * models show it) while `complete` runs on in this process (ProcessLog.run), recorded as
+   * completed when done; a crash meanwhile leaves the process pending, which recovery completes.
+   */
+  completeAfterReply?(data: D): boolean;
 }
 
 export interface Workflow<D extends object, I = void> extends ProcessDefinition<D> {
   readonly steps: WorkflowStep<D, I>[];
   commit(step: StepContext<D, I>): Promise<number | null>;
   readonly readYourWrites: boolean;
+  completeAfterReply?(data: D): boolean;
 }
 
 /** The declaration as a workflow: compensation undoes the steps that apply, last first. */

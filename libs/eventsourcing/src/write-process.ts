@@ -52,6 +52,16 @@ export interface ProcessLogOptions {
    * (503) when they do not in time. `run` calls it for workflows that wait (`readYourWrites`).
    */
   waitFor?: (position: number) => Promise<void>;
+  /** told when a completion that runs after the reply fails (the process stays pending: recovery finishes it) */
+  onBackgroundError?: (kind: string, processId: string, error: Error) => void;
+  /** completions after the reply running at once in this process; more wait their turn (default 2) */
+  backgroundLimit?: number;
+  /**
+   * How often a completion after the reply records that it is still running (`ProcessNoted`
+   * with `activeAt`), so that recovery, which takes a process pending longer than its grace for
+   * crashed, leaves it alone (default 20 s: below the smallest grace, 30 s)
+   */
+  activeEveryMs?: number;
 }
 
 /** What `run` returns: the process, its data with what the steps noted, the last position it wrote. */
@@ -94,6 +104,11 @@ export class ProcessLog {
     } catch (error) {
       return process.abandon(error);
     }
+    if (workflow.completeAfterReply?.(process.data)) {
+      if (workflow.readYourWrites && position !== null) await this.waitForPosition(workflow.kind, position);
+      this.completeInBackground(process);
+      return { id: process.id, data: process.data, position };
+    }
     const completed = await process.complete();
     if (completed !== null && (position === null || completed > position)) position = completed;
     if (workflow.readYourWrites && position !== null) {
@@ -101,6 +116,73 @@ export class ProcessLog {
       await this.options.waitFor(position);
     }
     return { id: process.id, data: process.data, position };
+  }
+
+  private async waitForPosition(kind: string, position: number): Promise<void> {
+    if (!this.options.waitFor) throw new Error(`the ${this.service} process log has no read models to wait for (${kind})`);
+    await this.options.waitFor(position);
+  }
+
+  /** completions after the reply: running now, and waiting for a turn */
+  private running = 0;
+  private readonly queued: (() => void)[] = [];
+  private readonly inBackground = new Set<string>();
+
+  /** the completions after the reply this log runs or has queued, settled or not */
+  private readonly pendingRuns = new Set<Promise<void>>();
+
+  /**
+   * Resolves once every completion after the reply this log has started (and any started
+   * meanwhile) has finished, well or not: tests that read what the members became.
+   */
+  async idle(): Promise<void> {
+    while (this.pendingRuns.size > 0) await Promise.allSettled([...this.pendingRuns]);
+  }
+
+  /** Whether this process is completing `processId` after its reply right now (recovery leaves it be). */
+  completingInBackground(processId: string): boolean {
+    return this.inBackground.has(processId);
+  }
+
+  /**
+   * Runs what follows the commit point after the reply, a bounded number at a time, noting every
+   * `activeEveryMs` that it is still at work. A failure is reported and leaves the process
+   * pending: recovery completes it once it is no longer noted active.
+   */
+  private completeInBackground<D extends object>(process: RunningProcess<D>): void {
+    this.inBackground.add(process.id);
+    const run = async () => {
+      const everyMs = this.options.activeEveryMs ?? 20_000;
+      let noting = Promise.resolve();
+      const timer = setInterval(() => {
+        noting = noting.then(() => process.note({ activeAt: this.now() } as unknown as Partial<D>)).catch(() => undefined);
+      }, everyMs);
+      timer.unref();
+      try {
+        await process.complete(async () => {
+          clearInterval(timer);
+          await noting;
+        });
+      } catch (error) {
+        this.options.onBackgroundError?.(process.definition.kind, process.id, error as Error);
+      } finally {
+        clearInterval(timer);
+        this.inBackground.delete(process.id);
+        this.running -= 1;
+        this.queued.shift()?.();
+      }
+    };
+    const limit = this.options.backgroundLimit ?? 2;
+    const done = new Promise<void>((resolve) => {
+      const start = () => {
+        this.running += 1;
+        void run().finally(resolve);
+      };
+      if (this.running < limit) start();
+      else this.queued.push(start);
+    });
+    this.pendingRuns.add(done);
+    void done.then(() => this.pendingRuns.delete(done));
   }
 
   /** The runner's own primitive (and the write-process tests'); anything else calls `run`. */
@@ -187,8 +269,10 @@ export class RunningProcess<D extends object> {
    * The commit point happened: run what follows it and record the process as completed. The
    * position of what `complete` appended, when it says.
    */
-  async complete(): Promise<number | null> {
+  async complete(beforeEnd?: () => Promise<void>): Promise<number | null> {
     const position = await this.step('complete', () => this.definition.complete(this.data, this.id));
+    // no note may follow the end (a completion after the reply notes that it is active)
+    await beforeEnd?.();
     await this.log.end(this.id, { type: 'ProcessCompleted', data: { at: this.log.clock() } }, this.endStore(), this.revision);
     return position ?? null;
   }
@@ -288,6 +372,9 @@ export class ProcessRecovery {
     const stale = await pendingProcessesCollection(this.docs).find({ startedAt: { $lte: cutoff } }, { sort: { startedAt: 1, _id: 1 }, limit: 1000 });
     for (const p of stale) {
       const which = { id: p._id, kind: p.kind };
+      // still being completed after its reply, here or by another replica that noted so lately
+      const activeAt = (p.data as { activeAt?: unknown }).activeAt;
+      if (this.log.completingInBackground(p._id) || (typeof activeAt === 'number' && activeAt > cutoff)) continue;
       const definition = this.definitions.get(p.kind);
       if (!definition) {
         report.failed.push({ ...which, error: `no definition for ${p.kind}` });

@@ -3,7 +3,7 @@
  * reported together, each naming its variable, and the app stops.
  */
 import { accessSync, constants } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
 import { chooseSqliteDriver } from '@burrow/sqlite';
@@ -59,6 +59,12 @@ export interface BurrowConfig {
   blobReverifyAfterMs: number;
   /** the gateway answers its hottest routes (file downloads) without Express's router and Nest's pipeline (same answers) */
   fastRoutes: boolean;
+  /** how often every process sends its health on the bus (`burrow.replicas.report`), for the gateways' /readyz */
+  replicaReportMs: number;
+  /** a port on which this process serves its own /healthz, /readyz and /metrics (unset: none; 0: any free one) */
+  opsPort?: number;
+  /** where the generated password of the first partner is written (multi-process first start without BURROW_PARTNER_*) */
+  partnerPasswordFile: string;
   /**
    * Fault injection for tests only: a multi-step write step (`CreateUser:allocate:after`) at which
    * the service process kills itself with SIGKILL, as a crash would.
@@ -325,6 +331,9 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     },
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     fastRoutes: bool('BURROW_FAST_ROUTES', true),
+    replicaReportMs: int('BURROW_REPLICA_REPORT_MS', 2000, 100, 60_000),
+    opsPort: get('BURROW_OPS_PORT') === undefined ? undefined : int('BURROW_OPS_PORT', 0, 0, 65535),
+    partnerPasswordFile: resolve(get('BURROW_PARTNER_PASSWORD_FILE') ?? join(resolve(get('BURROW_DATA_DIR') ?? './data'), 'first-partner-password')),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     listingPageSize: int('BURROW_LISTING_PAGE_SIZE', 1000, 10, 5000),
     passwordScryptN: powerOfTwo('BURROW_PASSWORD_SCRYPT_N', 16384, 1024, 65536),

@@ -12,3 +12,5 @@ export * from './read-models-dir.js';
 export * from './disk-space.js';
 // distributed tracing (OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT turns it on)
 export { startTracing, tracingRequested, type Tracing } from '@burrow/tracing';
+export * from './replicas.js';
+export * from './ops-server.js';

@@ -9,7 +9,7 @@
  * tracing (OTEL_EXPORTER_OTLP_ENDPOINT, libs/tracing) every store, transport and logger it makes is
  * traced; without, they are the adapters themselves.
  */
-import { EVENTS_APPENDED_SUBJECT, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
+import { EVENTS_APPENDED_SUBJECT, type HealthReply, MAIL_SEND_TIMEOUT_MS } from '@burrow/contracts';
 import { type BlobStore, LocalBlobStore, MinioBlobStore } from '@burrow/blobs';
 import { type DocumentStore, MemoryDocumentStore, MongoDocumentStore, mongoDatabaseName } from '@burrow/documents';
 import { EsdbEventStore, type EventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
@@ -31,6 +31,7 @@ import {
 } from '@burrow/transport';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { BurrowConfig } from './config.js';
@@ -38,6 +39,8 @@ import { preparePrivateDataDir } from './data-dir.js';
 import { DiskSpace } from './disk-space.js';
 import { createLogger, type Logger } from './logger.js';
 import { holdReadModels, openReadModels } from './read-models-dir.js';
+import { OpsServer } from './ops-server.js';
+import { type Broadcasts, startReplicaReports } from './replicas.js';
 import { loadOrCreateSecret } from './secrets.js';
 
 export interface InfrastructureOptions {
@@ -64,6 +67,7 @@ export class Infrastructure {
   private mailerInstance: Mailer | null = null;
   private readonly documentStores = new Map<string, Promise<DocumentStore>>();
   private natsPromise: Promise<NatsConnection> | null = null;
+  private opsServerPromise: Promise<OpsServer | null> | null = null;
   /** held while this process uses the SQLite read models (admin rebuild-read-models waits for it) */
   private readModelsHold: { release(): void } | null = null;
   private readonly closers: (() => Promise<void> | void)[] = [];
@@ -269,6 +273,65 @@ export class Infrastructure {
   diskSpace(): DiskSpace {
     const local = !this.config.minio || !this.config.eventstoreUrl;
     return new DiskSpace(local ? this.config.dataDir : null, this.config.minFreeDiskMb);
+  }
+
+  /**
+   * Publish/subscribe without queue groups (every subscriber gets every message): on NATS over the
+   * notices connection, in one process over the in-process bus. For the replicas' reports.
+   */
+  async broadcasts(): Promise<Broadcasts> {
+    if (!this.config.natsUrl) {
+      const bus = this.bus!;
+      return {
+        publish: (subject, data) => void bus.publish(subject, JSON.stringify(data)),
+        subscribe: (subject, onMessage) => bus.subscribe(subject, (message) => onMessage(JSON.parse(message))),
+      };
+    }
+    const nc = await this.nats();
+    return {
+      publish: (subject, data) => nc.publish(subject, JSON.stringify(data)),
+      subscribe: (subject, onMessage) => {
+        const sub = nc.subscribe(subject, {
+          callback: (error, message) => {
+            if (error) return;
+            try {
+              onMessage(message.json());
+            } catch {
+              // not JSON: not a report
+            }
+          },
+        });
+        return () => sub.unsubscribe();
+      },
+    };
+  }
+
+  /** This process's own operations port (BURROW_OPS_PORT), once; null when not configured. */
+  private opsServer(): Promise<OpsServer | null> {
+    if (!this.opsServerPromise) {
+      const port = this.config.opsPort;
+      this.opsServerPromise =
+        port === undefined
+          ? Promise.resolve(null)
+          : OpsServer.listen(port, this.busStatus).then((ops) => {
+              this.closers.push(() => ops.close());
+              this.logger('runtime').info({ port: ops.port }, 'operations port listening (/healthz, /readyz, /metrics of this process)');
+              return ops;
+            });
+    }
+    return this.opsServerPromise;
+  }
+
+  /**
+   * Makes this process's health as `service` heard on its own (issue 39, per-replica health): its
+   * reports on the bus, which the gateways list in /readyz, and with BURROW_OPS_PORT its own
+   * /readyz. Stopped when the infrastructure closes.
+   */
+  async reportHealth(service: string, health: () => Promise<HealthReply>): Promise<void> {
+    const ops = await this.opsServer();
+    ops?.add(service, health);
+    const stop = startReplicaReports(await this.broadcasts(), this.config.replicaReportMs, health, ops ? `http://${hostname()}:${ops.port}` : undefined);
+    this.closers.push(stop);
   }
 
   /** The transport strategy a service listens on, in the queue group named after it. */

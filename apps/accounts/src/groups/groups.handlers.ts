@@ -50,9 +50,12 @@ export class GroupsHandlers {
     return (await groupsCollection(this.ctx.docs).find(filter, { sort: { group_id: 1 }, limit: MAX_GROUPS })).map(toGroup);
   }
 
+  /** One group; while a plan change is reaching its members, how many are left (`plan_members_pending`). */
   @MessagePattern(Subjects.accounts.getGroup)
   async get(@Payload() { partnerId, group_id }: GroupRef): Promise<Group> {
-    return toGroup(await this.requireGroup(partnerId, group_id));
+    const group = toGroup(await this.requireGroup(partnerId, group_id));
+    if (group.plan_status !== 'updating') return group;
+    return { ...group, plan_members_pending: await usersCollection(this.ctx.docs).count({ partnerId, group_id, plan_id: { $ne: group.plan_id } }) };
   }
 
   @MessagePattern(Subjects.accounts.createGroup)

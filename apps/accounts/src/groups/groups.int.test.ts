@@ -36,7 +36,7 @@ describe('groups', () => {
       const a = await t.createPartner();
       const b = await t.createPartner();
       const sales = await t.groups.create({ partnerId: a.partner_id, name: 'Sales', plan_id: 2 });
-      assert.deepEqual(sales, { group_id: sales.group_id, name: 'Sales', plan_id: 2, webapi_enable: true, check_domain: false, device_policy: null });
+      assert.deepEqual(sales, { group_id: sales.group_id, name: 'Sales', plan_id: 2, webapi_enable: true, check_domain: false, device_policy: null, plan_status: 'current' });
       assert.deepEqual(await t.groups.get({ partnerId: a.partner_id, group_id: sales.group_id }), sales);
 
       const error = await expectError(t.groups.create({ partnerId: a.partner_id, name: 'SALES', plan_id: 1 }), 409);

@@ -1,4 +1,8 @@
-/** Read model of groups, one document per live group. */
+/**
+ * Read model of groups, one document per live group. `plan_change` names the process of a plan
+ * change whose members are still being moved to the plan (it runs on after the reply:
+ * group-processes.ts), until its `GroupMemberPlansApplied`; the record shows it as `plan_status`.
+ */
 import { type Group, type GroupCreated, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
@@ -6,12 +10,14 @@ import type { Projection } from '@burrow/eventsourcing';
 export interface GroupDoc extends Group {
   _id: string;
   partnerId: string;
+  /** the process whose plan change has not reached every member yet, or null */
+  plan_change?: string | null;
   [key: string]: unknown;
 }
 
 export const groupsCollection = (docs: DocumentStore) => docs.collection<GroupDoc>('groups');
 
-export const toGroup = ({ _id, partnerId, ...group }: GroupDoc): Group => group;
+export const toGroup = ({ _id, partnerId, plan_change, ...group }: GroupDoc): Group => ({ ...group, plan_status: plan_change ? 'updating' : 'current' });
 
 export const groupsProjection = (): Projection => ({
   name: 'groups',
@@ -37,7 +43,14 @@ export const groupsProjection = (): Projection => ({
     if (!group) return;
     switch (event.type) {
       case 'GroupRenamed': group.name = d.name as string; break;
-      case 'GroupPlanChanged': group.plan_id = d.plan_id as number; break;
+      case 'GroupPlanChanged':
+        group.plan_id = d.plan_id as number;
+        group.plan_change = event.metadata.membersFollow === true ? ((event.metadata.processId as string | undefined) ?? null) : null;
+        break;
+      case 'GroupMemberPlansApplied':
+        if (group.plan_change !== d.processId) return;
+        group.plan_change = null;
+        break;
       case 'GroupPolicyChanged':
         group.webapi_enable = d.webapi_enable as boolean;
         group.check_domain = d.check_domain as boolean;

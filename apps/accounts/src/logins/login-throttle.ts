@@ -140,6 +140,14 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Whether the buckets answer (readiness): a read of each, so a key-value store that does not
+   * answer (JetStream not back yet after NATS restarted) fails readiness rather than every login.
+   */
+  async ping(): Promise<void> {
+    await Promise.all([this.accounts.get('ping'), this.addresses.get('ping'), this.known.get('ping')]);
+  }
+
   /** Forgets an account's failures and locks (operator action). Known addresses stay known. */
   async unlock(realm: string, account: string): Promise<void> {
     try {

@@ -4,17 +4,11 @@
  * itself (`PartnerCredentialsGuard`: one bus round trip instead of two). One instance per process,
  * so both share the verified-credential cache.
  */
-import {
-  type AuthenticatedPartner,
-  type AuthenticatePartnerRequest,
-  PARTNER_CREDENTIALS_FIELD,
-  Streams,
-  unauthorized,
-} from '@burrow/contracts';
+import { type AuthenticatedPartner, type AuthenticatePartnerRequest, PARTNER_CREDENTIALS_FIELD, unauthorized } from '@burrow/contracts';
 import { createHash } from 'node:crypto';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { AccountsContext } from '../shared/context.js';
-import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';
+import { CredentialCheck, credentialsCurrent } from '../shared/credential-check.js';
 import { type PartnerDoc, partnersCollection } from './partners.projection.js';
 
 /** Partner ids remembered per username (see `authenticate`), at most this many. */
@@ -38,8 +32,9 @@ export class PartnerAuthentication {
    * The partner of a username that authenticated before is not looked up again (a lookup by the
    * indexed name was ~5% of an interface A request): a username names one partner for good (a
    * unique index; no event renames or deletes a partner), and whatever the id, the password is
-   * checked against the hash in that partner's own stream, read at every request, so a changed
-   * password is refused at once and nobody authenticates as a partner whose password they lack.
+   * checked against that partner's current hash in the read models, read at every request, so a
+   * changed password is refused at once and nobody authenticates as a partner whose password they
+   * lack (CredentialCheck: why the read models, and why that holds across replicas).
    */
   async authenticate({ username, password, address }: Partial<AuthenticatePartnerRequest>): Promise<AuthenticatedPartner> {
     const name = typeof username === 'string' ? username : '';
@@ -51,7 +46,7 @@ export class PartnerAuthentication {
         const doc: PartnerDoc | null = await partnersCollection(this.ctx.docs).findOne({ username: name });
         return doc && { id: doc._id };
       },
-      (id) => latestPasswordHash(this.ctx, Streams.partner(id), PARTNER_PASSWORD_EVENTS),
+      (id) => partnerPasswordHash(this.ctx, id),
     );
     // the lookup is exact: the partner's username is the name given
     if (!this.ids.has(name)) {
@@ -64,14 +59,17 @@ export class PartnerAuthentication {
 
 /**
  * Whether `stamp` (`AuthenticatedPartner.stamp`) still stands for the partner's current password,
- * read from its stream, so a change through another replica counts at once; 401 once it does not.
+ * as the read models hold it (a change through another replica counts at once); 401 once it does not.
  */
 export async function requirePartnerStamp(ctx: AccountsContext, partnerId: string, stamp: string): Promise<void> {
-  const hash = await latestPasswordHash(ctx, Streams.partner(partnerId), PARTNER_PASSWORD_EVENTS);
+  await credentialsCurrent(ctx);
+  const hash = await partnerPasswordHash(ctx, partnerId);
   if (hash === null || partnerStamp(hash) !== stamp) throw unauthorized('the partner password has changed: authenticate again with the new password');
 }
 
-const PARTNER_PASSWORD_EVENTS = ['PartnerPasswordChanged', 'PartnerCreated'];
+/** The partner's current password hash (the partners read model), or null. */
+const partnerPasswordHash = async (ctx: AccountsContext, partnerId: string): Promise<string | null> =>
+  (await partnersCollection(ctx.docs).get(partnerId))?.passwordHash || null;
 
 /** A digest of the partner's password hash that reveals nothing usable about it. */
 const partnerStamp = (passwordHash: string) => createHash('sha256').update('burrow-partner-stamp\0').update(passwordHash).digest('base64url').slice(0, 22);

@@ -1,12 +1,20 @@
 /**
  * Checking a login name and password, the one way for every kind of login (partner API logins,
- * user storage logins): the failed-login throttle first, then the password against the hash read
- * from the account's own stream (so a password changed a moment ago through another replica is in
- * force at once), with a dummy hash for unknown names so timing does not reveal which exist. A
- * verified credential is cached under a keyed hash of (name, password, stored hash): a password
- * change misses the cache at once, and a cached credential still passes the throttle.
+ * user storage logins): the failed-login throttle first, then the password against the account's
+ * current hash as the read models hold it, with a dummy hash for unknown names so timing does not
+ * reveal which exist. A verified credential is cached under a keyed hash of (name, password,
+ * stored hash): a password change misses the cache at once, and a cached credential still passes
+ * the throttle.
+ *
+ * The hash comes from the read models, not the event store (issue 39): logins, and with them every
+ * read, keep working while the event store is down. A password changed a moment ago through
+ * another replica is still in force at once: the change answers only once the service's read
+ * models include it, and every replica reads the same read-model database (MongoDB, or the SQLite
+ * files of one host). Read models private to the process (`BURROW_READ_MODELS=memory`) may lag
+ * another replica's change by a moment: those first catch up with the event store's head
+ * (`credentialsCurrent`), unless the event store does not answer, when nothing can change.
  */
-import { unauthorized } from '@burrow/contracts';
+import { unauthorized, unavailableDependencyOf } from '@burrow/contracts';
 import { createHmac } from 'node:crypto';
 import { verifyPassword } from '../logins/password-hash.js';
 import type { AccountsContext } from './context.js';
@@ -53,6 +61,7 @@ export class CredentialCheck {
     hashOf: (id: string) => Promise<string | null>,
   ): Promise<{ id: string; hash: string }> {
     const name = credentials.name;
+    await credentialsCurrent(this.ctx);
     const found = name ? await find() : null;
     const accounts = found === null ? [] : Array.isArray(found) ? found : [found];
     // an unknown name is checked against the dummy hash, so timing does not tell it apart
@@ -77,51 +86,17 @@ export class CredentialCheck {
   }
 }
 
-/** What the last read of a stream found: its password hash as of `revision`. */
-interface KnownHash {
-  revision: number;
-  hash: string | null;
-}
-const knownHashes = new WeakMap<AccountsContext['store'], Map<string, KnownHash>>();
-const KNOWN_LIMIT = 100_000;
-const PAGE = 64;
-
 /**
- * The latest password hash in an account's stream (created or changed), or null. Read from the
- * stream itself, so a change through another replica counts at once, but without reading the
- * whole stream each time (it grows with every change of the account): the stream's revision says
- * whether anything happened since the last look; only the events after it are read, newest first,
- * down to the first password event.
+ * Makes sure the read models hold every credential change made so far, by any replica, before one
+ * is checked against them: a no-op when they are shared by every replica (the replica that made a
+ * change answered only once they held it); read models private to this process first catch up
+ * with the event store's head, or stay as they are while the event store does not answer.
  */
-export async function latestPasswordHash(ctx: AccountsContext, stream: string, types: string[]): Promise<string | null> {
-  let known = knownHashes.get(ctx.store);
-  if (!known) knownHashes.set(ctx.store, (known = new Map()));
-  const top = await ctx.store.streamRevision(stream);
-  if (top === null) return null;
-  const seen = known.get(stream);
-  // a stream now shorter than when it was seen (restored from a backup): what was seen is not used
-  const cached = seen && seen.revision <= top ? seen : undefined;
-  if (cached?.revision === top) return cached.hash;
-  let from = top;
-  let hash: string | null | undefined;
-  while (hash === undefined) {
-    const events = await ctx.store.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: PAGE });
-    for (const e of events) {
-      if (cached && e.revision <= cached.revision) {
-        hash = cached.hash;
-        break;
-      }
-      if (types.includes(e.type)) {
-        hash = (e.data.passwordHash as string | undefined) ?? null;
-        break;
-      }
-    }
-    if (hash !== undefined) break;
-    const last = events.at(-1);
-    if (!last || last.revision === 0) hash = null;
-    else from = last.revision - 1;
+export async function credentialsCurrent(ctx: AccountsContext): Promise<void> {
+  if (!ctx.docs.privateToProcess) return;
+  try {
+    await ctx.runner.catchUp();
+  } catch (error) {
+    if (unavailableDependencyOf(error) !== 'event store') throw error;
   }
-  if (known.size >= KNOWN_LIMIT) known.clear();
-  known.set(stream, { revision: top, hash });
-  return hash;
 }

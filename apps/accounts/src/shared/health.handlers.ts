@@ -1,8 +1,17 @@
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import { serviceHealth } from '@burrow/eventsourcing';
+import { replicaId } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from './context.js';
+
+/**
+ * The accounts service's health: its stores, and the login throttle's buckets (every login passes
+ * the throttle: a store every request needs). Asked on the queue group (the gateway's /readyz) and
+ * sent as this replica's own report (`Infrastructure.reportHealth`).
+ */
+export const accountsHealth = (ctx: AccountsContext): Promise<HealthReply> =>
+  serviceHealth('accounts', ctx.store, ctx.docs, ctx.runner, { 'login throttle store': () => ctx.logins.ping() });
 
 @Controller()
 export class HealthHandlers {
@@ -10,7 +19,7 @@ export class HealthHandlers {
 
   @MessagePattern(Subjects.accounts.health)
   async health(): Promise<HealthReply> {
-    return serviceHealth('accounts', this.ctx.store, this.ctx.docs, this.ctx.runner);
+    return { ...(await accountsHealth(this.ctx)), replica: replicaId() };
   }
 
   /** Read-your-writes across services: answers once the read models include `position`. */

@@ -137,6 +137,28 @@ export interface TestAccounts {
   close(options?: { keepFiles?: boolean }): Promise<void>;
 }
 
+/**
+ * The group handlers as the integration tests use them: a plan change (or a delete that moves
+ * members) answers at its commit point and the members follow after the reply (issue 39); these
+ * answer once they have, so a test reads what the members became. A request stopped by a crash
+ * point in what follows (a frozen completion) never answers, as a killed process would not.
+ */
+function settlingGroups(groups: GroupsHandlers, processes: ProcessLog): GroupsHandlers {
+  const update = groups.update.bind(groups);
+  const remove = groups.delete.bind(groups);
+  groups.update = async (req) => {
+    await update(req);
+    await processes.idle();
+    return groups.get({ partnerId: req.partnerId, group_id: req.group_id });
+  };
+  groups.delete = async (req) => {
+    const reply = await remove(req);
+    await processes.idle();
+    return reply;
+  };
+  return groups;
+}
+
 let partnerCount = 0;
 /** what is still open or on disk, for `cleanUpTestAccounts` after a test that failed half way */
 const leftovers = new TestLeftovers<TestAccounts>();
@@ -169,7 +191,7 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const accounts: TestAccounts = {
     dir, ctx, store, docs, runner, processes, partners,
     users: new UsersHandlers(ctx),
-    groups: new GroupsHandlers(ctx),
+    groups: settlingGroups(new GroupsHandlers(ctx), processes),
     plans: new PlansHandlers(ctx),
     reports: new ReportsHandlers(ctx),
     devicePolicies: new DevicePoliciesHandlers(ctx),

@@ -3,8 +3,7 @@
  * username or the email address, in any case (one namespace across partners); the reply carries what the storage interface's
  * policy needs (is the user enabled, does their group allow the web interface).
  */
-import { type AuthenticatedUser, type AuthenticateUserRequest, type SessionUserRequest, Streams, Subjects, unauthorized } from '@burrow/contracts';
-import { StreamFacts } from '@burrow/eventsourcing';
+import { type AuthenticatedUser, type AuthenticateUserRequest, type SessionUserRequest, Subjects, unauthorized } from '@burrow/contracts';
 import { createHash } from 'node:crypto';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -12,14 +11,13 @@ import { groupsCollection } from '../groups/groups.projection.js';
 import { DEFAULT_SETTINGS } from '../partners/settings.js';
 import { partnersCollection } from '../partners/partners.projection.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
-import { CredentialCheck, latestPasswordHash } from '../shared/credential-check.js';
+import { CredentialCheck, credentialsCurrent } from '../shared/credential-check.js';
+import { userCredentialsCollection } from './user-credentials.projection.js';
 import { type UserDoc, usersCollection } from './users.projection.js';
 
 @Controller()
 export class UserLoginHandlers {
   private readonly credentials: CredentialCheck;
-  /** each user's credential stamp as of their stream's revision (checked on every cookie request) */
-  private readonly stamps = new StreamFacts<string | null>();
 
   constructor(@Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext) {
     this.credentials = new CredentialCheck(ctx, 'user', 'invalid username or password');
@@ -45,7 +43,7 @@ export class UserLoginHandlers {
     const userId = await this.credentials.check(
       { name: name.toLowerCase(), password, address },
       async () => (users = await this.findUsers(name)).map((u) => ({ id: u._id })),
-      (id) => latestPasswordHash(this.ctx, Streams.user(id), ['UserPasswordChanged', 'UserCreated']),
+      async (id) => (await userCredentialsCollection(this.ctx.docs).get(id))?.passwordHash ?? null,
     );
     const found = users.find((u) => u._id === userId)!;
     return this.describe(found, await this.credentialStamp(found._id));
@@ -58,6 +56,7 @@ export class UserLoginHandlers {
    */
   @MessagePattern(Subjects.accounts.sessionUser)
   async session(@Payload() { userId, stamp }: SessionUserRequest): Promise<AuthenticatedUser> {
+    await credentialsCurrent(this.ctx);
     const user = typeof userId === 'string' ? await usersCollection(this.ctx.docs).get(userId) : null;
     const current = user ? await this.credentialStamp(user._id) : null;
     if (!user || !current || typeof stamp !== 'string' || current !== stamp) throw unauthorized('the session has ended: log in again');
@@ -67,20 +66,12 @@ export class UserLoginHandlers {
   /**
    * What sessions, links and extensions are bound to: the password hash and the last time the user
    * was disabled. A password change or a disable changes it, so everything made before ends (a
-   * re-enable does not bring it back). null for a user without a password. Remembered with the
-   * user stream's revision: any change to the user, here or through another replica, moves it and
-   * the stream is read again.
+   * re-enable does not bring it back). null for a user without a password. Read from the read
+   * models (user-credentials.projection.ts: why that is in force at once on every replica).
    */
   private async credentialStamp(userId: string): Promise<string | null> {
-    const stream = Streams.user(userId);
-    const stamp = await this.stamps.get(this.ctx.store, stream, async () => {
-      const events = await this.ctx.store.readStream(stream, { direction: 'backwards' });
-      if (events.length === 0) return null;
-      const hash = events.find((e) => e.type === 'UserPasswordChanged' || e.type === 'UserCreated')?.data.passwordHash as string | undefined;
-      const disabled = events.find((e) => e.type === 'UserDisabled');
-      return { revision: events[0].revision, facts: hash ? sessionStamp(hash, disabled?.revision) : null };
-    });
-    return stamp ?? null;
+    const credentials = await userCredentialsCollection(this.ctx.docs).get(userId);
+    return credentials?.passwordHash ? sessionStamp(credentials.passwordHash, credentials.disabledAt) : null;
   }
 
   private async describe(user: UserDoc, stamp: string | null): Promise<AuthenticatedUser> {

@@ -37,8 +37,11 @@ export interface PrivateNats {
   url: string;
   /** SIGKILL, as a crash or a power cut would: no goodbye to the clients */
   kill(): Promise<void>;
-  /** start again on the same port; resolves once it accepts connections */
-  start(): Promise<void>;
+  /**
+   * start again on the same port; resolves once it accepts connections. `jetstream: false` starts
+   * it without JetStream this once (the key-value store missing while the bus works).
+   */
+  start(options?: { jetstream?: boolean }): Promise<void>;
   /** kill it for good and remove its JetStream files */
   close(): Promise<void>;
 }
@@ -52,8 +55,8 @@ export async function startPrivateNats(binary = natsServerBinary(), options: { j
   let child: ChildProcess | null = null;
   const nats: PrivateNats = {
     url: `nats://127.0.0.1:${port}`,
-    async start() {
-      const jetstream = options.jetstream === false ? [] : ['-js', '-sd', storeDir];
+    async start(once: { jetstream?: boolean } = {}) {
+      const jetstream = (once.jetstream ?? options.jetstream) === false ? [] : ['-js', '-sd', storeDir];
       child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...jetstream], { stdio: 'ignore' });
       const deadline = Date.now() + 10_000;
       while (!(await listening(port))) {

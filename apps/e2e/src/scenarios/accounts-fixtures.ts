@@ -8,7 +8,7 @@
  * event store file exactly as the storage catalog does; accounts' projection picks them up by
  * polling, in both deployment modes.
  */
-import { type DeviceEvent, type FileEvent, fileIdOf, type Plan, type ShareEvent, Streams, UNLIMITED_BYTES, type UserRecord } from '@burrow/contracts';
+import { type DeviceEvent, type FileEvent, fileIdOf, type Group, type Plan, type ShareEvent, Streams, UNLIMITED_BYTES, type UserRecord } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -66,6 +66,18 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000, i
       await new Promise((r) => setTimeout(r, intervalMs));
     }
   }
+}
+
+/**
+ * The group once its members have followed its latest plan change: a plan change answers at once
+ * and the members follow after the reply (`plan_status` is `updating` until then; issue 39).
+ */
+export async function settledGroup(api: PartnerApi, groupId: number): Promise<Group> {
+  return eventually(async () => {
+    const group = (await api.get(`/groups/${groupId}`).expect(200)).body as Group;
+    assert.notEqual(group.plan_status, 'updating', `group ${groupId}'s members have not all followed its plan yet`);
+    return group;
+  }, 30_000, 50);
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */

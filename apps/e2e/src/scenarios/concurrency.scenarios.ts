@@ -7,7 +7,7 @@ import type { Plan, UserRecord } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { createPartner, type PartnerApi, partnerApi } from '../harness/client.js';
-import { assertConflict, assertError, createGroup, createUser, GB, getUser, knownPlans, unique } from './accounts-fixtures.js';
+import { assertConflict, assertError, createGroup, createUser, eventually, GB, getUser, knownPlans, settledGroup, unique } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 
 export function concurrencyScenarios({ target }: ScenarioContext) {
@@ -47,10 +47,12 @@ export function concurrencyScenarios({ target }: ScenarioContext) {
         Array.from({ length: 12 }, (_, i) => apis[i % apis.length].post(`/groups/${g.group_id}`, { plan_id: choices[(i + round) % choices.length].plan_id })),
       );
       for (const r of results) assert.equal(r.status, 200, r.text);
-      const final = (await p.get(`/groups/${g.group_id}`).expect(200)).body.plan_id;
-      const listed = (await p.get(`/users/?group_id=${g.group_id}`).expect(200)).body as UserRecord[];
-      assert.equal(listed.length, members.length);
-      for (const u of listed) assert.equal(u.plan_id, final, `round ${round}: ${u.username} on ${u.plan_id}, group on ${final}`);
+      const final = (await settledGroup(p, g.group_id)).plan_id;
+      await eventually(async () => {
+        const listed = (await p.get(`/users/?group_id=${g.group_id}`).expect(200)).body as UserRecord[];
+        assert.equal(listed.length, members.length);
+        for (const u of listed) assert.equal(u.plan_id, final, `round ${round}: ${u.username} on ${u.plan_id}, group on ${final}`);
+      });
       await assertLedgerMatchesUsers(p, plans.all);
     }
     // a change racing a request that names the plan the group has right now
@@ -62,9 +64,11 @@ export function concurrencyScenarios({ target }: ScenarioContext) {
         new Promise((r) => setTimeout(r, round % 4)).then(() => apis[apis.length - 1].post(`/groups/${g.group_id}`, { plan_id: current })),
       ]);
       for (const r of results) assert.equal(r.status, 200, r.text);
-      const final = (await p.get(`/groups/${g.group_id}`).expect(200)).body.plan_id;
-      const listed = (await p.get(`/users/?group_id=${g.group_id}`).expect(200)).body as UserRecord[];
-      for (const u of listed) assert.equal(u.plan_id, final, `pair ${round}: ${u.username} on ${u.plan_id}, group on ${final}`);
+      const final = (await settledGroup(p, g.group_id)).plan_id;
+      await eventually(async () => {
+        const listed = (await p.get(`/users/?group_id=${g.group_id}`).expect(200)).body as UserRecord[];
+        for (const u of listed) assert.equal(u.plan_id, final, `pair ${round}: ${u.username} on ${u.plan_id}, group on ${final}`);
+      });
     }
     await assertLedgerMatchesUsers(p, plans.all);
   });
@@ -89,10 +93,12 @@ export function concurrencyScenarios({ target }: ScenarioContext) {
       );
       const results = await Promise.all([...joins, ...creates, ...changes]);
       for (const r of results) assert.ok(r.status === 200 || r.status === 201, `${r.status} ${r.text}`);
-      const final = (await p.get(`/groups/${g.group_id}`).expect(200)).body.plan_id;
-      const listed = (await p.get(`/users/?group_id=${g.group_id}`).expect(200)).body as UserRecord[];
-      assert.equal(listed.length, 9);
-      for (const u of listed) assert.equal(u.plan_id, final, `round ${round}: ${u.username} on ${u.plan_id}, group on ${final}`);
+      const final = (await settledGroup(p, g.group_id)).plan_id;
+      await eventually(async () => {
+        const listed = (await p.get(`/users/?group_id=${g.group_id}`).expect(200)).body as UserRecord[];
+        assert.equal(listed.length, 9);
+        for (const u of listed) assert.equal(u.plan_id, final, `round ${round}: ${u.username} on ${u.plan_id}, group on ${final}`);
+      });
       await assertLedgerMatchesUsers(p, plans.all);
     }
   });

@@ -11,3 +11,5 @@ export const SIGNER = Symbol('SIGNER');
 export const SESSIONS = Symbol('SESSIONS');
 /** BURROW_PUBLIC_URL without a trailing slash, or '' (links are then relative to the host). */
 export const PUBLIC_URL = Symbol('PUBLIC_URL');
+/** every replica heard from (ReplicaRegistry, for /readyz) */
+export const REPLICAS = Symbol('REPLICAS');

@@ -1,21 +1,32 @@
 /**
- * Health for orchestrators: /healthz (the process is alive), /readyz (the bus answers, every
- * service reports its stores reachable and the data directory has room; 503 otherwise), /metrics
- * (Prometheus).
+ * Health for orchestrators: /healthz (the process is alive), /readyz (this gateway can serve its
+ * main traffic: 503 otherwise; what only some routes need degrades those routes and shows in the
+ * body; every replica heard from, per service), /metrics (Prometheus).
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import type { BlobReader } from '@burrow/blobs';
+import type { ReplicaRegistry } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { Controller, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { HttpDependencies } from '../http/http.module.js';
 import { Route } from '../http/route.js';
-import { BLOBS, BUS_STATUS, DISK, RPC } from '../http/tokens.js';
+import { BLOBS, BUS_STATUS, DISK, REPLICAS, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
 import { OPS_ROUTES } from './ops.routes.js';
 
 const READY_TIMEOUT_MS = 1500;
 
+/**
+ * What readiness requires (docs/operations.md, "Readiness"): a failure here fails every request
+ * of the main traffic, or may be this gateway's own (its blob-store connection, its disk), so a
+ * load balancer does well to send the traffic elsewhere. Every login passes accounts (with the
+ * login throttle's store, which its health includes), every storage request the storage catalog,
+ * every transfer the blob store. Anything else (billing: only the billing routes need it; a
+ * service's event store: only writes need it) degrades: its routes answer 503 naming it, and
+ * /readyz lists it under `degraded` without failing.
+ */
+const REQUIRED = new Set(['accounts', 'storage-catalog', 'blobs', 'disk']);
 @Controller()
 export class OpsController {
   constructor(
@@ -24,6 +35,7 @@ export class OpsController {
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(BUS_STATUS) private readonly bus: BusStatus,
     @Inject(DISK) private readonly disk: HttpDependencies['disk'],
+    @Inject(REPLICAS) private readonly replicas: ReplicaRegistry,
   ) {}
 
   /**
@@ -47,7 +59,7 @@ export class OpsController {
         const name = subject.split('.')[0];
         try {
           const reply = await this.rpc.call<HealthReply>(subject, {}, { timeoutMs: READY_TIMEOUT_MS });
-          checks[name] = reply.ok ? 'ok' : (reply.reason ?? 'failing');
+          checks[name] = !reply.ok ? (reply.reason ?? 'failing') : reply.degraded ? `degraded: ${reply.degraded}` : 'ok';
         } catch (error) {
           checks[name] = (error as Error).message;
         }
@@ -65,8 +77,10 @@ export class OpsController {
     } catch (error) {
       checks.disk = `cannot read the data directory's free space: ${(error as Error).message}`;
     }
-    const ready = Object.values(checks).every((v) => v === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+    const failing = Object.keys(checks).filter((name) => checks[name] !== 'ok');
+    const ready = failing.every((name) => !REQUIRED.has(name) || checks[name].startsWith('degraded: '));
+    const degraded = failing.filter((name) => !REQUIRED.has(name) || checks[name].startsWith('degraded: '));
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks, degraded, replicas: this.replicas.snapshot() });
   }
 
   @Route(OPS_ROUTES.metrics)

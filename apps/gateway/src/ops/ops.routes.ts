@@ -21,12 +21,34 @@ export const Health = z
     }),
   })
   .meta({ id: 'Health', description: 'Liveness, and the state of the bus connections.' });
+const Replica = z.object({
+  replica: z.string().describe('the process: `<host>:<pid>`'),
+  ok: z.boolean().describe('its own health, as it last reported it'),
+  reason: z.string().optional().describe('why not ok'),
+  degraded: z.string().optional().describe('ok, but some requests fail: what does not answer (the event store: writes answer 503)'),
+  position: z.int().describe('how far its read models are (event store position)'),
+  last_seen_ms: z.int().describe('how long ago its last report arrived'),
+  stale: z.boolean().describe('no report for three of its intervals (`BURROW_REPLICA_REPORT_MS`): stuck, stopped or cut off from the bus'),
+  ops: z.string().optional().describe('its own /healthz, /readyz and /metrics (`BURROW_OPS_PORT`)'),
+});
 export const Readiness = z
   .object({
     status: z.enum(['ready', 'not ready']),
-    checks: z.record(z.string(), z.string()).describe("each service's and the blob store's answer, and the data directory's free space (`disk`): `ok` or what failed"),
+    checks: z
+      .record(z.string(), z.string())
+      .describe("each service's and the blob store's answer, and the data directory's free space (`disk`): `ok`, `degraded: <what>` (it serves, some requests fail), or what failed"),
+    degraded: z
+      .array(z.string())
+      .describe('the checks that fail or are degraded without failing readiness (billing: its routes answer 503; a service whose event store is down: writes answer 503)'),
+    replicas: z
+      .record(z.string(), z.array(Replica))
+      .describe('every process heard from in the last 10 minutes, by service (`gateway` included), as each reports itself every `BURROW_REPLICA_REPORT_MS`'),
   })
-  .meta({ id: 'Readiness', description: 'Whether every service and the blob store answer, and the data directory has room.' });
+  .meta({
+    id: 'Readiness',
+    description:
+      'Whether this gateway can serve its main traffic: accounts (every login), the storage catalog, the blob store and the data directory must answer; billing and the event store only degrade the requests that need them. And every replica of every service, as each last reported itself.',
+  });
 
 const OPERATOR_ONLY: Pick<PathItem, 'servers'> = {
   servers: [{ url: '/', description: 'operator endpoints are served at the root only (not under /apis/accounts/v1)' }],
@@ -64,15 +86,32 @@ export const OPS_ROUTES = {
       tags: ['operations'],
       summary: 'Readiness',
       description:
-        'Asks every service (accounts, billing, storage-catalog) for its health, with a 1.5 s timeout each, pings the blob store, and checks the free space of the data directory (when it holds the blob folder or the event store file): below `BURROW_MIN_FREE_DISK_MB` (default the smaller of 512 MiB and 2% of the file system) `disk` says so and uploads are refused with 507.',
+        'Asks every service (accounts, billing, storage-catalog) for its health, with a 1.5 s timeout each, pings the blob store, and checks the free space of the data directory (when it holds the blob folder or the event store file): below `BURROW_MIN_FREE_DISK_MB` (default the smaller of 512 MiB and 2% of the file system) `disk` says so and uploads are refused with 507. 503 when accounts (its read models, its login throttle store), the storage catalog, the blob store or the disk fail: the main traffic cannot be served. Billing down, or an event store down, leaves it 200 with the check under `degraded`: those requests answer 503 naming what is missing, the rest are served. `replicas` lists every process by service as it reports itself; a `stale` one has stopped reporting.',
       security: [],
       responses: {
         '200': reply('Ready.', Readiness, {
-          ready: ex('all good', { status: 'ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' } }),
+          ready: ex('all good', {
+            status: 'ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' }, degraded: [],
+            replicas: {
+              accounts: [{ replica: 'host-a:41', ok: true, position: 1234, last_seen_ms: 800, stale: false }],
+              'storage-catalog': [
+                { replica: 'host-a:42', ok: true, position: 1234, last_seen_ms: 400, stale: false },
+                { replica: 'host-b:17', ok: true, position: 1201, last_seen_ms: 31000, stale: true },
+              ],
+            },
+          }),
+          billingDown: ex('billing down: its routes answer 503, the rest is served', {
+            status: 'ready', checks: { accounts: 'ok', billing: 'billing service did not answer in time', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' }, degraded: ['billing'], replicas: {},
+          }),
+          eventStoreDown: ex('the event store down: writes answer 503, reads are served', {
+            status: 'ready',
+            checks: { accounts: 'degraded: event store: the event store is unavailable: connect ECONNREFUSED 10.0.0.5:5432; writes answer 503 until it is back, reads go on', billing: 'degraded: event store: ...', 'storage-catalog': 'degraded: event store: ...', blobs: 'ok', disk: 'ok' },
+            degraded: ['accounts', 'billing', 'storage-catalog'], replicas: {},
+          }),
         }),
         '503': reply('Not ready; `checks` says what failed.', Readiness, {
-          notReady: ex('billing down', { status: 'not ready', checks: { accounts: 'ok', billing: 'billing service did not answer in time', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' } }),
-          lowDisk: ex('low disk space', { status: 'not ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'low disk space: 301.5 MiB free in /var/lib/burrow, below 512.0 MiB (BURROW_MIN_FREE_DISK_MB); uploads are refused' } }),
+          notReady: ex('the login throttle store does not answer', { status: 'not ready', checks: { accounts: 'login throttle store: no responders available for request', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' }, degraded: [], replicas: {} }),
+          lowDisk: ex('low disk space', { status: 'not ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'low disk space: 301.5 MiB free in /var/lib/burrow, below 512.0 MiB (BURROW_MIN_FREE_DISK_MB); uploads are refused' }, degraded: [], replicas: {} }),
         }),
       },
     },

@@ -25,7 +25,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { foldersCollection } from '../files/catalog.projection.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
-import { usageHead } from '../usage/usage.js';
+import { storedBytesToRead } from '../usage/usage.js';
 import { quotaOf, requireUser } from '../users/users.projection.js';
 import { loadDevice } from './device.js';
 import { deviceIdByName, deviceNameReservation, resolveDevice } from './device-names.js';
@@ -119,7 +119,7 @@ export class DevicesHandlers {
     return {
       user: {
         userId: user._id, partnerId: user.partnerId, username: user.username, name: user.name, email: user.email, share_id: user.share_id,
-        quota_bytes: await quotaOf(this.ctx.docs, user), bytes_stored: (await usageHead(this.ctx.store, req.userId)).total,
+        quota_bytes: await quotaOf(this.ctx.docs, user), bytes_stored: await storedBytesToRead(this.ctx, req.userId),
       },
       devices: await Promise.all(devices.map((d) => this.info(d))),
     };

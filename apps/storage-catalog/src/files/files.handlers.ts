@@ -39,8 +39,7 @@ import {
 import { appendEvents, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { DeviceState } from '../devices/device.js';
-import { resolveDevice } from '../devices/device-names.js';
+import { type DeviceToRead, resolveDevice, resolveDeviceToRead } from '../devices/device-names.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { usageHead } from '../usage/usage.js';
 import { userQuota } from '../users/user-quota.js';
@@ -58,12 +57,12 @@ const GONE = 'the file this link or session extension was made for has been dele
  * a device registered again under the name, or a file deleted and uploaded again to the path, is
  * not what was shared.
  */
-async function liveFile(ctx: StorageContext, req: DevicePath & { expect?: FileIncarnation }): Promise<{ device: DeviceState; path: string; file: FileDoc }> {
+async function liveFile(ctx: StorageContext, req: DevicePath & { expect?: FileIncarnation }): Promise<{ device: DeviceToRead; path: string; file: FileDoc }> {
   const path = filePath(req.path);
   const expect = req.expect;
-  let device: DeviceState;
+  let device: DeviceToRead;
   try {
-    device = await resolveDevice(ctx.store, req.userId, req.device);
+    device = await resolveDeviceToRead(ctx, req.userId, req.device);
   } catch (error) {
     if (expect) throw gone(GONE);
     throw error;
@@ -196,7 +195,7 @@ export class FilesHandlers {
   @MessagePattern(Subjects.storage.listFolder)
   async list(@Payload() req: ListFolderRequest): Promise<FolderPage> {
     const path = folderPath(req.path);
-    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
     if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
     return listFolder(this.ctx.docs, device.deviceId, path, req);
   }
@@ -204,7 +203,7 @@ export class FilesHandlers {
   @MessagePattern(Subjects.storage.walkFolder)
   async walk(@Payload() req: ListFolderRequest): Promise<SubtreePage> {
     const path = folderPath(req.path);
-    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
     if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
     return walkFolder(this.ctx.docs, device.deviceId, path, req);
   }
@@ -213,7 +212,7 @@ export class FilesHandlers {
   @MessagePattern(Subjects.storage.folderSummary)
   async summary(@Payload() req: DevicePath): Promise<FolderSummary> {
     const path = folderPath(req.path);
-    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
     const folder = await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`);
     if (!folder) {
       if (path === '') return { files: 0, folders: 0, bytes: 0 };

@@ -22,7 +22,7 @@ import {
 import { type DomainEvent, handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { resolveDevice } from '../devices/device-names.js';
+import { resolveDevice, resolveDeviceToRead } from '../devices/device-names.js';
 import { appendToDevice } from '../devices/device-writes.js';
 import { changedProperties, sameProperties } from '../files/dead-properties.js';
 import { checkDeadPropertyBudget, propertyBytes } from '../files/dead-property-usage.js';
@@ -30,7 +30,7 @@ import { fileDecider } from '../files/file.js';
 import { folderPage } from '../files/listing.js';
 import { folderExists, propsOf, resolvePath, toFileStat, toFolderStat } from '../files/resolve-path.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
-import { usageHead } from '../usage/usage.js';
+import { storedBytesToRead } from '../usage/usage.js';
 import { userQuota } from '../users/user-quota.js';
 import { checkNewFolder, missingParent, notAllowed } from './folder-rules.js';
 
@@ -62,11 +62,11 @@ export class FoldersHandlers {
 
   @MessagePattern(Subjects.storage.stat)
   async stat(@Payload() req: StatRequest): Promise<PathStat> {
-    const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
     const found = await resolvePath(this.ctx.docs, device.deviceId, req.path);
     if (!found) throw notFound(`no file or folder ${req.path}`);
     const quota = await userQuota(this.ctx, req.userId);
-    const used = (await usageHead(this.ctx.store, req.userId)).total;
+    const used = await storedBytesToRead(this.ctx, req.userId);
     const figures = { quota: { used, available: quota === null ? null : Math.max(0, quota - used) } };
     if (found.kind === 'file') return { kind: 'file', file: toFileStat(found.doc), props: propsOf(found.doc), ...figures };
     const folder = toFolderStat(found.path, found.doc);

@@ -193,7 +193,7 @@ export class SharesHandlers {
     // an expired room is gone for its visitors, exactly like an unknown one
     if (typeof room.expires === 'number' && room.expires <= this.ctx.clock.now()) throw missing();
     // the owner's partner may have turned sharing off: every room stops until it is turned back on
-    if (!(await partnerSharingEnabled(this.ctx.store, owner.partnerId))) throw forbidden('sharing is turned off for this account');
+    if (!(await partnerSharingEnabled(this.ctx, owner.partnerId))) throw forbidden('sharing is turned off for this account');
     const hash = room.password_hash ?? null;
     const stamp = hash === null ? null : passwordStamp(hash);
     let locked = false;

@@ -60,6 +60,12 @@ export type GroupCreationAbandoned = Event<'GroupCreationAbandoned', { at: numbe
  * that change never committed; it changes nothing about the group.
  */
 export type GroupChangeAbandoned = Event<'GroupChangeAbandoned', { processId: string; at: number }>;
+/**
+ * The members' plans have followed a plan change (its process `processId`, after the reply: a
+ * group of thousands takes a while): the group's `plan_status` is `current` again. Changes
+ * nothing about the group.
+ */
+export type GroupMemberPlansApplied = Event<'GroupMemberPlansApplied', { plan_id: number; processId: string }>;
 export type GroupEvent =
   | GroupCreated
   | GroupRenamed
@@ -68,7 +74,8 @@ export type GroupEvent =
   | GroupDevicePolicyChanged
   | GroupDeleted
   | GroupCreationAbandoned
-  | GroupChangeAbandoned;
+  | GroupChangeAbandoned
+  | GroupMemberPlansApplied;
 
 // ---- user-<userId> -----------------------------------------------------------------------------
 

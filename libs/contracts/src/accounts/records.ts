@@ -104,6 +104,11 @@ export const Group = z
     webapi_enable: z.boolean(),
     check_domain: z.boolean(),
     device_policy: z.int().min(1).nullable().describe('the device policy of its members (GET /devicepolicies/<id>), or null'),
+    plan_status: z
+      .enum(['current', 'updating'])
+      .optional()
+      .describe("`updating` while a plan change is reaching the members (it is acknowledged at once; a group of thousands takes a while), else `current`"),
+    plan_members_pending: z.int().min(0).optional().describe('GET of one group, while `updating`: members not yet on `plan_id`'),
   })
   .meta({ id: 'Group', description: 'A group of users sharing a plan and policies.' });
 export type Group = z.infer<typeof Group>;
