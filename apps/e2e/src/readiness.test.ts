@@ -79,7 +79,7 @@ describe('readiness (multi-process)', { skip: binary ? false : 'no nats-server b
       // each process answers for itself on its operations port
       const [one] = all['storage-catalog'];
       assert.ok(one.ops, `the replica says where its operations port is: ${JSON.stringify(one)}`);
-      const opsUrl = new URL(one.ops!);
+      const opsUrl = new URL(one.ops);
       opsUrl.hostname = '127.0.0.1';
       const own = await fetch(new URL('/readyz', opsUrl));
       assert.equal(own.status, 200, await own.clone().text());

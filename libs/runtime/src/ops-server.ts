@@ -7,7 +7,7 @@
  */
 import type { HealthReply } from '@burrow/contracts';
 import type { BusStatus } from '@burrow/transport';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 export class OpsServer {
@@ -40,7 +40,7 @@ export class OpsServer {
     this.services.set(service, health);
   }
 
-  private async handle(url: string, method: string, res: import('node:http').ServerResponse): Promise<void> {
+  private async handle(url: string, method: string, res: ServerResponse): Promise<void> {
     const json = (status: number, body: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
