@@ -22,7 +22,7 @@ import { natsUrlForTests, startMultiProcess } from './harness/multi-process.js';
 import { eventually } from './scenarios/accounts-fixtures.js';
 import { storageApi } from './harness/storage-client.js';
 import { startTcpProxy } from './harness/tcp-proxy.js';
-import { createShareRoom } from './scenarios/share-fixtures.js';
+import { createShareRoom, roomAddress } from './scenarios/share-fixtures.js';
 
 const natsUrl = natsUrlForTests();
 const postgresUrl = process.env.POSTGRES_URL;
@@ -59,6 +59,8 @@ describe('dependency outages on the production servers (multi-process, PostgreSQ
       await reader.putFile('laptop', 'Docs/a.txt', 'first file').expect(201);
       await reader.putFile('laptop', 'Docs/b.txt', 'second file').expect(201);
       const room = await createShareRoom(reader, { room_key: 'outage', dirs: ['laptop/'] });
+      // the room's own address (its link, `url`, redirects there)
+      const roomUrl = roomAddress(room.url);
       const login = await agent.post(`${reader.root}/login`).type('form').send({ password: PASSWORD }).expect(200);
       const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
       const auth = (r: supertest.Test) => r.auth('reader', PASSWORD).timeout(30_000);
@@ -82,10 +84,10 @@ describe('dependency outages on the production servers (multi-process, PostgreSQ
         ['storage: a new cookie login', () => agent.post(`${reader.root}/login`).type('form').send({ password: PASSWORD }).timeout(30_000), () => undefined],
         ['WebDAV: a download', () => auth(agent.get('/dav/reader/laptop/Docs/a.txt')).buffer(true), (res) => assert.equal(res.text, 'first file')],
         ['WebDAV: PROPFIND of a folder', () => auth(propfind('/dav/reader/laptop/Docs/').set('Depth', '1')), () => undefined],
-        ['share room: the room', () => agent.get(room.url).timeout(30_000), () => undefined],
-        ['share room: a folder listing', () => agent.get(`${room.url}laptop/Docs/`).timeout(30_000), () => undefined],
-        ['share room: a download', () => agent.get(`${room.url}laptop/Docs/a.txt`).buffer(true).timeout(30_000), (res) => assert.equal(res.text, 'first file')],
-        ['share room: the room as a zip', () => agent.get(`${room.url}?format=zip`).timeout(30_000), () => undefined],
+        ['share room: the room', () => agent.get(roomUrl).timeout(30_000), () => undefined],
+        ['share room: a folder listing', () => agent.get(`${roomUrl}laptop/Docs/`).timeout(30_000), () => undefined],
+        ['share room: a download', () => agent.get(`${roomUrl}laptop/Docs/a.txt`).buffer(true).timeout(30_000), (res) => assert.equal(res.text, 'first file')],
+        ['share room: the room as a zip', () => agent.get(`${roomUrl}?format=zip`).timeout(30_000), () => undefined],
       ];
       const record = async (request: string, send: () => supertest.Test): Promise<Answer> => {
         const res = (await send()) as unknown as Answer;
@@ -162,7 +164,7 @@ describe('dependency outages on the production servers (multi-process, PostgreSQ
         const transfers: [string, () => supertest.Test][] = [
           ['storage: an upload', () => reader.putFile('laptop', 'Docs/d.txt', 'fourth file')],
           ['storage: a download', () => auth(agent.get(`${reader.root}/laptop/Docs/a.txt`))],
-          ['share room: a download', () => agent.get(`${room.url}laptop/Docs/b.txt`)],
+          ['share room: a download', () => agent.get(`${roomUrl}laptop/Docs/b.txt`)],
         ];
         for (const [request, send] of transfers) {
           const res = await record(`blob store down: ${request}`, () => send().timeout(30_000));

@@ -91,7 +91,10 @@ export class SetPasswordHandlers {
     const { claims, state } = await this.live(token);
     const passwordHash = await hashPassword(password);
     // the decider checks the link again at the revision it appends to: one use wins
-    await handleCommand(this.ctx.store, Streams.user(claims.userId), userDecider, { type: 'SetPasswordByLink', nonce: claims.nonce, passwordHash, at: this.ctx.clock.now() });
+    const { position } = await handleCommand(this.ctx.store, Streams.user(claims.userId), userDecider, { type: 'SetPasswordByLink', nonce: claims.nonce, passwordHash, at: this.ctx.clock.now() });
+    // logins are checked against the read models (user-credentials.projection.ts): the new password
+    // works, and the old one is refused, once this answers
+    await this.ctx.runner.waitFor(position);
     this.ctx.log.info({ userId: claims.userId }, 'password set through a set-password link');
     return { username: state.username };
   }

@@ -5,7 +5,6 @@
  */
 import { type HealthReply, Subjects } from '@burrow/contracts';
 import type { BlobReader } from '@burrow/blobs';
-import type { ReplicaRegistry } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { Controller, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
@@ -14,6 +13,11 @@ import { Route } from '../http/route.js';
 import { BLOBS, BUS_STATUS, DISK, REPLICAS, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
 import { OPS_ROUTES } from './ops.routes.js';
+
+/** The replicas this process has heard from, per service (the runtime's ReplicaRegistry, given as REPLICAS). */
+interface ReplicaList {
+  snapshot(): Record<string, object[]>;
+}
 
 const READY_TIMEOUT_MS = 1500;
 
@@ -35,7 +39,7 @@ export class OpsController {
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(BUS_STATUS) private readonly bus: BusStatus,
     @Inject(DISK) private readonly disk: HttpDependencies['disk'],
-    @Inject(REPLICAS) private readonly replicas: ReplicaRegistry,
+    @Inject(REPLICAS) private readonly replicas: ReplicaList,
   ) {}
 
   /**
