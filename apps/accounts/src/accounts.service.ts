@@ -38,6 +38,7 @@ import { changeUserProcess } from './users/change-user.js';
 import { createUserProcess } from './users/create-user.process.js';
 import { deleteUserProcess } from './users/delete-user.process.js';
 import { userCredentialsProjection } from './users/user-credentials.projection.js';
+import { allocationsProjection } from './quota/allocation.projection.js';
 import { UserLoginHandlers } from './users/user-login.handlers.js';
 import { SetPasswordHandlers } from './users/set-password.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
@@ -78,6 +79,7 @@ export const accountsProjections = (signals?: FeedSignals): Projection[] => [
   usersProjection(),
   userCredentialsProjection(),
   storageUsageProjection(),
+  allocationsProjection(),
   pendingProcessesProjection('accounts'),
   reservationsProjection(),
   devicePoliciesProjection(),

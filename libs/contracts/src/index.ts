@@ -30,6 +30,7 @@ export const StreamPrefixes = {
   planCatalogue: AccountsStreamPrefixes.planCatalogue,
   group: AccountsStreamPrefixes.group,
   user: AccountsStreamPrefixes.user,
+  allocation: AccountsStreamPrefixes.allocation,
   devicePolicies: AccountsStreamPrefixes.devicePolicies,
   partnerBackup: AccountsStreamPrefixes.partnerBackup,
   webhook: AccountsStreamPrefixes.webhook,

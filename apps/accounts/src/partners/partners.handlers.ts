@@ -17,6 +17,7 @@ import {
   Streams,
   Subjects,
   type UnlockPartnerLoginRequest,
+  unavailableDependencyOf,
   type UpdateSettingsRequest,
 } from '@burrow/contracts';
 import { handleCommand } from '@burrow/eventsourcing';
@@ -25,6 +26,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../logins/password-hash.js';
 import { allocatedBytes } from '../quota/allocation.js';
+import { projectedAllocation } from '../quota/allocation.projection.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
 import { usageOfPartner } from '../storage-usage/storage-usage.projection.js';
 import { createPartnerProcess } from './create-partner.process.js';
@@ -149,10 +151,24 @@ export class PartnersHandlers {
     const usage = await usageOfPartner(this.ctx.docs, partnerId);
     return {
       bytes_available: p.bytes_available,
-      bytes_allocated: await allocatedBytes(this.ctx.store, partnerId),
+      bytes_allocated: await this.allocated(partnerId),
       bytes_used: usage.bytes_used,
       share_count: usage.share_count,
       device_count: usage.device_count,
     };
+  }
+
+  /**
+   * The ledger's total, read from the ledger (exact, whatever the read models' lag); while the event
+   * store does not answer, the total the read models hold: no write can move it meanwhile, so it is
+   * as current as the ledger's last entry the runner saw.
+   */
+  private async allocated(partnerId: string): Promise<number> {
+    try {
+      return await allocatedBytes(this.ctx.store, partnerId);
+    } catch (error) {
+      if (unavailableDependencyOf(error) !== 'event store') throw error;
+      return projectedAllocation(this.ctx.docs, partnerId);
+    }
   }
 }

@@ -9,6 +9,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import { DependencyUnavailableError } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
 import { PartnerAuthentication } from '../partners/partner-authentication.js';
+import { PartnersHandlers } from '../partners/partners.handlers.js';
 import { cleanUpTestAccounts, expectError, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
 import { UserLoginHandlers } from './user-login.handlers.js';
 
@@ -47,5 +48,26 @@ describe('logins while the event store is down', () => {
     const partners = new PartnerAuthentication(ctx);
     assert.equal((await partners.authenticate({ username: p.username, password: p.password, address: '192.0.2.1' })).partnerId, p.partner_id);
     await expectError(partners.authenticate({ username: p.username, password: 'not-the-password', address: '192.0.2.1' }), 401);
+  });
+
+  it('the partner quota answers from the read models, with the allocation the ledger held before the outage', async () => {
+    t = await startTestAccounts();
+    const p = await t.createPartner();
+    const other = await t.createPartner();
+    await t.users.create({ partnerId: p.partner_id, username: 'ann', name: 'Ann', email: 'ann@example.com', plan_id: 1, bonus_bytes: 7 });
+    await t.users.create({ partnerId: p.partner_id, username: 'bob', name: 'Bob', email: 'bob@example.com', plan_id: 2 });
+    // an entry and its undo: the read model follows the running total, not a sum of creations
+    await t.users.update({ partnerId: p.partner_id, user: 'bob', changes: { plan_id: 1 } });
+    await t.users.create({ partnerId: other.partner_id, username: 'cy', name: 'Cy', email: 'cy@example.com', plan_id: 1 });
+    const before = await t.partners.quota({ partnerId: p.partner_id });
+    const otherBefore = await t.partners.quota({ partnerId: other.partner_id });
+    assert.ok(before.bytes_allocated > 0 && before.bytes_allocated !== otherBefore.bytes_allocated, JSON.stringify({ before, otherBefore }));
+
+    const down = new PartnersHandlers({ ...t.ctx, store: unreachable(t.ctx.store) });
+    assert.deepEqual(await down.quota({ partnerId: p.partner_id }), before);
+    assert.deepEqual(await down.quota({ partnerId: other.partner_id }), otherBefore, 'each partner its own ledger');
+    const empty = await t.createPartner();
+    assert.equal((await down.quota({ partnerId: empty.partner_id })).bytes_allocated, 0, 'no entry yet: nothing allocated');
+    await expectError(down.quota({ partnerId: 'no-such-partner' }), 404);
   });
 });

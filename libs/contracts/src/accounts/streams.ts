@@ -34,6 +34,7 @@ export const AccountsStreamPrefixes = {
   planCatalogue: 'plan-catalogue',
   group: 'group-',
   user: 'user-',
+  allocation: 'allocation-',
   devicePolicies: 'devicepolicies-',
   partnerBackup: 'partnerbackup-',
   webhook: 'webhook-',
