@@ -15,7 +15,9 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { type AuthenticatedPartner, Subjects } from '@burrow/contracts';
+import { createPostgresDatabase, dropPostgresDatabase } from '@burrow/event-store';
 import { natsClient, RpcClient } from '@burrow/transport';
 import type { ClientProxy } from '@nestjs/microservices';
 import { stablePort } from './harness/ports.js';
@@ -25,13 +27,17 @@ import { childEnv } from './harness/run-app.js';
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const scripts = resolve(appsDir, '../scripts');
 const binary = natsServerBinary();
+const postgresUrl = process.env.POSTGRES_URL;
 
 describe('a multi-process first start without partner credentials', { skip: binary ? false : 'no nats-server binary', timeout: 120_000 }, () => {
   it('writes the generated password to a 0600 file, logs only its path, and prints nothing but JSON', async () => {
     const nats = await startPrivateNats(binary);
     const dataDir = await mkdtemp(join(tmpdir(), 'burrow-first-start-'));
+    // the production event store when the run has PostgreSQL (a database of its own, dropped after)
+    const database = postgresUrl ? `burrow_e2e_${randomBytes(6).toString('hex')}` : null;
+    const eventStore: Record<string, string> = database ? { EVENTSTORE_URL: await createPostgresDatabase(postgresUrl!, database) } : {};
     const child = spawn(process.execPath, [join(appsDir, 'accounts', 'dist', 'main.js')], {
-      env: childEnv({ NATS_URL: nats.url, BURROW_DATA_DIR: dataDir, BURROW_SECRET: 'test-secret-0123456789abcdef0123456789abcdef', LOG_LEVEL: 'info', BURROW_PASSWORD_SCRYPT_N: '1024' }),
+      env: childEnv({ NATS_URL: nats.url, BURROW_DATA_DIR: dataDir, BURROW_SECRET: 'test-secret-0123456789abcdef0123456789abcdef', LOG_LEVEL: 'info', BURROW_PASSWORD_SCRYPT_N: '1024', ...eventStore }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -63,6 +69,7 @@ describe('a multi-process first start without partner credentials', { skip: bina
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
       await client.close();
       await nats.close();
+      if (database) await dropPostgresDatabase(postgresUrl!, database);
       await rm(dataDir, { recursive: true, force: true });
     }
   });

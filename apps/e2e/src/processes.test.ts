@@ -88,7 +88,7 @@ describe('configuration errors', () => {
 const natsUrl = process.env.NATS_URL;
 describe('multi-process: a service that is down', { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' }, () => {
   it('yields 503 with a JSON reason after a bounded timeout; billing down degrades its routes and /readyz lists it without failing (issue 39)', async () => {
-    const target = await startMultiProcess(natsUrl!, { BURROW_RPC_TIMEOUT_MS: '800' });
+    const target = await startMultiProcess(natsUrl!, { BURROW_RPC_TIMEOUT_MS: '800' }, { postgresEventStore: process.env.POSTGRES_URL });
     try {
       const api = partnerApi(target);
       await api.get('/ping').expect(200);

@@ -31,7 +31,7 @@ interface ReplicaView {
 describe('readiness (multi-process)', { skip: binary ? false : 'no nats-server binary: cannot run a private NATS server', timeout: 180_000 }, () => {
   it('is not ready while the login throttle store is missing; ready again means logins work', async () => {
     const nats = await startPrivateNats(binary);
-    const target = await startMultiProcess(nats.url, { LOG_LEVEL: 'info', BURROW_RPC_TIMEOUT_MS: '4000' });
+    const target = await startMultiProcess(nats.url, { LOG_LEVEL: 'info', BURROW_RPC_TIMEOUT_MS: '4000' }, { postgresEventStore: process.env.POSTGRES_URL });
     try {
       const api = partnerApi(target);
       await api.get('/ping').expect(200);
@@ -65,7 +65,7 @@ describe('readiness (multi-process)', { skip: binary ? false : 'no nats-server b
   });
 
   it('lists every replica per service; a stopped one shows as stale and returns; each process serves its own health', { skip: natsUrl ? false : 'NATS_URL not set' }, async () => {
-    const target = await startMultiProcess(natsUrl!, { BURROW_REPLICA_REPORT_MS: '300', BURROW_OPS_PORT: '0', LOG_LEVEL: 'info' }, { replicas: { 'storage-catalog': 2 } });
+    const target = await startMultiProcess(natsUrl!, { BURROW_REPLICA_REPORT_MS: '300', BURROW_OPS_PORT: '0', LOG_LEVEL: 'info' }, { replicas: { 'storage-catalog': 2 }, postgresEventStore: process.env.POSTGRES_URL });
     const replicas = async () => (await partnerApi(target).raw.get('/readyz')).body.replicas as Record<string, ReplicaView[]>;
     try {
       await eventually(async () => {

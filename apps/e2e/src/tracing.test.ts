@@ -105,7 +105,7 @@ describe('tracing: multi-process, one upload is one trace across the gateways an
   before(async () => {
     receiver = await startOtlpReceiver();
     // http/protobuf: OTLP's default encoding; debug logs: the gateway's access-log line of each request
-    target = await startMultiProcess(natsUrl!, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...FAST_EXPORT, LOG_LEVEL: 'debug' });
+    target = await startMultiProcess(natsUrl!, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...FAST_EXPORT, LOG_LEVEL: 'debug' }, { postgresEventStore: process.env.POSTGRES_URL });
   });
 
   after(async () => {
