@@ -30,6 +30,9 @@ describe('session checks against changes made elsewhere', () => {
     // twice: the second check is the remembered one
     assert.equal((await logins.session(session)).username, 'sam');
     assert.equal((await logins.session(session)).username, 'sam');
+    // the replica's read models are its own (in memory, fed by polling the shared store): it has
+    // seen the partner and the user before a write through it is asked to find them
+    await replica.runner.catchUp();
     return { logins, session, partnerId: p.partner_id };
   }
 
