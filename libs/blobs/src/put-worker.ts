@@ -90,12 +90,12 @@ export function putDurably(req: SmallPutRequest): SmallPutOutcome {
   let outcome: SmallPutOutcome;
   const fd = createNew(req.target, req, made);
   if (fd !== null) {
-    let failed: unknown;
+    let failed: Error | undefined;
     try {
       for (const chunk of req.chunks) writeAll(fd, chunk);
       fsyncSync(fd);
     } catch (error) {
-      failed = error;
+      failed = error as Error;
     }
     const { ino } = fstatSync(fd);
     closeSync(fd);
