@@ -26,9 +26,17 @@
  *    commit appends to the file's stream) is appended to its event store, and the server is started
  *    again and rebuilds its read models from the events (that start is timed too).
  *
+ * 1b. Latency (issue 37): BENCH_SEQUENTIAL small PUTs one after another over one keep-alive
+ *    connection, through the storage interface, through WebDAV and to the bare server: median and
+ *    90th percentile ms per PUT, and each / the bare server's.
+ *
+ * Small files are uploaded at each of BENCH_CONCURRENCIES (default 1, 4 and 32 at a time); every
+ * upload table also gives the server's CPU per upload (server CPU ms / uploads).
+ *
  *   npm run bench:ingest     (BENCH_FILES small files, default 1000; BENCH_SMALL_KIB, default 4;
  *                             BENCH_LARGE large files, default 6 (0: none); BENCH_LARGE_MIB, default 16;
- *                             BENCH_CONCURRENCY, default 4; BENCH_ROUNDS, default 3;
+ *                             BENCH_CONCURRENCIES, default 1,4,32 (small files); BENCH_CONCURRENCY, default 4
+ *                             (large files: at most 2 of it); BENCH_SEQUENTIAL, default 200 (0: no latency part); BENCH_ROUNDS, default 3;
  *                             BENCH_LIST_FILES, default 100000 (0: no listing part); BENCH_HASH_MIB, default 256
                              (0: no hashing part); BENCH_ONLY_HASHING=1: the hashing part alone; BENCH_DIR; BENCH_SERVER_NODE_ARGS,
  *                             e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
@@ -58,6 +66,8 @@ const SMALL = env('BENCH_SMALL_KIB', 4) * 1024;
 const LARGE_FILES = env('BENCH_LARGE', 6);
 const LARGE = env('BENCH_LARGE_MIB', 16) * 1024 * 1024;
 const CONCURRENCY = env('BENCH_CONCURRENCY', 4);
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '1,4,32').split(',').map(Number).filter((n) => n > 0);
+const SEQUENTIAL = env('BENCH_SEQUENTIAL', 200);
 const ROUNDS = env('BENCH_ROUNDS', 3);
 const LIST_FILES = env('BENCH_LIST_FILES', 100_000);
 const LIST_ROUNDS = 5;
@@ -109,16 +119,16 @@ const PARTNER = { username: 'bench-partner', password: 'bench-partner-password' 
 const USER = { username: 'bench.user', password: 'bench-user-password' };
 const DEVICE = 'bench-laptop';
 let port = 0;
-const newAgent = () => new Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, 2) });
+const newAgent = (sockets = Math.max(CONCURRENCY, ...CONCURRENCIES, 2)) => new Agent({ keepAlive: true, maxSockets: sockets });
 let agent = newAgent();
 /**
  * Fresh connections for each contender's round: a connection left idle during the other
  * contenders' rounds may be closed by its server (Node's 5 s keep-alive timeout) just as the next
  * request is written on it, which fails that request with EPIPE.
  */
-function freshConnections() {
+function freshConnections(sockets) {
   agent.destroy();
-  agent = newAgent();
+  agent = newAgent(sockets);
 }
 
 async function startServer() {
@@ -253,21 +263,56 @@ async function uploadWorkload(label, count, size, concurrency, target) {
   const summary = Object.fromEntries(
     Object.entries(results).map(([name, runs]) => {
       const ms = median(runs.map((r) => r.ms));
-      return [name, { filesPerS: count / (ms / 1000), mibPerS: mib / (ms / 1000), cpuPerMiB: median(runs.map((r) => r.cpuMs)) / mib }];
+      const cpuMs = median(runs.map((r) => r.cpuMs));
+      return [name, { filesPerS: count / (ms / 1000), mibPerS: mib / (ms / 1000), cpuPerMiB: cpuMs / mib, cpuPerFile: cpuMs / count }];
     }),
   );
   const g = summary.gateway;
   const d = summary.direct;
   console.log(`\n${label}: ${count} files of ${size >= MiB ? `${size / MiB} MiB` : `${size / 1024} KiB`} (${mib.toFixed(1)} MiB), ${concurrency} at a time, median of ${ROUNDS} rounds`);
-  console.log('path                          files/s     MiB/s   CPU ms/MiB');
-  console.log(`gateway PUT (HTTP, commit)  ${g.filesPerS.toFixed(1).padStart(9)} ${g.mibPerS.toFixed(1).padStart(9)} ${g.cpuPerMiB.toFixed(0).padStart(12)}`);
-  console.log(`LocalBlobStore.put direct   ${d.filesPerS.toFixed(1).padStart(9)} ${d.mibPerS.toFixed(1).padStart(9)} ${d.cpuPerMiB.toFixed(0).padStart(12)}`);
+  console.log('path                          files/s     MiB/s   CPU ms/MiB   CPU ms/upload');
+  const row = (name, r) => console.log(`${name} ${r.filesPerS.toFixed(1).padStart(9)} ${r.mibPerS.toFixed(1).padStart(9)} ${r.cpuPerMiB.toFixed(0).padStart(12)} ${r.cpuPerFile.toFixed(2).padStart(15)}`);
+  row('gateway PUT (HTTP, commit) ', g);
+  row('LocalBlobStore.put direct  ', d);
   const b = summary.bare;
-  console.log(`bare Node server + fsync    ${b.filesPerS.toFixed(1).padStart(9)} ${b.mibPerS.toFixed(1).padStart(9)} ${b.cpuPerMiB.toFixed(0).padStart(12)}`);
+  row('bare Node server + fsync   ', b);
   console.log(`gateway / direct            ${(g.filesPerS / d.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / d.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / d.cpuPerMiB).toFixed(2).padStart(12)}`);
   console.log(`gateway / bare server       ${(g.filesPerS / b.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / b.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / b.cpuPerMiB).toFixed(2).padStart(12)}`);
   const ratio = g.filesPerS / d.filesPerS;
-  console.log(`target (issue 23): gateway / direct ${ratio.toFixed(2)} / ${target.toFixed(2)} -> ${ratio >= target ? 'met' : 'NOT met'}`);
+  const bareRatio = g.filesPerS / b.filesPerS;
+  console.log(`target: gateway / direct ${ratio.toFixed(2)} / ${target.toFixed(2)} -> ${ratio >= target ? 'met' : 'NOT met'}; gateway / bare ${bareRatio.toFixed(2)} / ${target.toFixed(2)} -> ${bareRatio >= target ? 'met' : 'NOT met'} (load ${loadavg()[0].toFixed(1)})`);
+}
+
+// ---- latency of sequential small PUTs over one connection ---------------------------------------
+const davPath = (path) => `/dav/${encodeURIComponent(USER.username)}/${DEVICE}/${path}`;
+
+/** `count` PUTs one after another over one connection; ms per PUT (sorted). */
+async function sequential(count, put) {
+  freshConnections(1);
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await put(i, randomBytes(SMALL));
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+async function latency() {
+  const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+  const runs = {
+    'storage interface PUT': await sequential(SEQUENTIAL, (i, body) =>
+      expect(201, call('PUT', storagePath(`seq/f${String(i).padStart(6, '0')}.bin`), { auth: USER, body, headers: { 'content-type': 'application/octet-stream' } }), 'sequential upload')),
+    'WebDAV PUT           ': await sequential(SEQUENTIAL, (i, body) => expect(201, call('PUT', davPath(`dav-seq-${i}.bin`), { auth: USER, body }), 'sequential WebDAV upload')),
+    'bare Node server     ': await sequential(SEQUENTIAL, (i, body) => expect(201, call('PUT', `/seq${i}`, { body, to: bare.port }), 'sequential bare upload')),
+  };
+  const bareMedian = at(runs['bare Node server     '], 0.5);
+  console.log(`\nLatency: ${SEQUENTIAL} PUTs of ${SMALL / 1024} KiB one after another over one connection (load ${loadavg()[0].toFixed(1)})`);
+  console.log('path                    median ms   p90 ms   median / bare');
+  for (const [name, t] of Object.entries(runs)) {
+    console.log(`${name} ${at(t, 0.5).toFixed(2).padStart(11)} ${at(t, 0.9).toFixed(2).padStart(8)} ${(at(t, 0.5) / bareMedian).toFixed(2).padStart(15)}`);
+  }
+  console.log('target (issue 37): median <= 2x the bare server');
 }
 
 // ---- seeding the listed folders --------------------------------------------------------------
@@ -353,8 +398,9 @@ const registration = await call('PUT', storagePath(''), {
 if (registration.status !== 200 && registration.status !== 201) throw new Error(`registering the device: ${registration.status} ${registration.body}`);
 
 await startBare();
-await uploadWorkload('Small files', FILES, SMALL, CONCURRENCY, 0.5);
-await uploadWorkload('Large files', LARGE_FILES, LARGE, Math.min(CONCURRENCY, 2), 0.8);
+for (const concurrency of CONCURRENCIES) await uploadWorkload(`Small files x${concurrency}`, FILES, SMALL, concurrency, 0.5);
+if (SEQUENTIAL > 0) await latency();
+await uploadWorkload('Large files', LARGE_FILES, LARGE, Math.min(CONCURRENCY, 2), 0.9);
 bare.kill();
 if (LIST_FILES === 0) {
   await stopServer();

@@ -18,9 +18,14 @@
  * content. The new file's time is the put's (the reaper reads it). The folders a put needs are
  * created once per process and remembered: a `mkdir` per put was measurable on small files.
  *
- * A small put (a body that ends within `SMALL_PUT_BYTES`) takes the same steps, with the same
- * durability, on a worker thread: one message there and one back instead of a dozen thread-pool
- * jobs (small-puts.ts, put-worker.ts); its folder syncs are its own, not grouped.
+ * A small put (a body that ends within `SMALL_PUT_BYTES`) runs on a worker thread: one message
+ * there and one back instead of a dozen thread-pool jobs (small-puts.ts, put-worker.ts); its
+ * folder syncs are its own, not grouped. Its key is known before a byte is written, so new
+ * content is written under its final name (exclusive create), fsynced, and its folder fsynced: no
+ * temporary file and no rename (issue 37). A crash mid-write can then leave a torn file under a
+ * blob's name, never acknowledged and never committed; so content found already stored is read
+ * back and compared before it is trusted (whole: its time refreshed, it and its folder fsynced;
+ * not whole: replaced as above, through a temporary file renamed over it).
  *
  * Temporary files are named after their process (temporary.ts), so a process starting up removes
  * those a killed process left at once (`sweepAbandoned`). A blob whose bytes do not match its key

@@ -3,6 +3,9 @@
  * - go past the user's quota: a chunked upload (length unknown) is refused with a 507 as soon as it
  *   passes what the quota still holds, the connection closed, its temporary file gone at once and
  *   no blob left; a declared Content-Length over the quota is refused before a byte is stored;
+ *   50 small uploads at once racing a nearly full quota (each one bus round trip, issue 37) never
+ *   store past it, and an unknown device or a declared length past what remains is still refused
+ *   before a byte is sent once the gateway knows the user's quota and devices;
  * - arrive in a coding the gateway does not decode: `Transfer-Encoding: gzip, chunked` is a 501,
  *   `Content-Encoding: gzip` a 415, and neither stores the still-encoded bytes.
  */
@@ -83,6 +86,37 @@ export function uploadLimitsScenarios({ target }: ScenarioContext) {
     assert.equal(JSON.parse(exact.body.toString()).size, QUOTA);
     const one = await rawRequest(u.fileUrl(target().urls[target().urls.length - 1], 'one-more.bin'), { method: 'PUT', headers: u.auth, body: [{ chunk: Buffer.from('x') }] });
     assert507(one);
+  });
+
+  it('50 small uploads at once racing a nearly full quota: exactly what fits is stored, never more; refusals the gateway can foresee still come before a byte', async () => {
+    const u = await smallUser();
+    const size = 4096;
+    const fits = 10;
+    const filler = QUOTA - fits * size - 100;
+    // the filler's commit tells every gateway it went through what remains; the others learn at their first upload
+    for (const [i, url] of target().urls.entries()) {
+      const res = await rawRequest(u.fileUrl(url, `filler-${i}.bin`), { method: 'PUT', headers: { ...u.auth, 'Content-Length': String(i === 0 ? filler : 0) }, body: i === 0 ? [{ chunk: Buffer.alloc(filler, 3) }] : [] });
+      assert.equal(res.status, 201, res.body.toString());
+    }
+    const racers = Array.from({ length: 50 }, (_, i) => {
+      const url = target().urls[i % target().urls.length];
+      return rawRequest(u.fileUrl(url, `race-${i}.bin`), { method: 'PUT', headers: { ...u.auth, 'Content-Length': String(size) }, body: [{ chunk: Buffer.alloc(size, i) }], timeoutMs: 60_000 });
+    });
+    const statuses = (await Promise.all(racers)).map((r) => r.status);
+    const stored = statuses.filter((s) => s === 201).length;
+    assert.deepEqual(statuses.filter((s) => s !== 201 && s !== 507), [], 'every racer is stored or refused for the quota');
+    assert.equal(stored, fits, `exactly the ${fits} that fit are stored (${statuses.join(' ')})`);
+    const root = await supertest(target().url).get(`${u.storage.root}/`).auth(u.username, PASSWORD).expect(200);
+    assert.equal(Number(root.body.stats.backupsize_for_robots), filler + fits * size, 'the stored bytes are the filler and the racers that fit');
+    for (const url of target().urls) {
+      // the gateway knows the quota holds 100 bytes: a declared 4 KiB is refused before a byte is sent
+      const declared = await rawRequest(u.fileUrl(url, 'late.bin'), { method: 'PUT', headers: { ...u.auth, 'Content-Length': String(size) }, body: [], stallAfterBody: true, timeoutMs: 10_000 });
+      assert507(declared);
+      // a device it has not heard of: 404 before a byte is sent, the connection closed
+      const unknown = await rawRequest(`${url}${u.storage.root}/desktop/a.bin`, { method: 'PUT', headers: { ...u.auth, 'Content-Length': '10' }, body: [], stallAfterBody: true, timeoutMs: 10_000 });
+      assert.equal(unknown.status, 404, unknown.body.toString());
+      assert.equal(unknown.headers.connection, 'close');
+    }
   });
 
   it('a body in a transfer coding other than chunked is a 501, in a content coding a 415: neither is stored encoded', async () => {

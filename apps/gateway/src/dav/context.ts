@@ -3,6 +3,7 @@ import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import type { AuthenticatedUser } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import type { Request, Response } from 'express';
+import type { UploadHints } from '../http/upload-hints.js';
 import type { DavLocks } from './locks.js';
 import type { DavTarget } from './target.js';
 
@@ -12,6 +13,8 @@ export interface DavCall {
   rpc: RpcClient;
   blobs: BlobReader & BlobWriter;
   locks: DavLocks;
+  /** what this process heard of the user's devices and quota (uploads skip their prepare with it) */
+  hints: UploadHints;
   user: AuthenticatedUser;
   target: DavTarget;
 }

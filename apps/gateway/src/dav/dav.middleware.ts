@@ -11,7 +11,8 @@ import type { RpcClient } from '@burrow/transport';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readBoundedBody } from '../http/json-body.js';
-import { BLOBS, RPC } from '../http/tokens.js';
+import { BLOBS, RPC, UPLOAD_HINTS } from '../http/tokens.js';
+import type { UploadHints } from '../http/upload-hints.js';
 import { authenticate } from './auth.js';
 import type { DavCall } from './context.js';
 import { copyOrMove } from './copy-move.js';
@@ -42,6 +43,7 @@ export class DavMiddleware implements NestMiddleware {
     @Inject(RPC) private readonly rpc: RpcClient,
     @Inject(BLOBS) private readonly blobs: BlobReader & BlobWriter,
     @Inject(DAV_LOCKS) private readonly locks: DavLocks,
+    @Inject(UPLOAD_HINTS) private readonly hints: UploadHints,
   ) {}
 
   async use(req: Request, res: Response): Promise<void> {
@@ -54,7 +56,7 @@ export class DavMiddleware implements NestMiddleware {
       throw new DomainError(405, { reason: `${req.method} is not a WebDAV method here` });
     }
     const user = await authenticate(this.rpc, req, res, target.user);
-    const call: DavCall = { req, res, rpc: this.rpc, blobs: this.blobs, locks: this.locks, user, target };
+    const call: DavCall = { req, res, rpc: this.rpc, blobs: this.blobs, locks: this.locks, hints: this.hints, user, target };
     try {
       await this.dispatch(call);
     } catch (error) {

@@ -14,7 +14,9 @@ export async function del(call: DavCall): Promise<void> {
   if (target.device === null) throw new DomainError(403, { reason: 'your storage is not deleted over WebDAV: delete its devices' });
   if (!target.path) {
     await guardWrite(call, [{ target, tree: true }]);
+    call.hints.forgetDevice(userId, target.device);
     await call.rpc.call(Subjects.storage.removeDevice, { userId, device: target.device });
+    call.hints.forgetDevice(userId, target.device);
   } else {
     // what the path names (a URL without a slash may name a folder)
     const stat = await readPath(call, target);

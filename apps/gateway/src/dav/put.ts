@@ -7,11 +7,11 @@
  * Nextcloud desktop clients) sets the modification time, answered with `X-OC-Mtime: accepted`.
  * A client that stops half way leaves nothing: no blob, no version; the old version stays.
  */
-import { closeAfterAnswer } from '../http/lingering-close.js';
-import { badRequest, DomainError, type FileVersionInfo, type PrepareUploadReply, Subjects } from '@burrow/contracts';
+import { badRequest, DomainError, type FileVersionInfo } from '@burrow/contracts';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
-import { declaredLength, EMPTY_CHECKSUMS, ingest, type IngestedBlob, unixHeader } from '../http/ingest.js';
+import { declaredLength, EMPTY_CHECKSUMS, type IngestedBlob, unixHeader } from '../http/ingest.js';
+import { upload } from '../http/upload.js';
 import type { DavCall } from './context.js';
 import { etagOf } from './resources.js';
 import { guardWrite } from './write-guard.js';
@@ -39,7 +39,11 @@ function checkPreconditions(req: Request, etag: string | null): void {
   }
 }
 
-/** Writes `path` on the target's device from the request body; whether the file existed before. */
+/**
+ * Writes `path` on the target's device from the request body (the same upload as the storage
+ * interface's, http/upload.ts); whether the file existed before. A conditional PUT (`If-Match`,
+ * `If-None-Match`) asks for the current version before a byte is read.
+ */
 export async function putFile(call: DavCall, body: Request | null): Promise<{ existed: boolean; version: FileVersionInfo }> {
   const { req, res, target } = call;
   if (target.device === null || !target.path || target.slash) throw new DomainError(405, { reason: 'a folder is not a file: PUT a file inside it' });
@@ -47,19 +51,19 @@ export async function putFile(call: DavCall, body: Request | null): Promise<{ ex
   const mtime = ocMtime(req) ?? unixHeader(req, 'X-Burrow-Mtime');
   const expected = req.headers['x-expected-entity-length'];
   const size = body === null ? 0 : (declaredLength(req) ?? (typeof expected === 'string' && /^\d{1,16}$/.test(expected) ? Number(expected) : undefined));
-  const scope = { userId: call.user.userId, device: target.device, path: target.path };
-  // refused before a byte is read; the connection then closes (lingering: the answer gets through)
-  // rather than draining a body nobody wants
-  closeAfterAnswer(req, res);
-  const prepared = await call.rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { ...scope, size, strict: true });
-  const etag = prepared.current ? etagOf(prepared.current.blob) : null;
-  checkPreconditions(req, etag);
-  await guardWrite(call, [{ target }], { etag });
-  // counted against the quota as the bytes arrive: past it, a 507 and the connection closes
-  const blob = body ? await ingest(body, call.blobs, { limit: prepared.remaining }) : await emptyBlob(call);
-  res.removeHeader('Connection');
-  const version = await call.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { ...scope, ...blob, mtime });
-  return { existed: prepared.current !== null, version };
+  const conditional = req.headers['if-match'] !== undefined || req.headers['if-none-match'] !== undefined;
+  const { version } = await upload(call, {
+    req, res, userId: call.user.userId, device: target.device, path: target.path, size, mtime, strict: true, needsCurrent: conditional,
+    async before(current) {
+      // known when asked for (conditional requests); otherwise the lock check reads it only if its If header needs it
+      const etag = current === undefined ? undefined : current ? etagOf(current.blob) : null;
+      if (etag !== undefined) checkPreconditions(req, etag);
+      await guardWrite(call, [{ target }], etag === undefined ? undefined : { etag });
+    },
+    // counted against the quota as the bytes arrive: past it, a 507 and the connection closes
+    body: body ? undefined : () => emptyBlob(call),
+  });
+  return { existed: version.existed, version };
 }
 
 /** The empty content (a LOCK on an unmapped URL makes an empty file). */

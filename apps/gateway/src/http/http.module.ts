@@ -12,7 +12,8 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner.guard.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
-import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './tokens.js';
+import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER, UPLOAD_HINTS } from './tokens.js';
+import { UploadHints } from './upload-hints.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;
@@ -42,6 +43,7 @@ export class HttpModule {
       { provide: BUS_STATUS, useValue: deps.busStatus },
       { provide: SIGNER, useValue: deps.signer },
       { provide: SESSIONS, useValue: deps.sessions },
+      { provide: UPLOAD_HINTS, useValue: new UploadHints() },
       { provide: PUBLIC_URL, useValue: (deps.publicUrl ?? '').replace(/\/+$/, '') },
       PartnerGuard,
     ];

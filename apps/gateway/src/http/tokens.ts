@@ -13,3 +13,5 @@ export const SESSIONS = Symbol('SESSIONS');
 export const PUBLIC_URL = Symbol('PUBLIC_URL');
 /** every replica heard from (ReplicaRegistry, for /readyz) */
 export const REPLICAS = Symbol('REPLICAS');
+/** what this process last heard of users' devices and quota, to skip an upload's prepare (UploadHints) */
+export const UPLOAD_HINTS = Symbol('UPLOAD_HINTS');

@@ -4,31 +4,31 @@
  * - `PUT /storage/<b32>/<device>/` (JSON `{sysplatform, client_revision, backup_complete}`):
  *   registers or updates the device; every such write is a device login;
  * - `PUT /storage/<b32>/<device>/<path>` (raw bytes; `X-Burrow-Mtime` / `X-Burrow-Ctime` unix
- *   seconds): a new version of that file, streamed into the blob store, then committed;
+ *   seconds): a new version of that file, streamed into the blob store, then committed (the same
+ *   upload as WebDAV's PUT, http/upload.ts: one bus round trip for a small file to a known device);
  * - `DELETE` of a file, of a folder (path ending with `/`: it and everything under it), or of the
  *   device itself.
  */
-import { closeAfterAnswer } from '../http/lingering-close.js';
 import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import {
   type AuthenticatedUser,
   badRequest,
   type DeviceInfo,
-  type FileVersionInfo,
-  type PrepareUploadReply,
   RegisterDeviceBody,
   Subjects,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
+import { declaredLength, unixHeader } from '../http/ingest.js';
+import { upload } from '../http/upload.js';
+import type { UploadHints } from '../http/upload-hints.js';
 import { readJsonBody } from '../http/json-body.js';
 import { STORAGE_MOUNT } from '../http/mounts.js';
 import { parseBody } from '../http/request.js';
 import { devicePath, parseMountedPath } from '../http/storage-path.js';
 import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
-import { BLOBS, RPC } from '../http/tokens.js';
+import { BLOBS, RPC, UPLOAD_HINTS } from '../http/tokens.js';
 import { Route } from '../http/route.js';
 import { STORAGE_WRITE_ROUTES } from './storage-write.routes.js';
 
@@ -42,8 +42,9 @@ const deviceReply = (d: DeviceInfo) => ({
 @UseGuards(StorageUserGuard)
 export class StorageWriteController {
   constructor(
-    @Inject(RPC) private readonly rpc: RpcClient,
-    @Inject(BLOBS) private readonly blobs: BlobReader & BlobWriter,
+    @Inject(RPC) readonly rpc: RpcClient,
+    @Inject(BLOBS) readonly blobs: BlobReader & BlobWriter,
+    @Inject(UPLOAD_HINTS) readonly hints: UploadHints,
   ) {}
 
   @Route(STORAGE_WRITE_ROUTES.put)
@@ -55,21 +56,14 @@ export class StorageWriteController {
       if (rest.length) throw badRequest('folders appear with their files: PUT a file, or the device itself', ['path']);
       const body = parseBody(RegisterDeviceBody, await readJsonBody(req));
       const info = await this.rpc.call<DeviceInfo>(Subjects.storage.registerDevice, { userId: user.userId, partnerId: user.partnerId, device, ...body });
+      this.hints.learn(user.userId, device);
       res.status(200).json(deviceReply(info));
       return;
     }
     const path = devicePath(rest, false);
     const mtime = unixHeader(req, 'X-Burrow-Mtime');
     const ctime = unixHeader(req, 'X-Burrow-Ctime');
-    const size = declaredLength(req);
-    // an unknown device or a full quota is refused before a byte is read, an upload passing what
-    // the quota still holds as soon as it does; the connection then closes rather than draining a
-    // body nobody wants (a lingering close: the answer gets through while the client still sends)
-    closeAfterAnswer(req, res);
-    const prepared = await this.rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { userId: user.userId, device, path, size });
-    const blob = await ingest(req, this.blobs, { limit: prepared.remaining });
-    res.removeHeader('Connection');
-    const version = await this.rpc.call<FileVersionInfo>(Subjects.storage.commitFile, { userId: user.userId, device, path, ...blob, mtime, ctime });
+    const { blob, version } = await upload(this, { req, res, userId: user.userId, device, path, size: declaredLength(req), mtime, ctime });
     res.status(201).json({
       path: version.path, name: version.name, version: version.version, size: version.size, sha256: version.blob, crc32: version.crc32,
       sha1: blob.checksums.sha1, md5: blob.checksums.md5, mtime: version.mtime, ctime: version.ctime,
@@ -84,7 +78,9 @@ export class StorageWriteController {
     if (!device) throw badRequest('name a device, folder or file to delete', ['path']);
     if (rest.length === 0) {
       if (!folder) throw badRequest('a device URL ends with /', ['path']);
+      this.hints.forgetDevice(user.userId, device);
       await this.rpc.call(Subjects.storage.removeDevice, { userId: user.userId, device });
+      this.hints.forgetDevice(user.userId, device);
       return null;
     }
     await this.rpc.call(Subjects.storage.deletePath, { userId: user.userId, device, path: devicePath(rest, folder) });

@@ -80,7 +80,7 @@ export interface NewVersion {
 /**
  * Commits `content` as the next version of `path` on `device` (a CommitFile write: the usage
  * ledger, then the file's stream, retried on a lost race). `quota` null: unlimited. Replies once
- * the read models show it.
+ * the read models show it, with about how many bytes the user then stores (`used`).
  */
 export async function commitVersion(
   ctx: StorageContext,
@@ -88,7 +88,7 @@ export async function commitVersion(
   path: string,
   content: NewVersion,
   quota: number | null,
-): Promise<{ data: Omit<FileVersionData, 'version'>; version: number; position: number | null }> {
+): Promise<{ data: Omit<FileVersionData, 'version'>; version: number; position: number | null; used: number }> {
   const fileId = fileIdOf(device.deviceId, path);
   const stream = Streams.file(fileId);
   const now = ctx.clock.now();
@@ -105,7 +105,8 @@ export async function commitVersion(
       { fileId, userId: device.userId, revision, usageFrom: usage.revision },
       { events, path, size: content.size, quota, usage },
     );
-    return { version: (events[0].data as { version: number }).version, position };
+    // the ledger's total with this entry (about: a head that moved meanwhile was read again by the entry)
+    return { version: (events[0].data as { version: number }).version, position, used: usage.total + content.size };
   });
   // the head says "not an image" only if it holds what the sniff looks at (the commit checked its length)
   const head = content.head && content.head.length >= Math.min(content.size, SNIFF_BYTES) ? content.head : undefined;

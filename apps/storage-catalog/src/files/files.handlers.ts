@@ -7,6 +7,7 @@
 import {
   badRequest,
   DomainError,
+  type CommitFileReply,
   type CommitFileRequest,
   type DevicePath,
   type FileChecksums,
@@ -110,11 +111,7 @@ export class FilesHandlers {
   async prepare(@Payload() req: PrepareUploadRequest): Promise<PrepareUploadReply> {
     const path = filePath(req.path);
     const device = await resolveDevice(this.ctx.store, req.userId, req.device);
-    if (req.strict) {
-      await this.ctx.runner.catchUp();
-      if (await folderExists(this.ctx.docs, device.deviceId, `${path}/`)) throw new DomainError(405, { reason: `${path} is a folder` });
-      if (!(await folderExists(this.ctx.docs, device.deviceId, parentOf(path)))) throw new DomainError(409, { reason: `no folder ${parentOf(path) || '/'} to put ${nameOf(path)} in`, conflicts: ['path'] });
-    }
+    if (req.strict) await this.checkWebdavPath(device.deviceId, path);
     const quota = await userQuota(this.ctx, req.userId);
     const remaining = quota === null ? null : Math.max(0, quota - (await usageHead(this.ctx.store, req.userId)).total);
     if (remaining !== null && req.size !== undefined && req.size > remaining) throw quotaExceeded();
@@ -122,19 +119,34 @@ export class FilesHandlers {
     return { ok: true, current: file && !file.deleted ? { blob: file.blob, size: file.size, mtime: file.mtime } : null, remaining };
   }
 
+  /** WebDAV's rules for a PUT: the path is not a folder (405) and its parent folder exists (409). */
+  private async checkWebdavPath(deviceId: string, path: string): Promise<void> {
+    await this.ctx.runner.catchUp();
+    if (await folderExists(this.ctx.docs, deviceId, `${path}/`)) throw new DomainError(405, { reason: `${path} is a folder` });
+    if (!(await folderExists(this.ctx.docs, deviceId, parentOf(path)))) throw new DomainError(409, { reason: `no folder ${parentOf(path) || '/'} to put ${nameOf(path)} in`, conflicts: ['path'] });
+  }
+
   /**
    * Commits an uploaded blob as the next version of the file (a multi-step write: the usage
-   * ledger, then the file's stream). Missing folders appear with it.
+   * ledger, then the file's stream). Missing folders appear with it. It decides all an upload
+   * needs in one call, whether or not the gateway asked `prepareUpload` first: the device, WebDAV's
+   * path rules (`strict`), the quota (exactly, by the usage ledger) and the version; the reply
+   * says whether a live file was there before and about what the quota still holds, which the
+   * gateway keeps to let the user's next small upload skip the prepare.
    */
   @MessagePattern(Subjects.storage.commitFile)
-  async commit(@Payload() req: CommitFileRequest): Promise<FileVersionInfo & PositionReply> {
+  async commit(@Payload() req: CommitFileRequest): Promise<CommitFileReply> {
     const path = filePath(req.path);
     if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32)) throw badRequest('blob, size and crc32 are required', ['blob']);
     const head = headOf(req);
     const device = await resolveDevice(this.ctx.store, req.userId, req.device);
+    if (req.strict) await this.checkWebdavPath(device.deviceId, path);
+    const before = await filesCollection(this.ctx.docs).get(fileIdOf(device.deviceId, path));
     const content = { size: req.size, blob: req.blob, crc32: req.crc32, ...withChecksums({ checksums: checksumsOf(req.checksums) }), mtime: req.mtime, ctime: req.ctime, head };
-    const { data, version, position } = await commitVersion(this.ctx, device, path, content, await userQuota(this.ctx, req.userId));
-    return { ...data, name: nameOf(path), version, previews: {}, position };
+    const quota = await userQuota(this.ctx, req.userId);
+    const { data, version, position, used } = await commitVersion(this.ctx, device, path, content, quota);
+    const remaining = quota === null ? null : Math.max(0, quota - used);
+    return { ...data, name: nameOf(path), version, previews: {}, position, existed: !!before && !before.deleted, remaining };
   }
 
   /** A file (path without trailing slash) or a folder and everything under it (path ending with `/`). */

@@ -9,7 +9,7 @@ import { formBool, formInt, text } from '../validation.js';
 import { SharePassword } from '../accounts/share-passwords.js';
 import { Expiry } from './expiry.js';
 import type { FileChecksums } from './checksums.js';
-import type { FileIncarnation } from './records.js';
+import type { FileIncarnation, FileVersionInfo } from './records.js';
 import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
 
 export interface UserScoped {
@@ -80,6 +80,21 @@ export interface CommitFileRequest extends DevicePath {
    * blob back. Absent: the previewer reads the blob.
    */
   head?: string;
+  /**
+   * What `prepareUpload` checks, decided here instead when the gateway skipped it (one bus round
+   * trip per upload): WebDAV's rules (the parent folder exists, the path is not a folder).
+   */
+  strict?: boolean;
+}
+
+/** A committed upload: the version, and what the gateway keeps to skip the next upload's prepare. */
+export interface CommitFileReply extends FileVersionInfo {
+  /** the read models' position that shows the version */
+  position: number | null;
+  /** a live file was at the path before (WebDAV answers 204 rather than 201) */
+  existed: boolean;
+  /** about how many bytes the user's quota still holds after this version (null: no limit) */
+  remaining: number | null;
 }
 
 /** A read on behalf of a link or session extension: only while the file is still that life of it (410 otherwise). */
