@@ -180,7 +180,7 @@ const targets: { name: string; skip?: string; create: () => Target }[] = [
           return store;
         },
         cleanup: async () => {
-          await opened[0]?.dropAll().catch(() => undefined);
+          await opened[0]?.dropDatabase().catch(() => undefined);
           for (const s of opened) await s.close().catch(() => undefined);
         },
       };
@@ -536,7 +536,7 @@ describe('ProjectionRunner on MongoDB: a crash between applying a batch and savi
       assert.deepEqual(await survivor.collection<Total>('totals').get('counter-a'), { _id: 'counter-a', total: 15, events: 15 });
       await second.stop();
     } finally {
-      await survivor.dropAll();
+      await survivor.dropDatabase();
       await survivor.close();
       await dying.close().catch(() => undefined);
       await events.close();
@@ -579,7 +579,7 @@ describe('ProjectionRunner on MongoDB: a crash between applying a batch and savi
       assert.deepEqual(await reader.collection('totals').get('a'), { _id: 'a', total: 1 });
     } finally {
       writer.kill('SIGKILL');
-      await reader.dropAll();
+      await reader.dropDatabase();
       await reader.close();
     }
   });

@@ -7,7 +7,7 @@
  * To run the multi-process targets on one more kind of server (the PostgreSQL event store), add an
  * entry to SERVERS: how to tell it is configured, the variables one target gets, and the clean-up.
  */
-import { MongoDocumentStore } from '@burrow/documents';
+import { MongoDocumentStore, mongoDatabaseName } from '@burrow/documents';
 import { Client as MinioClient } from 'minio';
 import { MongoClient } from 'mongodb';
 
@@ -37,6 +37,9 @@ function withDatabase(url: string, db: string): string {
   return u.toString();
 }
 
+/** The services with read models of their own (`infra.documents(<service>)`): one database each. */
+const SERVICE_DATABASES = ['accounts', 'billing', 'storage-catalog'];
+
 const SERVERS: Server[] = [
   {
     configured: (env) => Boolean(env.MONGODB_URL),
@@ -48,9 +51,10 @@ const SERVERS: Server[] = [
         cleanup: async () => {
           const client = new MongoClient(env.MONGODB_URL!, { serverSelectionTimeoutMS: 3000 });
           try {
-            const { databases } = await client.db().admin().listDatabases({ nameOnly: true });
-            for (const { name } of databases) {
-              if (!name.startsWith(`${prefix}-`)) continue;
+            // by name, not by listing the server's databases: FerretDB (SQLite handler) took minutes
+            // to list ~1,400 of them while other runs made and dropped theirs, and every target's
+            // teardown waited on it
+            for (const name of SERVICE_DATABASES.map((service) => mongoDatabaseName(withDatabase(env.MONGODB_URL!, prefix), service))) {
               const store = await MongoDocumentStore.connect(env.MONGODB_URL!, name);
               await store.dropAll();
               await store.close();

@@ -233,7 +233,7 @@ documentStoreContract(
         return {
           store,
           cleanup: async () => {
-            await store.dropAll();
+            await store.dropDatabase();
             await store.close();
           },
         };
@@ -314,7 +314,7 @@ describe('MongoDocumentStore: a batch journaled in chunks', { skip: mongoUrl ? u
       assert.deepEqual(await survivor.collection(c).get('d7'), { _id: 'd7', n: 7, text: 'y'.repeat(200) });
       assert.equal(await survivor.collection(CHUNKS).count(), 0, 'the finished journal\'s chunks are gone');
     } finally {
-      await survivor.dropAll();
+      await survivor.dropDatabase();
       await survivor.close();
       await dying.close().catch(() => undefined);
     }
@@ -334,7 +334,7 @@ describe('MongoDocumentStore: a batch journaled in chunks', { skip: mongoUrl ? u
       assert.equal((await store.collection<Document & { n: number }>(c).get('d3'))?.n, 3, 'the loser wrote nothing');
       assert.deepEqual(await store.readCheckpoint('cp'), { version: 1, state: { at: 1 } });
     } finally {
-      await store.dropAll();
+      await store.dropDatabase();
       await store.close();
     }
   });
@@ -354,7 +354,7 @@ describe('MongoDocumentStore: a commit another writer already made', { skip: mon
       assert.deepEqual(await second.commit('cp', 0, { at: 2 }, [put(3)]), { committed: false, rejected: [] });
       assert.deepEqual(await second.readCheckpoint('cp'), { version: 1, state: { at: 1 } });
     } finally {
-      await first.dropAll();
+      await first.dropDatabase();
       await first.close();
       await second.close();
     }
