@@ -20,7 +20,7 @@ import type { ExecutionContext, INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { FastRoutes } from './http/fast-routes.js';
 import { queryValue } from './http/query.js';
-import { type StorageRequest, StorageUserGuard } from './http/storage-user.guard.js';
+import { type StorageRequest, StorageUserGuard } from './storage-access/storage-user.guard.js';
 import { prefersHtml } from './web/page.js';
 import { ShareController } from './share-api/share.controller.js';
 import { SHARE_ROUTES } from './share-api/share.routes.js';

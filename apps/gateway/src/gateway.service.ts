@@ -3,7 +3,7 @@
  * client, read access to the blob store, the error filter, request logging and metrics.
  * Stateless: any number can run.
  */
-import { setListingPageSize } from './http/listing-page.js';
+import { setListingPageSize } from './transfers/listing-page.js';
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
 import { type DiskSpace, type Infrastructure, type Logger, ReplicaRegistry } from '@burrow/runtime';
 import type { INestApplication } from '@nestjs/common';
@@ -15,12 +15,12 @@ import type { Server as HttpsServer } from 'node:https';
 import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
-import { PartnerRpcClient } from './http/partner-in-call.js';
+import { PartnerRpcClient } from './partner-access/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
 import { certificateHosts, loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
-import { Sessions } from './http/sessions.js';
-import { keySet, TokenSigner } from './http/signed-tokens.js';
+import { Sessions } from './storage-access/sessions.js';
+import { keySet, TokenSigner } from './storage-access/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
 import { cutOnlyIdleConnections } from './http/idle-timeout.js';
 import { ConnectionLimiter, type RefusalReason } from './http/connection-limits.js';

@@ -10,7 +10,7 @@ import type { RpcClient } from '@burrow/transport';
 import type { Request, Response } from 'express';
 import { basicCredentials } from '../http/basic-auth.js';
 import { clientAddress } from '../http/client-address.js';
-import { checkStoragePolicy, namesUser } from '../http/storage-access.js';
+import { checkStoragePolicy, namesUser } from '../storage-access/storage-access.js';
 
 /** The challenge: clients show the realm when they ask for a password. */
 export const DAV_REALM = 'Basic realm="Burrow WebDAV", charset="UTF-8"';

@@ -7,7 +7,7 @@
  */
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex } from '../openapi/builders.js';
-import type { Response } from '../openapi/types.js';
+import type { Response } from '../http/openapi-types.js';
 import { DEAD_PROPERTIES_MAX, DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DAV_METHODS, DAV_XML_BODY_LIMIT } from './dav.middleware.js';
 import { LOCK_OWNER_MAX_BYTES, LOCKS_PER_RESOURCE_MAX, LOCKS_PER_USER_MAX } from './locks.js';

@@ -11,7 +11,7 @@ import { closeAfterAnswer } from '../http/lingering-close.js';
 import { badRequest, DomainError, type FileVersionInfo, type PrepareUploadReply, Subjects } from '@burrow/contracts';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
-import { declaredLength, EMPTY_CHECKSUMS, ingest, type IngestedBlob, unixHeader } from '../http/ingest.js';
+import { declaredLength, EMPTY_CHECKSUMS, ingest, type IngestedBlob, unixHeader } from '../transfers/ingest.js';
 import type { DavCall } from './context.js';
 import { etagOf } from './resources.js';
 import { guardWrite } from './write-guard.js';

@@ -7,8 +7,8 @@ import { badRequest, FEED_PAGE_DEFAULT, type FeedPage, Subjects, type z } from '
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { INTERFACE_A_MOUNTS } from '../http/interface-a.js';
-import { PartnerGuard, PartnerId, partnerStamp } from '../http/partner.guard.js';
+import { INTERFACE_A_MOUNTS } from '../partner-access/interface-a.js';
+import { PartnerGuard, PartnerId, partnerStamp } from '../partner-access/partner.guard.js';
 import { Query } from '../http/request.js';
 import { GATEWAY_LOGGER, RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';

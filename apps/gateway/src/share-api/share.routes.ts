@@ -2,7 +2,7 @@
 import { z } from '@burrow/contracts';
 import { route } from '../http/route.js';
 import { err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
-import type { Response } from '../openapi/types.js';
+import type { Response } from '../http/openapi-types.js';
 
 export const ShareRootObject = z
   .object({

@@ -5,7 +5,7 @@
 import { z } from '@burrow/contracts';
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
-import type { Parameter, Response } from '../openapi/types.js';
+import type { Parameter, Response } from '../http/openapi-types.js';
 import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const FileObject = z

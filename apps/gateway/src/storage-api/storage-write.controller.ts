@@ -22,12 +22,12 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { declaredLength, ingest, unixHeader } from '../http/ingest.js';
+import { declaredLength, ingest, unixHeader } from '../transfers/ingest.js';
 import { readJsonBody } from '../http/json-body.js';
-import { STORAGE_MOUNT } from '../http/mounts.js';
+import { STORAGE_MOUNT } from '../storage-access/mounts.js';
 import { parseBody } from '../http/request.js';
-import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { devicePath, parseMountedPath } from '../storage-access/storage-path.js';
+import { StorageUser, StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { BLOBS, RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';
 import { STORAGE_WRITE_ROUTES } from './storage-write.routes.js';

@@ -4,7 +4,7 @@ import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex, pathParameter, reply } from '../openapi/builders.js';
 import { jsonSchema } from '../openapi/schemas.js';
-import type { Response } from '../openapi/types.js';
+import type { Response } from '../http/openapi-types.js';
 
 export const DeviceReply = z
   .object({

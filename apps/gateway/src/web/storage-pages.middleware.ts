@@ -13,7 +13,7 @@
  * page redirects to the login page rather than challenging (no browser password dialog).
  * Every call is the JSON routes' bus subject, through the same helpers; pages are `no-store`.
  */
-import { listingPageSize } from '../http/listing-page.js';
+import { listingPageSize } from '../transfers/listing-page.js';
 import {
   type AuthenticatedUser,
   badRequest,
@@ -31,17 +31,17 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { type ExecutionContext, Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../http/catalog-views.js';
-import { createFileLink } from '../http/links.js';
-import { STORAGE_MOUNT } from '../http/mounts.js';
+import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../transfers/catalog-views.js';
+import { createFileLink } from '../storage-access/links.js';
+import { STORAGE_MOUNT } from '../storage-access/mounts.js';
 import { queryValue } from '../http/query.js';
 import { parseBody } from '../http/request.js';
-import type { SessionClaims, Sessions } from '../http/sessions.js';
-import { shareRoomUrl } from '../http/share-rooms.js';
-import type { TokenSigner } from '../http/signed-tokens.js';
-import { readLoginForm, storageHome } from '../http/storage-login.js';
-import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { type StorageRequest, StorageUserGuard } from '../http/storage-user.guard.js';
+import type { SessionClaims, Sessions } from '../storage-access/sessions.js';
+import { shareRoomUrl } from '../storage-access/share-rooms.js';
+import type { TokenSigner } from '../storage-access/signed-tokens.js';
+import { readLoginForm, storageHome } from '../storage-access/storage-login.js';
+import { devicePath, parseMountedPath } from '../storage-access/storage-path.js';
+import { type StorageRequest, StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { PUBLIC_URL, RPC, SESSIONS, SIGNER } from '../http/tokens.js';
 import { html, type SafeHtml } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';

@@ -9,7 +9,7 @@ import { type ApplianceBillingInfo, type Payment, Subjects, type SubscriptionRep
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
 import { BILLING_API_ROUTES } from './billing-api.routes.js';

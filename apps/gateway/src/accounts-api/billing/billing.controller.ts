@@ -8,7 +8,7 @@ import { type BillingView, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
 import { PARTNER_MOUNTS } from '../partner/partner.controller.js';

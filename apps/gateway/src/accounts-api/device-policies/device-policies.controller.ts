@@ -16,7 +16,7 @@ import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestj
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';

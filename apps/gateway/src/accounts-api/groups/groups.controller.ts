@@ -5,8 +5,8 @@ import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestj
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
-import { AuthenticatedInCall } from '../../http/partner-in-call.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { AuthenticatedInCall } from '../../partner-access/partner-in-call.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { Route } from '../../http/route.js';
 import { RPC } from '../../http/tokens.js';

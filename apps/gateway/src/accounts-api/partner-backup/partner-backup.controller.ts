@@ -20,7 +20,7 @@ import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/commo
 import type { Request, Response } from 'express';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { Query } from '../../http/request.js';
 import { BLOBS, RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';

@@ -9,8 +9,8 @@ import {
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
-import { AuthenticatedInCall } from '../../http/partner-in-call.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { AuthenticatedInCall } from '../../partner-access/partner-in-call.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { Body } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';

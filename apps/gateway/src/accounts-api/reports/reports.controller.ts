@@ -2,7 +2,7 @@
 import { type BrandShareEntry, type ClientRevisionCount, Subjects, type z } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, UseGuards } from '@nestjs/common';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { Query } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';

@@ -19,8 +19,8 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AuthenticatedInCall } from '../../http/partner-in-call.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { AuthenticatedInCall } from '../../partner-access/partner-in-call.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { JsonBody } from '../../http/json-body.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { relayedJson } from '../../http/relayed-json.js';

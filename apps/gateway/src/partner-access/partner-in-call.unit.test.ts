@@ -13,10 +13,10 @@ import { Controller, Get, type INestApplication, Inject, Module, Param, UseGuard
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import supertest from 'supertest';
-import { HttpErrorFilter } from './error.filter.js';
+import { HttpErrorFilter } from '../http/error.filter.js';
 import { AuthenticatedInCall, PartnerRpcClient } from './partner-in-call.js';
 import { PartnerGuard, PartnerId } from './partner.guard.js';
-import { RPC } from './tokens.js';
+import { RPC } from '../http/tokens.js';
 
 const RIGHT = { username: 'acme', password: 'right-password' };
 const REFUSED: WireError = { burrowError: true, status: 401, reason: 'invalid partner credentials' };

@@ -9,10 +9,10 @@ import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import type { DiskSpace, Logger } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { PartnerGuard } from './partner.guard.js';
-import type { Sessions } from './sessions.js';
-import type { TokenSigner } from './signed-tokens.js';
-import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './tokens.js';
+import { PartnerGuard } from './partner-access/partner.guard.js';
+import type { Sessions } from './storage-access/sessions.js';
+import type { TokenSigner } from './storage-access/signed-tokens.js';
+import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from './http/tokens.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;

@@ -27,17 +27,17 @@ import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32decode } from './b32.js';
-import { basicCredentials } from './basic-auth.js';
-import { clientAddress } from './client-address.js';
+import { basicCredentials } from '../http/basic-auth.js';
+import { clientAddress } from '../http/client-address.js';
 import { claimedIncarnation } from './links.js';
 import { STORAGE_MOUNT } from './mounts.js';
-import { queryValue } from './query.js';
+import { queryValue } from '../http/query.js';
 import { type ExtensionClaims, extensionResource } from './session-extensions.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
 import { checkStoragePolicy, namesUser } from './storage-access.js';
 import { parseMountedPath } from './storage-path.js';
-import { RPC, SESSIONS, SIGNER } from './tokens.js';
+import { RPC, SESSIONS, SIGNER } from '../http/tokens.js';
 
 /** How the request was authenticated. */
 export type StorageAuth = 'basic' | 'cookie' | 'extension';

@@ -7,9 +7,9 @@ import { type AuthenticatedUser, badRequest, DomainError, forbidden, Subjects } 
 import type { RpcClient } from '@burrow/transport';
 import type { Request } from 'express';
 import { b32encode } from './b32.js';
-import { clientAddress } from './client-address.js';
-import { FORM_BODY_LIMIT } from './form-body.js';
-import { readBoundedBody } from './json-body.js';
+import { clientAddress } from '../http/client-address.js';
+import { FORM_BODY_LIMIT } from '../http/form-body.js';
+import { readBoundedBody } from '../http/json-body.js';
 import { checkStoragePolicy } from './storage-access.js';
 
 /** A login form: urlencoded (browsers, clients) or JSON; small (413 past `FORM_BODY_LIMIT`). */
