@@ -29,7 +29,7 @@ import { afterCommit, type DocumentStore } from '@burrow/documents';
 import { type Projection, projectionOver } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import { createHash } from 'node:crypto';
-import { storageBytesOf } from '../users/users.projection.js';
+import { storageBytesOf } from '../read-models/users.projection.js';
 import type { FeedSignals } from './feed-signals.js';
 import { type ActivityCounts, activityOf, activitySummary, deviceEvents, type Draft, groupEvents, partnerEvents, quotaCrossing, shareEvents, userEvents } from './public-events.js';
 import { crossings, type QuotaLevel, quotaLevel } from './quota-thresholds.js';
