@@ -1,16 +1,44 @@
 /**
- * Checking a storage-interface login, shared by the text login flow (storage-api) and the login
- * page (web): the form as browsers and clients send it, the credentials against the accounts
- * service, and where a logged-in user's storage lives.
+ * Storage logins, each written once: HTTP Basic on a storage request (the storage user guard and
+ * WebDAV: `basicStorageLogin`, then `admitStorageUser` for the storage the URL names), and the
+ * login form of the text login flow (storage-api) and the login page (web): the form as browsers
+ * and clients send it, the credentials against the accounts service, and where a logged-in user's
+ * storage lives.
  */
-import { type AuthenticatedUser, badRequest, DomainError, forbidden, Subjects } from '@burrow/contracts';
+import { type AuthenticatedUser, type AuthenticateUserRequest, badRequest, DomainError, forbidden, notFound, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import type { Request } from 'express';
 import { b32encode } from './b32.js';
+import type { BasicCredentials } from '../http/basic-auth.js';
 import { clientAddress } from '../http/client-address.js';
 import { FORM_BODY_LIMIT } from '../http/form-body.js';
 import { readBoundedBody } from '../http/json-body.js';
-import { checkStoragePolicy } from './storage-access.js';
+import { checkStoragePolicy, namesUser } from './storage-access.js';
+
+/**
+ * HTTP Basic credentials checked by accounts, like every storage login (the same failed-login
+ * throttling per account and per address). A refusal (401) first calls `challenge`, which sets the
+ * door's WWW-Authenticate header; a throttled login (429) or an outage passes through unchanged.
+ */
+export async function basicStorageLogin(rpc: RpcClient, req: Request, credentials: BasicCredentials, challenge: () => void): Promise<AuthenticatedUser> {
+  const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
+  try {
+    return await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
+  } catch (error) {
+    if (error instanceof DomainError && error.status === 401) challenge();
+    throw error;
+  }
+}
+
+/**
+ * Lets a logged-in user into the storage the URL names (`named`: a username or email, any case):
+ * anyone else's storage, or none, is a 404 (its existence is not revealed); then the storage
+ * policy (a disabled user, or a group with the web interface off, is a 403 with the reason).
+ */
+export function admitStorageUser(named: string | null, user: AuthenticatedUser): void {
+  if (!named || !namesUser(named, user)) throw notFound('no such storage');
+  checkStoragePolicy(user);
+}
 
 /** A login form: urlencoded (browsers, clients) or JSON; small (413 past `FORM_BODY_LIMIT`). */
 export async function readLoginForm(req: Request): Promise<Record<string, string>> {

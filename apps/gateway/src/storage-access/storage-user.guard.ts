@@ -14,7 +14,6 @@
  */
 import {
   type AuthenticatedUser,
-  type AuthenticateUserRequest,
   DomainError,
   type FileIncarnation,
   forbidden,
@@ -35,7 +34,7 @@ import { queryValue } from '../http/query.js';
 import { type ExtensionClaims, extensionResource } from './session-extensions.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
-import { checkStoragePolicy, namesUser } from './storage-access.js';
+import { admitStorageUser, basicStorageLogin } from './storage-login.js';
 import { parseMountedPath } from './storage-path.js';
 import { RPC, SESSIONS, SIGNER } from '../http/tokens.js';
 
@@ -69,8 +68,7 @@ export class StorageUserGuard implements CanActivate {
     if (!b32 || named === null) throw notFound('no such storage');
     const challenge = () => res.setHeader('WWW-Authenticate', storageRealm(b32));
     const user = await this.identify(req, segments, folder, challenge);
-    if (!namesUser(named, user)) throw notFound('no such storage');
-    checkStoragePolicy(user);
+    admitStorageUser(named, user);
     // an extension is a share: it stops while the partner has sharing turned off
     if (req.storageAuth === 'extension' && !user.sharing_enabled) throw forbidden('sharing is turned off for this account');
     req.storageUser = user;
@@ -92,14 +90,8 @@ export class StorageUserGuard implements CanActivate {
     }
     const credentials = basicCredentials(req);
     if (credentials) {
-      const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
-      try {
-        req.storageAuth = 'basic';
-        return await this.rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
-      } catch (error) {
-        if (error instanceof DomainError && error.status === 401) challenge();
-        throw error;
-      }
+      req.storageAuth = 'basic';
+      return basicStorageLogin(this.rpc, req, credentials, challenge);
     }
     const session = await this.sessions.current(req);
     if (session) {
