@@ -27,7 +27,7 @@ import { ConnectionLimiter, type RefusalReason } from './http/connection-limits.
 import { loggedPath } from './http/logged-path.js';
 import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
 import { FastRoutes } from './http/fast-routes.js';
-import { httpContext, registerFastRoutes } from './gateway.fast-routes.js';
+import { registerFastRoutes } from './gateway.fast-routes.js';
 
 /** Requests that make no span: an orchestrator's health checks and Prometheus's scrapes would fill the traces. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -144,7 +144,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const filter = new HttpErrorFilter(log);
   const fast = new FastRoutes({
     enabled: infra.config.fastRoutes,
-    onError: (error, req, res) => filter.catch(error, httpContext(req, res)),
+    onError: (error, _req, res) => filter.reply(error, res),
     onServed: (route) => metrics.fastRoutes.inc({ route }),
   });
   server.use(fast.middleware);
@@ -183,7 +183,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
+  // with httpsOptions Nest made an https.Server (the same object as httpServer, typed by what its other users need)
+  const stopReloading = tls ? reloadOnChange(app.getHttpServer() as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
   const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, () => tlsHosts, log) : null;
   const redirectAddress = redirect?.address();
   log.info({ port: actualPort, mode: infra.mode, tls: Boolean(tls) }, 'gateway listening');

@@ -11,6 +11,8 @@
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
  *   graph (and build order) is complete;
  * - the gateway routes to no operator subject (those are for the admin CLI and operators only);
+ * - a double cast (`as unknown as`) in production code is commented with why (the partner's
+ *   identity has a type of its own, `PartnerIdentity`; a recorded event is read with `dataOf`);
  * - the gateway's folders keep to their rooms: the features import the rooms and the HTTP kit
  *   (`http/`), never each other; the rooms import only the kit; the kit imports no folder;
  * - no production module imports test code: a test file (`*.test.ts`), a harness in a `testing/`
@@ -232,6 +234,22 @@ describe('module boundaries (Nx tags)', () => {
     assert.ok(!allowed('http', 'storage-access'));
     assert.ok(!allowed('storage-access', ''), 'a room does not import the composition root');
     assert.ok(allowed('dav', 'transfers') && allowed('dav', 'http') && allowed('transfers', 'http') && allowed('storage-api', 'openapi'));
+  });
+
+  it('every double cast (`as unknown as`) in production code says why, in a comment just above it', () => {
+    const uncommented: string[] = [];
+    for (const project of projects.filter((p) => !TEST_ONLY_TYPES.includes(p.type))) {
+      for (const file of sources(join(project.dir, 'src'))) {
+        if (isTestPath(file.slice(project.dir.length + 1))) continue;
+        const lines = readFileSync(file, 'utf8').split('\n');
+        lines.forEach((line, i) => {
+          if (!line.includes('as unknown as') || line.trimStart().startsWith('//') || line.trimStart().startsWith('*')) return;
+          const above = lines.slice(Math.max(0, i - 8), i);
+          if (!above.some((l) => /\/\/ as unknown as\b/.test(l))) uncommented.push(`${file.slice(root.length + 1)}:${i + 1}`);
+        });
+      }
+    }
+    assert.deepEqual(uncommented, []);
   });
 
   it('the checker itself catches an app importing an app', () => {

@@ -29,7 +29,7 @@ import {
   type UserShareRooms,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { type ExecutionContext, Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../transfers/catalog-views.js';
 import { createFileLink } from '../storage-access/links.js';
@@ -70,9 +70,8 @@ export class StoragePages implements NestMiddleware {
 
   /** The user, as the JSON routes' guard decides; null (after redirecting to the login page) without a valid login. */
   private async viewer(req: Request, res: Response): Promise<{ viewer: Viewer; session: SessionClaims | null } | null> {
-    const context = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }) } as unknown as ExecutionContext;
     try {
-      await this.guard.canActivate(context);
+      await this.guard.authenticate(req, res);
     } catch (error) {
       if (error instanceof DomainError && error.status === 401) {
         res.removeHeader('WWW-Authenticate');
