@@ -25,7 +25,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
 const { LocalBlobStore } = await import(join(root, 'libs/blobs/dist/index.js'));
-const { b32encode } = await import(join(root, 'apps/gateway/dist/http/b32.js'));
+const { b32encode } = await import(join(root, 'apps/gateway/dist/storage-access/b32.js'));
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const SMALL = env('BENCH_DAV_SMALL', 200);

@@ -13,7 +13,7 @@
  *    in the background, previews, is included; the bench's own HTTP client is not counted) and the
  *    ratios gateway / direct and gateway / bare server, each as measured / target (issue 23: small
  *    files >= 0.5x direct, large files >= 0.8x). Rounds alternate the contenders; medians are kept.
- * 0. Hashing: what an upload's bytes go through in the gateway's one pass (http/ingest.ts), per MiB
+ * 0. Hashing: what an upload's bytes go through in the gateway's one pass (transfers/ingest.ts), per MiB
  *    of CPU, in this process: before issue 40 (the blob store's sha256 and the CRC-32) and after it
  *    (the same plus SHA-1 and MD5, the checksums WebDAV serves), in alternating rounds over the
  *    same 64 KiB chunks (the size Node's HTTP server hands a request's body in). The difference is
@@ -58,7 +58,7 @@ const { SqliteEventStore } = await import(join(root, 'libs/event-store/dist/inde
 const { sqliteDriver } = await import(join(root, 'libs/sqlite/dist/index.js'));
 const { appendEvents } = await import(join(root, 'libs/eventsourcing/dist/index.js'));
 const { fileIdOf, LISTING_PAGE_DEFAULT } = await import(join(root, 'libs/contracts/dist/index.js'));
-const { b32encode } = await import(join(root, 'apps/gateway/dist/http/b32.js'));
+const { b32encode } = await import(join(root, 'apps/gateway/dist/storage-access/b32.js'));
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const FILES = env('BENCH_FILES', 1000);

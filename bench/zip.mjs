@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Zip writing, store mode, on the same generated files in one run: the gateway's own writer
- * (apps/gateway/src/http/zip; by default, and with its optional CRC-32 check of each blob), archiver's
+ * (apps/gateway/src/transfers/zip; by default, and with its optional CRC-32 check of each blob), archiver's
  * ZipArchive({ store: true }), Info-ZIP's `zip -0 -r`, and plain reading of the files (the
  * ceiling). Each contender runs in its own process writing to /dev/null (once to warm up, then
  * measured), rounds interleaved, medians kept; prints throughput, CPU ms per GB of archive, the process's peak RSS, and ratios
@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
-const zipModule = '../apps/gateway/dist/http/zip/index.js';
+const zipModule = '../apps/gateway/dist/transfers/zip/index.js';
 const MiB = 1024 * 1024;
 const MTIME = 1_700_000_000;
 

@@ -4,19 +4,19 @@
  * (`main.ts`) and by the standalone process.
  */
 import { DEFAULT_SCRYPT_N, setPasswordHashCost } from './logins/password-hash.js';
-import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
+import { ProcessRecovery, pendingProcessesProjection, type Projection } from '@burrow/eventsourcing';
+import { type Infrastructure, loggedRecovery, startEventSourced, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, type FirstPasswordTo, seedPlans } from './bootstrap.js';
 import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
-import { devicePoliciesProjection } from './device-policies/device-policies.projection.js';
+import { devicePoliciesProjection } from './read-models/device-policies.projection.js';
 import { closeActivityHours } from './feed/activity-summaries.js';
 import { FeedSignals } from './feed/feed-signals.js';
 import { FeedHandlers } from './feed/feed.handlers.js';
 import { feedProjection } from './feed/feed.projection.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './groups/group-processes.js';
 import { GroupsHandlers } from './groups/groups.handlers.js';
-import { groupsProjection } from './groups/groups.projection.js';
+import { groupsProjection } from './read-models/groups.projection.js';
 import { LoginThrottle } from './logins/login-throttle.js';
 import { OperationsHandlers, WRITE_RECOVERY } from './operations/operations.handlers.js';
 import { PartnerBackupsHandlers } from './partner-backups/partner-backups.handlers.js';
@@ -29,7 +29,7 @@ import { partnersProjection } from './partners/partners.projection.js';
 import { PlansHandlers } from './plans/plans.handlers.js';
 import { plansProjection } from './plans/plans.projection.js';
 import { ReportsHandlers } from './reports/reports.handlers.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from './shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from './context.js';
 import { SharePasswordsHandlers } from './share-passwords/share-passwords.handlers.js';
 import { accountsHealth, HealthHandlers } from './shared/health.handlers.js';
 import { storageUsageProjection } from './storage-usage/storage-usage.projection.js';
@@ -42,7 +42,7 @@ import { allocationsProjection } from './quota/allocation.projection.js';
 import { UserLoginHandlers } from './users/user-login.handlers.js';
 import { SetPasswordHandlers } from './users/set-password.handlers.js';
 import { UsersHandlers } from './users/users.handlers.js';
-import { usersProjection } from './users/users.projection.js';
+import { usersProjection } from './read-models/users.projection.js';
 import { DeliveryWorker, leaseBucketName, leaseTtlMs } from './webhooks/delivery-worker.js';
 import type { WebhookSettings } from './webhooks/webhook-settings.js';
 import { HttpDelivery } from './webhooks/http-delivery.js';
@@ -113,23 +113,11 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   const log = infra.logger('accounts');
   setPasswordHashCost(infra.config.passwordScryptN);
   if (infra.config.passwordScryptN < DEFAULT_SCRYPT_N) log.warn({ scryptN: infra.config.passwordScryptN }, `BURROW_PASSWORD_SCRYPT_N is below the default (${DEFAULT_SCRYPT_N}): new password hashes are cheaper to crack`);
-  const store = await infra.eventStore();
-  const docs = await infra.documents('accounts');
   // opened at start, so a NATS server without JetStream stops the service with a clear message
   const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
   const signals = new FeedSignals();
-  const runner = new ProjectionRunner(store, docs, accountsProjections(signals), {
-    log: (level, msg, extra) => log[level](extra ?? {}, msg),
-    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
-  });
-  await runner.start();
-  const faultKillAt = infra.config.faultKillAt;
-  const processes = new ProcessLog(store, 'accounts', {
-    now: systemClock.now,
-    // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
-    faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
-    ended: (position) => runner.waitFor(position),
-    waitFor: (position) => runner.waitFor(position),
+  const { store, docs, runner, processes } = await startEventSourced(infra, 'accounts', log, accountsProjections(signals), {
+    waitForEnds: true,
     // a group's members follow its plan change after the reply, noting that they are at it well
     // within the recovery grace (recovery leaves them be); recovery finishes one that fails
     activeEveryMs: Math.max(200, Math.min(20_000, (infra.config.recoveryGraceSeconds * 1000) / 3)),
@@ -145,15 +133,7 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
     signals, webhooks: webhookSettings(infra.config),
   };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
-  const recover = async () => {
-    try {
-      const report = await recovery.run();
-      if (report.completed.length || report.compensated.length) log.warn(report, 'recovered unfinished multi-step writes');
-      if (report.failed.length) log.error({ failed: report.failed }, 'some unfinished multi-step writes could not be recovered yet');
-    } catch (error) {
-      log.error({ err: { message: (error as Error).message } }, 'recovery failed');
-    }
-  };
+  const recover = loggedRecovery(recovery, log);
   // one per process: the authenticate handler and the guard share its verified-credential cache
   const partnerAuthentication = new PartnerAuthentication(ctx);
   const module: DynamicModule = {

@@ -18,7 +18,7 @@ import { dirname } from 'node:path';
 import type { PartnersHandlers } from './partners/partners.handlers.js';
 import { loadInitialPlans } from './plans/default-plans.js';
 import { planCatalogue } from './plans/plan-catalogue.js';
-import type { AccountsContext } from './shared/context.js';
+import type { AccountsContext } from './context.js';
 
 
 export async function seedPlans(ctx: AccountsContext, config: BurrowConfig): Promise<void> {

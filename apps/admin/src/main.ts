@@ -58,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
     let client: ClientProxy;
     if (config.natsUrl) {
       // Only a client of the running services: nothing local (data directory, secret) is opened.
+      // as unknown as: ClientNats is a ClientProxy whose own status and event types TypeScript will not widen to ClientProxy's defaults
       client = natsClient(config.natsUrl, 'admin', { log: createLogger('admin', config.logLevel, process.stderr) }) as unknown as ClientProxy;
       rpc = new RpcClient(client, 30_000);
     } else {

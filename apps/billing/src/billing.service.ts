@@ -3,8 +3,7 @@
  * the card processor, handlers. Used by this app's own process entry (`main.ts`) and by the
  * standalone process.
  */
-import { ProjectionRunner } from '@burrow/eventsourcing';
-import { type Clock, type Infrastructure, startService, systemClock } from '@burrow/runtime';
+import { type Clock, type Infrastructure, startReadModels, startService, systemClock } from '@burrow/runtime';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { ApplianceBillingHandlers } from './appliance-billing/appliance-billing.handlers.js';
 import { BillingHandlers } from './billing-information/billing.handlers.js';
@@ -28,13 +27,7 @@ export async function startBilling(
   options: BillingOptions = {},
 ): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('billing');
-  const store = await infra.eventStore();
-  const docs = await infra.documents('billing');
-  const runner = new ProjectionRunner(store, docs, [billingProjection()], {
-    log: (level, msg, extra) => log[level](extra ?? {}, msg),
-    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
-  });
-  await runner.start();
+  const { store, docs, runner } = await startReadModels(infra, 'billing', log, [billingProjection()]);
   const ctx: BillingContext = {
     store,
     docs,

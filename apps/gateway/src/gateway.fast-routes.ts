@@ -16,21 +16,16 @@
  * accounts-api/users/users.fast-routes.ts.
  */
 import { unauthorized } from '@burrow/contracts';
-import type { ExecutionContext, INestApplication } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { INestApplication } from '@nestjs/common';
 import type { FastRoutes } from './http/fast-routes.js';
 import { queryValue } from './http/query.js';
-import { type StorageRequest, StorageUserGuard } from './http/storage-user.guard.js';
+import { type StorageRequest, StorageUserGuard } from './storage-access/storage-user.guard.js';
 import { prefersHtml } from './web/page.js';
 import { ShareController } from './share-api/share.controller.js';
 import { SHARE_ROUTES } from './share-api/share.routes.js';
 import { StorageReadController } from './storage-api/storage-read.controller.js';
 import { STORAGE_READ_ROUTES } from './storage-api/storage-read.routes.js';
 import { userFastRoutes } from './accounts-api/users/users.fast-routes.js';
-
-/** What `context.switchToHttp()` gives a guard, for a request Nest does not see. */
-export const httpContext = (req: Request, res: Response) =>
-  ({ switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }) }) as unknown as ExecutionContext;
 
 export function registerFastRoutes(fast: FastRoutes, app: INestApplication): void {
   const guard = app.get(StorageUserGuard, { strict: false });
@@ -42,7 +37,7 @@ export function registerFastRoutes(fast: FastRoutes, app: INestApplication): voi
     middlewares: 1,
     declines: (req) => prefersHtml(req) && queryValue(req, 'se') === undefined,
     handle: async (req, res) => {
-      await guard.canActivate(httpContext(req, res));
+      await guard.authenticate(req, res);
       res.status(200);
       const user = (req as StorageRequest).storageUser;
       if (!user) throw unauthorized();

@@ -1,6 +1,8 @@
 /**
  * The gateway: one Nest module per interface (accounts-api, events, storage-api, share-api, web, dav, ops),
- * sharing only `http/` (the bus client, blob reads, guards, body parsing, error mapping).
+ * sharing the HTTP kit (`http/`: routes, bodies, error mapping), the rooms (`storage-access/`,
+ * `transfers/`, `partner-access/`) and what HttpModule (gateway.http.module.ts) provides: the bus
+ * client, blob reads, the signer, sessions and the partner guard.
  */
 import type { ReplicaRegistry } from '@burrow/runtime';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -10,7 +12,7 @@ import type { EventsOptions } from './events/events.options.js';
 import { DavModule } from './dav/dav.module.js';
 import type { DavLocks } from './dav/locks.js';
 import { gatewayOpenApiDocument } from './gateway.routes.js';
-import { type HttpDependencies, HttpModule } from './http/http.module.js';
+import { type HttpDependencies, HttpModule } from './gateway.http.module.js';
 import type { GatewayMetrics } from './ops/metrics.js';
 import { OpsModule } from './ops/ops.module.js';
 import { ShareApiModule } from './share-api/share-api.module.js';

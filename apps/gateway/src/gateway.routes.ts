@@ -7,9 +7,9 @@
 import { ACCOUNTS_API_CONTROLLERS } from './accounts-api/accounts-api.module.js';
 import { DAV_MOUNT, DAV_ROUTES } from './dav/dav.routes.js';
 import { EVENTS_CONTROLLERS } from './events/events.module.js';
-import { openApiDocument } from './openapi/document.js';
+import { openApiDocument } from './gateway.openapi.js';
 import type { RouteSource } from './openapi/paths.js';
-import type { OpenApiDocument } from './openapi/types.js';
+import type { OpenApiDocument } from './http/openapi-types.js';
 import { OPS_CONTROLLERS } from './ops/ops.module.js';
 import { SHARE_API_CONTROLLERS } from './share-api/share-api.module.js';
 import { STORAGE_API_CONTROLLERS } from './storage-api/storage-api.module.js';

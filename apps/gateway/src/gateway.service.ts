@@ -3,7 +3,7 @@
  * client, read access to the blob store, the error filter, request logging and metrics.
  * Stateless: any number can run.
  */
-import { setListingPageSize } from './http/listing-page.js';
+import { setListingPageSize } from './transfers/listing-page.js';
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
 import { type DiskSpace, type Infrastructure, type Logger, ReplicaRegistry } from '@burrow/runtime';
 import type { INestApplication } from '@nestjs/common';
@@ -15,19 +15,19 @@ import type { Server as HttpsServer } from 'node:https';
 import { DavLocks } from './dav/locks.js';
 import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
-import { PartnerRpcClient } from './http/partner-in-call.js';
+import { PartnerRpcClient } from './partner-access/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
 import { certificateHosts, loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
-import { Sessions } from './http/sessions.js';
-import { keySet, TokenSigner } from './http/signed-tokens.js';
+import { Sessions } from './storage-access/sessions.js';
+import { keySet, TokenSigner } from './storage-access/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
 import { cutOnlyIdleConnections } from './http/idle-timeout.js';
 import { ConnectionLimiter, type RefusalReason } from './http/connection-limits.js';
 import { loggedPath } from './http/logged-path.js';
 import { refuseUnknownTransferCodings } from './http/transfer-coding.js';
 import { FastRoutes } from './http/fast-routes.js';
-import { httpContext, registerFastRoutes } from './gateway.fast-routes.js';
+import { registerFastRoutes } from './gateway.fast-routes.js';
 
 /** Requests that make no span: an orchestrator's health checks and Prometheus's scrapes would fill the traces. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -144,7 +144,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const filter = new HttpErrorFilter(log);
   const fast = new FastRoutes({
     enabled: infra.config.fastRoutes,
-    onError: (error, req, res) => filter.catch(error, httpContext(req, res)),
+    onError: (error, _req, res) => filter.reply(error, res),
     onServed: (route) => metrics.fastRoutes.inc({ route }),
   });
   server.use(fast.middleware);
@@ -183,7 +183,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   await app.listen(port, '0.0.0.0');
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const stopReloading = tls ? reloadOnChange(httpServer as unknown as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
+  // with httpsOptions Nest made an https.Server (the same object as httpServer, typed by what its other users need)
+  const stopReloading = tls ? reloadOnChange(app.getHttpServer() as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
   const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, () => tlsHosts, log) : null;
   const redirectAddress = redirect?.address();
   log.info({ port: actualPort, mode: infra.mode, tls: Boolean(tls) }, 'gateway listening');

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GUARDS_METADATA, INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { EVENTS_CONTROLLERS } from './events/events.module.js';
-import { IN_CALL_KEY, PartnerInCallInterceptor } from './http/partner-in-call.js';
-import { PartnerGuard } from './http/partner.guard.js';
+import { IN_CALL_KEY, PartnerInCallInterceptor } from './partner-access/partner-in-call.js';
+import { PartnerGuard } from './partner-access/partner.guard.js';
 import { controllerHandlers, routeOf } from './http/route.js';
 import { ACCOUNTS_API_CONTROLLERS } from './accounts-api/accounts-api.module.js';
 

@@ -6,14 +6,14 @@
  * answer on the bus. Used by this app's own process entry (`main.ts`), by the standalone process
  * and, without the background work, by the admin CLI for its storage commands.
  */
-import { ProcessLog, ProcessRecovery, pendingProcessesProjection, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
-import { type Infrastructure, startService, systemClock } from '@burrow/runtime';
+import { ProcessRecovery, pendingProcessesProjection, type Projection } from '@burrow/eventsourcing';
+import { type Infrastructure, loggedRecovery, startEventSourced, startService, systemClock } from '@burrow/runtime';
 import { RpcClient } from '@burrow/transport';
 import { type INestMicroservice, Module } from '@nestjs/common';
 import { registerDeviceProcess, removeDeviceProcess } from './devices/device-processes.js';
 import { DevicesHandlers } from './devices/devices.handlers.js';
-import { devicesProjection } from './devices/devices.projection.js';
-import { catalogProjection } from './files/catalog.projection.js';
+import { devicesProjection } from './read-models/devices.projection.js';
+import { catalogProjection } from './read-models/catalog.projection.js';
 import { commitFileProcess } from './files/commit-file.process.js';
 import { FilesHandlers } from './files/files.handlers.js';
 import { FoldersHandlers } from './folders/folders.handlers.js';
@@ -78,38 +78,17 @@ export const storageProcesses = (ctx: StorageContext) => [
 
 export async function startStorageCatalog(infra: Infrastructure, options: StorageCatalogOptions = {}): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('storage-catalog');
-  const store = await infra.eventStore();
-  const docs = await infra.documents('storage-catalog');
-  const runner = new ProjectionRunner(store, docs, storageProjections(), {
-    log: (level, msg, extra) => log[level](extra ?? {}, msg),
-    onStoreMismatch: infra.config.readModelsOnStoreMismatch,
-  });
-  await runner.start();
+  const { store, docs, runner, processes } = await startEventSourced(infra, 'storage-catalog', log, storageProjections());
   const client = infra.client('storage-catalog');
   await client.connect();
   const rpc = new RpcClient(client, infra.config.rpcTimeoutMs);
-  const faultKillAt = infra.config.faultKillAt;
-  const processes = new ProcessLog(store, 'storage-catalog', {
-    now: systemClock.now,
-    // tests kill the process at a step boundary to prove recovery (BURROW_FAULT_KILL_AT)
-    faults: faultKillAt ? (point) => void (point === faultKillAt && process.kill(process.pid, 'SIGKILL')) : undefined,
-    waitFor: (position) => runner.waitFor(position),
-  });
   const ctx: StorageContext = {
     store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews, deadProperties: infra.config.davProperties,
   };
   const previewer = new Previewer(ctx, { concurrency: infra.config.previewConcurrency });
   ctx.previews = previewer;
   const recovery = new ProcessRecovery(processes, docs, storageProcesses(ctx), infra.config.recoveryGraceSeconds);
-  const recover = async () => {
-    try {
-      const report = await recovery.run();
-      if (report.completed.length || report.compensated.length) log.warn(report, 'recovered unfinished multi-step writes');
-      if (report.failed.length) log.error({ failed: report.failed }, 'some unfinished multi-step writes could not be recovered yet');
-    } catch (error) {
-      log.error({ err: { message: (error as Error).message } }, 'recovery failed');
-    }
-  };
+  const recover = loggedRecovery(recovery, log);
   /** A background run that logs what it did (failures as warnings) and never throws. */
   const logged =
     <R extends { failed: unknown[] }>(what: string, run: () => Promise<R>, didSomething: (report: R) => boolean) =>

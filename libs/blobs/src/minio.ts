@@ -325,6 +325,7 @@ export class MinioBlobStore implements BlobStore {
       (item) => item.modified.getTime() <= cutoffMs,
       async (upload) => {
         if (upload.initiated.getTime() > cutoffMs) return false;
+        // as unknown as: listParts is the minio client's, left out of its published typings
         const parts = await (this.client as unknown as { listParts(b: string, o: string, u: string): Promise<{ lastModified?: Date }[]> }).listParts(
           this.bucket, upload.key, upload.uploadId,
         );

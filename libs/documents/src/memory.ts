@@ -192,6 +192,7 @@ export class MemoryDocumentStore implements DocumentStore {
   readonly privateToProcess = true;
 
   collection<T extends Document = Document>(name: string): Collection<T> {
+    // as unknown as: one collection object per name serves every document type a caller names (T is the caller's view; the store keeps JSON)
     return this.memoryCollection(name) as unknown as Collection<T>;
   }
 

@@ -126,6 +126,7 @@ export class SqliteDocumentStore implements DocumentStore {
   collection<T extends Document = Document>(name: string): Collection<T> {
     let collection = this.collections.get(name);
     if (!collection) this.collections.set(name, (collection = new SqliteCollection<Document>(name, this)));
+    // as unknown as: one collection object per name serves every document type a caller names (T is the caller's view; the store keeps JSON)
     return collection as unknown as Collection<T>;
   }
 

@@ -65,6 +65,7 @@ export class WriteBehind implements DocumentStore {
       c = new WriteBehindCollection(name, this);
       this.collections.set(name, c);
     }
+    // as unknown as: one collection object per name serves every document type a caller names (T is the caller's view; the store keeps JSON)
     return c as unknown as Collection<T>;
   }
 

@@ -13,6 +13,21 @@ export interface Projection {
 }
 
 /**
+ * A recorded event's data as the event its type names (`dataOf<UserCreated>(event)`, once
+ * `event.type` says so). The event store's port types data as an untyped record; what it holds
+ * for a type is what a decider appended for it (events are never rewritten), so a projection may
+ * read it as that event. The one place that trust is written, instead of a cast in each projection.
+ */
+export function dataOf<E extends { data: object }>(event: Pick<RecordedEvent, 'data'>): E['data'] {
+  return event.data;
+}
+
+/** A recorded event as one of a stream's event types (a union to switch on by `type`), on the same trust as `dataOf`. */
+export function eventOf<E extends { type: string; data: object }>(event: Pick<RecordedEvent, 'type' | 'data'>): E {
+  return { type: event.type, data: event.data } as E;
+}
+
+/**
  * A projection whose code closes over its store (`build(docs)` returns its init and apply): built
  * again for each unit of work the runner hands it, so it reads and writes through it like any
  * other projection.

@@ -155,6 +155,7 @@ export class ProcessLog {
       const everyMs = this.options.activeEveryMs ?? 20_000;
       let noting = Promise.resolve();
       const timer = setInterval(() => {
+        // as unknown as: `activeAt` is the runner's own field of every process's data, which no workflow's D declares
         noting = noting.then(() => process.note({ activeAt: this.now() } as unknown as Partial<D>)).catch(() => undefined);
       }, everyMs);
       timer.unref();

@@ -14,3 +14,4 @@ export * from './disk-space.js';
 export { startTracing, tracingRequested, type Tracing } from '@burrow/tracing';
 export * from './replicas.js';
 export * from './ops-server.js';
+export * from './event-sourced.js';

@@ -11,6 +11,10 @@
  * - every imported workspace package is declared in the importer's package.json, so Nx's project
  *   graph (and build order) is complete;
  * - the gateway routes to no operator subject (those are for the admin CLI and operators only);
+ * - a double cast (`as unknown as`) in production code is commented with why (the partner's
+ *   identity has a type of its own, `PartnerIdentity`; a recorded event is read with `dataOf`);
+ * - the gateway's folders keep to their rooms: the features import the rooms and the HTTP kit
+ *   (`http/`), never each other; the rooms import only the kit; the kit imports no folder;
  * - no production module imports test code: a test file (`*.test.ts`), a harness in a `testing/`
  *   folder or libs/testing. Test code may import libs/testing (a devDependency); the image leaves
  *   tests and `testing/` folders out; a module no entry point (main.ts, index.ts) reaches is test
@@ -64,6 +68,50 @@ const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents'
 
 /** The port libs: each holds a port and its adapters, and may import only contracts. */
 const ADAPTER_LIBS = ['event-store', 'documents', 'blobs', 'kv', 'transport', 'mailer'];
+
+/**
+ * The gateway's folders (docs/decisions.md, "Issue 36: the gateway's rooms"):
+ * - `http/` is the HTTP kit (route declarations, bodies, errors, TLS, timeouts, connection limits,
+ *   Basic credentials, cross-site refusal, injection tokens): it imports no other folder;
+ * - the rooms hold what several interfaces share, each named for what it does: they import the kit
+ *   and nothing else;
+ * - the features (one per interface) import the kit and the rooms, never another feature;
+ * - files directly in src/ are the composition root (the modules, the service, the route list and
+ *   the OpenAPI document of every route): only they may import anything.
+ * Production code keeps these rules; a feature's tests do too, a room's tests may reach what they
+ * check (the OpenAPI test walks every controller).
+ */
+const GATEWAY_KIT = 'http';
+const GATEWAY_ROOMS = ['storage-access', 'transfers', 'partner-access', 'openapi'];
+const GATEWAY_FEATURES = ['accounts-api', 'events', 'storage-api', 'share-api', 'web', 'dav', 'ops'];
+/** ambient declarations (`types/*.d.ts`, imported by no one) and test support */
+const GATEWAY_OTHER = ['types', 'testing'];
+
+/** May gateway folder `from` import folder `to` ('' for a file directly in src/, the composition root)? */
+function gatewayImportAllowed(from: string, to: string): boolean {
+  if (from === to) return true;
+  if (to === 'types') return true;
+  if (from === GATEWAY_KIT) return false;
+  if (GATEWAY_ROOMS.includes(from)) return to === GATEWAY_KIT;
+  return to === GATEWAY_KIT || GATEWAY_ROOMS.includes(to);
+}
+
+function gatewayRoomStrays(src: string, folders: string[]): string[] {
+  const strays: string[] = [];
+  for (const folder of folders.filter((name) => !GATEWAY_OTHER.includes(name))) {
+    for (const file of sources(join(src, folder))) {
+      if (GATEWAY_ROOMS.includes(folder) && isTestPath(file)) continue;
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const path = join(dirname(file), spec).slice(src.length + 1).split('/');
+        const target = path.length === 1 ? '' : path[0];
+        if (target === 'testing' && isTestPath(file)) continue;
+        if (!gatewayImportAllowed(folder, target)) strays.push(`${file.slice(root.length + 1)} (${folder}) imports ${spec} (${target || 'the composition root'})`);
+      }
+    }
+  }
+  return strays;
+}
 
 describe('module boundaries (Nx tags)', () => {
   const violations: string[] = [];
@@ -165,23 +213,43 @@ describe('module boundaries (Nx tags)', () => {
     assert.ok(Object.keys(StorageOperatorSubjects).includes('runPurge'));
   });
 
-  it('the gateway feature modules share only http/ (and openapi/ for their OpenAPI prose): no feature imports another', () => {
+  it("the gateway's folders keep to their rooms: features import rooms and http/, rooms import http/, http/ imports no folder", () => {
     const src = join(byName.get('gateway')!.dir, 'src');
-    // what every feature may use; the rest of src/ is the composition root (gateway.*.ts, main.ts)
-    const SHARED = new Set(['http', 'openapi', 'types', 'testing']);
-    const features = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory() && !SHARED.has(name));
-    const strays: string[] = [];
-    for (const feature of features) {
-      for (const file of sources(join(src, feature))) {
-        for (const spec of importsOf(file)) {
-          if (!spec.startsWith('.')) continue;
-          const target = join(dirname(file), spec).slice(src.length + 1).split('/')[0];
-          if (target !== feature && !SHARED.has(target)) strays.push(`${file.slice(root.length + 1)} imports ${spec}`);
-        }
+    const folders = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory());
+    const stray = gatewayRoomStrays(src, folders);
+    for (const expected of GATEWAY_FEATURES) assert.ok(folders.includes(expected), `the ${expected} module exists`);
+    for (const expected of [GATEWAY_KIT, ...GATEWAY_ROOMS]) assert.ok(folders.includes(expected), `the ${expected} room exists`);
+    assert.deepEqual(
+      folders.filter((name) => name !== GATEWAY_KIT && !GATEWAY_ROOMS.includes(name) && !GATEWAY_FEATURES.includes(name) && !GATEWAY_OTHER.includes(name)),
+      [],
+      'every gateway folder is the kit, a room or a feature (add a new one to the lists above)',
+    );
+    assert.deepEqual(stray, []);
+  });
+
+  it('the rooms check catches a feature importing a feature, a room importing a feature and the kit importing a room', () => {
+    const allowed = (from: string, to: string) => gatewayImportAllowed(from, to);
+    assert.ok(!allowed('dav', 'storage-api'));
+    assert.ok(!allowed('transfers', 'dav'));
+    assert.ok(!allowed('http', 'storage-access'));
+    assert.ok(!allowed('storage-access', ''), 'a room does not import the composition root');
+    assert.ok(allowed('dav', 'transfers') && allowed('dav', 'http') && allowed('transfers', 'http') && allowed('storage-api', 'openapi'));
+  });
+
+  it('every double cast (`as unknown as`) in production code says why, in a comment just above it', () => {
+    const uncommented: string[] = [];
+    for (const project of projects.filter((p) => !TEST_ONLY_TYPES.includes(p.type))) {
+      for (const file of sources(join(project.dir, 'src'))) {
+        if (isTestPath(file.slice(project.dir.length + 1))) continue;
+        const lines = readFileSync(file, 'utf8').split('\n');
+        lines.forEach((line, i) => {
+          if (!line.includes('as unknown as') || line.trimStart().startsWith('//') || line.trimStart().startsWith('*')) return;
+          const above = lines.slice(Math.max(0, i - 8), i);
+          if (!above.some((l) => /\/\/ as unknown as\b/.test(l))) uncommented.push(`${file.slice(root.length + 1)}:${i + 1}`);
+        });
       }
     }
-    for (const expected of ['accounts-api', 'storage-api', 'share-api', 'web', 'ops', 'dav', 'events']) assert.ok(features.includes(expected), `the ${expected} module exists`);
-    assert.deepEqual(strays, []);
+    assert.deepEqual(uncommented, []);
   });
 
   it('the checker itself catches an app importing an app', () => {

@@ -20,10 +20,10 @@ import {
 import { handleCommand, nextId } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { groupsCollection } from '../groups/groups.projection.js';
+import { groupsCollection } from '../read-models/groups.projection.js';
 import { requirePartner } from '../partners/partners.projection.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
-import { devicePoliciesCollection, type DevicePolicyDoc, findDevicePolicy } from './device-policies.projection.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
+import { devicePoliciesCollection, type DevicePolicyDoc, findDevicePolicy } from '../read-models/device-policies.projection.js';
 import { type DevicePolicyCommand, devicePolicySetDecider, POLICY_IN_USE } from './device-policy-set.js';
 import { effectivePolicy } from './effective-policy.js';
 

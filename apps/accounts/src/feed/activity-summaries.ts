@@ -9,7 +9,7 @@
 import { type BackupActivityHourClosed, Streams } from '@burrow/contracts';
 import { WrongExpectedRevisionError } from '@burrow/event-store';
 import { appendEvents } from '@burrow/eventsourcing';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { activityBuckets, HOUR_MS } from './feed.projection.js';
 
 /** Hours closed per run at most (a backlog is worked off run after run). */

@@ -7,7 +7,7 @@ import { FEED_WAIT_MAX_MS, type FeedPage, type ReadFeedRequest, Subjects } from 
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { requirePartnerStamp } from '../partners/partner-authentication.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { feedPage } from './feed.projection.js';
 
 @Controller()

@@ -26,10 +26,10 @@ import {
   type UserCreated,
 } from '@burrow/contracts';
 import { afterCommit, type DocumentStore } from '@burrow/documents';
-import { type Projection, projectionOver } from '@burrow/eventsourcing';
+import { type Projection, projectionOver, dataOf } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import { createHash } from 'node:crypto';
-import { storageBytesOf } from '../users/users.projection.js';
+import { storageBytesOf } from '../read-models/users.projection.js';
 import type { FeedSignals } from './feed-signals.js';
 import { type ActivityCounts, activityOf, activitySummary, deviceEvents, type Draft, groupEvents, partnerEvents, quotaCrossing, shareEvents, userEvents } from './public-events.js';
 import { crossings, type QuotaLevel, quotaLevel } from './quota-thresholds.js';
@@ -160,7 +160,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
   async function applyUser(change: Change, event: RecordedEvent): Promise<void> {
     const userId = event.stream.slice(StreamPrefixes.user.length);
     if (event.type === 'UserCreated') {
-      const d = event.data as unknown as UserCreated['data'];
+      const d = dataOf<UserCreated>(event);
       change.add(d.partnerId, userEvents.UserCreated(d));
       const user: FeedUser = { _id: userId, partnerId: d.partnerId, username: d.username, plan_id: d.plan_id, bonus_bytes: d.bonus_bytes, bytes: 0, level: 0, pos: event.position };
       change.after(() => users.upsert(user));
@@ -195,7 +195,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
   async function applyGroup(change: Change, event: RecordedEvent): Promise<void> {
     const id = event.stream.slice(StreamPrefixes.group.length);
     if (event.type === 'GroupCreated') {
-      const d = event.data as unknown as GroupCreated['data'];
+      const d = dataOf<GroupCreated>(event);
       change.add(d.partnerId, groupEvents.GroupCreated(d));
       change.after(() => feedGroups(docs).upsert({ _id: id, partnerId: d.partnerId, pos: event.position }));
       return;
@@ -239,7 +239,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
   async function applyDevice(change: Change, event: RecordedEvent): Promise<void> {
     const deviceId = event.stream.slice(StreamPrefixes.device.length);
     if (event.type === 'DeviceRegistered') {
-      const d = event.data as unknown as DeviceRegistered['data'];
+      const d = dataOf<DeviceRegistered>(event);
       const user = await users.get(d.userId);
       if (!user) return;
       change.add(user.partnerId, deviceEvents.DeviceRegistered(d, user));
@@ -261,7 +261,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
   }
 
   async function applyFile(change: Change, event: RecordedEvent): Promise<void> {
-    const d = event.data as unknown as FileVersionCommitted['data'] | FileVersionsPurged['data'];
+    const d = dataOf<FileVersionCommitted | FileVersionsPurged>(event);
     const device = await devices.get(d.deviceId);
     // a removed device's bytes left with it
     if (!device) return;
@@ -305,7 +305,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
 
   /** A room's visits: a share.accessed when the room's last one is an hour old (or none), carrying the downloads since it. */
   async function accessed(change: Change, user: FeedUser, event: RecordedEvent): Promise<void> {
-    const d = event.data as unknown as ShareRoomAccessed['data'];
+    const d = dataOf<ShareRoomAccessed>(event);
     const id = `${user._id}:${d.room_key}`;
     const room = (await feedRooms(docs).get(id)) ?? { _id: id, pos: -1, announced: null, pending: 0 };
     if (!fresh(room, event)) return;
@@ -321,7 +321,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
 
   /** The hour is over: what it counted becomes one summary, and later activity counts in a later hour. */
   async function applyHourClosed(change: Change, event: RecordedEvent): Promise<void> {
-    const { deviceId, hour } = event.data as unknown as BackupActivityHourClosed['data'];
+    const { deviceId, hour } = dataOf<BackupActivityHourClosed>(event);
     const bucket = await activityBuckets(docs).get(`${deviceId}:${hour}`);
     if (bucket) {
       change.add(bucket.partnerId, activitySummary({ username: bucket.username, device: bucket.device }, hour, bucket));
@@ -347,7 +347,7 @@ export const feedProjection = (signals?: FeedSignals): Projection => projectionO
     else if (stream.startsWith(StreamPrefixes.partner) && event.type === 'PartnerPasswordChanged') {
       change.add(stream.slice(StreamPrefixes.partner.length), partnerEvents.PartnerPasswordChanged());
     } else if (stream === StreamPrefixes.planCatalogue && event.type === 'PlanAdded') {
-      const d = event.data as unknown as PlanAdded['data'];
+      const d = dataOf<PlanAdded>(event);
       change.after(() => feedPlans(docs).upsert({ _id: String(d.plan_id), storage_bytes: d.storage_bytes }));
     }
     return change;

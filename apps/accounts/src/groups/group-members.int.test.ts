@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { cleanUpTestAccounts, GB, startTestAccounts } from '../testing/test-context.js';
 import { moveMembers } from './group-members.js';
 

@@ -5,9 +5,9 @@
  */
 import { Streams } from '@burrow/contracts';
 import { loadAggregate } from '@burrow/eventsourcing';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { changeUser } from '../users/change-user.js';
-import { type UserDoc, usersCollection } from '../users/users.projection.js';
+import { type UserDoc, usersCollection } from '../read-models/users.projection.js';
 import { groupDecider } from './group.js';
 import { adoptGroupPlan } from './member-plan.js';
 

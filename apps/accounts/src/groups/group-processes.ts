@@ -30,7 +30,7 @@ import {
   reservationHolder,
   reserveName,
 } from '@burrow/eventsourcing';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { groupDecider } from './group.js';
 import { moveMembers, reconcileMemberPlans } from './group-members.js';
 

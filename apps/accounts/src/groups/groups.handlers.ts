@@ -18,16 +18,16 @@ import {
 import { handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { requireDevicePolicy } from '../device-policies/device-policies.projection.js';
+import { requireDevicePolicy } from '../read-models/device-policies.projection.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { planMap, requirePlan } from '../plans/plans.projection.js';
 import { allocatedBytes, allocationOf } from '../quota/allocation.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
-import { usersCollection } from '../users/users.projection.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
+import { usersCollection } from '../read-models/users.projection.js';
 import { type GroupCommand, groupDecider } from './group.js';
 import { groupMembers } from './group-members.js';
 import { createGroupProcess, deleteGroupProcess, updateGroupProcess } from './group-processes.js';
-import { findGroup, groupsCollection, toGroup } from './groups.projection.js';
+import { findGroup, groupsCollection, toGroup } from '../read-models/groups.projection.js';
 import { nameKey } from '@burrow/eventsourcing';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

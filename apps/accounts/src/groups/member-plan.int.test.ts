@@ -9,9 +9,9 @@ import { appendEvents } from '@burrow/eventsourcing';
 import type { EventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { cleanUpTestAccounts, GB, startTestAccounts } from '../testing/test-context.js';
-import { usersCollection } from '../users/users.projection.js';
+import { usersCollection } from '../read-models/users.projection.js';
 import { adoptGroupPlan } from './member-plan.js';
 
 describe('adoptGroupPlan', () => {

@@ -13,7 +13,7 @@
  */
 import { Streams } from '@burrow/contracts';
 import { loadAggregate } from '@burrow/eventsourcing';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { changeUser } from '../users/change-user.js';
 import { groupDecider } from './group.js';
 

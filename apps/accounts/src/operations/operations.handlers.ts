@@ -18,7 +18,7 @@ import {
 import type { ProcessRecovery } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { releaseReservation } from './release-reservation.js';
 import { listReservations } from './reservation-status.js';
 

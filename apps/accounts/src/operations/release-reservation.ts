@@ -6,7 +6,7 @@
 import { conflict, notFound, type ReleasedReservation, type ReservationKind, Streams } from '@burrow/contracts';
 import { nameKey, releaseName, reservationHolder } from '@burrow/eventsourcing';
 import { partnersCollection } from '../partners/partners.projection.js';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { reservationStatus } from './reservation-status.js';
 
 export interface ReleaseReservation {

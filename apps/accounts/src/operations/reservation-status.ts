@@ -13,10 +13,10 @@
 import type { ReservationPage, ReservationRecord, ReservationStatus } from '@burrow/contracts';
 import type { Filter } from '@burrow/documents';
 import { pendingProcessesCollection, type PendingProcessDoc } from '@burrow/eventsourcing';
-import { groupsCollection } from '../groups/groups.projection.js';
+import { groupsCollection } from '../read-models/groups.projection.js';
 import { partnersCollection } from '../partners/partners.projection.js';
-import type { AccountsContext } from '../shared/context.js';
-import { type UserDoc, usersCollection } from '../users/users.projection.js';
+import type { AccountsContext } from '../context.js';
+import { type UserDoc, usersCollection } from '../read-models/users.projection.js';
 import { type ReservationDoc, reservationsCollection } from './reservations.projection.js';
 
 export type ReservationRef = Pick<ReservationDoc, 'kind' | 'name' | 'partnerId' | 'owner'>;

@@ -17,7 +17,7 @@ import { handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { requirePartner } from '../partners/partners.projection.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { partnerBackupDecider } from './partner-backup.js';
 import { partnerBackupVersions } from './partner-backups.projection.js';
 

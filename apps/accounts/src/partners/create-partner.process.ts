@@ -4,7 +4,7 @@
  */
 import { type PartnerCreated, type PartnerCreationAbandoned, Streams } from '@burrow/contracts';
 import { claimNewStream, defineWorkflow, handleCommand, nameKey, releaseName, reserveName } from '@burrow/eventsourcing';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { partnerDecider } from './partner.js';
 
 export interface CreatePartnerProcess {

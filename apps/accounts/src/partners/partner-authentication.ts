@@ -7,8 +7,8 @@
 import { type AuthenticatedPartner, type AuthenticatePartnerRequest, PARTNER_CREDENTIALS_FIELD, unauthorized } from '@burrow/contracts';
 import { createHash } from 'node:crypto';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
-import type { AccountsContext } from '../shared/context.js';
-import { CredentialCheck, credentialsCurrent } from '../shared/credential-check.js';
+import type { AccountsContext } from '../context.js';
+import { CredentialCheck, credentialsCurrent } from '../logins/credential-check.js';
 import { type PartnerDoc, partnersCollection } from './partners.projection.js';
 
 /** Partner ids remembered per username (see `authenticate`), at most this many. */

@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../logins/password-hash.js';
 import { allocatedBytes } from '../quota/allocation.js';
 import { projectedAllocation } from '../quota/allocation.projection.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { usageOfPartner } from '../storage-usage/storage-usage.projection.js';
 import { createPartnerProcess } from './create-partner.process.js';
 import { DEFAULT_FEATURES, partnerDecider } from './partner.js';

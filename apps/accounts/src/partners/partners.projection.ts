@@ -1,7 +1,7 @@
 /** Read model of partners: credentials for authentication, limits, features and settings. */
 import { notFound, type PartnerCreated, type PartnerFeatures, type PartnerSettings, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { type Projection, dataOf } from '@burrow/eventsourcing';
 import { DEFAULT_SETTINGS } from './settings.js';
 
 export interface PartnerDoc {
@@ -28,7 +28,7 @@ export const partnersProjection = (): Projection => ({
     const partners = partnersCollection(docs);
     const partnerId = event.stream.slice(StreamPrefixes.partner.length);
     if (event.type === 'PartnerCreated') {
-      const d = event.data as unknown as PartnerCreated['data'];
+      const d = dataOf<PartnerCreated>(event);
       await partners.upsert({
         _id: d.partnerId,
         username: d.username,

@@ -3,7 +3,7 @@ import { AddPlanRequest, type Plan, parseRequest, Streams, Subjects } from '@bur
 import { handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { planCatalogue } from './plan-catalogue.js';
 import { listPlans } from './plans.projection.js';
 

@@ -1,7 +1,7 @@
 /** Read model of the plan catalogue, and the queries over it. */
-import { conflict, type Plan, StreamPrefixes } from '@burrow/contracts';
+import { conflict, type Plan, StreamPrefixes, type PlanAdded } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { type Projection, dataOf } from '@burrow/eventsourcing';
 
 type PlanDoc = Plan & { _id: string; [key: string]: unknown };
 
@@ -10,7 +10,7 @@ export const plansProjection = (): Projection => ({
   prefixes: [StreamPrefixes.planCatalogue],
   async apply(event, docs) {
     if (event.type !== 'PlanAdded') return;
-    const d = event.data as unknown as Plan;
+    const d = dataOf<PlanAdded>(event);
     await docs.collection<PlanDoc>('plans').upsert({ _id: String(d.plan_id), plan_id: d.plan_id, storage_bytes: d.storage_bytes, name: d.name, promo: d.promo });
   },
 });

@@ -2,9 +2,9 @@
 import { type BrandSharesRequest, type BrandShareEntry, type ClientRevisionCount, type ClientRevisionsRequest, MAX_PAGE, Subjects } from '@burrow/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { devicesCollection } from '../storage-usage/storage-usage.projection.js';
-import { usersCollection } from '../users/users.projection.js';
+import { usersCollection } from '../read-models/users.projection.js';
 
 const DEVICE_PAGE = 1000;
 const DAY = 86_400;

@@ -8,8 +8,8 @@ import { type CheckSharePasswordRequest, type HashSharePasswordReply, type HashS
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { hashPassword } from '../logins/password-hash.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
-import { CredentialCheck } from '../shared/credential-check.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
+import { CredentialCheck } from '../logins/credential-check.js';
 
 @Controller()
 export class SharePasswordsHandlers {

@@ -3,7 +3,7 @@ import { serviceHealth } from '@burrow/eventsourcing';
 import { replicaId } from '@burrow/runtime';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from './context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 
 /**
  * The accounts service's health: its stores, and the login throttle's buckets (every login passes

@@ -53,8 +53,8 @@ import { emailReservation, usernameReservation } from '../users/name-reservation
 import { SetPasswordHandlers } from '../users/set-password.handlers.js';
 import { UsersHandlers } from '../users/users.handlers.js';
 import { userDecider } from '../users/user.js';
-import { usersCollection } from '../users/users.projection.js';
-import type { AccountsContext } from '../shared/context.js';
+import { usersCollection } from '../read-models/users.projection.js';
+import type { AccountsContext } from '../context.js';
 
 /** 2026-03-15 12:00 UTC, in unix seconds. */
 export const TEST_NOW = Date.UTC(2026, 2, 15, 12) / 1000;

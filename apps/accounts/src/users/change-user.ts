@@ -11,7 +11,7 @@ import { notFound, Streams, type UserChangeAbandoned } from '@burrow/contracts';
 import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, releaseName, retryOnConflict } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { emailReservation, reserveEmail, sameLoginName } from './name-reservations.js';
 import { type ResolvedUserChanges, userCommands, userDecider, type UserState } from './user.js';
 import { decideAll } from '@burrow/contracts';

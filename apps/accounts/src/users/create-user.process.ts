@@ -8,7 +8,7 @@ import { Streams, type UserCreated, type UserCreationAbandoned } from '@burrow/c
 import { claimNewStream, defineWorkflow, handleCommand, nextId, releaseName, reserveName } from '@burrow/eventsourcing';
 import { adoptGroupPlan } from '../groups/member-plan.js';
 import { ensureAllocation, undoAllocation } from '../quota/allocation.js';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { emailReservation, mayBeEmail, reserveEmail, usernameReservation } from './name-reservations.js';
 import { type CreateUser, userDecider } from './user.js';
 

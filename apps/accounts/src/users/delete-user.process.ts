@@ -7,7 +7,7 @@ import { Streams } from '@burrow/contracts';
 import { defineWorkflow, handleCommand, loadAggregate, toDomainEvent } from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, ensureAllocation } from '../quota/allocation.js';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { releaseLoginNames } from './name-reservations.js';
 import { userDecider, type UserState } from './user.js';
 import type { UserEvent } from '@burrow/contracts';

@@ -27,11 +27,11 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { hashPassword } from '../logins/password-hash.js';
 import { requirePartner } from '../partners/partners.projection.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { activationMail } from './activation-mail.js';
 import { type LinkClaims, newLinkNonce, readLink, signLink } from './set-password-link.js';
 import { isLiveLink, LINK_GONE, userDecider, type UserState } from './user.js';
-import { findPartnerUser } from './users.projection.js';
+import { findPartnerUser } from '../read-models/users.projection.js';
 
 /** The gateway's page for a link (apps/gateway/src/web/set-password). */
 export const SET_PASSWORD_PATH = '/set-password/';

@@ -7,13 +7,13 @@ import { type AuthenticatedUser, type AuthenticateUserRequest, type SessionUserR
 import { createHash } from 'node:crypto';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { groupsCollection } from '../groups/groups.projection.js';
+import { groupsCollection } from '../read-models/groups.projection.js';
 import { DEFAULT_SETTINGS } from '../partners/settings.js';
 import { partnersCollection } from '../partners/partners.projection.js';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
-import { CredentialCheck, credentialsCurrent } from '../shared/credential-check.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
+import { CredentialCheck, credentialsCurrent } from '../logins/credential-check.js';
 import { userCredentialsCollection } from './user-credentials.projection.js';
-import { type UserDoc, usersCollection } from './users.projection.js';
+import { type UserDoc, usersCollection } from '../read-models/users.projection.js';
 
 @Controller()
 export class UserLoginHandlers {

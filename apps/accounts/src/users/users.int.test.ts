@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertConsistent, expectError, GB, startTestAccounts, type TestAccounts } from '../testing/test-context.js';
 import { emailReservation } from './name-reservations.js';
 import { UserLoginHandlers } from './user-login.handlers.js';
-import { usersCollection } from './users.projection.js';
+import { usersCollection } from '../read-models/users.projection.js';
 
 describe('users', () => {
   let t: TestAccounts;

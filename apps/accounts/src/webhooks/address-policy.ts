@@ -122,6 +122,7 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolver = systemR
         const family = typeof options === 'object' ? options.family : undefined;
         const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
         if (wanted.length === 0) return callback(new RefusedAddressError(`${hostname} has no IPv${family} address`), '', 0);
+        // as unknown as: with `all` Node's lookup contract takes the address list, a form its LookupFunction type leaves out
         if (typeof options === 'object' && options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
         callback(null, wanted[0].address, wanted[0].family);
       },

@@ -28,7 +28,7 @@ import { WrongExpectedRevisionError } from '@burrow/event-store';
 import type { Filter } from '@burrow/documents';
 import { appendEvents, handleCommand } from '@burrow/eventsourcing';
 import type { KvBucket } from '@burrow/kv';
-import type { AccountsContext } from '../shared/context.js';
+import type { AccountsContext } from '../context.js';
 import { feedEntries, toPublicEvent } from '../feed/feed.projection.js';
 import { nextAttemptAt } from './backoff.js';
 import { endpointDecider } from './endpoint.js';

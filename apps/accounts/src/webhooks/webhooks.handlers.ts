@@ -26,7 +26,7 @@ import { handleCommand } from '@burrow/eventsourcing';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
-import { ACCOUNTS_CONTEXT, type AccountsContext } from '../shared/context.js';
+import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
 import { systemResolver } from './address-policy.js';
 import { type EndpointCommand, endpointDecider } from './endpoint.js';
 import { newSecretRef, webhookSecret } from './signing.js';

@@ -21,7 +21,7 @@ import {
   type WebhookEndpointEvent,
 } from '@burrow/contracts';
 import { afterCommit, type DocumentStore } from '@burrow/documents';
-import { type Projection, projectionOver } from '@burrow/eventsourcing';
+import { type Projection, projectionOver, eventOf } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 import type { FeedSignals } from '../feed/feed-signals.js';
 import { FEED_PREFIXES, FEED_SLOTS, type FeedEntryDoc, feedEntries } from '../feed/feed.projection.js';
@@ -145,7 +145,7 @@ export const webhooksProjection = (signals?: FeedSignals): Projection =>
 
   async function applyEndpoint(event: RecordedEvent): Promise<void> {
     const id = event.stream.slice(StreamPrefixes.webhook.length);
-    const e = { type: event.type, data: event.data } as unknown as WebhookEndpointEvent;
+    const e = eventOf<WebhookEndpointEvent>(event);
     if (e.type === 'WebhookEndpointRegistered') {
       const d = e.data;
       await endpoints.upsert({
@@ -187,7 +187,7 @@ export const webhooksProjection = (signals?: FeedSignals): Projection =>
   }
 
   async function applyOutcome(event: RecordedEvent): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as WebhookDeliveryEvent;
+    const e = eventOf<WebhookDeliveryEvent>(event);
     const delivery = await deliveries.get(e.data.deliveryId);
     if (!delivery || delivery.pos >= event.position) return;
     const endpoint = await endpoints.get(delivery.endpointId);

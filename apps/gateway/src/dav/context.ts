@@ -3,7 +3,7 @@ import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import type { AuthenticatedUser } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import type { Request, Response } from 'express';
-import type { UploadHints } from '../http/upload-hints.js';
+import type { UploadHints } from '../transfers/upload-hints.js';
 import type { DavLocks } from './locks.js';
 import type { DavTarget } from './target.js';
 

@@ -6,7 +6,7 @@
  * replaced one. A big folder's transfer takes several bus calls, each bounded in time.
  */
 import { badRequest, forbidden, notFound, Subjects, type TransferReply, type TransferRequest } from '@burrow/contracts';
-import { namesUser } from '../http/storage-access.js';
+import { namesUser } from '../storage-access/storage-access.js';
 import type { DavCall } from './context.js';
 import { destinationTarget, lockPathOf } from './target.js';
 import { guardWrite } from './write-guard.js';

@@ -12,7 +12,7 @@ import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readBoundedBody } from '../http/json-body.js';
 import { BLOBS, RPC, UPLOAD_HINTS } from '../http/tokens.js';
-import type { UploadHints } from '../http/upload-hints.js';
+import type { UploadHints } from '../transfers/upload-hints.js';
 import { authenticate } from './auth.js';
 import type { DavCall } from './context.js';
 import { copyOrMove } from './copy-move.js';

@@ -7,7 +7,7 @@
  */
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex } from '../openapi/builders.js';
-import type { Response } from '../openapi/types.js';
+import type { Reference, Response } from '../http/openapi-types.js';
 import { DEAD_PROPERTIES_MAX, DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
 import { DAV_METHODS, DAV_XML_BODY_LIMIT } from './dav.middleware.js';
 import { LOCK_OWNER_MAX_BYTES, LOCKS_PER_RESOURCE_MAX, LOCKS_PER_USER_MAX } from './locks.js';
@@ -52,7 +52,7 @@ ${MOUNTING}
 const davPath = { name: 'path', in: 'path' as const, required: true, description: '`<device>/<folder or file path>`, each segment percent-encoded (decoded once: an encoded slash, NUL, `.` or `..` is a 400)', schema: { type: 'string' }, example: 'laptop/Documents/report.pdf' };
 const davUser = { name: 'user', in: 'path' as const, required: true, description: 'the username or email address the user logs in with', schema: { type: 'string' }, example: 'alice' };
 
-const DAV_AUTH: Record<string, Response> = {
+const DAV_AUTH: Record<string, Response | Reference> = {
   '401': {
     description: 'Not logged in: HTTP Basic with the username (or email) and password.',
     headers: { 'WWW-Authenticate': { description: 'Basic challenge', schema: { type: 'string' }, example: 'Basic realm="Burrow WebDAV", charset="UTF-8"' } },
@@ -65,7 +65,7 @@ const DAV_AUTH: Record<string, Response> = {
     headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '60' } },
     content: { 'application/json': { schema: ERROR_SCHEMA, examples: { locked: ex('locked', err('too many failed logins for this account; retry later', { retry_after: 60 })) } } },
   },
-  '503': { $ref: '#/components/responses/ServiceUnavailable' } as unknown as Response,
+  '503': { $ref: '#/components/responses/ServiceUnavailable' },
 };
 
 const security = [{ userBasic: [] }];

@@ -3,7 +3,7 @@
  * hash) and the other conditionals, exactly as the storage interface sends downloads. A
  * collection answers a short note: WebDAV clients list it with PROPFIND.
  */
-import { sendBlob } from '../http/download.js';
+import { sendBlob } from '../transfers/download.js';
 import type { DavCall } from './context.js';
 import { etagOf, readPath, readRoot } from './resources.js';
 

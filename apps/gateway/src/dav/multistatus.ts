@@ -4,7 +4,7 @@
  */
 import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { drained } from '../http/streams.js';
+import { drained } from '../transfers/streams.js';
 import type { PropertyNames } from './properties.js';
 import { escapeXml } from './xml.js';
 

@@ -4,7 +4,7 @@
  * own namespace-wise. Live properties are protected: PROPPATCH cannot change them.
  */
 import { type DeadProperties, type FileChecksums, ocChecksums } from '@burrow/contracts';
-import { httpDate } from '../http/download.js';
+import { httpDate } from '../transfers/download.js';
 import type { DavLock } from './locks.js';
 import { clark, DAV, escapeXml, parseClark } from './xml.js';
 

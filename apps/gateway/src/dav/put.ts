@@ -10,8 +10,8 @@
 import { badRequest, DomainError, type FileVersionInfo } from '@burrow/contracts';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
-import { declaredLength, EMPTY_CHECKSUMS, type IngestedBlob, unixHeader } from '../http/ingest.js';
-import { upload } from '../http/upload.js';
+import { declaredLength, EMPTY_CHECKSUMS, type IngestedBlob, unixHeader } from '../transfers/ingest.js';
+import { upload } from '../transfers/upload.js';
 import type { DavCall } from './context.js';
 import { etagOf } from './resources.js';
 import { guardWrite } from './write-guard.js';
@@ -41,7 +41,7 @@ function checkPreconditions(req: Request, etag: string | null): void {
 
 /**
  * Writes `path` on the target's device from the request body (the same upload as the storage
- * interface's, http/upload.ts); whether the file existed before. A conditional PUT (`If-Match`,
+ * interface's, transfers/upload.ts); whether the file existed before. A conditional PUT (`If-Match`,
  * `If-None-Match`) asks for the current version before a byte is read.
  */
 export async function putFile(call: DavCall, body: Request | null): Promise<{ existed: boolean; version: FileVersionInfo }> {

@@ -4,7 +4,7 @@
  * records into `DavResource`s.
  */
 import { type DeadProperties, type DeviceInfo, type FileEntry, type FolderStat, type PathStat, type StorageRoot, Subjects } from '@burrow/contracts';
-import { typeOf } from '../http/download.js';
+import { typeOf } from '../transfers/download.js';
 import type { DavCall } from './context.js';
 import type { DavLock } from './locks.js';
 import type { DavResource } from './properties.js';

@@ -6,7 +6,7 @@
  */
 import { badRequest, type DeviceRef } from '@burrow/contracts';
 import type { Request } from 'express';
-import { encodeSegment, parseMountedPath, parsePathAfter } from '../http/storage-path.js';
+import { encodeSegment, parseMountedPath, parsePathAfter } from '../storage-access/storage-path.js';
 
 export const DAV_MOUNT = 'dav';
 

@@ -4,7 +4,7 @@
  * subtree for a folder it deletes or moves (423 otherwise, naming the lock's root).
  */
 import { DomainError } from '@burrow/contracts';
-import { namesUser } from '../http/storage-access.js';
+import { namesUser } from '../storage-access/storage-access.js';
 import type { DavCall } from './context.js';
 import { ifHolds, type IfList, parseIf, type ResourceState, submittedTokens } from './if-header.js';
 import { below, covers, type DavLock } from './locks.js';

@@ -4,7 +4,7 @@
  */
 import { WEBHOOK_HEADERS } from '@burrow/contracts';
 import { ex } from '../openapi/builders.js';
-import type { PathItem } from '../openapi/types.js';
+import type { PathItem } from '../http/openapi-types.js';
 import { exampleDelivery, exampleEvents, exampleWebhook } from './examples.js';
 
 const FEED_EVENT = { $ref: '#/components/schemas/FeedEvent' };

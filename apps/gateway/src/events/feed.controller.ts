@@ -7,8 +7,9 @@ import { badRequest, FEED_PAGE_DEFAULT, type FeedPage, Subjects, type z } from '
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { INTERFACE_A_MOUNTS } from '../http/interface-a.js';
-import { PartnerGuard, PartnerId, partnerStamp } from '../http/partner.guard.js';
+import { INTERFACE_A_MOUNTS } from '../partner-access/interface-a.js';
+import { PartnerGuard, PartnerId, partnerStamp } from '../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../partner-access/partner-in-call.js';
 import { Query } from '../http/request.js';
 import { GATEWAY_LOGGER, RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';
@@ -37,7 +38,7 @@ export class FeedController {
   ) {}
 
   @Route(FEED_ROUTES.feed)
-  async feed(@PartnerId() partnerId: string, @Query(FEED_ROUTES.feed.query) query: z.output<typeof FEED_ROUTES.feed.query>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async feed(@PartnerId() partnerId: PartnerIdentity, @Query(FEED_ROUTES.feed.query) query: z.output<typeof FEED_ROUTES.feed.query>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const after = lastEventId(req) ?? query.after ?? 0;
     if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
       // every poll carries the stamp of the credentials the stream was opened with: accounts

@@ -17,9 +17,10 @@ import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { replyCreated } from '../http/created.js';
-import { INTERFACE_A_MOUNTS } from '../http/interface-a.js';
+import { INTERFACE_A_MOUNTS } from '../partner-access/interface-a.js';
 import { JsonBody } from '../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../partner-access/partner-in-call.js';
 import { Body, parseBody, Query } from '../http/request.js';
 import { RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';
@@ -45,20 +46,20 @@ export class WebhooksController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(WEBHOOK_ROUTES.list)
-  list(@PartnerId() partnerId: string): Promise<Webhook[]> {
+  list(@PartnerId() partnerId: PartnerIdentity): Promise<Webhook[]> {
     return this.rpc.call(Subjects.accounts.listWebhooks, { partnerId });
   }
 
   /** 201 with the endpoint and its secret, shown this once. */
   @Route(WEBHOOK_ROUTES.create)
-  async create(@PartnerId() partnerId: string, @Body(WEBHOOK_ROUTES.create.body, { required: true }) body: CreateWebhookBody, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async create(@PartnerId() partnerId: PartnerIdentity, @Body(WEBHOOK_ROUTES.create.body, { required: true }) body: CreateWebhookBody, @Req() req: Request, @Res() res: Response): Promise<void> {
     const created = await this.rpc.call<WebhookWithSecret>(Subjects.accounts.createWebhook, { partnerId, ...body });
     res.setHeader('Cache-Control', 'no-store');
     replyCreated(req, res, created.id, created);
   }
 
   @Route(WEBHOOK_ROUTES.get)
-  get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<Webhook> {
+  get(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string): Promise<Webhook> {
     return this.rpc.call(Subjects.accounts.getWebhook, { partnerId, webhookId: webhookId(id) });
   }
 
@@ -66,7 +67,7 @@ export class WebhooksController {
   @Route(WEBHOOK_ROUTES.update)
   @HttpCode(200)
   async update(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Param('id') id: string,
     @Query(WEBHOOK_ROUTES.update.query) { action }: z.output<typeof WEBHOOK_ROUTES.update.query>,
     @JsonBody() raw: unknown,
@@ -89,24 +90,24 @@ export class WebhooksController {
   }
 
   @Route(WEBHOOK_ROUTES.remove)
-  remove(@PartnerId() partnerId: string, @Param('id') id: string): Promise<null> {
+  remove(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string): Promise<null> {
     return this.rpc.call(Subjects.accounts.deleteWebhook, { partnerId, webhookId: webhookId(id) });
   }
 
   @Route(WEBHOOK_ROUTES.deliveries)
-  deliveries(@PartnerId() partnerId: string, @Param('id') id: string, @Query(WEBHOOK_ROUTES.deliveries.query) query: z.output<typeof WEBHOOK_ROUTES.deliveries.query>): Promise<WebhookDelivery[]> {
+  deliveries(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Query(WEBHOOK_ROUTES.deliveries.query) query: z.output<typeof WEBHOOK_ROUTES.deliveries.query>): Promise<WebhookDelivery[]> {
     return this.rpc.call(Subjects.accounts.listWebhookDeliveries, { partnerId, webhookId: webhookId(id), ...query });
   }
 
   @Route(WEBHOOK_ROUTES.delivery)
-  delivery(@PartnerId() partnerId: string, @Param('id') id: string, @Param('delivery') delivery: string): Promise<WebhookDelivery> {
+  delivery(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Param('delivery') delivery: string): Promise<WebhookDelivery> {
     return this.rpc.call(Subjects.accounts.getWebhookDelivery, { partnerId, webhookId: webhookId(id), deliveryId: deliveryId(delivery) });
   }
 
   /** `?action=redeliver`: the event again, as a new delivery (202, the new delivery). */
   @Route(WEBHOOK_ROUTES.redeliver)
   @HttpCode(202)
-  redeliver(@PartnerId() partnerId: string, @Param('id') id: string, @Param('delivery') delivery: string, @Query(WEBHOOK_ROUTES.redeliver.query) _query: z.output<typeof WEBHOOK_ROUTES.redeliver.query>): Promise<WebhookDelivery> {
+  redeliver(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Param('delivery') delivery: string, @Query(WEBHOOK_ROUTES.redeliver.query) _query: z.output<typeof WEBHOOK_ROUTES.redeliver.query>): Promise<WebhookDelivery> {
     return this.rpc.call(Subjects.accounts.redeliverWebhook, { partnerId, webhookId: webhookId(id), deliveryId: deliveryId(delivery) });
   }
 }

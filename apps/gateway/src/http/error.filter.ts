@@ -15,7 +15,11 @@ export class HttpErrorFilter implements ExceptionFilter {
   constructor(private readonly log: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    this.reply(exception, host.switchToHttp().getResponse<Response>());
+  }
+
+  /** What `catch` writes, for a request Nest does not route (a fast route). */
+  reply(exception: unknown, res: Response): void {
     if (res.headersSent) {
       res.destroy();
       return;

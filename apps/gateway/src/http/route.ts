@@ -2,13 +2,13 @@
  * A route declared once, beside its controller: the method and path Nest serves it on, the query
  * and body schemas its handler parses with, and the prose and examples of its OpenAPI operation.
  * `@Route(declaration)` is the handler's Nest route decorator (instead of `@Get`/`@Post`/...) and
- * records the declaration on the handler; openapi/document.ts builds the document's `paths` from
+ * records the declaration on the handler; gateway.openapi.ts builds the document's `paths` from
  * those records, so a route's path, method and schemas are written in one place only.
  */
 import type { z } from '@burrow/contracts';
 import { applyDecorators, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
-import type { Example, HttpMethod, Operation, Parameter, PathItem, RequestBody } from '../openapi/types.js';
+import type { Example, HttpMethod, Operation, Parameter, PathItem, RequestBody } from './openapi-types.js';
 
 /** Notes on one query parameter of the route's query schema (else its description comes from the schema). */
 export interface QueryNote {

@@ -1,4 +1,4 @@
-/** Injection tokens of what the gateway's modules share (provided by HttpModule). */
+/** Injection tokens of what the gateway's modules share (provided by HttpModule, gateway.http.module.ts). */
 export const RPC = Symbol('RPC');
 export const BLOBS = Symbol('BLOBS');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');

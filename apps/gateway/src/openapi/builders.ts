@@ -5,7 +5,7 @@
 import type { ErrorBody, z } from '@burrow/contracts';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { jsonSchema, parameterSchema } from './schemas.js';
-import type { Example, Header, MediaType, Parameter, Reference, RequestBody, Response, Schema } from './types.js';
+import type { Example, Header, MediaType, Parameter, Reference, RequestBody, Response, Schema } from '../http/openapi-types.js';
 
 export const JSON_TYPE = 'application/json';
 /** The spec's content type for request bodies; real clients send application/json (both parsed alike). */

@@ -3,7 +3,7 @@ import { LOGIN_POLICY } from '@burrow/contracts';
 import { crossSiteRefusal } from '../http/cross-site.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { content, ERROR_SCHEMA, err, error, ex, responseRef } from './builders.js';
-import type { Response } from './types.js';
+import type { Response } from '../http/openapi-types.js';
 
 const MINUTE = 60_000;
 const duration = (ms: number) => {

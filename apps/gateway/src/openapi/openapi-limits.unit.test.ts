@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ACCOUNTS_API_MOUNTS } from '../accounts-api/mount.js';
 import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
-import { HTTP_METHODS, type Parameter, type Schema } from './types.js';
+import { HTTP_METHODS, type Parameter, type Schema } from '../http/openapi-types.js';
 
 const doc = gatewayOpenApiDocument();
 

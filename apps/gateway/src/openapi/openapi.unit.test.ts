@@ -17,7 +17,7 @@ import { DAV_METHODS } from '../dav/dav.middleware.js';
 import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
 import { Query } from '../http/request.js';
 import { controllerHandlers, Route, route, routeOf } from '../http/route.js';
-import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, type Parameter, type Response } from './types.js';
+import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, type Parameter, type Response } from '../http/openapi-types.js';
 
 const openApiDocument = gatewayOpenApiDocument();
 

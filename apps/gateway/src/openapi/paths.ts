@@ -7,7 +7,7 @@ import { SAFE_METHODS } from '../http/cross-site.js';
 import { controllerHandlers, type RouteDeclaration, routeOf } from '../http/route.js';
 import { body, JSON_TYPE, queryParameters, responseRef } from './builders.js';
 import { crossSiteExample } from './common.js';
-import type { Operation, PathItem, PathsFragment, RequestBody, Response } from './types.js';
+import type { Operation, PathItem, PathsFragment, RequestBody, Response } from '../http/openapi-types.js';
 
 /** Routes not on a Nest controller (the WebDAV middleware's), at their mount. */
 export interface MountedRoutes {

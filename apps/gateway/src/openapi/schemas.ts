@@ -6,7 +6,7 @@
  * document's introduction), except where a body's accepted forms differ in kind (`INPUT_FORM`).
  */
 import { z } from '@burrow/contracts';
-import type { Schema } from './types.js';
+import type { Schema } from '../http/openapi-types.js';
 
 /** Components documented as accepted, not as parsed (the password body: a string or an object). */
 const INPUT_FORM = new Set(['ChangePasswordBody']);

@@ -1,7 +1,7 @@
 /** `GET /openapi.json`: the OpenAPI 3.1 document, generated from the route declarations. No authentication. */
 import { Controller, Inject } from '@nestjs/common';
 import { Route } from '../http/route.js';
-import type { OpenApiDocument } from '../openapi/types.js';
+import type { OpenApiDocument } from '../http/openapi-types.js';
 import { OPS_ROUTES } from './ops.routes.js';
 
 /** The provider of the document (a function: it is built on first request, from every route the gateway serves). */

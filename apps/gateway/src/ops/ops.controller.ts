@@ -8,7 +8,6 @@ import type { BlobReader } from '@burrow/blobs';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { Controller, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import type { HttpDependencies } from '../http/http.module.js';
 import { Route } from '../http/route.js';
 import { BLOBS, BUS_STATUS, DISK, REPLICAS, RPC } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
@@ -17,6 +16,11 @@ import { OPS_ROUTES } from './ops.routes.js';
 /** The replicas this process has heard from, per service (the runtime's ReplicaRegistry, given as REPLICAS). */
 interface ReplicaList {
   snapshot(): Record<string, object[]>;
+}
+
+/** The data directory's free space (the runtime's DiskSpace, given as DISK): what /readyz reads of it. */
+interface DataDisk {
+  describe(): Promise<string>;
 }
 
 const READY_TIMEOUT_MS = 1500;
@@ -38,7 +42,7 @@ export class OpsController {
     @Inject(METRICS) private readonly metrics: GatewayMetrics,
     @Inject(BLOBS) private readonly blobs: BlobReader,
     @Inject(BUS_STATUS) private readonly bus: BusStatus,
-    @Inject(DISK) private readonly disk: HttpDependencies['disk'],
+    @Inject(DISK) private readonly disk: DataDisk,
     @Inject(REPLICAS) private readonly replicas: ReplicaList,
   ) {}
 

@@ -3,7 +3,7 @@ import type { ReplicaRegistry } from '@burrow/runtime';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { REPLICAS } from '../http/tokens.js';
 import { type GatewayMetrics, METRICS } from './metrics.js';
-import type { OpenApiDocument } from '../openapi/types.js';
+import type { OpenApiDocument } from '../http/openapi-types.js';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi.controller.js';
 import { OpsController } from './ops.controller.js';
 

@@ -2,7 +2,7 @@
 import { z } from '@burrow/contracts';
 import { route } from '../http/route.js';
 import { ex, reply } from '../openapi/builders.js';
-import type { PathItem } from '../openapi/types.js';
+import type { PathItem } from '../http/openapi-types.js';
 
 const BusConnection = z.object({
   connected: z.boolean(),

@@ -26,17 +26,17 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { dirPair, fileObject, humanSize, requestedPreview, requestedVersion, sendFileVersion, sendFolder, splitName } from '../http/catalog-views.js';
-import { claimedIncarnation, type LinkClaims } from '../http/links.js';
-import { BROWSE_SHARE_MOUNT, SHARE_MOUNT } from '../http/mounts.js';
+import { dirPair, fileObject, humanSize, requestedPreview, requestedVersion, sendFileVersion, sendFolder, splitName } from '../transfers/catalog-views.js';
+import { claimedIncarnation, type LinkClaims } from '../storage-access/links.js';
+import { BROWSE_SHARE_MOUNT, SHARE_MOUNT } from '../storage-access/mounts.js';
 import { queryValue } from '../http/query.js';
-import { isPasswordRequired, ROOM_REALM, wantsJsonPasswordPrompt } from '../http/room-access.js';
-import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } from '../http/share-rooms.js';
-import type { TokenSigner } from '../http/signed-tokens.js';
-import { checkStoragePolicy } from '../http/storage-access.js';
-import { encodeSegment, parseMountedPath } from '../http/storage-path.js';
+import { isPasswordRequired, ROOM_REALM, wantsJsonPasswordPrompt } from '../storage-access/room-access.js';
+import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } from '../storage-access/share-rooms.js';
+import type { TokenSigner } from '../storage-access/signed-tokens.js';
+import { checkStoragePolicy } from '../storage-access/storage-access.js';
+import { encodeSegment, parseMountedPath } from '../storage-access/storage-path.js';
 import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.js';
-import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../http/zip-download.js';
+import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../transfers/zip-download.js';
 import { Route } from '../http/route.js';
 import { SHARE_ROUTES } from './share.routes.js';
 

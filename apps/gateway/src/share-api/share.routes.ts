@@ -2,7 +2,6 @@
 import { z } from '@burrow/contracts';
 import { route } from '../http/route.js';
 import { err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
-import type { Response } from '../openapi/types.js';
 
 export const ShareRootObject = z
   .object({
@@ -27,7 +26,7 @@ const sharePath = pathParameter(
   { type: 'string' },
   'GEZDGNBV/holiday/Photos/beach.jpg',
 );
-const unavailable = responseRef('ServiceUnavailable') as unknown as Response;
+const unavailable = responseRef('ServiceUnavailable');
 
 export const SHARE_ROUTES = {
   room: route({

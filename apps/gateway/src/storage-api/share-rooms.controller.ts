@@ -23,13 +23,13 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Next, Req, Res, UseGuards } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { b32encode } from '../http/b32.js';
+import { b32encode } from '../storage-access/b32.js';
 import { readJsonBody } from '../http/json-body.js';
-import { STORAGE_MOUNT } from '../http/mounts.js';
+import { STORAGE_MOUNT } from '../storage-access/mounts.js';
 import { parseBody, Query } from '../http/request.js';
-import { shareRoomUrl } from '../http/share-rooms.js';
-import { parseMountedPath } from '../http/storage-path.js';
-import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { shareRoomUrl } from '../storage-access/share-rooms.js';
+import { parseMountedPath } from '../storage-access/storage-path.js';
+import { StorageUser, StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { PUBLIC_URL, RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';
 import { SHARE_ROOM_ROUTES } from './share-rooms.routes.js';

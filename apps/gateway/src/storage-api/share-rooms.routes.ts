@@ -3,7 +3,7 @@ import { ROOM_DESCRIPTION_MAX_LENGTH, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX,
 import { route } from '../http/route.js';
 import { empty, err, error, ex, pathParameter, reply } from '../openapi/builders.js';
 import { notAnObject, notValidJson } from '../openapi/common.js';
-import type { Response } from '../openapi/types.js';
+import type { Response } from '../http/openapi-types.js';
 import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const ShareRoomObject = z

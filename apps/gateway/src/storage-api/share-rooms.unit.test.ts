@@ -1,8 +1,8 @@
 /** The room objects of the storage interface's share list: friendly URLs, relative or absolute. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { b32decode } from '../http/b32.js';
-import { shareIdCandidates, shareRoomUrl, shareSegmentB32 } from '../http/share-rooms.js';
+import { b32decode } from '../storage-access/b32.js';
+import { shareIdCandidates, shareRoomUrl, shareSegmentB32 } from '../storage-access/share-rooms.js';
 import { shareRoomObject } from './share-rooms.controller.js';
 
 describe('share room objects', () => {

@@ -5,7 +5,7 @@
  * the read and write controllers would otherwise take `.../login` and `.../shares`.
  */
 import { Module } from '@nestjs/common';
-import { StorageUserGuard } from '../http/storage-user.guard.js';
+import { StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { ShareRoomsController } from './share-rooms.controller.js';
 import { StorageReadController } from './storage-read.controller.js';
 import { StorageSessionController } from './storage-session.controller.js';

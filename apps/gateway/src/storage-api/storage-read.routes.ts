@@ -5,7 +5,7 @@
 import { z } from '@burrow/contracts';
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, err, error, ex, pathParameter, responseRef } from '../openapi/builders.js';
-import type { Parameter, Response } from '../openapi/types.js';
+import type { Parameter, Reference, Response } from '../http/openapi-types.js';
 import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const FileObject = z
@@ -202,13 +202,13 @@ const LOGIN_FORM = {
   },
 };
 
-const LOGIN_REFUSED: Record<string, Response> = {
+const LOGIN_REFUSED: Record<string, Response | Reference> = {
   '400': error('username or password missing.', { missing: ex('no password', err('password required', { fields: ['password'] })) }),
   '403': error('Invalid username or password (no Basic challenge, so a browser shows no dialog); a disabled account; a group without the web interface.', {
     invalid: ex('bad credentials', err('invalid username or password')),
   }),
   '429': (STORAGE_AUTH['429']),
-  '503': responseRef('ServiceUnavailable') as unknown as Response,
+  '503': responseRef('ServiceUnavailable'),
 };
 
 export const STORAGE_SESSION_ROUTES = {

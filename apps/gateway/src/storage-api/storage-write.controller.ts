@@ -5,7 +5,7 @@
  *   registers or updates the device; every such write is a device login;
  * - `PUT /storage/<b32>/<device>/<path>` (raw bytes; `X-Burrow-Mtime` / `X-Burrow-Ctime` unix
  *   seconds): a new version of that file, streamed into the blob store, then committed (the same
- *   upload as WebDAV's PUT, http/upload.ts: one bus round trip for a small file to a known device);
+ *   upload as WebDAV's PUT, transfers/upload.ts: one bus round trip for a small file to a known device);
  * - `DELETE` of a file, of a folder (path ending with `/`: it and everything under it), or of the
  *   device itself.
  */
@@ -20,14 +20,14 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { declaredLength, unixHeader } from '../http/ingest.js';
-import { upload } from '../http/upload.js';
-import type { UploadHints } from '../http/upload-hints.js';
+import { declaredLength, unixHeader } from '../transfers/ingest.js';
+import { upload } from '../transfers/upload.js';
+import type { UploadHints } from '../transfers/upload-hints.js';
 import { readJsonBody } from '../http/json-body.js';
-import { STORAGE_MOUNT } from '../http/mounts.js';
+import { STORAGE_MOUNT } from '../storage-access/mounts.js';
 import { parseBody } from '../http/request.js';
-import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { StorageUser, StorageUserGuard } from '../http/storage-user.guard.js';
+import { devicePath, parseMountedPath } from '../storage-access/storage-path.js';
+import { StorageUser, StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { BLOBS, RPC, UPLOAD_HINTS } from '../http/tokens.js';
 import { Route } from '../http/route.js';
 import { STORAGE_WRITE_ROUTES } from './storage-write.routes.js';

@@ -4,7 +4,7 @@ import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex, pathParameter, reply } from '../openapi/builders.js';
 import { jsonSchema } from '../openapi/schemas.js';
-import type { Response } from '../openapi/types.js';
+import type { Reference, Response } from '../http/openapi-types.js';
 
 export const DeviceReply = z
   .object({
@@ -41,7 +41,7 @@ const storagePath = pathParameter(
 );
 
 /** What every storage request can answer without a valid login (user HTTP Basic; cookie sessions later). */
-export const STORAGE_AUTH: Record<string, Response> = {
+export const STORAGE_AUTH: Record<string, Response | Reference> = {
   '401': {
     description: 'Not logged in: HTTP Basic with the username (or email) and password is required.',
     headers: { 'WWW-Authenticate': { description: 'Basic challenge, realm `burrow/<b32 username>`', schema: { type: 'string' }, example: 'Basic realm="burrow/MFXG4"' } },
@@ -56,7 +56,7 @@ export const STORAGE_AUTH: Record<string, Response> = {
     headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '60' } },
     content: { 'application/json': { schema: ERROR_SCHEMA, examples: { locked: ex('locked', err('too many failed logins for this account; retry later', { retry_after: 60 })) } } },
   },
-  '503': { $ref: '#/components/responses/ServiceUnavailable' } as unknown as Response,
+  '503': { $ref: '#/components/responses/ServiceUnavailable' },
 };
 
 const USER_SECURITY = [{ userBasic: [] }];

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import type { ZipEntries, ZipFileEntry } from '../http/zip/types.js';
+import type { ZipEntries, ZipFileEntry } from '../transfers/zip/types.js';
 
 export const toolAvailable = (tool: string, args = ['-v']) => spawnSync(tool, args, { stdio: 'ignore' }).status === 0;
 

@@ -5,7 +5,7 @@
  * link exactly where the JSON objects point.
  */
 import type { FolderPage } from '@burrow/contracts';
-import { dirPair, fileObject, type FileObject } from '../http/catalog-views.js';
+import { dirPair, fileObject, type FileObject } from '../transfers/catalog-views.js';
 import { FILE_ICON, FOLDER_ICON } from './assets.js';
 import { html, type SafeHtml } from './html.js';
 import { size, when } from './page.js';

@@ -7,10 +7,10 @@
  */
 import { DomainError } from '@burrow/contracts';
 import type { Request, Response } from 'express';
-import { humanSize } from '../http/catalog-views.js';
-import type { SessionClaims } from '../http/sessions.js';
-import { SESSION_TTL_SECONDS } from '../http/sessions.js';
-import type { TokenSigner } from '../http/signed-tokens.js';
+import { humanSize } from '../transfers/catalog-views.js';
+import type { SessionClaims } from '../storage-access/sessions.js';
+import { SESSION_TTL_SECONDS } from '../storage-access/sessions.js';
+import type { TokenSigner } from '../storage-access/signed-tokens.js';
 import { html, type SafeHtml } from './html.js';
 
 export const ASSET_MOUNT = 'browse/static';

@@ -10,19 +10,19 @@
  * browser back (303) to where it was, or shows the form again with the error (401; 429 while
  * throttled). Any other POST goes on to the route (405: rooms are read-only).
  */
-import { listingPageSize } from '../http/listing-page.js';
+import { listingPageSize } from '../transfers/listing-page.js';
 import { DomainError, type FolderPage, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { dirPair, humanSize } from '../http/catalog-views.js';
-import { SHARE_MOUNT } from '../http/mounts.js';
+import { dirPair, humanSize } from '../transfers/catalog-views.js';
+import { SHARE_MOUNT } from '../storage-access/mounts.js';
 import { queryValue } from '../http/query.js';
 import { readFormBody } from '../http/form-body.js';
-import { isPasswordRequired, roomCookiePath, setRoomCookie } from '../http/room-access.js';
-import { openRoom, roomFolderAt, roomFolders } from '../http/share-rooms.js';
-import type { TokenSigner } from '../http/signed-tokens.js';
-import { parseMountedPath } from '../http/storage-path.js';
+import { isPasswordRequired, roomCookiePath, setRoomCookie } from '../storage-access/room-access.js';
+import { openRoom, roomFolderAt, roomFolders } from '../storage-access/share-rooms.js';
+import type { TokenSigner } from '../storage-access/signed-tokens.js';
+import { parseMountedPath } from '../storage-access/storage-path.js';
 import { RPC, SIGNER } from '../http/tokens.js';
 import { html } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';

@@ -13,7 +13,7 @@
  * page redirects to the login page rather than challenging (no browser password dialog).
  * Every call is the JSON routes' bus subject, through the same helpers; pages are `no-store`.
  */
-import { listingPageSize } from '../http/listing-page.js';
+import { listingPageSize } from '../transfers/listing-page.js';
 import {
   type AuthenticatedUser,
   badRequest,
@@ -29,19 +29,19 @@ import {
   type UserShareRooms,
 } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
-import { type ExecutionContext, Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../http/catalog-views.js';
-import { createFileLink } from '../http/links.js';
-import { STORAGE_MOUNT } from '../http/mounts.js';
+import { dirPair, fileObject, type FileObject, humanSize, requestedVersion } from '../transfers/catalog-views.js';
+import { createFileLink } from '../storage-access/links.js';
+import { STORAGE_MOUNT } from '../storage-access/mounts.js';
 import { queryValue } from '../http/query.js';
 import { parseBody } from '../http/request.js';
-import type { SessionClaims, Sessions } from '../http/sessions.js';
-import { shareRoomUrl } from '../http/share-rooms.js';
-import type { TokenSigner } from '../http/signed-tokens.js';
-import { readLoginForm, storageHome } from '../http/storage-login.js';
-import { devicePath, parseMountedPath } from '../http/storage-path.js';
-import { type StorageRequest, StorageUserGuard } from '../http/storage-user.guard.js';
+import type { SessionClaims, Sessions } from '../storage-access/sessions.js';
+import { shareRoomUrl } from '../storage-access/share-rooms.js';
+import type { TokenSigner } from '../storage-access/signed-tokens.js';
+import { readLoginForm, storageHome } from '../storage-access/storage-login.js';
+import { devicePath, parseMountedPath } from '../storage-access/storage-path.js';
+import { type StorageRequest, StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { PUBLIC_URL, RPC, SESSIONS, SIGNER } from '../http/tokens.js';
 import { html, type SafeHtml } from './html.js';
 import { breadcrumb, type Crumb, folderEntries, folderRow, PAGE_PARAM } from './listing.js';
@@ -70,9 +70,8 @@ export class StoragePages implements NestMiddleware {
 
   /** The user, as the JSON routes' guard decides; null (after redirecting to the login page) without a valid login. */
   private async viewer(req: Request, res: Response): Promise<{ viewer: Viewer; session: SessionClaims | null } | null> {
-    const context = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }) } as unknown as ExecutionContext;
     try {
-      await this.guard.canActivate(context);
+      await this.guard.authenticate(req, res);
     } catch (error) {
       if (error instanceof DomainError && error.status === 401) {
         res.removeHeader('WWW-Authenticate');

@@ -9,8 +9,8 @@
  * login form, set-password, static files) are routes of this module's controllers.
  */
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
-import { SHARE_MOUNT, STORAGE_MOUNT } from '../http/mounts.js';
-import { StorageUserGuard } from '../http/storage-user.guard.js';
+import { SHARE_MOUNT, STORAGE_MOUNT } from '../storage-access/mounts.js';
+import { StorageUserGuard } from '../storage-access/storage-user.guard.js';
 import { WebAssetsController } from './assets.js';
 import { LOGIN_PAGE, LoginFormPost, LoginPageController } from './login-page.js';
 import { SetPasswordController } from './set-password/set-password.controller.js';

@@ -12,7 +12,7 @@ import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
 import { nameKey, reservationHolder } from '@burrow/eventsourcing';
 import { type DeviceState, requireDevice } from './device.js';
-import { devicesCollection } from './devices.projection.js';
+import { devicesCollection } from '../read-models/devices.projection.js';
 
 export const deviceNameReservation = (userId: string, name: string) => Streams.deviceName(userId, nameKey(name));
 

@@ -23,14 +23,14 @@ import { WrongExpectedRevisionError } from '@burrow/event-store';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
-import { foldersCollection } from '../files/catalog.projection.js';
+import { foldersCollection } from '../read-models/catalog.projection.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { storedBytesToRead } from '../usage/usage.js';
 import { quotaOf, requireUser } from '../users/users.projection.js';
 import { loadDevice } from './device.js';
 import { deviceIdByName, deviceNameReservation, resolveDevice } from './device-names.js';
 import { registerDeviceProcess, removeDevice } from './device-processes.js';
-import { type DeviceDoc, devicesCollection } from './devices.projection.js';
+import { type DeviceDoc, devicesCollection } from '../read-models/devices.projection.js';
 
 function deviceName(name: unknown): string {
   const problem = typeof name === 'string' ? segmentProblem(name) : 'a device name is required';

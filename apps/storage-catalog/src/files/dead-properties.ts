@@ -5,7 +5,7 @@
  * more). What one user's properties take together is bounded too (`dead-property-usage.ts`).
  */
 import { type DeadProperties, DEAD_PROPERTIES_MAX, DEAD_PROPERTIES_MAX_BYTES, DomainError } from '@burrow/contracts';
-import { propertyBytes as bytesOf } from './dead-property-usage.js';
+import { propertyBytes as bytesOf } from '../read-models/dead-property-usage.js';
 
 /** The set after setting `set` and removing `remove` (removing an absent one is no error). */
 export function changedProperties(current: DeadProperties, set: DeadProperties, remove: string[]): DeadProperties {

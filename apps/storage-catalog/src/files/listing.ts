@@ -21,7 +21,7 @@ import {
   withChecksums,
 } from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from './catalog.projection.js';
+import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from '../read-models/catalog.projection.js';
 
 interface FolderCursor {
   /** 'd' while listing subfolders, 'f' files */
@@ -97,6 +97,7 @@ async function pageOf<F extends { name: string }>(
   }
   const after = cursor?.p === 'f' ? cursor.n : undefined;
   const filter = after === undefined ? { deviceId, parent: path, deleted: false } : { deviceId, parent: path, deleted: false, name: { $gt: after } };
+  // as unknown as: with `fields` the store returns only those fields (F, the caller's pick of FileDoc); the port types a find as whole documents
   const files = (await filesCollection(docs).find(filter, { sort: { name: 1 }, limit: room + 1, ...(fields ? { fields } : {}) })) as unknown as F[];
   const more = files.length > room;
   const shown = more ? files.slice(0, room) : files;

@@ -25,7 +25,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { resolveDevice, resolveDeviceToRead } from '../devices/device-names.js';
 import { appendToDevice } from '../devices/device-writes.js';
 import { changedProperties, sameProperties } from '../files/dead-properties.js';
-import { checkDeadPropertyBudget, propertyBytes } from '../files/dead-property-usage.js';
+import { checkDeadPropertyBudget, propertyBytes } from '../read-models/dead-property-usage.js';
 import { fileDecider } from '../files/file.js';
 import { folderPage } from '../files/listing.js';
 import { folderExists, propsOf, resolvePath, toFileStat, toFolderStat } from '../files/resolve-path.js';

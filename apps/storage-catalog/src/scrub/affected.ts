@@ -3,8 +3,8 @@
  * the device's, so the operator's report says which files of which users to restore or re-upload.
  */
 import type { AffectedFile, BlobProblem } from '@burrow/contracts';
-import { devicesCollection } from '../devices/devices.projection.js';
-import { versionsCollection } from '../files/catalog.projection.js';
+import { devicesCollection } from '../read-models/devices.projection.js';
+import { versionsCollection } from '../read-models/catalog.projection.js';
 import type { StorageContext } from '../shared/context.js';
 import { storageUsersCollection } from '../users/users.projection.js';
 

@@ -10,8 +10,8 @@
  */
 import { DEVICES_MAX, type FolderSummary } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import { devicesCollection } from '../devices/devices.projection.js';
-import { folderId, foldersCollection } from '../files/catalog.projection.js';
+import { devicesCollection } from '../read-models/devices.projection.js';
+import { folderId, foldersCollection } from '../read-models/catalog.projection.js';
 import { parseShareDir, type ShareDir } from './share-dirs.js';
 
 /** The user's live devices: name key -> device id. */

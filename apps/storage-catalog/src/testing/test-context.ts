@@ -44,7 +44,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { DevicesHandlers } from '../devices/devices.handlers.js';
-import type { DeadPropertyLimits } from '../files/dead-property-usage.js';
+import type { DeadPropertyLimits } from '../read-models/dead-property-usage.js';
 import { FilesHandlers } from '../files/files.handlers.js';
 import { FoldersHandlers } from '../folders/folders.handlers.js';
 import { TransfersHandlers } from '../transfers/transfers.handlers.js';

@@ -9,7 +9,7 @@ import { DEVICES_MAX, quotaExceeded, Streams, unavailableDependencyOf } from '@b
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
 import { ensureLedgerEntry, ledgerHead, type LedgerHead, undoLedgerEntry } from '@burrow/eventsourcing';
-import { devicesCollection } from '../devices/devices.projection.js';
+import { devicesCollection } from '../read-models/devices.projection.js';
 
 export async function usageHead(store: EventStore, userId: string): Promise<{ total: number; revision: number | null }> {
   return ledgerHead(store, Streams.usage(userId));

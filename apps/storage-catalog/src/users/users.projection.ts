@@ -8,7 +8,7 @@
  */
 import { notFound, type Plan, type PlanAdded, StreamPrefixes, UNLIMITED_BYTES, type UserCreated } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { type Projection, dataOf } from '@burrow/eventsourcing';
 
 export interface StorageUserDoc {
   _id: string;
@@ -58,7 +58,7 @@ export const storageUsersProjection = (): Projection => ({
     const userId = event.stream.slice(StreamPrefixes.user.length);
     const d = event.data;
     if (event.type === 'UserCreated') {
-      const c = d as unknown as UserCreated['data'];
+      const c = dataOf<UserCreated>(event);
       await users.upsert({
         _id: userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email,
         emailKey: c.email.toLowerCase(), name: c.name, share_id: c.share_id, shareIdKey: c.share_id.toLowerCase(),

@@ -189,6 +189,7 @@ export type PolicyValues = Record<string, PreferenceValue>;
  * A console's "not set" forms are dropped (CONSOLE_NOT_SET).
  * (Typed as a plain record: the keys are only known at run time; absent ones are left out.)
  */
+// as unknown as (below): the object is built from the preference table at run time, so zod infers a loose record; PolicyValues is what it parses to
 export const PolicyValues = z
   .strictObject(Object.fromEntries([...PREFERENCES_BY_NAME.values()].map((p) => [p.name, z.union([notSet, valueSchema(p)]).optional()])))
   .transform((values) => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)))

@@ -159,6 +159,7 @@ const envelope = <T extends PublicEventType>(type: T) =>
 const ENVELOPES = PUBLIC_EVENT_TYPES.map(envelope);
 
 export const FeedEvent = z
+  // as unknown as: zod wants a non-empty tuple; ENVELOPES is mapped from the (non-empty) list of public event types
   .discriminatedUnion('type', ENVELOPES as unknown as [ReturnType<typeof envelope>, ...ReturnType<typeof envelope>[]])
   .meta({ id: 'FeedEvent', description: 'One event of the partner\'s feed, as `GET /events/` lists it, SSE streams it and a webhook delivers it; `type` says which payload `data` holds.' });
 

@@ -9,7 +9,8 @@ import { type ApplianceBillingInfo, type Payment, Subjects, type SubscriptionRep
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../../partner-access/partner-in-call.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
 import { BILLING_API_ROUTES } from './billing-api.routes.js';
@@ -23,28 +24,28 @@ export class BillingApiController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(BILLING_API_ROUTES.info)
-  info(@PartnerId() partnerId: string): Promise<ApplianceBillingInfo> {
+  info(@PartnerId() partnerId: PartnerIdentity): Promise<ApplianceBillingInfo> {
     return this.rpc.call(Subjects.billing.applianceBillingInfo, { partnerId });
   }
 
   @Route(BILLING_API_ROUTES.payments)
-  payments(@PartnerId() partnerId: string): Promise<Payment[]> {
+  payments(@PartnerId() partnerId: PartnerIdentity): Promise<Payment[]> {
     return this.rpc.call(Subjects.billing.appliancePayments, { partnerId });
   }
 
   @Route(BILLING_API_ROUTES.coupon)
   @HttpCode(200)
-  coupon(@PartnerId() partnerId: string, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
+  coupon(@PartnerId() partnerId: PartnerIdentity, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
     return this.refuse(partnerId, 'coupon');
   }
 
   @Route(BILLING_API_ROUTES.createSubscription)
   @HttpCode(200)
-  createSubscription(@PartnerId() partnerId: string, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
+  createSubscription(@PartnerId() partnerId: PartnerIdentity, @JsonBody() _body: unknown): Promise<SubscriptionReply> {
     return this.refuse(partnerId, 'create_subscription');
   }
 
-  private refuse(partnerId: string, kind: SubscriptionRequestKind): Promise<SubscriptionReply> {
+  private refuse(partnerId: PartnerIdentity, kind: SubscriptionRequestKind): Promise<SubscriptionReply> {
     return this.rpc.call(Subjects.billing.applianceSubscription, { partnerId, kind });
   }
 }

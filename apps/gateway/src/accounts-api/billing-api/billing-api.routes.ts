@@ -7,7 +7,7 @@ import { ApplianceBillingInfo, Payment, SubscriptionReply, z } from '@burrow/con
 import { route } from '../../http/route.js';
 import { ex, listOf, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, WITH_BODY } from '../../openapi/common.js';
-import type { PathItem } from '../../openapi/types.js';
+import type { PathItem } from '../../http/openapi-types.js';
 
 /** These paths are absolute: served at the root only, not under the interface-A mounts. */
 const ROOT_ONLY: Pick<PathItem, 'servers'> = {

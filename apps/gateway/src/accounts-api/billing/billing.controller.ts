@@ -8,7 +8,8 @@ import { type BillingView, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../../partner-access/partner-in-call.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
 import { PARTNER_MOUNTS } from '../partner/partner.controller.js';
@@ -21,14 +22,14 @@ export class BillingController {
 
   /** Beyond the spec: what is stored (never the card number or security code). */
   @Route(BILLING_ROUTES.get)
-  billing(@PartnerId() partnerId: string): Promise<BillingView> {
+  billing(@PartnerId() partnerId: PartnerIdentity): Promise<BillingView> {
     return this.rpc.call(Subjects.billing.getBilling, { partnerId });
   }
 
   /** 200 with the stored information; 400 naming every bad field; 409 {reason, code} for a refused card. */
   @Route(BILLING_ROUTES.update)
   @HttpCode(200)
-  update(@PartnerId() partnerId: string, @JsonBody() body: unknown): Promise<BillingView> {
+  update(@PartnerId() partnerId: PartnerIdentity, @JsonBody() body: unknown): Promise<BillingView> {
     return this.rpc.call(Subjects.billing.updateBilling, { partnerId, billing: body ?? null });
   }
 }

@@ -16,7 +16,8 @@ import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestj
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../../partner-access/partner-in-call.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
@@ -43,13 +44,13 @@ export class DevicePoliciesController {
   }
 
   @Route(DEVICE_POLICY_ROUTES.list)
-  list(@PartnerId() partnerId: string): Promise<DevicePolicy[]> {
+  list(@PartnerId() partnerId: PartnerIdentity): Promise<DevicePolicy[]> {
     return this.rpc.call(Subjects.accounts.listDevicePolicies, { partnerId });
   }
 
   @Route(DEVICE_POLICY_ROUTES.create)
   async create(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Body(DEVICE_POLICY_ROUTES.create.body, { required: true, nested: NESTED }) body: CreateDevicePolicyBody,
     @Req() req: Request,
     @Res() res: Response,
@@ -59,7 +60,7 @@ export class DevicePoliciesController {
   }
 
   @Route(DEVICE_POLICY_ROUTES.get)
-  get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<DevicePolicy> {
+  get(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string): Promise<DevicePolicy> {
     return this.rpc.call(Subjects.accounts.getDevicePolicy, { partnerId, id: policyId(id) });
   }
 
@@ -67,7 +68,7 @@ export class DevicePoliciesController {
   @Route(DEVICE_POLICY_ROUTES.update)
   @HttpCode(200)
   async update(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Param('id') id: string,
     @Query(DEVICE_POLICY_ROUTES.update.query) query: z.output<typeof DEVICE_POLICY_ROUTES.update.query>,
     @JsonBody() raw: unknown,
@@ -78,7 +79,7 @@ export class DevicePoliciesController {
   }
 
   @Route(DEVICE_POLICY_ROUTES.remove)
-  async remove(@PartnerId() partnerId: string, @Param('id') id: string): Promise<null> {
+  async remove(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteDevicePolicy, { partnerId, id: policyId(id) });
     return null;
   }

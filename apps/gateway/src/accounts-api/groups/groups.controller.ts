@@ -5,8 +5,8 @@ import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestj
 import type { Request, Response } from 'express';
 import { replyCreated } from '../../http/created.js';
 import { JsonBody } from '../../http/json-body.js';
-import { AuthenticatedInCall } from '../../http/partner-in-call.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { AuthenticatedInCall, type PartnerIdentity } from '../../partner-access/partner-in-call.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { Route } from '../../http/route.js';
 import { RPC } from '../../http/tokens.js';
@@ -27,13 +27,13 @@ export class GroupsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(GROUP_ROUTES.list)
-  list(@PartnerId() partnerId: string, @Query(GROUP_ROUTES.list.query) { search }: z.output<typeof GROUP_ROUTES.list.query>): Promise<Group[]> {
+  list(@PartnerId() partnerId: PartnerIdentity, @Query(GROUP_ROUTES.list.query) { search }: z.output<typeof GROUP_ROUTES.list.query>): Promise<Group[]> {
     return this.rpc.call(Subjects.accounts.listGroups, { partnerId, search });
   }
 
   @Route(GROUP_ROUTES.create)
   async create(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Body(GROUP_ROUTES.create.body, { required: true }) body: CreateGroupBody,
     @Req() req: Request,
     @Res() res: Response,
@@ -43,7 +43,7 @@ export class GroupsController {
   }
 
   @Route(GROUP_ROUTES.get)
-  get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<Group> {
+  get(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string): Promise<Group> {
     return this.rpc.call(Subjects.accounts.getGroup, { partnerId, group_id: groupId(id) });
   }
 
@@ -51,7 +51,7 @@ export class GroupsController {
   @Route(GROUP_ROUTES.update)
   @HttpCode(200)
   async update(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Param('id') id: string,
     @Query(GROUP_ROUTES.update.query) query: z.output<typeof GROUP_ROUTES.update.query>,
     @JsonBody() raw: unknown,
@@ -62,11 +62,11 @@ export class GroupsController {
   }
 
   @Route(GROUP_ROUTES.remove)
-  remove(@PartnerId() partnerId: string, @Param('id') id: string, @Query(GROUP_ROUTES.remove.query) query: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
+  remove(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Query(GROUP_ROUTES.remove.query) query: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
     return this.delete(partnerId, id, query);
   }
 
-  private async delete(partnerId: string, id: string, { move_to }: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
+  private async delete(partnerId: PartnerIdentity, id: string, { move_to }: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteGroup, { partnerId, group_id: groupId(id), move_to });
     return null;
   }

@@ -20,7 +20,8 @@ import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/commo
 import type { Request, Response } from 'express';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../../partner-access/partner-in-call.js';
 import { Query } from '../../http/request.js';
 import { BLOBS, RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
@@ -49,7 +50,7 @@ export class PartnerBackupController {
   ) {}
 
   @Route(PARTNER_BACKUP_ROUTES.latest)
-  async latest(@PartnerId() partnerId: string, @Query(PARTNER_BACKUP_ROUTES.latest.query) { sha256 }: z.output<typeof PARTNER_BACKUP_ROUTES.latest.query>, @Res() res: Response): Promise<void> {
+  async latest(@PartnerId() partnerId: PartnerIdentity, @Query(PARTNER_BACKUP_ROUTES.latest.query) { sha256 }: z.output<typeof PARTNER_BACKUP_ROUTES.latest.query>, @Res() res: Response): Promise<void> {
     const version = await this.rpc.call<PartnerBackupRef | null>(Subjects.accounts.getPartnerBackup, { partnerId, sha256 });
     if (!version) {
       res.status(200).type('application/json').send('null');
@@ -62,13 +63,13 @@ export class PartnerBackupController {
   }
 
   @Route(PARTNER_BACKUP_ROUTES.versions)
-  versions(@PartnerId() partnerId: string): Promise<PartnerBackupVersion[]> {
+  versions(@PartnerId() partnerId: PartnerIdentity): Promise<PartnerBackupVersion[]> {
     return this.rpc.call(Subjects.accounts.listPartnerBackups, { partnerId });
   }
 
   @Route(PARTNER_BACKUP_ROUTES.store)
   @HttpCode(200)
-  async store(@PartnerId() partnerId: string, @Req() req: Request): Promise<PartnerBackupVersion> {
+  async store(@PartnerId() partnerId: PartnerIdentity, @Req() req: Request): Promise<PartnerBackupVersion> {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > PARTNER_BACKUP_BODY_LIMIT) {
       if (req.res) closeAfterAnswer(req, req.res);

@@ -2,7 +2,7 @@
 import { type Plan, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Header, Inject, UseGuards } from '@nestjs/common';
-import { PartnerGuard } from '../../http/partner.guard.js';
+import { PartnerGuard } from '../../partner-access/partner.guard.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';

@@ -2,7 +2,8 @@
 import { type BrandShareEntry, type ClientRevisionCount, Subjects, type z } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, UseGuards } from '@nestjs/common';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
+import type { PartnerIdentity } from '../../partner-access/partner-in-call.js';
 import { Query } from '../../http/request.js';
 import { RPC } from '../../http/tokens.js';
 import { Route } from '../../http/route.js';
@@ -15,12 +16,12 @@ export class ReportsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(REPORT_ROUTES.shares)
-  shares(@PartnerId() partnerId: string, @Query(REPORT_ROUTES.shares.query) page: z.output<typeof REPORT_ROUTES.shares.query>): Promise<BrandShareEntry[]> {
+  shares(@PartnerId() partnerId: PartnerIdentity, @Query(REPORT_ROUTES.shares.query) page: z.output<typeof REPORT_ROUTES.shares.query>): Promise<BrandShareEntry[]> {
     return this.rpc.call(Subjects.accounts.brandShares, { partnerId, ...page });
   }
 
   @Route(REPORT_ROUTES.clientRevisions)
-  clientRevisions(@PartnerId() partnerId: string, @Query(REPORT_ROUTES.clientRevisions.query) query: z.output<typeof REPORT_ROUTES.clientRevisions.query>): Promise<ClientRevisionCount[]> {
+  clientRevisions(@PartnerId() partnerId: PartnerIdentity, @Query(REPORT_ROUTES.clientRevisions.query) query: z.output<typeof REPORT_ROUTES.clientRevisions.query>): Promise<ClientRevisionCount[]> {
     return this.rpc.call(Subjects.accounts.clientRevisions, {
       partnerId,
       min_revision: query.min_revision ?? 0,

@@ -19,8 +19,8 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AuthenticatedInCall } from '../../http/partner-in-call.js';
-import { PartnerGuard, PartnerId } from '../../http/partner.guard.js';
+import { AuthenticatedInCall, type InCall, type PartnerIdentity } from '../../partner-access/partner-in-call.js';
+import { PartnerGuard, PartnerId } from '../../partner-access/partner.guard.js';
 import { JsonBody } from '../../http/json-body.js';
 import { Body, parseBody, Query } from '../../http/request.js';
 import { relayedJson } from '../../http/relayed-json.js';
@@ -38,7 +38,7 @@ export class UsersController {
   @Route(USER_ROUTES.list)
   @AuthenticatedInCall()
   async list(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Query(USER_ROUTES.list.query) query: z.output<typeof USER_ROUTES.list.query>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<string | UserCount> {
@@ -50,7 +50,7 @@ export class UsersController {
 
   @Route(USER_ROUTES.create)
   @AuthenticatedInCall()
-  async create(@PartnerId() partnerId: string, @Body(USER_ROUTES.create.body, { required: true }) body: CreateUserBody, @Res() res: Response): Promise<void> {
+  async create(@PartnerId() partnerId: PartnerIdentity, @Body(USER_ROUTES.create.body, { required: true }) body: CreateUserBody, @Res() res: Response): Promise<void> {
     const { bonus_gigs: _g, bonus_bytes: _b, ...fields } = body;
     const reply = await this.rpc.call<CreateUserReply>(Subjects.accounts.createUser, { partnerId, ...fields, bonus_bytes: bonusBytesOf(body) });
     res.status(201).json(reply);
@@ -58,13 +58,13 @@ export class UsersController {
 
   @Route(USER_ROUTES.get)
   @AuthenticatedInCall()
-  get(@PartnerId() partnerId: string, @Param('user') user: string): Promise<UserRecord> {
+  get(@PartnerId() partnerId: PartnerIdentity, @Param('user') user: string): Promise<UserRecord> {
     return this.rpc.call(Subjects.accounts.getUser, { partnerId, user });
   }
 
   @Route(USER_ROUTES.devices)
   @AuthenticatedInCall()
-  devices(@PartnerId() partnerId: string, @Param('user') user: string): Promise<DeviceRecord[]> {
+  devices(@PartnerId() partnerId: PartnerIdentity, @Param('user') user: string): Promise<DeviceRecord[]> {
     return this.rpc.call(Subjects.accounts.userDevices, { partnerId, user });
   }
 
@@ -77,7 +77,7 @@ export class UsersController {
   @AuthenticatedInCall()
   @HttpCode(200)
   async update(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Param('user') user: string,
     @Query(USER_ROUTES.update.query) { action }: z.output<typeof USER_ROUTES.update.query>,
     @JsonBody() raw: unknown,
@@ -98,20 +98,20 @@ export class UsersController {
 
   @Route(USER_ROUTES.remove)
   @AuthenticatedInCall()
-  async remove(@PartnerId() partnerId: string, @Param('user') user: string): Promise<null> {
+  async remove(@PartnerId() partnerId: PartnerIdentity, @Param('user') user: string): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteUser, { partnerId, user });
     return null;
   }
 
   @Route(USER_ROUTES.shares)
   @AuthenticatedInCall()
-  shares(@PartnerId() partnerId: string, @Param('user') user: string): Promise<UserShareRoom[]> {
+  shares(@PartnerId() partnerId: PartnerIdentity, @Param('user') user: string): Promise<UserShareRoom[]> {
     return this.rpc.call(Subjects.accounts.userShares, { partnerId, user });
   }
 
   @Route(USER_ROUTES.share)
   @AuthenticatedInCall()
-  share(@PartnerId() partnerId: string, @Param('user') user: string, @Param('room') room_key: string): Promise<UserShareRoom> {
+  share(@PartnerId() partnerId: PartnerIdentity, @Param('user') user: string, @Param('room') room_key: string): Promise<UserShareRoom> {
     return this.rpc.call(Subjects.accounts.userShare, { partnerId, user, room_key });
   }
 
@@ -119,7 +119,7 @@ export class UsersController {
   @Route(USER_ROUTES.setShareEnabled)
   @HttpCode(200)
   changeShare(
-    @PartnerId() partnerId: string,
+    @PartnerId() partnerId: PartnerIdentity,
     @Param('user') user: string,
     @Param('room') room_key: string,
     @Query(USER_ROUTES.setShareEnabled.query) { action }: z.output<typeof USER_ROUTES.setShareEnabled.query>,
@@ -128,6 +128,6 @@ export class UsersController {
     if (action) return this.rpc.call(Subjects.storage.setShareEnabled, { partnerId, user, room_key, enabled: action === 'enable' });
     const { password } = parseBody(USER_ROUTES.setShareEnabled.body, raw, { required: true });
     if (password === undefined) throw badRequest('give ?action=enable|disable, or a password (null removes it) in the body', ['action', 'password']);
-    return this.rpc.call(Subjects.storage.setSharePassword, { partnerId, user, room_key, password } satisfies SetSharePasswordRequest);
+    return this.rpc.call(Subjects.storage.setSharePassword, { partnerId, user, room_key, password } satisfies InCall<SetSharePasswordRequest>);
   }
 }

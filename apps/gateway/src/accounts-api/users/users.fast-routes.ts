@@ -14,8 +14,8 @@ import { parseQuery } from '@burrow/contracts';
 import type { INestApplication } from '@nestjs/common';
 import type { Response } from 'express';
 import type { FastRouteDefinition } from '../../http/fast-routes.js';
-import { type PartnerInCall, settledAfter } from '../../http/partner-in-call.js';
-import { PartnerGuard } from '../../http/partner.guard.js';
+import { settledAfter } from '../../partner-access/partner-in-call.js';
+import { PartnerGuard } from '../../partner-access/partner.guard.js';
 import { ACCOUNTS_API_MOUNTS } from '../mount.js';
 import { UsersController } from './users.controller.js';
 import { USER_ROUTES } from './users.routes.js';
@@ -30,7 +30,7 @@ export function userFastRoutes(app: INestApplication): FastRouteDefinition[] {
       path: nestPath(mount, USER_ROUTES.get.path),
       handle: async (req, res) => {
         const partner = guard.inCall(req);
-        replyAsNest(res, await settledAfter(partner, () => users.get(asPartnerId(partner), req.params.user as string)));
+        replyAsNest(res, await settledAfter(partner, () => users.get(partner, req.params.user as string)));
       },
     },
     {
@@ -38,15 +38,12 @@ export function userFastRoutes(app: INestApplication): FastRouteDefinition[] {
       path: nestPath(mount, USER_ROUTES.list.path),
       handle: async (req, res) => {
         const partner = guard.inCall(req);
-        const page = await settledAfter(partner, () => users.list(asPartnerId(partner), parseQuery(USER_ROUTES.list.query, req.query as Record<string, unknown>), res));
+        const page = await settledAfter(partner, () => users.list(partner, parseQuery(USER_ROUTES.list.query, req.query as Record<string, unknown>), res));
         replyAsNest(res, page);
       },
     },
   ]);
 }
-
-/** What `@PartnerId()` passes a handler of an in-call route for its `partnerId` (its payloads carry it to `PartnerRpcClient`). */
-const asPartnerId = (partner: PartnerInCall) => partner as unknown as string;
 
 /** The path Nest gives Express for a route of a controller mounted at `mount`: `/<mount>/<path>`, without a trailing slash. */
 function nestPath(mount: string, path: string): string {

@@ -5,7 +5,7 @@
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@burrow/contracts';
 import { route } from '../../http/route.js';
 import { ex } from '../../openapi/builders.js';
-import type { Response } from '../../openapi/types.js';
+import type { Response } from '../../http/openapi-types.js';
 import { FORM_BODY_LIMIT } from '../../http/form-body.js';
 import { donePage, formPage, PAGE_CSP, problemPage } from './set-password.page.js';
 

@@ -12,7 +12,7 @@ import { type CommitFileReply, DomainError, type PrepareUploadReply, Subjects } 
 import type { RpcClient } from '@burrow/transport';
 import type { Request, Response } from 'express';
 import { ingest, type IngestedBlob } from './ingest.js';
-import { closeAfterAnswer } from './lingering-close.js';
+import { closeAfterAnswer } from '../http/lingering-close.js';
 import type { UploadHints } from './upload-hints.js';
 
 export interface UploadParts {

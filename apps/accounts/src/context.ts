@@ -9,10 +9,10 @@ import type { EventStore } from '@burrow/event-store';
 import type { ProcessLog, ProjectionRunner } from '@burrow/eventsourcing';
 import type { Mailer } from '@burrow/mailer';
 import type { Clock, Logger } from '@burrow/runtime';
-import type { FeedSignals } from '../feed/feed-signals.js';
-import type { LoginThrottle } from '../logins/login-throttle.js';
-import type { ActivationMailLimit } from '../users/activation-limit.js';
-import type { WebhookSettings } from '../webhooks/webhook-settings.js';
+import type { FeedSignals } from './feed/feed-signals.js';
+import type { LoginThrottle } from './logins/login-throttle.js';
+import type { ActivationMailLimit } from './users/activation-limit.js';
+import type { WebhookSettings } from './webhooks/webhook-settings.js';
 
 export interface AccountsContext {
   store: EventStore;

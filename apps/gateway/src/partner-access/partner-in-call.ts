@@ -27,6 +27,17 @@ import { from, lastValueFrom, type Observable } from 'rxjs';
 
 export const IN_CALL_KEY = 'burrow:partner-in-call';
 
+/**
+ * Who a request's partner is, as `@PartnerId()` gives it to a handler: the authenticated partner's
+ * id, or on an `@AuthenticatedInCall()` route this request's `PartnerInCall`, which stands for the id
+ * until `PartnerRpcClient` sends it (credentials to accounts, the id to any other service). A handler
+ * passes it on as the `partnerId` of its payloads; it is never text to read, compare or log.
+ */
+export type PartnerIdentity = string | PartnerInCall;
+
+/** A request of the contracts as a handler sends it: its `partnerId` the `PartnerIdentity` the handler was given. */
+export type InCall<T extends { partnerId: string }> = Omit<T, 'partnerId'> & { partnerId: PartnerIdentity };
+
 /** One request's partner credentials, until a call has checked them; what `PartnerId()` gives its handler. */
 export class PartnerInCall {
   /** an accounts call carried the credentials and was answered (or failed): they were checked */

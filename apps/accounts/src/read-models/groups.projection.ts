@@ -5,7 +5,7 @@
  */
 import { type Group, type GroupCreated, StreamPrefixes } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { type Projection, dataOf } from '@burrow/eventsourcing';
 
 export interface GroupDoc extends Group {
   _id: string;
@@ -32,7 +32,7 @@ export const groupsProjection = (): Projection => ({
     const id = event.stream.slice(StreamPrefixes.group.length);
     const d = event.data;
     if (event.type === 'GroupCreated') {
-      const c = d as unknown as GroupCreated['data'];
+      const c = dataOf<GroupCreated>(event);
       await groups.upsert({
         _id: id, partnerId: c.partnerId, group_id: c.groupId, name: c.name, plan_id: c.plan_id,
         webapi_enable: c.webapi_enable, check_domain: c.check_domain, device_policy: c.device_policy ?? null,

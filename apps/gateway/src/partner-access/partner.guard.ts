@@ -12,9 +12,9 @@ import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { basicCredentials } from './basic-auth.js';
+import { basicCredentials } from '../http/basic-auth.js';
 import { IN_CALL_KEY, PartnerInCall } from './partner-in-call.js';
-import { RPC } from './tokens.js';
+import { RPC } from '../http/tokens.js';
 
 type PartnerRequest = Request & { partner?: AuthenticatedPartner; partnerInCall?: PartnerInCall };
 

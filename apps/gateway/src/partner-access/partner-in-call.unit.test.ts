@@ -13,10 +13,10 @@ import { Controller, Get, type INestApplication, Inject, Module, Param, UseGuard
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import supertest from 'supertest';
-import { HttpErrorFilter } from './error.filter.js';
-import { AuthenticatedInCall, PartnerRpcClient } from './partner-in-call.js';
+import { HttpErrorFilter } from '../http/error.filter.js';
+import { AuthenticatedInCall, PartnerRpcClient, type PartnerIdentity } from './partner-in-call.js';
 import { PartnerGuard, PartnerId } from './partner.guard.js';
-import { RPC } from './tokens.js';
+import { RPC } from '../http/tokens.js';
 
 const RIGHT = { username: 'acme', password: 'right-password' };
 const REFUSED: WireError = { burrowError: true, status: 401, reason: 'invalid partner credentials' };
@@ -28,25 +28,25 @@ class ProbeController {
 
   @Get('in-call/:id')
   @AuthenticatedInCall()
-  get(@PartnerId() partnerId: string, @Param('id') id: string): Promise<unknown> {
+  get(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string): Promise<unknown> {
     if (id === 'bad') throw badRequest('bad id');
     return this.rpc.call('accounts.probe.get', { partnerId, id });
   }
 
   @Get('in-call-storage')
   @AuthenticatedInCall()
-  storage(@PartnerId() partnerId: string): Promise<unknown> {
+  storage(@PartnerId() partnerId: PartnerIdentity): Promise<unknown> {
     return this.rpc.call('storage.probe.get', { partnerId });
   }
 
   @Get('guarded')
-  guarded(@PartnerId() partnerId: string): Promise<unknown> {
+  guarded(@PartnerId() partnerId: PartnerIdentity): Promise<unknown> {
     return this.rpc.call('accounts.probe.get', { partnerId, id: 'g' });
   }
 
   /** as if client input reached the payload under the credentials' field name */
   @Get('smuggled')
-  smuggled(@PartnerId() partnerId: string): Promise<unknown> {
+  smuggled(@PartnerId() partnerId: PartnerIdentity): Promise<unknown> {
     return this.rpc.call('accounts.probe.get', { partnerId, id: 's', [PARTNER_CREDENTIALS_FIELD]: { ...RIGHT, address: '203.0.113.9' } });
   }
 }

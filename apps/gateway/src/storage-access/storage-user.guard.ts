@@ -14,7 +14,6 @@
  */
 import {
   type AuthenticatedUser,
-  type AuthenticateUserRequest,
   DomainError,
   type FileIncarnation,
   forbidden,
@@ -27,17 +26,17 @@ import type { RpcClient } from '@burrow/transport';
 import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { b32decode } from './b32.js';
-import { basicCredentials } from './basic-auth.js';
-import { clientAddress } from './client-address.js';
+import { basicCredentials } from '../http/basic-auth.js';
+import { clientAddress } from '../http/client-address.js';
 import { claimedIncarnation } from './links.js';
 import { STORAGE_MOUNT } from './mounts.js';
-import { queryValue } from './query.js';
+import { queryValue } from '../http/query.js';
 import { type ExtensionClaims, extensionResource } from './session-extensions.js';
 import type { Sessions } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
-import { checkStoragePolicy, namesUser } from './storage-access.js';
+import { admitStorageUser, basicStorageLogin } from './storage-login.js';
 import { parseMountedPath } from './storage-path.js';
-import { RPC, SESSIONS, SIGNER } from './tokens.js';
+import { RPC, SESSIONS, SIGNER } from '../http/tokens.js';
 
 /** How the request was authenticated. */
 export type StorageAuth = 'basic' | 'cookie' | 'extension';
@@ -61,20 +60,23 @@ export class StorageUserGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<StorageRequest>();
-    const res = context.switchToHttp().getResponse<Response>();
+    await this.authenticate(context.switchToHttp().getRequest<StorageRequest>(), context.switchToHttp().getResponse<Response>());
+    return true;
+  }
+
+  /** What `canActivate` does, for a request Nest does not route (a fast route, a page middleware): the user, attached to the request. */
+  async authenticate(req: StorageRequest, res: Response): Promise<AuthenticatedUser> {
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [b32] = segments;
     const named = b32 ? b32decode(b32) : null;
     if (!b32 || named === null) throw notFound('no such storage');
     const challenge = () => res.setHeader('WWW-Authenticate', storageRealm(b32));
     const user = await this.identify(req, segments, folder, challenge);
-    if (!namesUser(named, user)) throw notFound('no such storage');
-    checkStoragePolicy(user);
+    admitStorageUser(named, user);
     // an extension is a share: it stops while the partner has sharing turned off
     if (req.storageAuth === 'extension' && !user.sharing_enabled) throw forbidden('sharing is turned off for this account');
     req.storageUser = user;
-    return true;
+    return user;
   }
 
   private async identify(req: StorageRequest, segments: string[], folder: boolean, challenge: () => void): Promise<AuthenticatedUser> {
@@ -92,14 +94,8 @@ export class StorageUserGuard implements CanActivate {
     }
     const credentials = basicCredentials(req);
     if (credentials) {
-      const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
-      try {
-        req.storageAuth = 'basic';
-        return await this.rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
-      } catch (error) {
-        if (error instanceof DomainError && error.status === 401) challenge();
-        throw error;
-      }
+      req.storageAuth = 'basic';
+      return basicStorageLogin(this.rpc, req, credentials, challenge);
     }
     const session = await this.sessions.current(req);
     if (session) {

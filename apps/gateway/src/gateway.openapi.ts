@@ -1,16 +1,16 @@
 /**
  * The OpenAPI 3.1 document served at `GET /openapi.json`: its paths built from the route
- * declarations (`paths.ts`; the gateway's sources are listed in gateway.routes.ts), its component
+ * declarations (`openapi/paths.ts`; the gateway's sources are listed in gateway.routes.ts), its component
  * schemas generated from the contracts' zod schemas (the ones the parsers use). The human guide is
- * docs/api.md; `openapi.unit.test.ts` keeps the document equal to the routes and the parsers.
+ * docs/api.md; `openapi/openapi.unit.test.ts` keeps the document equal to the routes and the parsers.
  */
 import { CONFLICT_TOKENS, MAX_PAGE } from '@burrow/contracts';
-import { deliveryWebhooks } from '../events/delivery.openapi.js';
-import { JSON_BODY_LIMIT } from '../http/json-body.js';
-import { commonResponses, CROSS_SITE_PROSE, LOGIN_LIMITS_PROSE } from './common.js';
-import { componentSchemas } from './schemas.js';
-import { type RouteSource, routePaths } from './paths.js';
-import type { OpenApiDocument } from './types.js';
+import { deliveryWebhooks } from './events/delivery.openapi.js';
+import { JSON_BODY_LIMIT } from './http/json-body.js';
+import { commonResponses, CROSS_SITE_PROSE, LOGIN_LIMITS_PROSE } from './openapi/common.js';
+import { componentSchemas } from './openapi/schemas.js';
+import { type RouteSource, routePaths } from './openapi/paths.js';
+import type { OpenApiDocument } from './http/openapi-types.js';
 
 const DESCRIPTION = `
 The partner accounts interface (interface A) of Burrow: plans, users, groups, partner password,

@@ -19,7 +19,7 @@ import {
   type UserShareRoom,
 } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import type { Projection } from '@burrow/eventsourcing';
+import { type Projection, dataOf } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
 
 export interface UserDoc {
@@ -106,7 +106,7 @@ async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promis
   const userId = event.stream.slice(StreamPrefixes.user.length);
   const d = event.data;
   if (event.type === 'UserCreated') {
-    const c = d as unknown as UserCreated['data'];
+    const c = dataOf<UserCreated>(event);
     await users.upsert({
       _id: c.userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email, emailKey: c.email.toLowerCase(),
       name: c.name, plan_id: c.plan_id, group_id: c.group_id, bonus_bytes: c.bonus_bytes, enabled: true,

@@ -9,11 +9,11 @@ import type { BlobReader, BlobWriter } from '@burrow/blobs';
 import type { DiskSpace, Logger } from '@burrow/runtime';
 import type { BusStatus, RpcClient } from '@burrow/transport';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { PartnerGuard } from './partner.guard.js';
-import type { Sessions } from './sessions.js';
-import type { TokenSigner } from './signed-tokens.js';
-import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER, UPLOAD_HINTS } from './tokens.js';
-import { UploadHints } from './upload-hints.js';
+import { PartnerGuard } from './partner-access/partner.guard.js';
+import type { Sessions } from './storage-access/sessions.js';
+import type { TokenSigner } from './storage-access/signed-tokens.js';
+import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER, UPLOAD_HINTS } from './http/tokens.js';
+import { UploadHints } from './transfers/upload-hints.js';
 
 export interface HttpDependencies {
   rpc: RpcClient;

@@ -16,8 +16,8 @@
  */
 import { unauthorized, unavailableDependencyOf } from '@burrow/contracts';
 import { createHmac } from 'node:crypto';
-import { verifyPassword } from '../logins/password-hash.js';
-import type { AccountsContext } from './context.js';
+import { verifyPassword } from './password-hash.js';
+import type { AccountsContext } from '../context.js';
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 const CACHE_LIMIT = 10_000;

@@ -19,7 +19,7 @@ import {
 import type { Request, Response } from 'express';
 import { sendBlob } from './download.js';
 import { listingPageSize } from './listing-page.js';
-import { queryValue } from './query.js';
+import { queryValue } from '../http/query.js';
 import { write } from './streams.js';
 
 export interface FileObject {

@@ -10,8 +10,8 @@
  */
 import { DomainError, type PublicShareRoom } from '@burrow/contracts';
 import type { Request, Response } from 'express';
-import { basicCredentials } from './basic-auth.js';
-import { clientAddress } from './client-address.js';
+import { basicCredentials } from '../http/basic-auth.js';
+import { clientAddress } from '../http/client-address.js';
 import { cookieValue } from './sessions.js';
 import type { TokenSigner } from './signed-tokens.js';
 
