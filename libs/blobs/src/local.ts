@@ -16,7 +16,9 @@
  * stored is written again and renamed over the stored copy (atomic; readers of the old file go on
  * reading it): a copy damaged on disk, same size or not, is healed by the next upload of that
  * content. The new file's time is the put's (the reaper reads it). The folders a put needs are
- * created once per process and remembered: a `mkdir` per put was measurable on small files.
+ * created once per process and remembered: a `mkdir` per put was measurable on small files. The
+ * 256 first-level folders are made before the first put (`ensureLayout`), so a put that makes a
+ * second-level folder syncs its parent but never the root.
  *
  * A small put (a body that ends within `SMALL_PUT_BYTES`) runs on a worker thread: one message
  * there and one back instead of a dozen thread-pool jobs (small-puts.ts, put-worker.ts); its
@@ -47,6 +49,8 @@ const READ_HIGH_WATER_MARK = 1024 * 1024;
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
 const HEX2 = /^[0-9a-f]{2}$/;
+/** the first-level shard folders' names */
+const SHARDS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 /** numbers, not bigints (those cost 5x the call here): the times keep sub-microsecond digits */
@@ -193,6 +197,33 @@ export class LocalBlobStore implements BlobStore {
     return dir;
   }
 
+  /**
+   * The temporary folder and the 256 first-level shard folders (`00` to `ff`), made once per
+   * process before the first put, and the store's root fsynced once if any of them was new: a put
+   * that makes a second-level folder then fsyncs that folder's parent only, never the root (in a
+   * young store most puts make one: 65,536 of them). A failure is forgotten: the next put retries.
+   */
+  private ensureLayout(): Promise<void> {
+    this.layout ??= (async () => {
+      await this.ensureDurableDir(this.tmpDir);
+      const made = await Promise.all(
+        SHARDS.map((top) =>
+          mkdir(join(this.dir, top), { mode: PRIVATE_DIR }).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === 'EEXIST') return false;
+              throw error;
+            },
+          ),
+        ),
+      );
+      if (made.some(Boolean)) await this.syncs.sync(this.dir);
+    })();
+    this.layout.catch(() => (this.layout = null));
+    return this.layout;
+  }
+  private layout: Promise<void> | null = null;
+
   /** ensureDir when the caller needs the folder to exist and be durable before going on. */
   private async ensureDurableDir(path: string): Promise<void> {
     const { made, durable } = this.ensureDir(path);
@@ -211,7 +242,7 @@ export class LocalBlobStore implements BlobStore {
    * same steps, the same durability); a larger one streams through the thread pool.
    */
   async put(source: Readable): Promise<BlobInfo> {
-    await this.ensureDurableDir(this.tmpDir);
+    await this.ensureLayout();
     if (!this.smallPuts) return this.putStreaming(source);
     const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];
