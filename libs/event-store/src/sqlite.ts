@@ -12,6 +12,12 @@
  * the commit, which would block the event loop: SQLite's drivers are synchronous), and a durable
  * append is acknowledged only after an `fdatasync` of the write-ahead log in the thread pool.
  * Concurrent durable appends share a sync (see `walSynced`).
+ *
+ * Group commit: the appends made while the event loop runs the callbacks of one turn and the
+ * promise chains they set off share one IMMEDIATE transaction, each in a savepoint of its own, so
+ * each keeps its exact revision check and one failing append fails only itself (see `flush`). Any
+ * read of this store commits what is queued first, so a read made after `append` was called sees
+ * the append (as when each append committed inside the call).
  */
 import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +49,16 @@ interface Row {
 }
 
 const BATCH = 500;
+
+interface QueuedAppend {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  /** acknowledged after the WAL sync (else at the commit: the deferred view) */
+  durable: boolean;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
 
 /**
  * How hard an append waits for the disk. `full` (the default): the write-ahead log is fsynced
@@ -200,8 +216,88 @@ export class SqliteEventStore implements EventStore {
     }
     return { revision, position };
   };
-  private appendImmediate(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    return this.db.transaction(() => this.appendTx(stream, events, expected), 'immediate');
+
+  /** appends called and not yet committed, in call order (see `flush`) */
+  private queued: QueuedAppend[] = [];
+  private flushScheduled = false;
+  /** append transactions committed (for tests: concurrent appends share them) */
+  appendTransactions = 0;
+
+  /** Queues an append for the next `flush`: its promise settles as `appendSynced` says. */
+  private commitSoon(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({ stream, events, expected, durable, resolve, reject });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      // After the promise jobs this turn has queued, and those they queue, have run (a tick queued
+      // from a promise job runs once the promise jobs are drained): every append that one callback
+      // sets off joins, and no later turn of the event loop waits for it.
+      queueMicrotask(() => process.nextTick(() => this.flush()));
+    });
+  }
+
+  /**
+   * Commits every queued append in one IMMEDIATE transaction (one lock, one set of WAL frames: the
+   * events' pages and `sqlite_sequence` written once for the group). Each append runs in a
+   * savepoint: a revision check that fails rolls back that append alone and rejects its promise;
+   * the others commit. Appends to one stream in one group are checked in call order, each against
+   * the revisions the ones before it wrote, as if committed one by one. An error that ends the
+   * whole transaction (the disk full: SQLite rolls it back) or a failed COMMIT rejects every
+   * append of the group: none of them is in the store. Synchronous: reads call it first.
+   *
+   * The group's durable appends then wait for one WAL sync, asked for here, at the commit (the
+   * log's descriptor is opened while the connection that wrote it is open, even when close()
+   * called this), and are announced and acknowledged after it; deferred ones at once.
+   */
+  private flush(): void {
+    this.flushScheduled = false;
+    const group = this.queued;
+    if (group.length === 0) return;
+    this.queued = [];
+    let outcomes: ({ ok: AppendResult } | { error: unknown })[];
+    try {
+      outcomes = this.db.transaction(() => {
+        if (group.length === 1) return [{ ok: this.appendTx(group[0].stream, group[0].events, group[0].expected) }];
+        return group.map(({ stream, events, expected }) => {
+          try {
+            return { ok: this.db.transaction(() => this.appendTx(stream, events, expected)) };
+          } catch (error) {
+            // SQLite ended the whole transaction (some errors do): nothing of the group stays
+            if (!this.db.inTransaction) throw error;
+            return { error };
+          }
+        });
+      }, 'immediate');
+      this.appendTransactions += 1;
+    } catch (error) {
+      for (const append of group) append.reject(error);
+      return;
+    }
+    let synced: Promise<void> | null = null;
+    if (this.syncsWal && group.some((append, i) => append.durable && 'ok' in outcomes[i])) {
+      try {
+        synced = this.walSynced();
+      } catch (error) {
+        synced = Promise.reject(error as Error); // the log could not be opened: not acknowledged
+      }
+    }
+    // settled in call order (announcements in position order): the syncs' callbacks run in the order they were attached
+    group.forEach((append, i) => {
+      const outcome = outcomes[i];
+      if (!('ok' in outcome)) append.reject(outcome.error);
+      else if (append.durable && synced) {
+        // Announced only once durable: a subscriber woken now would still find the event (it is
+        // committed), but another process told of it must not act on an append that a power
+        // loss can still roll back before its writer was answered.
+        synced.then(() => {
+          this.announce(outcome.ok.position, true);
+          append.resolve(outcome.ok);
+        }, append.reject);
+      } else {
+        this.announce(outcome.ok.position, append.durable);
+        append.resolve(outcome.ok);
+      }
+    });
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -210,7 +306,8 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * Every commit is made without an fsync (synchronous=NORMAL) and is visible to every read made
-   * after this call returns to the event loop, durable or not: command handlers rely on that. A
+   * after this call (a read commits what is queued first: `flush`), durable or not, and at the
+   * latest when the append's promise settles: command handlers rely on that. A
    * durable append then waits for the WAL sync that covers it before it is announced and
    * acknowledged; with `durable` false (the deferred view) it is announced at once. The
    * write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the next
@@ -218,13 +315,7 @@ export class SqliteEventStore implements EventStore {
    */
   private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const result = this.appendImmediate(stream, events, expected);
-    // Announced only once durable: a subscriber woken now would still find the event (it is
-    // committed), but another process told of it must not act on an append that a power loss can
-    // still roll back before its writer was answered.
-    if (durable && this.syncsWal) await this.walSynced();
-    this.announce(result.position, durable);
-    return result;
+    return this.commitSoon(stream, events, expected, durable);
   }
 
   /**
@@ -328,6 +419,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
+    this.flush();
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
@@ -338,10 +430,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async streamRevision(stream: string): Promise<number | null> {
+    this.flush();
     return this.currentRevision(stream);
   }
 
   async headPosition(): Promise<number> {
+    this.flush();
     return (this.statement('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
   }
 
@@ -371,6 +465,7 @@ export class SqliteEventStore implements EventStore {
     const loop = async () => {
       while (!stopped && !this.closed) {
         const appendsSeen = this.appends;
+        this.flush();
         // Read the head first: every event at or below it is committed, so after delivering the
         // matching ones we may report the head as our checkpoint even if nothing matched.
         const { h, rows } = this.db.transaction(() => {
@@ -431,6 +526,8 @@ export class SqliteEventStore implements EventStore {
       if (this.deferredTimer) clearTimeout(this.deferredTimer);
       this.deferredTimer = null;
       this.wakeNow();
+      // the appends already called are committed (or fail) before the connection goes
+      this.flush();
       this.db.close();
       this.closing = this.settleSyncs();
     }
