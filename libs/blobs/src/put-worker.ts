@@ -8,13 +8,9 @@
  * the folder holding the name is fsynced after (issue 37: no temporary file and rename when the
  * content is new); content found stored is verified before it is trusted; a folder the put had to
  * make is fsynced in its parent (each folder made, in its own parent). The reply comes after all
- * of that. The folders made are synced in the thread pool while this thread writes and syncs the
- * blob (both are needed before the reply, in no order: a folder's name is made durable by its
- * parent's sync, the blob's by its folder's), so a put that makes a folder waits for one sync
- * less in series.
+ * of that.
  */
 import { closeSync, fstatSync, fsyncSync, futimesSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 
@@ -43,22 +39,6 @@ function syncFolder(path: string): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/** The folders that hold the folders a put made (`first`, the outermost made, and those inside it down to `folder`), each fsynced, in the thread pool. */
-async function syncMadeFolders(folder: string, first: string): Promise<void> {
-  const parents: string[] = [];
-  for (let child = folder; child.length >= first.length; child = dirname(child)) parents.push(dirname(child));
-  await Promise.all(
-    parents.map(async (parent) => {
-      const handle = await open(parent, 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    }),
-  );
 }
 
 function writeAll(fd: number, chunk: Uint8Array): void {
@@ -104,18 +84,11 @@ function holds(fd: number, data: Uint8Array[]): boolean {
  * or still being written by a concurrent put, it is replaced the old way (a temporary file,
  * fsynced, renamed over it). Either way a folder the put made is fsynced in its parent.
  */
-export async function putDurably(req: SmallPutRequest): Promise<SmallPutOutcome> {
+export function putDurably(req: SmallPutRequest): SmallPutOutcome {
   const folder = dirname(req.target);
   const made: { first?: string } = {};
   let outcome: SmallPutOutcome;
-  let madeSynced: Promise<void> | undefined;
-  const syncMade = () => {
-    if (made.first === undefined || madeSynced) return;
-    madeSynced = syncMadeFolders(folder, made.first);
-    madeSynced.catch(() => undefined); // awaited below; a put that fails first reports its own error
-  };
   const fd = createNew(req.target, req, made);
-  syncMade();
   if (fd !== null) {
     let failed: Error | undefined;
     try {
@@ -135,11 +108,10 @@ export async function putDurably(req: SmallPutRequest): Promise<SmallPutOutcome>
   } else {
     outcome = verifyStored(req) ? 'verified' : 'healed';
     if (outcome === 'healed') replace(req, made);
-    syncMade();
   }
   syncFolder(folder);
   // the folders this put made are names in their parents
-  await madeSynced;
+  if (made.first !== undefined) for (let child = folder; child.length >= made.first.length; child = dirname(child)) syncFolder(dirname(child));
   return outcome;
 }
 
@@ -208,11 +180,12 @@ function replace(req: SmallPutRequest, made: { first?: string }): void {
 }
 
 parentPort?.on('message', (req: SmallPutRequest) => {
-  putDurably(req).then(
-    (outcome) => parentPort!.postMessage({ id: req.id, outcome } satisfies SmallPutReply),
-    (error: NodeJS.ErrnoException) => {
-      const { message, code } = error;
-      parentPort!.postMessage({ id: req.id, error: { message: String(message), ...(code ? { code } : {}) } } satisfies SmallPutReply);
-    },
-  );
+  let reply: SmallPutReply;
+  try {
+    reply = { id: req.id, outcome: putDurably(req) };
+  } catch (error) {
+    const { message, code } = error as NodeJS.ErrnoException;
+    reply = { id: req.id, error: { message: String(message), ...(code ? { code } : {}) } };
+  }
+  parentPort!.postMessage(reply);
 });
