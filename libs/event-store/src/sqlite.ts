@@ -13,11 +13,12 @@
  * append is acknowledged only after an `fdatasync` of the write-ahead log in the thread pool.
  * Concurrent durable appends share a sync (see `walSynced`).
  *
- * Group commit: the appends made while the event loop runs the callbacks of one turn and the
- * promise chains they set off share one IMMEDIATE transaction, each in a savepoint of its own, so
- * each keeps its exact revision check and one failing append fails only itself (see `flush`). Any
- * read of this store commits what is queued first, so a read made after `append` was called sees
- * the append (as when each append committed inside the call).
+ * Group commit: the first append of a burst (the callbacks of one turn of the event loop and the
+ * promise chains they set off) commits at once, alone, as every append did before; the appends
+ * after it in the burst share one IMMEDIATE transaction, each in a savepoint of its own, so each
+ * keeps its exact revision check and one failing append fails only itself (see `flush`). Any read
+ * of this store commits what is queued first, so a read made after `append` was called sees the
+ * append, as when each append committed inside the call. A lone append pays nothing for it.
  */
 import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { randomUUID } from 'node:crypto';
@@ -219,20 +220,34 @@ export class SqliteEventStore implements EventStore {
 
   /** appends called and not yet committed, in call order (see `flush`) */
   private queued: QueuedAppend[] = [];
-  private flushScheduled = false;
+  /** an append committed in this burst: the next ones queue for `flush` at its end */
+  private inBurst = false;
+  private readonly endBurst = () => {
+    this.inBurst = false;
+    this.flush();
+  };
   /** append transactions committed (for tests: concurrent appends share them) */
   appendTransactions = 0;
 
-  /** Queues an append for the next `flush`: its promise settles as `appendSynced` says. */
+  /**
+   * The first append of a burst: committed now, alone (what a lone append costs: no wait, no
+   * queue). The burst ends after the promise jobs this turn has queued, and those they queue,
+   * have run (a tick queued from a promise job runs once the promise jobs are drained): every
+   * append one callback sets off after this one joins the queue, and no later turn of the event
+   * loop waits for it.
+   */
+  private commitNow(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+    this.inBurst = true;
+    queueMicrotask(() => process.nextTick(this.endBurst));
+    const result = this.db.transaction(() => this.appendTx(stream, events, expected), 'immediate');
+    this.appendTransactions += 1;
+    return result;
+  }
+
+  /** Queues an append for the `flush` at the end of the burst (or before a read): its promise settles as `appendSynced` says. */
   private commitSoon(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
       this.queued.push({ stream, events, expected, durable, resolve, reject });
-      if (this.flushScheduled) return;
-      this.flushScheduled = true;
-      // After the promise jobs this turn has queued, and those they queue, have run (a tick queued
-      // from a promise job runs once the promise jobs are drained): every append that one callback
-      // sets off joins, and no later turn of the event loop waits for it.
-      queueMicrotask(() => process.nextTick(() => this.flush()));
     });
   }
 
@@ -250,7 +265,6 @@ export class SqliteEventStore implements EventStore {
    * called this), and are announced and acknowledged after it; deferred ones at once.
    */
   private flush(): void {
-    this.flushScheduled = false;
     const group = this.queued;
     if (group.length === 0) return;
     this.queued = [];
@@ -315,7 +329,14 @@ export class SqliteEventStore implements EventStore {
    */
   private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    return this.commitSoon(stream, events, expected, durable);
+    if (this.inBurst) return this.commitSoon(stream, events, expected, durable);
+    const result = this.commitNow(stream, events, expected);
+    // Announced only once durable: a subscriber woken now would still find the event (it is
+    // committed), but another process told of it must not act on an append that a power loss can
+    // still roll back before its writer was answered.
+    if (durable && this.syncsWal) await this.walSynced();
+    this.announce(result.position, durable);
+    return result;
   }
 
   /**
@@ -372,8 +393,10 @@ export class SqliteEventStore implements EventStore {
     // Suspend before anything else: `syncing` is assigned this promise when this first returns,
     // and the `finally` below must not clear it before that (a loop that finished without an
     // await would leave a settled promise in `syncing`: no later sync would start, and close()
-    // would wait on it forever). It also lets appends of the same event-loop turn join the group.
-    await Promise.resolve();
+    // would wait on it forever). It waits for the end of the burst (see `commitNow`): the appends
+    // queued behind the first are committed then (`endBurst`, a tick queued before this one) and
+    // join this sync instead of waiting for the next.
+    await new Promise<void>((resolve) => queueMicrotask(() => process.nextTick(resolve)));
     try {
       while (this.syncWaiters.length > 0) {
         const group = this.syncWaiters;
