@@ -34,9 +34,9 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SubscriptionHandlers,
-  WrongExpectedRevisionError,
 } from './port.js';
 import { withAppend } from './deferring.js';
+import { GroupCommit } from './sqlite-group-commit.js';
 import { makePrivate, useWal, whileBusy } from './sqlite-file.js';
 
 interface Row {
@@ -51,15 +51,6 @@ interface Row {
 
 const BATCH = 500;
 
-interface QueuedAppend {
-  stream: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  /** acknowledged after the WAL sync (else at the commit: the deferred view) */
-  durable: boolean;
-  resolve(result: AppendResult): void;
-  reject(error: unknown): void;
-}
 
 /**
  * How hard an append waits for the disk. `full` (the default): the write-ahead log is fsynced
@@ -197,121 +188,19 @@ export class SqliteEventStore implements EventStore {
     return (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
   }
 
-  private readonly appendTx = (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const current = this.currentRevision(stream);
-    const actual = current ?? 'no_stream';
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === null) ||
-      (expected === 'stream_exists' && current !== null) ||
-      (typeof expected === 'number' && current === expected);
-    if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
-    const insert = this.statement('INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
-    let revision = current ?? -1;
-    let position = 0;
-    const now = Date.now();
-    for (const e of events) {
-      revision += 1;
-      const info = insert.run(stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata ?? {}), now);
-      position = Number(info.lastInsertRowid);
-    }
-    return { revision, position };
-  };
+  /** The group commit of appends (sqlite-group-commit.ts). */
+  private readonly group = new GroupCommit({
+    db: () => this.db,
+    statement: (sql) => this.statement(sql),
+    currentRevision: (stream) => this.currentRevision(stream),
+    syncsWal: () => this.syncsWal,
+    walSynced: () => this.walSynced(),
+    announce: (position, durable) => this.announce(position, durable),
+  });
 
-  /** appends called and not yet committed, in call order (see `flush`) */
-  private queued: QueuedAppend[] = [];
-  /** an append committed in this burst: the next ones queue for `flush` at its end */
-  private inBurst = false;
-  private readonly endBurst = () => {
-    this.inBurst = false;
-    this.flush();
-  };
   /** append transactions committed (for tests: concurrent appends share them) */
-  appendTransactions = 0;
-
-  /**
-   * The first append of a burst: committed now, alone (what a lone append costs: no wait, no
-   * queue). The burst ends after the promise jobs this turn has queued, and those they queue,
-   * have run (a tick queued from a promise job runs once the promise jobs are drained): every
-   * append one callback sets off after this one joins the queue, and no later turn of the event
-   * loop waits for it.
-   */
-  private commitNow(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    this.inBurst = true;
-    queueMicrotask(() => process.nextTick(this.endBurst));
-    const result = this.db.transaction(() => this.appendTx(stream, events, expected), 'immediate');
-    this.appendTransactions += 1;
-    return result;
-  }
-
-  /** Queues an append for the `flush` at the end of the burst (or before a read): its promise settles as `appendSynced` says. */
-  private commitSoon(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queued.push({ stream, events, expected, durable, resolve, reject });
-    });
-  }
-
-  /**
-   * Commits every queued append in one IMMEDIATE transaction (one lock, one set of WAL frames: the
-   * events' pages and `sqlite_sequence` written once for the group). Each append runs in a
-   * savepoint: a revision check that fails rolls back that append alone and rejects its promise;
-   * the others commit. Appends to one stream in one group are checked in call order, each against
-   * the revisions the ones before it wrote, as if committed one by one. An error that ends the
-   * whole transaction (the disk full: SQLite rolls it back) or a failed COMMIT rejects every
-   * append of the group: none of them is in the store. Synchronous: reads call it first.
-   *
-   * The group's durable appends then wait for one WAL sync, asked for here, at the commit (the
-   * log's descriptor is opened while the connection that wrote it is open, even when close()
-   * called this), and are announced and acknowledged after it; deferred ones at once.
-   */
-  private flush(): void {
-    const group = this.queued;
-    if (group.length === 0) return;
-    this.queued = [];
-    let outcomes: ({ ok: AppendResult } | { error: unknown })[];
-    try {
-      outcomes = this.db.transaction(() => {
-        if (group.length === 1) return [{ ok: this.appendTx(group[0].stream, group[0].events, group[0].expected) }];
-        return group.map(({ stream, events, expected }) => {
-          try {
-            return { ok: this.db.transaction(() => this.appendTx(stream, events, expected)) };
-          } catch (error) {
-            // SQLite ended the whole transaction (some errors do): nothing of the group stays
-            if (!this.db.inTransaction) throw error;
-            return { error };
-          }
-        });
-      }, 'immediate');
-      this.appendTransactions += 1;
-    } catch (error) {
-      for (const append of group) append.reject(error);
-      return;
-    }
-    let synced: Promise<void> | null = null;
-    if (this.syncsWal && group.some((append, i) => append.durable && 'ok' in outcomes[i])) {
-      try {
-        synced = this.walSynced();
-      } catch (error) {
-        synced = Promise.reject(error as Error); // the log could not be opened: not acknowledged
-      }
-    }
-    // settled in call order (announcements in position order): the syncs' callbacks run in the order they were attached
-    group.forEach((append, i) => {
-      const outcome = outcomes[i];
-      if (!('ok' in outcome)) append.reject(outcome.error);
-      else if (append.durable && synced) {
-        // Announced only once durable: a subscriber woken now would still find the event (it is
-        // committed), but another process told of it must not act on an append that a power
-        // loss can still roll back before its writer was answered.
-        synced.then(() => {
-          this.announce(outcome.ok.position, true);
-          append.resolve(outcome.ok);
-        }, append.reject);
-      } else {
-        this.announce(outcome.ok.position, append.durable);
-        append.resolve(outcome.ok);
-      }
-    });
+  get appendTransactions(): number {
+    return this.group.transactions;
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -329,8 +218,8 @@ export class SqliteEventStore implements EventStore {
    */
   private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    if (this.inBurst) return this.commitSoon(stream, events, expected, durable);
-    const result = this.commitNow(stream, events, expected);
+    if (this.group.inBurst) return this.group.commitSoon(stream, events, expected, durable);
+    const result = this.group.commitNow(stream, events, expected);
     // Announced only once durable: a subscriber woken now would still find the event (it is
     // committed), but another process told of it must not act on an append that a power loss can
     // still roll back before its writer was answered.
@@ -442,7 +331,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
-    this.flush();
+    this.group.flush();
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
@@ -453,12 +342,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async streamRevision(stream: string): Promise<number | null> {
-    this.flush();
+    this.group.flush();
     return this.currentRevision(stream);
   }
 
   async headPosition(): Promise<number> {
-    this.flush();
+    this.group.flush();
     return (this.statement('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
   }
 
@@ -488,7 +377,7 @@ export class SqliteEventStore implements EventStore {
     const loop = async () => {
       while (!stopped && !this.closed) {
         const appendsSeen = this.appends;
-        this.flush();
+        this.group.flush();
         // Read the head first: every event at or below it is committed, so after delivering the
         // matching ones we may report the head as our checkpoint even if nothing matched.
         const { h, rows } = this.db.transaction(() => {
@@ -550,7 +439,7 @@ export class SqliteEventStore implements EventStore {
       this.deferredTimer = null;
       this.wakeNow();
       // the appends already called are committed (or fail) before the connection goes
-      this.flush();
+      this.group.flush();
       this.db.close();
       this.closing = this.settleSyncs();
     }
