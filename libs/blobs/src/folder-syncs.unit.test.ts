@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FolderSyncs } from './local.js';
+import { FolderSyncs } from './folder-syncs.js';
 
 /** An fsync that finishes when the test says; records what started, in order. */
 function controlledFsync() {

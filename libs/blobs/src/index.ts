@@ -3,3 +3,4 @@ export * from './local.js';
 export * from './minio.js';
 export * from './temporary.js';
 export * from './verify.js';
+export * from './folder-syncs.js';

@@ -16,7 +16,9 @@
  * stored is written again and renamed over the stored copy (atomic; readers of the old file go on
  * reading it): a copy damaged on disk, same size or not, is healed by the next upload of that
  * content. The new file's time is the put's (the reaper reads it). The folders a put needs are
- * created once per process and remembered: a `mkdir` per put was measurable on small files.
+ * created once per process and remembered: a `mkdir` per put was measurable on small files. The
+ * 256 first-level folders are made before the first put (`ensureLayout`), so a put that makes a
+ * second-level folder syncs its parent but never the root.
  *
  * A small put (a body that ends within `SMALL_PUT_BYTES`) runs on a worker thread: one message
  * there and one back instead of a dozen thread-pool jobs (small-puts.ts, put-worker.ts); its
@@ -38,6 +40,7 @@ import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type BlobFingerprint, type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
+import { FolderSyncs } from './folder-syncs.js';
 import { SmallPuts } from './small-puts.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { sha256Of } from './verify.js';
@@ -47,6 +50,8 @@ const READ_HIGH_WATER_MARK = 1024 * 1024;
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
 const HEX2 = /^[0-9a-f]{2}$/;
+/** the first-level shard folders' names */
+const SHARDS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 /** numbers, not bigints (those cost 5x the call here): the times keep sub-microsecond digits */
@@ -59,58 +64,6 @@ async function sortedNames(path: string): Promise<string[]> {
   } catch (error) {
     if (isMissing(error)) return [];
     throw error;
-  }
-}
-
-/** Flushes a file's bytes, or a folder's entries (a rename into it), to disk. */
-async function sync(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Group commit of folder syncs, per folder. `sync(folder)` resolves after an fsync of the folder
- * that started after the call: the one running when it is called may have started before the
- * caller's rename, so the caller waits for the next, which every caller arriving meanwhile shares.
- */
-export class FolderSyncs {
-  private readonly folders = new Map<string, { running: Promise<void>; next: Promise<void> | null }>();
-  /** fsyncs started (for tests: concurrent callers share them) */
-  started = 0;
-
-  constructor(private readonly fsync: (path: string) => Promise<void> = sync) {}
-
-  sync(path: string): Promise<void> {
-    const folder = this.folders.get(path);
-    if (!folder) return this.start(path);
-    // after the running one, whatever its outcome; shared by everyone who arrives until it starts
-    folder.next ??= folder.running.then(
-      () => this.start(path),
-      () => this.start(path),
-    );
-    return folder.next;
-  }
-
-  private start(path: string): Promise<void> {
-    this.started += 1;
-    const running = this.fsync(path);
-    const folder = this.folders.get(path);
-    if (folder) {
-      folder.running = running;
-      folder.next = null;
-    } else {
-      this.folders.set(path, { running, next: null });
-    }
-    const settled = () => {
-      const now = this.folders.get(path);
-      if (now && now.running === running && now.next === null) this.folders.delete(path);
-    };
-    running.then(settled, settled);
-    return running;
   }
 }
 
@@ -193,6 +146,33 @@ export class LocalBlobStore implements BlobStore {
     return dir;
   }
 
+  /**
+   * The temporary folder and the 256 first-level shard folders (`00` to `ff`), made once per
+   * process before the first put, and the store's root fsynced once if any of them was new: a put
+   * that makes a second-level folder then fsyncs that folder's parent only, never the root (in a
+   * young store most puts make one: 65,536 of them). A failure is forgotten: the next put retries.
+   */
+  private ensureLayout(): Promise<void> {
+    this.layout ??= (async () => {
+      await this.ensureDurableDir(this.tmpDir);
+      const made = await Promise.all(
+        SHARDS.map((top) =>
+          mkdir(join(this.dir, top), { mode: PRIVATE_DIR }).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === 'EEXIST') return false;
+              throw error;
+            },
+          ),
+        ),
+      );
+      if (made.some(Boolean)) await this.syncs.sync(this.dir);
+    })();
+    this.layout.catch(() => (this.layout = null));
+    return this.layout;
+  }
+  private layout: Promise<void> | null = null;
+
   /** ensureDir when the caller needs the folder to exist and be durable before going on. */
   private async ensureDurableDir(path: string): Promise<void> {
     const { made, durable } = this.ensureDir(path);
@@ -211,7 +191,7 @@ export class LocalBlobStore implements BlobStore {
    * same steps, the same durability); a larger one streams through the thread pool.
    */
   async put(source: Readable): Promise<BlobInfo> {
-    await this.ensureDurableDir(this.tmpDir);
+    await this.ensureLayout();
     if (!this.smallPuts) return this.putStreaming(source);
     const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];

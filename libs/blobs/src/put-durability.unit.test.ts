@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -101,6 +101,17 @@ function finder(calls: Call[]) {
   };
 }
 const isSync = (c: Call) => c.name === 'fsync' || c.name === 'fdatasync';
+
+/**
+ * The store's 256 first-level folders are made, and the root fsynced once, before the first put
+ * writes a byte: the put's own syncs (from `fileSynced` on) never include the root, though the
+ * put made a second-level folder (and in a new store its first-level folder was new too).
+ */
+function assertLayoutFirst(calls: Call[], dir: string, fileSynced: number): void {
+  const rootSyncs = calls.map((c, i) => (isSync(c) && c.args.endsWith(`<${dir}>`) ? i : -1)).filter((i) => i >= 0);
+  assert.ok(rootSyncs.length >= 1 && rootSyncs.every((i) => i < fileSynced), `the root synced at the start only: ${JSON.stringify(rootSyncs)}, the blob's bytes at ${fileSynced}`);
+  for (let i = 0; i < 256; i++) assert.ok(existsSync(join(dir, i.toString(16).padStart(2, '0'))), 'every first-level folder made');
+}
 const isRename = (c: Call) => c.name.startsWith('rename');
 
 describe('a put is durable before it resolves', { skip: strace ? false : 'strace is not installed' }, () => {
@@ -115,13 +126,12 @@ describe('a put is durable before it resolves', { skip: strace ? false : 'strace
       const fileSynced = index('the temporary file\'s fsync', (c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/put.`));
       const renamed = index('the rename into place', (c) => isRename(c) && c.args.includes(`${folder}/${key}`));
       const folderSynced = index('the folder\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}>`));
-      // (the root was synced before, for the temporary folder: this one is after the file was written)
       const parentSynced = index('the new folder\'s parent\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${join(dir, key.slice(0, 2))}>`), fileSynced);
-      const rootSynced = index('the store root\'s fsync (a folder made in it)', (c) => isSync(c) && c.args.endsWith(`<${dir}>`), fileSynced);
       const resolved = index('the put resolving', (c) => c.name === 'write' && c.args.includes('RESOLVED'));
       assert.ok(fileSynced < renamed, 'the bytes are on disk before the name points at them');
       assert.ok(renamed < folderSynced, 'the folder is synced after the rename');
-      for (const [what, i] of [['file', fileSynced], ['folder', folderSynced], ['parent', parentSynced], ['root', rootSynced]] as const) {
+      assertLayoutFirst(calls, dir, fileSynced);
+      for (const [what, i] of [['file', fileSynced], ['folder', folderSynced], ['parent', parentSynced]] as const) {
         assert.ok(i < resolved, `the ${what} sync is done before the put resolves`);
       }
     });
@@ -134,11 +144,12 @@ describe('a put is durable before it resolves', { skip: strace ? false : 'strace
     const fileSynced = index('the blob\'s fsync under its name', (c) => isSync(c) && c.args.endsWith(`<${folder}/${key}>`));
     const folderSynced = index('the folder\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}>`), fileSynced);
     const parentSynced = index('the new folder\'s parent\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${join(dir, key.slice(0, 2))}>`), fileSynced);
-    const rootSynced = index('the store root\'s fsync (a folder made in it)', (c) => isSync(c) && c.args.endsWith(`<${dir}>`), fileSynced);
     const resolved = index('the put resolving', (c) => c.name === 'write' && c.args.includes('RESOLVED'));
     assert.deepEqual(calls.filter(isRename), [], 'no rename');
     assert.deepEqual(calls.filter((c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/`)), [], 'no temporary file synced');
-    for (const [what, i] of [['folder', folderSynced], ['parent', parentSynced], ['root', rootSynced]] as const) {
+    assertLayoutFirst(calls, dir, fileSynced);
+    assert.equal(calls.slice(fileSynced).filter(isSync).length, 3, 'after the layout: the blob, its folder, the folder\'s parent (the folder was new)');
+    for (const [what, i] of [['folder', folderSynced], ['parent', parentSynced]] as const) {
       assert.ok(i < resolved, `the ${what} sync is done before the put resolves`);
     }
     assert.equal(calls.filter(isSync).filter((c) => c.args.endsWith(`<${folder}/${key}>`) || c.args.endsWith(`<${folder}>`)).length, 2, 'one fsync of the blob, one of its folder');

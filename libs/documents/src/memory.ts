@@ -174,6 +174,18 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     this.uniqueIndexes.push({ fields, owners });
   }
 
+  /**
+   * A unique index's constraint goes. Lookups are kept per field list, sparse or not, and serve
+   * any index on those fields (another may still be declared): a lookup no index needs is only
+   * memory, so they stay.
+   */
+  async dropIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
+    if (!options.unique) return;
+    const fields = Object.keys(spec).join();
+    const at = this.uniqueIndexes.findIndex((index) => index.fields.join() === fields);
+    if (at >= 0) this.uniqueIndexes.splice(at, 1);
+  }
+
   clear(): void {
     this.docs.clear();
     for (const index of this.uniqueIndexes) index.owners.clear();

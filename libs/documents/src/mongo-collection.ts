@@ -87,10 +87,30 @@ export class MongoCollectionAdapter<T extends Document> implements Collection<T>
 
   async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
     try {
-      await bounded('an index build', this.coll.createIndex(spec, options.unique ? { unique: true } : {}), LONG_OPERATION_MS);
+      await bounded('an index build', this.coll.createIndex(spec, mongoIndexOptions(spec, options)), LONG_OPERATION_MS);
     } catch (error) {
       if (isDuplicateKey(error)) throw new DuplicateKeyError(this.name, duplicateKeyOf(error));
       throw error;
     }
   }
+
+  async dropIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
+    try {
+      await bounded('an index drop', this.coll.dropIndex(mongoIndexName(spec, options)), LONG_OPERATION_MS);
+    } catch (error) {
+      // none by that name (never made, or dropped already), or no collection yet
+      const code = (error as { code?: unknown; codeName?: unknown }).code;
+      if (code === 27 || code === 26 || (error as { codeName?: unknown }).codeName === 'IndexNotFound' || /index not found|ns not found/i.test((error as Error).message)) return;
+      throw error;
+    }
+  }
+}
+
+/** The driver's default name (`a_1_b_-1`), with `_sparse` for a sparse index: it differs from the same spec's full index, so both may exist. */
+function mongoIndexName(spec: SortSpec, options: IndexOptions): string {
+  return `${Object.entries(spec).map(([f, d]) => `${f}_${d}`).join('_')}${options.sparse ? '_sparse' : ''}`;
+}
+
+function mongoIndexOptions(spec: SortSpec, options: IndexOptions): { unique?: boolean; sparse?: boolean; name?: string } {
+  return { ...(options.unique ? { unique: true } : {}), ...(options.sparse ? { sparse: true, name: mongoIndexName(spec, options) } : {}) };
 }

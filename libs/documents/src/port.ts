@@ -42,6 +42,13 @@ export interface FindOptions {
 
 export interface IndexOptions {
   unique?: boolean;
+  /**
+   * Only documents that hold a value (not null, not missing) in every field of the index are in
+   * it: for a field most documents leave empty and queries ask for one value of (a write of a
+   * document without it adds no entry). Such an index answers equality and range queries on the
+   * field, never `null`. Another index than the same spec without `sparse` (both may exist).
+   */
+  sparse?: boolean;
 }
 
 export interface Collection<T extends Document = Document> {
@@ -55,6 +62,12 @@ export interface Collection<T extends Document = Document> {
   deleteMany(filter: Filter): Promise<number>;
   /** Idempotent. A unique index makes upserts that would duplicate the key throw DuplicateKeyError. */
   ensureIndex(spec: SortSpec, options?: IndexOptions): Promise<void>;
+  /**
+   * Removes the index `ensureIndex(spec, options)` made, if there is one (idempotent): for an
+   * index a read model no longer declares, which a store made by an older build still keeps and
+   * writes to on every upsert. Queries stay right, whatever indexes remain.
+   */
+  dropIndex(spec: SortSpec, options?: IndexOptions): Promise<void>;
 }
 
 /** One write of a committed batch. */

@@ -13,6 +13,7 @@ export interface CollectionHost {
   remove(collection: string, id: string): boolean;
   removeMany(collection: string, filter: Filter): number;
   ensureIndex(collection: string, spec: SortSpec, options: IndexOptions): void;
+  dropIndex(collection: string, spec: SortSpec, options: IndexOptions): void;
 }
 
 export class SqliteCollection<T extends Document> implements Collection<T> {
@@ -60,5 +61,9 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
 
   async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
     this.store.ensureIndex(this.name, spec, options);
+  }
+
+  async dropIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
+    this.store.dropIndex(this.name, spec, options);
   }
 }

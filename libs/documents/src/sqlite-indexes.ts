@@ -24,16 +24,26 @@ export interface IndexHost {
   table(collection: string): TableInfo;
 }
 
-/** Makes the index (if new) and flags the documents stored before that SQL cannot judge on its paths (`loose`). */
+/** The SQLite name of the index `ensureIndex(spec, options)` makes on `collection`. */
+function indexName(collection: string, spec: SortSpec, options: IndexOptions): string {
+  return `i:${collection}:${JSON.stringify(spec)}${options.unique ? ':unique' : ''}${options.sparse ? ':sparse' : ''}`;
+}
+
+/**
+ * Makes the index (if new) and flags the documents stored before that SQL cannot judge on its
+ * paths (`loose`). A sparse index is a partial one (`WHERE <field> IS NOT NULL`, each field): SQLite
+ * uses it for a query whose condition on the field implies a value there (`=`, a range).
+ */
 export function ensureSqliteIndex(db: SqliteDatabase, host: IndexHost, collection: string, spec: SortSpec, options: IndexOptions): void {
   const fields = Object.keys(spec);
   const t = tableOf(collection);
   const known = host.table(collection);
-  const name = quote(`i:${collection}:${JSON.stringify(spec)}${options.unique ? ':unique' : ''}`);
+  const name = quote(indexName(collection, spec, options));
   const columns = fields.map((f) => `${extract(f)}${spec[f] === -1 ? ' DESC' : ''}`).join(', ');
+  const where = options.sparse ? ` WHERE ${fields.map((f) => `${extract(f)} IS NOT NULL`).join(' AND ')}` : '';
   db.transaction(() => {
     try {
-      db.exec(`CREATE ${options.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${columns})`);
+      db.exec(`CREATE ${options.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${t} (${columns})${where}`);
     } catch (error) {
       throw duplicateKey(collection, error);
     }
@@ -48,6 +58,32 @@ export function ensureSqliteIndex(db: SqliteDatabase, host: IndexHost, collectio
       const doc = JSON.parse(row.doc);
       if (added.some((f) => isLoose(doc, f))) flag.run(row.id);
     }
+  });
+}
+
+/**
+ * Drops the index `ensureSqliteIndex(spec, options)` made, if any. Its fields stay known as
+ * indexed paths to this connection (their loose flags kept up: harmless) and, when another index
+ * of the collection has the same fields, in `_indexes`; otherwise the next connection plans
+ * queries on them in JavaScript, as for any path without an index.
+ */
+export function dropSqliteIndex(db: SqliteDatabase, host: IndexHost, collection: string, spec: SortSpec, options: IndexOptions): void {
+  const fields = JSON.stringify(Object.keys(spec));
+  const prefix = `i:${collection}:`;
+  db.transaction(() => {
+    db.exec(`DROP INDEX IF EXISTS ${quote(indexName(collection, spec, options))}`);
+    const others = (host.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(tableOf(collection)) as { name: string }[])
+      .map((r) => r.name)
+      .filter((n) => n.startsWith(prefix))
+      .map((n) => n.slice(prefix.length).replace(/:sparse$/, '').replace(/:unique$/, ''));
+    const sameFields = others.some((s) => {
+      try {
+        return JSON.stringify(Object.keys(JSON.parse(s) as SortSpec)) === fields;
+      } catch {
+        return false;
+      }
+    });
+    if (!sameFields) host.statement('DELETE FROM _indexes WHERE collection = ? AND fields = ?').run(collection, fields);
   });
 }
 

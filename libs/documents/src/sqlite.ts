@@ -38,7 +38,7 @@ import { type Checkpoint, type Collection, type CommitResult, type Document, typ
 import { type Filter, type FindOptions, type IndexOptions, type SortSpec, type Write } from './port.js';
 import { SqliteCollection } from './sqlite-collection.js';
 import { NUMBERS, SORT_KEYS, TrackedPathFlags } from './sqlite-flags.js';
-import { duplicateKey, ensureSqliteIndex, type TableInfo } from './sqlite-indexes.js';
+import { dropSqliteIndex, duplicateKey, ensureSqliteIndex, type TableInfo } from './sqlite-indexes.js';
 import { type Plan, planFilter } from './sqlite-plan.js';
 import { extract, quote, SIMPLE_PATH, TABLE_PREFIX, tableOf } from './sqlite-sql.js';
 
@@ -350,6 +350,23 @@ export class SqliteDocumentStore implements DocumentStore {
 
   ensureIndex(collection: string, spec: SortSpec, options: IndexOptions): void {
     ensureSqliteIndex(this.db, this, collection, spec, options);
+  }
+
+  dropIndex(collection: string, spec: SortSpec, options: IndexOptions): void {
+    dropSqliteIndex(this.db, this, collection, spec, options);
+  }
+
+  /**
+   * How SQLite runs the query `find(collection, filter, options)` sends when SQL orders the page
+   * (EXPLAIN QUERY PLAN, one line per step): for tests that a read model's query uses the index
+   * it was given, not one that only serves its order.
+   */
+  explainFind(collection: string, filter: Filter, options: FindOptions = {}): string[] {
+    const plan = this.plan(collection, filter);
+    const sort = options.sort && Object.keys(options.sort).length ? options.sort : undefined;
+    const order = sort ? ` ORDER BY ${Object.entries(sort).map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}` : '';
+    const sql = `EXPLAIN QUERY PLAN SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order} LIMIT ? OFFSET ?`;
+    return (this.db.prepare(sql).all(...plan.params, options.limit || -1, options.skip ?? 0) as { detail: string }[]).map((r) => r.detail);
   }
 
   async ping(): Promise<void> {

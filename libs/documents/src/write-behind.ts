@@ -286,6 +286,10 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
   ensureIndex(spec: SortSpec, options?: IndexOptions): Promise<void> {
     return this.base.ensureIndex(spec, options);
   }
+
+  dropIndex(spec: SortSpec, options?: IndexOptions): Promise<void> {
+    return this.base.dropIndex(spec, options);
+  }
 }
 
 /**

@@ -12,6 +12,13 @@
  * the commit, which would block the event loop: SQLite's drivers are synchronous), and a durable
  * append is acknowledged only after an `fdatasync` of the write-ahead log in the thread pool.
  * Concurrent durable appends share a sync (see `walSynced`).
+ *
+ * Group commit: the first append of a burst (the callbacks of one turn of the event loop and the
+ * promise chains they set off) commits at once, alone, as every append did before; the appends
+ * after it in the burst share one IMMEDIATE transaction, each in a savepoint of its own, so each
+ * keeps its exact revision check and one failing append fails only itself (see `flush`). Any read
+ * of this store commits what is queued first, so a read made after `append` was called sees the
+ * append, as when each append committed inside the call. A lone append pays nothing for it.
  */
 import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { randomUUID } from 'node:crypto';
@@ -27,9 +34,9 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SubscriptionHandlers,
-  WrongExpectedRevisionError,
 } from './port.js';
 import { withAppend } from './deferring.js';
+import { GroupCommit } from './sqlite-group-commit.js';
 import { makePrivate, useWal, whileBusy } from './sqlite-file.js';
 
 interface Row {
@@ -43,6 +50,7 @@ interface Row {
 }
 
 const BATCH = 500;
+
 
 /**
  * How hard an append waits for the disk. `full` (the default): the write-ahead log is fsynced
@@ -180,28 +188,19 @@ export class SqliteEventStore implements EventStore {
     return (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
   }
 
-  private readonly appendTx = (stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const current = this.currentRevision(stream);
-    const actual = current ?? 'no_stream';
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === null) ||
-      (expected === 'stream_exists' && current !== null) ||
-      (typeof expected === 'number' && current === expected);
-    if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
-    const insert = this.statement('INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
-    let revision = current ?? -1;
-    let position = 0;
-    const now = Date.now();
-    for (const e of events) {
-      revision += 1;
-      const info = insert.run(stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata ?? {}), now);
-      position = Number(info.lastInsertRowid);
-    }
-    return { revision, position };
-  };
-  private appendImmediate(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    return this.db.transaction(() => this.appendTx(stream, events, expected), 'immediate');
+  /** The group commit of appends (sqlite-group-commit.ts). */
+  private readonly group = new GroupCommit({
+    db: () => this.db,
+    statement: (sql) => this.statement(sql),
+    currentRevision: (stream) => this.currentRevision(stream),
+    syncsWal: () => this.syncsWal,
+    walSynced: () => this.walSynced(),
+    announce: (position, durable) => this.announce(position, durable),
+  });
+
+  /** append transactions committed (for tests: concurrent appends share them) */
+  get appendTransactions(): number {
+    return this.group.transactions;
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -210,7 +209,8 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * Every commit is made without an fsync (synchronous=NORMAL) and is visible to every read made
-   * after this call returns to the event loop, durable or not: command handlers rely on that. A
+   * after this call (a read commits what is queued first: `flush`), durable or not, and at the
+   * latest when the append's promise settles: command handlers rely on that. A
    * durable append then waits for the WAL sync that covers it before it is announced and
    * acknowledged; with `durable` false (the deferred view) it is announced at once. The
    * write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the next
@@ -218,7 +218,8 @@ export class SqliteEventStore implements EventStore {
    */
   private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const result = this.appendImmediate(stream, events, expected);
+    if (this.group.inBurst) return this.group.commitSoon(stream, events, expected, durable);
+    const result = this.group.commitNow(stream, events, expected);
     // Announced only once durable: a subscriber woken now would still find the event (it is
     // committed), but another process told of it must not act on an append that a power loss can
     // still roll back before its writer was answered.
@@ -281,8 +282,10 @@ export class SqliteEventStore implements EventStore {
     // Suspend before anything else: `syncing` is assigned this promise when this first returns,
     // and the `finally` below must not clear it before that (a loop that finished without an
     // await would leave a settled promise in `syncing`: no later sync would start, and close()
-    // would wait on it forever). It also lets appends of the same event-loop turn join the group.
-    await Promise.resolve();
+    // would wait on it forever). It waits for the end of the burst (see `commitNow`): the appends
+    // queued behind the first are committed then (`endBurst`, a tick queued before this one) and
+    // join this sync instead of waiting for the next.
+    await new Promise<void>((resolve) => queueMicrotask(() => process.nextTick(resolve)));
     try {
       while (this.syncWaiters.length > 0) {
         const group = this.syncWaiters;
@@ -328,6 +331,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
+    this.group.flush();
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
@@ -338,10 +342,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async streamRevision(stream: string): Promise<number | null> {
+    this.group.flush();
     return this.currentRevision(stream);
   }
 
   async headPosition(): Promise<number> {
+    this.group.flush();
     return (this.statement('SELECT MAX(position) AS p FROM events').get() as { p: number | null }).p ?? 0;
   }
 
@@ -371,6 +377,7 @@ export class SqliteEventStore implements EventStore {
     const loop = async () => {
       while (!stopped && !this.closed) {
         const appendsSeen = this.appends;
+        this.group.flush();
         // Read the head first: every event at or below it is committed, so after delivering the
         // matching ones we may report the head as our checkpoint even if nothing matched.
         const { h, rows } = this.db.transaction(() => {
@@ -431,6 +438,8 @@ export class SqliteEventStore implements EventStore {
       if (this.deferredTimer) clearTimeout(this.deferredTimer);
       this.deferredTimer = null;
       this.wakeNow();
+      // the appends already called are committed (or fail) before the connection goes
+      this.group.flush();
       this.db.close();
       this.closing = this.settleSyncs();
     }

@@ -345,3 +345,89 @@ describe('SqliteEventStore live subscriptions', () => {
     });
   });
 });
+
+/** Group commit: the appends one turn of the event loop sets off after its first share one transaction (issue 37). */
+describe('SqliteEventStore group commit', () => {
+  async function withStore(test: (store: SqliteEventStore) => Promise<void>): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-group-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    try {
+      await test(store);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const event = (type: string) => [{ type, data: {} }];
+
+  it('concurrent appends: the first commits alone, the rest share one transaction; a failing revision check fails that append alone', () =>
+    withStore(async (store) => {
+      await store.append('taken', event('A'), 'no_stream');
+      const before = store.appendTransactions;
+      const outcomes = await Promise.allSettled([
+        store.append('s-1', event('A'), 'no_stream'),
+        deferDurability(store).append('s-2', event('A'), 'no_stream'),
+        store.append('taken', event('B'), 'no_stream'), // exists: refused
+        store.append('taken', event('C'), 0),
+        store.append('s-3', event('A'), 'any'),
+      ]);
+      assert.equal(store.appendTransactions - before, 2, 'five appends, two transactions');
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      assert.ok((outcomes[2] as PromiseRejectedResult).reason instanceof WrongExpectedRevisionError);
+      assert.deepEqual((await store.readStream('taken')).map((e) => e.type), ['A', 'C'], 'the refused append left nothing');
+      const positions = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ position: number }>).value.position);
+      assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'positions in call order');
+      assert.equal(await store.headPosition(), 5);
+    }));
+
+  it('appends to one stream in one group are checked in call order, each against the ones before it', () =>
+    withStore(async (store) => {
+      const before = store.appendTransactions;
+      const outcomes = await Promise.allSettled([
+        store.append('s', event('A'), 'no_stream'),
+        store.append('s', event('B'), 0),
+        store.append('s', event('C'), 0), // B is revision 1 now
+        store.append('s', event('D'), 'stream_exists'),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual((await store.readStream('s')).map((e) => `${e.type}${e.revision}`), ['A0', 'B1', 'D2']);
+      assert.equal(store.appendTransactions - before, 2, 'A alone, then B, C and D in one');
+    }));
+
+  it('an append is visible to a read made after it was called, before its promise settles, and after', () =>
+    withStore(async (store) => {
+      const append = store.append('s', event('A'), 'no_stream');
+      assert.equal(await store.streamRevision('s'), 0, 'a read right after the call sees it');
+      const deferred = deferDurability(store).append('s', event('B'), 0); // queued: the second of the burst
+      const third = store.append('s', event('X'), 5); // refused, when the read commits the queue
+      assert.deepEqual((await store.readStream('s')).map((e) => e.type), ['A', 'B']);
+      await assert.rejects(third, WrongExpectedRevisionError);
+      await Promise.all([append, deferred]);
+      await store.append('s', event('C'), 1);
+      assert.equal(await store.headPosition(), 3);
+    }));
+
+  it('appends set off by one callback in several promise steps join one group; a later turn gets its own', () =>
+    withStore(async (store) => {
+      const before = store.appendTransactions;
+      const steps = async (i: number) => {
+        await Promise.resolve();
+        await Promise.resolve();
+        return store.append(`s-${i}`, event('A'), 'no_stream');
+      };
+      await Promise.all([store.append('s-0', event('A'), 'no_stream'), steps(1), steps(2)]);
+      assert.equal(store.appendTransactions - before, 2, 's-0 alone, s-1 and s-2 together');
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.append('s-3', event('A'), 'no_stream');
+      assert.equal(store.appendTransactions - before, 3, 'a later turn: a burst of its own');
+    }));
+
+  it('appends called before close are committed; one called after it fails', () =>
+    withStore(async (store) => {
+      const appends = [store.append('s-1', event('A'), 'no_stream'), deferDurability(store).append('s-2', event('A'), 'no_stream')];
+      const closed = store.close();
+      await assert.rejects(store.append('late', event('A'), 'no_stream'), /not open/);
+      assert.deepEqual((await Promise.allSettled(appends)).map((o) => o.status), ['fulfilled', 'fulfilled']);
+      await closed;
+    }));
+});

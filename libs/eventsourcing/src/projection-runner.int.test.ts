@@ -76,6 +76,7 @@ class FlakyDocuments implements DocumentStore {
       delete: guard((id: string) => inner.delete(id)),
       deleteMany: guard((f: Record<string, unknown>) => inner.deleteMany(f)),
       ensureIndex: guard((s: Record<string, 1 | -1>, o?: { unique?: boolean }) => inner.ensureIndex(s, o)),
+      dropIndex: guard((s: Record<string, 1 | -1>, o?: { unique?: boolean }) => inner.dropIndex(s, o)),
     };
   }
   async dropAll() {

@@ -411,7 +411,6 @@ export const catalogProjection = (): Projection => ({
     await filesCollection(docs).ensureIndex({ deviceId: 1, deleted: 1, path: 1 });
     await filesCollection(docs).ensureIndex({ deviceId: 1, path: 1 });
     await filesCollection(docs).ensureIndex({ blob: 1 });
-    await filesCollection(docs).ensureIndex({ deleted: 1, deleted_at: 1 });
     // the purger's queries: a partner's files deleted before a cutoff, its versions superseded before one
     await filesCollection(docs).ensureIndex({ partnerId: 1, deleted: 1, deleted_at: 1 });
     await foldersCollection(docs).ensureIndex({ deviceId: 1, parent: 1, name: 1 });
@@ -419,10 +418,18 @@ export const catalogProjection = (): Projection => ({
     await versionsCollection(docs).ensureIndex({ fileId: 1, version: 1 });
     await versionsCollection(docs).ensureIndex({ blob: 1 });
     await versionsCollection(docs).ensureIndex({ partnerId: 1, latest: 1, superseded_at: 1 });
-    // the previewer's work list, oldest first; and which blobs are previews (the blob reaper)
+    // the previewer's work list, oldest first; and which blobs are previews (the blob reaper: sparse,
+    // as most blobs are no image and have none, so their previews document, written twice per
+    // upload, adds no entry to these four)
     await previewsCollection(docs).ensureIndex({ pending: 1, since: 1 });
-    await previewsCollection(docs).ensureIndex({ pending: 1 });
-    for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).ensureIndex({ [field]: 1 });
+    for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).ensureIndex({ [field]: 1 }, { sparse: true });
+    // Indexes stores made by older builds keep and write on every upsert (issue 37): no query
+    // filters on (deleted, deleted_at) without the partner (the purger's has its own index); a
+    // lone `pending` is a prefix of (pending, since); the preview fields' full indexes are the
+    // sparse ones above. An upload writes a files document once and a previews document twice.
+    await filesCollection(docs).dropIndex({ deleted: 1, deleted_at: 1 });
+    await previewsCollection(docs).dropIndex({ pending: 1 });
+    for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).dropIndex({ [field]: 1 });
   },
   async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.file)) {

@@ -219,6 +219,40 @@ for (const driver of usableSqliteDrivers()) {
       }
     });
   });
+
+  describe(`SqliteDocumentStore (${driver.name}): sparse and dropped indexes`, () => {
+    it('a sparse index is a partial one that answers equality and holds no entry for a document without the field; a dropped index is gone from the file, also for the next connection', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'burrow-docs-'));
+      const file = join(dir, 'read-models.sqlite');
+      try {
+        const store = open(file);
+        const previews = store.collection('previews');
+        await previews.ensureIndex({ 'p.w': 1 }, { sparse: true });
+        await previews.ensureIndex({ pending: 1 });
+        for (let i = 0; i < 200; i++) await previews.upsert({ _id: `b${i}`, p: i % 50 === 0 ? { w: `k${i}` } : {}, pending: i % 2 === 0 });
+        const index = (name: string) => store.statement("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) as { sql: string } | undefined;
+        assert.match(index('i:previews:{"p.w":1}:sparse')!.sql, /WHERE json_extract\(doc, '\$\.p\.w'\) IS NOT NULL$/);
+        const entries = (store.statement('SELECT count(*) AS n FROM "c:previews" INDEXED BY "i:previews:{""p.w"":1}:sparse" WHERE json_extract(doc, \'$.p.w\') >= \'\'').get() as { n: number }).n;
+        assert.equal(entries, 4, 'only the documents with a value are in it');
+        assert.match(store.explainFind('previews', { 'p.w': 'k50' }).join('\n'), /USING INDEX i:previews:\{"p\.w":1\}:sparse/);
+        assert.deepEqual((await previews.find({ 'p.w': 'k50' })).map((d) => d._id), ['b50']);
+
+        await previews.dropIndex({ pending: 1 });
+        assert.equal(index('i:previews:{"pending":1}'), undefined, 'dropped');
+        assert.equal(await previews.count({ pending: true }), 100, 'queried without it');
+        await store.close();
+        const next = open(file);
+        try {
+          assert.equal((next.statement('SELECT count(*) AS n FROM _indexes WHERE collection = ? AND fields = ?').get('previews', '["pending"]') as { n: number }).n, 0, 'not an indexed path any more');
+          assert.equal(await next.collection('previews').count({ pending: true }), 100);
+        } finally {
+          await next.close();
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  });
 }
 
 const mongoUrl = process.env.MONGODB_URL;

@@ -295,6 +295,45 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal(await flags.deleteMany({ on: false }), 3);
         assert.deepEqual(sortedIds(await flags.find({ g: 'a' })), ['f0', 'f2', 'f4', 'z0', 'z1', 'z2']);
       });
+
+      it('a sparse index: a value is found through it, documents without one by any other query; a field filled in later is found', async () => {
+        const previews = store.collection<Document & { k: string; p: { w?: string }; pending: boolean }>(uniqueId('sparse_'));
+        await previews.ensureIndex({ 'p.w': 1 }, { sparse: true });
+        await previews.ensureIndex({ 'p.w': 1 }, { sparse: true }); // idempotent
+        for (let i = 0; i < 6; i++) await previews.upsert({ _id: `b${i}`, k: 'x', p: i % 3 === 0 ? { w: `key${i}` } : {}, pending: i % 3 !== 0 });
+        assert.deepEqual(ids(await previews.find({ 'p.w': 'key3' })), ['b3']);
+        assert.equal(await previews.findOne({ 'p.w': 'key1' }), null);
+        assert.deepEqual(sortedIds(await previews.find({ 'p.w': { $gte: 'key' } })), ['b0', 'b3']);
+        assert.deepEqual(sortedIds(await previews.find({ 'p.w': null })), ['b1', 'b2', 'b4', 'b5'], 'missing: not in the index, still found');
+        await previews.upsert({ _id: 'b1', k: 'x', p: { w: 'key1' }, pending: false });
+        assert.deepEqual(ids(await previews.find({ 'p.w': 'key1' })), ['b1'], 'a value set later is in the index');
+        await previews.upsert({ _id: 'b3', k: 'x', p: {}, pending: true });
+        assert.equal(await previews.findOne({ 'p.w': 'key3' }), null, 'a value taken away leaves it');
+      });
+
+      it('dropIndex: idempotent (also for an index never made); queries on its fields stay right; another index on the same fields stays', async () => {
+        const files = store.collection<Document & { d: string; deleted: boolean; at: number | null }>(uniqueId('dropped_'));
+        await files.ensureIndex({ deleted: 1, at: 1 });
+        await files.ensureIndex({ d: 1, deleted: 1, at: 1 });
+        await files.ensureIndex({ at: 1 }, { sparse: true });
+        for (let i = 0; i < 8; i++) await files.upsert({ _id: `f${i}`, d: `d${i % 2}`, deleted: i % 4 === 0, at: i % 4 === 0 ? i : null });
+        await files.dropIndex({ deleted: 1, at: 1 });
+        await files.dropIndex({ deleted: 1, at: 1 });
+        await files.dropIndex({ nothing: 1 });
+        await store.collection(uniqueId('never_')).dropIndex({ a: 1 });
+        assert.deepEqual(ids(await files.find({ deleted: true, at: { $lte: 10 } }, { sort: { at: 1 } })), ['f0', 'f4']);
+        assert.deepEqual(ids(await files.find({ d: 'd0', deleted: true }, { sort: { at: -1 } })), ['f4', 'f0']);
+        assert.equal(await files.count({ deleted: false }), 6);
+        assert.deepEqual(ids(await files.find({ at: 4 })), ['f4']);
+        await files.dropIndex({ at: 1 }, { sparse: true });
+        assert.deepEqual(ids(await files.find({ at: 4 })), ['f4']);
+        const unique = store.collection<Document & { u: string }>(uniqueId('unique_'));
+        await unique.ensureIndex({ u: 1 }, { unique: true });
+        await unique.upsert({ _id: 'a', u: 'same' });
+        await unique.dropIndex({ u: 1 }, { unique: true });
+        await unique.upsert({ _id: 'b', u: 'same' });
+        assert.equal(await unique.count({ u: 'same' }), 2, 'a unique index dropped refuses nothing');
+      });
     });
 
     describe('sort, skip, limit', () => {
