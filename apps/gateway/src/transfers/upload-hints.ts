@@ -43,12 +43,21 @@ export class UploadHints {
     return hint && this.now() - hint.at <= UPLOAD_HINT_TTL_MS ? hint.remaining : undefined;
   }
 
-  /** The device exists, and (when known) what the quota holds: from a prepare, a commit or a registration. */
-  learn(userId: string, device: string, remaining?: number | null): void {
+  /**
+   * The device exists, and (when known) what the quota holds: from a prepare (`read`: what the
+   * ledger held when it was read, taken as it is), a commit (`committed`) or a registration (no
+   * figure). A commit's figure can only lower a fresh hint: replies of concurrent commits arrive in
+   * any order, and one computed before a later commit (or before a refusal) would otherwise raise
+   * the hint past what the quota holds, and let an upload the gateway could have refused skip the
+   * prepare. Too low costs one prepare, which reads the ledger again.
+   */
+  learn(userId: string, device: string, remaining?: number | null, from: 'read' | 'committed' = 'read'): void {
     const old = this.users.get(userId);
     const fresh = old && this.now() - old.at <= UPLOAD_HINT_TTL_MS ? old : undefined;
     if (remaining === undefined && fresh === undefined) return; // a registration alone says nothing of the quota
-    const hint: Hint = { devices: fresh?.devices ?? new Set(), remaining: remaining === undefined ? fresh!.remaining : remaining, at: this.now() };
+    let figure = remaining === undefined ? fresh!.remaining : remaining;
+    if (from === 'committed' && fresh && fresh.remaining !== null && (figure === null || figure > fresh.remaining)) figure = fresh.remaining;
+    const hint: Hint = { devices: fresh?.devices ?? new Set(), remaining: figure, at: this.now() };
     hint.devices.add(device);
     this.users.delete(userId);
     this.users.set(userId, hint);
@@ -60,8 +69,20 @@ export class UploadHints {
     this.users.get(userId)?.devices.delete(device);
   }
 
-  /** Everything about the user (a commit refused for the quota, or for a reason the hint did not foresee). */
+  /** Everything about the user. */
   forget(userId: string): void {
     this.users.delete(userId);
+  }
+
+  /**
+   * A commit refused for the quota: it holds nothing more, until a prepare reads otherwise (a
+   * forgotten hint would let the reply of a commit that went through earlier set it high again).
+   */
+  exhausted(userId: string): void {
+    const hint = this.users.get(userId);
+    if (hint) {
+      hint.remaining = 0;
+      hint.at = this.now();
+    }
   }
 }

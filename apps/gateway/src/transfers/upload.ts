@@ -66,11 +66,11 @@ export async function upload(parts: UploadParts, u: UploadRequest): Promise<Uplo
   u.res.removeHeader('Connection');
   try {
     const version = await rpc.call<CommitFileReply>(Subjects.storage.commitFile, { ...scope, ...blob, mtime: u.mtime, ctime: u.ctime, strict: u.strict });
-    hints.learn(u.userId, u.device, version.remaining);
+    hints.learn(u.userId, u.device, version.remaining, 'committed');
     return { blob, version, prepared: !hinted };
   } catch (error) {
     if (error instanceof DomainError && error.status === 404) hints.forgetDevice(u.userId, u.device);
-    else if (error instanceof DomainError && error.status === 507) hints.forget(u.userId);
+    else if (error instanceof DomainError && error.status === 507) hints.exhausted(u.userId);
     throw error;
   }
 }

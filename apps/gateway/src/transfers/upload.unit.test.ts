@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { declaredLength } from './ingest.js';
 import { upload } from './upload.js';
-import { HINTED_UPLOAD_MAX_BYTES, UploadHints } from './upload-hints.js';
+import { HINTED_UPLOAD_MAX_BYTES, UPLOAD_HINT_TTL_MS, UploadHints } from './upload-hints.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burrow-upload-'));
 const blobs = new LocalBlobStore(join(dir, 'blobs'));
@@ -135,5 +135,37 @@ describe('upload', () => {
     assert.equal(await put('/laptop/e', Buffer.alloc(10)), 507);
     assert.equal(await put('/laptop/f', Buffer.alloc(10), { hold: true }), 507);
     assert.deepEqual(asked(), ['commit', 'prepare']);
+  });
+});
+
+describe('upload hints', () => {
+  it('a commit reply that arrives late never raises what a later commit or a refusal left; a prepare reads afresh', () => {
+    const h = new UploadHints(() => 1_000);
+    h.learn('u', 'laptop', 50_000, 'read');
+    // two concurrent commits: the later one's reply (less left) is heard first
+    h.learn('u', 'laptop', 10_000, 'committed');
+    h.learn('u', 'laptop', 30_000, 'committed');
+    assert.equal(h.remaining('u'), 10_000);
+    assert.equal(h.allows('u', 'laptop', 20_000), false, 'a size past the lowest figure asks first');
+    // a commit refused for the quota: nothing left, whatever earlier commits' replies say after it
+    h.exhausted('u');
+    h.learn('u', 'laptop', 40_000, 'committed');
+    assert.equal(h.remaining('u'), 0);
+    assert.equal(h.allows('u', 'laptop', 1), false);
+    assert.equal(h.allows('u', 'laptop', 0), true, 'an empty file still fits');
+    // a prepare read the ledger (files deleted meanwhile): its figure stands
+    h.learn('u', 'laptop', 60_000, 'read');
+    assert.equal(h.remaining('u'), 60_000);
+    assert.equal(h.allows('u', 'laptop', 4096), true);
+  });
+
+  it('a hint past its time is not used, and a commit then sets it as it is', () => {
+    let now = 0;
+    const h = new UploadHints(() => now);
+    h.learn('u', 'laptop', 1_000, 'read');
+    now += UPLOAD_HINT_TTL_MS + 1;
+    assert.equal(h.allows('u', 'laptop', 10), false);
+    h.learn('u', 'laptop', 5_000, 'committed');
+    assert.equal(h.remaining('u'), 5_000);
   });
 });
