@@ -14,14 +14,21 @@
  *   models built over the partner, then the users appended: what bench:scale's first start after
  *   seeding does).
  *
- * Each rebuild prints events/s and the CPU seconds it used against the target of issue 23
- * (>= 100,000 events/s; >= 20,000 into MongoDB). With BENCH_BASELINE=<another checkout, built>
+ * Each rebuild prints events/s and the CPU seconds it used against the target of issues 23 and 38
+ * (>= 100,000 events/s into SQLite; into MongoDB the rate is reported, beside the server's bare
+ * bulk-write rate, against issue 23's 20,000). After each SQLite rebuild of this code, where its
+ * CPU went, by layer, in the same run (BENCH_LAYERS=0 leaves it out): reading the events alone
+ * (the runner's subscription with the same prefixes, JSON parse included), SQLite writing the very
+ * documents the rebuild wrote (read back from its file, `JSON.stringify`ed and inserted into an
+ * empty file of the same schema, 12,500 per transaction, as a rebuild commits them): with every
+ * index, with the secondary indexes created after the inserts, and with none; what is left is the
+ * projections, the unit of work, the runner and their garbage. With BENCH_BASELINE=<another checkout, built>
  * the same rebuilds run with that checkout's code too, interleaved (this, baseline, this,
  * baseline: BENCH_ROUNDS rounds), and the SQLite read models each built are compared document by
  * document (they must be identical).
  *
  *   npm run bench:rebuild   (BENCH_EVENTS, default 100000; BENCH_USERS, default 100000;
- *                            MONGODB_URL to include MongoDB in the storage part; BENCH_PROFILE=<dir>
+ *                            MONGODB_URL to include MongoDB in both parts; BENCH_PROFILE=<dir>
  *                            writes a CPU profile of each rebuild alone there, for the inspector;
  *                            BENCH_RUNNER_OPTIONS='{"maxBatchEvents":2000}' passes options to the runner;
  *                            BENCH_STORES=sqlite leaves out the rebuilds into memory)
@@ -31,7 +38,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 
 const here = new URL('..', import.meta.url).pathname;
 const { SqliteEventStore } = await import(join(here, 'libs/event-store/dist/index.js'));
@@ -49,6 +56,9 @@ const DEVICES = 10;
 /** issue 23 target 5; a rebuild into MongoDB has its own (docs/decisions.md, "Rebuild speed") */
 const TARGET = 100_000;
 const MONGODB_TARGET = 20_000;
+const LAYERS = process.env.BENCH_LAYERS !== '0';
+/** the documents a layer measurement re-inserts per transaction (a catch-up batch's bound, batch-limits.ts) */
+const LAYER_TX_DOCUMENTS = 12_500;
 
 /** The code under test: this checkout, and the baseline's when BENCH_BASELINE names one. */
 async function codeOf(label, root) {
@@ -126,6 +136,90 @@ function report(part, store, code, r, extra = '') {
   console.log(`  ${part} ${store} (${code.label}): ${fmt(r.rate)} events/s, ${fmt(r.seconds, 1)} s, ${fmt((r.cpuSeconds / r.events) * 1e6, 1)} CPU us/event ${extra}`);
 }
 
+// ---- layers ---------------------------------------------------------------------------------
+
+/** CPU µs per event of reading `events` events with `prefixes` through the store's subscription (what the runner reads), nothing applied. */
+async function readLayer(store, prefixes, events) {
+  const head = await store.headPosition();
+  const cpuStarted = cpu();
+  let seen = 0;
+  await new Promise((resolve, reject) => {
+    const sub = store.subscribeToAll({ fromPosition: 0, prefixes }, {
+      onEvent: () => {
+        seen++;
+      },
+      onCheckpoint: (position) => {
+        if (position >= head) void sub.stop().then(resolve, reject);
+      },
+      onError: reject,
+    });
+  });
+  return { usPerEvent: ((cpu() - cpuStarted) / events) * 1e6, seen };
+}
+
+/**
+ * CPU µs per event of SQLite writing the documents of the read-model file `file` (every table
+ * `c:*`) into an empty file of the same schema, as the store's `put` does (`JSON.stringify`, one
+ * upsert per document, `LAYER_TX_DOCUMENTS` per transaction), with `indexes`: 'all' (as a rebuild
+ * maintains them), 'after' (secondary indexes created once every document is in), 'none' (the
+ * table and its primary key only).
+ */
+function sqliteLayer(file, events, indexes) {
+  const { driver } = sqliteDriverChoice();
+  const source = driver.open(file);
+  const target = `${file}.layer-${indexes}.sqlite`;
+  const db = driver.open(target);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -32768');
+    const schema = source.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND substr(tbl_name, 1, 2) = 'c:' ORDER BY type = 'index'").all();
+    const tables = schema.filter((s) => s.type === 'table');
+    const secondary = schema.filter((s) => s.type === 'index');
+    for (const t of tables) db.exec(t.sql);
+    if (indexes === 'all') for (const i of secondary) db.exec(i.sql);
+    // the documents, parsed (as the unit of work holds them), in the order of the source's rows
+    const documents = [];
+    for (const t of tables) {
+      const upsert = db.prepare(`INSERT INTO "${t.name}" (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`);
+      for (const row of source.prepare(`SELECT doc, loose FROM "${t.name}"`).iterate()) documents.push({ upsert, doc: JSON.parse(row.doc), loose: row.loose });
+    }
+    const cpuStarted = cpu();
+    for (let i = 0; i < documents.length; i += LAYER_TX_DOCUMENTS) {
+      db.transaction(() => {
+        for (let j = i; j < Math.min(documents.length, i + LAYER_TX_DOCUMENTS); j++) {
+          const d = documents[j];
+          d.upsert.run(d.doc._id, JSON.stringify(d.doc), d.loose);
+        }
+      }, 'immediate');
+    }
+    if (indexes === 'after') for (const i of secondary) db.exec(i.sql);
+    return { usPerEvent: ((cpu() - cpuStarted) / events) * 1e6, documents: documents.length };
+  } finally {
+    source.close();
+    db.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+  }
+}
+
+/** The rebuild's CPU per event split by layer (this code only): printed, and kept for the summary. */
+async function layersOf(part, r, store, projections, file) {
+  const prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
+  const read = await readLayer(store, prefixes, r.events);
+  const all = sqliteLayer(file, r.events, 'all');
+  const after = sqliteLayer(file, r.events, 'after');
+  const none = sqliteLayer(file, r.events, 'none');
+  const total = (r.cpuSeconds / r.events) * 1e6;
+  const rest = total - read.usPerEvent - all.usPerEvent;
+  const line = {
+    part, total, read: read.usPerEvent, sqlite: all.usPerEvent, after: after.usPerEvent, none: none.usPerEvent, rest,
+    documentsPerEvent: all.documents / r.events,
+  };
+  layerRows.push(line);
+  console.log(`    layers (CPU us/event): ${fmt(total, 1)} in all = reading the events ${fmt(read.usPerEvent, 1)} + SQLite writing its ${fmt(line.documentsPerEvent, 2)} documents per event ${fmt(all.usPerEvent, 1)} (secondary indexes made after: ${fmt(after.usPerEvent, 1)}; none: ${fmt(none.usPerEvent, 1)}) + projections, unit of work, runner, GC ${fmt(rest, 1)}`);
+}
+const layerRows = [];
+
 // ---- storage catalog ------------------------------------------------------------------------
 
 async function storagePart() {
@@ -169,6 +263,7 @@ async function storagePart() {
       const { digest, documents } = digestOf(file);
       digests.set(code.label, digest);
       report('storage', 'SQLite', code, s, `(${documents} documents, digest ${digest})`);
+      if (LAYERS && code === codes[0] && round === 0) await layersOf('storage', s, store, code.storageProjections(), file);
       await rm(file, { force: true });
     }
   }
@@ -181,10 +276,10 @@ async function storagePart() {
     try {
       const r = await run(code, store, mongo, code.storageProjections(), seeded);
       const documents = await count(mongo);
-      const bare = await bareBulkRate(mongo, Math.min(documents, 50_000));
+      const bare = await bareBulkRate(mongo, Math.min(documents, 10_000));
       report('storage', 'MongoDB', code, r, `(${documents} documents; the server's bare bulk write: ${fmt(bare)} docs/s, ${fmt(documents / seeded, 2)} docs per event)`);
     } finally {
-      await mongo.dropAll();
+      await (mongo.dropDatabase ?? mongo.dropAll).call(mongo); // a baseline build may predate dropDatabase
       await mongo.close();
     }
   } else {
@@ -193,13 +288,17 @@ async function storagePart() {
   await store.close();
 }
 
-/** The server's own rate for whole-document writes in batches of 5,000 (what a rebuild's commits do). */
+/**
+ * The server's own rate for whole-document writes in batches of 1,000 (a rebuild's commits into
+ * MongoDB hold up to 5,000: FerretDB here takes longer than the store's bound on one bulk write
+ * for 5,000).
+ */
 async function bareBulkRate(docs, n) {
   const collection = `bench_${randomBytes(4).toString('hex')}`;
   const started = performance.now();
-  for (let i = 0; i < n; i += 5000) {
+  for (let i = 0; i < n; i += 1000) {
     const writes = [];
-    for (let j = i; j < Math.min(n, i + 5000); j++) writes.push({ kind: 'put', collection, doc: { _id: `d${j}`, path: `dir/sub/file${j}.bin`, size: j, blob: 'x'.repeat(64), deleted: false } });
+    for (let j = i; j < Math.min(n, i + 1000); j++) writes.push({ kind: 'put', collection, doc: { _id: `d${j}`, path: `dir/sub/file${j}.bin`, size: j, blob: 'x'.repeat(64), deleted: false } });
     await docs.commit(`bench-${i}`, 0, {}, writes);
   }
   return n / ((performance.now() - started) / 1000);
@@ -273,6 +372,7 @@ async function accountsPart() {
       await sqlite.close();
       const full = digestOf(file);
       report('accounts', 'SQLite, full rebuild', code, s, `(${full.documents} documents, digest ${full.digest})`);
+      if (LAYERS && code === codes[0] && round === 0) await layersOf('accounts', s, store, code.accountsProjections(), file);
       await rm(file, { force: true });
       const catchUpFile = catchUpFiles.shift();
       const resumed = code.SqliteDocumentStore.open(catchUpFile);
@@ -287,6 +387,21 @@ async function accountsPart() {
   }
   // a full rebuild and a catch-up differ in the checkpoint only, which is not a collection
   if (new Set(digests.values()).size > 1) console.log(`  THE READ MODELS DIFFER: ${JSON.stringify(Object.fromEntries(digests))}`);
+  if (process.env.MONGODB_URL) {
+    const code = codes[0];
+    const db = `burrow_bench_${randomBytes(4).toString('hex')}`;
+    const mongo = await code.MongoDocumentStore.connect(process.env.MONGODB_URL, db);
+    try {
+      const r = await run(code, store, mongo, code.accountsProjections(), head, 'accounts mongodb');
+      let documents = 0;
+      for (const name of ['users', 'user_credentials', 'feed_entries', 'feed_users']) documents += await mongo.collection(name).count();
+      const bare = await bareBulkRate(mongo, Math.min(documents, 10_000));
+      report('accounts', 'MongoDB, full rebuild', code, r, `(${documents} documents; the server's bare bulk write: ${fmt(bare)} docs/s, ${fmt(documents / head, 2)} docs per event)`);
+    } finally {
+      await (mongo.dropDatabase ?? mongo.dropAll).call(mongo); // a baseline build may predate dropDatabase
+      await mongo.close();
+    }
+  }
   await store.close();
 }
 
@@ -302,6 +417,13 @@ console.log(`\nrebuilds, ${new Date().toISOString()}, load average at the end ${
 console.log('part      document store          code        seconds   events/s  vs target (100k/s; MongoDB 20k/s)  CPU us/event');
 for (const [part, storeName, label, r] of rows) {
   console.log(
-    `${part.padEnd(9)} ${storeName.padEnd(23)} ${label.padEnd(9)} ${fmt(r.seconds, 1).padStart(9)} ${fmt(r.rate).padStart(10)} ${(r.rate / (storeName === 'MongoDB' ? MONGODB_TARGET : TARGET)).toFixed(3).padStart(33)}x ${fmt((r.cpuSeconds / r.events) * 1e6, 1).padStart(13)}`,
+    `${part.padEnd(9)} ${storeName.padEnd(23)} ${label.padEnd(9)} ${fmt(r.seconds, 1).padStart(9)} ${fmt(r.rate).padStart(10)} ${(r.rate / (storeName.startsWith('MongoDB') ? MONGODB_TARGET : TARGET)).toFixed(3).padStart(33)}x ${fmt((r.cpuSeconds / r.events) * 1e6, 1).padStart(13)}`,
   );
+}
+if (layerRows.length) {
+  console.log(`\nwhere a rebuild's CPU goes (this code, first round, CPU us per event; ${fmt(TARGET)} events/s on one core leaves ${fmt(1e6 / TARGET, 0)} us per event for all of it)`);
+  console.log('part      in all  read events  SQLite writes (indexes after; none)  documents/event  projections, unit of work, runner, GC');
+  for (const l of layerRows) {
+    console.log(`${l.part.padEnd(9)} ${fmt(l.total, 1).padStart(6)} ${fmt(l.read, 1).padStart(12)} ${`${fmt(l.sqlite, 1)} (${fmt(l.after, 1)}; ${fmt(l.none, 1)})`.padStart(36)} ${fmt(l.documentsPerEvent, 2).padStart(16)} ${fmt(l.rest, 1).padStart(38)}`);
+  }
 }

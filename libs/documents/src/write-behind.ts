@@ -48,8 +48,8 @@ export class WriteBehind implements DocumentStore {
   private readonly undo: (() => void)[] = [];
   /** pending deleteMany filters, in order */
   readonly deletes: { collection: string; filter: Filter }[] = [];
-  /** documents written by this batch, in the order of their first write (a rollback takes the last ones off) */
-  readonly dirty: { collection: string; id: string }[] = [];
+  /** how many documents this batch has written (each collection keeps which, in the order of their first write) */
+  dirtyDocuments = 0;
   /** what to do once the batch is committed (wake readers of what it wrote) */
   readonly committed: (() => void)[] = [];
 
@@ -74,16 +74,19 @@ export class WriteBehind implements DocumentStore {
 
   /** How many documents the batch has written so far. */
   get size(): number {
-    return this.dirty.length + this.deletes.length;
+    return this.dirtyDocuments + this.deletes.length;
   }
 
-  /** The batch as `commit` takes it: deleteMany filters first, then one put or delete per document. */
+  /**
+   * The batch as `commit` takes it: deleteMany filters first, then one put or delete per
+   * document, collection by collection (each in the order of its documents' first writes). A
+   * collection's writes together keep its table's and indexes' pages in the store's cache while
+   * they are written: a rebuild's batch in event order goes from table to table at every event.
+   * The order across collections means nothing to a commit (a unique index is per collection).
+   */
   writes(): Write[] {
     const out: Write[] = this.deletes.map((d) => ({ kind: 'deleteMany' as const, collection: d.collection, filter: d.filter }));
-    for (const { collection, id } of this.dirty) {
-      const doc = this.collections.get(collection)!.entries.get(id)!.doc;
-      out.push(doc ? { kind: 'put', collection, doc, checked: true } : { kind: 'delete', collection, id });
-    }
+    for (const collection of this.collections.values()) collection.pendingWrites(out);
     return out;
   }
 
@@ -146,6 +149,15 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     this.base = uow.base.collection<T>(name);
   }
 
+  /** Appends this collection's writes to `out`, in the order of the documents' first writes (see `WriteBehind.writes`). */
+  pendingWrites(out: Write[]): void {
+    const collection = this.name;
+    for (const id of this.dirtyIds) {
+      const doc = this.entries.get(id)!.doc;
+      out.push(doc ? { kind: 'put', collection, doc, checked: true } : { kind: 'delete', collection, id });
+    }
+  }
+
   /** Sets an entry; a new one ranks last (as a Map orders its keys). */
   private place(id: string, doc: Document | null, dirty: boolean, before = this.entries.get(id), bytes = 0): Entry {
     const entry = { doc, dirty, rank: before?.rank ?? this.nextRank++, bytes };
@@ -161,7 +173,7 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
     this.uow.bytes += grown;
     if (!wasDirty) {
       this.dirtyIds.add(id);
-      this.uow.dirty.push({ collection: this.name, id });
+      this.uow.dirtyDocuments++;
     }
     if (doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, doc);
     this.uow.changed(() => {
@@ -172,7 +184,7 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       if (before?.dirty && before.doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, before.doc);
       if (!wasDirty) {
         this.dirtyIds.delete(id);
-        this.uow.dirty.pop();
+        this.uow.dirtyDocuments--;
       }
     });
   }

@@ -73,6 +73,30 @@ describe('CommittedCache after a build from empty', () => {
 });
 
 describe('WriteBehind: what a batch holds', () => {
+  it('hands its writes over collection by collection, each in the order of its first writes, after its deleteMany filters', async () => {
+    const uow = new WriteBehind(new MemoryDocumentStore());
+    const files = uow.collection('files');
+    const folders = uow.collection('folders');
+    await files.upsert({ _id: 'f1' });
+    await folders.upsert({ _id: 'd1' });
+    await files.upsert({ _id: 'f2' });
+    await folders.deleteMany({ gone: true });
+    const mark = uow.savepoint();
+    await folders.upsert({ _id: 'd2' });
+    await files.upsert({ _id: 'f3' });
+    uow.rollback(mark);
+    await folders.upsert({ _id: 'd3' });
+    await files.delete('f0');
+    await files.upsert({ _id: 'f1', again: true });
+    const order = uow.writes().map((w) => {
+      if (w.kind === 'put') return `put ${w.collection} ${w.doc._id}`;
+      if (w.kind === 'delete') return `delete ${w.collection} ${w.id}`;
+      return w.kind === 'deleteMany' ? `deleteMany ${w.collection}` : w.kind;
+    });
+    assert.deepEqual(order, ['deleteMany folders', 'put files f1', 'put files f2', 'delete files f0', 'put folders d1', 'put folders d3']);
+    assert.equal(uow.size, 6, 'five documents and one deleteMany');
+  });
+
   it('estimates the bytes of the documents it holds: a rewrite counts once, a rollback gives back', async () => {
     const uow = new WriteBehind(new MemoryDocumentStore());
     const c = uow.collection('pages');

@@ -50,6 +50,8 @@ interface Row {
 }
 
 const BATCH = 500;
+/** A subscription catching up gives the event loop a turn at least this often (see `subscribeToAll`). */
+const YIELD_EVERY_MS = 100;
 
 
 /**
@@ -374,6 +376,7 @@ export class SqliteEventStore implements EventStore {
     let wake: (() => void) | null = null;
     let position = options.fromPosition;
 
+    let lastYield = performance.now();
     const loop = async () => {
       while (!stopped && !this.closed) {
         const appendsSeen = this.appends;
@@ -390,7 +393,16 @@ export class SqliteEventStore implements EventStore {
           await handlers.onEvent(toRecorded(row));
           position = row.position;
         }
-        if (rows.length === BATCH) continue;
+        if (rows.length === BATCH) {
+          // A catch-up delivers batch after batch in promise chains alone: without a turn of the
+          // event loop now and then, a rebuild held every timer and socket of the process until it
+          // was done (no progress log, no /readyz answer). One hop per YIELD_EVERY_MS.
+          if (performance.now() - lastYield >= YIELD_EVERY_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            lastYield = performance.now();
+          }
+          continue;
+        }
         if (h > position) position = h;
         await handlers.onCheckpoint?.(position);
         if (stopped) return;

@@ -249,6 +249,40 @@ describe('SqliteEventStore live subscriptions', () => {
     }
   });
 
+  it('a subscription catching up gives the event loop a turn now and then: a timer fires before it has caught up', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-catch-up-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000, synchronous: 'normal' });
+    try {
+      // 2,000 events (four reads of 500), each handled in ~0.25 ms of synchronous work and no
+      // I/O, as a rebuild into SQLite handles them: 500 ms of promise chains alone
+      for (let i = 0; i < 20; i++) await store.append(`s-${i}`, Array.from({ length: 100 }, () => ({ type: 'E', data: {} })), 'no_stream');
+      let handled = 0;
+      let handledWhenTimerFired = -1;
+      const timer = setTimeout(() => (handledWhenTimerFired = handled), 0);
+      let caughtUp!: () => void;
+      const done = new Promise<void>((resolve) => (caughtUp = resolve));
+      const sub = store.subscribeToAll(
+        { fromPosition: 0, prefixes: [] },
+        {
+          onEvent: async () => {
+            const until = performance.now() + 0.25;
+            while (performance.now() < until);
+            handled++;
+          },
+          onCheckpoint: () => caughtUp(),
+        },
+      );
+      await done;
+      clearTimeout(timer);
+      await sub.stop();
+      assert.equal(handled, 2_000);
+      assert.ok(handledWhenTimerFired >= 0 && handledWhenTimerFired < 2_000, `the timer fired after ${handledWhenTimerFired} of 2,000 events (-1: not before the catch-up ended)`);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   /** Whether `delivered` settles well before the 60 s poll the stores below use. */
   async function beforeThePoll(delivered: Promise<void>): Promise<'live' | 'late'> {
