@@ -60,7 +60,8 @@ describe('temporary files of uploads cut by a crash are removed at the next star
       assert.deepEqual(await temporaries(dataDir), [left], 'the crash left the temporary file');
       server = await startStandaloneProcess(dataDir, LOCAL_BLOBS);
       await eventually(async () => assert.deepEqual(await temporaries(dataDir), []), 30_000, 200);
-      assert.match(server.output(), /"abandoned":1|"removed":1/, 'the start reports it');
+      // the log line follows the removal: wait for it, not for the moment the folder empties
+      await eventually(async () => assert.match(server.output(), /"abandoned":1|"removed":1/, 'the start reports it'), 10_000, 100);
     } finally {
       await server.kill();
       await rm(dataDir, { recursive: true, force: true });

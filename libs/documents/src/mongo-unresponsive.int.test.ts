@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,27 @@ async function within(p: Promise<unknown>, ms: number): Promise<{ ms: number; er
   ]);
   clearTimeout(timer);
   return outcome;
+}
+
+/**
+ * Stops the server and waits until every thread of it is stopped: the signal reaches a thread on
+ * another core only when it is next interrupted, and a request sent in between was answered (a
+ * read right after the kill succeeded in 54 ms on a loaded machine).
+ */
+async function stopped(server: ChildProcess): Promise<void> {
+  server.kill('SIGSTOP');
+  const state = (task: string) => {
+    try {
+      return /\) (\S)/.exec(readFileSync(`/proc/${server.pid}/task/${task}/stat`, 'utf8'))?.[1];
+    } catch {
+      return 'T'; // a thread that ended is not answering either
+    }
+  };
+  const deadline = Date.now() + 5000;
+  while (!readdirSync(`/proc/${server.pid}/task`).every((task) => state(task) === 'T')) {
+    assert.ok(Date.now() < deadline, 'the server stopped within 5 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 describe('MongoDocumentStore against a database that stops answering (a private FerretDB, SIGSTOP)', { skip, timeout: 120_000 }, () => {
@@ -99,7 +120,7 @@ describe('MongoDocumentStore against a database that stops answering (a private 
       await things.upsert({ _id: 'a', n: 1 });
       assert.equal((await store.commit('cp', 0, { at: 1 }, [{ kind: 'put', collection: 'things', doc: { _id: 'b', n: 2 } }])).committed, true);
 
-      child.kill('SIGSTOP');
+      await stopped(child);
       const read = await within(things.get('a'), 8000);
       assert.ok(read, 'the read is still waiting 8 s after the database stopped answering');
       assert.ok(read.ms < 4000, `the read failed only after ${read.ms} ms`);
