@@ -7,7 +7,9 @@
  */
 import {
   changesUserBytes,
+  createdShareRoom,
   type DeviceEvent,
+  evolveShareRoom,
   notFound,
   type FileEvent,
   type Plan,
@@ -216,44 +218,15 @@ async function applyShareEvent(docs: DocumentStore, event: RecordedEvent): Promi
   if (!user) return;
   const rooms = user.share_rooms;
   const index = rooms.findIndex((r) => r.room_key === e.data.room_key);
-  switch (e.type) {
-    case 'ShareRoomCreated':
-      if (index >= 0) return;
-      rooms.push({
-        room_key: e.data.room_key, name: e.data.name, description: e.data.description, enabled: true,
-        password_required: false, expires: e.data.expires ?? null, creation_time: e.data.at, update_time: e.data.at, last_login: null,
-        downloads: 0, last_access: null,
-      });
-      break;
-    case 'ShareRoomUpdated':
-      if (index < 0) return;
-      if (e.data.name !== undefined) rooms[index].name = e.data.name;
-      if (e.data.description !== undefined) rooms[index].description = e.data.description;
-      if (e.data.expires !== undefined) rooms[index].expires = e.data.expires;
-      rooms[index].update_time = e.data.at;
-      break;
-    case 'ShareRoomEnabled':
-    case 'ShareRoomDisabled':
-      if (index < 0) return;
-      rooms[index].enabled = e.type === 'ShareRoomEnabled';
-      rooms[index].update_time = e.data.at;
-      break;
-    case 'ShareRoomDeleted':
-      if (index < 0) return;
-      rooms.splice(index, 1);
-      break;
-    case 'ShareRoomAccessed':
-      if (index < 0) return;
-      rooms[index].downloads = (rooms[index].downloads ?? 0) + e.data.downloads;
-      rooms[index].last_access = Math.max(rooms[index].last_access ?? 0, e.data.at);
-      rooms[index].last_login = rooms[index].last_access ?? null;
-      break;
-    case 'ShareRoomPasswordSet':
-      if (index < 0) return;
-      rooms[index].password_required = e.data.password_hash !== null;
-      rooms[index].update_time = e.data.at;
-      break;
-    default: return;
+  if (e.type === 'ShareRoomCreated') {
+    if (index >= 0) return;
+    rooms.push(createdShareRoom(e.data));
+  } else {
+    if (index < 0) return;
+    const next = evolveShareRoom(rooms[index], e);
+    if (next === rooms[index]) return;
+    if (next) rooms[index] = next;
+    else rooms.splice(index, 1);
   }
   rooms.sort((a, b) => a.creation_time - b.creation_time || a.room_key.localeCompare(b.room_key));
   user.share_count = rooms.length;

@@ -4,7 +4,7 @@
  * the integration backbone), so quotas, device lists, the brand-wide share list and client
  * revisions need no call to the storage service. A deleted user's devices and rooms leave with them.
  */
-import { changesUserBytes, type DeviceEvent, type FileEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import { changesUserBytes, createdShareRoom, type DeviceEvent, evolveShareRoom, type FileEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
@@ -118,45 +118,20 @@ async function applyShare(docs: DocumentStore, event: RecordedEvent): Promise<vo
   const id = `${userId}:${e.data.room_key}`;
   if (e.type === 'ShareRoomCreated') {
     const d = e.data;
-    await shares.upsert({
-      _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description,
-      enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
-      downloads: 0, last_access: null,
-    });
+    await shares.upsert({ ...createdShareRoom(d), _id: id, userId, partnerId: d.partnerId });
     await adjust(docs, d.partnerId, { shares: 1 });
     return;
   }
   const share = await shares.get(id);
   if (!share) return;
-  switch (e.type) {
-    case 'ShareRoomUpdated':
-      if (e.data.name !== undefined) share.name = e.data.name;
-      if (e.data.description !== undefined) share.description = e.data.description;
-      if (e.data.expires !== undefined) share.expires = e.data.expires;
-      share.update_time = e.data.at;
-      break;
-    case 'ShareRoomEnabled':
-    case 'ShareRoomDisabled':
-      share.enabled = e.type === 'ShareRoomEnabled';
-      share.update_time = e.data.at;
-      break;
-    case 'ShareRoomDeleted':
-      await shares.delete(id);
-      await adjust(docs, share.partnerId, { shares: -1 });
-      return;
-    case 'ShareRoomAccessed':
-      share.downloads = (share.downloads ?? 0) + e.data.downloads;
-      share.last_access = Math.max(share.last_access ?? 0, e.data.at);
-      share.last_login = share.last_access;
-      break;
-    case 'ShareRoomPasswordSet':
-      share.password_required = e.data.password_hash !== null;
-      share.update_time = e.data.at;
-      break;
-    default:
-      return;
+  const next = evolveShareRoom(share, e);
+  if (next === share) return;
+  if (!next) {
+    await shares.delete(id);
+    await adjust(docs, share.partnerId, { shares: -1 });
+    return;
   }
-  await shares.upsert(share);
+  await shares.upsert(next);
 }
 
 /** The user's devices and rooms go with them (the storage catalog purges the data itself). */

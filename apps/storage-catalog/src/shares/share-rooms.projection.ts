@@ -1,5 +1,5 @@
 /** Read model of share rooms (one document per room), as the partner interface shows them. */
-import { type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import { createdShareRoom, evolveShareRoom, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 
@@ -40,44 +40,20 @@ export const shareRoomsProjection = (): Projection => ({
     const id = shareRoomId(userId, e.data.room_key);
     if (e.type === 'ShareRoomCreated') {
       const d = e.data;
-      await rooms.upsert({
-        _id: id, userId, partnerId: d.partnerId, room_key: d.room_key, name: d.name, description: d.description, dirs: d.dirs, seq: event.position,
-        enabled: true, password_required: false, expires: d.expires ?? null, creation_time: d.at, update_time: d.at, last_login: null,
-        downloads: 0, last_access: null,
-      });
+      await rooms.upsert({ ...createdShareRoom(d), _id: id, userId, partnerId: d.partnerId, dirs: d.dirs, seq: event.position });
       return;
     }
     const room = await rooms.get(id);
     if (!room) return;
-    switch (e.type) {
-      case 'ShareRoomUpdated':
-        if (e.data.name !== undefined) room.name = e.data.name;
-        if (e.data.description !== undefined) room.description = e.data.description;
-        if (e.data.dirs !== undefined) room.dirs = e.data.dirs;
-        if (e.data.expires !== undefined) room.expires = e.data.expires;
-        room.update_time = e.data.at;
-        break;
-      case 'ShareRoomEnabled':
-      case 'ShareRoomDisabled':
-        room.enabled = e.type === 'ShareRoomEnabled';
-        room.update_time = e.data.at;
-        break;
-      case 'ShareRoomDeleted':
-        await rooms.delete(id);
-        return;
-      case 'ShareRoomAccessed':
-        room.downloads = (room.downloads ?? 0) + e.data.downloads;
-        room.last_access = Math.max(room.last_access ?? 0, e.data.at);
-        room.last_login = room.last_access;
-        break;
-      case 'ShareRoomPasswordSet':
-        room.password_hash = e.data.password_hash;
-        room.password_required = e.data.password_hash !== null;
-        room.update_time = e.data.at;
-        break;
-      default:
-        return;
+    const next = evolveShareRoom(room, e);
+    if (next === room) return;
+    if (!next) {
+      await rooms.delete(id);
+      return;
     }
-    await rooms.upsert(room);
+    // what only the catalog keeps: the shared folders and the password's hash
+    if (e.type === 'ShareRoomUpdated' && e.data.dirs !== undefined) next.dirs = e.data.dirs;
+    if (e.type === 'ShareRoomPasswordSet') next.password_hash = e.data.password_hash;
+    await rooms.upsert(next);
   },
 });
