@@ -32,12 +32,13 @@
  * is moved to `quarantine/<key>.<ms>` (`quarantine`), where it stays for the operator.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { close, createReadStream, createWriteStream, fstat, open as openFile, read as readFd, type Stats } from 'node:fs';
+import { close, createReadStream, createWriteStream, fstat, open as openFile, type Stats } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type BlobFingerprint, type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
+import { readInOneGo } from './small-read.js';
 import { SmallPuts } from './small-puts.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { sha256Of } from './verify.js';
@@ -312,24 +313,8 @@ export class LocalBlobStore implements BlobStore {
     return (await this.openRead(key, range)).stream;
   }
 
-  /**
-   * `length` bytes in one read (port.ts `readSmall`): an open and one read on the thread pool, the
-   * close not waited for. A blob shorter than that reads as null (the caller streams and fails as a
-   * stream does).
-   */
-  async readSmall(key: string, length: number, range?: ByteRange): Promise<Buffer | null> {
-    if (!isBlobKey(key)) throw new BlobNotFoundError(key);
-    const fd = await new Promise<number>((resolve, reject) =>
-      openFile(this.pathOf(key), 'r', (error, opened) => (error ? reject(isMissing(error) || error.code === 'ENOTDIR' ? new BlobNotFoundError(key) : error) : resolve(opened))),
-    );
-    const bytes = Buffer.allocUnsafe(length);
-    try {
-      const read = length === 0 ? 0 : await new Promise<number>((resolve, reject) => readFd(fd, bytes, 0, length, range?.start ?? 0, (error, n) => (error ? reject(error) : resolve(n))));
-      return read === length ? bytes : null;
-    } finally {
-      close(fd, () => undefined);
-    }
-  }
+  /** `length` bytes in one read (port.ts `readSmall`; small-read.ts); a key that is none reads as missing. */
+  readSmall = (key: string, length: number, range?: ByteRange) => readInOneGo(isBlobKey(key) ? this.pathOf(key) : null, key, length, range?.start ?? 0);
 
   /** A whole read, with the fingerprint of the very file it reads (taken from its open descriptor). */
   async getWithFingerprint(key: string): Promise<{ stream: Readable; fingerprint: BlobFingerprint }> {

@@ -219,15 +219,15 @@ describe('verifyingReader over LocalBlobStore (real files)', () => {
       const { key } = await store.put(Readable.from([content]));
       const corrupt: string[] = [];
       const blobs = verifyingReader(store, (error) => corrupt.push(error.key));
-      assert.deepEqual(await blobs.readSmall!(key, content.length), content);
-      assert.deepEqual(await blobs.readSmall!(key, 5, { start: 6, end: 10 }), content.subarray(6, 11));
-      assert.equal(await blobs.readSmall!(key, content.length + 1), null, 'the blob is shorter than the catalog says');
-      await assert.rejects(blobs.readSmall!('0'.repeat(64), 4), BlobNotFoundError);
+      assert.deepEqual(await blobs.readSmall(key, content.length), content);
+      assert.deepEqual(await blobs.readSmall(key, 5, { start: 6, end: 10 }), content.subarray(6, 11));
+      assert.equal(await blobs.readSmall(key, content.length + 1), null, 'the blob is shorter than the catalog says');
+      await assert.rejects(blobs.readSmall('0'.repeat(64), 4), BlobNotFoundError);
       const path = join(dir, key.slice(0, 2), key.slice(2, 4), key);
       const handle = await open(path, 'r+');
       await handle.write(Buffer.from([8]), 0, 1, 0);
       await handle.close();
-      assert.equal(await blobs.readSmall!(key, content.length), null, 'damaged bytes are never handed out whole');
+      assert.equal(await blobs.readSmall(key, content.length), null, 'damaged bytes are never handed out whole');
       // the stream the caller falls back to fails, and says so
       await assert.rejects(read(blobs, key), CorruptBlobError);
       assert.deepEqual(corrupt, [key]);
