@@ -23,7 +23,13 @@
  * repeated, so generating 2 GiB costs nothing, yet every file is its own blob (blobs are keyed by
  * their sha256) and nothing along the way compresses.
  *
+ * - small files (4 KiB), 8 GETs at a time, with the session cookie and with HTTP Basic on every
+ *   request, against the bare server: the fixed cost of a request (issue 38's target >= 0.9x for
+ *   the 1 MiB GETs in a row; the small GETs printed with their CPU per request beside the ratio).
+ *
  *   npm run bench:download         (BENCH_SCALE=small for a quick run; BENCH_ROUNDS, default 3; BENCH_DIR;
+ *                                   BENCH_ONLY=requests: only the 1 MiB GETs in a row and the small GETs (A/B runs);
+ *                                   BENCH_SERVER_ENV="NAME=value ...": extra environment for the server (BURROW_SMALL_BLOB_BYTES=0: the streaming path);
  *                                   OTEL_EXPORTER_OTLP_ENDPOINT (and any OTEL_*) passed to the server: tracing on;
  *                                   BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server)
  */
@@ -45,6 +51,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SIZES = small
   ? { big: 64 * MiB, many: 20, large: { files: 8, size: 32 * MiB } }
   : { big: 256 * MiB, many: 100, large: { files: 64, size: 32 * MiB } };
+const ONLY_REQUESTS = process.env.BENCH_ONLY === 'requests';
+const SMALL = { files: 50, size: 4 * 1024, concurrency: 8 };
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
 // ---- the server --------------------------------------------------------------------------------
@@ -76,6 +84,7 @@ const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone
     BURROW_SQLITE_SYNCHRONOUS: 'normal',
     // tracing on when the bench is given an OTLP endpoint (bench/otlp-sink.mjs takes the spans)
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
+    ...Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
   },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
@@ -186,9 +195,10 @@ async function upload(path, size) {
   files.push({ path, size, blob: join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256) });
 }
 const uploadStarted = performance.now();
-await upload('single/big.bin', SIZES.big);
+if (!ONLY_REQUESTS) await upload('single/big.bin', SIZES.big);
 for (let i = 0; i < SIZES.many; i++) await upload(`many/${String(Math.floor(i / 10)).padStart(2, '0')}/file-${String(i).padStart(3, '0')}.bin`, MiB);
-for (let i = 0; i < SIZES.large.files; i++) await upload(`large/part-${String(i).padStart(3, '0')}.bin`, SIZES.large.size);
+for (let i = 0; i < SMALL.files; i++) await upload(`small/file-${String(i).padStart(3, '0')}.bin`, SMALL.size);
+if (!ONLY_REQUESTS) for (let i = 0; i < SIZES.large.files; i++) await upload(`large/part-${String(i).padStart(3, '0')}.bin`, SIZES.large.size);
 const uploaded = files.reduce((n, f) => n + f.size, 0);
 const uploadMs = performance.now() - uploadStarted;
 const under = (prefix) => files.filter((f) => f.path.startsWith(prefix));
@@ -212,7 +222,7 @@ for (const f of files) {
 await new Promise((resolve) => setTimeout(resolve, 1100));
 
 // the gateway's zip of each zipped folder, saved once: the bare server sends the same archive's bytes
-const ZIPPED = ['many', 'large'];
+const ZIPPED = ONLY_REQUESTS ? [] : ['many', 'large'];
 const zipCopy = (folder) => `.zips/${folder}.zip`;
 mkdirSync(join(named, '.zips'));
 for (const folder of ZIPPED) {
@@ -239,23 +249,28 @@ const cookie = [login.headers['set-cookie']].flat()[0].split(';')[0];
 
 // ---- contenders ----------------------------------------------------------------------------------
 /** GETs through the gateway, one after another; returns bytes, wall ms, server CPU ms, peak RSS. */
-async function viaGateway(paths, { to = base, of = pid, headers = { Cookie: cookie } } = {}) {
+async function viaGateway(paths, { to = base, of = pid, headers = { Cookie: cookie }, concurrency = 1 } = {}) {
   let peak = serverRssKiB(of);
   const sampler = setInterval(() => (peak = Math.max(peak, serverRssKiB(of))), 50);
   const cpu = serverCpuMs(of);
   const started = performance.now();
   let bytes = 0;
-  for (const path of paths) {
-    const res = await request('GET', path, { headers, keep: false, base: to });
-    if (res.status !== 200 || res.bytes !== Number(res.headers['content-length'])) throw new Error(`GET ${path}: ${res.status}, ${res.bytes} bytes`);
-    bytes += res.bytes;
-  }
+  let next = 0;
+  // `concurrency` clients, each taking the next path when its GET is done
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      const res = await request('GET', path, { headers, keep: false, base: to });
+      if (res.status !== 200 || res.bytes !== Number(res.headers['content-length'])) throw new Error(`GET ${path}: ${res.status}, ${res.bytes} bytes`);
+      bytes += res.bytes;
+    }
+  }));
   const ms = performance.now() - started;
   clearInterval(sampler);
   return { bytes, ms, cpuMs: serverCpuMs(of) - cpu, peakRssKiB: Math.max(peak, serverRssKiB(of)) };
 }
 /** The same GETs from the bare server (its own process), by the files' names. */
-const viaBare = (list) => viaGateway(list.map((f) => `/${f.path.split('/').map(encodeURIComponent).join('/')}`), { to: bareBase, of: bare.pid, headers: {} });
+const viaBare = (list, concurrency = 1) => viaGateway(list.map((f) => `/${f.path.split('/').map(encodeURIComponent).join('/')}`), { to: bareBase, of: bare.pid, headers: {}, concurrency });
 /** The blobs read straight from the blob folder in this process (1 MiB reads, as the store does). */
 async function direct(list) {
   const cpu = process.cpuUsage();
@@ -295,7 +310,7 @@ async function section(title, contenders) {
   for (const [name, run] of contenders) rows.push([name, await measure(run)]);
   sections.push({ title, rows });
 }
-await section(`one ${SIZES.big / MiB} MiB file`, [
+if (!ONLY_REQUESTS) await section(`one ${SIZES.big / MiB} MiB file`, [
   ['gateway GET', () => viaGateway([fileUrl(under('single/')[0])])],
   ['bare node server GET', () => viaBare(under('single/'))],
   ['blob read directly', () => direct(under('single/'))],
@@ -310,6 +325,14 @@ await section(`${SIZES.many} files of 1 MiB, one GET after another (x${REPEAT})`
   ['gateway GET', () => viaGateway(repeat(under('many/').map(fileUrl)))],
   ['bare node server GET', () => viaBare(repeat(under('many/')))],
   ['blob read directly', () => direct(repeat(under('many/')))],
+]);
+/** small GETs are many more per measurement: CPU ticks are 10 ms */
+const SMALL_REPEAT = 40;
+await section(`${SMALL.files} files of ${SMALL.size / 1024} KiB, ${SMALL.concurrency} GETs at a time (x${SMALL_REPEAT})`, [
+  ['gateway GET', () => viaGateway(repeat(under('small/').map(fileUrl), SMALL_REPEAT), { concurrency: SMALL.concurrency })],
+  ['gateway GET, Basic', () => viaGateway(repeat(under('small/').map(fileUrl), SMALL_REPEAT), { concurrency: SMALL.concurrency, headers: { Authorization: userAuth } })],
+  ['bare node server GET', () => viaBare(repeat(under('small/'), SMALL_REPEAT), SMALL.concurrency)],
+  ['blob read directly', () => direct(repeat(under('small/'), SMALL_REPEAT))],
 ]);
 for (const folder of ZIPPED) {
   const list = under(`${folder}/`);
@@ -344,10 +367,19 @@ for (const { title, rows } of sections) {
   }
   const gateway = rows.find(([n]) => n === 'gateway GET' || n === 'gateway ?format=zip')?.[1];
   const bareRow = rows.find(([n]) => n === 'bare node server GET')?.[1];
-  if (gateway && bareRow) {
+  if (title.includes('KiB') && gateway && bareRow) {
+    // the small GETs: requests per second and CPU per request, each gateway row against the bare server's
+    const gets = SMALL.files * SMALL_REPEAT;
+    for (const [name, r] of rows.filter(([n]) => n.startsWith('gateway'))) {
+      console.log(
+        `  ${name} / bare server: ${(gets / (r.ms / 1000)).toFixed(0)} vs ${(gets / (bareRow.ms / 1000)).toFixed(0)} GET/s, throughput ${(bareRow.ms / r.ms).toFixed(2)}x; ` +
+          `server CPU ${((r.cpuMs / gets) * 1000).toFixed(0)} vs ${((bareRow.cpuMs / gets) * 1000).toFixed(0)} µs per GET (${(r.cpuMs / bareRow.cpuMs).toFixed(2)}x)`,
+      );
+    }
+  } else if (gateway && bareRow) {
     // issue 23, target 1: the gateway's throughput against the bare server sending the same bytes
     const zip = title.startsWith('zip');
-    const manySmall = title.includes('1 MiB');
+    const manySmall = title.includes('of 1 MiB');
     const target = zip ? 0.8 : manySmall ? 0.9 : 1.0;
     const ratio = bareRow.ms / gateway.ms;
     const gets = manySmall ? Math.round(gateway.bytes / MiB) : title.includes(`(x${REPEAT})`) ? REPEAT : 1;

@@ -5,7 +5,8 @@
  */
 import { DEFAULT_SCRYPT_N, setPasswordHashCost } from './logins/password-hash.js';
 import { ProcessRecovery, pendingProcessesProjection, type Projection } from '@burrow/eventsourcing';
-import { type Infrastructure, loggedRecovery, startEventSourced, startService, systemClock } from '@burrow/runtime';
+import { type Infrastructure, loggedRecovery, ReplicaRegistry, SessionForgets, startEventSourced, startService, systemClock } from '@burrow/runtime';
+import { ForgetSessionsAfterWrites, notingAppends } from './logins/forget-sessions.js';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, type FirstPasswordTo, seedPlans } from './bootstrap.js';
 import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
@@ -122,6 +123,8 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
     // within the recovery grace (recovery leaves them be); recovery finishes one that fails
     activeEveryMs: Math.max(200, Math.min(20_000, (infra.config.recoveryGraceSeconds * 1000) / 3)),
     onBackgroundError: (kind, processId, error) => log.error({ kind, processId, err: { message: error.message } }, 'a write completing after its reply failed; recovery will finish it'),
+    // what a handler appends to users, groups and partners is forgotten by the gateways before it answers (forget-sessions.ts)
+    writes: notingAppends,
   });
   const ctx: AccountsContext = {
     store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),
@@ -151,7 +154,14 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   // Everything the service needs from the bus is opened before it listens: once it answers, a bus
   // outage must find it reconnecting, not still starting (a bucket open failing then ends the process).
   const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
-  const app = await startService('accounts', module, infra, { guards: [new PartnerCredentialsGuard(partnerAuthentication)] });
+  // the gateways heard from (their replica reports): those a write waits for
+  const broadcasts = await infra.broadcasts();
+  const gateways = new ReplicaRegistry(broadcasts);
+  const forgets = new SessionForgets(broadcasts, gateways);
+  const app = await startService('accounts', module, infra, {
+    guards: [new PartnerCredentialsGuard(partnerAuthentication)],
+    interceptors: [new ForgetSessionsAfterWrites(forgets)],
+  });
   await infra.reportHealth('accounts', () => accountsHealth(ctx));
   await seedPlans(ctx, infra.config);
   await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers), options.firstPasswordTo);
@@ -174,6 +184,8 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
       await worker.stop();
       await sender.close();
       await app.close();
+      forgets.close();
+      gateways.close();
       await runner.stop();
     },
   };

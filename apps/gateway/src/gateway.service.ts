@@ -5,7 +5,7 @@
  */
 import { setListingPageSize } from './transfers/listing-page.js';
 import { type BlobReader, type BlobWriter, verifyingReader } from '@burrow/blobs';
-import { type DiskSpace, type Infrastructure, type Logger, ReplicaRegistry } from '@burrow/runtime';
+import { type DiskSpace, type Infrastructure, type Logger, ReplicaRegistry, SessionForgets } from '@burrow/runtime';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -19,6 +19,7 @@ import { PartnerRpcClient } from './partner-access/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
 import { certificateHosts, loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
+import { SessionMemo } from './storage-access/session-memo.js';
 import { Sessions } from './storage-access/sessions.js';
 import { keySet, TokenSigner } from './storage-access/signed-tokens.js';
 import { GatewayMetrics } from './ops/metrics.js';
@@ -150,7 +151,7 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   server.use(fast.middleware);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
-  const sessions = new Sessions(signer, () => infra.durableKeyValues());
+  const sessions = new Sessions(signer, () => infra.durableKeyValues(), new SessionMemo({ ttlMs: infra.config.sessionMemoMs }));
   const disk = infra.diskSpace();
   const blobs = await openBlobs(infra, log, disk);
   const deps = { rpc, blobs, disk, log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
@@ -161,11 +162,18 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   // the names the redirect port may send a client to (the certificate's, as it is renewed)
   let tlsHosts = tlsOptions ? certificateHosts(tlsOptions.cert) : [];
   // every replica's reports (/readyz lists them), and this gateway's own
-  const replicas = new ReplicaRegistry(await infra.broadcasts());
+  const broadcasts = await infra.broadcasts();
+  const replicas = new ReplicaRegistry(broadcasts);
+  // what accounts confirmed, remembered briefly: forgotten when a write says so (session-memo.ts); a logout tells every replica
+  const stopForgetting = sessions.memo.listen(broadcasts);
+  const forgets = new SessionForgets(broadcasts, replicas);
+  sessions.forgets = forgets;
   await infra.reportHealth('gateway', async () => {
     const bus = infra.busStatus.snapshot();
     return { service: 'gateway', ok: bus.connected, position: 0, ...(bus.connected ? {} : { reason: 'bus disconnected' }) };
   });
+  // remembering starts once this replica's first report has had time to reach every writer, which then waits for it
+  sessions.memo.activate(infra.config.replicaReportMs);
   const app = await NestFactory.create(GatewayModule.forRoot(deps, metrics, locks, events, replicas), adapter, {
     bodyParser: false,
     logger: false,
@@ -198,6 +206,8 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
       stopReloading();
       if (redirect) await new Promise((resolve) => redirect.close(resolve));
       await app.close();
+      stopForgetting();
+      forgets.close();
       replicas.close();
       await rpc.close();
     },

@@ -41,6 +41,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type BlobFingerprint, type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
 import { FolderSyncs } from './folder-syncs.js';
+import { readInOneGo } from './small-read.js';
 import { SmallPuts } from './small-puts.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { sha256Of } from './verify.js';
@@ -291,6 +292,9 @@ export class LocalBlobStore implements BlobStore {
   async get(key: string, range?: ByteRange): Promise<Readable> {
     return (await this.openRead(key, range)).stream;
   }
+
+  /** `length` bytes in one read (port.ts `readSmall`; small-read.ts); a key that is none reads as missing. */
+  readSmall = (key: string, length: number, range?: ByteRange) => readInOneGo(isBlobKey(key) ? this.pathOf(key) : null, key, length, range?.start ?? 0);
 
   /** A whole read, with the fingerprint of the very file it reads (taken from its open descriptor). */
   async getWithFingerprint(key: string): Promise<{ stream: Readable; fingerprint: BlobFingerprint }> {

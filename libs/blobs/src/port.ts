@@ -123,6 +123,14 @@ export interface CheckedRead {
 
 /** Reading blobs. */
 export type BlobReader = Pick<BlobStore, 'get' | 'stat' | 'exists' | 'ping' | 'fingerprint' | 'getWithFingerprint'> & {
+  /**
+   * A small read in one go (`length` bytes from `range.start`, or the whole blob of `length` bytes
+   * without a range): no stream, the bytes in one buffer (optional: the local folder has it; a
+   * caller without it streams). null when the blob does not hold those bytes (shorter than the
+   * catalog says, or, through `verifyingReader`, bytes that do not hash to the key): the caller
+   * then streams, which fails as a stream does. Throws BlobNotFoundError when absent.
+   */
+  readSmall?(key: string, length: number, range?: ByteRange): Promise<Buffer | null>;
   /** A whole read for a caller that checks the bytes itself (optional: `verifyingReader` has it). Throws BlobNotFoundError when absent. */
   getChecked?(key: string): Promise<CheckedRead>;
 };
@@ -137,6 +145,19 @@ export class BlobNotFoundError extends Error {
 }
 
 export const isBlobKey = (key: string) => /^[0-9a-f]{64}$/.test(key);
+
+/**
+ * Below this, a download or a zip entry reads its blob in one go (`readSmall`: an open, one read,
+ * a close not waited for) instead of a stream (open, fstat, a read, a read finding the end, close,
+ * and the stream's machinery): most of a small download's cost was its fixed cost.
+ */
+export const SMALL_BLOB_BYTES = smallBlobBytes(process.env.BURROW_SMALL_BLOB_BYTES);
+
+/** BURROW_SMALL_BLOB_BYTES (0: every download streams, as before; for measuring); 64 KiB unless a whole number. */
+function smallBlobBytes(setting: string | undefined): number {
+  const n = setting === undefined || setting.trim() === '' ? NaN : Number(setting);
+  return Number.isInteger(n) && n >= 0 ? n : 64 * 1024;
+}
 
 /** The page size a list call uses: the caller's limit within 1..BLOB_LIST_MAX. */
 export function listLimit(options: BlobListOptions = {}): number {

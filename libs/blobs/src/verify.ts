@@ -148,9 +148,21 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
     const known = !!seen && seen.id === fingerprint!.id && now() - seen.at < reverifyAfterMs;
     return { stream, known, passed: () => rememberRead(key, fingerprint, false) };
   };
+  const small = reader.readSmall?.bind(reader);
+  /**
+   * A small whole read is hashed in one go (a 64 KiB buffer: tens of µs), so it needs no
+   * fingerprint; bytes that do not match are null, and the caller's stream then cuts the download
+   * short as `get` does (and `onCorrupt` hears of it there).
+   */
+  const readSmall = small && (async (key: string, length: number, range?: ByteRange): Promise<Buffer | null> => {
+    const bytes = await small(key, length, range);
+    if (!bytes || range) return bytes;
+    return createHash('sha256').update(bytes).digest('hex') === key ? bytes : null;
+  });
   return new Proxy(reader, {
     get(target, property) {
       if (property === 'get') return get;
+      if (property === 'readSmall') return readSmall;
       if (property === 'getChecked') return getChecked;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { LocalBlobStore } from './local.js';
-import type { BlobFingerprint, BlobReader, ByteRange } from './port.js';
+import { type BlobFingerprint, BlobNotFoundError, type BlobReader, type ByteRange } from './port.js';
 import { CorruptBlobError, verifyingReader } from './verify.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -206,6 +206,31 @@ describe('verifyingReader over LocalBlobStore (real files)', () => {
       await store.put(Readable.from([Buffer.from('same bytes')]));
       assert.notEqual((await store.fingerprint(key))?.id, first.id);
       assert.equal(await store.fingerprint('0'.repeat(64)), null);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a small read in one go: the bytes, a range of them, null for bytes that do not hash to the key or a blob shorter than asked, missing as missing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-verify-'));
+    try {
+      const store = new LocalBlobStore(dir);
+      const content = Buffer.from('small bytes, read in one go');
+      const { key } = await store.put(Readable.from([content]));
+      const corrupt: string[] = [];
+      const blobs = verifyingReader(store, (error) => corrupt.push(error.key));
+      assert.deepEqual(await blobs.readSmall(key, content.length), content);
+      assert.deepEqual(await blobs.readSmall(key, 5, { start: 6, end: 10 }), content.subarray(6, 11));
+      assert.equal(await blobs.readSmall(key, content.length + 1), null, 'the blob is shorter than the catalog says');
+      await assert.rejects(blobs.readSmall('0'.repeat(64), 4), BlobNotFoundError);
+      const path = join(dir, key.slice(0, 2), key.slice(2, 4), key);
+      const handle = await open(path, 'r+');
+      await handle.write(Buffer.from([8]), 0, 1, 0);
+      await handle.close();
+      assert.equal(await blobs.readSmall(key, content.length), null, 'damaged bytes are never handed out whole');
+      // the stream the caller falls back to fails, and says so
+      await assert.rejects(read(blobs, key), CorruptBlobError);
+      assert.deepEqual(corrupt, [key]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -45,6 +45,34 @@ export interface ReplicaReport extends HealthReply {
   ops?: string;
 }
 
+/**
+ * Broadcast (no queue group): forget remembered logins (issue 38). Each gateway replica remembers
+ * the storage logins and sessions accounts confirmed, briefly; a write that changes what such a
+ * check decides (accounts: a user's password, state, names, their group, their partner's
+ * settings; a gateway: a logout) sends a `SessionForget` here and answers only once every gateway
+ * replica it knows of has said `SessionForgotten` (or a short wait is over: docs/decisions.md).
+ */
+export const SESSION_FORGET_SUBJECT = 'burrow.sessions.forget';
+/** Broadcast: a gateway replica has forgotten what a `SessionForget` named. */
+export const SESSION_FORGOTTEN_SUBJECT = 'burrow.sessions.forgotten';
+
+export interface SessionForget {
+  /** the request's id, echoed by the acknowledgements */
+  id: string;
+  /** every remembered login of these users */
+  users?: string[];
+  /** every remembered check of these cookie sessions (their `sid`) */
+  sessions?: string[];
+  /** everything (a group's or a partner's change: whose users it touches is not looked up) */
+  all?: boolean;
+}
+
+export interface SessionForgotten {
+  id: string;
+  /** the gateway replica (`replicaId()`: as its replica reports name it) */
+  replica: string;
+}
+
 /** A write's global position, for read-your-writes across services (`accounts.sync`). */
 export interface PositionReply {
   position: number | null;

@@ -8,6 +8,7 @@ import { DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PRO
 import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
 import { chooseSqliteDriver } from '@burrow/sqlite';
 import { tracingProblems } from '@burrow/tracing';
+import { SESSION_MEMO_TTL_MS } from './session-forgets.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -61,6 +62,8 @@ export interface BurrowConfig {
   fastRoutes: boolean;
   /** how often every process sends its health on the bus (`burrow.replicas.report`), for the gateways' /readyz */
   replicaReportMs: number;
+  /** how long a gateway remembers a storage login or session accounts confirmed (0: not at all; at most SESSION_MEMO_TTL_MS) */
+  sessionMemoMs: number;
   /** a port on which this process serves its own /healthz, /readyz and /metrics (unset: none; 0: any free one) */
   opsPort?: number;
   /** where the generated password of the first partner is written (multi-process first start without BURROW_PARTNER_*) */
@@ -332,6 +335,7 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     fastRoutes: bool('BURROW_FAST_ROUTES', true),
     replicaReportMs: int('BURROW_REPLICA_REPORT_MS', 2000, 100, 60_000),
+    sessionMemoMs: int('BURROW_SESSION_MEMO_MS', SESSION_MEMO_TTL_MS, 0, SESSION_MEMO_TTL_MS),
     opsPort: get('BURROW_OPS_PORT') === undefined ? undefined : int('BURROW_OPS_PORT', 0, 0, 65535),
     partnerPasswordFile: resolve(get('BURROW_PARTNER_PASSWORD_FILE') ?? join(resolve(get('BURROW_DATA_DIR') ?? './data'), 'first-partner-password')),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),

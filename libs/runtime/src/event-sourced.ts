@@ -45,6 +45,8 @@ export function faultKillAt(point: string | undefined): FaultHook | undefined {
 export type EventSourcedOptions = Omit<ProcessLogOptions, 'now' | 'faults' | 'waitFor' | 'ended'> & {
   /** a process's end waits for the read models to show it (ProcessLogOptions.ended), so no reply precedes its pending-process record closing */
   waitForEnds?: boolean;
+  /** the store the service's writes append through (its process log, and its handlers by `store`): a view that notes them */
+  writes?: (store: EventStore) => EventStore;
 };
 
 /** `startReadModels`, then the service's process log (`service` names its processes). */
@@ -53,9 +55,11 @@ export async function startEventSourced(
   service: string,
   log: Logger,
   projections: Projection[],
-  { waitForEnds, ...processOptions }: EventSourcedOptions = {},
+  { waitForEnds, writes, ...processOptions }: EventSourcedOptions = {},
 ): Promise<EventSourcedCore> {
-  const { store, docs, runner } = await startReadModels(infra, service, log, projections);
+  const core = await startReadModels(infra, service, log, projections);
+  const { docs, runner } = core;
+  const store = writes ? writes(core.store) : core.store;
   const processes = new ProcessLog(store, service, {
     now: systemClock.now,
     faults: faultKillAt(infra.config.faultKillAt),

@@ -15,3 +15,4 @@ export { startTracing, tracingRequested, type Tracing } from '@burrow/tracing';
 export * from './replicas.js';
 export * from './ops-server.js';
 export * from './event-sourced.js';
+export * from './session-forgets.js';

@@ -3,7 +3,7 @@
  * that turns every thrown error into the wire error shape.
  */
 import { dependencyUnavailable, DomainError, unavailableDependencyOf, type WireError } from '@burrow/contracts';
-import { type ArgumentsHost, type CanActivate, Catch, type DynamicModule, type INestMicroservice, type RpcExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, type CanActivate, Catch, type DynamicModule, type INestMicroservice, type NestInterceptor, type RpcExceptionFilter } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
@@ -65,7 +65,7 @@ export async function startService(
   module: DynamicModule,
   infra: Infrastructure,
   /** run before every bus handler of the service (a refusal is answered as a thrown error) */
-  options: { guards?: CanActivate[] } = {},
+  options: { guards?: CanActivate[]; interceptors?: NestInterceptor[] } = {},
 ): Promise<INestMicroservice> {
   const log = infra.logger(name);
   const app = await NestFactory.createMicroservice(module, {
@@ -74,6 +74,7 @@ export async function startService(
   });
   app.useGlobalFilters(new WireErrorFilter(log));
   if (options.guards?.length) app.useGlobalGuards(...options.guards);
+  if (options.interceptors?.length) app.useGlobalInterceptors(...options.interceptors);
   await app.listen();
   log.info({ mode: infra.mode }, `${name} service listening`);
   return app;

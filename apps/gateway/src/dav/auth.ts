@@ -11,18 +11,19 @@ import { type AuthenticatedUser, unauthorized } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import type { Request, Response } from 'express';
 import { basicCredentials } from '../http/basic-auth.js';
+import type { SessionMemo } from '../storage-access/session-memo.js';
 import { admitStorageUser, basicStorageLogin } from '../storage-access/storage-login.js';
 
 /** The challenge: clients show the realm when they ask for a password. */
 export const DAV_REALM = 'Basic realm="Burrow WebDAV", charset="UTF-8"';
 
-export async function authenticate(rpc: RpcClient, req: Request, res: Response, named: string): Promise<AuthenticatedUser> {
+export async function authenticate(rpc: RpcClient, req: Request, res: Response, named: string, memo?: SessionMemo): Promise<AuthenticatedUser> {
   const credentials = basicCredentials(req);
   if (!credentials) {
     res.setHeader('WWW-Authenticate', DAV_REALM);
     throw unauthorized('login required: HTTP Basic with your username or email and password');
   }
-  const user = await basicStorageLogin(rpc, req, credentials, () => res.setHeader('WWW-Authenticate', DAV_REALM));
+  const user = await basicStorageLogin(rpc, req, credentials, () => res.setHeader('WWW-Authenticate', DAV_REALM), memo);
   admitStorageUser(named, user);
   return user;
 }

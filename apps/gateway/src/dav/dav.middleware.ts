@@ -11,7 +11,8 @@ import type { RpcClient } from '@burrow/transport';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { readBoundedBody } from '../http/json-body.js';
-import { BLOBS, RPC, UPLOAD_HINTS } from '../http/tokens.js';
+import { BLOBS, RPC, SESSIONS, UPLOAD_HINTS } from '../http/tokens.js';
+import type { Sessions } from '../storage-access/sessions.js';
 import type { UploadHints } from '../transfers/upload-hints.js';
 import { authenticate } from './auth.js';
 import type { DavCall } from './context.js';
@@ -44,6 +45,7 @@ export class DavMiddleware implements NestMiddleware {
     @Inject(BLOBS) private readonly blobs: BlobReader & BlobWriter,
     @Inject(DAV_LOCKS) private readonly locks: DavLocks,
     @Inject(UPLOAD_HINTS) private readonly hints: UploadHints,
+    @Inject(SESSIONS) private readonly sessions: Sessions,
   ) {}
 
   async use(req: Request, res: Response): Promise<void> {
@@ -55,7 +57,7 @@ export class DavMiddleware implements NestMiddleware {
       res.setHeader('Allow', DAV_METHODS.join(', '));
       throw new DomainError(405, { reason: `${req.method} is not a WebDAV method here` });
     }
-    const user = await authenticate(this.rpc, req, res, target.user);
+    const user = await authenticate(this.rpc, req, res, target.user, this.sessions.memo);
     const call: DavCall = { req, res, rpc: this.rpc, blobs: this.blobs, locks: this.locks, hints: this.hints, user, target };
     try {
       await this.dispatch(call);

@@ -35,7 +35,8 @@ import { openRoom, roomFolderAt, roomFolders, shareRoomUrl, shareSegmentB32 } fr
 import type { TokenSigner } from '../storage-access/signed-tokens.js';
 import { checkStoragePolicy } from '../storage-access/storage-access.js';
 import { encodeSegment, parseMountedPath } from '../storage-access/storage-path.js';
-import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SIGNER } from '../http/tokens.js';
+import { BLOBS, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER } from '../http/tokens.js';
+import type { Sessions } from '../storage-access/sessions.js';
 import { sendFolderZip, type ZipErrorLog, type ZipRoot } from '../transfers/zip-download.js';
 import { Route } from '../http/route.js';
 import { SHARE_ROUTES } from './share.routes.js';
@@ -62,6 +63,7 @@ export class ShareController {
     @Inject(SIGNER) private readonly signer: TokenSigner,
     @Inject(GATEWAY_LOGGER) private readonly log: ZipErrorLog,
     @Inject(PUBLIC_URL) private readonly publicUrl: string,
+    @Inject(SESSIONS) private readonly sessions: Sessions,
   ) {}
 
   @Route(SHARE_ROUTES.room)
@@ -160,7 +162,8 @@ export class ShareController {
     }
     let user: AuthenticatedUser;
     try {
-      user = await this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, { userId: claims.u, stamp: claims.st });
+      // as this replica remembers accounts confirming it (session-memo.ts), or asked
+      user = await this.sessions.memo.session({ userId: claims.u, stamp: claims.st }, () => this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, { userId: claims.u, stamp: claims.st }));
     } catch (error) {
       if (error instanceof DomainError && error.status === 401) throw forbidden('this link has been revoked');
       throw error;

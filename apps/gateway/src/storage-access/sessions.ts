@@ -9,10 +9,15 @@
  * every session of that user; so does disabling the user (the stamp changes with each disable, so
  * re-enabling brings no old session back); a group without the web interface is refused on the
  * next request.
+ *
+ * What accounts confirmed is remembered briefly by this replica (`memo`, session-memo.ts), so a
+ * request with a cookie costs no bus round trip of its own; a logout forgets the session on every
+ * replica before it answers (`forgets`), as accounts' writes forget what they change.
  */
 import type { KeyValueStore, KvBucket } from '@burrow/kv';
 import type { Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
+import { SessionMemo } from './session-memo.js';
 import type { TokenSigner } from './signed-tokens.js';
 
 export const SESSION_COOKIE = 'burrow_session';
@@ -44,12 +49,21 @@ export function cookieValue(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+/** Tells every gateway replica to forget something remembered, waiting for them (`SessionForgets`, libs/runtime). */
+export interface ForgetEverywhere {
+  forget(what: { sessions: string[] }): Promise<unknown>;
+}
+
 export class Sessions {
   private ended?: Promise<KvBucket<{ at: number }>>;
+  /** set once the bus is there (gateway.service.ts); without it a logout forgets on this replica only */
+  forgets?: ForgetEverywhere;
 
   constructor(
     private readonly signer: TokenSigner,
     private readonly keyValues: () => Promise<KeyValueStore>,
+    /** what accounts confirmed, remembered briefly by this replica */
+    readonly memo: SessionMemo = new SessionMemo(),
   ) {}
 
   private endedBucket(): Promise<KvBucket<{ at: number }>> {
@@ -68,10 +82,21 @@ export class Sessions {
 
   /** The request's session if its cookie is genuine, unexpired and not logged out. */
   async current(req: Request): Promise<SessionClaims | null> {
+    const claims = this.claims(req);
+    if (!claims) return null;
+    return (await this.hasEnded(claims.sid)) ? null : claims;
+  }
+
+  /** The request's session if its cookie is genuine and unexpired (logged out or not: `hasEnded`). */
+  claims(req: Request): SessionClaims | null {
     const claims = this.signer.verify<SessionClaims>('session', cookieValue(req, SESSION_COOKIE));
     if (!claims || typeof claims.u !== 'string' || typeof claims.st !== 'string' || typeof claims.sid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(claims.sid)) return null;
-    const ended = await (await this.endedBucket()).get(claims.sid);
-    return ended ? null : claims;
+    return claims;
+  }
+
+  /** Was this session logged out (on any replica)? */
+  async hasEnded(sid: string): Promise<boolean> {
+    return (await (await this.endedBucket()).get(sid)) !== null;
   }
 
   /** Ends the request's session (if any) for every replica, and clears the cookie. */
@@ -79,6 +104,9 @@ export class Sessions {
     const claims = this.signer.verify<SessionClaims>('session', cookieValue(req, SESSION_COOKIE));
     if (claims && typeof claims.sid === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(claims.sid)) {
       await (await this.endedBucket()).create(claims.sid, { at: this.signer.seconds() });
+      // the shared list is what every replica asks once its memory of the session is gone: forget it now, everywhere
+      this.memo.forget({ sessions: [claims.sid] });
+      await this.forgets?.forget({ sessions: [claims.sid] });
     }
     res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/' });
   }

@@ -13,17 +13,21 @@ import type { BasicCredentials } from '../http/basic-auth.js';
 import { clientAddress } from '../http/client-address.js';
 import { FORM_BODY_LIMIT } from '../http/form-body.js';
 import { readBoundedBody } from '../http/json-body.js';
+import type { SessionMemo } from './session-memo.js';
 import { checkStoragePolicy, namesUser } from './storage-access.js';
 
 /**
  * HTTP Basic credentials checked by accounts, like every storage login (the same failed-login
- * throttling per account and per address). A refusal (401) first calls `challenge`, which sets the
- * door's WWW-Authenticate header; a throttled login (429) or an outage passes through unchanged.
+ * throttling per account and per address), or remembered by this replica from accounts confirming
+ * them a moment ago (`memo`: session-memo.ts; refusals are never remembered, so every failure is
+ * counted). A refusal (401) first calls `challenge`, which sets the door's WWW-Authenticate
+ * header; a throttled login (429) or an outage passes through unchanged.
  */
-export async function basicStorageLogin(rpc: RpcClient, req: Request, credentials: BasicCredentials, challenge: () => void): Promise<AuthenticatedUser> {
+export async function basicStorageLogin(rpc: RpcClient, req: Request, credentials: BasicCredentials, challenge: () => void, memo?: SessionMemo): Promise<AuthenticatedUser> {
   const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
+  const check = () => rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
   try {
-    return await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
+    return await (memo ? memo.basic(credentials.username, credentials.password, request.address ?? '', check) : check());
   } catch (error) {
     if (error instanceof DomainError && error.status === 401) challenge();
     throw error;

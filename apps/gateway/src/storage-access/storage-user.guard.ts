@@ -95,27 +95,41 @@ export class StorageUserGuard implements CanActivate {
     const credentials = basicCredentials(req);
     if (credentials) {
       req.storageAuth = 'basic';
-      return basicStorageLogin(this.rpc, req, credentials, challenge);
+      return basicStorageLogin(this.rpc, req, credentials, challenge, this.sessions.memo);
     }
-    const session = await this.sessions.current(req);
-    if (session) {
-      req.storageAuth = 'cookie';
-      return this.sessionUser({ userId: session.u, stamp: session.st }, () => {
+    const loginRequired = () => {
+      challenge();
+      return unauthorized('login required (HTTP Basic with your username or email and password, or the session cookie of POST .../login)');
+    };
+    const session = this.sessions.claims(req);
+    if (!session) throw loginRequired();
+    req.storageAuth = 'cookie';
+    // a logged-out cookie is no session at all; one whose stamp is no longer the user's has ended
+    return this.sessionUser(
+      { userId: session.u, stamp: session.st },
+      () => {
         challenge();
         return unauthorized('your session has ended: log in again');
-      });
-    }
-    challenge();
-    throw unauthorized('login required (HTTP Basic with your username or email and password, or the session cookie of POST .../login)');
+      },
+      { sid: session.sid, loggedOut: loginRequired },
+    );
   }
 
-  private async sessionUser(request: SessionUserRequest, ended: () => DomainError): Promise<AuthenticatedUser> {
-    try {
-      return await this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, request);
-    } catch (error) {
-      if (error instanceof DomainError && error.status === 401) throw ended();
-      throw error;
-    }
+  /**
+   * The user of a session (or extension), as this replica remembers accounts confirming it, or
+   * asked of accounts (`accounts.users.session`) and, for a cookie, the shared list of logouts.
+   */
+  private async sessionUser(request: SessionUserRequest, ended: () => DomainError, cookie?: { sid: string; loggedOut: () => DomainError }): Promise<AuthenticatedUser> {
+    return this.sessions.memo.session({ sid: cookie?.sid, userId: request.userId, stamp: request.stamp }, async () => {
+      const [user, loggedOut] = await Promise.all([
+        this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, request).catch((error: unknown) => {
+          throw error instanceof DomainError && error.status === 401 ? ended() : error;
+        }),
+        cookie ? this.sessions.hasEnded(cookie.sid) : false,
+      ]);
+      if (loggedOut) throw cookie!.loggedOut();
+      return user;
+    });
   }
 }
 

@@ -6,12 +6,13 @@
  * (`If-None-Match`, `If-Modified-Since` -> 304) and one byte range (`Range`, `If-Range` -> 206, 416);
  * a request for several ranges gets the whole representation, as RFC 9110 allows.
  *
- * The bytes stream from the blob store with back-pressure and are never buffered whole. The blob is
+ * The bytes stream from the blob store with back-pressure and are never buffered whole, except a
+ * small blob or range (up to `SMALL_BLOB_BYTES`), read in one go and sent with `end`. The blob is
  * opened before the status line is written, so a missing blob is still a clean JSON error; a failure
  * after the first byte destroys the connection, so a client never mistakes a short body for a whole
  * one (its Content-Length is not met).
  */
-import { BlobNotFoundError, type BlobReader, type ByteRange } from '@burrow/blobs';
+import { BlobNotFoundError, type BlobReader, type ByteRange, SMALL_BLOB_BYTES } from '@burrow/blobs';
 import { DomainError, type FileChecksums } from '@burrow/contracts';
 import { create as contentDisposition } from 'content-disposition';
 import type { Request, Response } from 'express';
@@ -61,6 +62,20 @@ export class MissingBlobError extends DomainError {
 export async function openBlob(blobs: BlobReader, key: string, range?: ByteRange) {
   try {
     return await blobs.get(key, range);
+  } catch (error) {
+    throw error instanceof BlobNotFoundError ? new MissingBlobError(key) : error;
+  }
+}
+
+/**
+ * A small blob (or range) in one buffer (`readSmall`: one read, no stream), a missing one as a
+ * MissingBlobError; null when the store has no such read, the blob is larger, or the bytes do not
+ * read back as they should (the caller then streams, and fails as a stream does).
+ */
+export async function readSmallBlob(blobs: BlobReader, key: string, length: number, range?: ByteRange): Promise<Buffer | null> {
+  if (!blobs.readSmall || length > SMALL_BLOB_BYTES) return null;
+  try {
+    return await blobs.readSmall(key, length, range);
   } catch (error) {
     throw error instanceof BlobNotFoundError ? new MissingBlobError(key) : error;
   }
@@ -143,7 +158,10 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
   // opened before the status line: a missing blob is still a clean error
   // a HEAD says what a GET would: a file whose stored bytes are gone is the same error, not a 200
   if (req.method === 'HEAD' && range && !(await blobs.exists(rep.blob))) throw new MissingBlobError(rep.blob);
-  const source = req.method === 'HEAD' || !range ? null : await openBlob(blobs, rep.blob, plan.status === 206 ? range : undefined);
+  const partial = plan.status === 206 ? range! : undefined;
+  // small: one read into one buffer, sent with the headers (no stream); else a stream
+  const bytes = req.method === 'HEAD' || !range ? null : await readSmallBlob(blobs, rep.blob, length, partial);
+  const source = req.method === 'HEAD' || !range || bytes ? null : await openBlob(blobs, rep.blob, partial);
   res.status(plan.status).set({
     ...headers,
     'Content-Type': options.type ?? typeOf(rep.name),
@@ -155,7 +173,7 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
   });
   if (plan.status === 206) res.setHeader('Content-Range', `bytes ${range!.start}-${range!.end}/${rep.size}`);
   if (!source) {
-    res.end();
+    res.end(bytes ?? undefined);
     return;
   }
   try {

@@ -16,7 +16,8 @@ import { LISTING_PAGE_MAX, type SubtreeFile, type SubtreePage, Subjects } from '
 import type { RpcClient } from '@burrow/transport';
 import { create as contentDisposition } from 'content-disposition';
 import type { Request, Response } from 'express';
-import { httpDate, MissingBlobError, planDownload } from './download.js';
+import { Readable } from 'node:stream';
+import { httpDate, MissingBlobError, planDownload, readSmallBlob as smallRead } from './download.js';
 import { planZip, writeZip, type ZipEntries, type ZipFileEntry, ZipError } from './zip/index.js';
 
 /** Where a cut-short zip is reported (the gateway's logger, GATEWAY_LOGGER). */
@@ -57,9 +58,19 @@ export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[
       crc32: f.crc32,
       mtime: f.mtime,
       id: f.blob,
-      open: (start: number, end: number) => blobs.get(f.blob, { start, end }),
-      // a whole entry read unhashed, its CRC-32 skipped when the blob read back right recently
-      ...(getChecked ? { openChecked: () => getChecked(f.blob) } : {}),
+      open: async (start: number, end: number) => {
+        // a small part read in one go (a range: unhashed, as `get` of a range), else a stream
+        const bytes = await smallRead(blobs, f.blob, end - start + 1, { start, end });
+        return bytes ? Readable.from([bytes]) : blobs.get(f.blob, { start, end });
+      },
+      // a whole entry read unhashed, its CRC-32 skipped when the blob read back right recently;
+      // a small one read in one go and hashed (readSmall), so its CRC-32 need not be checked
+      ...(getChecked ? {
+        openChecked: async () => {
+          const bytes = f.size > 0 ? await smallRead(blobs, f.blob, f.size) : null;
+          return bytes ? { stream: Readable.from([bytes]), known: true, passed: () => undefined } : getChecked(f.blob);
+        },
+      } : {}),
     };
   };
   return async function* () {
