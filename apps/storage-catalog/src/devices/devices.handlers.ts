@@ -23,7 +23,7 @@ import { WrongExpectedRevisionError } from '@burrow/event-store';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
-import { foldersCollection } from '../read-models/catalog.projection.js';
+import { foldersCollection } from '../read-models/catalog.documents.js';
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { storedBytesToRead } from '../usage/usage.js';
 import { quotaOf, requireUser } from '../users/users.projection.js';

@@ -44,7 +44,7 @@ import { type DeviceToRead, resolveDevice, resolveDeviceToRead } from '../device
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { usageHead } from '../usage/usage.js';
 import { userQuota } from '../users/user-quota.js';
-import { type FileDoc, filesCollection, foldersCollection, versionsCollection, versionId } from '../read-models/catalog.projection.js';
+import { type FileDoc, filesCollection, foldersCollection, versionsCollection, versionId } from '../read-models/catalog.documents.js';
 import { commitVersion } from './commit-file.process.js';
 import { folderExists } from './resolve-path.js';
 import { fileDecider } from './file.js';

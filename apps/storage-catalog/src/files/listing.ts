@@ -21,7 +21,7 @@ import {
   withChecksums,
 } from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from '../read-models/catalog.projection.js';
+import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from '../read-models/catalog.documents.js';
 
 interface FolderCursor {
   /** 'd' while listing subfolders, 'f' files */

@@ -5,7 +5,7 @@
  */
 import { type DeadProperties, type FileEntry, fileIdOf, type FolderStat, folderPath, nameOf, pathSegments } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, foldersCollection, folderId } from '../read-models/catalog.projection.js';
+import { type FileDoc, filesCollection, type FolderDoc, foldersCollection, folderId } from '../read-models/catalog.documents.js';
 import { toFileEntry } from './listing.js';
 
 export type ResolvedPath =

@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { after, afterEach, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { filesCollection, previewsCollection, versionsCollection } from '../read-models/catalog.projection.js';
+import { filesCollection, previewsCollection, versionsCollection } from '../read-models/catalog.documents.js';
 import { cleanUpTestStorage, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 import { Previewer } from './previewer.js';
 

@@ -9,7 +9,7 @@ import { type FileEvent, fileIdOf, Streams } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { devicesCollection } from '../read-models/devices.projection.js';
-import { filesCollection, versionsCollection } from '../read-models/catalog.projection.js';
+import { filesCollection, versionsCollection } from '../read-models/catalog.documents.js';
 import { cleanUpTestStorage, DAY, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);

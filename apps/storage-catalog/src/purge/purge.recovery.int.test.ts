@@ -8,7 +8,7 @@ import { type Crash, crashAt, processStream, stepsOf, untilCrashed } from '@burr
 import { committed } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { versionsCollection } from '../read-models/catalog.projection.js';
+import { versionsCollection } from '../read-models/catalog.documents.js';
 import { cleanUpTestStorage, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
 
 after(cleanUpTestStorage);

@@ -17,7 +17,7 @@
  */
 import type { PurgeReport } from '@burrow/contracts';
 import { type DeviceDoc, devicesCollection } from '../read-models/devices.projection.js';
-import { type FileDoc, filesCollection, type VersionDoc, versionsCollection } from '../read-models/catalog.projection.js';
+import { type FileDoc, filesCollection, type VersionDoc, versionsCollection } from '../read-models/catalog.documents.js';
 import type { FileState } from '../files/file.js';
 import type { StorageContext } from '../shared/context.js';
 import { storageUsersCollection } from '../users/users.projection.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { deviceNameReservation } from '../devices/device-names.js';
 import { devicesCollection } from '../read-models/devices.projection.js';
-import { filesCollection, foldersCollection, versionsCollection } from '../read-models/catalog.projection.js';
+import { filesCollection, foldersCollection, versionsCollection } from '../read-models/catalog.documents.js';
 import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage } from '../testing/test-context.js';
 import { userStorageCollection } from './user-storage.projection.js';
 

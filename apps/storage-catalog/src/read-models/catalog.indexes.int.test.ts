@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SqliteDocumentStore, type Write } from '@burrow/documents';
-import { catalogProjection, PREVIEW_BLOB_FIELDS } from './catalog.projection.js';
+import { PREVIEW_BLOB_FIELDS } from './catalog.documents.js';
+import { catalogProjection } from './catalog.projection.js';
 
 describe('catalog read model indexes (embedded store)', () => {
   let dir: string;

@@ -29,7 +29,7 @@ import type { BlobReapReport } from '@burrow/contracts';
 import { handleCommand } from '@burrow/eventsourcing';
 import { Streams } from '@burrow/contracts';
 import type { ListedBlob } from '@burrow/blobs';
-import { PREVIEW_BLOB_FIELDS, previewsCollection, versionsCollection } from '../read-models/catalog.projection.js';
+import { PREVIEW_BLOB_FIELDS, previewsCollection, versionsCollection } from '../read-models/catalog.documents.js';
 import { previewDecider } from '../previews/preview.js';
 import { backupBlobsCollection } from './backup-blobs.projection.js';
 import type { StorageContext } from '../shared/context.js';

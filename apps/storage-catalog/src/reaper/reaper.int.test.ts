@@ -20,7 +20,7 @@ import { PARTNER_BACKUPS_KEPT, Streams } from '@burrow/contracts';
 import { appendEvents } from '@burrow/eventsourcing';
 import { readConfig } from '@burrow/runtime';
 import sharp from 'sharp';
-import { previewsCollection, versionsCollection } from '../read-models/catalog.projection.js';
+import { previewsCollection, versionsCollection } from '../read-models/catalog.documents.js';
 import { readAll } from '../previews/render.js';
 import { cleanUpTestStorage, DAY, expectError, GB, startTestStorage, TEST_PLANS, type TestStorage, type TestUser } from '../testing/test-context.js';
 import { BlobReaper } from './blob-reaper.js';

@@ -4,7 +4,7 @@
  */
 import type { AffectedFile, BlobProblem } from '@burrow/contracts';
 import { devicesCollection } from '../read-models/devices.projection.js';
-import { versionsCollection } from '../read-models/catalog.projection.js';
+import { versionsCollection } from '../read-models/catalog.documents.js';
 import type { StorageContext } from '../shared/context.js';
 import { storageUsersCollection } from '../users/users.projection.js';
 

@@ -15,7 +15,7 @@
  */
 import { BLOB_LIST_MAX, verifyBlob } from '@burrow/blobs';
 import type { BlobProblem, VerifyBlobsPage, VerifyBlobsRequest } from '@burrow/contracts';
-import { versionsCollection } from '../read-models/catalog.projection.js';
+import { versionsCollection } from '../read-models/catalog.documents.js';
 import type { StorageContext } from '../shared/context.js';
 import { SerialRuns } from '../shared/serial-runs.js';
 import { affectedBy } from './affected.js';

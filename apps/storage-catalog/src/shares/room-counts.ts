@@ -11,7 +11,7 @@
 import { DEVICES_MAX, type FolderSummary } from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import { devicesCollection } from '../read-models/devices.projection.js';
-import { folderId, foldersCollection } from '../read-models/catalog.projection.js';
+import { folderId, foldersCollection } from '../read-models/catalog.documents.js';
 import { parseShareDir, type ShareDir } from './share-dirs.js';
 
 /** The user's live devices: name key -> device id. */

@@ -9,7 +9,7 @@
 import { badRequest, DomainError, pathSegments } from '@burrow/contracts';
 import type { DeviceState } from '../devices/device.js';
 import { resolveDevice } from '../devices/device-names.js';
-import { folderId, foldersCollection } from '../read-models/catalog.projection.js';
+import { folderId, foldersCollection } from '../read-models/catalog.documents.js';
 import type { StorageContext } from '../shared/context.js';
 
 export interface ShareDir {

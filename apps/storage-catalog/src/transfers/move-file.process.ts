@@ -9,7 +9,7 @@
 import { type DeadProperties, type FileCommitAbandoned, fileIdOf, Streams, withChecksums } from '@burrow/contracts';
 import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, handleCommand, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
-import type { FileDoc } from '../read-models/catalog.projection.js';
+import type { FileDoc } from '../read-models/catalog.documents.js';
 import { fileDecider } from '../files/file.js';
 import type { StorageContext } from '../shared/context.js';
 

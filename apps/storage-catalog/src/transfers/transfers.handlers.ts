@@ -34,7 +34,7 @@ import type { DeviceState } from '../devices/device.js';
 import { resolveDevice } from '../devices/device-names.js';
 import { appendToDevice } from '../devices/device-writes.js';
 import { prefixRange } from '@burrow/documents';
-import { filesCollection, foldersCollection } from '../read-models/catalog.projection.js';
+import { filesCollection, foldersCollection } from '../read-models/catalog.documents.js';
 import { commitVersion } from '../files/commit-file.process.js';
 import { checkDeadPropertyBudget, propertyBytes } from '../read-models/dead-property-usage.js';
 import { fileDecider } from '../files/file.js';
