@@ -2,6 +2,7 @@ export * from './device-policies.js';
 export * from './events.js';
 export * from './feed.js';
 export * from './limits.js';
+export * from './operator-requests.js';
 export * from './partner-backups.js';
 export * from './records.js';
 export * from './share-passwords.js';
