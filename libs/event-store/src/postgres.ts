@@ -18,7 +18,7 @@
  * in flight wait in a queue and go together, as one call of the batch function: one lock, one
  * transaction, one flush for all of them. Each append keeps its own expected-revision check (one
  * that fails is answered alone; the others commit), the group's order is the queue's, and an
- * append in a group is durable when the caller asked for durability.
+ * append in a group is durable when the caller asked for durability (postgres-group-commit.ts).
  *
  * Live subscriptions wait for a NOTIFY sent by the append's transaction (delivered at commit) on
  * one LISTEN connection per store; polling every `pollIntervalMs` is the fallback while that
@@ -28,7 +28,6 @@
  * number spelling), which is what the store must give back.
  */
 import { randomUUID } from 'node:crypto';
-import { DependencyUnavailableError } from '@burrow/contracts';
 // the driver is loaded when a store connects, not by every process that imports this library
 import type pg from 'pg';
 import {
@@ -41,10 +40,10 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SubscriptionHandlers,
-  WrongExpectedRevisionError,
 } from './port.js';
 import { withAppend } from './deferring.js';
-import { APPEND_BATCH, CHANNEL, COLUMNS, EVENTS, MIGRATION, MIGRATION_LOCK, SCHEMA_VERSION, STORE } from './postgres-schema.js';
+import { asUnavailable, PostgresGroupCommit } from './postgres-group-commit.js';
+import { CHANNEL, COLUMNS, EVENTS, MIGRATION, MIGRATION_LOCK, SCHEMA_VERSION, STORE } from './postgres-schema.js';
 
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
 
@@ -57,9 +56,6 @@ export interface PostgresEventStoreOptions {
   poolSize?: number;
 }
 
-/** bounds on one group: its events and its bytes of JSON (the lock is held while it is written) */
-const GROUP_MAX_EVENTS = 2000;
-const GROUP_MAX_BYTES = 8 * 1024 * 1024;
 const BATCH = 500;
 
 interface Row {
@@ -70,34 +66,6 @@ interface Row {
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   recorded_ms: number;
-}
-
-/** An append waiting for its group. */
-interface PendingAppend {
-  stream: string;
-  code: number;
-  expected: ExpectedRevision;
-  types: string[];
-  data: string[];
-  metadata: string[];
-  bytes: number;
-  durable: boolean;
-  resolve(result: AppendResult): void;
-  reject(error: unknown): void;
-}
-
-function expectedCode(expected: ExpectedRevision): number {
-  switch (expected) {
-    case 'any':
-      return -1;
-    case 'no_stream':
-      return -2;
-    case 'stream_exists':
-      return -3;
-    default:
-      if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`invalid expected revision ${String(expected)}`);
-      return expected;
-  }
 }
 
 function toRecorded(row: Row): RecordedEvent {
@@ -111,16 +79,6 @@ function toRecorded(row: Row): RecordedEvent {
     recordedAt: row.recorded_ms,
   };
 }
-
-/** An error of the connection (or the pool) rather than one the server gave for this statement. */
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  // SQLSTATE classes 08 (connection), 57 (operator intervention: shutdown), 53 (resources)
-  return typeof code !== 'string' || /^(08|57|53)/.test(code) || !/^[0-9A-Z]{5}$/.test(code);
-}
-
-/** A connection failure as what it means to a request: the event store is unavailable (503, retry). */
-const asUnavailable = (error: unknown) => (isConnectionError(error) ? new DependencyUnavailableError('event store', error) : error);
 
 /** `postgres://user:secret@host/db` -> `postgres://***@host/db`, for messages. */
 function redact(url: string): string {
@@ -138,19 +96,20 @@ export class PostgresEventStore implements EventStore {
   /** bumped when appends may have been missed (LISTEN reconnected, closing): everyone reads again */
   private generation = 0;
   private readonly subscriptions = new Set<Subscription>();
+  /** the appends, a group at a time (postgres-group-commit.ts) */
+  private readonly group: PostgresGroupCommit;
   private listener: pg.Client | null = null;
   private listenerRetry: NodeJS.Timeout | null = null;
   private closed = false;
-  /** appends waiting for the group in flight to finish (group commit) */
-  private queue: PendingAppend[] = [];
-  private flushing = false;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly clientConfig: pg.ClientConfig,
     private readonly id: string,
     private readonly pollIntervalMs: number,
-  ) {}
+  ) {
+    this.group = new PostgresGroupCommit(pool, (head) => this.wake(head));
+  }
 
   /** Connects, creates the tables on first use, and starts listening for appends. */
   static async connect(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
@@ -255,92 +214,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    return this.appendWith(stream, events, expected, true);
+    return this.group.append(stream, events, expected, true);
   }
 
   deferringDurability(): EventStore {
-    return withAppend(this, (stream, events, expected) => this.appendWith(stream, events, expected, false));
-  }
-
-  private appendWith(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    let code: number;
-    try {
-      code = expectedCode(expected);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const data = events.map((e) => JSON.stringify(e.data));
-    const metadata = events.map((e) => JSON.stringify(e.metadata ?? {}));
-    const bytes = data.reduce((sum, d) => sum + d.length, 0) + metadata.reduce((sum, m) => sum + m.length, 0);
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, code, expected, types: events.map((e) => e.type), data, metadata, bytes, durable, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
-  }
-
-  /** Sends the queued appends, a group at a time, until the queue is empty. */
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.queue.length > 0) {
-        let events = 0;
-        let bytes = 0;
-        let take = 0;
-        while (take < this.queue.length) {
-          const next = this.queue[take];
-          if (take > 0 && (events + next.types.length > GROUP_MAX_EVENTS || bytes + next.bytes > GROUP_MAX_BYTES)) break;
-          events += next.types.length;
-          bytes += next.bytes;
-          take++;
-        }
-        const group = this.queue.splice(0, take);
-        await this.appendGroup(group);
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
-
-  private async appendGroup(group: PendingAppend[]): Promise<void> {
-    let rows: { o_item: number; o_last_revision: string | null; o_last_position: string | null; o_actual: string | null }[];
-    try {
-      ({ rows } = await this.pool.query({
-        name: 'burrow-append-batch',
-        text: `SELECT o_item, o_last_revision, o_last_position, o_actual FROM ${APPEND_BATCH}($1, $2, $3, $4, $5, $6, $7)`,
-        values: [
-          group.map((a) => a.stream),
-          group.map((a) => a.code),
-          group.map((a) => a.types.length),
-          group.flatMap((a) => a.types),
-          group.flatMap((a) => a.data),
-          group.flatMap((a) => a.metadata),
-          group.some((a) => a.durable),
-        ],
-      }));
-    } catch (error) {
-      // One append the server refuses (not a wrong revision: those are answered per append) must
-      // not fail the others of its group: alone, each gets its own answer.
-      if (group.length > 1 && !isConnectionError(error)) {
-        for (const a of group) await this.appendGroup([a]);
-        return;
-      }
-      for (const a of group) a.reject(asUnavailable(error));
-      return;
-    }
-    // Committed (and, when any append of the group asked for it, flushed) before anyone hears of it.
-    let head = 0;
-    for (const row of rows) {
-      const a = group[row.o_item - 1];
-      if (row.o_last_position === null) {
-        a.reject(new WrongExpectedRevisionError(a.stream, a.expected, row.o_actual === null || row.o_actual === 'no_stream' ? 'no_stream' : Number(row.o_actual)));
-        continue;
-      }
-      const position = Number(row.o_last_position);
-      if (position > head) head = position;
-      a.resolve({ revision: Number(row.o_last_revision), position });
-    }
-    if (head > 0) this.wake(head);
+    return withAppend(this, (stream, events, expected) => this.group.append(stream, events, expected, false));
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
