@@ -4,6 +4,7 @@ export * from './command-handler.js';
 export * from './counter.js';
 export * from './crash-points.js';
 export * from './ledger.js';
+export * from './process-recovery.js';
 export * from './projection.js';
 export * from './projection-runner.js';
 export * from './service-health.js';

@@ -14,7 +14,8 @@ import { appendEvents } from './append.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { openTempStore, type TempStore } from './testing/temp-store.js';
 import { defineWorkflow } from './workflow.js';
-import { claimNewStream, pendingProcessesProjection, ProcessLog, ProcessRecovery, processStream } from './write-process.js';
+import { claimNewStream, pendingProcessesProjection, ProcessRecovery } from './process-recovery.js';
+import { ProcessLog, processStream } from './write-process.js';
 
 interface Make {
   thingId: string;

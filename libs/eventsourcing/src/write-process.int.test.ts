@@ -16,16 +16,8 @@ import { appendEvents } from './append.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { releaseName, reservationHolder, reserveName } from './reservation.js';
 import { openTempStore, type TempStore } from './testing/temp-store.js';
-import {
-  claimNewStream,
-  claimRevision,
-  pendingProcessesCollection,
-  pendingProcessesProjection,
-  type ProcessDefinition,
-  ProcessLog,
-  ProcessRecovery,
-  processStream,
-} from './write-process.js';
+import { claimNewStream, claimRevision, pendingProcessesCollection, pendingProcessesProjection, ProcessRecovery } from './process-recovery.js';
+import { type ProcessDefinition, ProcessLog, processStream } from './write-process.js';
 
 interface MakeThing {
   thingId: string;
