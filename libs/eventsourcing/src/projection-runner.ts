@@ -21,24 +21,11 @@
 import { serviceUnavailable } from '@burrow/contracts';
 import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
-import { BATCH_BYTES, boundHeapGrowth, CATCH_UP_BATCH, CHECKPOINT_EMPTY_AFTER, LIVE_BATCH } from './batch-limits.js';
-import {
-  type Projection,
-  type ProjectionRunnerOptions,
-  type RunnerHealth,
-  type RunnerState,
-  StoreBehindError,
-  StoreMismatchError,
-} from './projection.js';
+import { BATCH_BYTES, CATCH_UP_BATCH, CHECKPOINT_EMPTY_AFTER, LIVE_BATCH } from './batch-limits.js';
+import { type Projection, type ProjectionRunnerOptions, type RunnerHealth, type RunnerState, StoreMismatchError } from './projection.js';
+import { loadCheckpoint, type RunnerCheckpoint } from './runner-checkpoint.js';
 import { StepWatch } from './step-watch.js';
-
-/** What the checkpoint document holds. */
-interface RunnerCheckpoint {
-  /** the event store's identity (EventStore.storeId) */
-  storeId: string;
-  /** per projection: every event up to here is in its read models */
-  positions: Record<string, number>;
-}
+import { CatchUpProgress } from './catch-up-progress.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
@@ -65,7 +52,8 @@ export class ProjectionRunner {
   private readonly waiters: { position: number; resolve: () => void }[] = [];
   private caughtUp: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void };
   private lastCaughtUpAt = Date.now();
-  private progress: { timer: NodeJS.Timeout; from: number; startedAt: number } | null = null;
+  /** the log lines while catching up */
+  private readonly progress: CatchUpProgress;
   private readonly prefixes: string[];
   private readonly checkpointName: string;
   /** the document store commits a batch in one local transaction (bigger batches while catching up) */
@@ -78,6 +66,7 @@ export class ProjectionRunner {
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     this.steps = new StepWatch(options.slowStepMs ?? 10_000, (level, msg, extra) => this.log(level, msg, extra), () => this.position);
+    this.progress = new CatchUpProgress(options.progressEveryMs ?? 5_000, () => store.headPosition(), () => this.position, (level, msg, extra) => this.log(level, msg, extra));
     this.checkpointName = options.checkpoint ?? 'projections';
     this.localCommits = documents.localCommits === true;
     this.prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
@@ -112,7 +101,7 @@ export class ProjectionRunner {
     this.pauses.clear();
     this.generation++;
     this.setState('stopped');
-    this.stopProgress();
+    this.progress.stop();
     this.caughtUp.reject(new Error('projection runner stopped'));
     const sub = this.subscription;
     this.subscription = null;
@@ -263,48 +252,17 @@ export class ProjectionRunner {
     this.restart().catch(() => undefined);
   }
 
-  /** Indexes, the checkpoint, and the event store's identity against the one it records. */
+  /** Indexes, the checkpoint, and the event store's identity against the one it records (runner-checkpoint.ts). */
   private async load(): Promise<true> {
-    const storeId = await this.store.storeId();
-    for (const p of this.projections) await p.init?.(this.documents);
-    for (;;) {
-      const checkpoint = await this.documents.readCheckpoint(this.checkpointName);
-      const recorded = checkpoint?.state as RunnerCheckpoint | undefined;
-      // Read models past the store's head were built from events the store no longer holds (its
-      // tail lost to a power loss, or the store restored from an older backup): the positions of
-      // those events will be given to new ones, which the checkpoint would then skip. Rebuild.
-      const ahead = checkpoint && recorded?.storeId === storeId ? await this.aheadOfStore(recorded) : null;
-      if (checkpoint && recorded?.storeId === storeId && ahead === null) {
-        this.storeId = storeId;
-        this.version = checkpoint.version;
-        this.positions = { ...recorded.positions };
-        return true;
-      }
-      if (checkpoint && this.options.onStoreMismatch === 'refuse') {
-        throw ahead ? new StoreBehindError(ahead.checkpoint, ahead.head) : new StoreMismatchError(String(recorded?.storeId), storeId);
-      }
-      // No checkpoint (a new database, or one an older version wrote), another store's, or one
-      // ahead of the store: start from nothing. Whatever the database holds goes in the same commit.
-      if (ahead) this.log('warn', 'read models are ahead of the event store (it lost events, or was restored from a backup): rebuilding them', ahead);
-      else if (checkpoint) this.log('warn', 'read models were built from another event store: rebuilding them', { recorded: recorded?.storeId, storeId });
-      const state: RunnerCheckpoint = { storeId, positions: {} };
-      const result = await this.documents.commit(this.checkpointName, checkpoint?.version ?? 0, state as never, [{ kind: 'clear' }]);
-      if (!result.committed) continue; // another replica went first: read what it did
-      this.storeId = storeId;
-      this.version = (checkpoint?.version ?? 0) + 1;
-      this.positions = {};
+    const loaded = await loadCheckpoint(this.store, this.documents, this.projections, this.checkpointName, this.options.onStoreMismatch, (level, msg, extra) => this.log(level, msg, extra));
+    this.storeId = loaded.storeId;
+    this.version = loaded.version;
+    this.positions = loaded.positions;
+    if (loaded.fresh) {
       this.position = 0;
       this.cache.startComplete();
-      return true;
     }
-  }
-
-  /** The checkpoint and head when the checkpoint records a position past the store's head. */
-  private async aheadOfStore(recorded: RunnerCheckpoint): Promise<{ checkpoint: number; head: number } | null> {
-    const checkpoint = Math.max(0, ...Object.values(recorded.positions ?? {}));
-    if (checkpoint === 0) return null;
-    const head = await this.store.headPosition();
-    return checkpoint > head ? { checkpoint, head } : null;
+    return true;
   }
 
   private newBatch(from: number) {
@@ -322,7 +280,7 @@ export class ProjectionRunner {
     }
     batch.events++;
     batch.end = event.position;
-    const limits = this.progress && this.localCommits ? CATCH_UP_BATCH : LIVE_BATCH;
+    const limits = this.progress.active && this.localCommits ? CATCH_UP_BATCH : LIVE_BATCH;
     const maxEvents = this.options.maxBatchEvents ?? limits.events;
     const maxWrites = this.options.maxBatchWrites ?? limits.writes;
     const maxBytes = this.options.maxBatchBytes ?? BATCH_BYTES;
@@ -379,7 +337,7 @@ export class ProjectionRunner {
     if (generation !== this.generation || this.stopped) return;
     this.lastCaughtUpAt = Date.now();
     if (this.state !== 'live') {
-      this.stopProgress(true);
+      this.progress.stop(true);
       this.setState('live');
       this.caughtUp.resolve();
     }
@@ -426,7 +384,7 @@ export class ProjectionRunner {
     // batch was in the store (events counted twice): what the store holds is the truth, not ours.
     if (result.adopted) this.cache.clear();
     else this.cache.absorb(writes);
-    if (this.state === 'retrying') this.setState(this.progress ? 'catching-up' : 'live');
+    if (this.state === 'retrying') this.setState(this.progress.active ? 'catching-up' : 'live');
     this.batch = this.newBatch(batch.end);
     this.advance(batch.end);
   }
@@ -439,39 +397,10 @@ export class ProjectionRunner {
     }
   }
 
-  /** While catching up: a log line every few seconds with the position, the head and the rate. */
+  /** While catching up: a log line every few seconds (catch-up-progress.ts). */
   private startProgress(from: number): void {
-    if (this.progress) return;
+    if (this.progress.active) return;
     if (this.state === 'starting') this.state = 'catching-up';
-    const every = this.options.progressEveryMs ?? 5_000;
-    const timer = setInterval(() => {
-      void this.store.headPosition().then(
-        (head) => {
-          if (!this.progress) return;
-          const seconds = (Date.now() - this.progress.startedAt) / 1000;
-          this.log('info', 'read models catching up', {
-            position: this.position,
-            head,
-            eventsPerSecond: Math.round((this.position - from) / seconds),
-          });
-        },
-        () => undefined,
-      );
-    }, every);
-    timer.unref();
-    this.progress = { timer, from, startedAt: Date.now() };
-    boundHeapGrowth(true);
-  }
-
-  private stopProgress(done = false): void {
-    if (!this.progress) return;
-    clearInterval(this.progress.timer);
-    boundHeapGrowth(false);
-    if (done) {
-      const seconds = (Date.now() - this.progress.startedAt) / 1000;
-      const events = this.position - this.progress.from;
-      if (events > 0) this.log('info', 'read models caught up', { position: this.position, seconds, eventsPerSecond: Math.round(events / Math.max(seconds, 0.001)) });
-    }
-    this.progress = null;
+    this.progress.start(from);
   }
 }
