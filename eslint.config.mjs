@@ -1,6 +1,6 @@
 // ESLint (typescript-eslint, type-aware) for every TypeScript file of the apps and libs. Formatting
 // is Prettier's (.prettierrc.json); nothing here is about layout. The rules and why are in
-// docs/decisions.md, "A linter and a formatter (issue 36)".
+// docs/decisions.md, "A linter (issue 36)".
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
