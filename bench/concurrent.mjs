@@ -10,14 +10,16 @@ export async function measureConcurrently(make, { count, concurrency, warmup }) 
   let next = 0;
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const i = next++;
-      const t = process.hrtime.bigint();
-      await make(i);
-      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t = process.hrtime.bigint();
+        await make(i);
+        latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+    }),
+  );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const used = process.cpuUsage(cpu);
   latencies.sort((a, b) => a - b);

@@ -35,7 +35,16 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, createReadStream, createWriteStream, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -84,7 +93,12 @@ const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone
     BURROW_SQLITE_SYNCHRONOUS: 'normal',
     // tracing on when the bench is given an OTLP endpoint (bench/otlp-sink.mjs takes the spans)
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
-    ...Object.fromEntries((process.env.BENCH_SERVER_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+    ...Object.fromEntries(
+      (process.env.BENCH_SERVER_ENV ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
   },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
@@ -110,16 +124,24 @@ function request(method, path, { headers = {}, body, keep = true, base: to = bas
         bytes += c.length;
         if (keep) chunks.push(c);
       });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, bytes, text: keep ? Buffer.concat(chunks).toString('utf8') : '' }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          bytes,
+          text: keep ? Buffer.concat(chunks).toString('utf8') : '',
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
     if (body === undefined) req.end();
     else if (typeof body === 'string' || Buffer.isBuffer(body)) req.end(body);
-    else (async () => {
-      for await (const chunk of body) if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
-      req.end();
-    })().catch(reject);
+    else
+      (async () => {
+        for await (const chunk of body) if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
+        req.end();
+      })().catch(reject);
   });
 }
 
@@ -143,7 +165,8 @@ const serverCpuMs = (of = pid) => {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 };
-const serverRssKiB = (of = pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${of}/status`, 'utf8'))?.[1] ?? NaN);
+const serverRssKiB = (of = pid) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${of}/status`, 'utf8'))?.[1] ?? NaN);
 
 // ---- a user, a device, files --------------------------------------------------------------------
 const b32 = (text) => {
@@ -164,7 +187,10 @@ const b32 = (text) => {
 const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 const json = (value) => ({ 'Content-Type': 'application/json', body: JSON.stringify(value) });
 async function call(method, path, auth, payload) {
-  const res = await request(method, path, { headers: { Authorization: auth, ...(payload ? { 'Content-Type': payload['Content-Type'] } : {}) }, body: payload?.body });
+  const res = await request(method, path, {
+    headers: { Authorization: auth, ...(payload ? { 'Content-Type': payload['Content-Type'] } : {}) },
+    body: payload?.body,
+  });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
   return res.text ? JSON.parse(res.text) : null;
 }
@@ -172,7 +198,12 @@ async function call(method, path, auth, payload) {
 const plans = await call('GET', '/plans', basic(partner.username, partner.password));
 const unlimited = plans.reduce((a, b) => (b.storage_bytes > a.storage_bytes ? b : a));
 const user = { username: 'bench-user', password: 'bench-user-password-1' };
-await call('POST', '/users/', basic(partner.username, partner.password), json({ ...user, name: 'Bench User', email: 'bench@example.com', plan_id: unlimited.plan_id }));
+await call(
+  'POST',
+  '/users/',
+  basic(partner.username, partner.password),
+  json({ ...user, name: 'Bench User', email: 'bench@example.com', plan_id: unlimited.plan_id }),
+);
 const userAuth = basic(user.username, user.password);
 const home = `/storage/${b32(user.username)}`;
 await call('PUT', `${home}/laptop/`, userAuth, json({ sysplatform: 'linux', client_revision: 1 }));
@@ -189,16 +220,22 @@ function* content(id, size) {
 const files = []; // { path, size, blob }
 async function upload(path, size) {
   const url = `${home}/laptop/${path.split('/').map(encodeURIComponent).join('/')}`;
-  const res = await request('PUT', url, { headers: { Authorization: userAuth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) }, body: content(path, size) });
+  const res = await request('PUT', url, {
+    headers: { Authorization: userAuth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) },
+    body: content(path, size),
+  });
   if (res.status !== 201) throw new Error(`upload ${path}: ${res.status} ${res.text}`);
   const { sha256 } = JSON.parse(res.text);
   files.push({ path, size, blob: join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256) });
 }
 const uploadStarted = performance.now();
 if (!ONLY_REQUESTS) await upload('single/big.bin', SIZES.big);
-for (let i = 0; i < SIZES.many; i++) await upload(`many/${String(Math.floor(i / 10)).padStart(2, '0')}/file-${String(i).padStart(3, '0')}.bin`, MiB);
+for (let i = 0; i < SIZES.many; i++)
+  await upload(`many/${String(Math.floor(i / 10)).padStart(2, '0')}/file-${String(i).padStart(3, '0')}.bin`, MiB);
 for (let i = 0; i < SMALL.files; i++) await upload(`small/file-${String(i).padStart(3, '0')}.bin`, SMALL.size);
-if (!ONLY_REQUESTS) for (let i = 0; i < SIZES.large.files; i++) await upload(`large/part-${String(i).padStart(3, '0')}.bin`, SIZES.large.size);
+if (!ONLY_REQUESTS)
+  for (let i = 0; i < SIZES.large.files; i++)
+    await upload(`large/part-${String(i).padStart(3, '0')}.bin`, SIZES.large.size);
 const uploaded = files.reduce((n, f) => n + f.size, 0);
 const uploadMs = performance.now() - uploadStarted;
 const under = (prefix) => files.filter((f) => f.path.startsWith(prefix));
@@ -227,15 +264,19 @@ const zipCopy = (folder) => `.zips/${folder}.zip`;
 mkdirSync(join(named, '.zips'));
 for (const folder of ZIPPED) {
   await new Promise((resolve, reject) => {
-    http.get(`${base}${home}/laptop/${folder}/?format=zip`, { headers: { Authorization: userAuth } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`zip of ${folder}: ${res.statusCode}`));
-      pipeline(res, createWriteStream(join(named, zipCopy(folder)))).then(resolve, reject);
-    }).on('error', reject);
+    http
+      .get(`${base}${home}/laptop/${folder}/?format=zip`, { headers: { Authorization: userAuth } }, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`zip of ${folder}: ${res.statusCode}`));
+        pipeline(res, createWriteStream(join(named, zipCopy(folder)))).then(resolve, reject);
+      })
+      .on('error', reject);
   });
 }
 
 // the bare server streams the same files (and those archives) under their names
-bare = spawn(process.execPath, [join(root, 'bench/bare-get-server.mjs'), named], { stdio: ['ignore', 'pipe', 'inherit'] });
+bare = spawn(process.execPath, [join(root, 'bench/bare-get-server.mjs'), named], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const barePort = await new Promise((resolve, reject) => {
   bare.stdout.once('data', (c) => resolve(Number(String(c).trim())));
   bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
@@ -243,7 +284,10 @@ const barePort = await new Promise((resolve, reject) => {
 const bareBase = `http://127.0.0.1:${barePort}`;
 
 // a session cookie, as a browser has: the downloads then measure downloading, not password checks
-const login = await request('POST', `${home}/login`, { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `password=${encodeURIComponent(user.password)}` });
+const login = await request('POST', `${home}/login`, {
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: `password=${encodeURIComponent(user.password)}`,
+});
 if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
 const cookie = [login.headers['set-cookie']].flat()[0].split(';')[0];
 
@@ -257,26 +301,34 @@ async function viaGateway(paths, { to = base, of = pid, headers = { Cookie: cook
   let bytes = 0;
   let next = 0;
   // `concurrency` clients, each taking the next path when its GET is done
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < paths.length) {
-      const path = paths[next++];
-      const res = await request('GET', path, { headers, keep: false, base: to });
-      if (res.status !== 200 || res.bytes !== Number(res.headers['content-length'])) throw new Error(`GET ${path}: ${res.status}, ${res.bytes} bytes`);
-      bytes += res.bytes;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < paths.length) {
+        const path = paths[next++];
+        const res = await request('GET', path, { headers, keep: false, base: to });
+        if (res.status !== 200 || res.bytes !== Number(res.headers['content-length']))
+          throw new Error(`GET ${path}: ${res.status}, ${res.bytes} bytes`);
+        bytes += res.bytes;
+      }
+    }),
+  );
   const ms = performance.now() - started;
   clearInterval(sampler);
   return { bytes, ms, cpuMs: serverCpuMs(of) - cpu, peakRssKiB: Math.max(peak, serverRssKiB(of)) };
 }
 /** The same GETs from the bare server (its own process), by the files' names. */
-const viaBare = (list, concurrency = 1) => viaGateway(list.map((f) => `/${f.path.split('/').map(encodeURIComponent).join('/')}`), { to: bareBase, of: bare.pid, headers: {}, concurrency });
+const viaBare = (list, concurrency = 1) =>
+  viaGateway(
+    list.map((f) => `/${f.path.split('/').map(encodeURIComponent).join('/')}`),
+    { to: bareBase, of: bare.pid, headers: {}, concurrency },
+  );
 /** The blobs read straight from the blob folder in this process (1 MiB reads, as the store does). */
 async function direct(list) {
   const cpu = process.cpuUsage();
   const started = performance.now();
   let bytes = 0;
-  for (const f of list) for await (const chunk of createReadStream(f.blob, { highWaterMark: MiB })) bytes += chunk.length;
+  for (const f of list)
+    for await (const chunk of createReadStream(f.blob, { highWaterMark: MiB })) bytes += chunk.length;
   const ms = performance.now() - started;
   const { user: u, system: s } = process.cpuUsage(cpu);
   return { bytes, ms, cpuMs: (u + s) / 1000 };
@@ -284,13 +336,18 @@ async function direct(list) {
 /** `zip -0 -r -q -X - <folder> > /dev/null` in the named copy; CPU and peak RSS from GNU time. */
 function infoZip(folder) {
   const started = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', 'bash', '-c', `zip -0 -r -q -X - ${folder} | wc -c`], { cwd: named, encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', 'bash', '-c', `zip -0 -r -q -X - ${folder} | wc -c`], {
+    cwd: named,
+    encoding: 'utf8',
+  });
   const ms = performance.now() - started;
   if (r.status !== 0) throw new Error(`zip: ${r.stderr}`);
   const [u, s, rss] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
   return { bytes: Number(r.stdout.trim()), ms, cpuMs: (u + s) * 1000, peakRssKiB: rss };
 }
-const hasZip = spawnSync('zip', ['-v'], { stdio: 'ignore' }).status === 0 && spawnSync('/usr/bin/time', ['true'], { stdio: 'ignore' }).status === 0;
+const hasZip =
+  spawnSync('zip', ['-v'], { stdio: 'ignore' }).status === 0 &&
+  spawnSync('/usr/bin/time', ['true'], { stdio: 'ignore' }).status === 0;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** One warm-up, then ROUNDS runs; the median of each figure. */
@@ -299,7 +356,12 @@ async function measure(run) {
   const runs = [];
   for (let i = 0; i < ROUNDS; i++) runs.push(await run());
   const pick = (k) => (runs[0][k] === undefined ? undefined : median(runs.map((r) => r[k])));
-  return { bytes: runs[0].bytes, ms: pick('ms'), cpuMs: pick('cpuMs'), peakRssKiB: runs[0].peakRssKiB === undefined ? undefined : Math.max(...runs.map((r) => r.peakRssKiB)) };
+  return {
+    bytes: runs[0].bytes,
+    ms: pick('ms'),
+    cpuMs: pick('cpuMs'),
+    peakRssKiB: runs[0].peakRssKiB === undefined ? undefined : Math.max(...runs.map((r) => r.peakRssKiB)),
+  };
 }
 const fileUrl = (f) => `${home}/laptop/${f.path.split('/').map(encodeURIComponent).join('/')}`;
 
@@ -310,11 +372,12 @@ async function section(title, contenders) {
   for (const [name, run] of contenders) rows.push([name, await measure(run)]);
   sections.push({ title, rows });
 }
-if (!ONLY_REQUESTS) await section(`one ${SIZES.big / MiB} MiB file`, [
-  ['gateway GET', () => viaGateway([fileUrl(under('single/')[0])])],
-  ['bare node server GET', () => viaBare(under('single/'))],
-  ['blob read directly', () => direct(under('single/'))],
-]);
+if (!ONLY_REQUESTS)
+  await section(`one ${SIZES.big / MiB} MiB file`, [
+    ['gateway GET', () => viaGateway([fileUrl(under('single/')[0])])],
+    ['bare node server GET', () => viaBare(under('single/'))],
+    ['blob read directly', () => direct(under('single/'))],
+  ]);
 /**
  * Small downloads are repeated within one measurement: the server's CPU is read from /proc in 10 ms
  * ticks, which would otherwise be all a 20 MiB measurement shows (0.5 ms per 1 MiB GET).
@@ -328,28 +391,50 @@ await section(`${SIZES.many} files of 1 MiB, one GET after another (x${REPEAT})`
 ]);
 /** small GETs are many more per measurement: CPU ticks are 10 ms */
 const SMALL_REPEAT = 40;
-await section(`${SMALL.files} files of ${SMALL.size / 1024} KiB, ${SMALL.concurrency} GETs at a time (x${SMALL_REPEAT})`, [
-  ['gateway GET', () => viaGateway(repeat(under('small/').map(fileUrl), SMALL_REPEAT), { concurrency: SMALL.concurrency })],
-  ['gateway GET, Basic', () => viaGateway(repeat(under('small/').map(fileUrl), SMALL_REPEAT), { concurrency: SMALL.concurrency, headers: { Authorization: userAuth } })],
-  ['bare node server GET', () => viaBare(repeat(under('small/'), SMALL_REPEAT), SMALL.concurrency)],
-  ['blob read directly', () => direct(repeat(under('small/'), SMALL_REPEAT))],
-]);
+await section(
+  `${SMALL.files} files of ${SMALL.size / 1024} KiB, ${SMALL.concurrency} GETs at a time (x${SMALL_REPEAT})`,
+  [
+    [
+      'gateway GET',
+      () => viaGateway(repeat(under('small/').map(fileUrl), SMALL_REPEAT), { concurrency: SMALL.concurrency }),
+    ],
+    [
+      'gateway GET, Basic',
+      () =>
+        viaGateway(repeat(under('small/').map(fileUrl), SMALL_REPEAT), {
+          concurrency: SMALL.concurrency,
+          headers: { Authorization: userAuth },
+        }),
+    ],
+    ['bare node server GET', () => viaBare(repeat(under('small/'), SMALL_REPEAT), SMALL.concurrency)],
+    ['blob read directly', () => direct(repeat(under('small/'), SMALL_REPEAT))],
+  ],
+);
 for (const folder of ZIPPED) {
   const list = under(`${folder}/`);
   const total = list.reduce((n, f) => n + f.size, 0);
   const times = folder === 'many' ? REPEAT : 1;
-  await section(`zip of a ${(total / MiB).toFixed(0)} MiB folder (${list.length} files)${times > 1 ? ` (x${times})` : ''}`, [
-    ['gateway ?format=zip', () => viaGateway(repeat([`${home}/laptop/${folder}/?format=zip`], times))],
-    ['bare node server GET', () => viaBare(repeat([{ path: zipCopy(folder) }], times))],
-    ...(hasZip ? [['zip -0 -r', () => infoZip(folder)]] : []),
-    ['blob read directly', () => direct(repeat(list, times))],
-  ]);
+  await section(
+    `zip of a ${(total / MiB).toFixed(0)} MiB folder (${list.length} files)${times > 1 ? ` (x${times})` : ''}`,
+    [
+      ['gateway ?format=zip', () => viaGateway(repeat([`${home}/laptop/${folder}/?format=zip`], times))],
+      ['bare node server GET', () => viaBare(repeat([{ path: zipCopy(folder) }], times))],
+      ...(hasZip ? [['zip -0 -r', () => infoZip(folder)]] : []),
+      ['blob read directly', () => direct(repeat(list, times))],
+    ],
+  );
 }
 
 // ---- report --------------------------------------------------------------------------------------
-const load = loadavg().map((l) => l.toFixed(1)).join(' ');
-console.log(`Downloads through the gateway (standalone server, child process), ${new Date().toISOString()}, BENCH_SCALE=${small ? 'small' : 'full'}, median of ${ROUNDS} rounds after a warm-up, tracing ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? `on (${process.env.OTEL_EXPORTER_OTLP_ENDPOINT})` : 'off'}`);
-console.log(`machine: ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, load average at the end ${load}; uploaded ${(uploaded / MiB).toFixed(0)} MiB in ${(uploadMs / 1000).toFixed(1)} s (${(uploaded / MiB / (uploadMs / 1000)).toFixed(0)} MiB/s, through the gateway)`);
+const load = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' ');
+console.log(
+  `Downloads through the gateway (standalone server, child process), ${new Date().toISOString()}, BENCH_SCALE=${small ? 'small' : 'full'}, median of ${ROUNDS} rounds after a warm-up, tracing ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? `on (${process.env.OTEL_EXPORTER_OTLP_ENDPOINT})` : 'off'}`,
+);
+console.log(
+  `machine: ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, load average at the end ${load}; uploaded ${(uploaded / MiB).toFixed(0)} MiB in ${(uploadMs / 1000).toFixed(1)} s (${(uploaded / MiB / (uploadMs / 1000)).toFixed(0)} MiB/s, through the gateway)`,
+);
 if (!hasZip) console.log('zip -0 -r: SKIPPED (needs Info-ZIP `zip` and GNU time: apt-get install zip time)');
 console.log(`server RSS idle after the uploads: ${(idleRssKiB / 1024).toFixed(0)} MiB`);
 for (const { title, rows } of sections) {
@@ -387,14 +472,16 @@ for (const { title, rows } of sections) {
     console.log(
       `  gateway / bare server: throughput ${ratio.toFixed(2)}x (target >= ${target.toFixed(1)}x: ${ratio >= target ? 'met' : 'not met'}), server CPU ${(gateway.cpuMs / bareRow.cpuMs).toFixed(2)}x ` +
         `(${(gateway.cpuMs / gets).toFixed(1)} vs ${(bareRow.cpuMs / gets).toFixed(1)} ms per GET` +
-        (manySmall ? `; ${beyond.toFixed(2)} ms beyond the bare server's, target <= 0.5: ${beyond <= 0.5 ? 'met' : 'not met'})` : ')'),
+        (manySmall
+          ? `; ${beyond.toFixed(2)} ms beyond the bare server's, target <= 0.5: ${beyond <= 0.5 ? 'met' : 'not met'})`
+          : ')'),
     );
   }
 }
 console.log(
   '\nCPU is the server process (utime+stime from /proc) for the gateway and the bare server, this process for direct reads, zip itself (GNU time) for zip -0;' +
     '\nthe gateway rows include HTTP to a client on the same 2 cores. Peak RSS is the whole server process (all services in one) sampled every 50 ms;' +
-    '\nfor zip -0 it is zip\'s own. Downloads use a session cookie (one login), as a browser does.',
+    "\nfor zip -0 it is zip's own. Downloads use a session cookie (one login), as a browser does.",
 );
 server.kill('SIGTERM');
 bare.kill('SIGTERM');

@@ -13,7 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-const { PostgresEventStore, createPostgresDatabase, dropPostgresDatabase } = await import('../libs/event-store/dist/index.js');
+const { PostgresEventStore, createPostgresDatabase, dropPostgresDatabase } =
+  await import('../libs/event-store/dist/index.js');
 
 const SERVER = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 2000);
@@ -31,9 +32,16 @@ await pool.query(`CREATE TABLE naive_events (
 
 let run = 0;
 const appenders = {
-  'PostgresEventStore': (stream, revision) => store.append(stream, [{ type: 'UserRenamed', data }], revision === 0 ? 'no_stream' : revision - 1),
+  PostgresEventStore: (stream, revision) =>
+    store.append(stream, [{ type: 'UserRenamed', data }], revision === 0 ? 'no_stream' : revision - 1),
   'bigserial INSERT (unsafe)': (stream, revision) =>
-    pool.query('INSERT INTO naive_events (stream, revision, type, data, metadata) VALUES ($1, $2, $3, $4, $5)', [stream, revision, 'UserRenamed', JSON.stringify(data), '{}']),
+    pool.query('INSERT INTO naive_events (stream, revision, type, data, metadata) VALUES ($1, $2, $3, $4, $5)', [
+      stream,
+      revision,
+      'UserRenamed',
+      JSON.stringify(data),
+      '{}',
+    ]),
 };
 
 /** `concurrency` appenders, each on streams of its own, APPENDS appends in all. */
@@ -52,14 +60,15 @@ async function measure(kind, concurrency) {
 const cases = [1, 8].flatMap((concurrency) => Object.keys(appenders).map((kind) => ({ kind, concurrency })));
 const results = new Map(cases.map((c) => [c, []]));
 try {
-  for (let round = 0; round < ROUNDS; round++) for (const c of cases) results.get(c).push(await measure(c.kind, c.concurrency));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const c of cases) results.get(c).push(await measure(c.kind, c.concurrency));
 } finally {
   await store.close();
   await pool.end();
   await dropPostgresDatabase(SERVER, name);
 }
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-const version = (await (async () => {
+const version = await (async () => {
   const c = new pg.Client({ connectionString: SERVER });
   await c.connect();
   try {
@@ -67,14 +76,20 @@ const version = (await (async () => {
   } finally {
     await c.end();
   }
-})());
+})();
 
-console.log(`PostgreSQL ${version} event store, ${APPENDS} appends of one ~300-byte event, median of ${ROUNDS} rounds, ${new Date().toISOString()}`);
+console.log(
+  `PostgreSQL ${version} event store, ${APPENDS} appends of one ~300-byte event, median of ${ROUNDS} rounds, ${new Date().toISOString()}`,
+);
 console.log('appenders  store                        appends/s  vs baseline  ms per append');
 for (const concurrency of [1, 8]) {
-  const baseline = median(results.get(cases.find((c) => c.concurrency === concurrency && c.kind.startsWith('bigserial'))));
+  const baseline = median(
+    results.get(cases.find((c) => c.concurrency === concurrency && c.kind.startsWith('bigserial'))),
+  );
   for (const c of cases.filter((x) => x.concurrency === concurrency)) {
     const rate = median(results.get(c));
-    console.log(`${String(concurrency).padStart(9)}  ${c.kind.padEnd(27)}  ${rate.toFixed(0).padStart(9)}  ${(rate / baseline).toFixed(2).padStart(10)}x  ${((1000 * concurrency) / rate).toFixed(3).padStart(13)}`);
+    console.log(
+      `${String(concurrency).padStart(9)}  ${c.kind.padEnd(27)}  ${rate.toFixed(0).padStart(9)}  ${(rate / baseline).toFixed(2).padStart(10)}x  ${((1000 * concurrency) / rate).toFixed(3).padStart(13)}`,
+    );
   }
 }

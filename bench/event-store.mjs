@@ -28,7 +28,10 @@ const data = { name: 'x'.repeat(200), plan_id: 1, bytes: 123456789, email: 'user
 /** what is measured: a label and how it opens a store */
 const variants = (process.env.BENCH_DRIVERS?.split(',') ?? [sqliteDriverChoice().name]).map((name) => {
   const driver = sqliteDriverNamed(name.trim());
-  return { label: `this, ${driver.name}`, open: (file, options) => SqliteEventStore.open(file, { ...options, driver }) };
+  return {
+    label: `this, ${driver.name}`,
+    open: (file, options) => SqliteEventStore.open(file, { ...options, driver }),
+  };
 });
 if (process.env.BENCH_BASELINE) {
   const baseline = await import(join(resolve(process.env.BENCH_BASELINE), 'libs/event-store/dist/index.js'));
@@ -64,21 +67,30 @@ async function measure({ variant, synchronous, workload }) {
   }
 }
 
-const cases = Object.keys(workloads).flatMap((workload) => variants.flatMap((variant) => ['normal', 'full'].map((synchronous) => ({ workload, variant, synchronous }))));
+const cases = Object.keys(workloads).flatMap((workload) =>
+  variants.flatMap((variant) => ['normal', 'full'].map((synchronous) => ({ workload, variant, synchronous }))),
+);
 const results = new Map(cases.map((c) => [c, []]));
 const loadAtStart = loadavg();
 // interleaved, so a slow moment of a shared disk does not land on one case only
 for (let round = 0; round < ROUNDS; round++) for (const c of cases) results.get(c).push(await measure(c));
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-const runsOf = (workload, variant, synchronous) => results.get(cases.find((c) => c.workload === workload && c.variant === variant && c.synchronous === synchronous));
+const runsOf = (workload, variant, synchronous) =>
+  results.get(cases.find((c) => c.workload === workload && c.variant === variant && c.synchronous === synchronous));
 const rateOf = (workload, variant, synchronous) => median(runsOf(workload, variant, synchronous).map((r) => r.rate));
 /** the process's CPU time per append (user + system): less moved by a loaded machine than the rate */
 const cpuOf = (workload, variant, synchronous) => median(runsOf(workload, variant, synchronous).map((r) => r.cpuUs));
 
 const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
-console.log(`SQLite event store (WAL), ${APPENDS} appends of one ~300-byte event, one at a time, median of ${ROUNDS} rounds, ${new Date().toISOString()}`);
-console.log(`Node ${process.version}; load average ${load(loadAtStart)} at the start, ${load(loadavg())} at the end (2 cores)`);
-console.log('workload        variant                 synchronous  appends/s  vs NORMAL  vs first  ms per append  CPU us/append  vs first');
+console.log(
+  `SQLite event store (WAL), ${APPENDS} appends of one ~300-byte event, one at a time, median of ${ROUNDS} rounds, ${new Date().toISOString()}`,
+);
+console.log(
+  `Node ${process.version}; load average ${load(loadAtStart)} at the start, ${load(loadavg())} at the end (2 cores)`,
+);
+console.log(
+  'workload        variant                 synchronous  appends/s  vs NORMAL  vs first  ms per append  CPU us/append  vs first',
+);
 for (const workload of Object.keys(workloads)) {
   for (const variant of variants) {
     for (const synchronous of ['normal', 'full']) {
@@ -87,7 +99,9 @@ for (const workload of Object.keys(workloads)) {
       const vsFirst = rate / rateOf(workload, variants[0], synchronous);
       const cpu = cpuOf(workload, variant, synchronous);
       const cpuVsFirst = cpu / cpuOf(workload, variants[0], synchronous);
-      console.log(`${workload.padEnd(14)}  ${variant.label.padEnd(22)}  ${synchronous.toUpperCase().padEnd(11)}  ${rate.toFixed(0).padStart(9)}  ${vsNormal.toFixed(2).padStart(8)}x  ${vsFirst.toFixed(2).padStart(7)}x  ${(1000 / rate).toFixed(3).padStart(13)}  ${cpu.toFixed(0).padStart(13)}  ${cpuVsFirst.toFixed(2).padStart(7)}x`);
+      console.log(
+        `${workload.padEnd(14)}  ${variant.label.padEnd(22)}  ${synchronous.toUpperCase().padEnd(11)}  ${rate.toFixed(0).padStart(9)}  ${vsNormal.toFixed(2).padStart(8)}x  ${vsFirst.toFixed(2).padStart(7)}x  ${(1000 / rate).toFixed(3).padStart(13)}  ${cpu.toFixed(0).padStart(13)}  ${cpuVsFirst.toFixed(2).padStart(7)}x`,
+      );
     }
   }
 }

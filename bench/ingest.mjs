@@ -66,7 +66,10 @@ const SMALL = env('BENCH_SMALL_KIB', 4) * 1024;
 const LARGE_FILES = env('BENCH_LARGE', 6);
 const LARGE = env('BENCH_LARGE_MIB', 16) * 1024 * 1024;
 const CONCURRENCY = env('BENCH_CONCURRENCY', 4);
-const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '1,4,32').split(',').map(Number).filter((n) => n > 0);
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '1,4,32')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const SEQUENTIAL = env('BENCH_SEQUENTIAL', 200);
 const ROUNDS = env('BENCH_ROUNDS', 3);
 const LIST_FILES = env('BENCH_LIST_FILES', 100_000);
@@ -119,7 +122,8 @@ const PARTNER = { username: 'bench-partner', password: 'bench-partner-password' 
 const USER = { username: 'bench.user', password: 'bench-user-password' };
 const DEVICE = 'bench-laptop';
 let port = 0;
-const newAgent = (sockets = Math.max(CONCURRENCY, ...CONCURRENCIES, 2)) => new Agent({ keepAlive: true, maxSockets: sockets });
+const newAgent = (sockets = Math.max(CONCURRENCY, ...CONCURRENCIES, 2)) =>
+  new Agent({ keepAlive: true, maxSockets: sockets });
 let agent = newAgent();
 /**
  * Fresh connections for each contender's round: a connection left idle during the other
@@ -137,8 +141,12 @@ async function startServer() {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone/dist/main.js')], {
     env: {
-      ...process.env, BURROW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn',
-      BURROW_PARTNER_USERNAME: PARTNER.username, BURROW_PARTNER_PASSWORD: PARTNER.password,
+      ...process.env,
+      BURROW_DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      BURROW_PARTNER_USERNAME: PARTNER.username,
+      BURROW_PARTNER_PASSWORD: PARTNER.password,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -171,7 +179,14 @@ function call(method, path, { auth, body, headers = {}, discard = false, to = po
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(
-      { host: '127.0.0.1', port: to, method, path, agent, headers: { ...headers, ...(auth ? { authorization: basic(auth) } : {}) } },
+      {
+        host: '127.0.0.1',
+        port: to,
+        method,
+        path,
+        agent,
+        headers: { ...headers, ...(auth ? { authorization: basic(auth) } : {}) },
+      },
       (res) => {
         const chunks = [];
         let firstByte = null;
@@ -181,7 +196,15 @@ function call(method, path, { auth, body, headers = {}, discard = false, to = po
           bytes += chunk.length;
           if (!discard) chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks), bytes, firstByte, total: performance.now() - started }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            body: Buffer.concat(chunks),
+            bytes,
+            firstByte,
+            total: performance.now() - started,
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -196,15 +219,18 @@ async function expect(status, promise, what) {
   return res;
 }
 
-const storagePath = (path) => `/storage/${b32encode(USER.username)}/${DEVICE}/${path.split('/').map(encodeURIComponent).join('/')}`;
+const storagePath = (path) =>
+  `/storage/${b32encode(USER.username)}/${DEVICE}/${path.split('/').map(encodeURIComponent).join('/')}`;
 
 // ---- uploads ---------------------------------------------------------------------------------
 /** Runs `work(i)` for i < n, `concurrency` at a time. */
 async function pool(n, concurrency, work) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, async () => {
-    while (next < n) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) await work(next++);
+    }),
+  );
 }
 
 async function viaGateway(contents, folder, concurrency) {
@@ -212,7 +238,15 @@ async function viaGateway(contents, folder, concurrency) {
   const before = cpuMsOf(server.pid);
   const started = performance.now();
   await pool(contents.length, concurrency, (i) =>
-    expect(201, call('PUT', storagePath(`${folder}/f${String(i).padStart(6, '0')}.bin`), { auth: USER, body: contents[i], headers: { 'content-type': 'application/octet-stream' } }), 'upload'),
+    expect(
+      201,
+      call('PUT', storagePath(`${folder}/f${String(i).padStart(6, '0')}.bin`), {
+        auth: USER,
+        body: contents[i],
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      'upload',
+    ),
   );
   const ms = performance.now() - started;
   return { ms, cpuMs: (await cpuWhenIdle(server.pid)) - before };
@@ -224,7 +258,9 @@ async function startBare() {
   const folder = join(top, 'bare');
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder);
-  bare = spawn(process.execPath, [join(root, 'bench/bare-put-server.mjs'), folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+  bare = spawn(process.execPath, [join(root, 'bench/bare-put-server.mjs'), folder], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [line] = await once(bare.stdout, 'data');
   bare.port = Number(line.toString().trim());
 }
@@ -234,7 +270,9 @@ async function viaBare(contents, concurrency) {
   freshConnections();
   const before = cpuMsOf(bare.pid);
   const started = performance.now();
-  await pool(contents.length, concurrency, (i) => expect(201, call('PUT', `/f${i}`, { body: contents[i], to: bare.port }), 'bare upload'));
+  await pool(contents.length, concurrency, (i) =>
+    expect(201, call('PUT', `/f${i}`, { body: contents[i], to: bare.port }), 'bare upload'),
+  );
   const ms = performance.now() - started;
   return { ms, cpuMs: (await cpuWhenIdle(bare.pid)) - before };
 }
@@ -264,23 +302,42 @@ async function uploadWorkload(label, count, size, concurrency, target) {
     Object.entries(results).map(([name, runs]) => {
       const ms = median(runs.map((r) => r.ms));
       const cpuMs = median(runs.map((r) => r.cpuMs));
-      return [name, { filesPerS: count / (ms / 1000), mibPerS: mib / (ms / 1000), cpuPerMiB: cpuMs / mib, cpuPerFile: cpuMs / count }];
+      return [
+        name,
+        {
+          filesPerS: count / (ms / 1000),
+          mibPerS: mib / (ms / 1000),
+          cpuPerMiB: cpuMs / mib,
+          cpuPerFile: cpuMs / count,
+        },
+      ];
     }),
   );
   const g = summary.gateway;
   const d = summary.direct;
-  console.log(`\n${label}: ${count} files of ${size >= MiB ? `${size / MiB} MiB` : `${size / 1024} KiB`} (${mib.toFixed(1)} MiB), ${concurrency} at a time, median of ${ROUNDS} rounds`);
+  console.log(
+    `\n${label}: ${count} files of ${size >= MiB ? `${size / MiB} MiB` : `${size / 1024} KiB`} (${mib.toFixed(1)} MiB), ${concurrency} at a time, median of ${ROUNDS} rounds`,
+  );
   console.log('path                          files/s     MiB/s   CPU ms/MiB   CPU ms/upload');
-  const row = (name, r) => console.log(`${name} ${r.filesPerS.toFixed(1).padStart(9)} ${r.mibPerS.toFixed(1).padStart(9)} ${r.cpuPerMiB.toFixed(0).padStart(12)} ${r.cpuPerFile.toFixed(2).padStart(15)}`);
+  const row = (name, r) =>
+    console.log(
+      `${name} ${r.filesPerS.toFixed(1).padStart(9)} ${r.mibPerS.toFixed(1).padStart(9)} ${r.cpuPerMiB.toFixed(0).padStart(12)} ${r.cpuPerFile.toFixed(2).padStart(15)}`,
+    );
   row('gateway PUT (HTTP, commit) ', g);
   row('LocalBlobStore.put direct  ', d);
   const b = summary.bare;
   row('bare Node server + fsync   ', b);
-  console.log(`gateway / direct            ${(g.filesPerS / d.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / d.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / d.cpuPerMiB).toFixed(2).padStart(12)}`);
-  console.log(`gateway / bare server       ${(g.filesPerS / b.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / b.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / b.cpuPerMiB).toFixed(2).padStart(12)}`);
+  console.log(
+    `gateway / direct            ${(g.filesPerS / d.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / d.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / d.cpuPerMiB).toFixed(2).padStart(12)}`,
+  );
+  console.log(
+    `gateway / bare server       ${(g.filesPerS / b.filesPerS).toFixed(2).padStart(9)} ${(g.mibPerS / b.mibPerS).toFixed(2).padStart(9)} ${(g.cpuPerMiB / b.cpuPerMiB).toFixed(2).padStart(12)}`,
+  );
   const ratio = g.filesPerS / d.filesPerS;
   const bareRatio = g.filesPerS / b.filesPerS;
-  console.log(`target: gateway / direct ${ratio.toFixed(2)} / ${target.toFixed(2)} -> ${ratio >= target ? 'met' : 'NOT met'}; gateway / bare ${bareRatio.toFixed(2)} / ${target.toFixed(2)} -> ${bareRatio >= target ? 'met' : 'NOT met'} (load ${loadavg()[0].toFixed(1)})`);
+  console.log(
+    `target: gateway / direct ${ratio.toFixed(2)} / ${target.toFixed(2)} -> ${ratio >= target ? 'met' : 'NOT met'}; gateway / bare ${bareRatio.toFixed(2)} / ${target.toFixed(2)} -> ${bareRatio >= target ? 'met' : 'NOT met'} (load ${loadavg()[0].toFixed(1)})`,
+  );
 }
 
 // ---- latency of sequential small PUTs over one connection ---------------------------------------
@@ -302,15 +359,32 @@ async function latency() {
   const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
   const runs = {
     'storage interface PUT': await sequential(SEQUENTIAL, (i, body) =>
-      expect(201, call('PUT', storagePath(`seq/f${String(i).padStart(6, '0')}.bin`), { auth: USER, body, headers: { 'content-type': 'application/octet-stream' } }), 'sequential upload')),
-    'WebDAV PUT           ': await sequential(SEQUENTIAL, (i, body) => expect(201, call('PUT', davPath(`dav-seq-${i}.bin`), { auth: USER, body }), 'sequential WebDAV upload')),
-    'bare Node server     ': await sequential(SEQUENTIAL, (i, body) => expect(201, call('PUT', `/seq${i}`, { body, to: bare.port }), 'sequential bare upload')),
+      expect(
+        201,
+        call('PUT', storagePath(`seq/f${String(i).padStart(6, '0')}.bin`), {
+          auth: USER,
+          body,
+          headers: { 'content-type': 'application/octet-stream' },
+        }),
+        'sequential upload',
+      ),
+    ),
+    'WebDAV PUT           ': await sequential(SEQUENTIAL, (i, body) =>
+      expect(201, call('PUT', davPath(`dav-seq-${i}.bin`), { auth: USER, body }), 'sequential WebDAV upload'),
+    ),
+    'bare Node server     ': await sequential(SEQUENTIAL, (i, body) =>
+      expect(201, call('PUT', `/seq${i}`, { body, to: bare.port }), 'sequential bare upload'),
+    ),
   };
   const bareMedian = at(runs['bare Node server     '], 0.5);
-  console.log(`\nLatency: ${SEQUENTIAL} PUTs of ${SMALL / 1024} KiB one after another over one connection (load ${loadavg()[0].toFixed(1)})`);
+  console.log(
+    `\nLatency: ${SEQUENTIAL} PUTs of ${SMALL / 1024} KiB one after another over one connection (load ${loadavg()[0].toFixed(1)})`,
+  );
   console.log('path                    median ms   p90 ms   median / bare');
   for (const [name, t] of Object.entries(runs)) {
-    console.log(`${name} ${at(t, 0.5).toFixed(2).padStart(11)} ${at(t, 0.9).toFixed(2).padStart(8)} ${(at(t, 0.5) / bareMedian).toFixed(2).padStart(15)}`);
+    console.log(
+      `${name} ${at(t, 0.5).toFixed(2).padStart(11)} ${at(t, 0.9).toFixed(2).padStart(8)} ${(at(t, 0.5) / bareMedian).toFixed(2).padStart(15)}`,
+    );
   }
   console.log('target (issue 37): median <= 2x the bare server');
 }
@@ -322,7 +396,20 @@ async function seedFolder(store, device, folder, count, blob) {
   for (let i = 0; i < count; i++) {
     const path = `${folder}/f${String(i).padStart(6, '0')}.bin`;
     const fileId = fileIdOf(device.deviceId, path);
-    const data = { fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, version: 0, size: blob.size, blob: blob.key, crc32: blob.crc32, mtime: at, ctime: at, at };
+    const data = {
+      fileId,
+      deviceId: device.deviceId,
+      userId: device.userId,
+      partnerId: device.partnerId,
+      path,
+      version: 0,
+      size: blob.size,
+      blob: blob.key,
+      crc32: blob.crc32,
+      mtime: at,
+      ctime: at,
+      at,
+    };
     await appendEvents(store, `file-${fileId}`, [{ type: 'FileVersionCommitted', data }], 'no_stream');
   }
 }
@@ -331,7 +418,11 @@ async function listing(folder) {
   const runs = [];
   for (let i = 0; i < LIST_ROUNDS; i++) {
     const before = cpuMsOf(server.pid);
-    const res = await expect(200, call('GET', `${storagePath(folder)}/`, { auth: USER, discard: true }), `listing ${folder}`);
+    const res = await expect(
+      200,
+      call('GET', `${storagePath(folder)}/`, { auth: USER, discard: true }),
+      `listing ${folder}`,
+    );
     runs.push({ firstByte: res.firstByte, total: res.total, bytes: res.bytes, cpuMs: cpuMsOf(server.pid) - before });
   }
   return {
@@ -374,31 +465,50 @@ function hashing() {
   }
   const b = median(before);
   const a = median(after);
-  console.log(`\nHashing an upload's bytes in one pass (${HASH_MIB} MiB in 64 KiB chunks, this process, median of 5 alternating rounds)`);
+  console.log(
+    `\nHashing an upload's bytes in one pass (${HASH_MIB} MiB in 64 KiB chunks, this process, median of 5 alternating rounds)`,
+  );
   console.log('pass                                   CPU ms/MiB');
   console.log(`before: sha256 + CRC-32                ${b.toFixed(2).padStart(10)}`);
   console.log(`after:  sha256 + CRC-32 + SHA-1 + MD5  ${a.toFixed(2).padStart(10)}`);
-  console.log(`the checksums cost ${(a - b).toFixed(2)} CPU ms per MiB (x${(a / b).toFixed(2)} the hashing before), load ${loadavg()[0].toFixed(1)}`);
+  console.log(
+    `the checksums cost ${(a - b).toFixed(2)} CPU ms per MiB (x${(a / b).toFixed(2)} the hashing before), load ${loadavg()[0].toFixed(1)}`,
+  );
 }
 
 // ---- the run ---------------------------------------------------------------------------------
-console.log(`Ingest and listing through the standalone server, ${new Date().toISOString()}, node ${process.version}, load ${loadavg()[0].toFixed(1)} (2 cores)`);
+console.log(
+  `Ingest and listing through the standalone server, ${new Date().toISOString()}, node ${process.version}, load ${loadavg()[0].toFixed(1)} (2 cores)`,
+);
 if (HASH_MIB > 0) hashing();
 if (process.env.BENCH_ONLY_HASHING === '1') process.exit(0);
 const firstStart = await startServer();
 console.log(`server started in ${(firstStart / 1000).toFixed(1)} s (empty data dir)`);
-await expect(201, call('POST', '/users/', {
-  auth: PARTNER,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ name: 'Bench User', email: 'bench.user@example.com', username: USER.username, password: USER.password }),
-}), 'creating the user');
+await expect(
+  201,
+  call('POST', '/users/', {
+    auth: PARTNER,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Bench User',
+      email: 'bench.user@example.com',
+      username: USER.username,
+      password: USER.password,
+    }),
+  }),
+  'creating the user',
+);
 const registration = await call('PUT', storagePath(''), {
-  auth: USER, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sysplatform: 'linux', client_revision: 1 }),
+  auth: USER,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ sysplatform: 'linux', client_revision: 1 }),
 });
-if (registration.status !== 200 && registration.status !== 201) throw new Error(`registering the device: ${registration.status} ${registration.body}`);
+if (registration.status !== 200 && registration.status !== 201)
+  throw new Error(`registering the device: ${registration.status} ${registration.body}`);
 
 await startBare();
-for (const concurrency of CONCURRENCIES) await uploadWorkload(`Small files x${concurrency}`, FILES, SMALL, concurrency, 0.5);
+for (const concurrency of CONCURRENCIES)
+  await uploadWorkload(`Small files x${concurrency}`, FILES, SMALL, concurrency, 0.5);
 if (SEQUENTIAL > 0) await latency();
 await uploadWorkload('Large files', LARGE_FILES, LARGE, Math.min(CONCURRENCY, 2), 0.9);
 bare.kill();
@@ -411,29 +521,45 @@ await stopServer();
 const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal' });
 const device = registeredDevice();
 const content = Buffer.from('a listed file\n');
-const blob = { ...(await new LocalBlobStore(join(dataDir, 'blobs')).put(Readable.from([content]))), crc32: crc32(content) >>> 0 };
+const blob = {
+  ...(await new LocalBlobStore(join(dataDir, 'blobs')).put(Readable.from([content]))),
+  crc32: crc32(content) >>> 0,
+};
 const seedStarted = performance.now();
 await seedFolder(store, device, 'list-1k', 1000, blob);
 await seedFolder(store, device, `list-${LIST_FILES / 1000}k`, LIST_FILES, blob);
 const events = await store.headPosition();
 await store.close();
-console.log(`\nseeded ${1000 + LIST_FILES} files in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (FileVersionCommitted appended to the stopped server's event store)`);
+console.log(
+  `\nseeded ${1000 + LIST_FILES} files in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (FileVersionCommitted appended to the stopped server's event store)`,
+);
 const restart = await startServer();
 console.log(`server started again in ${(restart / 1000).toFixed(1)} s (read models rebuilt from ${events} events)`);
 
 const bigName = `list-${LIST_FILES / 1000}k`;
 const small = await listing('list-1k');
 const big = await listing(bigName);
-console.log(`\nListing GET <folder url>/ (streamed ${LISTING_PAGE_DEFAULT} entries per catalog page), median of ${LIST_ROUNDS}`);
+console.log(
+  `\nListing GET <folder url>/ (streamed ${LISTING_PAGE_DEFAULT} entries per catalog page), median of ${LIST_ROUNDS}`,
+);
 console.log('folder          files   first byte ms   whole ms   MiB   server CPU ms   ms per 1k files');
-for (const [name, files, r] of [['list-1k', 1000, small], [bigName, LIST_FILES, big]]) {
+for (const [name, files, r] of [
+  ['list-1k', 1000, small],
+  [bigName, LIST_FILES, big],
+]) {
   console.log(
     `${name.padEnd(12)} ${String(files).padStart(8)} ${r.firstByte.toFixed(1).padStart(15)} ${r.total.toFixed(0).padStart(10)} ${(r.bytes / MiB).toFixed(1).padStart(5)} ${r.cpuMs.toFixed(0).padStart(15)} ${((r.total / files) * 1000).toFixed(1).padStart(17)}`,
   );
 }
-console.log(`${bigName} / list-1k: first byte x${(big.firstByte / small.firstByte).toFixed(2)} (same page size: should stay near 1), whole x${(big.total / small.total).toFixed(1)} for x${LIST_FILES / 1000} the files`);
+console.log(
+  `${bigName} / list-1k: first byte x${(big.firstByte / small.firstByte).toFixed(2)} (same page size: should stay near 1), whole x${(big.total / small.total).toFixed(1)} for x${LIST_FILES / 1000} the files`,
+);
 await stopServer();
-console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; a loaded machine is slower: read the ratios and CPU figures)`);
+console.log(
+  `\nload average at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (2 cores; a loaded machine is slower: read the ratios and CPU figures)`,
+);
 process.exit(0);
 
 /** The one device the run registered (its ids), read from the stopped server's event store. */

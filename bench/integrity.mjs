@@ -86,12 +86,20 @@ const hashOnly = async () => {
   }
 };
 const env = {
-  PATH: process.env.PATH ?? '', BURROW_DATA_DIR: dataDir, BURROW_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent',
-  BURROW_PARTNER_USERNAME: 'bench-partner', BURROW_PARTNER_PASSWORD: 'bench-partner-password',
+  PATH: process.env.PATH ?? '',
+  BURROW_DATA_DIR: dataDir,
+  BURROW_SECRET: randomBytes(32).toString('hex'),
+  LOG_LEVEL: 'silent',
+  BURROW_PARTNER_USERNAME: 'bench-partner',
+  BURROW_PARTNER_PASSWORD: 'bench-partner-password',
 };
 let lastSummary = null;
 const verifyBlobs = async () => {
-  const run = spawnSync(process.execPath, [join(root, 'apps/admin/dist/main.js'), 'verify-blobs'], { env, encoding: 'utf8', maxBuffer: 64 * MiB });
+  const run = spawnSync(process.execPath, [join(root, 'apps/admin/dist/main.js'), 'verify-blobs'], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * MiB,
+  });
   if (run.status !== 0) throw new Error(`verify-blobs exited ${run.status}: ${run.stderr.slice(-2000)}`);
   lastSummary = JSON.parse(run.stdout);
 };
@@ -108,7 +116,11 @@ const scrubSeconds = async (before) => {
 
 const perMin = (seconds) => (GB / seconds) * 60;
 const fmt = (x) => x.toFixed(2);
-console.log(`blobs: ${BLOBS.count} x ${BLOBS.size / MiB} MiB = ${fmt(GB)} GB; rounds: ${ROUNDS} (median); load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `blobs: ${BLOBS.count} x ${BLOBS.size / MiB} MiB = ${fmt(GB)} GB; rounds: ${ROUNDS} (median); load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 
 const plain = await rounds(plainRead);
 const verified = await rounds(verifiedRead);
@@ -118,8 +130,12 @@ const scrub = await scrubSeconds();
 console.log('\nwarm (page cache):');
 console.log(`  plain read of every blob         ${fmt(perMin(plain))} GB/min   (baseline)`);
 console.log(`  sha256 alone, same bytes         ${fmt(perMin(hash))} GB/min   x${fmt(plain / hash)}`);
-console.log(`  read checked on the way          ${fmt(perMin(verified))} GB/min   x${fmt(plain / verified)}   (what a whole download through the gateway pays)`);
-  console.log(`  admin verify-blobs (the scrub)   ${fmt(perMin(scrub))} GB/min   x${fmt(plain / scrub)}   (its summary's seconds: ${fmt(scrub)} s for ${lastSummary.blobs} blobs)`);
+console.log(
+  `  read checked on the way          ${fmt(perMin(verified))} GB/min   x${fmt(plain / verified)}   (what a whole download through the gateway pays)`,
+);
+console.log(
+  `  admin verify-blobs (the scrub)   ${fmt(perMin(scrub))} GB/min   x${fmt(plain / scrub)}   (its summary's seconds: ${fmt(scrub)} s for ${lastSummary.blobs} blobs)`,
+);
 if (cold) {
   const plainCold = await rounds(plainRead, dropCaches);
   const scrubCold = await scrubSeconds(dropCaches);

@@ -20,9 +20,24 @@ import { pipeline } from 'node:stream/promises';
 
 const [platform, folder] = process.argv.slice(2);
 const USER = {
-  username: 'user-0001', name: 'User One', email: 'user-0001@example.com', plan_id: 2, plan_name: 'Business', group_id: 3,
-  enabled: true, webapi_enable: true, quota_bytes: 107374182400, bytes_stored: 1234567890, devices: 2, created: 1764100000,
-  last_login: 1764190000, last_commit: 1764190100, sharing_enabled: true, share_link_ttl: 4320, lang: 'en', notes: '',
+  username: 'user-0001',
+  name: 'User One',
+  email: 'user-0001@example.com',
+  plan_id: 2,
+  plan_name: 'Business',
+  group_id: 3,
+  enabled: true,
+  webapi_enable: true,
+  quota_bytes: 107374182400,
+  bytes_stored: 1234567890,
+  devices: 2,
+  created: 1764100000,
+  last_login: 1764190000,
+  last_commit: 1764190100,
+  sharing_enabled: true,
+  share_link_ttl: 4320,
+  lang: 'en',
+  notes: '',
 };
 const userFor = (name) => ({ ...USER, username: name });
 const blobPath = (name) => join(folder, name.replace(/[^A-Za-z0-9._-]/g, '_'));
@@ -35,7 +50,12 @@ async function bare() {
       if (kind === 'users' && req.method === 'GET') {
         if (!req.headers.authorization) return void res.writeHead(401).end();
         const body = JSON.stringify(userFor(name));
-        return void res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);
+        return void res
+          .writeHead(200, {
+            'Content-Type': 'application/json; charset=utf-8',
+            'Content-Length': Buffer.byteLength(body),
+          })
+          .end(body);
       }
       if (kind === 'blobs' && req.method === 'GET') {
         const { size } = await stat(blobPath(name));
@@ -60,7 +80,20 @@ async function bare() {
 async function nest(kind) {
   const common = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
-  const { Controller, Get, Put, Param, Req, Res, UseGuards, Module, HttpCode, Header, StreamableFile, UnauthorizedException } = common;
+  const {
+    Controller,
+    Get,
+    Put,
+    Param,
+    Req,
+    Res,
+    UseGuards,
+    Module,
+    HttpCode,
+    Header,
+    StreamableFile,
+    UnauthorizedException,
+  } = common;
 
   class AuthGuard {
     canActivate(context) {
@@ -76,7 +109,10 @@ async function nest(kind) {
     async download(name, res) {
       const file = blobPath(name);
       const { size } = await stat(file);
-      return new StreamableFile(createReadStream(file, { highWaterMark: 1024 * 1024 }), { type: 'application/octet-stream', length: size });
+      return new StreamableFile(createReadStream(file, { highWaterMark: 1024 * 1024 }), {
+        type: 'application/octet-stream',
+        length: size,
+      });
     }
     async upload(name, req) {
       // Express hands over Node's request; Fastify its wrapper, whose `raw` is Node's request

@@ -18,10 +18,14 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     exports += 1;
     const json = (req.headers['content-type'] ?? '').startsWith('application/json');
-    res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : undefined);
+    res
+      .writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
+      .end(json ? '{}' : undefined);
   });
 });
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`http://127.0.0.1:${server.address().port}`));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  console.log(`http://127.0.0.1:${server.address().port}`),
+);
 const stop = () => {
   console.log(`otlp-sink: ${exports} exports, ${(bytes / 1e6).toFixed(1)} MB`);
   process.exit(0);

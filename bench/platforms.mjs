@@ -34,14 +34,28 @@ const CLOCK_TICK_US = 1e6 / 100; // /proc's utime and stime are in USER_HZ (100/
 
 function call(port, path, { method = 'GET', body, agent, sink } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent, headers: {
-      authorization: 'Basic dTpw',
-      ...(body !== undefined ? { 'content-type': 'application/octet-stream', 'content-length': body.length ?? body.size } : {}),
-    } }, (res) => {
-      let size = 0;
-      res.on('data', (c) => (size += c.length));
-      res.on('end', () => (res.statusCode < 400 ? resolve(size) : reject(new Error(`${method} ${path}: ${res.statusCode}`))));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        agent,
+        headers: {
+          authorization: 'Basic dTpw',
+          ...(body !== undefined
+            ? { 'content-type': 'application/octet-stream', 'content-length': body.length ?? body.size }
+            : {}),
+        },
+      },
+      (res) => {
+        let size = 0;
+        res.on('data', (c) => (size += c.length));
+        res.on('end', () =>
+          res.statusCode < 400 ? resolve(size) : reject(new Error(`${method} ${path}: ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('error', reject);
     if (body === undefined) req.end();
     else if (Buffer.isBuffer(body)) req.end(body);
@@ -53,11 +67,18 @@ function call(port, path, { method = 'GET', body, agent, sink } = {}) {
 async function serverStats(pid) {
   const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return { cpuUs: (Number(stat[11]) + Number(stat[12])) * CLOCK_TICK_US, hwmMiB: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024 };
+  return {
+    cpuUs: (Number(stat[11]) + Number(stat[12])) * CLOCK_TICK_US,
+    hwmMiB: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024,
+  };
 }
 
 async function start(platform, folder) {
-  const child = spawn(process.execPath, [new URL('./nest-platform-server.mjs', import.meta.url).pathname, platform, folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [new URL('./nest-platform-server.mjs', import.meta.url).pathname, platform, folder],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise((resolve, reject) => {
     child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
     child.once('exit', (code) => reject(new Error(`${platform} server exited (${code})`)));
@@ -99,14 +120,24 @@ async function run(platform, folder) {
     // like for like: every contender answers the same bytes and refuses a request without credentials
     const size = await call(port, '/users/user-1', { agent });
     userJsonBytes ??= size;
-    if (size !== userJsonBytes || size < 100) throw new Error(`${platform}: GET /users/<u> answered ${size} bytes, the bare server ${userJsonBytes}`);
-    const anonymous = await new Promise((resolve) => request({ host: '127.0.0.1', port, path: '/users/user-1' }, (res) => resolve(res.resume().statusCode)).end());
+    if (size !== userJsonBytes || size < 100)
+      throw new Error(`${platform}: GET /users/<u> answered ${size} bytes, the bare server ${userJsonBytes}`);
+    const anonymous = await new Promise((resolve) =>
+      request({ host: '127.0.0.1', port, path: '/users/user-1' }, (res) => resolve(res.resume().statusCode)).end(),
+    );
     if (anonymous !== 401) throw new Error(`${platform}: GET /users/<u> without credentials answered ${anonymous}`);
-    const users = await measure(child.pid, REQUESTS, CONCURRENCY, (i) => call(port, `/users/user-${i % 100}`, { agent }));
+    const users = await measure(child.pid, REQUESTS, CONCURRENCY, (i) =>
+      call(port, `/users/user-${i % 100}`, { agent }),
+    );
     const downloads = await measure(child.pid, DOWNLOADS, 1, () => call(port, '/blobs/one-mib', { agent }));
     const small = Buffer.alloc(4096, 7);
-    const uploads = await measure(child.pid, UPLOADS, 4, (i) => call(port, `/blobs/up-${i % 64}`, { method: 'PUT', body: small, agent }));
-    const bigUp = await call(port, '/blobs/big-up', { method: 'PUT', body: generated(BIG), agent }).then(() => true, () => false);
+    const uploads = await measure(child.pid, UPLOADS, 4, (i) =>
+      call(port, `/blobs/up-${i % 64}`, { method: 'PUT', body: small, agent }),
+    );
+    const bigUp = await call(port, '/blobs/big-up', { method: 'PUT', body: generated(BIG), agent }).then(
+      () => true,
+      () => false,
+    );
     const bigDown = await call(port, '/blobs/big', { agent });
     const { hwmMiB } = await serverStats(child.pid);
     agent.destroy();
@@ -121,21 +152,33 @@ try {
   await writeFile(join(folder, 'one-mib'), Buffer.alloc(1024 * 1024, 1));
   await writeFile(join(folder, 'big'), '');
   await truncate(join(folder, 'big'), BIG);
-  console.log(`bench:platforms: ${REQUESTS} GET /users/<u> (${CONCURRENCY} at a time), ${DOWNLOADS} x 1 MiB GET one after another, ${UPLOADS} x 4 KiB PUT (4 at a time), 256 MiB each way; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `bench:platforms: ${REQUESTS} GET /users/<u> (${CONCURRENCY} at a time), ${DOWNLOADS} x 1 MiB GET one after another, ${UPLOADS} x 4 KiB PUT (4 at a time), 256 MiB each way; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const results = {};
   for (const platform of ['bare', 'express', 'fastify', 'bare']) {
     // the bare server runs first and last: its two runs show how much the machine drifted meanwhile
     const r = await run(platform, folder);
     results[platform] = results[platform] && platform === 'bare' ? bestOf(results[platform], r) : r;
     const label = platform.padEnd(8);
-    console.log(`${label} users ${r.users.rps.toFixed(0)} req/s p50 ${r.users.p50.toFixed(2)} ms ${r.users.cpuUs.toFixed(0)} µs CPU | 1 MiB GET ${(r.downloads.rps).toFixed(0)}/s ${r.downloads.cpuUs.toFixed(0)} µs CPU | 4 KiB PUT ${r.uploads.rps.toFixed(0)}/s ${r.uploads.cpuUs.toFixed(0)} µs CPU | 256 MiB each way ${r.streamed ? 'streamed' : 'FAILED'}, peak RSS ${r.hwmMiB.toFixed(0)} MiB`);
+    console.log(
+      `${label} users ${r.users.rps.toFixed(0)} req/s p50 ${r.users.p50.toFixed(2)} ms ${r.users.cpuUs.toFixed(0)} µs CPU | 1 MiB GET ${r.downloads.rps.toFixed(0)}/s ${r.downloads.cpuUs.toFixed(0)} µs CPU | 4 KiB PUT ${r.uploads.rps.toFixed(0)}/s ${r.uploads.cpuUs.toFixed(0)} µs CPU | 256 MiB each way ${r.streamed ? 'streamed' : 'FAILED'}, peak RSS ${r.hwmMiB.toFixed(0)} MiB`,
+    );
   }
   const ratio = (a, b, key) => (a[key].rps / b[key].rps).toFixed(2);
   const cpu = (a, b, key) => (a[key].cpuUs / b[key].cpuUs).toFixed(2);
   console.log('\nthroughput ratio (CPU per request ratio)   express/bare   fastify/bare   fastify/express');
-  for (const [key, label] of [['users', 'GET /users/<u>'], ['downloads', '1 MiB GET'], ['uploads', '4 KiB PUT']]) {
+  for (const [key, label] of [
+    ['users', 'GET /users/<u>'],
+    ['downloads', '1 MiB GET'],
+    ['uploads', '4 KiB PUT'],
+  ]) {
     const { bare, express, fastify } = results;
-    console.log(`${label.padEnd(42)} ${ratio(express, bare, key)} (${cpu(express, bare, key)})    ${ratio(fastify, bare, key)} (${cpu(fastify, bare, key)})    ${ratio(fastify, express, key)} (${cpu(fastify, express, key)})`);
+    console.log(
+      `${label.padEnd(42)} ${ratio(express, bare, key)} (${cpu(express, bare, key)})    ${ratio(fastify, bare, key)} (${cpu(fastify, bare, key)})    ${ratio(fastify, express, key)} (${cpu(fastify, express, key)})`,
+    );
   }
 } finally {
   await rm(folder, { recursive: true, force: true });
@@ -143,5 +186,10 @@ try {
 
 function bestOf(a, b) {
   const better = (x, y) => (x.rps >= y.rps ? x : y);
-  return { ...a, users: better(a.users, b.users), downloads: better(a.downloads, b.downloads), uploads: better(a.uploads, b.uploads) };
+  return {
+    ...a,
+    users: better(a.users, b.users),
+    downloads: better(a.downloads, b.downloads),
+    uploads: better(a.uploads, b.uploads),
+  };
 }

@@ -67,7 +67,8 @@ async function codeOf(label, root) {
     label,
     ...documents,
     ProjectionRunner: (await import(join(root, 'libs/eventsourcing/dist/index.js'))).ProjectionRunner,
-    storageProjections: (await import(join(root, 'apps/storage-catalog/dist/storage-catalog.service.js'))).storageProjections,
+    storageProjections: (await import(join(root, 'apps/storage-catalog/dist/storage-catalog.service.js')))
+      .storageProjections,
     accountsProjections: (await import(join(root, 'apps/accounts/dist/accounts.service.js'))).accountsProjections,
   };
 }
@@ -88,7 +89,12 @@ let profiles = 0;
  * seconds, CPU seconds. With BENCH_PROFILE, the rebuild alone is profiled (`name` names the file).
  */
 async function run(code, store, docs, projections, events, name = 'rebuild') {
-  const runner = new code.ProjectionRunner(store, docs, projections, JSON.parse(process.env.BENCH_RUNNER_OPTIONS ?? '{}'));
+  const runner = new code.ProjectionRunner(
+    store,
+    docs,
+    projections,
+    JSON.parse(process.env.BENCH_RUNNER_OPTIONS ?? '{}'),
+  );
   const session = PROFILE ? new Session() : null;
   if (session) {
     session.connect();
@@ -104,7 +110,13 @@ async function run(code, store, docs, projections, events, name = 'rebuild') {
     const { profile } = await session.post('Profiler.stop');
     session.disconnect();
     mkdirSync(PROFILE, { recursive: true });
-    writeFileSync(join(PROFILE, `${String(++profiles).padStart(2, '0')}-${name.replace(/[^a-z0-9]+/gi, '-')}-${code.label}.cpuprofile`), JSON.stringify(profile));
+    writeFileSync(
+      join(
+        PROFILE,
+        `${String(++profiles).padStart(2, '0')}-${name.replace(/[^a-z0-9]+/gi, '-')}-${code.label}.cpuprofile`,
+      ),
+      JSON.stringify(profile),
+    );
   }
   await runner.stop();
   return { rate: events / seconds, seconds, cpuSeconds, events };
@@ -116,7 +128,9 @@ function digestOf(file) {
   try {
     const hash = createHash('sha256');
     let documents = 0;
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 2) = 'c:' ORDER BY name").all();
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 2) = 'c:' ORDER BY name")
+      .all();
     for (const { name } of tables) {
       for (const row of db.prepare(`SELECT id, doc FROM "${name}" ORDER BY id`).iterate()) {
         hash.update(`${name}\n${row.id}\n${row.doc}\n`);
@@ -133,7 +147,9 @@ const rows = [];
 const fmt = (v, d = 0) => v.toFixed(d);
 function report(part, store, code, r, extra = '') {
   rows.push([part, store, code.label, r, extra]);
-  console.log(`  ${part} ${store} (${code.label}): ${fmt(r.rate)} events/s, ${fmt(r.seconds, 1)} s, ${fmt((r.cpuSeconds / r.events) * 1e6, 1)} CPU us/event ${extra}`);
+  console.log(
+    `  ${part} ${store} (${code.label}): ${fmt(r.rate)} events/s, ${fmt(r.seconds, 1)} s, ${fmt((r.cpuSeconds / r.events) * 1e6, 1)} CPU us/event ${extra}`,
+  );
 }
 
 // ---- layers ---------------------------------------------------------------------------------
@@ -144,15 +160,18 @@ async function readLayer(store, prefixes, events) {
   const cpuStarted = cpu();
   let seen = 0;
   await new Promise((resolve, reject) => {
-    const sub = store.subscribeToAll({ fromPosition: 0, prefixes }, {
-      onEvent: () => {
-        seen++;
+    const sub = store.subscribeToAll(
+      { fromPosition: 0, prefixes },
+      {
+        onEvent: () => {
+          seen++;
+        },
+        onCheckpoint: (position) => {
+          if (position >= head) void sub.stop().then(resolve, reject);
+        },
+        onError: reject,
       },
-      onCheckpoint: (position) => {
-        if (position >= head) void sub.stop().then(resolve, reject);
-      },
-      onError: reject,
-    });
+    );
   });
   return { usPerEvent: ((cpu() - cpuStarted) / events) * 1e6, seen };
 }
@@ -173,7 +192,11 @@ function sqliteLayer(file, events, indexes) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -32768');
-    const schema = source.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND substr(tbl_name, 1, 2) = 'c:' ORDER BY type = 'index'").all();
+    const schema = source
+      .prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND substr(tbl_name, 1, 2) = 'c:' ORDER BY type = 'index'",
+      )
+      .all();
     const tables = schema.filter((s) => s.type === 'table');
     const secondary = schema.filter((s) => s.type === 'index');
     for (const t of tables) db.exec(t.sql);
@@ -181,8 +204,11 @@ function sqliteLayer(file, events, indexes) {
     // the documents, parsed (as the unit of work holds them), in the order of the source's rows
     const documents = [];
     for (const t of tables) {
-      const upsert = db.prepare(`INSERT INTO "${t.name}" (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`);
-      for (const row of source.prepare(`SELECT doc, loose FROM "${t.name}"`).iterate()) documents.push({ upsert, doc: JSON.parse(row.doc), loose: row.loose });
+      const upsert = db.prepare(
+        `INSERT INTO "${t.name}" (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`,
+      );
+      for (const row of source.prepare(`SELECT doc, loose FROM "${t.name}"`).iterate())
+        documents.push({ upsert, doc: JSON.parse(row.doc), loose: row.loose });
     }
     const cpuStarted = cpu();
     for (let i = 0; i < documents.length; i += LAYER_TX_DOCUMENTS) {
@@ -204,7 +230,9 @@ function sqliteLayer(file, events, indexes) {
 
 /** The rebuild's CPU per event split by layer (this code only): printed, and kept for the summary. */
 async function layersOf(part, r, store, projections, file) {
-  const prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
+  const prefixes = projections.some((p) => p.prefixes.length === 0)
+    ? []
+    : [...new Set(projections.flatMap((p) => p.prefixes))];
   const read = await readLayer(store, prefixes, r.events);
   const all = sqliteLayer(file, r.events, 'all');
   const after = sqliteLayer(file, r.events, 'after');
@@ -212,23 +240,43 @@ async function layersOf(part, r, store, projections, file) {
   const total = (r.cpuSeconds / r.events) * 1e6;
   const rest = total - read.usPerEvent - all.usPerEvent;
   const line = {
-    part, total, read: read.usPerEvent, sqlite: all.usPerEvent, after: after.usPerEvent, none: none.usPerEvent, rest,
+    part,
+    total,
+    read: read.usPerEvent,
+    sqlite: all.usPerEvent,
+    after: after.usPerEvent,
+    none: none.usPerEvent,
+    rest,
     documentsPerEvent: all.documents / r.events,
   };
   layerRows.push(line);
-  console.log(`    layers (CPU us/event): ${fmt(total, 1)} in all = reading the events ${fmt(read.usPerEvent, 1)} + SQLite writing its ${fmt(line.documentsPerEvent, 2)} documents per event ${fmt(all.usPerEvent, 1)} (secondary indexes made after: ${fmt(after.usPerEvent, 1)}; none: ${fmt(none.usPerEvent, 1)}) + projections, unit of work, runner, GC ${fmt(rest, 1)}`);
+  console.log(
+    `    layers (CPU us/event): ${fmt(total, 1)} in all = reading the events ${fmt(read.usPerEvent, 1)} + SQLite writing its ${fmt(line.documentsPerEvent, 2)} documents per event ${fmt(all.usPerEvent, 1)} (secondary indexes made after: ${fmt(after.usPerEvent, 1)}; none: ${fmt(none.usPerEvent, 1)}) + projections, unit of work, runner, GC ${fmt(rest, 1)}`,
+  );
 }
 const layerRows = [];
 
 // ---- storage catalog ------------------------------------------------------------------------
 
 async function storagePart() {
-  const store = SqliteEventStore.open(join(dir, 'storage-events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  const store = SqliteEventStore.open(join(dir, 'storage-events.sqlite'), {
+    synchronous: 'normal',
+    pollIntervalMs: 60_000,
+  });
   const seedStarted = performance.now();
   const partnerId = 'p1';
   const userId = 'u1';
   for (let d = 0; d < DEVICES; d++) {
-    await store.append(`device-d${d}`, [{ type: 'DeviceRegistered', data: { userId, partnerId, name: `device ${d}`, at: 1, client_revision: 1, sysplatform: 'linux' } }], 'no_stream');
+    await store.append(
+      `device-d${d}`,
+      [
+        {
+          type: 'DeviceRegistered',
+          data: { userId, partnerId, name: `device ${d}`, at: 1, client_revision: 1, sysplatform: 'linux' },
+        },
+      ],
+      'no_stream',
+    );
   }
   const files = Math.ceil(EVENTS / VERSIONS);
   for (let f = 0; f < files; f++) {
@@ -236,16 +284,32 @@ async function storagePart() {
     const path = `dir${f % 97}/sub${f % 13}/file${f}.bin`;
     const events = Array.from({ length: VERSIONS }, (_, version) => ({
       type: 'FileVersionCommitted',
-      data: { fileId: `f${f}`, deviceId, userId, partnerId, path, version, size: 1000 + version, blob: randomBytes(32).toString('hex'), crc32: 1, mtime: 1, ctime: 1, at: 1 + version },
+      data: {
+        fileId: `f${f}`,
+        deviceId,
+        userId,
+        partnerId,
+        path,
+        version,
+        size: 1000 + version,
+        blob: randomBytes(32).toString('hex'),
+        crc32: 1,
+        mtime: 1,
+        ctime: 1,
+        at: 1 + version,
+      },
     }));
     await store.append(`file-f${f}`, events, 'no_stream');
   }
   const seeded = await store.headPosition();
-  console.log(`\nstorage catalog: seeded ${seeded} events (${files} files x ${VERSIONS} versions, ${DEVICES} devices) in ${fmt((performance.now() - seedStarted) / 1000, 1)} s`);
+  console.log(
+    `\nstorage catalog: seeded ${seeded} events (${files} files x ${VERSIONS} versions, ${DEVICES} devices) in ${fmt((performance.now() - seedStarted) / 1000, 1)} s`,
+  );
 
   const count = async (docs) => {
     let documents = 0;
-    for (const name of ['files', 'folders', 'versions', 'previews', 'devices', 'backup_blobs']) documents += await docs.collection(name).count();
+    for (const name of ['files', 'folders', 'versions', 'previews', 'devices', 'backup_blobs'])
+      documents += await docs.collection(name).count();
     return documents;
   };
   const digests = new Map();
@@ -263,7 +327,8 @@ async function storagePart() {
       const { digest, documents } = digestOf(file);
       digests.set(code.label, digest);
       report('storage', 'SQLite', code, s, `(${documents} documents, digest ${digest})`);
-      if (LAYERS && code === codes[0] && round === 0) await layersOf('storage', s, store, code.storageProjections(), file);
+      if (LAYERS && code === codes[0] && round === 0)
+        await layersOf('storage', s, store, code.storageProjections(), file);
       await rm(file, { force: true });
     }
   }
@@ -277,7 +342,13 @@ async function storagePart() {
       const r = await run(code, store, mongo, code.storageProjections(), seeded);
       const documents = await count(mongo);
       const bare = await bareBulkRate(mongo, Math.min(documents, 10_000));
-      report('storage', 'MongoDB', code, r, `(${documents} documents; the server's bare bulk write: ${fmt(bare)} docs/s, ${fmt(documents / seeded, 2)} docs per event)`);
+      report(
+        'storage',
+        'MongoDB',
+        code,
+        r,
+        `(${documents} documents; the server's bare bulk write: ${fmt(bare)} docs/s, ${fmt(documents / seeded, 2)} docs per event)`,
+      );
     } finally {
       await (mongo.dropDatabase ?? mongo.dropAll).call(mongo); // a baseline build may predate dropDatabase
       await mongo.close();
@@ -298,7 +369,12 @@ async function bareBulkRate(docs, n) {
   const started = performance.now();
   for (let i = 0; i < n; i += 1000) {
     const writes = [];
-    for (let j = i; j < Math.min(n, i + 1000); j++) writes.push({ kind: 'put', collection, doc: { _id: `d${j}`, path: `dir/sub/file${j}.bin`, size: j, blob: 'x'.repeat(64), deleted: false } });
+    for (let j = i; j < Math.min(n, i + 1000); j++)
+      writes.push({
+        kind: 'put',
+        collection,
+        doc: { _id: `d${j}`, path: `dir/sub/file${j}.bin`, size: j, blob: 'x'.repeat(64), deleted: false },
+      });
     await docs.commit(`bench-${i}`, 0, {}, writes);
   }
   return n / ((performance.now() - started) / 1000);
@@ -314,14 +390,32 @@ async function seedPartner(store) {
     { plan_id: 2, name: 'Plus', storage_bytes: 100 * 2 ** 30, promo: false },
     { plan_id: 3, name: 'Pro', storage_bytes: 2 ** 40, promo: false },
   ];
-  await appendEvents(store, 'plan-catalogue', plans.map((data) => ({ type: 'PlanAdded', data })), 'no_stream');
-  await appendEvents(store, `partner-${partnerId}`, [{
-    type: 'PartnerCreated',
-    data: {
-      partnerId, username: 'bench-partner', company_name: 'bench-partner', brand_identifier: 'bench', passwordHash: '', bytes_available: null,
-      features: {}, created_at: Math.floor(Date.now() / 1000),
-    },
-  }], 'no_stream');
+  await appendEvents(
+    store,
+    'plan-catalogue',
+    plans.map((data) => ({ type: 'PlanAdded', data })),
+    'no_stream',
+  );
+  await appendEvents(
+    store,
+    `partner-${partnerId}`,
+    [
+      {
+        type: 'PartnerCreated',
+        data: {
+          partnerId,
+          username: 'bench-partner',
+          company_name: 'bench-partner',
+          brand_identifier: 'bench',
+          passwordHash: '',
+          bytes_available: null,
+          features: {},
+          created_at: Math.floor(Date.now() / 1000),
+        },
+      },
+    ],
+    'no_stream',
+  );
   return partnerId;
 }
 
@@ -332,15 +426,28 @@ async function seedUsers(store, partnerId, users) {
     const userId = randomUUID();
     const username = `bench-user-${String(i).padStart(7, '0')}`;
     const data = {
-      userId, partnerId, username, name: `Bench User ${i}`, email: `${username}@example.com`, plan_id: 1, group_id: null,
-      bonus_bytes: 0, avatar_id: 0, share_id: String(100_000 + i), creation_time: at, passwordHash: '',
+      userId,
+      partnerId,
+      username,
+      name: `Bench User ${i}`,
+      email: `${username}@example.com`,
+      plan_id: 1,
+      group_id: null,
+      bonus_bytes: 0,
+      avatar_id: 0,
+      share_id: String(100_000 + i),
+      creation_time: at,
+      passwordHash: '',
     };
     await appendEvents(store, `user-${userId}`, [{ type: 'UserCreated', data }], 'no_stream');
   }
 }
 
 async function accountsPart() {
-  const store = SqliteEventStore.open(join(dir, 'accounts-events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  const store = SqliteEventStore.open(join(dir, 'accounts-events.sqlite'), {
+    synchronous: 'normal',
+    pollIntervalMs: 60_000,
+  });
   const partnerId = await seedPartner(store);
   const partnerHead = await store.headPosition();
   // catch-up: read models built over the partner, before the users are appended (one file per rebuild below)
@@ -357,13 +464,22 @@ async function accountsPart() {
   const seedStarted = performance.now();
   await seedUsers(store, partnerId, USERS);
   const head = await store.headPosition();
-  console.log(`\naccounts: seeded a partner, the plan catalogue and ${USERS} users (${head} events) in ${fmt((performance.now() - seedStarted) / 1000, 1)} s`);
+  console.log(
+    `\naccounts: seeded a partner, the plan catalogue and ${USERS} users (${head} events) in ${fmt((performance.now() - seedStarted) / 1000, 1)} s`,
+  );
 
   const digests = new Map();
   for (let round = 0; round < ROUNDS; round++) {
     for (const code of codes) {
       if (STORES.includes('memory')) {
-        const m = await run(code, store, new code.MemoryDocumentStore(), code.accountsProjections(), head, 'accounts memory');
+        const m = await run(
+          code,
+          store,
+          new code.MemoryDocumentStore(),
+          code.accountsProjections(),
+          head,
+          'accounts memory',
+        );
         report('accounts', 'memory, full rebuild', code, m);
       }
       const file = join(dir, `accounts-${code.label}-${round}.sqlite`);
@@ -372,7 +488,8 @@ async function accountsPart() {
       await sqlite.close();
       const full = digestOf(file);
       report('accounts', 'SQLite, full rebuild', code, s, `(${full.documents} documents, digest ${full.digest})`);
-      if (LAYERS && code === codes[0] && round === 0) await layersOf('accounts', s, store, code.accountsProjections(), file);
+      if (LAYERS && code === codes[0] && round === 0)
+        await layersOf('accounts', s, store, code.accountsProjections(), file);
       await rm(file, { force: true });
       const catchUpFile = catchUpFiles.shift();
       const resumed = code.SqliteDocumentStore.open(catchUpFile);
@@ -386,7 +503,8 @@ async function accountsPart() {
     }
   }
   // a full rebuild and a catch-up differ in the checkpoint only, which is not a collection
-  if (new Set(digests.values()).size > 1) console.log(`  THE READ MODELS DIFFER: ${JSON.stringify(Object.fromEntries(digests))}`);
+  if (new Set(digests.values()).size > 1)
+    console.log(`  THE READ MODELS DIFFER: ${JSON.stringify(Object.fromEntries(digests))}`);
   if (process.env.MONGODB_URL) {
     const code = codes[0];
     const db = `burrow_bench_${randomBytes(4).toString('hex')}`;
@@ -394,9 +512,16 @@ async function accountsPart() {
     try {
       const r = await run(code, store, mongo, code.accountsProjections(), head, 'accounts mongodb');
       let documents = 0;
-      for (const name of ['users', 'user_credentials', 'feed_entries', 'feed_users']) documents += await mongo.collection(name).count();
+      for (const name of ['users', 'user_credentials', 'feed_entries', 'feed_users'])
+        documents += await mongo.collection(name).count();
       const bare = await bareBulkRate(mongo, Math.min(documents, 10_000));
-      report('accounts', 'MongoDB, full rebuild', code, r, `(${documents} documents; the server's bare bulk write: ${fmt(bare)} docs/s, ${fmt(documents / head, 2)} docs per event)`);
+      report(
+        'accounts',
+        'MongoDB, full rebuild',
+        code,
+        r,
+        `(${documents} documents; the server's bare bulk write: ${fmt(bare)} docs/s, ${fmt(documents / head, 2)} docs per event)`,
+      );
     } finally {
       await (mongo.dropDatabase ?? mongo.dropAll).call(mongo); // a baseline build may predate dropDatabase
       await mongo.close();
@@ -405,7 +530,11 @@ async function accountsPart() {
   await store.close();
 }
 
-console.log(`bench:rebuild ${new Date().toISOString()}, code: ${codes.map((c) => c.label).join(', ')}, ${ROUNDS} round(s), Node ${process.version}, SQLite driver ${sqliteDriverChoice().name} (this code's), load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}`);
+console.log(
+  `bench:rebuild ${new Date().toISOString()}, code: ${codes.map((c) => c.label).join(', ')}, ${ROUNDS} round(s), Node ${process.version}, SQLite driver ${sqliteDriverChoice().name} (this code's), load average ${loadavg()
+    .map((l) => fmt(l, 1))
+    .join(' ')}`,
+);
 try {
   if (PARTS.includes('storage')) await storagePart();
   if (PARTS.includes('accounts')) await accountsPart();
@@ -413,17 +542,29 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-console.log(`\nrebuilds, ${new Date().toISOString()}, load average at the end ${loadavg().map((l) => fmt(l, 1)).join(' ')} (2 cores)`);
-console.log('part      document store          code        seconds   events/s  vs target (100k/s; MongoDB 20k/s)  CPU us/event');
+console.log(
+  `\nrebuilds, ${new Date().toISOString()}, load average at the end ${loadavg()
+    .map((l) => fmt(l, 1))
+    .join(' ')} (2 cores)`,
+);
+console.log(
+  'part      document store          code        seconds   events/s  vs target (100k/s; MongoDB 20k/s)  CPU us/event',
+);
 for (const [part, storeName, label, r] of rows) {
   console.log(
     `${part.padEnd(9)} ${storeName.padEnd(23)} ${label.padEnd(9)} ${fmt(r.seconds, 1).padStart(9)} ${fmt(r.rate).padStart(10)} ${(r.rate / (storeName.startsWith('MongoDB') ? MONGODB_TARGET : TARGET)).toFixed(3).padStart(33)}x ${fmt((r.cpuSeconds / r.events) * 1e6, 1).padStart(13)}`,
   );
 }
 if (layerRows.length) {
-  console.log(`\nwhere a rebuild's CPU goes (this code, first round, CPU us per event; ${fmt(TARGET)} events/s on one core leaves ${fmt(1e6 / TARGET, 0)} us per event for all of it)`);
-  console.log('part      in all  read events  SQLite writes (indexes after; none)  documents/event  projections, unit of work, runner, GC');
+  console.log(
+    `\nwhere a rebuild's CPU goes (this code, first round, CPU us per event; ${fmt(TARGET)} events/s on one core leaves ${fmt(1e6 / TARGET, 0)} us per event for all of it)`,
+  );
+  console.log(
+    'part      in all  read events  SQLite writes (indexes after; none)  documents/event  projections, unit of work, runner, GC',
+  );
   for (const l of layerRows) {
-    console.log(`${l.part.padEnd(9)} ${fmt(l.total, 1).padStart(6)} ${fmt(l.read, 1).padStart(12)} ${`${fmt(l.sqlite, 1)} (${fmt(l.after, 1)}; ${fmt(l.none, 1)})`.padStart(36)} ${fmt(l.documentsPerEvent, 2).padStart(16)} ${fmt(l.rest, 1).padStart(38)}`);
+    console.log(
+      `${l.part.padEnd(9)} ${fmt(l.total, 1).padStart(6)} ${fmt(l.read, 1).padStart(12)} ${`${fmt(l.sqlite, 1)} (${fmt(l.after, 1)}; ${fmt(l.none, 1)})`.padStart(36)} ${fmt(l.documentsPerEvent, 2).padStart(16)} ${fmt(l.rest, 1).padStart(38)}`,
+    );
   }
 }

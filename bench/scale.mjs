@@ -98,13 +98,38 @@ async function seed(dataDir, files, { device, registered = false, perFolder = PE
   const blobFile = join(dataDir, 'blobs', BLOB.key.slice(0, 2), BLOB.key.slice(2, 4), BLOB.key);
   mkdirSync(join(blobFile, '..'), { recursive: true });
   writeFileSync(blobFile, CONTENT);
-  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), {
+    synchronous: 'normal',
+    pollIntervalMs: 60_000,
+  });
   const at = Math.floor(Date.now() / 1000);
-  if (!registered) await appendEvents(store, `device-${device.deviceId}`, [{ type: 'DeviceRegistered', data: { ...device, name: 'laptop', at, client_revision: 100, sysplatform: 'linux' } }], 'no_stream');
+  if (!registered)
+    await appendEvents(
+      store,
+      `device-${device.deviceId}`,
+      [
+        {
+          type: 'DeviceRegistered',
+          data: { ...device, name: 'laptop', at, client_revision: 100, sysplatform: 'linux' },
+        },
+      ],
+      'no_stream',
+    );
   for (let i = 0; i < files; i++) {
     const path = `folder${String(Math.floor(i / perFolder)).padStart(4, '0')}/f${String(i).padStart(7, '0')}.bin`;
     const fileId = fileIdOf(device.deviceId, path);
-    const data = { fileId, ...device, path, version: 0, size: BLOB.size, blob: BLOB.key, crc32: BLOB.crc32, mtime: at, ctime: at, at };
+    const data = {
+      fileId,
+      ...device,
+      path,
+      version: 0,
+      size: BLOB.size,
+      blob: BLOB.key,
+      crc32: BLOB.crc32,
+      mtime: at,
+      ctime: at,
+      at,
+    };
     await appendEvents(store, `file-${fileId}`, [{ type: 'FileVersionCommitted', data }], 'no_stream');
   }
   return store;
@@ -149,8 +174,14 @@ async function startServer(dataDir, env = {}) {
   const started = performance.now();
   const server = spawn(process.execPath, [...nodeArgs, join(root, 'apps/standalone/dist/main.js')], {
     env: {
-      PATH: process.env.PATH, BURROW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', BURROW_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef',
-      BURROW_PARTNER_USERNAME: PARTNER.username, BURROW_PARTNER_PASSWORD: PARTNER.password, ...env,
+      PATH: process.env.PATH,
+      BURROW_DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      BURROW_SECRET: 'bench-secret-0123456789abcdef0123456789abcdef',
+      BURROW_PARTNER_USERNAME: PARTNER.username,
+      BURROW_PARTNER_PASSWORD: PARTNER.password,
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -162,7 +193,10 @@ async function startServer(dataDir, env = {}) {
   try {
     for (;;) {
       if (server.exitCode !== null) throw new Error('the server did not start');
-      const status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) break;
       await sleep(50);
     }
@@ -171,7 +205,15 @@ async function startServer(dataDir, env = {}) {
     throw error;
   }
   const seconds = (performance.now() - started) / 1000;
-  return { port, pid: server.pid, seconds, cpu: cpuSeconds(server.pid), rss: rssMiB(server.pid), peak: peakRssMiB(server.pid), stop };
+  return {
+    port,
+    pid: server.pid,
+    seconds,
+    cpu: cpuSeconds(server.pid),
+    rss: rssMiB(server.pid),
+    peak: peakRssMiB(server.pid),
+    stop,
+  };
 }
 
 /** Starts the standalone server on `dataDir` and stops it once ready: seconds to ready, CPU, RSS. */
@@ -183,22 +225,26 @@ async function startAndStop(dataDir, env = {}) {
 
 const fmt = (v, digits = 1) => (typeof v === 'number' ? v.toFixed(digits) : String(v));
 const rows = [];
-const row = (what, measured, target, ok) => rows.push([what, measured, target, ok === undefined ? '' : ok ? 'met' : 'NOT met']);
+const row = (what, measured, target, ok) =>
+  rows.push([what, measured, target, ok === undefined ? '' : ok ? 'met' : 'NOT met']);
 
 /** The data of the first event of `type` on a stream named `prefix`... that `match`es. */
 async function findEvent(store, prefix, type, match = () => true) {
   const head = await store.headPosition();
   let found = null;
   await new Promise((resolve, reject) => {
-    const subscription = store.subscribeToAll({ fromPosition: 0, prefixes: [prefix] }, {
-      onEvent(event) {
-        if (!found && event.type === type && match(event.data)) found = event;
+    const subscription = store.subscribeToAll(
+      { fromPosition: 0, prefixes: [prefix] },
+      {
+        onEvent(event) {
+          if (!found && event.type === type && match(event.data)) found = event;
+        },
+        onCheckpoint(position) {
+          if (position >= head) void subscription.stop().then(resolve, reject);
+        },
+        onError: reject,
       },
-      onCheckpoint(position) {
-        if (position >= head) void subscription.stop().then(resolve, reject);
-      },
-      onError: reject,
-    });
+    );
   });
   if (!found) throw new Error(`no ${type} on the ${prefix} streams`);
   return found;
@@ -212,7 +258,10 @@ async function partnerId(store) {
 
 /** `users` users of the bench partner, one `UserCreated` each on its own stream; the middle one's name. */
 async function seedUsers(dataDir, users) {
-  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), {
+    synchronous: 'normal',
+    pollIntervalMs: 60_000,
+  });
   try {
     const owner = await partnerId(store);
     const at = Math.floor(Date.now() / 1000);
@@ -220,8 +269,18 @@ async function seedUsers(dataDir, users) {
       const userId = randomUUID();
       const username = `bench-user-${String(i).padStart(7, '0')}`;
       const data = {
-        userId, partnerId: owner, username, name: `Bench User ${i}`, email: `${username}@example.com`, plan_id: 1, group_id: null,
-        bonus_bytes: 0, avatar_id: 0, share_id: String(100_000 + i), creation_time: at, passwordHash: '',
+        userId,
+        partnerId: owner,
+        username,
+        name: `Bench User ${i}`,
+        email: `${username}@example.com`,
+        plan_id: 1,
+        group_id: null,
+        bonus_bytes: 0,
+        avatar_id: 0,
+        share_id: String(100_000 + i),
+        creation_time: at,
+        passwordHash: '',
       };
       await appendEvents(store, `user-${userId}`, [{ type: 'UserCreated', data }], 'no_stream');
     }
@@ -248,7 +307,11 @@ async function serverCpuMs(pid, make, count) {
 
 /** `method path` with a JSON body, as `auth`: throws unless 2xx. */
 async function send(port, method, path, auth, body) {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
   await res.arrayBuffer();
 }
@@ -265,12 +328,20 @@ async function userWithDevice(dataDir) {
   try {
     const plans = await getJson(server.port, '/plans');
     const plan = plans.reduce((a, b) => (b.storage_bytes > a.storage_bytes ? b : a));
-    await send(server.port, 'POST', '/users/', authorization, { ...USER, name: 'Bench Scale User', email: 'bench-scale@example.com', plan_id: plan.plan_id });
+    await send(server.port, 'POST', '/users/', authorization, {
+      ...USER,
+      name: 'Bench Scale User',
+      email: 'bench-scale@example.com',
+      plan_id: plan.plan_id,
+    });
     await send(server.port, 'PUT', `${home}/laptop/`, userAuthorization, { sysplatform: 'linux', client_revision: 1 });
   } finally {
     await server.stop();
   }
-  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), { synchronous: 'normal', pollIntervalMs: 60_000 });
+  const store = SqliteEventStore.open(join(dataDir, 'events.sqlite'), {
+    synchronous: 'normal',
+    pollIntervalMs: 60_000,
+  });
   try {
     const { data } = await findEvent(store, 'device-', 'DeviceRegistered', (d) => d.name === 'laptop');
     return { deviceId: data.deviceId, userId: data.userId, partnerId: data.partnerId };
@@ -285,9 +356,12 @@ async function userWithDevice(dataDir) {
  */
 async function downloadCpuMs(server) {
   const get = async () => {
-    const res = await fetch(`http://127.0.0.1:${server.port}${home}/laptop/${DOWNLOADED}`, { headers: { authorization: userAuthorization } });
+    const res = await fetch(`http://127.0.0.1:${server.port}${home}/laptop/${DOWNLOADED}`, {
+      headers: { authorization: userAuthorization },
+    });
     const body = Buffer.from(await res.arrayBuffer());
-    if (res.status !== 200 || !body.equals(CONTENT)) throw new Error(`GET ${DOWNLOADED}: ${res.status}, ${body.length} bytes`);
+    if (res.status !== 200 || !body.equals(CONTENT))
+      throw new Error(`GET ${DOWNLOADED}: ${res.status}, ${body.length} bytes`);
   };
   for (let i = 0; i < 100; i++) await get();
   const rounds = [];
@@ -295,14 +369,18 @@ async function downloadCpuMs(server) {
   return median(rounds);
 }
 
-console.log(`bench:scale ${new Date().toISOString()}, sizes ${SIZES.join(', ')} files (${PER_FOLDER} per folder), page ${PAGE}`);
+console.log(
+  `bench:scale ${new Date().toISOString()}, sizes ${SIZES.join(', ')} files (${PER_FOLDER} per folder), page ${PAGE}`,
+);
 const emptyDir = mkdtempSync(join(tmpdir(), 'burrow-scale-empty-'));
 await startAndStop(emptyDir); // first start makes the partner and its events
 // the quicker of two starts: on a shared machine one start can wait seconds for a core
 const quicker = (a, b) => (a.seconds <= b.seconds ? a : b);
 const boot = quicker(await startAndStop(emptyDir), await startAndStop(emptyDir));
 rmSync(emptyDir, { recursive: true, force: true });
-console.log(`boot on an empty data directory: ${fmt(boot.seconds, 2)} s to ready (${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(boot.rss, 0)} MiB (the quicker of two: the fixed cost every start pays)`);
+console.log(
+  `boot on an empty data directory: ${fmt(boot.seconds, 2)} s to ready (${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(boot.rss, 0)} MiB (the quicker of two: the fixed cost every start pays)`,
+);
 
 const pages = {};
 /** server CPU ms per GET of one file, by the number of files its device holds */
@@ -315,14 +393,18 @@ for (const n of FILES ? SIZES : []) {
     rmSync(join(dataDir, 'read-models'), { recursive: true, force: true }); // every read model is built below
     const seedStarted = performance.now();
     const store = await seed(dataDir, n, { device, registered: true });
-    console.log(`\n${n} files: seeded ${await store.headPosition()} events in ${fmt((performance.now() - seedStarted) / 1000)} s`);
+    console.log(
+      `\n${n} files: seeded ${await store.headPosition()} events in ${fmt((performance.now() - seedStarted) / 1000)} s`,
+    );
 
     let memory = null;
     if (BEFORE && n <= 100_000) {
       const docs = new MemoryDocumentStore();
       memory = await rebuild(store, docs);
       memory.page = await firstPage(docs, device.deviceId);
-      console.log(`  before (in memory): rebuild ${fmt(memory.rate, 0)} events/s (${fmt(memory.seconds)} s), first page ${fmt(memory.page, 2)} ms`);
+      console.log(
+        `  before (in memory): rebuild ${fmt(memory.rate, 0)} events/s (${fmt(memory.seconds)} s), first page ${fmt(memory.page, 2)} ms`,
+      );
     }
     const file = join(dataDir, 'read-models', 'storage-catalog.sqlite');
     const docs = SqliteDocumentStore.open(file);
@@ -330,36 +412,72 @@ for (const n of FILES ? SIZES : []) {
     sqlite.page = await firstPage(docs, device.deviceId);
     await docs.close();
     await store.close();
-    console.log(`  after (SQLite):     rebuild ${fmt(sqlite.rate, 0)} events/s (${fmt(sqlite.seconds)} s), first page ${fmt(sqlite.page, 2)} ms`);
+    console.log(
+      `  after (SQLite):     rebuild ${fmt(sqlite.rate, 0)} events/s (${fmt(sqlite.seconds)} s), first page ${fmt(sqlite.page, 2)} ms`,
+    );
     pages[n] = { memory: memory?.page, sqlite: sqlite.page };
-    row(`rebuild, ${n} events (SQLite)`, `${fmt(sqlite.rate, 0)} events/s`, `>= ${TARGET.rebuild}`, n >= 100_000 ? sqlite.rate >= TARGET.rebuild : undefined);
+    row(
+      `rebuild, ${n} events (SQLite)`,
+      `${fmt(sqlite.rate, 0)} events/s`,
+      `>= ${TARGET.rebuild}`,
+      n >= 100_000 ? sqlite.rate >= TARGET.rebuild : undefined,
+    );
     if (memory) row(`rebuild, ${n} events (memory, before)`, `${fmt(memory.rate, 0)} events/s`, `>= ${TARGET.rebuild}`);
 
     // the first start builds what accounts and billing make of the events; the second resumes
     const first = await startAndStop(dataDir);
-    console.log(`  first start (builds accounts' and billing's read models from empty): ${fmt(first.seconds, 1)} s to ready, ${fmt(first.cpu, 1)} CPU s, RSS ${fmt(first.rss, 0)} MiB (peak ${fmt(first.peak, 0)})`);
+    console.log(
+      `  first start (builds accounts' and billing's read models from empty): ${fmt(first.seconds, 1)} s to ready, ${fmt(first.cpu, 1)} CPU s, RSS ${fmt(first.rss, 0)} MiB (peak ${fmt(first.peak, 0)})`,
+    );
     const resumed = quicker(await startAndStop(dataDir), await startAndStop(dataDir));
-    console.log(`  restart (SQLite, resumes; the quicker of two): ${fmt(resumed.seconds, 2)} s to ready, ${fmt(resumed.cpu, 2)} CPU s (boot alone ${fmt(boot.seconds, 2)} s, ${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(resumed.rss, 0)} MiB`);
-    row(`restart to ready, ${n} events (SQLite)`, `${fmt(resumed.seconds, 2)} s; CPU ${fmt(resumed.cpu, 2)} s = boot + ${fmt(resumed.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`, resumed.seconds <= TARGET.restartS);
-    row(`RSS after start, ${n} files (SQLite)`, `${fmt(resumed.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`, resumed.rss < TARGET.rssMiB);
+    console.log(
+      `  restart (SQLite, resumes; the quicker of two): ${fmt(resumed.seconds, 2)} s to ready, ${fmt(resumed.cpu, 2)} CPU s (boot alone ${fmt(boot.seconds, 2)} s, ${fmt(boot.cpu, 2)} CPU s), RSS ${fmt(resumed.rss, 0)} MiB`,
+    );
+    row(
+      `restart to ready, ${n} events (SQLite)`,
+      `${fmt(resumed.seconds, 2)} s; CPU ${fmt(resumed.cpu, 2)} s = boot + ${fmt(resumed.cpu - boot.cpu, 2)}`,
+      `<= ${TARGET.restartS} s`,
+      resumed.seconds <= TARGET.restartS,
+    );
+    row(
+      `RSS after start, ${n} files (SQLite)`,
+      `${fmt(resumed.rss, 0)} MiB`,
+      `< ${TARGET.rssMiB} MiB`,
+      resumed.rss < TARGET.rssMiB,
+    );
     const server = await startServer(dataDir);
     try {
       downloads[n] = await downloadCpuMs(server);
     } finally {
       await server.stop();
     }
-    console.log(`  a 4 KiB file of that device downloaded by its user: ${fmt(downloads[n], 2)} ms of server CPU per GET (median of 5 rounds of 200)`);
+    console.log(
+      `  a 4 KiB file of that device downloaded by its user: ${fmt(downloads[n], 2)} ms of server CPU per GET (median of 5 rounds of 200)`,
+    );
     if (BEFORE && n <= 100_000) {
       const before = await startAndStop(dataDir, { BURROW_READ_MODELS: 'memory' });
-      console.log(`  restart (memory, replays everything): ${fmt(before.seconds, 2)} s to ready, ${fmt(before.cpu, 2)} CPU s, RSS ${fmt(before.rss, 0)} MiB`);
-      row(`restart to ready, ${n} events (memory, before)`, `${fmt(before.seconds, 2)} s; CPU ${fmt(before.cpu, 2)} s = boot + ${fmt(before.cpu - boot.cpu, 2)}`, `<= ${TARGET.restartS} s`);
+      console.log(
+        `  restart (memory, replays everything): ${fmt(before.seconds, 2)} s to ready, ${fmt(before.cpu, 2)} CPU s, RSS ${fmt(before.rss, 0)} MiB`,
+      );
+      row(
+        `restart to ready, ${n} events (memory, before)`,
+        `${fmt(before.seconds, 2)} s; CPU ${fmt(before.cpu, 2)} s = boot + ${fmt(before.cpu - boot.cpu, 2)}`,
+        `<= ${TARGET.restartS} s`,
+      );
       row(`RSS after start, ${n} files (memory, before)`, `${fmt(before.rss, 0)} MiB`, `< ${TARGET.rssMiB} MiB`);
     }
     // what `admin rebuild-read-models` leads to: every read model rebuilt from the event store by the server
     rmSync(join(dataDir, 'read-models'), { recursive: true, force: true });
     const rebuilt = await startAndStop(dataDir);
-    console.log(`  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`);
-    row(`RSS after a full rebuild in the server, ${n} files (SQLite)`, `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, rebuilt.peak < TARGET.rssMiB);
+    console.log(
+      `  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`,
+    );
+    row(
+      `RSS after a full rebuild in the server, ${n} files (SQLite)`,
+      `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`,
+      `< ${TARGET.rssMiB} MiB`,
+      rebuilt.peak < TARGET.rssMiB,
+    );
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -367,13 +485,27 @@ for (const n of FILES ? SIZES : []) {
 
 for (const n of FILES ? SIZES.filter((s) => s > 1_000) : []) {
   const sqliteGrowth = pages[n].sqlite / pages[1_000].sqlite;
-  row(`first page of a 1,000-file folder, device of ${n} / of 1k files (SQLite)`, `${fmt(sqliteGrowth, 2)}x (${fmt(pages[n].sqlite, 2)} / ${fmt(pages[1_000].sqlite, 2)} ms)`, `<= ${TARGET.growth}x`, sqliteGrowth <= TARGET.growth);
+  row(
+    `first page of a 1,000-file folder, device of ${n} / of 1k files (SQLite)`,
+    `${fmt(sqliteGrowth, 2)}x (${fmt(pages[n].sqlite, 2)} / ${fmt(pages[1_000].sqlite, 2)} ms)`,
+    `<= ${TARGET.growth}x`,
+    sqliteGrowth <= TARGET.growth,
+  );
   if (pages[n].memory !== undefined && pages[1_000].memory !== undefined) {
     const g = pages[n].memory / pages[1_000].memory;
-    row(`first page of a 1,000-file folder, device of ${n} / of 1k files (memory, before)`, `${fmt(g, 2)}x (${fmt(pages[n].memory, 2)} / ${fmt(pages[1_000].memory, 2)} ms)`, `<= ${TARGET.growth}x`);
+    row(
+      `first page of a 1,000-file folder, device of ${n} / of 1k files (memory, before)`,
+      `${fmt(g, 2)}x (${fmt(pages[n].memory, 2)} / ${fmt(pages[1_000].memory, 2)} ms)`,
+      `<= ${TARGET.growth}x`,
+    );
   }
   const d = downloads[n] / downloads[1_000];
-  row(`download of a file, device of ${n} / of 1k files (server CPU per GET)`, `${fmt(d, 2)}x (${fmt(downloads[n], 2)} / ${fmt(downloads[1_000], 2)} ms)`, `<= ${TARGET.growth}x`, d <= TARGET.growth);
+  row(
+    `download of a file, device of ${n} / of 1k files (server CPU per GET)`,
+    `${fmt(d, 2)}x (${fmt(downloads[n], 2)} / ${fmt(downloads[1_000], 2)} ms)`,
+    `<= ${TARGET.growth}x`,
+    d <= TARGET.growth,
+  );
 }
 
 /**
@@ -422,11 +554,18 @@ const WIDE = FILES ? [1_000, 100_000].filter((n) => n <= MAX) : [];
 const perFile = {};
 for (const n of WIDE) {
   perFile[n] = await wholeListing(n);
-  console.log(`\nthe whole listing of one folder of ${n} files, ${LISTING_PAGE_MAX} to a page: ${fmt(perFile[n], 2)} CPU µs per file`);
+  console.log(
+    `\nthe whole listing of one folder of ${n} files, ${LISTING_PAGE_MAX} to a page: ${fmt(perFile[n], 2)} CPU µs per file`,
+  );
 }
 if (perFile[100_000] !== undefined) {
   const g = perFile[100_000] / perFile[1_000];
-  row('whole listing of a folder, per file, 100k / 1k files (SQLite)', `${fmt(g, 2)}x (${fmt(perFile[100_000], 2)} / ${fmt(perFile[1_000], 2)} CPU µs)`, `<= ${TARGET.growth}x`, g <= TARGET.growth);
+  row(
+    'whole listing of a folder, per file, 100k / 1k files (SQLite)',
+    `${fmt(g, 2)}x (${fmt(perFile[100_000], 2)} / ${fmt(perFile[1_000], 2)} CPU µs)`,
+    `<= ${TARGET.growth}x`,
+    g <= TARGET.growth,
+  );
 }
 
 const usersRps = {};
@@ -441,13 +580,27 @@ for (const n of USERS ? (keptUsers ? [Number(process.env.BENCH_SCALE_USERS_N ?? 
       middle = await seedUsers(dataDir, n);
       console.log(`\n${n} users: seeded in ${fmt((performance.now() - seedStarted) / 1000)} s`);
       const built = await startAndStop(dataDir); // the read models build the new users
-      console.log(`  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready, ${fmt(built.cpu, 1)} CPU s, RSS ${fmt(built.rss, 0)} MiB (peak ${fmt(built.peak, 0)})`);
-      row(`RSS after the first start after seeding ${n} users (catch-up)`, `${fmt(built.rss, 0)} MiB, peak ${fmt(built.peak, 0)} (${fmt(built.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, built.peak < TARGET.rssMiB);
+      console.log(
+        `  first start after seeding (builds the users' read models): ${fmt(built.seconds, 1)} s to ready, ${fmt(built.cpu, 1)} CPU s, RSS ${fmt(built.rss, 0)} MiB (peak ${fmt(built.peak, 0)})`,
+      );
+      row(
+        `RSS after the first start after seeding ${n} users (catch-up)`,
+        `${fmt(built.rss, 0)} MiB, peak ${fmt(built.peak, 0)} (${fmt(built.seconds, 1)} s to ready)`,
+        `< ${TARGET.rssMiB} MiB`,
+        built.peak < TARGET.rssMiB,
+      );
       // what `admin rebuild-read-models` leads to: every read model rebuilt from the event store by the server
       rmSync(join(dataDir, 'read-models'), { recursive: true, force: true });
       const rebuilt = await startAndStop(dataDir);
-      console.log(`  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`);
-      row(`RSS after a full rebuild in the server, ${n} users (SQLite)`, `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`, `< ${TARGET.rssMiB} MiB`, rebuilt.peak < TARGET.rssMiB);
+      console.log(
+        `  start after rebuild-read-models (every read model built from empty): ${fmt(rebuilt.seconds, 1)} s to ready, ${fmt(rebuilt.cpu, 1)} CPU s, RSS ${fmt(rebuilt.rss, 0)} MiB (peak ${fmt(rebuilt.peak, 0)})`,
+      );
+      row(
+        `RSS after a full rebuild in the server, ${n} users (SQLite)`,
+        `${fmt(rebuilt.rss, 0)} MiB, peak ${fmt(rebuilt.peak, 0)} (${fmt(rebuilt.seconds, 1)} s to ready)`,
+        `< ${TARGET.rssMiB} MiB`,
+        rebuilt.peak < TARGET.rssMiB,
+      );
     } else console.log(`\n${n} users, kept in ${dataDir}`);
     const server = await startServer(dataDir);
     try {
@@ -461,17 +614,35 @@ for (const n of USERS ? (keptUsers ? [Number(process.env.BENCH_SCALE_USERS_N ?? 
       const firstOffset = performance.now();
       const atOffset = await getJson(server.port, offsetPath);
       const firstOffsetMs = performance.now() - firstOffset;
-      if (atOffset.length !== Math.min(1000, n - offset) || (n > 1000 && atOffset[0].username !== `bench-user-${String(offset).padStart(7, '0')}`)) {
-        throw new Error(`the page at offset ${offset} starts with ${atOffset[0]?.username} and holds ${atOffset.length} users`);
+      if (
+        atOffset.length !== Math.min(1000, n - offset) ||
+        (n > 1000 && atOffset[0].username !== `bench-user-${String(offset).padStart(7, '0')}`)
+      ) {
+        throw new Error(
+          `the page at offset ${offset} starts with ${atOffset[0]?.username} and holds ${atOffset.length} users`,
+        );
       }
       const options = { concurrency: 8, warmup: 100 };
-      const one = await measureConcurrently(() => getJson(server.port, `/users/${middle}`), { ...options, count: 2000 });
-      const firstPage = await measureConcurrently(() => getJson(server.port, '/users/?limit=1000'), { ...options, count: 200, warmup: 20 });
+      const one = await measureConcurrently(() => getJson(server.port, `/users/${middle}`), {
+        ...options,
+        count: 2000,
+      });
+      const firstPage = await measureConcurrently(() => getJson(server.port, '/users/?limit=1000'), {
+        ...options,
+        count: 200,
+        warmup: 20,
+      });
       // a page at an offset costs what it skips (SQLite's OFFSET, like MongoDB's skip, steps over every
       // row before it): measured one at a time, few, and reported without a target
-      const middlePage = await measureConcurrently(() => getJson(server.port, `/users/?limit=1000&offset=${offset}`), { concurrency: 1, count: 10, warmup: 2 });
+      const middlePage = await measureConcurrently(() => getJson(server.port, `/users/?limit=1000&offset=${offset}`), {
+        concurrency: 1,
+        count: 10,
+        warmup: 2,
+      });
       usersRps[n] = { one: one.rps, firstPage: firstPage.rps, middlePage: middlePage.rps };
-      console.log(`  GET /users/<u> ${fmt(one.rps, 0)} req/s; GET /users/?limit=1000 first page ${fmt(firstPage.rps, 0)} req/s, at offset ${offset} ${fmt(middlePage.rps, 1)} req/s (one at a time); RSS ${fmt(rssMiB(server.pid), 0)} MiB`);
+      console.log(
+        `  GET /users/<u> ${fmt(one.rps, 0)} req/s; GET /users/?limit=1000 first page ${fmt(firstPage.rps, 0)} req/s, at offset ${offset} ${fmt(middlePage.rps, 1)} req/s (one at a time); RSS ${fmt(rssMiB(server.pid), 0)} MiB`,
+      );
       // server CPU per request, the two pages interleaved in rounds (steadier than req/s on a shared machine)
       const cpu = { first: [], offset: [] };
       for (let round = 0; round < 5; round++) {
@@ -479,7 +650,9 @@ for (const n of USERS ? (keptUsers ? [Number(process.env.BENCH_SCALE_USERS_N ?? 
         cpu.offset.push(await serverCpuMs(server.pid, () => getJson(server.port, offsetPath), 4));
       }
       const med = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-      console.log(`  server CPU per request (median of 5 rounds): first page ${fmt(med(cpu.first), 1)} ms, at offset ${offset} ${fmt(med(cpu.offset), 1)} ms = ${fmt(med(cpu.offset) / med(cpu.first), 2)}x; the first request at that offset ${fmt(firstOffsetMs, 0)} ms (wall)`);
+      console.log(
+        `  server CPU per request (median of 5 rounds): first page ${fmt(med(cpu.first), 1)} ms, at offset ${offset} ${fmt(med(cpu.offset), 1)} ms = ${fmt(med(cpu.offset) / med(cpu.first), 2)}x; the first request at that offset ${fmt(firstOffsetMs, 0)} ms (wall)`,
+      );
     } catch (error) {
       console.log(`  the server is ${existsSync(`/proc/${server.pid}`) ? 'still running' : 'gone'}`);
       throw error;
@@ -491,13 +664,27 @@ for (const n of USERS ? (keptUsers ? [Number(process.env.BENCH_SCALE_USERS_N ?? 
   }
 }
 for (const n of USERS && !keptUsers ? SIZES.filter((s) => s > 1_000) : []) {
-  for (const [key, what, target] of [['one', 'GET /users/<u>', true], ['firstPage', 'GET /users/?limit=1000, first page', true], ['middlePage', 'GET /users/?limit=1000, the middle page (offset)', false]]) {
+  for (const [key, what, target] of [
+    ['one', 'GET /users/<u>', true],
+    ['firstPage', 'GET /users/?limit=1000, first page', true],
+    ['middlePage', 'GET /users/?limit=1000, the middle page (offset)', false],
+  ]) {
     const growth = usersRps[1_000][key] / usersRps[n][key];
-    row(`${what}, ${n} / 1k users (cost per request)`, `${fmt(growth, 2)}x (${fmt(usersRps[n][key], 1)} / ${fmt(usersRps[1_000][key], 1)} req/s)`, target ? `<= ${TARGET.growth}x` : '(grows with the offset)', target ? growth <= TARGET.growth : undefined);
+    row(
+      `${what}, ${n} / 1k users (cost per request)`,
+      `${fmt(growth, 2)}x (${fmt(usersRps[n][key], 1)} / ${fmt(usersRps[1_000][key], 1)} req/s)`,
+      target ? `<= ${TARGET.growth}x` : '(grows with the offset)',
+      target ? growth <= TARGET.growth : undefined,
+    );
   }
 }
 
 console.log('\nmeasured / target');
 const width = Math.max(...rows.map((r) => r[0].length));
-for (const [what, measured, target, ok] of rows) console.log(`${what.padEnd(width)}  ${measured.padEnd(44)} ${target.padEnd(12)} ${ok}`);
-console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; a loaded machine is slower: read the ratios)`);
+for (const [what, measured, target, ok] of rows)
+  console.log(`${what.padEnd(width)}  ${measured.padEnd(44)} ${target.padEnd(12)} ${ok}`);
+console.log(
+  `\nload average at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (2 cores; a loaded machine is slower: read the ratios)`,
+);

@@ -16,7 +16,12 @@ const { startStandalone } = await import('../apps/e2e/dist/harness/standalone.js
 // ---- baseline: the hand-written parser Burrow used before zod (libs/contracts coerce.ts) ------
 const INVALID = Symbol('invalid');
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const coerceInt = (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^\s*-?\d{1,16}\s*$/.test(v) ? Number(v.trim()) : INVALID);
+const coerceInt = (v) =>
+  typeof v === 'number' && Number.isSafeInteger(v)
+    ? v
+    : typeof v === 'string' && /^\s*-?\d{1,16}\s*$/.test(v)
+      ? Number(v.trim())
+      : INVALID;
 function coerceBool(v) {
   if (typeof v === 'boolean') return v;
   if (v === 1 || v === 0) return v === 1;
@@ -30,9 +35,14 @@ function coerceBool(v) {
 function coerceField(value, spec) {
   if (value === null) return spec.nullable ? null : INVALID;
   switch (spec.kind) {
-    case 'int': return coerceInt(value);
-    case 'nonNegativeInt': { const n = coerceInt(value); return n === INVALID || n < 0 ? INVALID : n; }
-    case 'bool': return coerceBool(value);
+    case 'int':
+      return coerceInt(value);
+    case 'nonNegativeInt': {
+      const n = coerceInt(value);
+      return n === INVALID || n < 0 ? INVALID : n;
+    }
+    case 'bool':
+      return coerceBool(value);
     default: {
       if (typeof value !== 'string') return INVALID;
       const s = value.trim();
@@ -58,16 +68,37 @@ function parseFields(body, specs) {
   return out;
 }
 const USER_SPECS = {
-  name: { kind: 'nonEmptyString', maxLength: 255, required: true }, email: { kind: 'email', maxLength: 254, required: true },
-  plan_id: { kind: 'int' }, group_id: { kind: 'int', nullable: true }, bonus_bytes: { kind: 'nonNegativeInt' },
-  bonus_gigs: { kind: 'nonNegativeInt' }, enabled: { kind: 'bool' }, purgehold_active: { kind: 'bool' }, password: { kind: 'string' },
+  name: { kind: 'nonEmptyString', maxLength: 255, required: true },
+  email: { kind: 'email', maxLength: 254, required: true },
+  plan_id: { kind: 'int' },
+  group_id: { kind: 'int', nullable: true },
+  bonus_bytes: { kind: 'nonNegativeInt' },
+  bonus_gigs: { kind: 'nonNegativeInt' },
+  enabled: { kind: 'bool' },
+  purgehold_active: { kind: 'bool' },
+  password: { kind: 'string' },
   username: { kind: 'nonEmptyString', maxLength: 128 },
 };
 
 // ---- the bodies ---------------------------------------------------------------------------
-const user = { name: ' Jane Doe ', email: 'jane@example.com', username: 'jdoe', plan_id: '2', group_id: 3, bonus_gigs: '5', enabled: 'True', password: 'a-long-password' };
+const user = {
+  name: ' Jane Doe ',
+  email: 'jane@example.com',
+  username: 'jdoe',
+  plan_id: '2',
+  group_id: 3,
+  bonus_gigs: '5',
+  enabled: 'True',
+  password: 'a-long-password',
+};
 const badUser = { name: '', email: 'nope', plan_id: 'x', enabled: 'perhaps' };
-const settings = { share_link_ttl: '60', autopurge_interval: null, ad_domain: 'Corp.Example.com', signup_network_restriction: ['10.0.0.0/8'], sharing_enabled: 'yes' };
+const settings = {
+  share_link_ttl: '60',
+  autopurge_interval: null,
+  ad_domain: 'Corp.Example.com',
+  signup_network_restriction: ['10.0.0.0/8'],
+  sharing_enabled: 'yes',
+};
 
 function perParse(fn, iterations = 200_000) {
   for (let i = 0; i < 20_000; i++) fn();
@@ -75,7 +106,13 @@ function perParse(fn, iterations = 200_000) {
   for (let i = 0; i < iterations; i++) fn();
   return Number(process.hrtime.bigint() - t) / 1e3 / iterations; // µs
 }
-const swallow = (fn) => () => { try { fn(); } catch { /* measured: the 400 path */ } };
+const swallow = (fn) => () => {
+  try {
+    fn();
+  } catch {
+    /* measured: the 400 path */
+  }
+};
 
 const rows = [];
 const baseValid = perParse(() => parseFields(user, USER_SPECS));
@@ -83,17 +120,31 @@ const baseInvalid = perParse(swallow(() => parseFields(badUser, USER_SPECS)));
 rows.push(['baseline: hand-written parser, user body', baseValid, 1]);
 rows.push(['zod parseRequest(CreateUserBody), valid', perParse(() => parseRequest(CreateUserBody, user)), null]);
 rows.push(['baseline: hand-written parser, invalid user body', baseInvalid, 1]);
-rows.push(['zod parseRequest(CreateUserBody), invalid (400)', perParse(swallow(() => parseRequest(CreateUserBody, badUser))), null]);
-rows.push(['zod parseRequest(UpdateSettingsBody), valid', perParse(() => parseRequest(UpdateSettingsBody, settings), 50_000), null]);
+rows.push([
+  'zod parseRequest(CreateUserBody), invalid (400)',
+  perParse(swallow(() => parseRequest(CreateUserBody, badUser))),
+  null,
+]);
+rows.push([
+  'zod parseRequest(UpdateSettingsBody), valid',
+  perParse(() => parseRequest(UpdateSettingsBody, settings), 50_000),
+  null,
+]);
 
 // ---- a whole request, for scale -------------------------------------------------------------
 const target = await startStandalone();
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 const auth = 'Basic ' + Buffer.from(`${target.partner.username}:${target.partner.password}`).toString('base64');
-const ping = () => new Promise((resolve, reject) => {
-  const u = new URL(`${target.url}/ping`);
-  request({ host: u.hostname, port: u.port, path: u.pathname, agent, headers: { authorization: auth } }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject).end();
-});
+const ping = () =>
+  new Promise((resolve, reject) => {
+    const u = new URL(`${target.url}/ping`);
+    request({ host: u.hostname, port: u.port, path: u.pathname, agent, headers: { authorization: auth } }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    })
+      .on('error', reject)
+      .end();
+  });
 for (let i = 0; i < 200; i++) await ping();
 const N = 2000;
 const t = process.hrtime.bigint();
@@ -103,9 +154,13 @@ await target.close();
 agent.destroy();
 
 console.log(`validation cost per request body, ${new Date().toISOString()}`);
-console.log(`${'what'.padEnd(52)} ${'µs/parse'.padStart(9)} ${'vs baseline'.padStart(12)} ${'of a request'.padStart(13)}`);
+console.log(
+  `${'what'.padEnd(52)} ${'µs/parse'.padStart(9)} ${'vs baseline'.padStart(12)} ${'of a request'.padStart(13)}`,
+);
 for (const [name, us] of rows) {
   const base = name.includes('invalid') ? baseInvalid : baseValid;
-  console.log(`${name.padEnd(52)} ${us.toFixed(2).padStart(9)} ${(us / base).toFixed(2).padStart(11)}x ${((100 * us) / requestUs).toFixed(2).padStart(12)}%`);
+  console.log(
+    `${name.padEnd(52)} ${us.toFixed(2).padStart(9)} ${(us / base).toFixed(2).padStart(11)}x ${((100 * us) / requestUs).toFixed(2).padStart(12)}%`,
+  );
 }
 console.log(`${'a whole GET /ping through the gateway (sequential)'.padEnd(52)} ${requestUs.toFixed(0).padStart(9)}`);

@@ -19,15 +19,29 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 function call(url, { method = 'GET', auth, body } = {}) {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: {
-      ...(auth ? { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => (res.statusCode < 400 ? resolve(text ? JSON.parse(text) : null) : reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`))));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        agent,
+        headers: {
+          ...(auth ? { authorization: 'Basic ' + Buffer.from(auth).toString('base64') } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          res.statusCode < 400
+            ? resolve(text ? JSON.parse(text) : null)
+            : reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`)),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
   });
@@ -72,7 +86,13 @@ const stats = (values) => {
 const fmt = (s) => `p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms`;
 
 // ---- baseline: a bare POST to the same receiver --------------------------------------------------
-const sample = JSON.stringify({ id: 'evt_baseline', position: 1, type: 'user.disabled', time: new Date().toISOString(), data: { username: 'someone' } });
+const sample = JSON.stringify({
+  id: 'evt_baseline',
+  position: 1,
+  type: 'user.disabled',
+  time: new Date().toISOString(),
+  data: { username: 'someone' },
+});
 const baseline = [];
 for (let i = 0; i < EVENTS + 50; i++) {
   const id = `b${i}`;
@@ -80,10 +100,20 @@ for (let i = 0; i < EVENTS + 50; i++) {
   const t = process.hrtime.bigint();
   await new Promise((resolve, reject) => {
     const u = new URL(receiverUrl);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-baseline-id': id } }, (res) => {
-      res.resume();
-      res.on('end', resolve);
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'x-baseline-id': id },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', resolve);
+      },
+    );
     req.on('error', reject);
     req.end(sample);
   });
@@ -92,11 +122,23 @@ for (let i = 0; i < EVENTS + 50; i++) {
 }
 
 // ---- Burrow: event -> receiver ---------------------------------------------------------------------
-const target = await startStandalone({ BURROW_WEBHOOK_ALLOW_HTTP: 'true', BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true', LOG_LEVEL: 'warn' });
+const target = await startStandalone({
+  BURROW_WEBHOOK_ALLOW_HTTP: 'true',
+  BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+  LOG_LEVEL: 'warn',
+});
 const auth = `${target.partner.username}:${target.partner.password}`;
 try {
-  await call(`${target.url}/webhooks/`, { method: 'POST', auth, body: { url: receiverUrl, event_types: ['user.enabled', 'user.disabled'] } });
-  await call(`${target.url}/users/`, { method: 'POST', auth, body: { username: 'bench', name: 'Bench', email: 'bench@example.com' } });
+  await call(`${target.url}/webhooks/`, {
+    method: 'POST',
+    auth,
+    body: { url: receiverUrl, event_types: ['user.enabled', 'user.disabled'] },
+  });
+  await call(`${target.url}/users/`, {
+    method: 'POST',
+    auth,
+    body: { username: 'bench', name: 'Bench', email: 'bench@example.com' },
+  });
   const measure = async (events) => {
     const fromEvent = [];
     const fromCall = [];
@@ -121,19 +163,35 @@ try {
   const base = stats(baseline);
   console.log(`webhook delivery latency, ${EVENTS} events one at a time, standalone, receiver on 127.0.0.1`);
   console.log(`  baseline: bare HTTP POST to the receiver      ${fmt(base)}`);
-  console.log(`  event recorded -> receiver has the delivery   ${fmt(viaEvent)}   (${(viaEvent.p50 / base.p50).toFixed(1)}x / ${(viaEvent.p99 / base.p99).toFixed(1)}x the baseline; ms clock)`);
-  console.log(`  API call -> receiver has the delivery         ${fmt(viaCall)}   (${(viaCall.p50 / base.p50).toFixed(1)}x / ${(viaCall.p99 / base.p99).toFixed(1)}x the baseline)`);
+  console.log(
+    `  event recorded -> receiver has the delivery   ${fmt(viaEvent)}   (${(viaEvent.p50 / base.p50).toFixed(1)}x / ${(viaEvent.p99 / base.p99).toFixed(1)}x the baseline; ms clock)`,
+  );
+  console.log(
+    `  API call -> receiver has the delivery         ${fmt(viaCall)}   (${(viaCall.p50 / base.p50).toFixed(1)}x / ${(viaCall.p99 / base.p99).toFixed(1)}x the baseline)`,
+  );
 
   // Another partner with 20 endpoints that accept and never answer, and deliveries piling up for
   // them (issue 33, item 5): they hold that partner's slots only, so this partner's latency stays.
   const noisy = { username: 'noisy-neighbour', password: 'noisy-password-1' };
   await target.operator.call('accounts.partners.create', { company_name: 'Noisy', bytes_available: null, ...noisy });
   const noisyAuth = `${noisy.username}:${noisy.password}`;
-  for (let i = 0; i < 20; i++) await call(`${target.url}/webhooks/`, { method: 'POST', auth: noisyAuth, body: { url: `${silentUrl}/${i}`, event_types: ['*'] } });
-  for (let i = 0; i < 5; i++) await call(`${target.url}/users/`, { method: 'POST', auth: noisyAuth, body: { username: `noisy${i}`, name: 'Noisy', email: `noisy${i}@example.com` } });
+  for (let i = 0; i < 20; i++)
+    await call(`${target.url}/webhooks/`, {
+      method: 'POST',
+      auth: noisyAuth,
+      body: { url: `${silentUrl}/${i}`, event_types: ['*'] },
+    });
+  for (let i = 0; i < 5; i++)
+    await call(`${target.url}/users/`, {
+      method: 'POST',
+      auth: noisyAuth,
+      body: { username: `noisy${i}`, name: 'Noisy', email: `noisy${i}@example.com` },
+    });
   const neighbour = await measure(Math.ceil(EVENTS / 3));
   console.log(`  the same, while another partner's 20 endpoints never answer (${silentOpen()} requests held open)`);
-  console.log(`    event recorded -> receiver has the delivery ${fmt(neighbour.viaEvent)}   (${(neighbour.viaEvent.p50 / viaEvent.p50).toFixed(1)}x / ${(neighbour.viaEvent.p99 / viaEvent.p99).toFixed(1)}x without the neighbour)`);
+  console.log(
+    `    event recorded -> receiver has the delivery ${fmt(neighbour.viaEvent)}   (${(neighbour.viaEvent.p50 / viaEvent.p50).toFixed(1)}x / ${(neighbour.viaEvent.p99 / viaEvent.p99).toFixed(1)}x without the neighbour)`,
+  );
 } finally {
   // the attempts held open fail at once when their connections go, so the service stops promptly
   silent.close();

@@ -12,7 +12,16 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -32,7 +41,11 @@ if (process.argv[2] === '--child') {
       const { writeZip, planZip } = await import(zipModule);
       const entries = async function* () {
         for (const f of manifest) {
-          yield { ...f, mtime: MTIME, open: async (start, end) => createReadStream(join(root, f.path), { start, end, highWaterMark: MiB }) };
+          yield {
+            ...f,
+            mtime: MTIME,
+            open: async (start, end) => createReadStream(join(root, f.path), { start, end, highWaterMark: MiB }),
+          };
         }
       };
       const { length } = await planZip(entries);
@@ -118,23 +131,36 @@ function infoZip(set) {
 }
 
 function benchSet(label, set) {
-  const child = (name) => JSON.parse(execFileSync(process.execPath, [self, '--child', name, set.dir], { encoding: 'utf8' }));
+  const child = (name) =>
+    JSON.parse(execFileSync(process.execPath, [self, '--child', name, set.dir], { encoding: 'utf8' }));
   const names = ['ours', 'ours, verifyCrc', 'archiver', ...(hasZip ? ['zip -0 -r'] : []), 'read files only'];
   const results = new Map(names.map((n) => [n, []]));
   // warm the page cache, then interleave rounds so a slow moment of the shared machine hits every contender
   child('read files only');
-  for (let round = 0; round < ROUNDS; round++) for (const name of names) results.get(name).push(name === 'zip -0 -r' ? infoZip(set) : child(name));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const name of names) results.get(name).push(name === 'zip -0 -r' ? infoZip(set) : child(name));
   const summary = new Map(
     names.map((name) => {
       const runs = results.get(name);
       const bytes = runs[0].bytes;
       const ms = median(runs.map((r) => r.ms));
       const cpuMs = median(runs.map((r) => r.cpuMs));
-      return [name, { bytes, ms, mbps: bytes / MiB / (ms / 1000), cpuPerGB: cpuMs / (bytes / 2 ** 30), rssMiB: median(runs.map((r) => r.rssKiB)) / 1024 }];
+      return [
+        name,
+        {
+          bytes,
+          ms,
+          mbps: bytes / MiB / (ms / 1000),
+          cpuPerGB: cpuMs / (bytes / 2 ** 30),
+          rssMiB: median(runs.map((r) => r.rssKiB)) / 1024,
+        },
+      ];
     }),
   );
   const ours = summary.get('ours');
-  console.log(`\n${label}: ${set.count} files, ${(set.bytes / MiB).toFixed(0)} MiB, to /dev/null, median of ${ROUNDS} rounds`);
+  console.log(
+    `\n${label}: ${set.count} files, ${(set.bytes / MiB).toFixed(0)} MiB, to /dev/null, median of ${ROUNDS} rounds`,
+  );
   if (!hasZip) console.log('zip -0 -r: SKIPPED (Info-ZIP `zip` is not installed: apt-get install zip)');
   console.log('contender             archive MiB       ms    MiB/s  x ours   CPU ms/GB  x ours   peak RSS MiB');
   for (const [name, s] of summary) {
@@ -149,10 +175,19 @@ const mixed = makeSet('mixed', [
   ...Array.from({ length: 200 }, (_, i) => [`small/${pad(Math.floor(i / 20), 2)}/file-${pad(i, 3)}.bin`, MiB]),
   ...Array.from({ length: 2 }, (_, i) => [`big/big-${i}.bin`, 50 * MiB]),
 ]);
-const tiny = makeSet('tiny', Array.from({ length: 5000 }, (_, i) => [`d${pad(Math.floor(i / 100), 2)}/f${pad(i, 4)}.bin`, 4096]));
+const tiny = makeSet(
+  'tiny',
+  Array.from({ length: 5000 }, (_, i) => [`d${pad(Math.floor(i / 100), 2)}/f${pad(i, 4)}.bin`, 4096]),
+);
 
 console.log(`Zip, store mode, ${new Date().toISOString()}, node ${process.version}`);
 benchSet('200 x 1 MiB + 2 x 50 MiB', mixed);
 benchSet('5,000 x 4 KiB (per-file overhead)', tiny);
-console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores; figures from a loaded machine are slower)`);
-console.log('RSS is the whole process (node itself is ~45 MiB); "read files only" is the ceiling: the same files read and discarded.');
+console.log(
+  `\nload average at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (2 cores; figures from a loaded machine are slower)`,
+);
+console.log(
+  'RSS is the whole process (node itself is ~45 MiB); "read files only" is the ceiling: the same files read and discarded.',
+);

@@ -21,10 +21,14 @@ if ((app === 'gateway' || app === 'standalone') && process.env.BURROW_TLS_CERT) 
   // it is not verified here; this checks that the process serves, not who it is
   const { request } = await import('node:https');
   const status = await new Promise((resolve) => {
-    const req = request(`https://127.0.0.1:${process.env.PORT || 8080}/healthz`, { rejectUnauthorized: false, timeout: TIMEOUT_MS }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
+    const req = request(
+      `https://127.0.0.1:${process.env.PORT || 8080}/healthz`,
+      { rejectUnauthorized: false, timeout: TIMEOUT_MS },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', (e) => fail(e.message));
     req.end();
@@ -32,7 +36,9 @@ if ((app === 'gateway' || app === 'standalone') && process.env.BURROW_TLS_CERT) 
   process.exit(status >= 200 && status < 300 ? 0 : fail(`/healthz answered ${status}`));
 }
 if (app === 'gateway' || app === 'standalone') {
-  const res = await fetch(`http://127.0.0.1:${process.env.PORT || 8080}/healthz`, { signal: AbortSignal.timeout(TIMEOUT_MS) }).catch((e) => fail(e.message));
+  const res = await fetch(`http://127.0.0.1:${process.env.PORT || 8080}/healthz`, {
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  }).catch((e) => fail(e.message));
   process.exit(res.ok ? 0 : fail(`/healthz answered ${res.status}`));
 }
 if (!['accounts', 'billing', 'storage-catalog'].includes(app)) fail(`unknown app "${app}" (BURROW_APP)`);
@@ -40,10 +46,16 @@ if (!process.env.NATS_URL) fail('NATS_URL is not set');
 
 const { connect } = await import('@nats-io/transport-node');
 const servers = process.env.NATS_URL.split(',').map((url) => url.trim());
-const nc = await connect({ servers, name: `${app}-healthcheck`, timeout: TIMEOUT_MS, reconnect: false }).catch((e) => fail(`NATS: ${e.message}`));
+const nc = await connect({ servers, name: `${app}-healthcheck`, timeout: TIMEOUT_MS, reconnect: false }).catch((e) =>
+  fail(`NATS: ${e.message}`),
+);
 try {
   // the envelope NestJS's NATS transport exchanges: { pattern, data, id } -> { response | err, id }
-  const msg = await nc.request(`${app}.health`, JSON.stringify({ pattern: `${app}.health`, data: {}, id: randomUUID() }), { timeout: TIMEOUT_MS });
+  const msg = await nc.request(
+    `${app}.health`,
+    JSON.stringify({ pattern: `${app}.health`, data: {}, id: randomUUID() }),
+    { timeout: TIMEOUT_MS },
+  );
   const reply = JSON.parse(new TextDecoder().decode(msg.data));
   if (reply.err) fail(`${app}.health answered an error: ${JSON.stringify(reply.err)}`);
 } catch (error) {

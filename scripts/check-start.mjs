@@ -26,7 +26,14 @@ const child = spawn('npm', ['start'], {
   cwd: root,
   detached: true, // npm and the node it starts are stopped together
   stdio: ['ignore', 'pipe', 'pipe'],
-  env: { ...process.env, PORT: String(port), BURROW_DATA_DIR: dataDir, BURROW_PARTNER_USERNAME: partner.username, BURROW_PARTNER_PASSWORD: partner.password, LOG_LEVEL: 'warn' },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    BURROW_DATA_DIR: dataDir,
+    BURROW_PARTNER_USERNAME: partner.username,
+    BURROW_PARTNER_PASSWORD: partner.password,
+    LOG_LEVEL: 'warn',
+  },
 });
 let output = '';
 child.stdout.on('data', (chunk) => (output += chunk));
@@ -51,7 +58,10 @@ const started = Date.now();
 for (;;) {
   if (child.exitCode !== null) fail(`npm start exited (${child.exitCode}) before it served`);
   if (Date.now() - started > 300_000) fail('not ready after 300 s');
-  const ready = await fetch(`${base}/readyz`).then((r) => r.status, () => 0);
+  const ready = await fetch(`${base}/readyz`).then(
+    (r) => r.status,
+    () => 0,
+  );
   if (ready === 200) break;
   await new Promise((r) => setTimeout(r, 200));
 }
@@ -60,7 +70,8 @@ const pong = await ping.json().catch(() => undefined);
 if (ping.status !== 200 || pong !== 'pong') fail(`GET /ping answered ${ping.status} ${JSON.stringify(pong)}`);
 const plans = await fetch(`${base}/plans`, { headers: auth });
 const list = await plans.json().catch(() => undefined);
-if (plans.status !== 200 || !Array.isArray(list) || list.length === 0) fail(`GET /plans answered ${plans.status} ${JSON.stringify(list)}`);
+if (plans.status !== 200 || !Array.isArray(list) || list.length === 0)
+  fail(`GET /plans answered ${plans.status} ${JSON.stringify(list)}`);
 const refused = await fetch(`${base}/ping`);
 if (refused.status !== 401) fail(`GET /ping without credentials answered ${refused.status}`);
 
@@ -71,4 +82,6 @@ clearTimeout(timer);
 // npm passes SIGTERM on; Burrow closes and exits 0 (npm may report the signal instead)
 if (code !== 0 && signal !== 'SIGTERM' && code !== 143) fail(`stopped with code ${code}, signal ${signal}`);
 rmSync(dataDir, { recursive: true, force: true });
-console.log(`check-start: npm start on Node ${process.version} served /ping and /plans ${((Date.now() - started) / 1000).toFixed(1)} s after it was run, and stopped cleanly`);
+console.log(
+  `check-start: npm start on Node ${process.version} served /ping and /plans ${((Date.now() - started) / 1000).toFixed(1)} s after it was run, and stopped cleanly`,
+);

@@ -7,7 +7,16 @@
  * which production-server suites run and which are skipped, and why.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -26,9 +35,15 @@ function findTests(dir, out = []) {
 const reachable = (host, port) =>
   new Promise((resolve) => {
     const socket = connect({ host, port, timeout: 500 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 
 const env = { ...process.env };
@@ -42,11 +57,17 @@ let natsChild = null;
 if (!env.NATS_URL) {
   // A private server per run: subjects and queue groups are global on a NATS server, so two test
   // runs sharing one would answer each other's requests. Fall back on the machine's server.
-  const bin = ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
+  const bin = ['nats-server', '/usr/sbin/nats-server', '/usr/bin/nats-server'].find(
+    (b) => spawnSync(b, ['--version']).status === 0,
+  );
   if (bin) {
     const port = 14222 + Math.floor(Math.random() * 20000);
     // JetStream on (-js, store in a fresh temporary directory): the key-value store runs on it
-    natsChild = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', mkdtempSync(join(tmpdir(), 'nats-'))], { stdio: 'ignore' });
+    natsChild = spawn(
+      bin,
+      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', mkdtempSync(join(tmpdir(), 'nats-'))],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port)); i++) await new Promise((r) => setTimeout(r, 100));
     if (await reachable('127.0.0.1', port)) env.NATS_URL = `nats://127.0.0.1:${port}`;
   }
@@ -72,15 +93,27 @@ if (!env.POSTGRES_URL && (await reachable('127.0.0.1', 5432))) {
 
 const servers = [
   ['NATS', env.NATS_URL, 'NATS transport and key-value (JetStream) contract suites and multi-process e2e suites'],
-  ['PostgreSQL', env.POSTGRES_URL, 'PostgreSQL event store contract and integration suites, and the multi-process e2e suite on the PostgreSQL event store (NATS + PostgreSQL + MinIO when set; databases of their own, dropped after)'],
+  [
+    'PostgreSQL',
+    env.POSTGRES_URL,
+    'PostgreSQL event store contract and integration suites, and the multi-process e2e suite on the PostgreSQL event store (NATS + PostgreSQL + MinIO when set; databases of their own, dropped after)',
+  ],
   ['KurrentDB (EventStoreDB)', env.EVENTSTORE_URL, 'KurrentDB adapter contract suite'],
-  ['MongoDB', env.MONGODB_URL, 'MongoDB adapter contract suite, projection runner suites and multi-process e2e suites (own databases per target)'],
+  [
+    'MongoDB',
+    env.MONGODB_URL,
+    'MongoDB adapter contract suite, projection runner suites and multi-process e2e suites (own databases per target)',
+  ],
   ['MinIO', env.MINIO_URL, 'MinIO adapter contract suite and multi-process e2e suites (own bucket per target)'],
 ];
 const printServers = (title) => {
   console.log(title);
   for (const [name, url, suites] of servers) {
-    console.log(url ? `  ${name}: ${url} -> ${suites} run` : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`);
+    console.log(
+      url
+        ? `  ${name}: ${url} -> ${suites} run`
+        : `  ${name}: not configured -> ${suites} SKIPPED (no server URL; see README "Tests")`,
+    );
   }
 };
 printServers('Production servers for this run:');
@@ -89,21 +122,29 @@ printServers('Production servers for this run:');
 // older one can leave compiled tests behind (apps/standalone/dist/e2e after the suite moved to
 // apps/e2e); they would run twice, against stale code. Only tests whose source exists run.
 const stale = [];
-const files = ['apps', 'libs'].flatMap((top) =>
-  readdirSync(join(root, top)).flatMap((p) => {
-    const dist = join(root, top, p, 'dist');
-    let found;
-    try { found = findTests(dist); } catch { return []; }
-    return found.filter((file) => {
-      const source = join(root, top, p, 'src', relative(dist, file)).replace(/\.js$/, '.ts');
-      if (existsSync(source)) return true;
-      stale.push(relative(root, file));
-      return false;
-    });
-  }),
-).sort();
+const files = ['apps', 'libs']
+  .flatMap((top) =>
+    readdirSync(join(root, top)).flatMap((p) => {
+      const dist = join(root, top, p, 'dist');
+      let found;
+      try {
+        found = findTests(dist);
+      } catch {
+        return [];
+      }
+      return found.filter((file) => {
+        const source = join(root, top, p, 'src', relative(dist, file)).replace(/\.js$/, '.ts');
+        if (existsSync(source)) return true;
+        stale.push(relative(root, file));
+        return false;
+      });
+    }),
+  )
+  .sort();
 if (stale.length > 0) {
-  console.log(`Ignoring ${stale.length} compiled test file(s) whose source no longer exists (\`npm run clean\` removes them):`);
+  console.log(
+    `Ignoring ${stale.length} compiled test file(s) whose source no longer exists (\`npm run clean\` removes them):`,
+  );
   for (const file of stale) console.log(`  ${file}`);
 }
 if (files.length === 0) {
@@ -134,7 +175,13 @@ const profiling = process.env.TEST_PROFILE === '1';
 // committed estimates in scripts/test-durations.json order the files.
 const cacheDir = join(root, 'node_modules', '.cache', 'burrow-tests');
 const durationsFile = join(cacheDir, 'durations.json');
-const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8')); } catch { return {}; } };
+const readJson = (path) => {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+};
 const known = { ...readJson(join(root, 'scripts', 'test-durations.json')), ...readJson(durationsFile) };
 const rel = (file) => relative(root, file);
 
@@ -142,15 +189,21 @@ const rel = (file) => relative(root, file);
 // (file, group) pair runs in a process of its own (SCENARIO_GROUP), so the groups of every mode run
 // side by side. SCENARIO=<regex> keeps the blocks whose name matches.
 const scenarioDir = join(root, 'apps', 'e2e', 'dist', 'scenarios');
-const groups = existsSync(join(scenarioDir, 'blocks.js')) ? (await import(join(scenarioDir, 'blocks.js'))).SCENARIO_GROUPS : [];
+const groups = existsSync(join(scenarioDir, 'blocks.js'))
+  ? (await import(join(scenarioDir, 'blocks.js'))).SCENARIO_GROUPS
+  : [];
 const scenarioFilter = process.env.SCENARIO ? new RegExp(process.env.SCENARIO) : null;
 const jobs = chosen.flatMap((file) =>
   file.startsWith(scenarioDir + '/') && groups.length > 0
-    ? groups.map((group) => group.filter((block) => !scenarioFilter || scenarioFilter.test(block))).filter((group) => group.length > 0).map((group) => ({ file, group }))
+    ? groups
+        .map((group) => group.filter((block) => !scenarioFilter || scenarioFilter.test(block)))
+        .filter((group) => group.length > 0)
+        .map((group) => ({ file, group }))
     : [{ file }],
 );
 const jobName = (job) => (job.group ? `${rel(job.file)} [${job.group.join(', ')}]` : rel(job.file));
-const guess = (job) => known[jobName(job)] ?? (job.file.includes('/e2e/') ? 60_000 : job.file.includes('.int.') ? 10_000 : 2_000);
+const guess = (job) =>
+  known[jobName(job)] ?? (job.file.includes('/e2e/') ? 60_000 : job.file.includes('.int.') ? 10_000 : 2_000);
 jobs.sort((a, b) => guess(b) - guess(a));
 
 const workDir = mkdtempSync(join(tmpdir(), 'burrow-tests-'));
@@ -158,9 +211,13 @@ const probe = join(root, 'scripts', 'test-probe.mjs');
 const reporter = join(root, 'scripts', 'test-reporter.mjs');
 const namePattern = process.env.TEST_NAME ? [`--test-name-pattern=${process.env.TEST_NAME}`] : [];
 
-console.log(`Running ${jobs.length} test processes (${chosen.length} files; the e2e scenario files once per group of blocks), ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`);
+console.log(
+  `Running ${jobs.length} test processes (${chosen.length} files; the e2e scenario files once per group of blocks), ${concurrency} at a time (TEST_CONCURRENCY), ${cores} cores${profiling ? ', profiling each test' : ''}.`,
+);
 if (slowLeftOut.length > 0) {
-  console.log(`The slow tier is left out: ${slowLeftOut.length} file(s) (${slowLeftOut.map(rel).join(', ')}); TEST_SLOW=1 runs them, and CI does.`);
+  console.log(
+    `The slow tier is left out: ${slowLeftOut.length} file(s) (${slowLeftOut.map(rel).join(', ')}); TEST_SLOW=1 runs them, and CI does.`,
+  );
 }
 
 /** Runs one test file (one block of it) in a process (and process group) of its own; resolves with what it reported. */
@@ -169,41 +226,103 @@ function runJob(job, index) {
   const jsonFile = join(workDir, `${index}.jsonl`);
   const cpuFile = join(workDir, `${index}.cpu.json`);
   const profileFile = profiling ? join(workDir, `${index}.profile.jsonl`) : undefined;
-  const args = ['--import', probe, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${jsonFile}`, ...namePattern, file];
+  const args = [
+    '--import',
+    probe,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${reporter}`,
+    `--test-reporter-destination=${jsonFile}`,
+    ...namePattern,
+    file,
+  ];
   const started = performance.now();
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
       detached: true, // its own process group: a stopped file takes its servers with it
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...env, ...(job.group ? { SCENARIO_GROUP: JSON.stringify(job.group) } : {}), BURROW_TEST_CPU_FILE: cpuFile, ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}) },
+      env: {
+        ...env,
+        ...(job.group ? { SCENARIO_GROUP: JSON.stringify(job.group) } : {}),
+        BURROW_TEST_CPU_FILE: cpuFile,
+        ...(profileFile ? { BURROW_TEST_PROFILE_FILE: profileFile } : {}),
+      },
     });
     let output = '';
-    child.stdout.on('data', (chunk) => { output += chunk; });
-    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }, fileTimeoutMs);
     running.set(child.pid, child);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       running.delete(child.pid);
       // whatever the file left running (a server a failed test did not stop) goes with it
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ }
-      const lines = existsSync(jsonFile) ? readFileSync(jsonFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* none left */
+      }
+      const lines = existsSync(jsonFile)
+        ? readFileSync(jsonFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
       const cpu = readJson(cpuFile).cpuMs;
-      const profile = profileFile && existsSync(profileFile) ? readFileSync(profileFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-      resolveRun({ file, name: jobName(job), code, signal, timedOut, output, lines, wallMs: performance.now() - started, cpuMs: cpu, profile });
+      const profile =
+        profileFile && existsSync(profileFile)
+          ? readFileSync(profileFile, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l))
+          : [];
+      resolveRun({
+        file,
+        name: jobName(job),
+        code,
+        signal,
+        timedOut,
+        output,
+        lines,
+        wallMs: performance.now() - started,
+        cpuMs: cpu,
+        profile,
+      });
     });
   });
 }
 
 const running = new Map();
-const stopAll = () => { for (const pid of running.keys()) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } } };
-process.on('SIGINT', () => { stopAll(); process.exit(130); });
-process.on('SIGTERM', () => { stopAll(); process.exit(143); });
+const stopAll = () => {
+  for (const pid of running.keys()) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+};
+process.on('SIGINT', () => {
+  stopAll();
+  process.exit(130);
+});
+process.on('SIGTERM', () => {
+  stopAll();
+  process.exit(143);
+});
 
 const totals = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const results = [];
@@ -217,16 +336,27 @@ async function worker() {
     const summary = Object.fromEntries(result.lines.filter((l) => l.type === 'summary').map((l) => [l.key, l.value]));
     result.summary = summary;
     // a file that died before its summary (a crash, a timeout, a syntax error) counts as one failed test
-    result.failed = result.code !== 0 || result.timedOut || summary.tests === undefined || summary.fail > 0 || summary.cancelled > 0;
-    if (summary.tests === undefined) { totals.tests += 1; totals.fail += 1; }
-    else for (const key of Object.keys(totals)) totals[key] += summary[key] ?? 0;
+    result.failed =
+      result.code !== 0 || result.timedOut || summary.tests === undefined || summary.fail > 0 || summary.cancelled > 0;
+    if (summary.tests === undefined) {
+      totals.tests += 1;
+      totals.fail += 1;
+    } else for (const key of Object.keys(totals)) totals[key] += summary[key] ?? 0;
     const seconds = (ms) => (ms === undefined ? '?' : (ms / 1000).toFixed(1));
     const mark = result.failed ? '✖' : '✔';
-    process.stdout.write(`\n${mark} ${result.name} (${seconds(result.wallMs)} s wall, ${seconds(result.cpuMs)} s CPU; ${results.length}/${jobs.length})\n`);
+    process.stdout.write(
+      `\n${mark} ${result.name} (${seconds(result.wallMs)} s wall, ${seconds(result.cpuMs)} s CPU; ${results.length}/${jobs.length})\n`,
+    );
     // each file's own closing summary is left out: the run's, at the end, is the one to read
-    process.stdout.write(result.output.replace(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n/gm, ''));
-    if (result.timedOut) process.stdout.write(`✖ ${result.name} was stopped after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`);
-    else if (summary.tests === undefined) process.stdout.write(`✖ ${result.name} ended (code ${result.code}, signal ${result.signal}) without its test summary\n`);
+    process.stdout.write(
+      result.output.replace(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n/gm, ''),
+    );
+    if (result.timedOut)
+      process.stdout.write(`✖ ${result.name} was stopped after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_MS)\n`);
+    else if (summary.tests === undefined)
+      process.stdout.write(
+        `✖ ${result.name} ended (code ${result.code}, signal ${result.signal}) without its test summary\n`,
+      );
   }
 }
 await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, () => worker()));
@@ -247,15 +377,32 @@ try {
 const table = (rows, header) => {
   console.log(header);
   console.log('  wall s    CPU s  name');
-  for (const row of rows) console.log(`${(row.wallMs / 1000).toFixed(1).padStart(8)} ${row.cpuMs === undefined ? '       ?' : (row.cpuMs / 1000).toFixed(1).padStart(8)}  ${row.name}`);
+  for (const row of rows)
+    console.log(
+      `${(row.wallMs / 1000).toFixed(1).padStart(8)} ${row.cpuMs === undefined ? '       ?' : (row.cpuMs / 1000).toFixed(1).padStart(8)}  ${row.name}`,
+    );
 };
 if (profiling) {
   console.log('');
-  table(results.map((r) => ({ name: r.name, wallMs: r.wallMs, cpuMs: r.cpuMs })).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest test processes (files, or groups of blocks of the scenario files):');
+  table(
+    results
+      .map((r) => ({ name: r.name, wallMs: r.wallMs, cpuMs: r.cpuMs }))
+      .sort((a, b) => b.wallMs - a.wallMs)
+      .slice(0, 20),
+    'The 20 slowest test processes (files, or groups of blocks of the scenario files):',
+  );
   console.log('');
-  table(results.flatMap((r) => r.profile.map((p) => ({ ...p, name: `${p.name}  (${r.name})` }))).sort((a, b) => b.wallMs - a.wallMs).slice(0, 20), 'The 20 slowest tests (CPU counts the processes a test started):');
+  table(
+    results
+      .flatMap((r) => r.profile.map((p) => ({ ...p, name: `${p.name}  (${r.name})` })))
+      .sort((a, b) => b.wallMs - a.wallMs)
+      .slice(0, 20),
+    'The 20 slowest tests (CPU counts the processes a test started):',
+  );
   const cpuTotal = results.reduce((sum, r) => sum + (r.cpuMs ?? 0), 0);
-  console.log(`\nCPU in all test files: ${(cpuTotal / 1000).toFixed(0)} s; wall: ${(wallMs / 1000).toFixed(0)} s on ${cores} cores.`);
+  console.log(
+    `\nCPU in all test files: ${(cpuTotal / 1000).toFixed(0)} s; wall: ${(wallMs / 1000).toFixed(0)} s on ${cores} cores.`,
+  );
 }
 
 const failedFiles = results.filter((r) => r.failed);
@@ -268,7 +415,8 @@ if (failedFiles.length > 0) {
   }
 }
 printServers('\nThe suites above ran against:');
-if (slowLeftOut.length > 0) console.log(`Not run: the slow tier, ${slowLeftOut.length} file(s) (TEST_SLOW=1 runs them; CI does).`);
+if (slowLeftOut.length > 0)
+  console.log(`Not run: the slow tier, ${slowLeftOut.length} file(s) (TEST_SLOW=1 runs them; CI does).`);
 // The closing summary in the words of node's own runner (CI reads it), for the whole run.
 console.log('');
 for (const key of Object.keys(totals)) console.log(`ℹ ${key} ${totals[key]}`);

@@ -21,7 +21,11 @@ function statOf(pid) {
   const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // the command name is in parentheses and may hold spaces: count fields after its closing one
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(fields[1]), self: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]) };
+  return {
+    ppid: Number(fields[1]),
+    self: Number(fields[11]) + Number(fields[12]),
+    children: Number(fields[13]) + Number(fields[14]),
+  };
 }
 
 const cpuFile = process.env.BURROW_TEST_CPU_FILE;

@@ -5,7 +5,15 @@
  */
 import { DEFAULT_SCRYPT_N, setPasswordHashCost } from './logins/password-hash.js';
 import { ProcessRecovery, pendingProcessesProjection, type Projection } from '@burrow/eventsourcing';
-import { type Infrastructure, loggedRecovery, ReplicaRegistry, SessionForgets, startEventSourced, startService, systemClock } from '@burrow/runtime';
+import {
+  type Infrastructure,
+  loggedRecovery,
+  ReplicaRegistry,
+  SessionForgets,
+  startEventSourced,
+  startService,
+  systemClock,
+} from '@burrow/runtime';
 import { ForgetSessionsAfterWrites, notingAppends } from './logins/forget-sessions.js';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, type FirstPasswordTo, seedPlans } from './bootstrap.js';
@@ -93,7 +101,11 @@ export const accountsProjections = (signals?: FeedSignals): Projection[] => [
 export const webhookSettings = (config: Infrastructure['config']): WebhookSettings => ({
   allowHttp: config.webhooks.allowHttp,
   allowPrivate: config.webhooks.allowPrivateAddresses,
-  retry: { baseMs: config.webhooks.retryBaseMs, maxDelayMs: 3_600_000, windowMs: config.webhooks.retryWindowSeconds * 1000 },
+  retry: {
+    baseMs: config.webhooks.retryBaseMs,
+    maxDelayMs: 3_600_000,
+    windowMs: config.webhooks.retryWindowSeconds * 1000,
+  },
   disableAfterMs: config.webhooks.disableAfterSeconds * 1000,
   timeoutMs: config.webhooks.timeoutMs,
   concurrency: config.webhooks.concurrency,
@@ -113,27 +125,50 @@ export interface AccountsOptions {
 export async function startAccounts(infra: Infrastructure, options: AccountsOptions = {}): Promise<RunningService> {
   const log = infra.logger('accounts');
   setPasswordHashCost(infra.config.passwordScryptN);
-  if (infra.config.passwordScryptN < DEFAULT_SCRYPT_N) log.warn({ scryptN: infra.config.passwordScryptN }, `BURROW_PASSWORD_SCRYPT_N is below the default (${DEFAULT_SCRYPT_N}): new password hashes are cheaper to crack`);
+  if (infra.config.passwordScryptN < DEFAULT_SCRYPT_N)
+    log.warn(
+      { scryptN: infra.config.passwordScryptN },
+      `BURROW_PASSWORD_SCRYPT_N is below the default (${DEFAULT_SCRYPT_N}): new password hashes are cheaper to crack`,
+    );
   // opened at start, so a NATS server without JetStream stops the service with a clear message
   const logins = await LoginThrottle.open(await infra.keyValues(), { secret: infra.secret, log });
   const signals = new FeedSignals();
-  const { store, docs, runner, processes } = await startEventSourced(infra, 'accounts', log, accountsProjections(signals), {
-    waitForEnds: true,
-    // a group's members follow its plan change after the reply, noting that they are at it well
-    // within the recovery grace (recovery leaves them be); recovery finishes one that fails
-    activeEveryMs: Math.max(200, Math.min(20_000, (infra.config.recoveryGraceSeconds * 1000) / 3)),
-    onBackgroundError: (kind, processId, error) => log.error({ kind, processId, err: { message: error.message } }, 'a write completing after its reply failed; recovery will finish it'),
-    // what a handler appends to users, groups and partners is forgotten by the gateways before it answers (forget-sessions.ts)
-    writes: notingAppends,
-  });
+  const { store, docs, runner, processes } = await startEventSourced(
+    infra,
+    'accounts',
+    log,
+    accountsProjections(signals),
+    {
+      waitForEnds: true,
+      // a group's members follow its plan change after the reply, noting that they are at it well
+      // within the recovery grace (recovery leaves them be); recovery finishes one that fails
+      activeEveryMs: Math.max(200, Math.min(20_000, (infra.config.recoveryGraceSeconds * 1000) / 3)),
+      onBackgroundError: (kind, processId, error) =>
+        log.error(
+          { kind, processId, err: { message: error.message } },
+          'a write completing after its reply failed; recovery will finish it',
+        ),
+      // what a handler appends to users, groups and partners is forgotten by the gateways before it answers (forget-sessions.ts)
+      writes: notingAppends,
+    },
+  );
   const ctx: AccountsContext = {
-    store, docs, runner, processes, clock: systemClock, secret: infra.secret, log, logins, mailer: infra.mailer(),
+    store,
+    docs,
+    runner,
+    processes,
+    clock: systemClock,
+    secret: infra.secret,
+    log,
+    logins,
+    mailer: infra.mailer(),
     setPasswordLinks: {
       publicUrl: infra.config.publicUrl,
       ttlSeconds: infra.config.setPasswordLinkTtlSeconds,
       limit: await ActivationMailLimit.open(await infra.keyValues(), infra.config.activationMail),
     },
-    signals, webhooks: webhookSettings(infra.config),
+    signals,
+    webhooks: webhookSettings(infra.config),
   };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
   const recover = loggedRecovery(recovery, log);
@@ -142,8 +177,20 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   const module: DynamicModule = {
     module: AccountsModule,
     controllers: [
-      HealthHandlers, PlansHandlers, PartnersHandlers, GroupsHandlers, UsersHandlers, UserLoginHandlers, SetPasswordHandlers, ReportsHandlers, OperationsHandlers,
-      DevicePoliciesHandlers, PartnerBackupsHandlers, FeedHandlers, WebhooksHandlers, SharePasswordsHandlers,
+      HealthHandlers,
+      PlansHandlers,
+      PartnersHandlers,
+      GroupsHandlers,
+      UsersHandlers,
+      UserLoginHandlers,
+      SetPasswordHandlers,
+      ReportsHandlers,
+      OperationsHandlers,
+      DevicePoliciesHandlers,
+      PartnerBackupsHandlers,
+      FeedHandlers,
+      WebhooksHandlers,
+      SharePasswordsHandlers,
     ],
     providers: [
       { provide: ACCOUNTS_CONTEXT, useValue: ctx },
@@ -153,7 +200,9 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   };
   // Everything the service needs from the bus is opened before it listens: once it answers, a bus
   // outage must find it reconnecting, not still starting (a bucket open failing then ends the process).
-  const leases = await (await infra.keyValues()).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
+  const leases = await (
+    await infra.keyValues()
+  ).bucket<string>(leaseBucketName(ctx.webhooks), { ttlMs: leaseTtlMs(ctx.webhooks) });
   // the gateways heard from (their replica reports): those a write waits for
   const broadcasts = await infra.broadcasts();
   const gateways = new ReplicaRegistry(broadcasts);
@@ -169,11 +218,17 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
   timer.unref();
   const summarise = () =>
-    closeActivityHours(ctx, ACTIVITY_SUMMARY_GRACE_MS).catch((error: Error) => log.error({ err: { message: error.message } }, 'closing hours of backup activity failed'));
+    closeActivityHours(ctx, ACTIVITY_SUMMARY_GRACE_MS).catch((error: Error) =>
+      log.error({ err: { message: error.message } }, 'closing hours of backup activity failed'),
+    );
   const summaries = setInterval(() => void summarise(), ACTIVITY_SUMMARY_INTERVAL_MS);
   summaries.unref();
   // pending deliveries are in the read models (rebuilt from the log): the worker resumes them
-  const sender = new HttpDelivery({ allowHttp: ctx.webhooks.allowHttp, allowPrivate: ctx.webhooks.allowPrivate, timeoutMs: ctx.webhooks.timeoutMs });
+  const sender = new HttpDelivery({
+    allowHttp: ctx.webhooks.allowHttp,
+    allowPrivate: ctx.webhooks.allowPrivate,
+    timeoutMs: ctx.webhooks.timeoutMs,
+  });
   const worker = new DeliveryWorker(ctx, ctx.webhooks, leases, sender);
   worker.start();
   return {

@@ -20,7 +20,6 @@ import { loadInitialPlans } from './plans/default-plans.js';
 import { planCatalogue } from './plans/plan-catalogue.js';
 import type { AccountsContext } from './context.js';
 
-
 export async function seedPlans(ctx: AccountsContext, config: BurrowConfig): Promise<void> {
   const plans = await loadInitialPlans(config.plansFile);
   const result = await handleCommand(ctx.store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans });
@@ -38,7 +37,12 @@ async function writeOperatorFile(file: string, password: string): Promise<void> 
   await rename(temporary, file);
 }
 
-export async function bootstrapPartner(ctx: AccountsContext, config: BurrowConfig, partners: PartnersHandlers, passwordTo: FirstPasswordTo = 'console'): Promise<void> {
+export async function bootstrapPartner(
+  ctx: AccountsContext,
+  config: BurrowConfig,
+  partners: PartnersHandlers,
+  passwordTo: FirstPasswordTo = 'console',
+): Promise<void> {
   const existing = await ctx.store.readStream(Streams.bootstrap, { maxCount: 1 });
   if (existing.length) return;
   const username = config.partnerUsername ?? 'partner';
@@ -46,7 +50,12 @@ export async function bootstrapPartner(ctx: AccountsContext, config: BurrowConfi
   const password = config.partnerPassword ?? randomBytes(15).toString('base64url');
   try {
     // The marker holds no secret: only who was bootstrapped.
-    await appendEvents(ctx.store, Streams.bootstrap, [{ type: 'OperatorBootstrapped', data: { username } }], 'no_stream');
+    await appendEvents(
+      ctx.store,
+      Streams.bootstrap,
+      [{ type: 'OperatorBootstrapped', data: { username } }],
+      'no_stream',
+    );
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return;
     throw error;
@@ -56,7 +65,10 @@ export async function bootstrapPartner(ctx: AccountsContext, config: BurrowConfi
   await partners.create({ username, password, company_name: username, bytes_available: null });
   ctx.log.info({ username }, 'first partner created');
   if (generated && passwordTo === 'file') {
-    ctx.log.warn({ username, file: config.partnerPasswordFile }, 'the first partner has a generated password: it is in this file, readable only by this user; read it, then delete the file');
+    ctx.log.warn(
+      { username, file: config.partnerPasswordFile },
+      'the first partner has a generated password: it is in this file, readable only by this user; read it, then delete the file',
+    );
   } else if (generated) {
     // Printed once, to the console only (never to the structured log).
     process.stdout.write(

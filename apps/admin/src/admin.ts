@@ -13,10 +13,26 @@ import { readModelCommands } from './commands/read-models.js';
 import { reservationCommands } from './commands/reservations.js';
 import { verifyBlobsCommands } from './commands/verify-blobs.js';
 
-export const ADMIN_COMMANDS = [...partnerCommands, ...planCommands, ...reservationCommands, ...pendingWriteCommands, ...importFolderCommands, ...verifyBlobsCommands, ...readModelCommands];
+export const ADMIN_COMMANDS = [
+  ...partnerCommands,
+  ...planCommands,
+  ...reservationCommands,
+  ...pendingWriteCommands,
+  ...importFolderCommands,
+  ...verifyBlobsCommands,
+  ...readModelCommands,
+];
 
 export const parseAdminCommandLine = (argv: readonly string[]): CommandLine => parseCommandLine(argv, ADMIN_COMMANDS);
 
-export { type AdminAction, type AdminCommand, type BusAction, type CommandLine, type DirectAction, FailedResult, UsageError } from './command-line.js';
+export {
+  type AdminAction,
+  type AdminCommand,
+  type BusAction,
+  type CommandLine,
+  type DirectAction,
+  FailedResult,
+  UsageError,
+} from './command-line.js';
 export type { ImportSummary } from './import/import-folder.js';
 export type { VerifySummary } from './verify/verify-blobs.js';

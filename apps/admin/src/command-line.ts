@@ -82,7 +82,9 @@ const optionWithValue = (name: string, spec: OptionSpec) =>
   spec.type === 'string' ? `--${name} ${spec.choices ? spec.choices.join('|') : (spec.value ?? 'VALUE')}` : `--${name}`;
 
 function synopsis(command: AdminCommand): string {
-  const parts = Object.entries(command.options).map(([name, spec]) => (spec.required ? optionWithValue(name, spec) : `[${optionWithValue(name, spec)}]`));
+  const parts = Object.entries(command.options).map(([name, spec]) =>
+    spec.required ? optionWithValue(name, spec) : `[${optionWithValue(name, spec)}]`,
+  );
   return [command.name, ...parts, ...(command.arguments ?? []).map((a) => a.name)].join(' ');
 }
 
@@ -104,7 +106,10 @@ export function commandUsage(command: AdminCommand): string {
   if (options.length) {
     lines.push('', 'options:');
     const width = Math.max(...options.map(([name, spec]) => optionWithValue(name, spec).length)) + 2;
-    for (const [name, spec] of options) lines.push(`  ${optionWithValue(name, spec).padEnd(width)}${spec.required ? '(required) ' : ''}${spec.description}`);
+    for (const [name, spec] of options)
+      lines.push(
+        `  ${optionWithValue(name, spec).padEnd(width)}${spec.required ? '(required) ' : ''}${spec.description}`,
+      );
   }
   return lines.join('\n') + '\n';
 }
@@ -136,7 +141,8 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Adm
     if (!named) throw new UsageError(`unknown command ${rest[0]}`, programUsage(commands));
     return { help: commandUsage(named) };
   }
-  if (first.startsWith('-')) throw new UsageError(`unknown option ${first} (options follow the command)`, programUsage(commands));
+  if (first.startsWith('-'))
+    throw new UsageError(`unknown option ${first} (options follow the command)`, programUsage(commands));
   const command = commands.find((c) => c.name === first);
   if (!command) throw new UsageError(`unknown command ${first}`, programUsage(commands));
   const usage = shortUsage(command);
@@ -147,9 +153,11 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Adm
   let values: OptionValues;
   const argumentSpecs = command.arguments ?? [];
   try {
-    const options = Object.fromEntries(Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type }]));
+    const options = Object.fromEntries(
+      Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type }]),
+    );
     const parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: argumentSpecs.length > 0 });
-    values = { ...(parsed.values) };
+    values = { ...parsed.values };
     const extra = parsed.positionals.slice(argumentSpecs.length);
     if (extra.length) throw new Error(`Unexpected argument '${extra[0]}'`);
     argumentSpecs.forEach((spec, i) => (values[spec.name] = parsed.positionals[i]));

@@ -1,7 +1,14 @@
 /** The command-line parser on its own: what is help, what is a usage error, what reaches `prepare`. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type AdminCommand, type BusAction, type OptionValues, parseCommandLine, UsageError, wholeNumber } from './command-line.js';
+import {
+  type AdminCommand,
+  type BusAction,
+  type OptionValues,
+  parseCommandLine,
+  UsageError,
+  wholeNumber,
+} from './command-line.js';
 
 let prepared: OptionValues | null = null;
 const commands: AdminCommand[] = [
@@ -41,8 +48,13 @@ const usageError = (argv: string[]): UsageError => {
 describe('admin command line', () => {
   it('help, at the top or for one command, never prepares anything', () => {
     prepared = null;
-    for (const argv of [['--help'], ['-h'], ['help']]) assert.match((parseCommandLine(argv, commands) as { help: string }).help, /release\s+release something/);
-    for (const argv of [['release', '--help'], ['release', '--bogus', '-h'], ['help', 'release']]) {
+    for (const argv of [['--help'], ['-h'], ['help']])
+      assert.match((parseCommandLine(argv, commands) as { help: string }).help, /release\s+release something/);
+    for (const argv of [
+      ['release', '--help'],
+      ['release', '--bogus', '-h'],
+      ['help', 'release'],
+    ]) {
       const { help } = parseCommandLine(argv, commands) as { help: string };
       assert.match(help, /--kind a\|b\s+\(required\) which kind/);
       assert.match(help, /\[--force\]/);
@@ -60,15 +72,26 @@ describe('admin command line', () => {
     assert.match(usageError(['release', '--kind', 'a', 'stray']).message, /stray/);
     const malformed = usageError(['release', '--kind', 'a', '--limit', 'ten']);
     assert.match(malformed.message, /--limit must be a whole number/);
-    assert.match(malformed.usage, /usage: .* release --kind a\|b/, 'a value refused in prepare carries the command\'s usage');
+    assert.match(
+      malformed.usage,
+      /usage: .* release --kind a\|b/,
+      "a value refused in prepare carries the command's usage",
+    );
   });
 
   it('a positional argument: shown in the usage, required, one only, given to prepare under its name', async () => {
-    assert.match((parseCommandLine(['copy', '--help'], commands) as { help: string }).help, /copy --to DIR PATH[\s\S]*arguments:\s+PATH\s+what/);
+    assert.match(
+      (parseCommandLine(['copy', '--help'], commands) as { help: string }).help,
+      /copy --to DIR PATH[\s\S]*arguments:\s+PATH\s+what/,
+    );
     assert.match(usageError(['copy', '--to', 'x']).message, /copy needs PATH/);
     assert.match(usageError(['copy']).message, /needs --to, PATH/);
     assert.match(usageError(['copy', '--to', 'x', 'a', 'b']).message, /Unexpected argument 'b'/);
-    assert.match(usageError(['release', '--kind', 'a', 'stray']).message, /stray/, 'a command without arguments still refuses one');
+    assert.match(
+      usageError(['release', '--kind', 'a', 'stray']).message,
+      /stray/,
+      'a command without arguments still refuses one',
+    );
     const line = parseCommandLine(['copy', 'some dir', '--to', 'x'], commands);
     assert.ok('action' in line && typeof line.action !== 'function');
     assert.deepEqual({ ...((await line.action.direct()).result as object) }, { to: 'x', PATH: 'some dir' });
@@ -77,6 +100,9 @@ describe('admin command line', () => {
   it('a valid line reaches prepare with its values', async () => {
     const line = parseCommandLine(['release', '--kind', 'b', '--force', '--limit', '5'], commands);
     assert.ok('action' in line);
-    assert.deepEqual({ ...(await (line.action as BusAction)(null as never) as object) }, { kind: 'b', force: true, limit: '5' });
+    assert.deepEqual(
+      { ...((await (line.action as BusAction)(null as never)) as object) },
+      { kind: 'b', force: true, limit: '5' },
+    );
   });
 });

@@ -45,7 +45,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     // In-memory read models unless told otherwise: a standalone server may be running on the same
     // data directory, and its SQLite read models are its own (admin rebuild-read-models needs them free).
-    config = readConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', BURROW_READ_MODELS: process.env.BURROW_READ_MODELS ?? 'memory' });
+    config = readConfig({
+      ...process.env,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      BURROW_READ_MODELS: process.env.BURROW_READ_MODELS ?? 'memory',
+    });
   } catch (error) {
     process.stderr.write(`admin: ${(error as Error).message}\n`);
     return 2;
@@ -59,14 +63,19 @@ async function main(argv: string[]): Promise<number> {
     if (config.natsUrl) {
       // Only a client of the running services: nothing local (data directory, secret) is opened.
       // as unknown as: ClientNats is a ClientProxy whose own status and event types TypeScript will not widen to ClientProxy's defaults
-      client = natsClient(config.natsUrl, 'admin', { log: createLogger('admin', config.logLevel, process.stderr) }) as unknown as ClientProxy;
+      client = natsClient(config.natsUrl, 'admin', {
+        log: createLogger('admin', config.logLevel, process.stderr),
+      }) as unknown as ClientProxy;
       rpc = new RpcClient(client, 30_000);
     } else {
       // the services' logs go to stderr: stdout is the command's JSON result
       infra = new Infrastructure(config, undefined, { logDestination: process.stderr });
       client = infra.client('admin');
       rpc = new RpcClient(client, 30_000);
-      const [{ startAccounts }, { startBilling }] = await Promise.all([import('@burrow/accounts'), import('@burrow/billing')]);
+      const [{ startAccounts }, { startBilling }] = await Promise.all([
+        import('@burrow/accounts'),
+        import('@burrow/billing'),
+      ]);
       services.push(await startAccounts(infra));
       services.push(await startBilling(infra));
       if (storageCatalog) {
@@ -84,7 +93,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   } catch (error) {
-    const message = error instanceof DomainError ? `${error.status}: ${JSON.stringify(error.body)}` : (error as Error).message;
+    const message =
+      error instanceof DomainError ? `${error.status}: ${JSON.stringify(error.body)}` : (error as Error).message;
     process.stderr.write(`admin: ${message}\n`);
     return 1;
   } finally {

@@ -24,7 +24,13 @@ export interface ProgressDisplay {
 }
 
 /** `name` prefixes the plain lines; `format` is the bar's (cli-progress tokens and `source.payload()`'s fields). */
-export function showProgress(name: string, format: string, source: ProgressSource, stream: NodeJS.WriteStream = process.stderr, intervalMs = 5000): ProgressDisplay {
+export function showProgress(
+  name: string,
+  format: string,
+  source: ProgressSource,
+  stream: NodeJS.WriteStream = process.stderr,
+  intervalMs = 5000,
+): ProgressDisplay {
   if (!stream.isTTY) {
     const timer = setInterval(() => stream.write(`${name}: ${source.line()}\n`), intervalMs);
     timer.unref();
@@ -37,7 +43,10 @@ export function showProgress(name: string, format: string, source: ProgressSourc
       },
     };
   }
-  const bars = new cliProgress.MultiBar({ stream, format, hideCursor: true, clearOnComplete: false, fps: 5 }, cliProgress.Presets.shades_classic);
+  const bars = new cliProgress.MultiBar(
+    { stream, format, hideCursor: true, clearOnComplete: false, fps: 5 },
+    cliProgress.Presets.shades_classic,
+  );
   const bar = bars.create(1, 0, source.payload());
   // Ctrl-C: give the terminal its cursor back (the bar hid it), then stop as an interrupt would
   const interrupted = () => {

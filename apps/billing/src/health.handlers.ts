@@ -6,7 +6,8 @@ import { MessagePattern } from '@nestjs/microservices';
 import { BILLING_CONTEXT, type BillingContext } from './context.js';
 
 /** The billing service's health: asked on the queue group (the gateway's /readyz) and sent as this replica's own report. */
-export const billingHealth = (ctx: BillingContext): Promise<HealthReply> => serviceHealth('billing', ctx.store, ctx.docs, ctx.runner);
+export const billingHealth = (ctx: BillingContext): Promise<HealthReply> =>
+  serviceHealth('billing', ctx.store, ctx.docs, ctx.runner);
 
 @Controller()
 export class HealthHandlers {

@@ -42,11 +42,13 @@ function activationOverSmtp(mode: string, start: (env: Record<string, string>) =
 
     const lastMail = async (): Promise<ParsedMail> => simpleParser(smtp.received.at(-1)!.raw);
 
-    it('the SMTP server receives the mail: envelope, headers, the partner\'s name and brand, no password', async () => {
+    it("the SMTP server receives the mail: envelope, headers, the partner's name and brand, no password", async () => {
       const u = await createUser(p, { password: undefined });
       secrets.push(u.temp_password!);
       const before = smtp.received.length;
-      const res = await p.post(`/users/${u.username}?action=sendactivationemail`, { template_name: 'set_password' }).expect(200);
+      const res = await p
+        .post(`/users/${u.username}?action=sendactivationemail`, { template_name: 'set_password' })
+        .expect(200);
       assert.equal(res.body.email, u.user.email);
       assert.equal(smtp.received.length, before + 1, 'sent before the reply');
       const { from, to, raw } = smtp.received.at(-1)!;
@@ -54,12 +56,17 @@ function activationOverSmtp(mode: string, start: (env: Record<string, string>) =
       assert.deepEqual(to, [u.user.email]);
       const mail = await simpleParser(raw);
       assert.deepEqual(mail.from?.value, [{ name: company, address: SENDER }], 'the partner is the display name');
-      assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [{ name: u.user.name, address: u.user.email }]);
+      assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [
+        { name: u.user.name, address: u.user.email },
+      ]);
       assert.deepEqual(mail.replyTo?.value, [{ name: company, address: 'support@umbrella.example' }]);
       assert.equal(mail.subject, `Set your password for ${company}`);
       assert.equal(String(mail.headers.get('x-burrow-brand')), 'umbrella');
       assert.ok(mail.messageId && mail.date);
-      assert.match(String(mail.headers.get('content-type') ? (mail.headers.get('content-type') as { value: string }).value : ''), /multipart\/alternative/);
+      assert.match(
+        String(mail.headers.get('content-type') ? (mail.headers.get('content-type') as { value: string }).value : ''),
+        /multipart\/alternative/,
+      );
       assert.match(mail.text ?? '', new RegExp(`${company} \\(umbrella\\)`));
       assert.ok(!raw.toString('utf8').includes(u.temp_password!), 'no password anywhere in the raw message');
       assert.ok(!/password:\s*\S{8,}/i.test(mail.text ?? ''), 'no password field');
@@ -72,7 +79,12 @@ function activationOverSmtp(mode: string, start: (env: Record<string, string>) =
       secrets.push(link.path.split('/').pop()!, 'chosen-over-smtp-1');
       const gateways = target.urls.map((url) => supertest(url));
       await gateways[0].get(link.path).expect(200, /Choose your password/);
-      await gateways.at(-1)!.post(link.path).type('form').send(form('chosen-over-smtp-1')).expect(200, /Your password is set/);
+      await gateways
+        .at(-1)!
+        .post(link.path)
+        .type('form')
+        .send(form('chosen-over-smtp-1'))
+        .expect(200, /Your password is set/);
       await gateways[0].post(link.path).type('form').send(form('chosen-over-smtp-2')).expect(410);
       await storageApi(target, u.username, 'chosen-over-smtp-1').putDevice('laptop').expect(200);
       await storageApi(target, u.username, 'chosen-over-smtp-2').putDevice('laptop').expect(401);
@@ -97,13 +109,21 @@ function activationOverSmtp(mode: string, start: (env: Record<string, string>) =
       assert.match(res.body.reason, /the mail server could not be reached/);
     });
 
-    it('no process logged the link\'s token or a password (multi-process, debug logs)', { skip: mode === 'multi-process' ? false : 'the processes\' output is captured in multi-process mode' }, () => {
-      const mp = target as MultiProcessTarget;
-      const output = mp.processes().map((proc) => proc.output).join('\n');
-      assert.match(output, /activation email sent/, 'the logs were captured');
-      assert.match(output, /\/set-password\/\[token\]/, 'the request log shows the page without its token');
-      for (const secret of secrets) assert.ok(!output.includes(secret), `a secret (${secret.slice(0, 4)}...) reached the logs`);
-    });
+    it(
+      "no process logged the link's token or a password (multi-process, debug logs)",
+      { skip: mode === 'multi-process' ? false : "the processes' output is captured in multi-process mode" },
+      () => {
+        const mp = target as MultiProcessTarget;
+        const output = mp
+          .processes()
+          .map((proc) => proc.output)
+          .join('\n');
+        assert.match(output, /activation email sent/, 'the logs were captured');
+        assert.match(output, /\/set-password\/\[token\]/, 'the request log shows the page without its token');
+        for (const secret of secrets)
+          assert.ok(!output.includes(secret), `a secret (${secret.slice(0, 4)}...) reached the logs`);
+      },
+    );
   });
 }
 

@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { PartnerDetails, PendingWritesPage, RecoverWritesReport, ReleasedReservation, ReservationPage } from '@burrow/contracts';
+import type {
+  PartnerDetails,
+  PendingWritesPage,
+  RecoverWritesReport,
+  ReleasedReservation,
+  ReservationPage,
+} from '@burrow/contracts';
 import { SqliteEventStore } from '@burrow/event-store';
 import { partnerApi } from './harness/client.js';
 import { startMultiProcess } from './harness/multi-process.js';
@@ -35,15 +41,28 @@ describe('admin CLI: arguments are parsed before anything is touched', () => {
     for (const args of [['--help'], ['-h'], ['help']]) {
       const result = await admin(args, env);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-      for (const command of ['create-partner', 'show-partner', 'add-plan', 'list-plans', 'list-reservations', 'release-reservation', 'list-pending-writes', 'recover-writes']) {
+      for (const command of [
+        'create-partner',
+        'show-partner',
+        'add-plan',
+        'list-plans',
+        'list-reservations',
+        'release-reservation',
+        'list-pending-writes',
+        'recover-writes',
+      ]) {
         assert.match(result.stdout, new RegExp(`\\b${command}\\b`), `${args.join(' ')} lists ${command}`);
       }
       untouched(result);
     }
   });
 
-  it('<command> --help prints that command\'s usage and exit 0', async () => {
-    for (const args of [['create-partner', '--help'], ['create-partner', '--username', 'x', '-h'], ['help', 'create-partner']]) {
+  it("<command> --help prints that command's usage and exit 0", async () => {
+    for (const args of [
+      ['create-partner', '--help'],
+      ['create-partner', '--username', 'x', '-h'],
+      ['help', 'create-partner'],
+    ]) {
       const result = await admin(args, env);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stdout, /create-partner/);
@@ -92,12 +111,30 @@ describe('admin CLI: partners and plans', () => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-admin-'));
     try {
       const env = testEnv(dir);
-      const created = await admin(['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'Acme Ltd', '--bytes-available', '5000000000000', '--features', 'ldap,email_as_username'], env);
+      const created = await admin(
+        [
+          'create-partner',
+          '--username',
+          'acme',
+          '--password',
+          'acme-password-1',
+          '--company',
+          'Acme Ltd',
+          '--bytes-available',
+          '5000000000000',
+          '--features',
+          'ldap,email_as_username',
+        ],
+        env,
+      );
       assert.equal(created.code, 0, created.stderr);
       assert.equal(JSON.parse(created.stdout).company_name, 'Acme Ltd');
       const plan = await admin(['add-plan', '--name', '20 TB', '--storage-bytes', '20000000000000'], env);
       assert.equal(plan.code, 0, plan.stderr);
-      const duplicate = await admin(['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'X'], env);
+      const duplicate = await admin(
+        ['create-partner', '--username', 'acme', '--password', 'acme-password-1', '--company', 'X'],
+        env,
+      );
       assert.equal(duplicate.code, 1);
       assert.match(duplicate.stderr, /409/);
 
@@ -135,22 +172,51 @@ describe('admin CLI: reservations and unfinished writes, on the standalone data 
       const writeId = randomUUID();
       const userId = randomUUID();
       try {
-        await store.append('username-ghost', [{ type: 'NameReserved', data: { owner: randomUUID() }, metadata: { schemaVersion: 1 } }], 'no_stream');
-        const started = { kind: 'CreateUser', data: { userId, partnerId: partner.partner_id, username: 'halfway', email: 'halfway@example.com', ledgerFrom: null, adoptPlanOf: null }, startedAt: Math.floor(Date.now() / 1000) - 10 };
-        await store.append(`process-accounts-${writeId}`, [{ type: 'ProcessStarted', data: started, metadata: { schemaVersion: 1, processId: writeId } }], 'no_stream');
-        await store.append('username-halfway', [{ type: 'NameReserved', data: { owner: userId }, metadata: { schemaVersion: 1 } }], 'no_stream');
+        await store.append(
+          'username-ghost',
+          [{ type: 'NameReserved', data: { owner: randomUUID() }, metadata: { schemaVersion: 1 } }],
+          'no_stream',
+        );
+        const started = {
+          kind: 'CreateUser',
+          data: {
+            userId,
+            partnerId: partner.partner_id,
+            username: 'halfway',
+            email: 'halfway@example.com',
+            ledgerFrom: null,
+            adoptPlanOf: null,
+          },
+          startedAt: Math.floor(Date.now() / 1000) - 10,
+        };
+        await store.append(
+          `process-accounts-${writeId}`,
+          [{ type: 'ProcessStarted', data: started, metadata: { schemaVersion: 1, processId: writeId } }],
+          'no_stream',
+        );
+        await store.append(
+          'username-halfway',
+          [{ type: 'NameReserved', data: { owner: userId }, metadata: { schemaVersion: 1 } }],
+          'no_stream',
+        );
       } finally {
         await store.close();
       }
 
       const stuck = await json<ReservationPage>(['list-reservations', '--stuck']);
-      assert.deepEqual(stuck.reservations.map((r) => `${r.kind}:${r.name}`), ['username:ghost']);
+      assert.deepEqual(
+        stuck.reservations.map((r) => `${r.kind}:${r.name}`),
+        ['username:ghost'],
+      );
       assert.equal(stuck.next, null);
       const usernames = await json<ReservationPage>(['list-reservations', '--kind', 'username']);
       const halfway = usernames.reservations.find((r) => r.name === 'halfway');
       assert.equal(halfway?.status, 'in_flight');
       assert.match(halfway.reason, new RegExp(writeId));
-      assert.equal((await json<ReservationPage>(['list-reservations', '--kind', 'partnername'])).reservations[0]?.status, 'live');
+      assert.equal(
+        (await json<ReservationPage>(['list-reservations', '--kind', 'partnername'])).reservations[0]?.status,
+        'live',
+      );
 
       const inFlight = await admin(['release-reservation', '--kind', 'username', '--name', 'halfway'], env);
       assert.equal(inFlight.code, 1);
@@ -158,23 +224,55 @@ describe('admin CLI: reservations and unfinished writes, on the standalone data 
       const live = await admin(['release-reservation', '--kind', 'partnername', '--name', 'partner'], env);
       assert.equal(live.code, 1);
       assert.match(live.stderr, /409.*is live.*--force/);
-      const released = await json<ReleasedReservation>(['release-reservation', '--kind', 'username', '--name', 'Ghost']);
+      const released = await json<ReleasedReservation>([
+        'release-reservation',
+        '--kind',
+        'username',
+        '--name',
+        'Ghost',
+      ]);
       assert.equal(released.status, 'stuck');
       assert.deepEqual((await json<ReservationPage>(['list-reservations', '--stuck'])).reservations, []);
 
       const pending = await json<PendingWritesPage>(['list-pending-writes']);
-      assert.deepEqual(pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due })), [{ id: writeId, kind: 'CreateUser', due: false }]);
-      assert.deepEqual(await json<RecoverWritesReport>(['recover-writes']), { grace_seconds: 86400, completed: [], compensated: [], failed: [] });
+      assert.deepEqual(
+        pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due })),
+        [{ id: writeId, kind: 'CreateUser', due: false }],
+      );
+      assert.deepEqual(await json<RecoverWritesReport>(['recover-writes']), {
+        grace_seconds: 86400,
+        completed: [],
+        compensated: [],
+        failed: [],
+      });
       const recovered = await json<RecoverWritesReport>(['recover-writes', '--grace-seconds', '0']);
       assert.deepEqual(recovered.compensated, [{ id: writeId, kind: 'CreateUser' }]);
       assert.deepEqual((await json<PendingWritesPage>(['list-pending-writes'])).pending, []);
-      assert.ok(!(await json<ReservationPage>(['list-reservations', '--kind', 'username'])).reservations.some((r) => r.name === 'halfway' || r.name === 'ghost'));
+      assert.ok(
+        !(await json<ReservationPage>(['list-reservations', '--kind', 'username'])).reservations.some(
+          (r) => r.name === 'halfway' || r.name === 'ghost',
+        ),
+      );
 
       const target = await startStandalone({}, dir);
       try {
         const api = partnerApi(target);
-        await api.post('/users/', { name: 'Ghost', email: 'ghost@example.com', username: 'ghost', password: 'ghost-password-1' }).expect(201);
-        await api.post('/users/', { name: 'Halfway', email: 'halfway@example.com', username: 'halfway', password: 'halfway-password-1' }).expect(201);
+        await api
+          .post('/users/', {
+            name: 'Ghost',
+            email: 'ghost@example.com',
+            username: 'ghost',
+            password: 'ghost-password-1',
+          })
+          .expect(201);
+        await api
+          .post('/users/', {
+            name: 'Halfway',
+            email: 'halfway@example.com',
+            username: 'halfway',
+            password: 'halfway-password-1',
+          })
+          .expect(201);
       } finally {
         await target.close();
       }
@@ -195,7 +293,10 @@ describe('admin CLI over NATS', { skip: natsUrl ? false : 'NATS_URL not set: mul
       const result = await admin(['list-reservations', '--kind', 'partnername'], env);
       assert.equal(result.code, 0, result.stderr);
       const page = JSON.parse(result.stdout) as ReservationPage;
-      assert.deepEqual(page.reservations.map((r) => `${r.name}:${r.status}`), ['partner:live']);
+      assert.deepEqual(
+        page.reservations.map((r) => `${r.name}:${r.status}`),
+        ['partner:live'],
+      );
       const refused = await admin(['release-reservation', '--kind', 'partnername', '--name', 'partner'], env);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /409.*is live/);

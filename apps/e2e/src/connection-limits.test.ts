@@ -27,7 +27,11 @@ import { b32 } from './harness/storage-client.js';
 import { userWithDevice } from './scenarios/storage-fixtures.js';
 
 const HAS_PRLIMIT = spawnSync('prlimit', ['--version']).status === 0;
-const LIMITS = { BURROW_MAX_CONNECTIONS_PER_ADDRESS: '30', BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS: '10', BURROW_HEADERS_TIMEOUT_SECONDS: '8' };
+const LIMITS = {
+  BURROW_MAX_CONNECTIONS_PER_ADDRESS: '30',
+  BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS: '10',
+  BURROW_HEADERS_TIMEOUT_SECONDS: '8',
+};
 const HEADERS_TIMEOUT_MS = 8000;
 const PARTIAL = 'GET /healthz HTTP/1.1\r\nHost: burrow\r\n';
 
@@ -58,15 +62,32 @@ function connection(url: string, from: string, data: string): Connection {
 }
 
 /** One whole request from `from`: its status (0 when the connection failed) and how long it took. */
-function send(url: string, from: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; ms: number; error?: string }> {
+function send(
+  url: string,
+  from: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; ms: number; error?: string }> {
   const { hostname, port } = new URL(url);
   const started = Date.now();
   return new Promise((resolve) => {
-    const req = request({ host: hostname, port, method: options.method ?? 'GET', path: options.path, headers: options.headers, localAddress: from, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Date.now() - started }));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, ms: Date.now() - started, error: error.code ?? error.message }));
+    const req = request(
+      {
+        host: hostname,
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+        localAddress: from,
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Date.now() - started }));
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ status: 0, ms: Date.now() - started, error: error.code ?? error.message }),
+    );
     req.setTimeout(15_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     req.end(options.body);
   });
@@ -84,7 +105,11 @@ function modes(): [string, () => Promise<TestTarget>, string | false][] {
   const natsUrl = process.env.NATS_URL;
   return [
     ['standalone', () => startStandalone(LIMITS), false],
-    ['multi-process', () => startMultiProcess(natsUrl!, LIMITS), natsUrl ? false : 'NATS_URL not set: multi-process suites skipped'],
+    [
+      'multi-process',
+      () => startMultiProcess(natsUrl!, LIMITS),
+      natsUrl ? false : 'NATS_URL not set: multi-process suites skipped',
+    ],
   ];
 }
 
@@ -102,8 +127,15 @@ for (const [mode, start, skip] of modes()) {
       const { username, auth } = await userWithDevice(target, 'lim', 'user-password-1');
       const flood = Array.from({ length: 300 }, () => connection(target.url, '127.0.0.2', PARTIAL));
       // 290 are over the limit of 10 unfinished: closed without an answer, long before the headers timeout
-      await until(() => flood.filter((c) => c.closedAt !== undefined).length >= 290, HEADERS_TIMEOUT_MS / 2, 'the connections past the limit are closed');
-      assert.ok(flood.every((c) => c.received === ''), 'a refused connection gets no answer');
+      await until(
+        () => flood.filter((c) => c.closedAt !== undefined).length >= 290,
+        HEADERS_TIMEOUT_MS / 2,
+        'the connections past the limit are closed',
+      );
+      assert.ok(
+        flood.every((c) => c.received === ''),
+        'a refused connection gets no answer',
+      );
       const held = flood.filter((c) => c.closedAt === undefined);
       assert.equal(held.length, 10);
       // meanwhile another address is served promptly: a health probe, an upload
@@ -121,54 +153,79 @@ for (const [mode, start, skip] of modes()) {
       assert.equal((await send(target.url, '127.0.0.2', { path: '/healthz' })).status, 0);
       // the held ones are closed once their headers are late, not before
       await Promise.all(held.map((c) => c.closed));
-      for (const c of held) assert.ok(c.closedAt! - c.opened >= HEADERS_TIMEOUT_MS - 500, `held ${c.closedAt! - c.opened} ms`);
+      for (const c of held)
+        assert.ok(c.closedAt! - c.opened >= HEADERS_TIMEOUT_MS - 500, `held ${c.closedAt! - c.opened} ms`);
       // then the address is served again
       assert.equal((await send(target.url, '127.0.0.2', { path: '/healthz' })).status, 200);
     });
 
     it('an address holding its 30 connections (requests waiting for their bodies) cannot open another; another address can', async () => {
       // each sends its headers (`Expect: 100-continue`: the gateway says when it has them) and then no body
-      const waiting = 'POST /browse/login HTTP/1.1\r\nHost: burrow\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n';
+      const waiting =
+        'POST /browse/login HTTP/1.1\r\nHost: burrow\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n';
       const held: Connection[] = [];
       // five at a time: fewer than the 10 unfinished headers the address may have
       for (let batch = 0; batch < 6; batch++) {
         const five = Array.from({ length: 5 }, () => connection(target.url, '127.0.0.4', waiting));
-        await until(() => five.every((c) => c.received.startsWith('HTTP/1.1 100 Continue')), 15_000, 'the gateway has the headers');
+        await until(
+          () => five.every((c) => c.received.startsWith('HTTP/1.1 100 Continue')),
+          15_000,
+          'the gateway has the headers',
+        );
         held.push(...five);
       }
       const refused = connection(target.url, '127.0.0.4', 'GET /healthz HTTP/1.1\r\nHost: burrow\r\n\r\n');
       await refused.closed;
       assert.equal(refused.received, '', 'the 31st connection is closed without an answer');
-      assert.ok(held.every((c) => c.closedAt === undefined), 'the 30 stay open');
+      assert.ok(
+        held.every((c) => c.closedAt === undefined),
+        'the 30 stay open',
+      );
       assert.equal((await send(target.url, '127.0.0.5', { path: '/healthz' })).status, 200);
       for (const c of held) c.socket.destroy();
       // once they are gone, the address is served again (the gateway sees them close)
       const deadline = Date.now() + 10_000;
       let status = 0;
-      while (status !== 200 && Date.now() < deadline) status = (await send(target.url, '127.0.0.4', { path: '/healthz' })).status;
+      while (status !== 200 && Date.now() < deadline)
+        status = (await send(target.url, '127.0.0.4', { path: '/healthz' })).status;
       assert.equal(status, 200);
     });
   });
 }
 
-describe('the default limits: a standalone process with 1024 file descriptors through a flood of 2,000 half-open requests', { skip: HAS_PRLIMIT ? false : 'prlimit (util-linux) not found' }, () => {
-  it('keeps serving other addresses', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'burrow-limits-'));
-    const server = await startStandaloneProcess(dir, { LOG_LEVEL: 'warn' }, ['prlimit', '--nofile=1024:1024']);
-    const flood: Connection[] = [];
-    try {
-      for (let i = 0; i < 2000; i++) flood.push(connection(server.url, '127.0.0.2', PARTIAL));
-      await until(() => flood.every((c) => c.closedAt !== undefined || c.socket.readyState === 'open'), 30_000, 'every flood connection was accepted or closed');
-      const probes = [];
-      for (let i = 0; i < 16; i++) {
-        probes.push(await send(server.url, `127.0.0.${3 + (i % 4)}`, { path: '/healthz' }));
+describe(
+  'the default limits: a standalone process with 1024 file descriptors through a flood of 2,000 half-open requests',
+  { skip: HAS_PRLIMIT ? false : 'prlimit (util-linux) not found' },
+  () => {
+    it('keeps serving other addresses', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'burrow-limits-'));
+      const server = await startStandaloneProcess(dir, { LOG_LEVEL: 'warn' }, ['prlimit', '--nofile=1024:1024']);
+      const flood: Connection[] = [];
+      try {
+        for (let i = 0; i < 2000; i++) flood.push(connection(server.url, '127.0.0.2', PARTIAL));
+        await until(
+          () => flood.every((c) => c.closedAt !== undefined || c.socket.readyState === 'open'),
+          30_000,
+          'every flood connection was accepted or closed',
+        );
+        const probes = [];
+        for (let i = 0; i < 16; i++) {
+          probes.push(await send(server.url, `127.0.0.${3 + (i % 4)}`, { path: '/healthz' }));
+        }
+        assert.deepEqual(
+          probes.filter((p) => p.status !== 200),
+          [],
+          'every probe from another address is answered',
+        );
+        assert.ok(
+          flood.filter((c) => c.closedAt === undefined).length <= 64,
+          'the flooding address holds at most 64 connections',
+        );
+      } finally {
+        for (const c of flood) c.socket.destroy();
+        await server.kill();
+        await rm(dir, { recursive: true, force: true });
       }
-      assert.deepEqual(probes.filter((p) => p.status !== 200), [], 'every probe from another address is answered');
-      assert.ok(flood.filter((c) => c.closedAt === undefined).length <= 64, 'the flooding address holds at most 64 connections');
-    } finally {
-      for (const c of flood) c.socket.destroy();
-      await server.kill();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-});
+    });
+  },
+);

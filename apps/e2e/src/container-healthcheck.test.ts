@@ -24,31 +24,39 @@ function healthcheck(env: Record<string, string>): { status: number | null; outp
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-describe('container healthcheck (deploy/healthcheck.mjs)', { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found', timeout: 180_000 }, () => {
-  let target: MultiProcessTarget;
-  before(async () => {
-    target = await startMultiProcess(natsUrl!);
-  });
-  after(async () => {
-    await target?.close();
-  });
+describe(
+  'container healthcheck (deploy/healthcheck.mjs)',
+  { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found', timeout: 180_000 },
+  () => {
+    let target: MultiProcessTarget;
+    before(async () => {
+      target = await startMultiProcess(natsUrl!);
+    });
+    after(async () => {
+      await target?.close();
+    });
 
-  it('is healthy for every running app: the gateway on /healthz, the services over NATS', () => {
-    const port = new URL(target.url).port;
-    assert.deepEqual(healthcheck({ BURROW_APP: 'gateway', PORT: port }), { status: 0, output: '' });
-    for (const app of ['accounts', 'billing', 'storage-catalog']) {
-      const result = healthcheck({ BURROW_APP: app, NATS_URL: target.natsUrl });
-      assert.equal(result.status, 0, `${app}: ${result.output}`);
-    }
-  });
+    it('is healthy for every running app: the gateway on /healthz, the services over NATS', () => {
+      const port = new URL(target.url).port;
+      assert.deepEqual(healthcheck({ BURROW_APP: 'gateway', PORT: port }), { status: 0, output: '' });
+      for (const app of ['accounts', 'billing', 'storage-catalog']) {
+        const result = healthcheck({ BURROW_APP: app, NATS_URL: target.natsUrl });
+        assert.equal(result.status, 0, `${app}: ${result.output}`);
+      }
+    });
 
-  it('is unhealthy for a stopped service, a gateway that does not answer, and without NATS_URL', async () => {
-    await target.stopApp('billing');
-    const billing = healthcheck({ BURROW_APP: 'billing', NATS_URL: target.natsUrl });
-    assert.equal(billing.status, 1);
-    assert.match(billing.output, /unhealthy: billing\.health/);
-    assert.equal(healthcheck({ BURROW_APP: 'accounts', NATS_URL: target.natsUrl }).status, 0, 'the others are still healthy');
-    assert.equal(healthcheck({ BURROW_APP: 'gateway', PORT: '1' }).status, 1);
-    assert.match(healthcheck({ BURROW_APP: 'accounts' }).output, /NATS_URL is not set/);
-  });
-});
+    it('is unhealthy for a stopped service, a gateway that does not answer, and without NATS_URL', async () => {
+      await target.stopApp('billing');
+      const billing = healthcheck({ BURROW_APP: 'billing', NATS_URL: target.natsUrl });
+      assert.equal(billing.status, 1);
+      assert.match(billing.output, /unhealthy: billing\.health/);
+      assert.equal(
+        healthcheck({ BURROW_APP: 'accounts', NATS_URL: target.natsUrl }).status,
+        0,
+        'the others are still healthy',
+      );
+      assert.equal(healthcheck({ BURROW_APP: 'gateway', PORT: '1' }).status, 1);
+      assert.match(healthcheck({ BURROW_APP: 'accounts' }).output, /NATS_URL is not set/);
+    });
+  },
+);

@@ -47,7 +47,10 @@ describe('data directory permissions', () => {
         assert.equal(await mode(join(dir, name)), 0o600, name);
       }
       const blobEntries = await walk(join(dir, 'blobs'));
-      assert.ok(blobEntries.some((p) => /[0-9a-f]{64}$/.test(p)), 'a blob was stored');
+      assert.ok(
+        blobEntries.some((p) => /[0-9a-f]{64}$/.test(p)),
+        'a blob was stored',
+      );
       for (const path of blobEntries) {
         const s = await stat(path);
         assert.equal(s.mode & 0o777, s.isDirectory() ? 0o700 : 0o600, path);

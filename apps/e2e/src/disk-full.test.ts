@@ -38,16 +38,21 @@ const PASSWORD = 'user-password-1';
 const THRESHOLD_MIB = 4;
 /** local state only: the blob folder and the SQLite event store on the tmpfs, read models in memory */
 const ENV = {
-  MINIO_URL: '', EVENTSTORE_URL: '', MONGODB_URL: '',
+  MINIO_URL: '',
+  EVENTSTORE_URL: '',
+  MONGODB_URL: '',
   BURROW_MIN_FREE_DISK_MB: String(THRESHOLD_MIB),
   // a create cut by the full disk leaves a pending multi-step write: settled soon after space returns
-  BURROW_RECOVERY_GRACE_SECONDS: '1', BURROW_RECOVERY_INTERVAL_MS: '500',
+  BURROW_RECOVERY_GRACE_SECONDS: '1',
+  BURROW_RECOVERY_INTERVAL_MS: '500',
 };
 
 /** A tmpfs of `sizeMiB` at a fresh folder, or why there cannot be one here. */
 async function mountTmpfs(sizeMiB: number): Promise<{ dir: string; unmount: () => Promise<void> } | string> {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-fulldisk-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0700`, 'tmpfs', dir], { encoding: 'utf8' });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0700`, 'tmpfs', dir], {
+    encoding: 'utf8',
+  });
   if (mounted.status !== 0) {
     await rmdir(dir);
     return `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || '').trim()}): run as root`;
@@ -98,7 +103,12 @@ const reasonOf = (body: Buffer | string) => (JSON.parse(body.toString()) as { re
 async function fullDiskScenario(target: TestTarget, disk: string, dataDir: string): Promise<void> {
   const partner = partnerApi(target);
   const username = unique('disk');
-  const created = await partner.post('/users/', { username, name: 'Disk User', email: `${username}@example.com`, password: PASSWORD });
+  const created = await partner.post('/users/', {
+    username,
+    name: 'Disk User',
+    email: `${username}@example.com`,
+    password: PASSWORD,
+  });
   assert.equal(created.status, 201, created.text);
   const storage = storageApi(target, username, PASSWORD);
   await storage.putDevice('laptop').expect(200);
@@ -110,7 +120,10 @@ async function fullDiskScenario(target: TestTarget, disk: string, dataDir: strin
   for (const url of target.urls) {
     const chunk = Buffer.alloc(256 * 1024, 9);
     const res = await rawRequest(fileUrl(url, 'too-big.bin'), {
-      method: 'PUT', headers: basicAuth(username, PASSWORD), body: Array.from({ length: (16 * MiB) / chunk.length }, () => ({ chunk })), timeoutMs: 60_000,
+      method: 'PUT',
+      headers: basicAuth(username, PASSWORD),
+      body: Array.from({ length: (16 * MiB) / chunk.length }, () => ({ chunk })),
+      timeoutMs: 60_000,
     });
     assert.equal(res.status, 507, `${res.status} ${res.error?.message ?? res.body.toString()}`);
     assert.match(reasonOf(res.body), /disk space/);
@@ -127,7 +140,11 @@ async function fullDiskScenario(target: TestTarget, disk: string, dataDir: strin
   const readyBody = (await ready.json()) as { checks: Record<string, string> };
   assert.match(readyBody.checks.disk, /low disk space: .* below 4\.0 MiB \(BURROW_MIN_FREE_DISK_MB\)/);
   for (const url of target.urls) {
-    const res = await rawRequest(fileUrl(url, 'small.txt'), { method: 'PUT', headers: basicAuth(username, PASSWORD), body: [{ chunk: Buffer.from('small') }] });
+    const res = await rawRequest(fileUrl(url, 'small.txt'), {
+      method: 'PUT',
+      headers: basicAuth(username, PASSWORD),
+      body: [{ chunk: Buffer.from('small') }],
+    });
     assert.equal(res.status, 507, res.body.toString());
     assert.match(reasonOf(res.body), /low on disk space/);
   }
@@ -145,7 +162,12 @@ async function fullDiskScenario(target: TestTarget, disk: string, dataDir: strin
   }
   assert.equal(registration, 507, 'a device login on a full disk is refused with 507');
   const refusedName = unique('refused');
-  const refused = await partner.post('/users/', { username: refusedName, name: 'Refused', email: `${refusedName}@example.com`, password: PASSWORD });
+  const refused = await partner.post('/users/', {
+    username: refusedName,
+    name: 'Refused',
+    email: `${refusedName}@example.com`,
+    password: PASSWORD,
+  });
   assert.equal(refused.status, 507, refused.text);
   assert.match(refused.body.reason, /no disk space left/);
 
@@ -154,14 +176,27 @@ async function fullDiskScenario(target: TestTarget, disk: string, dataDir: strin
   await eventually(async () => assert.equal((await fetch(`${target.url}/readyz`)).status, 200), 30_000, 200);
   await storage.putDevice('laptop').expect(200);
   for (const url of target.urls) {
-    const res = await rawRequest(fileUrl(url, `after-${new URL(url).port}.txt`), { method: 'PUT', headers: basicAuth(username, PASSWORD), body: [{ chunk: Buffer.from('stored after') }] });
+    const res = await rawRequest(fileUrl(url, `after-${new URL(url).port}.txt`), {
+      method: 'PUT',
+      headers: basicAuth(username, PASSWORD),
+      body: [{ chunk: Buffer.from('stored after') }],
+    });
     assert.equal(res.status, 201, res.body.toString());
   }
   // the refused create left no reservation behind (recovery settles what it had begun)
-  await eventually(async () => {
-    const again = await partner.post('/users/', { username: refusedName, name: 'Refused', email: `${refusedName}@example.com`, password: PASSWORD });
-    assert.equal(again.status, 201, again.text);
-  }, 30_000, 500);
+  await eventually(
+    async () => {
+      const again = await partner.post('/users/', {
+        username: refusedName,
+        name: 'Refused',
+        email: `${refusedName}@example.com`,
+        password: PASSWORD,
+      });
+      assert.equal(again.status, 201, again.text);
+    },
+    30_000,
+    500,
+  );
   const listing = await supertest(target.url).get(`${storage.root}/laptop/docs/`).auth(username, PASSWORD).expect(200);
   const names = (listing.body.files as { name: string }[]).map((f) => f.name).sort();
   assert.deepEqual(names, ['before.txt', ...target.urls.map((u) => `after-${new URL(u).port}.txt`)].sort());
@@ -183,9 +218,15 @@ describe('a full disk answers 507, leaves nothing half-written, and recovers onc
     await mkdir(dataDir);
     const server = await startStandaloneProcess(dataDir, ENV);
     try {
-      await fullDiskScenario({ url: server.url, urls: [server.url], partner: TEST_PARTNER } as TestTarget, disk.dir, dataDir);
+      await fullDiskScenario(
+        { url: server.url, urls: [server.url], partner: TEST_PARTNER } as TestTarget,
+        disk.dir,
+        dataDir,
+      );
     } catch (error) {
-      throw new Error(`${(error as Error).message}\n--- server output ---\n${server.output().slice(-6000)}`, { cause: error });
+      throw new Error(`${(error as Error).message}\n--- server output ---\n${server.output().slice(-6000)}`, {
+        cause: error,
+      });
     } finally {
       await server.kill();
       await rm(dataDir, { recursive: true, force: true });
@@ -193,16 +234,24 @@ describe('a full disk answers 507, leaves nothing half-written, and recovers onc
   });
 
   const natsUrl = natsUrlForTests();
-  it('multi-process: two gateways writing the blob folder, the services sharing the SQLite file', { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' }, async (t) => {
-    if (typeof disk === 'string') return t.skip(disk);
-    const dataDir = join(disk.dir, 'multi');
-    await mkdir(dataDir);
-    const target = await startMultiProcess(natsUrl!, { ...ENV, BURROW_DATA_DIR: dataDir }, { productionServers: false });
-    try {
-      await fullDiskScenario(target, disk.dir, dataDir);
-    } finally {
-      await target.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'multi-process: two gateways writing the blob folder, the services sharing the SQLite file',
+    { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' },
+    async (t) => {
+      if (typeof disk === 'string') return t.skip(disk);
+      const dataDir = join(disk.dir, 'multi');
+      await mkdir(dataDir);
+      const target = await startMultiProcess(
+        natsUrl!,
+        { ...ENV, BURROW_DATA_DIR: dataDir },
+        { productionServers: false },
+      );
+      try {
+        await fullDiskScenario(target, disk.dir, dataDir);
+      } finally {
+        await target.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });

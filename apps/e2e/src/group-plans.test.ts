@@ -13,12 +13,20 @@ import { natsUrlForTests, startMultiProcess } from './harness/multi-process.js';
 
 const natsUrl = natsUrlForTests();
 const postgresUrl = process.env.POSTGRES_URL;
-const skip = !natsUrl ? 'NATS_URL not set and no nats-server found' : !postgresUrl ? 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432' : false;
+const skip = !natsUrl
+  ? 'NATS_URL not set and no nats-server found'
+  : !postgresUrl
+    ? 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432'
+    : false;
 const MEMBERS = 400;
 
 describe('group plan changes (multi-process, PostgreSQL event store)', { skip, timeout: 480_000 }, () => {
   it('answers at once with plan_status updating, the members follow, and a crash meanwhile is finished by recovery', async () => {
-    const target = await startMultiProcess(natsUrl!, { BURROW_RECOVERY_GRACE_SECONDS: '3', BURROW_RECOVERY_INTERVAL_MS: '500', LOG_LEVEL: 'info' }, { postgresEventStore: postgresUrl });
+    const target = await startMultiProcess(
+      natsUrl!,
+      { BURROW_RECOVERY_GRACE_SECONDS: '3', BURROW_RECOVERY_INTERVAL_MS: '500', LOG_LEVEL: 'info' },
+      { postgresEventStore: postgresUrl },
+    );
     try {
       const api = partnerApi(target);
       const group = (await api.post('/groups/', { name: 'Big', plan_id: 1 }).expect(201)).body as { group_id: number };
@@ -27,11 +35,25 @@ describe('group plan changes (multi-process, PostgreSQL event store)', { skip, t
         Array.from({ length: 8 }, async () => {
           while (next < MEMBERS) {
             const i = next++;
-            await api.post('/users/', { name: `Member ${i}`, email: `member${i}@example.com`, username: `member${i}`, group_id: group.group_id }).expect(201);
+            await api
+              .post('/users/', {
+                name: `Member ${i}`,
+                email: `member${i}@example.com`,
+                username: `member${i}`,
+                group_id: group.group_id,
+              })
+              .expect(201);
           }
         }),
       );
-      const members = async () => ((await api.get('/users/?limit=1000').expect(200)).body as { username: string; group_id: number | null; plan_id: number }[]).filter((u) => u.group_id === group.group_id);
+      const members = async () =>
+        (
+          (await api.get('/users/?limit=1000').expect(200)).body as {
+            username: string;
+            group_id: number | null;
+            plan_id: number;
+          }[]
+        ).filter((u) => u.group_id === group.group_id);
       assert.equal((await members()).length, MEMBERS);
       assert.equal((await api.get(`/groups/${group.group_id}`).expect(200)).body.plan_status, 'current');
 
@@ -60,7 +82,11 @@ describe('group plan changes (multi-process, PostgreSQL event store)', { skip, t
       }
       const after = await members();
       assert.equal(after.length, MEMBERS);
-      assert.deepEqual(after.filter((u) => u.plan_id !== 2).map((u) => u.username), [], 'every member on the new plan');
+      assert.deepEqual(
+        after.filter((u) => u.plan_id !== 2).map((u) => u.username),
+        [],
+        'every member on the new plan',
+      );
       assert.equal((await api.get(`/groups/${group.group_id}`).expect(200)).body.plan_members_pending, undefined);
     } catch (error) {
       const logs = target.processes().map((p) => `--- ${p.name}:\n${p.output.slice(-4000)}`);

@@ -33,12 +33,23 @@ async function slowUpload(target: TestTarget): Promise<void> {
   const parts = Array.from({ length: Math.ceil((OLD_LIMIT_MS + 40_000) / CHUNK_EVERY_MS) }, () => randomBytes(1024));
   const started = Date.now();
   const res = await rawRequest(`${target.url}${storage.root}/laptop/slow.bin`, {
-    method: 'PUT', headers: basicAuth(username, PASSWORD), body: parts.map((chunk) => ({ chunk, delayMs: CHUNK_EVERY_MS })), timeoutMs: 600_000,
+    method: 'PUT',
+    headers: basicAuth(username, PASSWORD),
+    body: parts.map((chunk) => ({ chunk, delayMs: CHUNK_EVERY_MS })),
+    timeoutMs: 600_000,
   });
   const took = Date.now() - started;
-  assert.equal(res.status, 201, `${target.mode}: after ${took} ms: ${res.status} ${res.body.toString()} ${res.error?.message ?? ''}`);
+  assert.equal(
+    res.status,
+    201,
+    `${target.mode}: after ${took} ms: ${res.status} ${res.body.toString()} ${res.error?.message ?? ''}`,
+  );
   assert.ok(took > OLD_LIMIT_MS, `the upload lasted ${took} ms, longer than the old limit`);
-  const stored = await bytes(supertest(target.urls[target.urls.length - 1]).get(`${storage.root}/laptop/slow.bin`).auth(username, PASSWORD)).expect(200);
+  const stored = await bytes(
+    supertest(target.urls[target.urls.length - 1])
+      .get(`${storage.root}/laptop/slow.bin`)
+      .auth(username, PASSWORD),
+  ).expect(200);
   assert.deepEqual(stored.body, Buffer.concat(parts));
 }
 

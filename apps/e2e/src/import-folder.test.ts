@@ -39,9 +39,15 @@ describe('admin CLI: import-folder', () => {
   };
   const totalBytes = Object.values(originals).reduce((n, b) => n + b.length, 0);
 
-  const env = (extra: Record<string, string> = {}) => ({ BURROW_URL: target.url, BURROW_USER_PASSWORD: PASSWORD, ...extra });
-  const importFolder = (args: string[] = ['--user', USER, '--device', DEVICE, folder], extra: Record<string, string> = {}) =>
-    runApp('admin/dist/main.js', ['import-folder', ...args], env(extra));
+  const env = (extra: Record<string, string> = {}) => ({
+    BURROW_URL: target.url,
+    BURROW_USER_PASSWORD: PASSWORD,
+    ...extra,
+  });
+  const importFolder = (
+    args: string[] = ['--user', USER, '--device', DEVICE, folder],
+    extra: Record<string, string> = {},
+  ) => runApp('admin/dist/main.js', ['import-folder', ...args], env(extra));
   const summaryOf = (run: { code: number | null; stdout: string; stderr: string }, code = 0): Summary => {
     assert.equal(run.code, code, `exit ${run.code}: ${run.stderr}`);
     return JSON.parse(run.stdout) as Summary;
@@ -55,7 +61,10 @@ describe('admin CLI: import-folder', () => {
     const files = new Map<string, StoredFile>();
     const deviceUrl = `/storage/${b32(USER)}/${encodeURIComponent(DEVICE)}/`;
     const visit = async (url: string, prefix: string): Promise<void> => {
-      const listing = (await get(url).expect(200)).body as { dirs: [string, string][]; files: { name: string; url: string; size: number; mtime: number; versions: number }[] };
+      const listing = (await get(url).expect(200)).body as {
+        dirs: [string, string][];
+        files: { name: string; url: string; size: number; mtime: number; versions: number }[];
+      };
       for (const f of listing.files) {
         const content = (await bytes(get(url + f.url)).expect(200)).body as Buffer;
         assert.equal(content.length, f.size, `${prefix}${f.name}: listed size`);
@@ -71,7 +80,9 @@ describe('admin CLI: import-folder', () => {
 
   before(async () => {
     target = await startStandalone();
-    await partnerApi(target).post('/users/', { username: USER, name: 'Im Porter', email: 'importer@example.com', password: PASSWORD }).expect(201);
+    await partnerApi(target)
+      .post('/users/', { username: USER, name: 'Im Porter', email: 'importer@example.com', password: PASSWORD })
+      .expect(201);
     folder = await mkdtemp(join(tmpdir(), 'burrow-import-'));
     for (const [path, content] of Object.entries(originals)) {
       await mkdir(join(folder, path, '..'), { recursive: true });
@@ -119,13 +130,26 @@ describe('admin CLI: import-folder', () => {
     assert.equal(first.bytes_uploaded, totalBytes);
     assert.deepEqual(first.skipped, [{ path: 'Documents/link-to-notes', reason: 'symlink' }]);
     assert.ok(first.seconds > 0 && first.mb_per_second >= 0);
-    assert.deepEqual((await devices()).map(([name]) => name), [DEVICE]);
+    assert.deepEqual(
+      (await devices()).map(([name]) => name),
+      [DEVICE],
+    );
     // registered with a platform clients know (their icons): linux2, win32 or darwin as Node names them
-    const info = (await get(`/storage/${b32(USER)}/?device_info=yes`).expect(200)).body.devices as { name: string; sysplatform: string }[];
-    assert.equal(info.find((d) => d.name === DEVICE)?.sysplatform, { linux: 'linux2', win32: 'win32', darwin: 'darwin' }[process.platform as string] ?? process.platform);
+    const info = (await get(`/storage/${b32(USER)}/?device_info=yes`).expect(200)).body.devices as {
+      name: string;
+      sysplatform: string;
+    }[];
+    assert.equal(
+      info.find((d) => d.name === DEVICE)?.sysplatform,
+      { linux: 'linux2', win32: 'win32', darwin: 'darwin' }[process.platform as string] ?? process.platform,
+    );
 
     let stored = await storedFiles();
-    assert.deepEqual([...stored.keys()].sort(), Object.keys(originals).sort(), 'exactly the regular files, the symlink not followed');
+    assert.deepEqual(
+      [...stored.keys()].sort(),
+      Object.keys(originals).sort(),
+      'exactly the regular files, the symlink not followed',
+    );
     for (const [path, content] of Object.entries(originals)) {
       assert.ok(stored.get(path)!.bytes.equals(content), `${path} read back byte-exact`);
       assert.equal(stored.get(path)!.versions, 1, path);
@@ -135,7 +159,8 @@ describe('admin CLI: import-folder', () => {
     assert.deepEqual(again.files, { uploaded: 0, unchanged: 5, skipped: 1, failed: 0 });
     assert.equal(again.bytes_uploaded, 0);
     stored = await storedFiles();
-    for (const path of Object.keys(originals)) assert.equal(stored.get(path)!.versions, 1, `${path}: still one version`);
+    for (const path of Object.keys(originals))
+      assert.equal(stored.get(path)!.versions, 1, `${path}: still one version`);
 
     // the same size, a new mtime: changed all the same
     const changed = Buffer.from('QUARTERLY REPORT');
@@ -149,7 +174,8 @@ describe('admin CLI: import-folder', () => {
     assert.equal(stored.get('Documents/report.txt')!.versions, 2);
     assert.ok(stored.get('Documents/report.txt')!.bytes.equals(changed));
     assert.equal(stored.get('Documents/report.txt')!.mtime, Math.floor(later.getTime() / 1000));
-    for (const path of Object.keys(originals).filter((p) => p !== 'Documents/report.txt')) assert.equal(stored.get(path)!.versions, 1, path);
+    for (const path of Object.keys(originals).filter((p) => p !== 'Documents/report.txt'))
+      assert.equal(stored.get(path)!.versions, 1, path);
   });
 
   it('a path the storage refuses and an unreadable file are reported, the rest goes on: exit 1 with the failures listed', async () => {
@@ -177,5 +203,4 @@ describe('admin CLI: import-folder', () => {
     assert.ok(stored.get('back\\slash.txt')?.bytes.equals(Buffer.from('a legal name')));
     assert.ok(![...stored.keys()].some((path) => path.endsWith('too-deep.txt')));
   });
-
 });

@@ -33,7 +33,10 @@ interface Document {
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 const filled = (template: string) =>
-  template.replace(/\{user\}/g, 'someone').replace(/\{room\}/g, 'room1').replace(/\{[A-Za-z_]+\}/g, '1');
+  template
+    .replace(/\{user\}/g, 'someone')
+    .replace(/\{room\}/g, 'room1')
+    .replace(/\{[A-Za-z_]+\}/g, '1');
 
 /** The operations that take the partner's credentials (the document's default security), on every mount of their path. */
 function partnerRoutes(doc: Document): Served[] {
@@ -43,7 +46,8 @@ function partnerRoutes(doc: Document): Served[] {
     for (const method of METHODS) {
       const op = item[method] as Operation | undefined;
       if (!op || op.security !== undefined) continue; // its own security: interface B, pages, operations
-      for (const { url } of item.servers ?? doc.servers) out.push({ method, path: `${url.replace(/\/$/, '')}${filled(template)}` });
+      for (const { url } of item.servers ?? doc.servers)
+        out.push({ method, path: `${url.replace(/\/$/, '')}${filled(template)}` });
     }
   }
   return out;
@@ -73,8 +77,18 @@ describe('interface A: every route refuses a call without the right partner cred
 
   it('reads the routes from the served OpenAPI document, both mounts', () => {
     assert.ok(routes.length > 60, `only ${routes.length} routes found`);
-    for (const path of ['/users/someone', '/apis/accounts/v1/users/someone', '/groups/1', '/apis/billing/v1/payments', '/webhooks/1', '/events/']) {
-      assert.ok(routes.some((r) => r.path === path), `${path} is among the routes`);
+    for (const path of [
+      '/users/someone',
+      '/apis/accounts/v1/users/someone',
+      '/groups/1',
+      '/apis/billing/v1/payments',
+      '/webhooks/1',
+      '/events/',
+    ]) {
+      assert.ok(
+        routes.some((r) => r.path === path),
+        `${path} is among the routes`,
+      );
     }
   });
 
@@ -83,7 +97,8 @@ describe('interface A: every route refuses a call without the right partner cred
     for (const route of routes) {
       for (const authorization of [undefined, 'Bearer abc', 'Basic !!!']) {
         const res = await send(route, authorization);
-        if (res.status !== 401 || !/json/.test(String(res.headers['content-type']))) wrong.push(`${route.method.toUpperCase()} ${route.path} [${authorization ?? 'none'}]: ${res.status}`);
+        if (res.status !== 401 || !/json/.test(String(res.headers['content-type'])))
+          wrong.push(`${route.method.toUpperCase()} ${route.path} [${authorization ?? 'none'}]: ${res.status}`);
       }
     }
     assert.deepEqual(wrong, []);
@@ -91,11 +106,16 @@ describe('interface A: every route refuses a call without the right partner cred
 
   it('a wrong password or an unknown partner: refused on every route (401, or 429 once the throttle holds the attempts)', async () => {
     const wrong: string[] = [];
-    const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    const basic = (username: string, password: string) =>
+      `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     for (const route of routes) {
-      for (const authorization of [basic(target.partner.username, 'not-the-password'), basic('no-such-partner', target.partner.password)]) {
+      for (const authorization of [
+        basic(target.partner.username, 'not-the-password'),
+        basic('no-such-partner', target.partner.password),
+      ]) {
         const res = await send(route, authorization);
-        if (res.status !== 401 && res.status !== 429) wrong.push(`${route.method.toUpperCase()} ${route.path}: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status !== 401 && res.status !== 429)
+          wrong.push(`${route.method.toUpperCase()} ${route.path}: ${res.status} ${JSON.stringify(res.body)}`);
       }
     }
     assert.deepEqual(wrong, []);

@@ -26,9 +26,17 @@ import { createUser } from './scenarios/accounts-fixtures.js';
 const appsDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Runs an app's entry point to its end (the admin CLI, a service that must fail to start). */
-function run(app: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+function run(
+  app: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js'), ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js'), ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -43,7 +51,8 @@ function run(app: string, args: string[], env: Record<string, string>, timeoutMs
 /** Locks `credentials`' account with failures from one address; returns that address. */
 async function lockAccount(url: string, credentials: Credentials): Promise<string> {
   const attacker = newAddress();
-  for (let i = 0; i < ACCOUNT_THRESHOLD; i++) await ping(url, { ...credentials, password: 'not-the-password' }, attacker);
+  for (let i = 0; i < ACCOUNT_THRESHOLD; i++)
+    await ping(url, { ...credentials, password: 'not-the-password' }, attacker);
   assert.equal((await ping(url, credentials, newAddress())).status, 429);
   return attacker;
 }
@@ -77,7 +86,8 @@ function scenarios(target: () => TestTarget) {
     const attacker = newAddress();
     await ping(gateway(0), credentials, home).expect(200);
     const wrong = { ...credentials, password: 'not-the-password' };
-    for (let i = 0; i < ACCOUNT_THRESHOLD; i++) assert.equal((await ping(gateway(i), wrong, attacker)).status, 401, `attempt ${i + 1}`);
+    for (let i = 0; i < ACCOUNT_THRESHOLD; i++)
+      assert.equal((await ping(gateway(i), wrong, attacker)).status, 401, `attempt ${i + 1}`);
     const refused = await ping(gateway(0), wrong, attacker);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers['retry-after']) >= 1);
@@ -114,7 +124,10 @@ function scenarios(target: () => TestTarget) {
       assert.ok(Number(refused.headers['retry-after']) >= 1);
     }
     // another address is not affected
-    assert.equal((await ping(gateway(0), { username: `${prefix}-y`, password: 'whatever-1' }, newAddress())).status, 401);
+    assert.equal(
+      (await ping(gateway(0), { username: `${prefix}-y`, password: 'whatever-1' }, newAddress())).status,
+      401,
+    );
   });
 
   it('once the account is locked, a brand-new address gets 429 with Retry-After, even with the right password', async () => {
@@ -167,7 +180,10 @@ function scenarios(target: () => TestTarget) {
       }
     }
     // Basic on a storage resource checks the same counters
-    const basic = await supertest(gateway(0)).get(`${root}/`).auth(username, password).set('X-Forwarded-For', newAddress());
+    const basic = await supertest(gateway(0))
+      .get(`${root}/`)
+      .auth(username, password)
+      .set('X-Forwarded-For', newAddress());
     assert.equal(basic.status, 429);
     assert.ok(Number(basic.headers['retry-after']) >= 1);
     // the owner, from the address that logged in before, still gets in
@@ -181,7 +197,11 @@ function scenarios(target: () => TestTarget) {
     const api = partnerApi(target());
     await createUser(api, { username, email, password });
     const login = (name: string, pass: string, address: string) =>
-      supertest(gateway(0)).post(`/storage/${b32(name)}/login`).type('form').set('X-Forwarded-For', address).send({ password: pass });
+      supertest(gateway(0))
+        .post(`/storage/${b32(name)}/login`)
+        .type('form')
+        .set('X-Forwarded-For', address)
+        .send({ password: pass });
     const attacker = newAddress();
     for (let i = 0; i < ACCOUNT_THRESHOLD; i++) {
       await login(username, 'not-the-password', attacker);
@@ -213,31 +233,43 @@ describe(
     it('the operator lifts a lock with the admin CLI (unlock-login), for every replica', async () => {
       const { credentials } = await createPartner(target!);
       await lockAccount(target!.urls[0], credentials);
-      const result = await run('admin', ['unlock-login', '--username', credentials.username], { NATS_URL: target!.natsUrl, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+      const result = await run('admin', ['unlock-login', '--username', credentials.username], {
+        NATS_URL: target!.natsUrl,
+        BURROW_DATA_DIR: target!.dataDir,
+        LOG_LEVEL: 'silent',
+      });
       assert.equal(result.code, 0, result.output);
       for (const url of target!.urls) await ping(url, credentials, newAddress()).expect(200);
-      const unknown = await run('admin', ['unlock-login', '--username', uniqueName('nobody')], { NATS_URL: target!.natsUrl, BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+      const unknown = await run('admin', ['unlock-login', '--username', uniqueName('nobody')], {
+        NATS_URL: target!.natsUrl,
+        BURROW_DATA_DIR: target!.dataDir,
+        LOG_LEVEL: 'silent',
+      });
       assert.equal(unknown.code, 1);
       assert.match(unknown.output, /404/);
     });
   },
 );
 
-describe('login throttling needs JetStream in multi-process mode', { skip: natsServerBinary() ? false : 'no nats-server binary' }, () => {
-  it('accounts on a NATS server without JetStream stops at start and says what is missing', async () => {
-    const nats = await startPrivateNats(natsServerBinary(), { jetstream: false });
-    const dir = await mkdtemp(join(tmpdir(), 'burrow-nojs-'));
-    try {
-      const result = await run('accounts', [], testEnv(dir, { NATS_URL: nats.url, LOG_LEVEL: 'fatal' }), 30_000);
-      assert.equal(result.code, 1, result.output);
-      assert.match(result.output, /failed to start/);
-      assert.match(result.output, /JetStream/);
-    } finally {
-      await nats.kill();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-});
+describe(
+  'login throttling needs JetStream in multi-process mode',
+  { skip: natsServerBinary() ? false : 'no nats-server binary' },
+  () => {
+    it('accounts on a NATS server without JetStream stops at start and says what is missing', async () => {
+      const nats = await startPrivateNats(natsServerBinary(), { jetstream: false });
+      const dir = await mkdtemp(join(tmpdir(), 'burrow-nojs-'));
+      try {
+        const result = await run('accounts', [], testEnv(dir, { NATS_URL: nats.url, LOG_LEVEL: 'fatal' }), 30_000);
+        assert.equal(result.code, 1, result.output);
+        assert.match(result.output, /failed to start/);
+        assert.match(result.output, /JetStream/);
+      } finally {
+        await nats.kill();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);
 
 describe('login throttling, standalone', () => {
   let target: TestTarget | undefined;
@@ -250,7 +282,10 @@ describe('login throttling, standalone', () => {
   scenarios(() => target!);
 
   it('the admin CLI cannot reach standalone counters and says to restart instead', async () => {
-    const result = await run('admin', ['unlock-login', '--username', 'partner'], { BURROW_DATA_DIR: target!.dataDir, LOG_LEVEL: 'silent' });
+    const result = await run('admin', ['unlock-login', '--username', 'partner'], {
+      BURROW_DATA_DIR: target!.dataDir,
+      LOG_LEVEL: 'silent',
+    });
     // 2: a configuration error, refused before anything is opened
     assert.equal(result.code, 2, result.output);
     assert.match(result.output, /restart/);

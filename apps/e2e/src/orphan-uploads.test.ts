@@ -39,15 +39,23 @@ async function stalledUpload(dataDir: string, url: string, bytes: number): Promi
   await storage.putDevice('laptop').expect(200);
   const chunk = Buffer.alloc(256 * 1024, 7);
   void rawRequest(`${url}${storage.root}/laptop/big.bin`, {
-    method: 'PUT', headers: basicAuth(username, PASSWORD), body: Array.from({ length: bytes / chunk.length }, () => ({ chunk })), stallAfterBody: true, timeoutMs: 120_000,
+    method: 'PUT',
+    headers: basicAuth(username, PASSWORD),
+    body: Array.from({ length: bytes / chunk.length }, () => ({ chunk })),
+    stallAfterBody: true,
+    timeoutMs: 120_000,
   }).catch(() => undefined);
-  return eventually(async () => {
-    const [name] = await temporaries(dataDir);
-    assert.ok(name, 'the upload has a temporary file');
-    const size = (await stat(join(dataDir, 'blobs', 'tmp', name))).size;
-    assert.ok(size >= bytes / 2, `its temporary file holds ${size} bytes`);
-    return name;
-  }, 30_000, 100);
+  return eventually(
+    async () => {
+      const [name] = await temporaries(dataDir);
+      assert.ok(name, 'the upload has a temporary file');
+      const size = (await stat(join(dataDir, 'blobs', 'tmp', name))).size;
+      assert.ok(size >= bytes / 2, `its temporary file holds ${size} bytes`);
+      return name;
+    },
+    30_000,
+    100,
+  );
 }
 
 describe('temporary files of uploads cut by a crash are removed at the next start', () => {
@@ -61,7 +69,11 @@ describe('temporary files of uploads cut by a crash are removed at the next star
       server = await startStandaloneProcess(dataDir, LOCAL_BLOBS);
       await eventually(async () => assert.deepEqual(await temporaries(dataDir), []), 30_000, 200);
       // the log line follows the removal: wait for it, not for the moment the folder empties
-      await eventually(async () => assert.match(server.output(), /"abandoned":1|"removed":1/, 'the start reports it'), 10_000, 100);
+      await eventually(
+        async () => assert.match(server.output(), /"abandoned":1|"removed":1/, 'the start reports it'),
+        10_000,
+        100,
+      );
     } finally {
       await server.kill();
       await rm(dataDir, { recursive: true, force: true });
@@ -69,25 +81,33 @@ describe('temporary files of uploads cut by a crash are removed at the next star
   });
 
   const natsUrl = natsUrlForTests();
-  it('multi-process: a gateway killed mid-upload and started again removes it; an upload under way on the other gateway is left alone', { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' }, async () => {
-    const target = await startMultiProcess(natsUrl!, LOCAL_BLOBS);
-    try {
-      const [first, second] = target.urls;
-      const left = await stalledUpload(target.dataDir, first, 8 * MiB);
-      target.killApp('gateway');
-      await target.exited('gateway');
-      assert.deepEqual(await temporaries(target.dataDir), [left]);
-      // the second gateway comes back first and takes an upload that stays under way
-      target.startApp('gateway', { PORT: new URL(second).port });
-      await eventually(async () => assert.equal((await fetch(`${second}/readyz`)).status, 200), 90_000, 200);
-      await eventually(async () => assert.deepEqual(await temporaries(target.dataDir), []), 30_000, 200);
-      const underWay = await stalledUpload(target.dataDir, second, 4 * MiB);
-      target.startApp('gateway', { PORT: new URL(first).port });
-      await eventually(async () => assert.equal((await fetch(`${first}/readyz`)).status, 200), 90_000, 200);
-      await new Promise((r) => setTimeout(r, 2000));
-      assert.deepEqual(await temporaries(target.dataDir), [underWay], 'the upload of a live gateway keeps its temporary file');
-    } finally {
-      await target.close();
-    }
-  });
+  it(
+    'multi-process: a gateway killed mid-upload and started again removes it; an upload under way on the other gateway is left alone',
+    { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' },
+    async () => {
+      const target = await startMultiProcess(natsUrl!, LOCAL_BLOBS);
+      try {
+        const [first, second] = target.urls;
+        const left = await stalledUpload(target.dataDir, first, 8 * MiB);
+        target.killApp('gateway');
+        await target.exited('gateway');
+        assert.deepEqual(await temporaries(target.dataDir), [left]);
+        // the second gateway comes back first and takes an upload that stays under way
+        target.startApp('gateway', { PORT: new URL(second).port });
+        await eventually(async () => assert.equal((await fetch(`${second}/readyz`)).status, 200), 90_000, 200);
+        await eventually(async () => assert.deepEqual(await temporaries(target.dataDir), []), 30_000, 200);
+        const underWay = await stalledUpload(target.dataDir, second, 4 * MiB);
+        target.startApp('gateway', { PORT: new URL(first).port });
+        await eventually(async () => assert.equal((await fetch(`${first}/readyz`)).status, 200), 90_000, 200);
+        await new Promise((r) => setTimeout(r, 2000));
+        assert.deepEqual(
+          await temporaries(target.dataDir),
+          [underWay],
+          'the upload of a live gateway keeps its temporary file',
+        );
+      } finally {
+        await target.close();
+      }
+    },
+  );
 });

@@ -33,7 +33,13 @@ describe('passwords and NUL characters (standalone)', () => {
   });
 
   it('a new user password holding NUL is refused with a 400 naming the field', async () => {
-    const res = await partnerApi(target).post('/users/', { name: 'Nul', email: 'nul@example.com', username: 'nuluser', password: 'user-password\0', plan_id: 1 });
+    const res = await partnerApi(target).post('/users/', {
+      name: 'Nul',
+      email: 'nul@example.com',
+      username: 'nuluser',
+      password: 'user-password\0',
+      plan_id: 1,
+    });
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.fields, ['password']);
   });

@@ -23,7 +23,15 @@ describe('standalone restarts', () => {
       let api = partnerApi(target);
       const plansBefore = (await api.get('/plans').expect(200)).body;
       const group = (await api.post('/groups/', { name: 'Survivors', plan_id: 1 }).expect(201)).body;
-      await api.post('/users/', { name: 'Kept', email: 'kept@example.com', username: 'kept', password: 'kept-password-1', group_id: group.group_id }).expect(201);
+      await api
+        .post('/users/', {
+          name: 'Kept',
+          email: 'kept@example.com',
+          username: 'kept',
+          password: 'kept-password-1',
+          group_id: group.group_id,
+        })
+        .expect(201);
       await api.post('/partner/password', 'a-new-password-2').expect(200);
       await target.close();
 
@@ -47,10 +55,16 @@ describe('standalone restarts: sessions', () => {
     let target: TestTarget | undefined;
     try {
       target = await startStandalone({}, dir);
-      await partnerApi(target).post('/users/', { name: 'Sess', email: 'sess@example.com', username: 'sess', password: 'sess-password-1' }).expect(201);
+      await partnerApi(target)
+        .post('/users/', { name: 'Sess', email: 'sess@example.com', username: 'sess', password: 'sess-password-1' })
+        .expect(201);
       const root = `/storage/${b32('sess')}`;
       const login = async () => {
-        const res = await supertest(target!.url).post(`${root}/login`).type('form').send({ username: 'sess', password: 'sess-password-1' }).expect(200);
+        const res = await supertest(target!.url)
+          .post(`${root}/login`)
+          .type('form')
+          .send({ username: 'sess', password: 'sess-password-1' })
+          .expect(200);
         return (res.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
       };
       const ended = await login();
@@ -72,7 +86,11 @@ describe('standalone restarts: sessions', () => {
 
 describe('configuration errors', () => {
   it('a malformed variable stops standalone with a message naming it', async () => {
-    const result = await runApp('standalone/dist/main.js', [], { PORT: 'eighty', MONGODB_URL: 'nope', BURROW_DATA_DIR: join(tmpdir(), 'never-created') });
+    const result = await runApp('standalone/dist/main.js', [], {
+      PORT: 'eighty',
+      MONGODB_URL: 'nope',
+      BURROW_DATA_DIR: join(tmpdir(), 'never-created'),
+    });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /PORT/);
     assert.match(result.stderr, /MONGODB_URL/);
@@ -86,37 +104,53 @@ describe('configuration errors', () => {
 });
 
 const natsUrl = process.env.NATS_URL;
-describe('multi-process: a service that is down', { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' }, () => {
-  it('yields 503 with a JSON reason after a bounded timeout; billing down degrades its routes and /readyz lists it without failing (issue 39)', async () => {
-    const target = await startMultiProcess(natsUrl!, { BURROW_RPC_TIMEOUT_MS: '800' }, { postgresEventStore: process.env.POSTGRES_URL });
-    try {
-      const api = partnerApi(target);
-      await api.get('/ping').expect(200);
-      await target.stopApp('billing');
-      // billing serves only the billing routes: the gateways stay in rotation, those routes answer 503
-      for (const url of target.urls) {
-        const ready = await partnerApi(target, url).raw.get('/readyz');
-        assert.equal(ready.status, 200, `a gateway stays ready with billing down: ${ready.text}`);
-        assert.notEqual(ready.body.checks.billing, 'ok');
-        assert.deepEqual(ready.body.degraded, ['billing']);
-        assert.equal(ready.body.checks.accounts, 'ok');
-      }
-      const billing = await api.get('/partner/billing');
-      assert.equal(billing.status, 503, billing.text);
-      assert.match(billing.body.reason, /billing/);
-      assert.ok(Number(billing.headers['retry-after']) > 0, 'a 503 says when to retry');
-      await api.post('/users/', { name: 'While', email: 'while@example.com', username: 'while', password: 'while-password-1', plan_id: 1 }).expect(201);
+describe(
+  'multi-process: a service that is down',
+  { skip: natsUrl ? false : 'NATS_URL not set: multi-process suites skipped' },
+  () => {
+    it('yields 503 with a JSON reason after a bounded timeout; billing down degrades its routes and /readyz lists it without failing (issue 39)', async () => {
+      const target = await startMultiProcess(
+        natsUrl!,
+        { BURROW_RPC_TIMEOUT_MS: '800' },
+        { postgresEventStore: process.env.POSTGRES_URL },
+      );
+      try {
+        const api = partnerApi(target);
+        await api.get('/ping').expect(200);
+        await target.stopApp('billing');
+        // billing serves only the billing routes: the gateways stay in rotation, those routes answer 503
+        for (const url of target.urls) {
+          const ready = await partnerApi(target, url).raw.get('/readyz');
+          assert.equal(ready.status, 200, `a gateway stays ready with billing down: ${ready.text}`);
+          assert.notEqual(ready.body.checks.billing, 'ok');
+          assert.deepEqual(ready.body.degraded, ['billing']);
+          assert.equal(ready.body.checks.accounts, 'ok');
+        }
+        const billing = await api.get('/partner/billing');
+        assert.equal(billing.status, 503, billing.text);
+        assert.match(billing.body.reason, /billing/);
+        assert.ok(Number(billing.headers['retry-after']) > 0, 'a 503 says when to retry');
+        await api
+          .post('/users/', {
+            name: 'While',
+            email: 'while@example.com',
+            username: 'while',
+            password: 'while-password-1',
+            plan_id: 1,
+          })
+          .expect(201);
 
-      await target.stopApp('accounts');
-      const started = Date.now();
-      const res = await api.get('/plans');
-      assert.equal(res.status, 503);
-      assert.match(res.body.reason, /accounts/);
-      assert.ok(Date.now() - started < 5000, 'answered within the bounded timeout');
-      // accounts is every login: without it the gateway cannot serve its main traffic
-      assert.equal((await api.raw.get('/readyz')).status, 503);
-    } finally {
-      await target.close();
-    }
-  });
-});
+        await target.stopApp('accounts');
+        const started = Date.now();
+        const res = await api.get('/plans');
+        assert.equal(res.status, 503);
+        assert.match(res.body.reason, /accounts/);
+        assert.ok(Date.now() - started < 5000, 'answered within the bounded timeout');
+        // accounts is every login: without it the gateway cannot serve its main traffic
+        assert.equal((await api.raw.get('/readyz')).status, 503);
+      } finally {
+        await target.close();
+      }
+    });
+  },
+);

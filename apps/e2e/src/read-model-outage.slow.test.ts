@@ -15,10 +15,19 @@ import { storageApi } from './harness/storage-client.js';
 const natsUrl = natsUrlForTests();
 const RPC_TIMEOUT_MS = 3000;
 const PASSWORD = 'outage-password-1';
-const skip = !natsUrl ? 'NATS_URL not set and no nats-server found' : !ferretdbBinary() ? 'no FerretDB binary (scripts/ensure-ferretdb.sh builds one)' : false;
+const skip = !natsUrl
+  ? 'NATS_URL not set and no nats-server found'
+  : !ferretdbBinary()
+    ? 'no FerretDB binary (scripts/ensure-ferretdb.sh builds one)'
+    : false;
 
 /** Polls `check` until it holds; on timeout the error says what was last seen (`seen`). */
-async function eventually(what: string, check: () => Promise<boolean>, seen: () => string = () => '', timeoutMs = 90_000): Promise<void> {
+async function eventually(
+  what: string,
+  check: () => Promise<boolean>,
+  seen: () => string = () => '',
+  timeoutMs = 90_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${seen()}`);
@@ -42,16 +51,30 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
   it('prompt 503s with a reason, readiness false, no process exits, and everything resumes by itself', async () => {
     const ferret = await startPrivateFerretDb();
     // info: a failure shows what the read models went through (outage, retries, recovery)
-    const target = await startMultiProcess(natsUrl!, { MONGODB_URL: ferret.url, BURROW_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), LOG_LEVEL: 'info' }, { productionServers: false });
+    const target = await startMultiProcess(
+      natsUrl!,
+      { MONGODB_URL: ferret.url, BURROW_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS), LOG_LEVEL: 'info' },
+      { productionServers: false },
+    );
     // any failure shows what /readyz answered last and what each process printed last
     let lastReady = '';
     const withLogs = (error: Error) => {
-      const logs = target.processes().map((p) => `--- ${p.name} (exit ${p.exitCode ?? p.signalCode}):\n${p.output.slice(-8000)}`);
+      const logs = target
+        .processes()
+        .map((p) => `--- ${p.name} (exit ${p.exitCode ?? p.signalCode}):\n${p.output.slice(-8000)}`);
       return new Error(`${error.message}\nlast /readyz: ${lastReady}\n${logs.join('\n')}`, { cause: error });
     };
     try {
       const api = partnerApi(target);
-      await api.post('/users/', { name: 'Before', email: 'before@example.com', username: 'before', password: PASSWORD, plan_id: 1 }).expect(201);
+      await api
+        .post('/users/', {
+          name: 'Before',
+          email: 'before@example.com',
+          username: 'before',
+          password: PASSWORD,
+          plan_id: 1,
+        })
+        .expect(201);
       const before = storageApi(target, 'before', PASSWORD);
       await before.putDevice('laptop').expect(200);
       await before.putFile('laptop', 'a.txt', 'first').expect(201);
@@ -61,7 +84,15 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
       for (let i = 0; i < 4; i++) {
         const username = `during${i}`;
         const started = Date.now();
-        const res = await api.post('/users/', { name: username, email: `${username}@example.com`, username, password: PASSWORD, plan_id: 1 }).timeout(RPC_TIMEOUT_MS + 5000);
+        const res = await api
+          .post('/users/', {
+            name: username,
+            email: `${username}@example.com`,
+            username,
+            password: PASSWORD,
+            plan_id: 1,
+          })
+          .timeout(RPC_TIMEOUT_MS + 5000);
         assert.equal(res.status, 503, `${username}: ${res.status} ${res.text}`);
         assert.ok(typeof res.body.reason === 'string' && res.body.reason.length > 0);
         assert.ok(Date.now() - started < RPC_TIMEOUT_MS + 3000, `the 503 took ${Date.now() - started} ms`);
@@ -90,7 +121,13 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
       await eventually(
         'a partner write to succeed',
         async () => {
-          const res = await api.post('/users/', { name: 'After', email: 'after@example.com', username: 'after', password: PASSWORD, plan_id: 1 });
+          const res = await api.post('/users/', {
+            name: 'After',
+            email: 'after@example.com',
+            username: 'after',
+            password: PASSWORD,
+            plan_id: 1,
+          });
           lastWrite = `${res.status} ${res.text}`;
           if (res.status === 201) return true;
           // 503: retry; 409: an earlier try that answered 503 created the user after all
@@ -114,7 +151,8 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
       );
 
       // every process rode it out
-      for (const p of target.processes()) assert.equal(p.exitCode ?? p.signalCode, null, `${p.name} exited:\n${p.output.slice(-3000)}`);
+      for (const p of target.processes())
+        assert.equal(p.exitCode ?? p.signalCode, null, `${p.name} exited:\n${p.output.slice(-3000)}`);
       // each write is in the read models once: the list and the count agree, each user once
       const users = (await api.get('/users/?limit=1000').expect(200)).body as { username: string }[];
       const names = users.map((u) => u.username);

@@ -41,7 +41,11 @@ function startPositions(output: string): Record<string, number> {
   for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
     const entry = JSON.parse(line) as { msg?: string; name?: string; position?: number };
-    if (entry.msg === 'read models resume from their checkpoint' || entry.msg === 'read models are built from the first event') out[entry.name!] = entry.position!;
+    if (
+      entry.msg === 'read models resume from their checkpoint' ||
+      entry.msg === 'read models are built from the first event'
+    )
+      out[entry.name!] = entry.position!;
   }
   return out;
 }
@@ -50,7 +54,9 @@ async function checkpointPositions(dataDir: string, service: string): Promise<nu
   const store = SqliteDocumentStore.open(join(dataDir, 'read-models', `${service}.sqlite`));
   try {
     const checkpoint = await store.readCheckpoint('projections');
-    const positions = Object.values((checkpoint?.state as { positions?: Record<string, number> } | undefined)?.positions ?? {});
+    const positions = Object.values(
+      (checkpoint?.state as { positions?: Record<string, number> } | undefined)?.positions ?? {},
+    );
     return positions.length ? Math.min(...positions) : 0;
   } finally {
     await store.close();
@@ -64,7 +70,9 @@ async function assertServed(url: string, username: string): Promise<void> {
   const res = await fetch(`${url}${root}/laptop/docs/a.txt`, { headers: basicAuth(username, PASSWORD) });
   assert.equal(res.status, 200);
   assert.equal(await res.text(), 'resume me');
-  const listing = await fetch(`${url}${root}/laptop/docs/`, { headers: { ...basicAuth(username, PASSWORD), Accept: 'application/json' } });
+  const listing = await fetch(`${url}${root}/laptop/docs/`, {
+    headers: { ...basicAuth(username, PASSWORD), Accept: 'application/json' },
+  });
   assert.equal(listing.status, 200);
   assert.match(await listing.text(), /a\.txt/);
 }
@@ -75,11 +83,18 @@ describe('standalone read models on disk: restarts resume', { timeout: 300_000 }
     let server = await startStandaloneProcess(dataDir, EMBEDDED);
     try {
       const username = unique('resume');
-      await createUser(partnerApi({ url: server.url, partner: TEST_PARTNER } as TestTarget), { username, password: PASSWORD });
+      await createUser(partnerApi({ url: server.url, partner: TEST_PARTNER } as TestTarget), {
+        username,
+        password: PASSWORD,
+      });
       const storage = storageApi({ url: server.url } as TestTarget, username, PASSWORD);
       await storage.putDevice('laptop').expect(200);
       await storage.putFile('laptop', 'docs/a.txt', 'resume me').expect(201);
-      assert.deepEqual(startPositions(server.output()), { accounts: 0, billing: 0, 'storage-catalog': 0 }, 'a new data directory builds them from the first event');
+      assert.deepEqual(
+        startPositions(server.output()),
+        { accounts: 0, billing: 0, 'storage-catalog': 0 },
+        'a new data directory builds them from the first event',
+      );
       await stop(server);
 
       const saved: Record<string, number> = {};
@@ -88,7 +103,11 @@ describe('standalone read models on disk: restarts resume', { timeout: 300_000 }
 
       // 1. a plain restart resumes each service from its checkpoint, and serves what was there
       server = await startStandaloneProcess(dataDir, EMBEDDED);
-      assert.deepEqual(startPositions(server.output()), saved, 'every service resumed from its checkpoint, none from the first event');
+      assert.deepEqual(
+        startPositions(server.output()),
+        saved,
+        'every service resumed from its checkpoint, none from the first event',
+      );
       await assertServed(server.url, username);
 
       // 2. admin rebuild-read-models is refused while the server runs, and deletes nothing
@@ -103,7 +122,11 @@ describe('standalone read models on disk: restarts resume', { timeout: 300_000 }
       const dropped = await runApp('admin/dist/main.js', ['rebuild-read-models'], env);
       assert.equal(dropped.code, 0, dropped.stderr);
       const result = JSON.parse(dropped.stdout) as { removed: string[] };
-      for (const service of SERVICES) assert.ok(result.removed.includes(join(dataDir, 'read-models', `${service}.sqlite`)), `${service} dropped: ${dropped.stdout}`);
+      for (const service of SERVICES)
+        assert.ok(
+          result.removed.includes(join(dataDir, 'read-models', `${service}.sqlite`)),
+          `${service} dropped: ${dropped.stdout}`,
+        );
       assert.equal(existsSync(join(dataDir, 'read-models', 'accounts.sqlite')), false);
       server = await startStandaloneProcess(dataDir, EMBEDDED);
       assert.deepEqual(startPositions(server.output()), { accounts: 0, billing: 0, 'storage-catalog': 0 });
@@ -115,7 +138,8 @@ describe('standalone read models on disk: restarts resume', { timeout: 300_000 }
       const catalogFile = join(dataDir, 'read-models', 'storage-catalog.sqlite');
       for (const suffix of ['-wal', '-shm']) await rm(catalogFile + suffix, { force: true });
       await writeFile(catalogFile, Buffer.alloc(8192, 0x5a));
-      for (const suffix of ['', '-wal', '-shm']) await rm(join(dataDir, 'read-models', `accounts.sqlite${suffix}`), { force: true });
+      for (const suffix of ['', '-wal', '-shm'])
+        await rm(join(dataDir, 'read-models', `accounts.sqlite${suffix}`), { force: true });
       server = await startStandaloneProcess(dataDir, EMBEDDED);
       assert.deepEqual(startPositions(server.output()), { accounts: 0, billing: billingAt, 'storage-catalog': 0 });
       assert.match(server.output(), /the read-model file could not be read/);

@@ -41,8 +41,10 @@ async function damagedStore(target: TestTarget) {
   const shared = randomBytes(200_000);
   const damaged = (await storage[alice].putFile('laptop', 'Docs/report.pdf', shared).expect(201)).body.sha256 as string;
   await storage[bob].putFile('laptop', 'inbox/report copy.pdf', shared).expect(201);
-  const lost = (await storage[bob].putFile('laptop', 'photo.jpg', randomBytes(50_000)).expect(201)).body.sha256 as string;
-  for (let i = 0; i < 20; i++) await storage[alice].putFile('laptop', `many/${i}.txt`, randomBytes(2000 + i)).expect(201);
+  const lost = (await storage[bob].putFile('laptop', 'photo.jpg', randomBytes(50_000)).expect(201)).body
+    .sha256 as string;
+  for (let i = 0; i < 20; i++)
+    await storage[alice].putFile('laptop', `many/${i}.txt`, randomBytes(2000 + i)).expect(201);
   await damageBlob(target, damaged);
   await deleteBlob(target, lost);
   return { alice, bob, storage, shared, damaged, lost };
@@ -57,11 +59,26 @@ async function verifyAndHeal(target: TestTarget, env: Record<string, string>) {
   assert.ok(summary.bytes >= 240_000);
   assert.ok(summary.gb_per_minute > 0);
   const mine = (list: VerifySummary['corrupt']) => list.filter((p) => p.blob === s.damaged || p.blob === s.lost);
-  assert.deepEqual(mine(summary.corrupt).map((p) => [p.blob, p.quarantined, p.users]), [[s.damaged, true, [s.alice, s.bob].sort()]]);
-  assert.deepEqual(mine(summary.corrupt)[0].files.map((f) => `${f.user}/${f.device}/${f.path}`).sort(), [`${s.alice}/laptop/Docs/report.pdf`, `${s.bob}/laptop/inbox/report copy.pdf`].sort());
-  assert.deepEqual(mine(summary.missing).map((p) => [p.blob, p.users, p.files.map((f) => f.path)]), [[s.lost, [s.bob], ['photo.jpg']]]);
+  assert.deepEqual(
+    mine(summary.corrupt).map((p) => [p.blob, p.quarantined, p.users]),
+    [[s.damaged, true, [s.alice, s.bob].sort()]],
+  );
+  assert.deepEqual(
+    mine(summary.corrupt)[0]
+      .files.map((f) => `${f.user}/${f.device}/${f.path}`)
+      .sort(),
+    [`${s.alice}/laptop/Docs/report.pdf`, `${s.bob}/laptop/inbox/report copy.pdf`].sort(),
+  );
+  assert.deepEqual(
+    mine(summary.missing).map((p) => [p.blob, p.users, p.files.map((f) => f.path)]),
+    [[s.lost, [s.bob], ['photo.jpg']]],
+  );
   assert.equal(summary.quarantined, summary.corrupt.filter((p) => p.quarantined).length);
-  assert.match(run.stderr, new RegExp(`verify-blobs: corrupt: ${s.damaged} \\(quarantined\\)`), 'findings are shown as they come');
+  assert.match(
+    run.stderr,
+    new RegExp(`verify-blobs: corrupt: ${s.damaged} \\(quarantined\\)`),
+    'findings are shown as they come',
+  );
   assert.match(run.stderr, /verify-blobs: done, 100\.0% of the key space/);
 
   // quarantined: a download fails at once, as missing; the next upload of the content heals it
@@ -73,7 +90,10 @@ async function verifyAndHeal(target: TestTarget, env: Record<string, string>) {
   assert.ok(healed.body.equals(s.shared), 'the original bytes again');
   const again = JSON.parse((await runApp('admin/dist/main.js', ['verify-blobs'], env)).stdout) as VerifySummary;
   assert.deepEqual(mine(again.corrupt), []);
-  assert.deepEqual(mine(again.missing).map((p) => p.blob), [s.lost]);
+  assert.deepEqual(
+    mine(again.missing).map((p) => p.blob),
+    [s.lost],
+  );
 }
 
 describe('admin verify-blobs', () => {
@@ -81,19 +101,27 @@ describe('admin verify-blobs', () => {
     const target = await startStandalone();
     try {
       // what the operator's shell has: the data directory, no NATS_URL
-      await verifyAndHeal(target, { BURROW_DATA_DIR: target.dataDir, BURROW_SECRET: 'test-secret-0123456789abcdef0123456789abcdef', LOG_LEVEL: 'silent' });
+      await verifyAndHeal(target, {
+        BURROW_DATA_DIR: target.dataDir,
+        BURROW_SECRET: 'test-secret-0123456789abcdef0123456789abcdef',
+        LOG_LEVEL: 'silent',
+      });
     } finally {
       await target.close();
     }
   });
 
   const natsUrl = natsUrlForTests();
-  it('over NATS against the running services: the same', { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' }, async () => {
-    const target = await startMultiProcess(natsUrl!);
-    try {
-      await verifyAndHeal(target, { NATS_URL: target.natsUrl, LOG_LEVEL: 'silent' });
-    } finally {
-      await target.close();
-    }
-  });
+  it(
+    'over NATS against the running services: the same',
+    { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' },
+    async () => {
+      const target = await startMultiProcess(natsUrl!);
+      try {
+        await verifyAndHeal(target, { NATS_URL: target.natsUrl, LOG_LEVEL: 'silent' });
+      } finally {
+        await target.close();
+      }
+    },
+  );
 });

@@ -29,7 +29,9 @@ import { createUser, unique } from './scenarios/accounts-fixtures.js';
 import { createShareRoom, roomAddress, type ShareRoomReply } from './scenarios/share-fixtures.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const NO_BROWSER = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`;
+const NO_BROWSER = existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`;
 const OUT = join(new URL('../../..', import.meta.url).pathname, 'test-output', 'web');
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const PASSWORD = 'user-password-1';
@@ -62,7 +64,12 @@ function png(width: number, height: number): Buffer {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) raw.set([x * 4, y * 4, 160], y * (width * 3 + 1) + 1 + x * 3);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** no slash: in a file name it would be a folder */
@@ -90,7 +97,11 @@ async function world(target: TestTarget): Promise<World> {
   };
   await storage.putFile('laptop', 'Documents/report.txt', oldReport).expect(201);
   for (const [path, content] of Object.entries(files)) await storage.putFile('laptop', path, content).expect(201);
-  const room = await createShareRoom(storage, { room_name: HOSTILE_ROOM, room_description: 'Line one\nLine <b>two</b>', dirs: ['laptop/Documents/'] });
+  const room = await createShareRoom(storage, {
+    room_name: HOSTILE_ROOM,
+    room_description: 'Line one\nLine <b>two</b>',
+    dirs: ['laptop/Documents/'],
+  });
   return { username, room, files, oldReport };
 }
 
@@ -132,47 +143,90 @@ for (const [mode, start] of modes()) {
       assert.ok(!folder.text.includes('<script>alert("f")'));
       assert.ok(folder.text.includes('&lt;script&gt;alert(&quot;f&quot;)&amp;amp; &#39;q&#39; \u202Egnp.exe'));
       // the href is percent-encoded, so no quote can end the attribute
-      assert.ok(folder.text.includes(`href="${roomPath()}Documents/${encodeURIComponent(HOSTILE_FILE).replace(/'/g, '&#39;')}"`));
+      assert.ok(
+        folder.text.includes(
+          `href="${roomPath()}Documents/${encodeURIComponent(HOSTILE_FILE).replace(/'/g, '&#39;')}"`,
+        ),
+      );
       const zip = await agent().get(`${roomPath()}Documents/?format=zip`).set('Accept', HTML).expect(200);
       assert.match(zip.headers['content-type'], /application\/zip/);
-      await agent().get(`/share/${b32('nobody')}/nothing/`).set('Accept', HTML).expect(404).expect('Content-Type', /text\/html/);
+      await agent()
+        .get(`/share/${b32('nobody')}/nothing/`)
+        .set('Accept', HTML)
+        .expect(404)
+        .expect('Content-Type', /text\/html/);
     });
 
     it('keeps the login:/location: text contract for programmatic form posts; a browser form post is redirected with a cookie', async () => {
-      const text = await agent().post('/browse/login').type('form').send({ username: w.username, password: PASSWORD }).expect(200);
+      const text = await agent()
+        .post('/browse/login')
+        .type('form')
+        .send({ username: w.username, password: PASSWORD })
+        .expect(200);
       assert.equal(text.text, `login:/storage/${b32(w.username)}/login`);
       const form = await agent().get('/browse/login').set('Accept', HTML).expect(200);
       assert.equal(form.headers['cache-control'], 'no-store');
       const token = /name="form_token" value="([^"]+)"/.exec(form.text)![1];
       const cookie = String(form.headers['set-cookie']).split(';')[0];
-      const refused = await agent().post('/browse/login').set('Accept', HTML).set('Cookie', cookie).type('form').send({ form_token: token, username: w.username, password: 'wrong-password' });
+      const refused = await agent()
+        .post('/browse/login')
+        .set('Accept', HTML)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ form_token: token, username: w.username, password: 'wrong-password' });
       assert.equal(refused.status, 403);
       assert.match(refused.text, /Login failed/);
-      const forged = await agent().post('/browse/login').set('Accept', HTML).type('form').send({ form_token: token, username: w.username, password: PASSWORD });
+      const forged = await agent()
+        .post('/browse/login')
+        .set('Accept', HTML)
+        .type('form')
+        .send({ form_token: token, username: w.username, password: PASSWORD });
       assert.equal(forged.status, 403, 'a login post without the form cookie is refused');
-      const ok = await agent().post('/browse/login').set('Accept', HTML).set('Cookie', cookie).type('form').send({ form_token: token, username: w.username, password: PASSWORD }).expect(303);
+      const ok = await agent()
+        .post('/browse/login')
+        .set('Accept', HTML)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ form_token: token, username: w.username, password: PASSWORD })
+        .expect(303);
       assert.equal(ok.headers.location, `/storage/${b32(w.username)}/`);
       const session = (ok.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('burrow_session='))!;
       assert.match(session, /HttpOnly/i);
       assert.match(session, /SameSite=Lax/i);
       // a state-changing form without the CSRF token is refused, and changes nothing
       const before = (await storageApi(target, w.username, PASSWORD).listShares()).body.share_rooms.length;
-      const csrfless = await agent().post(`/storage/${b32(w.username)}/shares`).set('Accept', HTML).set('Cookie', session.split(';')[0]).type('form').send({ room_name: 'x', dirs: 'laptop/' });
+      const csrfless = await agent()
+        .post(`/storage/${b32(w.username)}/shares`)
+        .set('Accept', HTML)
+        .set('Cookie', session.split(';')[0])
+        .type('form')
+        .send({ room_name: 'x', dirs: 'laptop/' });
       assert.equal(csrfless.status, 403);
       assert.equal((await storageApi(target, w.username, PASSWORD).listShares()).body.share_rooms.length, before);
       // the storage browser without a session goes to the login page, not a Basic dialog
-      const anonymous = await agent().get(`/storage/${b32(w.username)}/`).set('Accept', HTML).expect(303);
+      const anonymous = await agent()
+        .get(`/storage/${b32(w.username)}/`)
+        .set('Accept', HTML)
+        .expect(303);
       assert.equal(anonymous.headers.location, '/browse/login');
       assert.equal(anonymous.headers['www-authenticate'], undefined);
     });
 
-    it('works in a real browser: room, folder, thumbnails, downloads, login, versions, links, rooms, logout', { skip: NO_BROWSER }, async () => {
-      await browserFlow(target, w, mode);
-    });
+    it(
+      'works in a real browser: room, folder, thumbnails, downloads, login, versions, links, rooms, logout',
+      { skip: NO_BROWSER },
+      async () => {
+        await browserFlow(target, w, mode);
+      },
+    );
 
-    it('a page of another site cannot write with the Basic credentials the browser cached (text/plain form, no-cors fetch)', { skip: NO_BROWSER }, async () => {
-      await crossSiteFlow(target, w);
-    });
+    it(
+      'a page of another site cannot write with the Basic credentials the browser cached (text/plain form, no-cors fetch)',
+      { skip: NO_BROWSER },
+      async () => {
+        await crossSiteFlow(target, w);
+      },
+    );
   });
 }
 
@@ -181,7 +235,10 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
   const require = createRequire(import.meta.url);
   const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   await mkdir(OUT, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
   try {
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -193,20 +250,28 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     /** axe-core in the page (evaluated over the protocol: the CSP allows no inline script), then screenshots. */
     const audit = async (name: string, on = page) => {
       await on.evaluate(axeSource);
-      const result = await on.evaluate<{ violations: { id: string; impact: string; help: string }[] }>("axe.run(document, { resultTypes: ['violations'] })");
+      const result = await on.evaluate<{ violations: { id: string; impact: string; help: string }[] }>(
+        "axe.run(document, { resultTypes: ['violations'] })",
+      );
       const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      assert.deepEqual(serious.map((v) => `${v.id}: ${v.help}`), [], `${name}: accessibility violations`);
+      assert.deepEqual(
+        serious.map((v) => `${v.id}: ${v.help}`),
+        [],
+        `${name}: accessibility violations`,
+      );
       await on.screenshot({ path: join(OUT, `${mode}-${name}-desktop.png`), fullPage: true });
       await on.setViewportSize({ width: 375, height: 740 });
       await on.screenshot({ path: join(OUT, `${mode}-${name}-phone.png`), fullPage: true });
-      const overflow = await on.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      const overflow = await on.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
       assert.ok(overflow <= 0, `${name}: wider than a phone screen by ${overflow}px`);
       await on.setViewportSize({ width: 1280, height: 800 });
       checked.push(name);
     };
     const download = async (click: () => Promise<unknown>): Promise<Buffer> => {
       const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
-      return readFile((await dl.path()));
+      return readFile(await dl.path());
     };
 
     // the share room, logged out
@@ -228,8 +293,21 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     await page.reload();
     const thumb = page.locator('.entries li', { hasText: 'sunset.png' }).locator('img.thumb');
     assert.match((await thumb.getAttribute('src')) ?? '', /\?preview_48$/);
-    await thumb.evaluate((img) => new Promise((resolve) => { const i = img as unknown as { complete: boolean; onload: unknown }; if (i.complete) resolve(null); else i.onload = resolve; }));
-    assert.ok(await thumb.evaluate((img) => { const i = img as unknown as { complete: boolean; naturalWidth: number }; return i.complete && i.naturalWidth > 0; }), 'the thumbnail did not load');
+    await thumb.evaluate(
+      (img) =>
+        new Promise((resolve) => {
+          const i = img as unknown as { complete: boolean; onload: unknown };
+          if (i.complete) resolve(null);
+          else i.onload = resolve;
+        }),
+    );
+    assert.ok(
+      await thumb.evaluate((img) => {
+        const i = img as unknown as { complete: boolean; naturalWidth: number };
+        return i.complete && i.naturalWidth > 0;
+      }),
+      'the thumbnail did not load',
+    );
     await audit('share-folder');
     const photo = await download(() => page.getByRole('link', { name: 'sunset.png' }).click());
     assert.deepEqual(photo, w.files['Documents/Photos/sunset.png']);
@@ -257,7 +335,10 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     await page.getByRole('link', { name: 'Documents', exact: true }).click();
     await audit('storage-folder');
     // an old version of the report
-    await page.locator('.entries li', { hasText: 'report.txt' }).getByRole('link', { name: /Versions \(2\)/ }).click();
+    await page
+      .locator('.entries li', { hasText: 'report.txt' })
+      .getByRole('link', { name: /Versions \(2\)/ })
+      .click();
     await audit('versions');
     const old = await download(() => page.getByRole('link', { name: 'Version 1', exact: true }).click());
     assert.deepEqual(old, w.oldReport);
@@ -265,7 +346,10 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     assert.deepEqual(latest, w.files['Documents/report.txt']);
     // share a file: the link page with its copy button (the external script un-hides it)
     await page.goBack();
-    await page.locator('.entries li', { hasText: 'report.txt' }).getByRole('button', { name: 'Share report.txt' }).click();
+    await page
+      .locator('.entries li', { hasText: 'report.txt' })
+      .getByRole('button', { name: 'Share report.txt' })
+      .click();
     const link = await page.getByLabel('Link').inputValue();
     assert.match(link, /\/link\/[^/]+\/report\.txt$/);
     assert.equal(await page.getByRole('button', { name: 'Copy link' }).isVisible(), true, 'copy.js did not run');
@@ -276,7 +360,10 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     await page.getByRole('link', { name: 'Share rooms' }).click();
     await page.getByLabel('Name').last().fill('Holiday pictures');
     await page.getByLabel('Description').last().fill('From the trip.\nEnjoy!');
-    await page.getByLabel(/Folders/).last().fill('laptop/Documents/Photos/');
+    await page
+      .getByLabel(/Folders/)
+      .last()
+      .fill('laptop/Documents/Photos/');
     await page.getByRole('button', { name: 'Create share room' }).click();
     await audit('share-rooms');
     const roomUrl = await page.getByRole('link', { name: 'Holiday pictures' }).getAttribute('href');
@@ -291,9 +378,18 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
 
     // the owner protects the room with a password on the share rooms page
     await page.locator('section', { hasText: 'Holiday pictures' }).getByText('Password', { exact: true }).click();
-    await page.locator('section', { hasText: 'Holiday pictures' }).getByLabel(/Room password/).fill('holiday-secret-1');
-    await page.locator('section', { hasText: 'Holiday pictures' }).getByRole('button', { name: 'Set password' }).click();
-    assert.match((await page.locator('section', { hasText: 'Holiday pictures' }).textContent()) ?? '', /protected by a password/);
+    await page
+      .locator('section', { hasText: 'Holiday pictures' })
+      .getByLabel(/Room password/)
+      .fill('holiday-secret-1');
+    await page
+      .locator('section', { hasText: 'Holiday pictures' })
+      .getByRole('button', { name: 'Set password' })
+      .click();
+    assert.match(
+      (await page.locator('section', { hasText: 'Holiday pictures' }).textContent()) ?? '',
+      /protected by a password/,
+    );
     // the visitor, in the folder: now a password form, nothing of the room shown
     await visitor.reload();
     assert.equal(await visitor.locator('h1').textContent(), 'This share room is protected');
@@ -306,8 +402,11 @@ async function browserFlow(target: TestTarget, w: World, mode: string): Promise<
     await visitor.getByRole('button', { name: 'Open the room' }).click();
     // back where the visitor was (the folder), and the room's pages and files open with the cookie
     assert.equal(await visitor.getByRole('link', { name: 'sunset.png' }).count(), 1);
-    const [photoDownload] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('link', { name: 'sunset.png' }).click()]);
-    assert.deepEqual(await readFile((await photoDownload.path())), w.files['Documents/Photos/sunset.png']);
+    const [photoDownload] = await Promise.all([
+      visitor.waitForEvent('download'),
+      visitor.getByRole('link', { name: 'sunset.png' }).click(),
+    ]);
+    assert.deepEqual(await readFile(await photoDownload.path()), w.files['Documents/Photos/sunset.png']);
     // another browser without the cookie is still asked
     const stranger = await (await browser.newContext()).newPage();
     await stranger.goto(visitor.url());
@@ -373,10 +472,23 @@ async function crossSiteFlow(target: TestTarget, w: World): Promise<void> {
   const evil = await otherSite({
     '/user-form': textPlainForm(`${root}/shares`, { room_name: 'evil-form', dirs: ['laptop/'] }),
     '/user-fetch': noCorsFetch(`${root}/shares`, { room_name: 'evil-fetch', dirs: ['laptop/'] }),
-    '/partner-form': textPlainForm(`${target.url}/users/`, { username: evilUser, name: 'Evil', email: `${evilUser}@example.com`, password: 'attacker-password-1' }),
-    '/partner-fetch': noCorsFetch(`${target.url}/apis/accounts/v1/users/`, { username: `${evilUser}f`, name: 'Evil', email: `${evilUser}f@example.com`, password: 'attacker-password-1' }),
+    '/partner-form': textPlainForm(`${target.url}/users/`, {
+      username: evilUser,
+      name: 'Evil',
+      email: `${evilUser}@example.com`,
+      password: 'attacker-password-1',
+    }),
+    '/partner-fetch': noCorsFetch(`${target.url}/apis/accounts/v1/users/`, {
+      username: `${evilUser}f`,
+      name: 'Evil',
+      email: `${evilUser}f@example.com`,
+      password: 'attacker-password-1',
+    }),
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
   try {
     /** Burrow's answers to writes the browser sent, whatever page sent them. */
     const writes: string[] = [];
@@ -385,7 +497,8 @@ async function crossSiteFlow(target: TestTarget, w: World): Promise<void> {
       const context = await browser.newContext({ acceptDownloads: true, httpCredentials: credentials });
       const page = await context.newPage();
       page.on('response', (res) => {
-        if (res.url().startsWith(target.url) && res.request().method() === 'POST') writes.push(`${res.status()} ${res.url()}`);
+        if (res.url().startsWith(target.url) && res.request().method() === 'POST')
+          writes.push(`${res.status()} ${res.url()}`);
       });
       const primed = await page.goto(prime).catch(() => null);
       if (primed) assert.equal(primed.status(), 200, `the Basic prompt of ${prime} was answered`);
@@ -408,8 +521,14 @@ async function crossSiteFlow(target: TestTarget, w: World): Promise<void> {
     await attack(target.partner, `${target.url}/ping`, ['/partner-form', '/partner-fetch']);
     assert.equal(writes.length, 4, writes.join('\n'));
     for (const write of writes) assert.match(write, /^403 /);
-    const rooms = (await storageApi(target, w.username, PASSWORD).listShares().expect(200)).body as { share_rooms: { room_name: string }[] };
-    assert.deepEqual(rooms.share_rooms.filter((r) => r.room_name.startsWith('evil')), [], 'no room was created');
+    const rooms = (await storageApi(target, w.username, PASSWORD).listShares().expect(200)).body as {
+      share_rooms: { room_name: string }[];
+    };
+    assert.deepEqual(
+      rooms.share_rooms.filter((r) => r.room_name.startsWith('evil')),
+      [],
+      'no room was created',
+    );
     await partnerApi(target).get(`/users/${evilUser}`).expect(404);
     await partnerApi(target).get(`/users/${evilUser}f`).expect(404);
   } finally {

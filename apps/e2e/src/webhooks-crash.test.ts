@@ -30,18 +30,27 @@ const USERS = 4;
  * The scenario, given a running target: deliveries pending against a failing receiver, `crash`
  * (SIGKILL), the receiver healed, `restart`, and every delivery arrives.
  */
-async function pendingDeliveriesSurvive(api: PartnerApi, crash: () => Promise<void>, restart: () => Promise<void>): Promise<void> {
+async function pendingDeliveriesSurvive(
+  api: PartnerApi,
+  crash: () => Promise<void>,
+  restart: () => Promise<void>,
+): Promise<void> {
   const receiver = await startReceiver();
   try {
     receiver.plan.push(...Array(10_000).fill(500));
-    const hook = (await api.post('/webhooks/', { url: receiver.url, event_types: ['user.created'] }).expect(201)).body as WebhookWithSecret;
+    const hook = (await api.post('/webhooks/', { url: receiver.url, event_types: ['user.created'] }).expect(201))
+      .body as WebhookWithSecret;
     const names = Array.from({ length: USERS }, () => unique('crash'));
-    for (const username of names) await api.post('/users/', { username, name: username, email: `${username}@example.com` }).expect(201);
+    for (const username of names)
+      await api.post('/users/', { username, name: username, email: `${username}@example.com` }).expect(201);
     const log = async () => (await api.get(`/webhooks/${hook.id}/deliveries/`).expect(200)).body as WebhookDelivery[];
     await eventually(async () => {
       const deliveries = await log();
       assert.equal(deliveries.length, USERS);
-      assert.ok(deliveries.every((d) => d.status === 'pending' && d.attempts >= 1), 'every delivery tried and failing');
+      assert.ok(
+        deliveries.every((d) => d.status === 'pending' && d.attempts >= 1),
+        'every delivery tried and failing',
+      );
     }, 30_000);
 
     await crash();
@@ -49,11 +58,22 @@ async function pendingDeliveriesSurvive(api: PartnerApi, crash: () => Promise<vo
     await restart();
 
     await eventually(async () => {
-      const delivered = new Set(receiver.got.filter((d) => d.status === 200).map((d) => (JSON.parse(d.body) as { data: { username: string } }).data.username));
+      const delivered = new Set(
+        receiver.got
+          .filter((d) => d.status === 200)
+          .map((d) => (JSON.parse(d.body) as { data: { username: string } }).data.username),
+      );
       assert.deepEqual([...delivered].sort(), [...names].sort());
     }, 60_000);
     for (const d of receiver.got.filter((x) => x.status === 200)) assert.ok(verifies(d, hook.secret));
-    await eventually(async () => assert.deepEqual((await log()).map((d) => d.status), Array(USERS).fill('succeeded')), 30_000);
+    await eventually(
+      async () =>
+        assert.deepEqual(
+          (await log()).map((d) => d.status),
+          Array(USERS).fill('succeeded'),
+        ),
+      30_000,
+    );
   } finally {
     receiver.close();
   }
@@ -99,23 +119,35 @@ describe('kill -9 of the process holding pending webhook deliveries loses none',
     });
     await start();
     const api = partnerApi({ url, partner: TEST_PARTNER } as never);
-    await pendingDeliveriesSurvive(api, async () => {
-      await kill();
-      assert.equal(child!.signalCode, 'SIGKILL');
-    }, start);
+    await pendingDeliveriesSurvive(
+      api,
+      async () => {
+        await kill();
+        assert.equal(child!.signalCode, 'SIGKILL');
+      },
+      start,
+    );
   });
 
-  it('multi-process: the accounts service is killed and started again', { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' }, async () => {
-    const target = await startMultiProcess(natsUrl!, CRASH_ENV);
-    cleanup.push(() => target.close());
-    const api = partnerApi(target);
-    await pendingDeliveriesSurvive(api, async () => {
-      target.killApp('accounts');
-      await target.exited('accounts');
-      assert.equal(target.processes().find((p) => p.name === 'accounts')!.signalCode, 'SIGKILL');
-    }, async () => {
-      target.startApp('accounts');
-      await eventually(async () => assert.equal((await api.get('/ping')).status, 200), 60_000);
-    });
-  });
+  it(
+    'multi-process: the accounts service is killed and started again',
+    { skip: natsUrl ? false : 'NATS_URL not set and no nats-server found' },
+    async () => {
+      const target = await startMultiProcess(natsUrl!, CRASH_ENV);
+      cleanup.push(() => target.close());
+      const api = partnerApi(target);
+      await pendingDeliveriesSurvive(
+        api,
+        async () => {
+          target.killApp('accounts');
+          await target.exited('accounts');
+          assert.equal(target.processes().find((p) => p.name === 'accounts')!.signalCode, 'SIGKILL');
+        },
+        async () => {
+          target.startApp('accounts');
+          await eventually(async () => assert.equal((await api.get('/ping')).status, 200), 60_000);
+        },
+      );
+    },
+  );
 });

@@ -12,7 +12,17 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { PartnerGuard } from './partner-access/partner.guard.js';
 import type { Sessions } from './storage-access/sessions.js';
 import type { TokenSigner } from './storage-access/signed-tokens.js';
-import { BLOBS, BUS_STATUS, DISK, GATEWAY_LOGGER, PUBLIC_URL, RPC, SESSIONS, SIGNER, UPLOAD_HINTS } from './http/tokens.js';
+import {
+  BLOBS,
+  BUS_STATUS,
+  DISK,
+  GATEWAY_LOGGER,
+  PUBLIC_URL,
+  RPC,
+  SESSIONS,
+  SIGNER,
+  UPLOAD_HINTS,
+} from './http/tokens.js';
 import { UploadHints } from './transfers/upload-hints.js';
 
 export interface HttpDependencies {

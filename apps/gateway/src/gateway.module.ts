@@ -21,10 +21,25 @@ import { WebModule } from './web/web.module.js';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(deps: HttpDependencies, metrics: GatewayMetrics, locks: DavLocks, events: EventsOptions, replicas: ReplicaRegistry): DynamicModule {
+  static forRoot(
+    deps: HttpDependencies,
+    metrics: GatewayMetrics,
+    locks: DavLocks,
+    events: EventsOptions,
+    replicas: ReplicaRegistry,
+  ): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [HttpModule.forRoot(deps), WebModule, AccountsApiModule, EventsModule.forRoot(events), StorageApiModule, ShareApiModule, DavModule.forRoot(locks), OpsModule.forRoot(metrics, gatewayOpenApiDocument, replicas)],
+      imports: [
+        HttpModule.forRoot(deps),
+        WebModule,
+        AccountsApiModule,
+        EventsModule.forRoot(events),
+        StorageApiModule,
+        ShareApiModule,
+        DavModule.forRoot(locks),
+        OpsModule.forRoot(metrics, gatewayOpenApiDocument, replicas),
+      ],
     };
   }
 }

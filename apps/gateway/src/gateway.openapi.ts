@@ -75,7 +75,8 @@ export function openApiDocument(sources: readonly RouteSource[]): OpenApiDocumen
     info: {
       title: 'Burrow: accounts interface (A) and storage and share interface (B)',
       version: '1',
-      summary: 'Partner administration of plans, users, groups, billing and settings; users browsing, downloading and sharing their backups.',
+      summary:
+        'Partner administration of plans, users, groups, billing and settings; users browsing, downloading and sharing their backups.',
       description: DESCRIPTION,
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
@@ -89,17 +90,35 @@ export function openApiDocument(sources: readonly RouteSource[]): OpenApiDocumen
       { name: 'plans', description: 'the plan catalogue' },
       { name: 'users', description: 'users of the partner' },
       { name: 'groups', description: 'groups of users' },
-      { name: 'device policies', description: 'backup client preferences assigned to groups, and the catalogue of preferences' },
+      {
+        name: 'device policies',
+        description: 'backup client preferences assigned to groups, and the catalogue of preferences',
+      },
       { name: 'shares', description: 'share rooms: per user and brand-wide' },
       { name: 'billing', description: 'partner billing information' },
       { name: 'events', description: "the partner's event feed (JSON and Server-Sent Events) and webhooks" },
       { name: 'reports', description: 'client revisions' },
-      { name: 'storage', description: "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms" },
-      { name: 'webdav', description: "a user's storage over WebDAV at /dav/<user>/ (rclone, restic, Finder, Explorer, GNOME Files): see the path's description for the WebDAV-only methods and mounting" },
+      {
+        name: 'storage',
+        description:
+          "the storage interface (B): a user's devices, folders, files, versions, downloads, zips and links, writing into them, and their share rooms",
+      },
+      {
+        name: 'webdav',
+        description:
+          "a user's storage over WebDAV at /dav/<user>/ (rclone, restic, Finder, Explorer, GNOME Files): see the path's description for the WebDAV-only methods and mounting",
+      },
       { name: 'storage login', description: 'the storage interface (B): cookie sessions' },
-      { name: 'web pages', description: 'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)' },
+      {
+        name: 'web pages',
+        description:
+          'HTML for browsers: share rooms, the login page, the storage browser (a request preferring text/html at a room, folder or login URL)',
+      },
       { name: 'operations', description: 'health, metrics and this document (no authentication)' },
-      { name: 'pages', description: 'HTML pages for people (no Basic authentication): the set-password page of activation emails' },
+      {
+        name: 'pages',
+        description: 'HTML pages for people (no Basic authentication): the set-password page of activation emails',
+      },
     ],
     paths: routePaths(sources),
     webhooks: deliveryWebhooks,
@@ -108,9 +127,23 @@ export function openApiDocument(sources: readonly RouteSource[]): OpenApiDocumen
       responses: commonResponses,
       parameters: {},
       securitySchemes: {
-        basicAuth: { type: 'http', scheme: 'basic', description: "The partner's username and API password (HTTP Basic, UTF-8)." },
-        userBasic: { type: 'http', scheme: 'basic', description: "A user's username (or email) and password (HTTP Basic, UTF-8): the storage interface." },
-        userSession: { type: 'apiKey', in: 'cookie', name: 'burrow_session', description: 'The session cookie of POST /storage/{user}/login (12 hours; ended by logout, a password change or disabling the user; a logout holds across restarts). A change sent with it (or with Basic credentials a browser cached) by a page of another site is refused with 403: see the description of the document, "Browsers".' },
+        basicAuth: {
+          type: 'http',
+          scheme: 'basic',
+          description: "The partner's username and API password (HTTP Basic, UTF-8).",
+        },
+        userBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description: "A user's username (or email) and password (HTTP Basic, UTF-8): the storage interface.",
+        },
+        userSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'burrow_session',
+          description:
+            'The session cookie of POST /storage/{user}/login (12 hours; ended by logout, a password change or disabling the user; a logout holds across restarts). A change sent with it (or with Basic credentials a browser cached) by a page of another site is refused with 403: see the description of the document, "Browsers".',
+        },
       },
     },
   };

@@ -16,7 +16,14 @@ import { STORAGE_API_CONTROLLERS } from './storage-api/storage-api.module.js';
 import { WEB_CONTROLLERS } from './web/web.module.js';
 
 /** Every controller the gateway serves (the OpenAPI test compares their routes with the document). */
-export const GATEWAY_CONTROLLERS = [...ACCOUNTS_API_CONTROLLERS, ...EVENTS_CONTROLLERS, ...STORAGE_API_CONTROLLERS, ...SHARE_API_CONTROLLERS, ...WEB_CONTROLLERS, ...OPS_CONTROLLERS];
+export const GATEWAY_CONTROLLERS = [
+  ...ACCOUNTS_API_CONTROLLERS,
+  ...EVENTS_CONTROLLERS,
+  ...STORAGE_API_CONTROLLERS,
+  ...SHARE_API_CONTROLLERS,
+  ...WEB_CONTROLLERS,
+  ...OPS_CONTROLLERS,
+];
 
 /**
  * Where the document finds the routes, in the order it lists them: the controllers, with WebDAV

@@ -17,7 +17,13 @@ import { GatewayModule } from './gateway.module.js';
 import { refuseNulInUrl } from './http/nul.js';
 import { PartnerRpcClient } from './partner-access/partner-in-call.js';
 import { refuseCrossSiteWrites } from './http/cross-site.js';
-import { certificateHosts, loadTlsPair, reloadOnChange, startRedirectServer, strictTransportSecurity } from './http/tls.js';
+import {
+  certificateHosts,
+  loadTlsPair,
+  reloadOnChange,
+  startRedirectServer,
+  strictTransportSecurity,
+} from './http/tls.js';
 import { HttpErrorFilter } from './http/error.filter.js';
 import { SessionMemo } from './storage-access/session-memo.js';
 import { Sessions } from './storage-access/sessions.js';
@@ -60,12 +66,20 @@ export interface GatewayOptions {
 async function openBlobs(infra: Infrastructure, log: Logger, disk: DiskSpace): Promise<BlobReader & BlobWriter> {
   const blobs = verifyingReader(
     roomChecking(await infra.blobs(), disk),
-    (error) => log.error({ blob: error.key, actual: error.actual }, 'stored bytes do not match their hash: download cut short (admin verify-blobs quarantines such blobs)'),
+    (error) =>
+      log.error(
+        { blob: error.key, actual: error.actual },
+        'stored bytes do not match their hash: download cut short (admin verify-blobs quarantines such blobs)',
+      ),
     { reverifyAfterMs: infra.config.blobReverifyAfterMs },
   );
   void blobs.sweepAbandoned().then(
     (removed) => removed > 0 && log.info({ removed }, 'removed what uploads of a process that no longer runs left'),
-    (error: unknown) => log.warn({ err: { message: (error as Error).message } }, 'removing what dead uploads left failed; the blob reaper will'),
+    (error: unknown) =>
+      log.warn(
+        { err: { message: (error as Error).message } },
+        'removing what dead uploads left failed; the blob reaper will',
+      ),
   );
   return blobs;
 }
@@ -94,15 +108,27 @@ function roomChecking<B extends BlobReader & BlobWriter>(blobs: B, disk: DiskSpa
  * trusts as a proxy is not limited; refusals are counted in /metrics and logged at most once a
  * minute per kind.
  */
-function connectionLimiter(infra: Infrastructure, trustProxy: (address: string, hop: number) => boolean, metrics: GatewayMetrics, log: Logger): ConnectionLimiter {
+function connectionLimiter(
+  infra: Infrastructure,
+  trustProxy: (address: string, hop: number) => boolean,
+  metrics: GatewayMetrics,
+  log: Logger,
+): ConnectionLimiter {
   const lastLogged = new Map<RefusalReason, number>();
-  return new ConnectionLimiter(infra.config.connectionLimits, (address) => trustProxy(address, 0), (reason, address) => {
-    metrics.connectionsRefused.inc({ reason });
-    const now = Date.now();
-    if ((lastLogged.get(reason) ?? 0) > now - 60_000) return;
-    lastLogged.set(reason, now);
-    log.warn({ reason, address, limits: infra.config.connectionLimits }, 'a client address reached a connection limit: refused (logged once a minute; see burrow_http_connections_refused_total)');
-  });
+  return new ConnectionLimiter(
+    infra.config.connectionLimits,
+    (address) => trustProxy(address, 0),
+    (reason, address) => {
+      metrics.connectionsRefused.inc({ reason });
+      const now = Date.now();
+      if ((lastLogged.get(reason) ?? 0) > now - 60_000) return;
+      lastLogged.set(reason, now);
+      log.warn(
+        { reason, address, limits: infra.config.connectionLimits },
+        'a client address reached a connection limit: refused (logged once a minute; see burrow_http_connections_refused_total)',
+      );
+    },
+  );
 }
 
 export async function startGateway(infra: Infrastructure, options: GatewayOptions = {}): Promise<RunningGateway> {
@@ -122,7 +148,12 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   // Behind the edge proxy the socket address is the proxy's: trust its X-Forwarded-For only when
   // configured (BURROW_TRUST_PROXY, e.g. "uniquelocal" inside the compose network).
   if (infra.config.trustProxy) server.set('trust proxy', infra.config.trustProxy);
-  const limiter = connectionLimiter(infra, server.get('trust proxy fn') as (address: string, hop: number) => boolean, metrics, log);
+  const limiter = connectionLimiter(
+    infra,
+    server.get('trust proxy fn') as (address: string, hop: number) => boolean,
+    metrics,
+    log,
+  );
   // with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, around everything below; health checks and scrapes are left out
   if (infra.tracing) server.use(infra.tracing.httpServer({ skip: (path) => UNTRACED_PATHS.has(path) }));
   server.use((req, res, next) => {
@@ -132,7 +163,10 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
       metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.duration.observe({ method: req.method, route }, seconds);
-      log.debug({ method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      log.debug(
+        { method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Math.round(seconds * 1000) },
+        'request',
+      );
     });
     next();
   });
@@ -151,10 +185,23 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   server.use(fast.middleware);
 
   const signer = new TokenSigner(keySet(infra.secret), options.now);
-  const sessions = new Sessions(signer, () => infra.durableKeyValues(), new SessionMemo({ ttlMs: infra.config.sessionMemoMs }));
+  const sessions = new Sessions(
+    signer,
+    () => infra.durableKeyValues(),
+    new SessionMemo({ ttlMs: infra.config.sessionMemoMs }),
+  );
   const disk = infra.diskSpace();
   const blobs = await openBlobs(infra, log, disk);
-  const deps = { rpc, blobs, disk, log, busStatus: infra.busStatus, signer, sessions, publicUrl: infra.config.publicUrl };
+  const deps = {
+    rpc,
+    blobs,
+    disk,
+    log,
+    busStatus: infra.busStatus,
+    signer,
+    sessions,
+    publicUrl: infra.config.publicUrl,
+  };
   const locks = new DavLocks(() => infra.keyValues());
   const events = { heartbeatMs: infra.config.sse.heartbeatMs, maxStreamMs: infra.config.sse.maxSeconds * 1000 };
   const tls = infra.config.tls;
@@ -170,7 +217,12 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   sessions.forgets = forgets;
   await infra.reportHealth('gateway', async () => {
     const bus = infra.busStatus.snapshot();
-    return { service: 'gateway', ok: bus.connected, position: 0, ...(bus.connected ? {} : { reason: 'bus disconnected' }) };
+    return {
+      service: 'gateway',
+      ok: bus.connected,
+      position: 0,
+      ...(bus.connected ? {} : { reason: 'bus disconnected' }),
+    };
   });
   // remembering starts once this replica's first report has had time to reach every writer, which then waits for it
   sessions.memo.activate(infra.config.replicaReportMs);
@@ -192,8 +244,25 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
   const address = httpServer.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   // with httpsOptions Nest made an https.Server (the same object as httpServer, typed by what its other users need)
-  const stopReloading = tls ? reloadOnChange(app.getHttpServer() as HttpsServer, tls, log, 1000, (options) => (tlsHosts = certificateHosts(options.cert))) : () => undefined;
-  const redirect = tls && infra.config.httpRedirectPort !== undefined ? await startRedirectServer(infra.config.httpRedirectPort, actualPort, infra.config.publicUrl, () => tlsHosts, log) : null;
+  const stopReloading = tls
+    ? reloadOnChange(
+        app.getHttpServer() as HttpsServer,
+        tls,
+        log,
+        1000,
+        (options) => (tlsHosts = certificateHosts(options.cert)),
+      )
+    : () => undefined;
+  const redirect =
+    tls && infra.config.httpRedirectPort !== undefined
+      ? await startRedirectServer(
+          infra.config.httpRedirectPort,
+          actualPort,
+          infra.config.publicUrl,
+          () => tlsHosts,
+          log,
+        )
+      : null;
   const redirectAddress = redirect?.address();
   log.info({ port: actualPort, mode: infra.mode, tls: Boolean(tls) }, 'gateway listening');
   return {

@@ -29,7 +29,8 @@ interface Declared {
   intercepted: boolean;
 }
 
-const metadata = (key: string, target: unknown): unknown[] => (Reflect.getMetadata(key, target as object) as unknown[] | undefined) ?? [];
+const metadata = (key: string, target: unknown): unknown[] =>
+  (Reflect.getMetadata(key, target as object) as unknown[] | undefined) ?? [];
 
 function declaredRoutes(controllers: Controller[]): Declared[] {
   const out: Declared[] = [];
@@ -43,7 +44,9 @@ function declaredRoutes(controllers: Controller[]): Declared[] {
         controller: controller.name,
         handler,
         guarded: guards.includes(PartnerGuard),
-        inCall: Reflect.getMetadata(IN_CALL_KEY, fn as object) === true || Reflect.getMetadata(IN_CALL_KEY, controller) === true,
+        inCall:
+          Reflect.getMetadata(IN_CALL_KEY, fn as object) === true ||
+          Reflect.getMetadata(IN_CALL_KEY, controller) === true,
         intercepted: interceptors.includes(PartnerInCallInterceptor),
       });
     }
@@ -56,7 +59,10 @@ describe('interface A routes: guards', () => {
 
   it('finds the routes, each guarded by PartnerGuard', () => {
     assert.ok(routes.length >= 45, `only ${routes.length} routes found`);
-    assert.deepEqual(routes.filter((r) => !r.guarded).map((r) => r.name), []);
+    assert.deepEqual(
+      routes.filter((r) => !r.guarded).map((r) => r.name),
+      [],
+    );
   });
 
   it('the routes that call accounts only are authenticated in the call, each with its interceptor', () => {
@@ -65,7 +71,16 @@ describe('interface A routes: guards', () => {
       // a share room's enabling or password goes to the storage catalog: authenticated by the guard first
       .filter((r) => r.handler !== 'changeShare')
       .map((r) => r.name);
-    assert.deepEqual(routes.filter((r) => r.inCall).map((r) => r.name).sort(), expected.sort());
-    assert.deepEqual(routes.filter((r) => r.inCall && !r.intercepted).map((r) => r.name), []);
+    assert.deepEqual(
+      routes
+        .filter((r) => r.inCall)
+        .map((r) => r.name)
+        .sort(),
+      expected.sort(),
+    );
+    assert.deepEqual(
+      routes.filter((r) => r.inCall && !r.intercepted).map((r) => r.name),
+      [],
+    );
   });
 });

@@ -11,7 +11,9 @@ try {
 }
 try {
   const system = await startSystem(config);
-  process.stdout.write(`Burrow is running at http://localhost:${system.port}/ (data in ${config.dataDir}, transport ${system.infra.mode})\n`);
+  process.stdout.write(
+    `Burrow is running at http://localhost:${system.port}/ (data in ${config.dataDir}, transport ${system.infra.mode})\n`,
+  );
   const stop = async () => {
     await system.close();
     process.exit(0);

@@ -19,11 +19,20 @@ export interface RunningSystem {
   close(): Promise<void>;
 }
 
-export async function startSystem(config: BurrowConfig, options: { port?: number; now?: () => number } = {}): Promise<RunningSystem> {
+export async function startSystem(
+  config: BurrowConfig,
+  options: { port?: number; now?: () => number } = {},
+): Promise<RunningSystem> {
   // OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on for the process (once, whatever the number of systems it runs); else nothing of it is loaded
   const tracing = await startTracing('standalone');
   const infra = new Infrastructure(config, undefined, { tracing });
-  if (tracing) infra.logger('runtime').info({ serviceName: tracing.serviceName, endpoint: tracing.endpoint, protocol: tracing.protocol }, 'tracing on: spans exported over OTLP');
+  if (tracing)
+    infra
+      .logger('runtime')
+      .info(
+        { serviceName: tracing.serviceName, endpoint: tracing.endpoint, protocol: tracing.protocol },
+        'tracing on: spans exported over OTLP',
+      );
   const services: { close(): Promise<void> }[] = [];
   try {
     services.push(await startAccounts(infra));

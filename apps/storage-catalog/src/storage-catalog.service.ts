@@ -76,14 +76,31 @@ export const storageProcesses = (ctx: StorageContext) => [
   purgeFileProcess(ctx),
 ];
 
-export async function startStorageCatalog(infra: Infrastructure, options: StorageCatalogOptions = {}): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
+export async function startStorageCatalog(
+  infra: Infrastructure,
+  options: StorageCatalogOptions = {},
+): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const log = infra.logger('storage-catalog');
-  const { store, docs, runner, processes } = await startEventSourced(infra, 'storage-catalog', log, storageProjections());
+  const { store, docs, runner, processes } = await startEventSourced(
+    infra,
+    'storage-catalog',
+    log,
+    storageProjections(),
+  );
   const client = infra.client('storage-catalog');
   await client.connect();
   const rpc = new RpcClient(client, infra.config.rpcTimeoutMs);
   const ctx: StorageContext = {
-    store, docs, runner, processes, blobs: await infra.blobs(), rpc, clock: systemClock, log, previews: noPreviews, deadProperties: infra.config.davProperties,
+    store,
+    docs,
+    runner,
+    processes,
+    blobs: await infra.blobs(),
+    rpc,
+    clock: systemClock,
+    log,
+    previews: noPreviews,
+    deadProperties: infra.config.davProperties,
   };
   const previewer = new Previewer(ctx, { concurrency: infra.config.previewConcurrency });
   ctx.previews = previewer;
@@ -103,15 +120,27 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
       }
     };
   const purger = new Purger(ctx);
-  const purge = logged('purge run', () => purger.run(), (r) => r.purged_files > 0 || r.cleared_users > 0);
+  const purge = logged(
+    'purge run',
+    () => purger.run(),
+    (r) => r.purged_files > 0 || r.cleared_users > 0,
+  );
   const reaper = new BlobReaper(ctx, { graceSeconds: infra.config.blobReapGraceSeconds });
-  const reap = logged('blob reaper run', () => reaper.run(), (r) => r.reaped > 0 || r.temporaries > 0 || r.abandoned > 0);
+  const reap = logged(
+    'blob reaper run',
+    () => reaper.run(),
+    (r) => r.reaped > 0 || r.temporaries > 0 || r.abandoned > 0,
+  );
   const scrubber = new BlobScrubber(ctx, { bytesPerSecond: infra.config.blobScrubMbPerSecond * 1_000_000 });
   // problems are logged one by one as they are found; the summary leaves them out
-  const scrubRun = logged('blob scrub run', async () => {
-    const { corrupt, missing, ...summary }: ScrubReport = await scrubber.run();
-    return { ...summary, corrupt: corrupt.length, missing: missing.length };
-  }, () => true);
+  const scrubRun = logged(
+    'blob scrub run',
+    async () => {
+      const { corrupt, missing, ...summary }: ScrubReport = await scrubber.run();
+      return { ...summary, corrupt: corrupt.length, missing: missing.length };
+    },
+    () => true,
+  );
   let scrubbing = false;
   // a run slower than the interval is not queued behind itself
   const scrub = async () => {
@@ -124,7 +153,17 @@ export async function startStorageCatalog(infra: Infrastructure, options: Storag
     'storage-catalog',
     {
       module: StorageCatalogModule,
-      controllers: [HealthHandlers, DevicesHandlers, FilesHandlers, FoldersHandlers, TransfersHandlers, SharesHandlers, PurgeHandlers, ReaperHandlers, ScrubHandlers],
+      controllers: [
+        HealthHandlers,
+        DevicesHandlers,
+        FilesHandlers,
+        FoldersHandlers,
+        TransfersHandlers,
+        SharesHandlers,
+        PurgeHandlers,
+        ReaperHandlers,
+        ScrubHandlers,
+      ],
       providers: [
         { provide: STORAGE_CONTEXT, useValue: ctx },
         { provide: PURGER, useValue: purger },

@@ -6,7 +6,9 @@ import { FolderSyncs } from './folder-syncs.js';
 function controlledFsync() {
   const started: { path: string; finish: (error?: Error) => void }[] = [];
   const fsync = (path: string) =>
-    new Promise<void>((resolve, reject) => started.push({ path, finish: (error) => (error ? reject(error) : resolve()) }));
+    new Promise<void>((resolve, reject) =>
+      started.push({ path, finish: (error) => (error ? reject(error) : resolve()) }),
+    );
   return { started, fsync };
 }
 
@@ -43,7 +45,10 @@ describe('FolderSyncs (group commit of folder fsyncs)', () => {
     const a = syncs.sync('/a');
     const b = syncs.sync('/b');
     await tick();
-    assert.deepEqual(started.map((s) => s.path), ['/a', '/b']);
+    assert.deepEqual(
+      started.map((s) => s.path),
+      ['/a', '/b'],
+    );
     started[0].finish();
     started[1].finish();
     await Promise.all([a, b]);

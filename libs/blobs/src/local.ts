@@ -39,7 +39,16 @@ import { link, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BlobFingerprint, type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey } from './port.js';
+import {
+  type BlobFingerprint,
+  type BlobInfo,
+  type BlobListOptions,
+  BlobNotFoundError,
+  type BlobPage,
+  type BlobStore,
+  type ByteRange,
+  isBlobKey,
+} from './port.js';
 import { FolderSyncs } from './folder-syncs.js';
 import { readInOneGo } from './small-read.js';
 import { isMissing, listBlobs, sweepAbandoned, sweepTemporary } from './local-walks.js';
@@ -55,7 +64,10 @@ const PRIVATE_FILE = 0o600;
 const SHARDS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** numbers, not bigints (those cost 5x the call here): the times keep sub-microsecond digits */
-const fingerprintOf = (s: Stats): BlobFingerprint => ({ id: `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`, changedMs: s.ctimeMs });
+const fingerprintOf = (s: Stats): BlobFingerprint => ({
+  id: `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`,
+  changedMs: s.ctimeMs,
+});
 
 /** Puts a file moved aside back under its name, unless a put gave the name a new file meanwhile (then that one stays). */
 async function putBack(aside: string, target: string): Promise<void> {
@@ -208,7 +220,16 @@ export class LocalBlobStore implements BlobStore {
     let at = 0;
     for (const chunk of chunks) at += chunk.copy(data, at);
     const put = (): Promise<void> =>
-      smallPuts.run({ tmp: join(this.tmpDir, temporaryName()), target, chunks: [data], fileMode: PRIVATE_FILE, dirMode: PRIVATE_DIR }, [data.buffer]);
+      smallPuts.run(
+        {
+          tmp: join(this.tmpDir, temporaryName()),
+          target,
+          chunks: [data],
+          fileMode: PRIVATE_FILE,
+          dirMode: PRIVATE_DIR,
+        },
+        [data.buffer],
+      );
     for (let known = this.madeDirs.get(folder); known; known = this.madeDirs.get(folder)) {
       try {
         await known.made;
@@ -224,7 +245,9 @@ export class LocalBlobStore implements BlobStore {
     // the first put into the folder in this process: others wait for it (it may make the folder,
     // and a put into it must not resolve before the folder's name is durable)
     let settle!: (error?: Error) => void;
-    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    const done = new Promise<void>(
+      (resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))),
+    );
     done.catch(() => undefined);
     const entry = { made: done, durable: done };
     this.madeDirs.set(folder, entry);
@@ -283,7 +306,8 @@ export class LocalBlobStore implements BlobStore {
   }
 
   /** `length` bytes in one read (port.ts `readSmall`; small-read.ts); a key that is none reads as missing. */
-  readSmall = (key: string, length: number, range?: ByteRange) => readInOneGo(isBlobKey(key) ? this.pathOf(key) : null, key, length, range?.start ?? 0);
+  readSmall = (key: string, length: number, range?: ByteRange) =>
+    readInOneGo(isBlobKey(key) ? this.pathOf(key) : null, key, length, range?.start ?? 0);
 
   /** A whole read, with the fingerprint of the very file it reads (taken from its open descriptor). */
   async getWithFingerprint(key: string): Promise<{ stream: Readable; fingerprint: BlobFingerprint }> {
@@ -300,16 +324,26 @@ export class LocalBlobStore implements BlobStore {
   private async openRead(key: string, range?: ByteRange): Promise<{ stream: Readable; stats: Stats }> {
     if (!isBlobKey(key)) throw new BlobNotFoundError(key);
     const fd = await new Promise<number>((resolve, reject) =>
-      openFile(this.pathOf(key), 'r', (error, opened) => (error ? reject(isMissing(error) || error.code === 'ENOTDIR' ? new BlobNotFoundError(key) : error) : resolve(opened))),
+      openFile(this.pathOf(key), 'r', (error, opened) =>
+        error
+          ? reject(isMissing(error) || error.code === 'ENOTDIR' ? new BlobNotFoundError(key) : error)
+          : resolve(opened),
+      ),
     );
     let stats: Stats;
     try {
-      stats = await new Promise<Stats>((resolve, reject) => fstat(fd, (error, s) => (error ? reject(error) : resolve(s))));
+      stats = await new Promise<Stats>((resolve, reject) =>
+        fstat(fd, (error, s) => (error ? reject(error) : resolve(s))),
+      );
     } catch (error) {
       close(fd, () => undefined);
       throw error;
     }
-    const bounds = range ? { start: range.start, end: range.end } : stats.size > 0 ? { start: 0, end: stats.size - 1 } : {};
+    const bounds = range
+      ? { start: range.start, end: range.end }
+      : stats.size > 0
+        ? { start: 0, end: stats.size - 1 }
+        : {};
     return { stream: createReadStream('', { fd, highWaterMark: READ_HIGH_WATER_MARK, ...bounds }), stats };
   }
 
@@ -399,7 +433,8 @@ export class LocalBlobStore implements BlobStore {
     }
     try {
       const checked = await handle.stat();
-      if ((await sha256Of(handle.createReadStream({ autoClose: false, highWaterMark: READ_HIGH_WATER_MARK }))) === key) return false;
+      if ((await sha256Of(handle.createReadStream({ autoClose: false, highWaterMark: READ_HIGH_WATER_MARK }))) === key)
+        return false;
       await this.ensureDurableDir(this.quarantineDir);
       const aside = join(this.quarantineDir, `${key}.${Date.now()}`);
       try {

@@ -31,7 +31,17 @@ import type { Readable } from 'node:stream';
 // The client is loaded when a store connects, not by every process that imports this library.
 import type * as MinioClient from 'minio';
 import type { Client } from 'minio';
-import { type BlobInfo, type BlobListOptions, BlobNotFoundError, type BlobPage, type BlobStore, type ByteRange, isBlobKey, type ListedBlob, listLimit } from './port.js';
+import {
+  type BlobInfo,
+  type BlobListOptions,
+  BlobNotFoundError,
+  type BlobPage,
+  type BlobStore,
+  type ByteRange,
+  isBlobKey,
+  type ListedBlob,
+  listLimit,
+} from './port.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { verifyBlob } from './verify.js';
 
@@ -60,12 +70,28 @@ const TMP_PREFIX = 'tmp/';
 const QUARANTINE_PREFIX = 'quarantine/';
 
 function isNotFound(error: unknown): boolean {
-  return minio !== undefined && error instanceof minio.S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
+  return (
+    minio !== undefined && error instanceof minio.S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound')
+  );
 }
 
 /** Failures of the connection to the server, or the server saying it cannot serve now. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_S3_CODES = new Set(['ServiceUnavailable', 'SlowDown', 'XMinioServerNotInitialized', 'RequestTimeout']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_S3_CODES = new Set([
+  'ServiceUnavailable',
+  'SlowDown',
+  'XMinioServerNotInitialized',
+  'RequestTimeout',
+]);
 
 /**
  * A call of the client whose failure to reach the server comes out as DependencyUnavailableError
@@ -76,7 +102,9 @@ function reach<T>(call: Promise<T>): Promise<T> {
   return call.catch((error: unknown) => {
     const code = (error as { code?: unknown }).code;
     const unreachable = typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_S3_CODES.has(code));
-    throw unreachable || /socket hang up|no answer within/.test((error as Error)?.message ?? '') ? new DependencyUnavailableError('blob store', error) : error;
+    throw unreachable || /socket hang up|no answer within/.test((error as Error)?.message ?? '')
+      ? new DependencyUnavailableError('blob store', error)
+      : error;
   });
 }
 
@@ -180,18 +208,23 @@ export class MinioBlobStore implements BlobStore {
       etags.push({ part, etag: '' });
       upload.inflight = reach(
         this.client.uploadPart(
-          { bucketName: this.bucket, objectName: tmp!, uploadID: uploadId, partNumber: part, headers: { 'Content-Length': body.length } },
+          {
+            bucketName: this.bucket,
+            objectName: tmp!,
+            uploadID: uploadId,
+            partNumber: part,
+            headers: { 'Content-Length': body.length },
+          },
           body,
         ),
-      )
-        .then(
-          (res) => {
-            etags[part - 1].etag = res.etag;
-          },
-          (error: Error) => {
-            upload.error = error;
-          },
-        );
+      ).then(
+        (res) => {
+          etags[part - 1].etag = res.etag;
+        },
+        (error: Error) => {
+          upload.error = error;
+        },
+      );
     };
 
     try {
@@ -241,7 +274,11 @@ export class MinioBlobStore implements BlobStore {
 
   /** A server-side copy; with `etag`, only of that very object (it fails if `from` was replaced). */
   private async copy(from: string, to: string, size: number, etag?: string): Promise<void> {
-    const source = new minio.CopySourceOptions({ Bucket: this.bucket, Object: from, ...(etag ? { MatchETag: etag } : {}) });
+    const source = new minio.CopySourceOptions({
+      Bucket: this.bucket,
+      Object: from,
+      ...(etag ? { MatchETag: etag } : {}),
+    });
     const dest = new minio.CopyDestinationOptions({ Bucket: this.bucket, Object: to });
     if (size <= MAX_SINGLE_COPY) await this.client.copyObject(source, dest);
     else await this.client.composeObject(dest, [source]);
@@ -251,7 +288,12 @@ export class MinioBlobStore implements BlobStore {
     if (!isBlobKey(key)) throw new BlobNotFoundError(key);
     try {
       if (!range) return await reach(this.client.getObject(this.bucket, key));
-      if (!(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start)) {
+      if (!(
+        Number.isSafeInteger(range.start) &&
+        Number.isSafeInteger(range.end) &&
+        range.start >= 0 &&
+        range.end >= range.start
+      )) {
         throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
       }
       return await reach(this.client.getPartialObject(this.bucket, key, range.start, range.end - range.start + 1));
@@ -289,7 +331,8 @@ export class MinioBlobStore implements BlobStore {
     for (const item of page.objects) {
       if (!item.name) continue;
       last = item.name;
-      if (isBlobKey(item.name)) blobs.push({ key: item.name, size: item.size, modifiedMs: item.lastModified.getTime() });
+      if (isBlobKey(item.name))
+        blobs.push({ key: item.name, size: item.size, modifiedMs: item.lastModified.getTime() });
     }
     // keys sort as hex digits < `tmp/`: past the last hex key there are no more blobs
     const more = page.isTruncated && last !== null && last < 'g';
@@ -326,9 +369,9 @@ export class MinioBlobStore implements BlobStore {
       async (upload) => {
         if (upload.initiated.getTime() > cutoffMs) return false;
         // as unknown as: listParts is the minio client's, left out of its published typings
-        const parts = await (this.client as unknown as { listParts(b: string, o: string, u: string): Promise<{ lastModified?: Date }[]> }).listParts(
-          this.bucket, upload.key, upload.uploadId,
-        );
+        const parts = await (
+          this.client as unknown as { listParts(b: string, o: string, u: string): Promise<{ lastModified?: Date }[]> }
+        ).listParts(this.bucket, upload.key, upload.uploadId);
         return !parts.some((part) => (part.lastModified?.getTime() ?? 0) > cutoffMs);
       },
     );
@@ -397,7 +440,9 @@ export class MinioBlobStore implements BlobStore {
       if (error instanceof minio.S3Error && (error.code === 'PreconditionFailed' || isNotFound(error))) return false;
       throw error;
     }
-    const now = await this.client.statObject(this.bucket, key).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+    const now = await this.client
+      .statObject(this.bucket, key)
+      .catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
     if (now && now.etag === checked.etag) await this.client.removeObject(this.bucket, key);
     return now !== null && now.etag === checked.etag;
   }

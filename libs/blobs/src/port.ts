@@ -162,6 +162,7 @@ function smallBlobBytes(setting: string | undefined): number {
 /** The page size a list call uses: the caller's limit within 1..BLOB_LIST_MAX. */
 export function listLimit(options: BlobListOptions = {}): number {
   const limit = options.limit ?? BLOB_LIST_MAX;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`list limit must be a positive integer, got ${limit}`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new RangeError(`list limit must be a positive integer, got ${limit}`);
   return Math.min(limit, BLOB_LIST_MAX);
 }

@@ -59,7 +59,11 @@ function completedCalls(log: string): Call[] {
 }
 
 /** `stored`: what the blob's name already holds before the put (`bytes` of it from the seed, or all of them). */
-function tracedPut(smallPuts: boolean, bytes: number, stored?: 'torn' | 'whole'): { calls: Call[]; dir: string; key: string } {
+function tracedPut(
+  smallPuts: boolean,
+  bytes: number,
+  stored?: 'torn' | 'whole',
+): { calls: Call[]; dir: string; key: string } {
   const dir = mkdtempSync(join(top, 'store-'));
   const data = Buffer.alloc(bytes);
   for (let i = 0; i < bytes; i++) data[i] = (i * 7 + bytes) % 251;
@@ -68,7 +72,10 @@ function tracedPut(smallPuts: boolean, bytes: number, stored?: 'torn' | 'whole')
   writeFileSync(source, data);
   if (stored) {
     mkdirSync(join(dir, key.slice(0, 2), key.slice(2, 4)), { recursive: true });
-    writeFileSync(join(dir, key.slice(0, 2), key.slice(2, 4), key), stored === 'torn' ? data.subarray(0, bytes / 2) : data);
+    writeFileSync(
+      join(dir, key.slice(0, 2), key.slice(2, 4), key),
+      stored === 'torn' ? data.subarray(0, bytes / 2) : data,
+    );
   }
   const local = pathToFileURL(join(import.meta.dirname, 'local.js')).href;
   const code = `
@@ -87,7 +94,21 @@ function tracedPut(smallPuts: boolean, bytes: number, stored?: 'torn' | 'whole')
   writeFileSync(script, code);
   // without the runner's compile cache: Node writes its entries by rename, and those syscalls are not the store's
   const { NODE_COMPILE_CACHE: _cache, ...env } = process.env;
-  const run = spawnSync('strace', ['-f', '-y', '-qq', '-o', log, '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2,write', process.execPath, script], { encoding: 'utf8', env });
+  const run = spawnSync(
+    'strace',
+    [
+      '-f',
+      '-y',
+      '-qq',
+      '-o',
+      log,
+      '-e',
+      'trace=fsync,fdatasync,rename,renameat,renameat2,write',
+      process.execPath,
+      script,
+    ],
+    { encoding: 'utf8', env },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.equal(/RESOLVED ([0-9a-f]{64})/.exec(run.stdout)?.[1], key, run.stdout);
   assert.ok(readFileSync(join(dir, key.slice(0, 2), key.slice(2, 4), key)).equals(data), 'the blob holds its bytes');
@@ -98,7 +119,14 @@ function tracedPut(smallPuts: boolean, bytes: number, stored?: 'torn' | 'whole')
 function finder(calls: Call[]) {
   return (what: string, test: (c: Call) => boolean, after = -1) => {
     const i = calls.findIndex((c, at) => at > after && test(c));
-    assert.ok(i >= 0, `${what} not seen in ${JSON.stringify(calls.map((c) => `${c.name}(${c.args.slice(0, 120)})`), null, 1)}`);
+    assert.ok(
+      i >= 0,
+      `${what} not seen in ${JSON.stringify(
+        calls.map((c) => `${c.name}(${c.args.slice(0, 120)})`),
+        null,
+        1,
+      )}`,
+    );
     return i;
   };
 }
@@ -111,8 +139,12 @@ const isSync = (c: Call) => c.name === 'fsync' || c.name === 'fdatasync';
  */
 function assertLayoutFirst(calls: Call[], dir: string, fileSynced: number): void {
   const rootSyncs = calls.map((c, i) => (isSync(c) && c.args.endsWith(`<${dir}>`) ? i : -1)).filter((i) => i >= 0);
-  assert.ok(rootSyncs.length >= 1 && rootSyncs.every((i) => i < fileSynced), `the root synced at the start only: ${JSON.stringify(rootSyncs)}, the blob's bytes at ${fileSynced}`);
-  for (let i = 0; i < 256; i++) assert.ok(existsSync(join(dir, i.toString(16).padStart(2, '0'))), 'every first-level folder made');
+  assert.ok(
+    rootSyncs.length >= 1 && rootSyncs.every((i) => i < fileSynced),
+    `the root synced at the start only: ${JSON.stringify(rootSyncs)}, the blob's bytes at ${fileSynced}`,
+  );
+  for (let i = 0; i < 256; i++)
+    assert.ok(existsSync(join(dir, i.toString(16).padStart(2, '0'))), 'every first-level folder made');
 }
 const isRename = (c: Call) => c.name.startsWith('rename');
 
@@ -125,15 +157,26 @@ describe('a put is durable before it resolves', { skip: strace ? false : 'strace
       const { calls, dir, key } = tracedPut(smallPuts, bytes);
       const index = finder(calls);
       const folder = join(dir, key.slice(0, 2), key.slice(2, 4));
-      const fileSynced = index('the temporary file\'s fsync', (c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/put.`));
+      const fileSynced = index(
+        "the temporary file's fsync",
+        (c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/put.`),
+      );
       const renamed = index('the rename into place', (c) => isRename(c) && c.args.includes(`${folder}/${key}`));
-      const folderSynced = index('the folder\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}>`));
-      const parentSynced = index('the new folder\'s parent\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${join(dir, key.slice(0, 2))}>`), fileSynced);
+      const folderSynced = index("the folder's fsync", (c) => isSync(c) && c.args.endsWith(`<${folder}>`));
+      const parentSynced = index(
+        "the new folder's parent's fsync",
+        (c) => isSync(c) && c.args.endsWith(`<${join(dir, key.slice(0, 2))}>`),
+        fileSynced,
+      );
       const resolved = index('the put resolving', (c) => c.name === 'write' && c.args.includes('RESOLVED'));
       assert.ok(fileSynced < renamed, 'the bytes are on disk before the name points at them');
       assert.ok(renamed < folderSynced, 'the folder is synced after the rename');
       assertLayoutFirst(calls, dir, fileSynced);
-      for (const [what, i] of [['file', fileSynced], ['folder', folderSynced], ['parent', parentSynced]] as const) {
+      for (const [what, i] of [
+        ['file', fileSynced],
+        ['folder', folderSynced],
+        ['parent', parentSynced],
+      ] as const) {
         assert.ok(i < resolved, `the ${what} sync is done before the put resolves`);
       }
     });
@@ -143,27 +186,61 @@ describe('a put is durable before it resolves', { skip: strace ? false : 'strace
     const { calls, dir, key } = tracedPut(true, 4096);
     const index = finder(calls);
     const folder = join(dir, key.slice(0, 2), key.slice(2, 4));
-    const fileSynced = index('the blob\'s fsync under its name', (c) => isSync(c) && c.args.endsWith(`<${folder}/${key}>`));
-    const folderSynced = index('the folder\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}>`), fileSynced);
-    const parentSynced = index('the new folder\'s parent\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${join(dir, key.slice(0, 2))}>`), fileSynced);
+    const fileSynced = index(
+      "the blob's fsync under its name",
+      (c) => isSync(c) && c.args.endsWith(`<${folder}/${key}>`),
+    );
+    const folderSynced = index("the folder's fsync", (c) => isSync(c) && c.args.endsWith(`<${folder}>`), fileSynced);
+    const parentSynced = index(
+      "the new folder's parent's fsync",
+      (c) => isSync(c) && c.args.endsWith(`<${join(dir, key.slice(0, 2))}>`),
+      fileSynced,
+    );
     const resolved = index('the put resolving', (c) => c.name === 'write' && c.args.includes('RESOLVED'));
-    assert.deepEqual(calls.filter((c) => isRename(c) && c.args.includes(dir)), [], 'no rename');
-    assert.deepEqual(calls.filter((c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/`)), [], 'no temporary file synced');
+    assert.deepEqual(
+      calls.filter((c) => isRename(c) && c.args.includes(dir)),
+      [],
+      'no rename',
+    );
+    assert.deepEqual(
+      calls.filter((c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/`)),
+      [],
+      'no temporary file synced',
+    );
     assertLayoutFirst(calls, dir, fileSynced);
-    assert.equal(calls.slice(fileSynced).filter(isSync).length, 3, 'after the layout: the blob, its folder, the folder\'s parent (the folder was new)');
-    for (const [what, i] of [['folder', folderSynced], ['parent', parentSynced]] as const) {
+    assert.equal(
+      calls.slice(fileSynced).filter(isSync).length,
+      3,
+      "after the layout: the blob, its folder, the folder's parent (the folder was new)",
+    );
+    for (const [what, i] of [
+      ['folder', folderSynced],
+      ['parent', parentSynced],
+    ] as const) {
       assert.ok(i < resolved, `the ${what} sync is done before the put resolves`);
     }
-    assert.equal(calls.filter(isSync).filter((c) => c.args.endsWith(`<${folder}/${key}>`) || c.args.endsWith(`<${folder}>`)).length, 2, 'one fsync of the blob, one of its folder');
+    assert.equal(
+      calls.filter(isSync).filter((c) => c.args.endsWith(`<${folder}/${key}>`) || c.args.endsWith(`<${folder}>`))
+        .length,
+      2,
+      'one fsync of the blob, one of its folder',
+    );
   });
 
   it('a small put finding a torn file under its name (a crash mid-write) does not trust it: a whole copy is renamed over it, fsynced before, its folder after', () => {
     const { calls, dir, key } = tracedPut(true, 4096, 'torn');
     const index = finder(calls);
     const folder = join(dir, key.slice(0, 2), key.slice(2, 4));
-    const fileSynced = index('the temporary file\'s fsync', (c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/put.`));
-    const renamed = index('the rename over the torn file', (c) => isRename(c) && c.args.includes(`${folder}/${key}`), fileSynced);
-    const folderSynced = index('the folder\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}>`), renamed);
+    const fileSynced = index(
+      "the temporary file's fsync",
+      (c) => isSync(c) && c.args.includes(`${join(dir, 'tmp')}/put.`),
+    );
+    const renamed = index(
+      'the rename over the torn file',
+      (c) => isRename(c) && c.args.includes(`${folder}/${key}`),
+      fileSynced,
+    );
+    const folderSynced = index("the folder's fsync", (c) => isSync(c) && c.args.endsWith(`<${folder}>`), renamed);
     assert.ok(folderSynced < index('the put resolving', (c) => c.name === 'write' && c.args.includes('RESOLVED')));
   });
 
@@ -171,9 +248,13 @@ describe('a put is durable before it resolves', { skip: strace ? false : 'strace
     const { calls, dir, key } = tracedPut(true, 4096, 'whole');
     const index = finder(calls);
     const folder = join(dir, key.slice(0, 2), key.slice(2, 4));
-    const fileSynced = index('the stored copy\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}/${key}>`));
-    const folderSynced = index('the folder\'s fsync', (c) => isSync(c) && c.args.endsWith(`<${folder}>`), fileSynced);
-    assert.deepEqual(calls.filter((c) => isRename(c) && c.args.includes(dir)), [], 'no rename');
+    const fileSynced = index("the stored copy's fsync", (c) => isSync(c) && c.args.endsWith(`<${folder}/${key}>`));
+    const folderSynced = index("the folder's fsync", (c) => isSync(c) && c.args.endsWith(`<${folder}>`), fileSynced);
+    assert.deepEqual(
+      calls.filter((c) => isRename(c) && c.args.includes(dir)),
+      [],
+      'no rename',
+    );
     assert.ok(folderSynced < index('the put resolving', (c) => c.name === 'write' && c.args.includes('RESOLVED')));
   });
 });

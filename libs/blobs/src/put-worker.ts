@@ -10,7 +10,20 @@
  * make is fsynced in its parent (each folder made, in its own parent). The reply comes after all
  * of that.
  */
-import { closeSync, fstatSync, fsyncSync, futimesSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  futimesSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 
@@ -42,7 +55,7 @@ function syncFolder(path: string): void {
 }
 
 function writeAll(fd: number, chunk: Uint8Array): void {
-  for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done, chunk.length - done);
+  for (let done = 0; done < chunk.length;) done += writeSync(fd, chunk, done, chunk.length - done);
 }
 
 /** How a put went: new content written under its name, content found stored and whole, or a damaged copy replaced. */
@@ -67,7 +80,7 @@ function holds(fd: number, data: Uint8Array[]): boolean {
   const size = data.reduce((n, c) => n + c.length, 0);
   if (fstatSync(fd).size !== size) return false;
   const stored = Buffer.allocUnsafe(size);
-  for (let done = 0; done < size; ) {
+  for (let done = 0; done < size;) {
     const n = readSync(fd, stored, done, size - done, done);
     if (n === 0) return false;
     done += n;
@@ -111,7 +124,8 @@ export function putDurably(req: SmallPutRequest): SmallPutOutcome {
   }
   syncFolder(folder);
   // the folders this put made are names in their parents
-  if (made.first !== undefined) for (let child = folder; child.length >= made.first.length; child = dirname(child)) syncFolder(dirname(child));
+  if (made.first !== undefined)
+    for (let child = folder; child.length >= made.first.length; child = dirname(child)) syncFolder(dirname(child));
   return outcome;
 }
 

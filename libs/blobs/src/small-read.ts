@@ -7,14 +7,28 @@
 import { close, open, read } from 'node:fs';
 import { BlobNotFoundError } from './port.js';
 
-export async function readInOneGo(path: string | null, key: string, length: number, start: number): Promise<Buffer | null> {
+export async function readInOneGo(
+  path: string | null,
+  key: string,
+  length: number,
+  start: number,
+): Promise<Buffer | null> {
   if (path === null) throw new BlobNotFoundError(key);
   const fd = await new Promise<number>((resolve, reject) =>
-    open(path, 'r', (error, opened) => (error ? reject(error.code === 'ENOENT' || error.code === 'ENOTDIR' ? new BlobNotFoundError(key) : error) : resolve(opened))),
+    open(path, 'r', (error, opened) =>
+      error
+        ? reject(error.code === 'ENOENT' || error.code === 'ENOTDIR' ? new BlobNotFoundError(key) : error)
+        : resolve(opened),
+    ),
   );
   const bytes = Buffer.allocUnsafe(length);
   try {
-    const got = length === 0 ? 0 : await new Promise<number>((resolve, reject) => read(fd, bytes, 0, length, start, (error, n) => (error ? reject(error) : resolve(n))));
+    const got =
+      length === 0
+        ? 0
+        : await new Promise<number>((resolve, reject) =>
+            read(fd, bytes, 0, length, start, (error, n) => (error ? reject(error) : resolve(n))),
+          );
     return got === length ? bytes : null;
   } finally {
     close(fd, () => undefined);

@@ -27,7 +27,10 @@ export async function sha256Of(stream: Readable): Promise<string> {
 }
 
 /** Reads a blob whole: `ok`, `corrupt` (with what its bytes hash to) or `missing`. */
-export async function verifyBlob(reader: Pick<BlobReader, 'get'>, key: string): Promise<{ state: 'ok' } | { state: 'corrupt'; actual: string } | { state: 'missing' }> {
+export async function verifyBlob(
+  reader: Pick<BlobReader, 'get'>,
+  key: string,
+): Promise<{ state: 'ok' } | { state: 'corrupt'; actual: string } | { state: 'missing' }> {
   let stream: Readable;
   try {
     stream = await reader.get(key);
@@ -80,7 +83,11 @@ const SETTLED_MS = 1000;
  * the caller's check. A blob remembered by a caller's check only is still hashed by `get`: a
  * CRC-32 is not the hash a download's ETag names.
  */
-export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (error: CorruptBlobError) => void, options: VerifyingOptions = {}): R & Required<Pick<BlobReader, 'getChecked'>> {
+export function verifyingReader<R extends BlobReader>(
+  reader: R,
+  onCorrupt: (error: CorruptBlobError) => void,
+  options: VerifyingOptions = {},
+): R & Required<Pick<BlobReader, 'getChecked'>> {
   const reverifyAfterMs = options.reverifyAfterMs ?? 0;
   const remember = options.remember ?? 100_000;
   const now = options.now ?? Date.now;
@@ -99,7 +106,8 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
     if (checked.size > remember) checked.delete(checked.keys().next().value!);
   };
   const fingerprintOf = reverifyAfterMs > 0 && reader.fingerprint ? reader.fingerprint.bind(reader) : null;
-  const openWithFingerprint = reverifyAfterMs > 0 && reader.getWithFingerprint ? reader.getWithFingerprint.bind(reader) : null;
+  const openWithFingerprint =
+    reverifyAfterMs > 0 && reader.getWithFingerprint ? reader.getWithFingerprint.bind(reader) : null;
   /** the whole blob, and its fingerprint when the store has them and reads are remembered */
   const open = async (key: string): Promise<{ stream: Readable | null; fingerprint: BlobFingerprint | null }> => {
     if (openWithFingerprint) return openWithFingerprint(key);
@@ -111,7 +119,8 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
     const fingerprint = opened.fingerprint;
     if (fingerprint) {
       const seen = checked.get(key);
-      if (seen?.hashed && seen.id === fingerprint.id && now() - seen.at < reverifyAfterMs) return opened.stream ?? reader.get(key);
+      if (seen?.hashed && seen.id === fingerprint.id && now() - seen.at < reverifyAfterMs)
+        return opened.stream ?? reader.get(key);
       checked.delete(key);
     }
     const source = opened.stream ?? (await reader.get(key));
@@ -154,11 +163,13 @@ export function verifyingReader<R extends BlobReader>(reader: R, onCorrupt: (err
    * fingerprint; bytes that do not match are null, and the caller's stream then cuts the download
    * short as `get` does (and `onCorrupt` hears of it there).
    */
-  const readSmall = small && (async (key: string, length: number, range?: ByteRange): Promise<Buffer | null> => {
-    const bytes = await small(key, length, range);
-    if (!bytes || range) return bytes;
-    return createHash('sha256').update(bytes).digest('hex') === key ? bytes : null;
-  });
+  const readSmall =
+    small &&
+    (async (key: string, length: number, range?: ByteRange): Promise<Buffer | null> => {
+      const bytes = await small(key, length, range);
+      if (!bytes || range) return bytes;
+      return createHash('sha256').update(bytes).digest('hex') === key ? bytes : null;
+    });
   return new Proxy(reader, {
     get(target, property) {
       if (property === 'get') return get;

@@ -72,7 +72,10 @@ describe('verifyingReader', () => {
     const key = f.add('hello, blobs');
     assert.equal((await read(f.blobs, key)).toString(), 'hello, blobs');
     f.damage(key);
-    await assert.rejects(read(f.blobs, key), (error: unknown) => error instanceof CorruptBlobError && error.key === key);
+    await assert.rejects(
+      read(f.blobs, key),
+      (error: unknown) => error instanceof CorruptBlobError && error.key === key,
+    );
     assert.deepEqual(f.corrupt, [key]);
   });
 
@@ -124,7 +127,7 @@ describe('verifyingReader', () => {
     assert.notEqual((await read(f.blobs, c)).toString(), 'c', 'c is still remembered');
   });
 
-  it('getChecked: a whole read left to the caller to check, known while a hash check or the caller\'s passed check stands', async () => {
+  it("getChecked: a whole read left to the caller to check, known while a hash check or the caller's passed check stands", async () => {
     const f = fixture({ reverifyAfterMs: 60_000 });
     const key = f.add('checked by the caller');
     const first = await f.blobs.getChecked(key);
@@ -132,7 +135,7 @@ describe('verifyingReader', () => {
     assert.equal((await readAll(first.stream)).toString(), 'checked by the caller');
     assert.equal((await f.blobs.getChecked(key)).known, false, 'a read alone proves nothing');
     first.passed();
-    assert.equal((await f.blobs.getChecked(key)).known, true, 'the caller\'s check is remembered for its reads');
+    assert.equal((await f.blobs.getChecked(key)).known, true, "the caller's check is remembered for its reads");
     // the caller's check does not stand in for the hash a download is checked against
     f.damage(key);
     await assert.rejects(read(f.blobs, key), CorruptBlobError);
@@ -178,7 +181,10 @@ describe('verifyingReader over LocalBlobStore (real files)', () => {
       const content = Buffer.alloc(256 * 1024, 7);
       const { key } = await store.put(Readable.from([content]));
       // a clock well past the put, so the first check is remembered
-      const blobs = verifyingReader(store, () => undefined, { reverifyAfterMs: 3_600_000, now: () => Date.now() + 10_000 });
+      const blobs = verifyingReader(store, () => undefined, {
+        reverifyAfterMs: 3_600_000,
+        now: () => Date.now() + 10_000,
+      });
       assert.deepEqual(await read(blobs, key), content);
       assert.deepEqual(await read(blobs, key), content);
       // file times move in ticks of a few ms: let one pass so the damage lands in another

@@ -25,7 +25,11 @@ export class DependencyUnavailableError extends Error {
 
 /** The 503 a request answers while `dependency` does not answer. */
 export const dependencyUnavailable = (dependency: Dependency | string) =>
-  new DomainError(503, { reason: `the ${dependency} is unavailable; retry shortly`, dependency, retry_after: RETRY_AFTER_SECONDS });
+  new DomainError(503, {
+    reason: `the ${dependency} is unavailable; retry shortly`,
+    dependency,
+    retry_after: RETRY_AFTER_SECONDS,
+  });
 
 /** The dependency named by `error` or one of its causes (`DependencyUnavailableError`), else null. */
 export function unavailableDependencyOf(error: unknown, depth = 0): Dependency | null {

@@ -62,7 +62,8 @@ export const serviceUnavailable = (reason: string) => new DomainError(503, { rea
 /** 507 Insufficient Storage: the user's quota, or the server's disk, cannot hold what is being written. */
 export const insufficientStorage = (reason: string) => new DomainError(507, { reason });
 /** The user's quota is full (documented in docs/api.md): refused before, while or after the bytes arrive. */
-export const quotaExceeded = () => insufficientStorage('storage quota exceeded: the upload would take the user past plan + bonus bytes');
+export const quotaExceeded = () =>
+  insufficientStorage('storage quota exceeded: the upload would take the user past plan + bonus bytes');
 export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
   new DomainError(429, { reason, retry_after: retryAfterSeconds });
 
@@ -72,18 +73,43 @@ export const tooManyRequests = (reason: string, retryAfterSeconds: number) =>
  * in use, or a cycle), with `policy_id` beside them when a policy in use is not deleted (what the
  * management appliance tests for), `path` for WebDAV (no folder to hold it).
  */
-export const CONFLICT_TOKENS = ['name', 'plan_id', 'group_id', 'username', 'email', 'avatars_over_quota', 'move_to', 'room_key', 'device_policy', 'inherits_from', 'policy_id', 'path'] as const;
+export const CONFLICT_TOKENS = [
+  'name',
+  'plan_id',
+  'group_id',
+  'username',
+  'email',
+  'avatars_over_quota',
+  'move_to',
+  'room_key',
+  'device_policy',
+  'inherits_from',
+  'policy_id',
+  'path',
+] as const;
 
 /** The error body as a schema, for the OpenAPI document. */
 export const ErrorResponse = z
   .object({
     reason: z.string().describe('human-readable reason'),
-    conflicts: z.array(z.enum(CONFLICT_TOKENS)).optional().describe('the conflicting fields, as tokens clients test for (409 only)'),
+    conflicts: z
+      .array(z.enum(CONFLICT_TOKENS))
+      .optional()
+      .describe('the conflicting fields, as tokens clients test for (409 only)'),
     fields: z.array(z.string()).optional().describe('the invalid or missing request fields or query parameters (400)'),
     code: z.string().optional().describe('the card processor response code (billing 409 only)'),
-    retry_after: z.int().min(1).optional().describe('seconds to wait before trying again (429 and 503; also the Retry-After header)'),
+    retry_after: z
+      .int()
+      .min(1)
+      .optional()
+      .describe('seconds to wait before trying again (429 and 503; also the Retry-After header)'),
     password_required: z.literal(true).optional().describe("a share room's 401: the room needs its password"),
-    dependency: z.string().optional().describe('503 only: the server Burrow depends on that does not answer (`event store`, `read-model database`, `blob store`, `key-value store`)'),
+    dependency: z
+      .string()
+      .optional()
+      .describe(
+        '503 only: the server Burrow depends on that does not answer (`event store`, `read-model database`, `blob store`, `key-value store`)',
+      ),
   })
   .meta({
     id: 'Error',

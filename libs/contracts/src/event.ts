@@ -18,8 +18,10 @@ export interface Decider<State, Cmd, Evt extends { type: string }> {
   evolve(state: State, event: Evt): State;
 }
 
-export const fold = <S, E extends { type: string }>(d: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>, events: E[]): S =>
-  events.reduce(d.evolve, d.initialState);
+export const fold = <S, E extends { type: string }>(
+  d: Pick<Decider<S, never, E>, 'initialState' | 'evolve'>,
+  events: E[],
+): S => events.reduce(d.evolve, d.initialState);
 
 /**
  * Several commands against one aggregate, decided in order on the evolving state, so one request

@@ -132,7 +132,10 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Record<strin
     if (value !== '') values[key] = value;
   }
   const result = schema.safeParse(values);
-  const fields = [...malformed, ...(result.success ? [] : fieldsOf(result.error).filter((f) => !malformed.includes(f)))];
+  const fields = [
+    ...malformed,
+    ...(result.success ? [] : fieldsOf(result.error).filter((f) => !malformed.includes(f))),
+  ];
   if (fields.length) throw badRequest(`invalid query parameters: ${fields.join(', ')}`, fields);
   return result.data as z.output<S>;
 }

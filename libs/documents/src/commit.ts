@@ -5,7 +5,15 @@
  * the rest of the batch (a batch may hold renames whose one-at-a-time order differs from its
  * order), and reported if refused again.
  */
-import { type CommitResult, type Document, documentProblem, DuplicateKeyError, type Filter, InvalidDocumentError, type Write } from './port.js';
+import {
+  type CommitResult,
+  type Document,
+  documentProblem,
+  DuplicateKeyError,
+  type Filter,
+  InvalidDocumentError,
+  type Write,
+} from './port.js';
 
 export interface WriteTarget {
   clear(): void;

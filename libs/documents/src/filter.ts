@@ -44,7 +44,9 @@ export function getPathValues(doc: unknown, path: string): unknown[] {
     for (const v of values) {
       if (v === null || typeof v !== 'object') continue;
       if (Array.isArray(v) && !/^\d+$/.test(key)) {
-        for (const item of v) if (item !== null && typeof item === 'object' && !Array.isArray(item)) next.push((item as Record<string, unknown>)[key]);
+        for (const item of v)
+          if (item !== null && typeof item === 'object' && !Array.isArray(item))
+            next.push((item as Record<string, unknown>)[key]);
       } else {
         next.push((v as Record<string, unknown>)[key]);
       }
@@ -95,8 +97,11 @@ function compareValues(a: number | string | boolean, b: number | string | boolea
 }
 
 function comparable(a: unknown, b: unknown): boolean {
-  return (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string') ||
-    (typeof a === 'boolean' && typeof b === 'boolean');
+  return (
+    (typeof a === 'number' && typeof b === 'number') ||
+    (typeof a === 'string' && typeof b === 'string') ||
+    (typeof a === 'boolean' && typeof b === 'boolean')
+  );
 }
 
 function compareOp(actual: unknown, op: string, operand: unknown): boolean {
@@ -105,11 +110,16 @@ function compareOp(actual: unknown, op: string, operand: unknown): boolean {
     if (!comparable(v, operand)) return false;
     const c = compareValues(v as number | string, operand as number | string);
     switch (op) {
-      case '$gt': return c > 0;
-      case '$gte': return c >= 0;
-      case '$lt': return c < 0;
-      case '$lte': return c <= 0;
-      default: return false;
+      case '$gt':
+        return c > 0;
+      case '$gte':
+        return c >= 0;
+      case '$lt':
+        return c < 0;
+      case '$lte':
+        return c <= 0;
+      default:
+        return false;
     }
   });
 }
@@ -124,7 +134,10 @@ function matchesField(actual: unknown, condition: unknown): boolean {
       case '$ne':
         if (matchesEq(actual, operand)) return false;
         break;
-      case '$gt': case '$gte': case '$lt': case '$lte':
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte':
         if (!compareOp(actual, op, operand)) return false;
         break;
       case '$in':
@@ -166,7 +179,9 @@ export function matches(doc: unknown, filter: Filter = {}): boolean {
       const candidates = getPathValues(doc, key);
       const negative = isOperatorObject(condition) && ('$ne' in condition || '$nin' in condition);
       // a negative condition must hold for every reachable value, a positive one for any
-      const ok = negative ? candidates.every((v) => matchesField(v, condition)) : candidates.some((v) => matchesField(v, condition));
+      const ok = negative
+        ? candidates.every((v) => matchesField(v, condition))
+        : candidates.some((v) => matchesField(v, condition));
       if (!ok) return false;
     }
   }
@@ -192,7 +207,8 @@ export function compareBy(sort: SortSpec): (a: unknown, b: unknown) => number {
       const rx = typeRank(x);
       const ry = typeRank(y);
       let c = rx - ry;
-      if (c === 0 && rx !== 1) c = typeof x === 'object' ? (x! < y! ? -1 : x! > y! ? 1 : 0) : compareValues(x as string, y as string);
+      if (c === 0 && rx !== 1)
+        c = typeof x === 'object' ? (x! < y! ? -1 : x! > y! ? 1 : 0) : compareValues(x as string, y as string);
       if (c !== 0) return c * dir;
     }
     return 0;

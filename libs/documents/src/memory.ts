@@ -227,11 +227,18 @@ export class MemoryDocumentStore implements DocumentStore {
     return checkpoint ? clone(checkpoint) : null;
   }
 
-  async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
+  async commit(
+    name: string,
+    expectedVersion: number,
+    state: Record<string, unknown>,
+    writes: Write[],
+  ): Promise<CommitResult> {
     if ((this.checkpoints.get(name)?.version ?? 0) !== expectedVersion) return { committed: false, rejected: [] };
     // synchronous: nothing else runs until the batch and the checkpoint are both in
     const rejected = applyWrites(writes, {
-      clear: () => { for (const c of this.collections.values()) c.clear(); },
+      clear: () => {
+        for (const c of this.collections.values()) c.clear();
+      },
       deleteMany: (collection, filter) => void this.memoryCollection(collection).removeMany(filter),
       put: (collection, doc) => this.memoryCollection(collection).put(doc),
       delete: (collection, id) => void this.memoryCollection(collection).remove(id),

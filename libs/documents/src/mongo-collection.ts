@@ -2,7 +2,17 @@
 import type { Collection as MongoCollection, Filter as MongoFilter } from 'mongodb';
 import { bounded, LONG_OPERATION_MS } from './mongo-bounded.js';
 import { DUPLICATE_KEY, duplicateKeyOf, isDuplicateKey } from './mongo-driver.js';
-import { type Collection, type Document, documentProblem, DuplicateKeyError, type Filter, type FindOptions, type IndexOptions, InvalidDocumentError, type SortSpec } from './port.js';
+import {
+  type Collection,
+  type Document,
+  documentProblem,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexOptions,
+  InvalidDocumentError,
+  type SortSpec,
+} from './port.js';
 
 /** Where a collection adapter takes the driver's collection from: the store's current client. */
 export interface CollectionSource {
@@ -82,7 +92,13 @@ export class MongoCollectionAdapter<T extends Document> implements Collection<T>
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return (await bounded(`a delete of ${this.name}`, this.coll.deleteMany(filter as MongoFilter<Document>), this.timeoutMs === 0 ? 0 : LONG_OPERATION_MS)).deletedCount;
+    return (
+      await bounded(
+        `a delete of ${this.name}`,
+        this.coll.deleteMany(filter as MongoFilter<Document>),
+        this.timeoutMs === 0 ? 0 : LONG_OPERATION_MS,
+      )
+    ).deletedCount;
   }
 
   async ensureIndex(spec: SortSpec, options: IndexOptions = {}): Promise<void> {
@@ -100,7 +116,13 @@ export class MongoCollectionAdapter<T extends Document> implements Collection<T>
     } catch (error) {
       // none by that name (never made, or dropped already), or no collection yet
       const code = (error as { code?: unknown; codeName?: unknown }).code;
-      if (code === 27 || code === 26 || (error as { codeName?: unknown }).codeName === 'IndexNotFound' || /index not found|ns not found/i.test((error as Error).message)) return;
+      if (
+        code === 27 ||
+        code === 26 ||
+        (error as { codeName?: unknown }).codeName === 'IndexNotFound' ||
+        /index not found|ns not found/i.test((error as Error).message)
+      )
+        return;
       throw error;
     }
   }
@@ -108,9 +130,17 @@ export class MongoCollectionAdapter<T extends Document> implements Collection<T>
 
 /** The driver's default name (`a_1_b_-1`), with `_sparse` for a sparse index: it differs from the same spec's full index, so both may exist. */
 function mongoIndexName(spec: SortSpec, options: IndexOptions): string {
-  return `${Object.entries(spec).map(([f, d]) => `${f}_${d}`).join('_')}${options.sparse ? '_sparse' : ''}`;
+  return `${Object.entries(spec)
+    .map(([f, d]) => `${f}_${d}`)
+    .join('_')}${options.sparse ? '_sparse' : ''}`;
 }
 
-function mongoIndexOptions(spec: SortSpec, options: IndexOptions): { unique?: boolean; sparse?: boolean; name?: string } {
-  return { ...(options.unique ? { unique: true } : {}), ...(options.sparse ? { sparse: true, name: mongoIndexName(spec, options) } : {}) };
+function mongoIndexOptions(
+  spec: SortSpec,
+  options: IndexOptions,
+): { unique?: boolean; sparse?: boolean; name?: string } {
+  return {
+    ...(options.unique ? { unique: true } : {}),
+    ...(options.sparse ? { sparse: true, name: mongoIndexName(spec, options) } : {}),
+  };
 }

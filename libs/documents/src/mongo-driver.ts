@@ -22,11 +22,16 @@ export const DUPLICATE_KEY = 11000;
  * extended code 2067, SQLITE_CONSTRAINT_UNIQUE).
  */
 export function isDuplicateKeyCode(code: unknown, message: string | undefined): boolean {
-  return code === DUPLICATE_KEY || (code === 1 && /\b23505\b|UNIQUE constraint failed|\(2067\)|duplicate key/i.test(message ?? ''));
+  return (
+    code === DUPLICATE_KEY ||
+    (code === 1 && /\b23505\b|UNIQUE constraint failed|\(2067\)|duplicate key/i.test(message ?? ''))
+  );
 }
 
 export function isDuplicateKey(error: unknown): error is MongoServerError {
-  return mongo !== undefined && error instanceof mongo.MongoServerError && isDuplicateKeyCode(error.code, error.message);
+  return (
+    mongo !== undefined && error instanceof mongo.MongoServerError && isDuplicateKeyCode(error.code, error.message)
+  );
 }
 
 export function duplicateKeyOf(error: MongoServerError): string {

@@ -84,7 +84,13 @@ export const PROCESS_SPACE: string | null = (() => {
 
 /** The journal's writer is a process of this machine and PID namespace that exists no more. */
 export function journalWriterGone(journal: { host?: string | null; pid?: number }): boolean {
-  if (!PROCESS_SPACE || journal.host !== PROCESS_SPACE || typeof journal.pid !== 'number' || journal.pid === process.pid) return false;
+  if (
+    !PROCESS_SPACE ||
+    journal.host !== PROCESS_SPACE ||
+    typeof journal.pid !== 'number' ||
+    journal.pid === process.pid
+  )
+    return false;
   try {
     process.kill(journal.pid, 0);
     return false; // it exists (or its id was taken again): wait for the time limit

@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MongoDocumentStore } from './mongo.js';
 
-const binary = [process.env.FERRETDB_BIN, join(homedir(), 'go', 'bin', 'ferretdb-v1.24.0')].find((b): b is string => Boolean(b && existsSync(b)));
+const binary = [process.env.FERRETDB_BIN, join(homedir(), 'go', 'bin', 'ferretdb-v1.24.0')].find((b): b is string =>
+  Boolean(b && existsSync(b)),
+);
 const skip = binary ? false : 'no FerretDB binary (scripts/ensure-ferretdb.sh builds one)';
 
 const freePort = () =>
@@ -38,7 +40,10 @@ async function within(p: Promise<unknown>, ms: number): Promise<{ ms: number; er
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
-    p.then(() => ({ ms: Date.now() - started, error: null }), (error: unknown) => ({ ms: Date.now() - started, error })),
+    p.then(
+      () => ({ ms: Date.now() - started, error: null }),
+      (error: unknown) => ({ ms: Date.now() - started, error }),
+    ),
     new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms))),
   ]);
   clearTimeout(timer);
@@ -66,79 +71,117 @@ async function stopped(server: ChildProcess): Promise<void> {
   }
 }
 
-describe('MongoDocumentStore against a database that stops answering (a private FerretDB, SIGSTOP)', { skip, timeout: 120_000 }, () => {
-  let child: ChildProcess;
-  let dir: string;
-  let url: string;
+describe(
+  'MongoDocumentStore against a database that stops answering (a private FerretDB, SIGSTOP)',
+  { skip, timeout: 120_000 },
+  () => {
+    let child: ChildProcess;
+    let dir: string;
+    let url: string;
 
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ferretdb-stopped-'));
-    const [port, debugPort] = [await freePort(), await freePort()];
-    child = spawn(binary!, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--debug-addr=127.0.0.1:${debugPort}`, `--state-dir=${dir}`, '--telemetry=disable', '--log-level=error'], { stdio: 'ignore' });
-    const deadline = Date.now() + 20_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error('ferretdb did not start');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    url = `mongodb://127.0.0.1:${port}/stopped`;
-  });
-
-  after(async () => {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('a client that fails every operation while the database answers is replaced after a while of failing pings', async () => {
-    const store = await MongoDocumentStore.connect(url, 'wedged', { operationTimeoutMs: 1000, serverSelectionTimeoutMs: 1000, replaceClientAfterMs: 300 });
-    try {
-      const things = store.collection<{ _id: string; n: number }>('things');
-      await things.upsert({ _id: 'a', n: 1 });
-      await store.breakClientForTests();
-      await assert.rejects(things.get('a'));
-      const deadline = Date.now() + 10_000;
-      let pings = 0;
-      for (;;) {
-        pings++;
-        if (await store.ping().then(() => true, () => false)) break;
-        assert.ok(Date.now() < deadline, `still failing after ${pings} pings`);
-        await new Promise((r) => setTimeout(r, 100));
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'ferretdb-stopped-'));
+      const [port, debugPort] = [await freePort(), await freePort()];
+      child = spawn(
+        binary!,
+        [
+          '--handler=sqlite',
+          `--sqlite-url=file:${dir}/`,
+          `--listen-addr=127.0.0.1:${port}`,
+          `--debug-addr=127.0.0.1:${debugPort}`,
+          `--state-dir=${dir}`,
+          '--telemetry=disable',
+          '--log-level=error',
+        ],
+        { stdio: 'ignore' },
+      );
+      const deadline = Date.now() + 20_000;
+      while (!(await accepts(port))) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error('ferretdb did not start');
+        await new Promise((r) => setTimeout(r, 50));
       }
-      assert.ok(pings > 1, 'the first ping failed (the client was broken)');
-      // the collection adapter made before takes the new client's collection
-      assert.deepEqual(await things.get('a'), { _id: 'a', n: 1 });
-      assert.equal(store.clientGeneration, 1);
-    } finally {
-      await store.close();
-    }
-  });
+      url = `mongodb://127.0.0.1:${port}/stopped`;
+    });
 
-  it('a read and a commit fail within the operation timeout, as unavailable, and succeed once it answers again', async () => {
-    const store = await MongoDocumentStore.connect(url, 'stopped', { operationTimeoutMs: 1000, serverSelectionTimeoutMs: 1000 });
-    try {
-      const things = store.collection<{ _id: string; n: number }>('things');
-      await things.upsert({ _id: 'a', n: 1 });
-      assert.equal((await store.commit('cp', 0, { at: 1 }, [{ kind: 'put', collection: 'things', doc: { _id: 'b', n: 2 } }])).committed, true);
-
-      await stopped(child);
-      const read = await within(things.get('a'), 8000);
-      assert.ok(read, 'the read is still waiting 8 s after the database stopped answering');
-      assert.ok(read.ms < 4000, `the read failed only after ${read.ms} ms`);
-      assert.equal((read.error as Error)?.name, 'DocumentStoreTimeoutError', String(read.error));
-      const commit = await within(store.commit('cp', 1, { at: 2 }, [{ kind: 'put', collection: 'things', doc: { _id: 'c', n: 3 } }]), 12_000);
-      assert.ok(commit, 'the commit is still waiting 12 s after the database stopped answering');
-      assert.ok(commit.error instanceof Error, 'the commit failed');
-
+    after(async () => {
       child.kill('SIGCONT');
-      assert.deepEqual(await things.get('a'), { _id: 'a', n: 1 });
-      // the commit, tried again, lands once (whatever the failed attempt left)
-      const again = await store.commit('cp', 1, { at: 2 }, [{ kind: 'put', collection: 'things', doc: { _id: 'c', n: 3 } }]);
-      assert.equal(again.committed, true);
-      assert.deepEqual(await store.readCheckpoint('cp'), { version: 2, state: { at: 2 } });
-      assert.deepEqual(await things.get('c'), { _id: 'c', n: 3 });
-    } finally {
-      child.kill('SIGCONT');
-      await store.close();
-    }
-  });
-});
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a client that fails every operation while the database answers is replaced after a while of failing pings', async () => {
+      const store = await MongoDocumentStore.connect(url, 'wedged', {
+        operationTimeoutMs: 1000,
+        serverSelectionTimeoutMs: 1000,
+        replaceClientAfterMs: 300,
+      });
+      try {
+        const things = store.collection<{ _id: string; n: number }>('things');
+        await things.upsert({ _id: 'a', n: 1 });
+        await store.breakClientForTests();
+        await assert.rejects(things.get('a'));
+        const deadline = Date.now() + 10_000;
+        let pings = 0;
+        for (;;) {
+          pings++;
+          if (
+            await store.ping().then(
+              () => true,
+              () => false,
+            )
+          )
+            break;
+          assert.ok(Date.now() < deadline, `still failing after ${pings} pings`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.ok(pings > 1, 'the first ping failed (the client was broken)');
+        // the collection adapter made before takes the new client's collection
+        assert.deepEqual(await things.get('a'), { _id: 'a', n: 1 });
+        assert.equal(store.clientGeneration, 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('a read and a commit fail within the operation timeout, as unavailable, and succeed once it answers again', async () => {
+      const store = await MongoDocumentStore.connect(url, 'stopped', {
+        operationTimeoutMs: 1000,
+        serverSelectionTimeoutMs: 1000,
+      });
+      try {
+        const things = store.collection<{ _id: string; n: number }>('things');
+        await things.upsert({ _id: 'a', n: 1 });
+        assert.equal(
+          (await store.commit('cp', 0, { at: 1 }, [{ kind: 'put', collection: 'things', doc: { _id: 'b', n: 2 } }]))
+            .committed,
+          true,
+        );
+
+        await stopped(child);
+        const read = await within(things.get('a'), 8000);
+        assert.ok(read, 'the read is still waiting 8 s after the database stopped answering');
+        assert.ok(read.ms < 4000, `the read failed only after ${read.ms} ms`);
+        assert.equal((read.error as Error)?.name, 'DocumentStoreTimeoutError', String(read.error));
+        const commit = await within(
+          store.commit('cp', 1, { at: 2 }, [{ kind: 'put', collection: 'things', doc: { _id: 'c', n: 3 } }]),
+          12_000,
+        );
+        assert.ok(commit, 'the commit is still waiting 12 s after the database stopped answering');
+        assert.ok(commit.error instanceof Error, 'the commit failed');
+
+        child.kill('SIGCONT');
+        assert.deepEqual(await things.get('a'), { _id: 'a', n: 1 });
+        // the commit, tried again, lands once (whatever the failed attempt left)
+        const again = await store.commit('cp', 1, { at: 2 }, [
+          { kind: 'put', collection: 'things', doc: { _id: 'c', n: 3 } },
+        ]);
+        assert.equal(again.committed, true);
+        assert.deepEqual(await store.readCheckpoint('cp'), { version: 2, state: { at: 2 } });
+        assert.deepEqual(await things.get('c'), { _id: 'c', n: 3 });
+      } finally {
+        child.kill('SIGCONT');
+        await store.close();
+      }
+    });
+  },
+);

@@ -25,14 +25,38 @@
  * and its runner would retry it for ever.
  */
 import { randomUUID } from 'node:crypto';
-import type { AnyBulkWriteOperation, Collection as MongoCollection, Db, MongoClient, Filter as MongoFilter } from 'mongodb';
+import type {
+  AnyBulkWriteOperation,
+  Collection as MongoCollection,
+  Db,
+  MongoClient,
+  Filter as MongoFilter,
+} from 'mongodb';
 import { checkWrites } from './commit.js';
 import { bounded, LONG_OPERATION_MS, OPERATION_TIMEOUT_MS } from './mongo-bounded.js';
 import { MongoCollectionAdapter } from './mongo-collection.js';
 import { isDuplicateKey, isDuplicateKeyCode, loadMongoDriver, mongo } from './mongo-driver.js';
-import { ABANDONED_AFTER_MS, type CheckpointDoc, CHECKPOINTS, type Journal, type JournalChunk, JOURNAL_CHUNKS, journalPieces, journalWriterGone, PROCESS_SPACE } from './mongo-journal.js';
+import {
+  ABANDONED_AFTER_MS,
+  type CheckpointDoc,
+  CHECKPOINTS,
+  type Journal,
+  type JournalChunk,
+  JOURNAL_CHUNKS,
+  journalPieces,
+  journalWriterGone,
+  PROCESS_SPACE,
+} from './mongo-journal.js';
 import { redact, urlDatabase } from './mongo-url.js';
-import { type Checkpoint, type Collection, type CommitResult, type Document, type DocumentStore, DuplicateKeyError, type Write } from './port.js';
+import {
+  type Checkpoint,
+  type Collection,
+  type CommitResult,
+  type Document,
+  type DocumentStore,
+  DuplicateKeyError,
+  type Write,
+} from './port.js';
 
 export interface MongoDocumentStoreOptions {
   /** How long the driver looks for a usable server before an operation fails (default 5000 ms). */
@@ -103,7 +127,11 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   /** A connected client whose database answered a ping. */
-  private static async open(url: string, dbName: string, options: MongoDocumentStoreOptions): Promise<{ client: MongoClient; db: Db }> {
+  private static async open(
+    url: string,
+    dbName: string,
+    options: MongoDocumentStoreOptions,
+  ): Promise<{ client: MongoClient; db: Db }> {
     const timeout = options.serverSelectionTimeoutMs ?? 5000;
     await loadMongoDriver();
     const client = new mongo.MongoClient(url, {
@@ -161,7 +189,10 @@ export class MongoDocumentStore implements DocumentStore {
 
   /** Drops every collection of the database, indexes included. */
   async dropAll(): Promise<void> {
-    const collections = await this.long('a listing of collections', this.db.listCollections({}, { nameOnly: true }).toArray());
+    const collections = await this.long(
+      'a listing of collections',
+      this.db.listCollections({}, { nameOnly: true }).toArray(),
+    );
     for (const { name } of collections) {
       if (name.startsWith('system.')) continue;
       await this.long('a drop', this.db.dropCollection(name)).catch((error: unknown) => {
@@ -188,7 +219,8 @@ export class MongoDocumentStore implements DocumentStore {
     } catch (error) {
       const now = Date.now();
       if (this.failingSince === 0) this.failingSince = now;
-      else if (now - this.failingSince >= (this.options.replaceClientAfterMs ?? REPLACE_CLIENT_AFTER_MS)) this.replaceClient();
+      else if (now - this.failingSince >= (this.options.replaceClientAfterMs ?? REPLACE_CLIENT_AFTER_MS))
+        this.replaceClient();
       throw error;
     }
   }
@@ -202,33 +234,72 @@ export class MongoDocumentStore implements DocumentStore {
       const doc = await this.op('a checkpoint read', this.checkpoints().findOne({ _id: name }));
       if (!doc) return null;
       if (!doc.journal) return { version: doc.version, state: doc.state };
-      const abandoned = Date.now() - doc.journal.at > (this.options.abandonedJournalMs ?? ABANDONED_AFTER_MS) || journalWriterGone(doc.journal);
+      const abandoned =
+        Date.now() - doc.journal.at > (this.options.abandonedJournalMs ?? ABANDONED_AFTER_MS) ||
+        journalWriterGone(doc.journal);
       if (doc.journal.writer === this.writer || abandoned) await this.finish(doc);
       else await sleep(100);
     }
   }
 
-  async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
+  async commit(
+    name: string,
+    expectedVersion: number,
+    state: Record<string, unknown>,
+    writes: Write[],
+  ): Promise<CommitResult> {
     checkWrites(writes);
     const pieces = journalPieces(writes, this.options.journalInlineBytes);
     const chunked = pieces.length > 1;
     const version = expectedVersion + 1;
-    const journal: Journal = { version, state, writes: chunked ? '' : pieces[0], writer: this.writer, at: Date.now(), host: PROCESS_SPACE, pid: process.pid };
+    const journal: Journal = {
+      version,
+      state,
+      writes: chunked ? '' : pieces[0],
+      writer: this.writer,
+      at: Date.now(),
+      host: PROCESS_SPACE,
+      pid: process.pid,
+    };
     if (chunked) {
       journal.attempt = randomUUID();
       journal.chunks = pieces.length;
       const attempt = journal.attempt;
-      await bounded('a journal', this.chunks().insertMany(pieces.map((writes, index) => ({ _id: `${attempt}:${index}`, checkpoint: name, version, attempt, index, writes }))), this.bulkTimeoutMs(writes.length));
+      await bounded(
+        'a journal',
+        this.chunks().insertMany(
+          pieces.map((writes, index) => ({
+            _id: `${attempt}:${index}`,
+            checkpoint: name,
+            version,
+            attempt,
+            index,
+            writes,
+          })),
+        ),
+        this.bulkTimeoutMs(writes.length),
+      );
     }
     let claimed: boolean;
     if (expectedVersion === 0) {
-      claimed = await this.op('a checkpoint claim', this.checkpoints().insertOne({ _id: name, version: 0, state: {}, journal }))
-        .then(() => true, (error: unknown) => {
+      claimed = await this.op(
+        'a checkpoint claim',
+        this.checkpoints().insertOne({ _id: name, version: 0, state: {}, journal }),
+      ).then(
+        () => true,
+        (error: unknown) => {
           if (isDuplicateKey(error)) return false;
           throw error;
-        });
+        },
+      );
     } else {
-      const claim = await this.op('a checkpoint claim', this.checkpoints().updateOne({ _id: name, version: expectedVersion, journal: { $exists: false } }, { $set: { journal } }));
+      const claim = await this.op(
+        'a checkpoint claim',
+        this.checkpoints().updateOne(
+          { _id: name, version: expectedVersion, journal: { $exists: false } },
+          { $set: { journal } },
+        ),
+      );
       claimed = claim.matchedCount === 1;
     }
     if (!claimed) {
@@ -244,7 +315,10 @@ export class MongoDocumentStore implements DocumentStore {
     await this.options.faults?.('written');
     await this.op(
       'a checkpoint update',
-      this.checkpoints().updateOne({ _id: name, 'journal.version': version, 'journal.writer': this.writer }, { $set: { version, state }, $unset: { journal: '' } }),
+      this.checkpoints().updateOne(
+        { _id: name, 'journal.version': version, 'journal.writer': this.writer },
+        { $set: { version, state }, $unset: { journal: '' } },
+      ),
     );
     if (chunked) await this.dropChunks(name, version);
     return { committed: true, rejected };
@@ -275,9 +349,14 @@ export class MongoDocumentStore implements DocumentStore {
   /** The writes of a pending journal, from the journal itself or from its chunks. */
   private async journalWrites(name: string, journal: Journal): Promise<Write[]> {
     if (!journal.chunks) return JSON.parse(journal.writes) as Write[];
-    const chunks = await this.long('a journal read', this.chunks().find({ attempt: journal.attempt }).sort({ index: 1 }).toArray());
+    const chunks = await this.long(
+      'a journal read',
+      this.chunks().find({ attempt: journal.attempt }).sort({ index: 1 }).toArray(),
+    );
     if (chunks.length !== journal.chunks || chunks.some((c, i) => c.index !== i)) {
-      throw new Error(`the journal of read-model checkpoint ${name} (version ${journal.version}) names ${journal.chunks} chunks; ${chunks.length} are stored`);
+      throw new Error(
+        `the journal of read-model checkpoint ${name} (version ${journal.version}) names ${journal.chunks} chunks; ${chunks.length} are stored`,
+      );
     }
     return chunks.flatMap((c) => JSON.parse(c.writes) as Write[]);
   }
@@ -305,11 +384,19 @@ export class MongoDocumentStore implements DocumentStore {
   private async applyWrites(writes: Write[]): Promise<CommitResult['rejected']> {
     for (const w of writes) {
       if (w.kind === 'clear') {
-        const collections = await this.long('a listing of collections', this.db.listCollections({}, { nameOnly: true }).toArray());
+        const collections = await this.long(
+          'a listing of collections',
+          this.db.listCollections({}, { nameOnly: true }).toArray(),
+        );
         for (const { name } of collections) {
-          if (name !== CHECKPOINTS && name !== JOURNAL_CHUNKS && !name.startsWith('system.')) await this.long('a clear', this.db.collection(name).deleteMany({}));
+          if (name !== CHECKPOINTS && name !== JOURNAL_CHUNKS && !name.startsWith('system.'))
+            await this.long('a clear', this.db.collection(name).deleteMany({}));
         }
-      } else if (w.kind === 'deleteMany') await this.long('a deleteMany', this.db.collection<Document>(w.collection).deleteMany(w.filter as MongoFilter<Document>));
+      } else if (w.kind === 'deleteMany')
+        await this.long(
+          'a deleteMany',
+          this.db.collection<Document>(w.collection).deleteMany(w.filter as MongoFilter<Document>),
+        );
     }
     const byCollection = new Map<string, Extract<Write, { kind: 'put' | 'delete' }>[]>();
     for (const w of writes) {
@@ -326,7 +413,11 @@ export class MongoDocumentStore implements DocumentStore {
           : { deleteOne: { filter: { _id: w.id } } },
       );
       try {
-        await bounded('a bulk write', this.db.collection<Document>(collection).bulkWrite(ops, { ordered: false }), this.bulkTimeoutMs(ops.length));
+        await bounded(
+          'a bulk write',
+          this.db.collection<Document>(collection).bulkWrite(ops, { ordered: false }),
+          this.bulkTimeoutMs(ops.length),
+        );
       } catch (error) {
         if (!(error instanceof mongo.MongoBulkWriteError)) throw error;
         const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
@@ -335,7 +426,8 @@ export class MongoDocumentStore implements DocumentStore {
         // error, so which ones ran is unknown: apply them one by one (whole documents, so those
         // already applied change nothing) and keep the refused ones for the second pass.
         for (const w of list) {
-          if (w.kind === 'delete') await this.op('a delete', this.db.collection<Document>(collection).deleteOne({ _id: w.id }));
+          if (w.kind === 'delete')
+            await this.op('a delete', this.db.collection<Document>(collection).deleteOne({ _id: w.id }));
           else {
             try {
               await this.collection(collection).upsert(w.doc);

@@ -3,7 +3,8 @@ import { getPathValues } from './filter.js';
 import type { Document } from './port.js';
 
 /** A filter value an index of pending documents can answer (equality with a scalar). */
-export const isIndexable = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+export const isIndexable = (v: unknown): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /**
  * The batch's documents by their value at one path, so an equality `find` does not test every

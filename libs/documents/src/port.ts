@@ -132,7 +132,11 @@ export interface DocumentStore {
 
 /** A document the port does not accept (a nested array): a bug in the caller. */
 export class InvalidDocumentError extends Error {
-  constructor(readonly collection: string, readonly id: string, reason: string) {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+    reason: string,
+  ) {
     super(`invalid document ${id} in ${collection}: ${reason}`);
     this.name = 'InvalidDocumentError';
   }
@@ -157,7 +161,10 @@ export function documentProblem(value: unknown, inArray = false): string | null 
 }
 
 export class DuplicateKeyError extends Error {
-  constructor(readonly collection: string, readonly key: string) {
+  constructor(
+    readonly collection: string,
+    readonly key: string,
+  ) {
     super(`duplicate key in ${collection}: ${key}`);
     this.name = 'DuplicateKeyError';
   }

@@ -1,6 +1,15 @@
 /** One collection of the embedded document store (sqlite.ts): the port's operations, run by the store. */
 import type { SqliteStatement } from '@burrow/sqlite';
-import { type Collection, type Document, documentProblem, type Filter, type FindOptions, type IndexOptions, InvalidDocumentError, type SortSpec } from './port.js';
+import {
+  type Collection,
+  type Document,
+  documentProblem,
+  type Filter,
+  type FindOptions,
+  type IndexOptions,
+  InvalidDocumentError,
+  type SortSpec,
+} from './port.js';
 import { tableOf } from './sqlite-sql.js';
 
 /** The store's operations a collection calls (SqliteDocumentStore). */

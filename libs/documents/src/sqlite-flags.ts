@@ -19,9 +19,19 @@ export interface PathFlags {
 }
 
 /** Sort paths SQLite orders otherwise than MongoDB (a boolean, an object or an array was there). */
-export const SORT_KEYS: PathFlags = { table: '_sort_keys', column: 'mixed', types: "('true', 'false', 'object', 'array')", triggers: (c) => [`k:${c}:insert`, `k:${c}:update`] };
+export const SORT_KEYS: PathFlags = {
+  table: '_sort_keys',
+  column: 'mixed',
+  types: "('true', 'false', 'object', 'array')",
+  triggers: (c) => [`k:${c}:insert`, `k:${c}:update`],
+};
 /** Paths a number was stored in (a boolean compared there as 1 or 0 in SQL would select it too). */
-export const NUMBERS: PathFlags = { table: '_number_paths', column: 'numbers', types: "('integer', 'real')", triggers: (c) => [`n:${c}:insert`, `n:${c}:update`] };
+export const NUMBERS: PathFlags = {
+  table: '_number_paths',
+  column: 'numbers',
+  types: "('integer', 'real')",
+  triggers: (c) => [`n:${c}:insert`, `n:${c}:update`],
+};
 
 /** What the flags need of the store: its cached statements and its collection tables (made on first use). */
 export interface FlagsHost {
@@ -51,10 +61,17 @@ export class TrackedPathFlags {
    * the flags and the rows read, or by neither.
    */
   allClear(collection: string, paths: string[]): boolean {
-    const state = this.host.statement(`SELECT count(*) AS tracked, coalesce(sum(${this.flags.column} = 0), 0) AS clear,
+    const state = this.host
+      .statement(
+        `SELECT count(*) AS tracked, coalesce(sum(${this.flags.column} = 0), 0) AS clear,
         (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)) AS triggers
-      FROM ${this.flags.table} WHERE collection = ? AND path IN (SELECT value FROM json_each(?))`)
-      .get(...this.flags.triggers(collection), collection, JSON.stringify(paths)) as { tracked: number; clear: number; triggers: number };
+      FROM ${this.flags.table} WHERE collection = ? AND path IN (SELECT value FROM json_each(?))`,
+      )
+      .get(...this.flags.triggers(collection), collection, JSON.stringify(paths)) as {
+      tracked: number;
+      clear: number;
+      triggers: number;
+    };
     // dropped since (dropAll by another connection): tracked again by the next query
     if (state.triggers < 2 || state.tracked < paths.length) this.known.delete(collection);
     return state.triggers === 2 && state.clear === paths.length;
@@ -78,7 +95,11 @@ export class TrackedPathFlags {
       const t = tableOf(collection);
       this.host.table(collection);
       const [onInsert, onUpdate] = this.flags.triggers(collection);
-      const present = (this.host.statement("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)").get(onInsert, onUpdate) as { n: number }).n;
+      const present = (
+        this.host
+          .statement("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)")
+          .get(onInsert, onUpdate) as { n: number }
+      ).n;
       if (present < 2) {
         // flags without their triggers (the table was dropped and made again) say nothing any more
         this.host.statement(`DELETE FROM ${this.flags.table} WHERE collection = ?`).run(collection);
@@ -89,7 +110,8 @@ export class TrackedPathFlags {
       }
       // a path tracked already (by another connection, or before a restart) is not scanned again
       const tracked = this.host.statement(`SELECT 1 FROM ${this.flags.table} WHERE collection = ? AND path = ?`);
-      const scan = this.host.statement(`INSERT OR IGNORE INTO ${this.flags.table} (collection, path, ${this.flags.column})
+      const scan = this.host
+        .statement(`INSERT OR IGNORE INTO ${this.flags.table} (collection, path, ${this.flags.column})
         SELECT ?, ?, EXISTS (SELECT 1 FROM ${t} WHERE json_type(doc, ?) IN ${this.flags.types})`);
       for (const p of missing) if (!tracked.get(collection, p)) scan.run(collection, p, `$.${p}`);
     }, 'immediate');

@@ -34,7 +34,13 @@ function indexName(collection: string, spec: SortSpec, options: IndexOptions): s
  * paths (`loose`). A sparse index is a partial one (`WHERE <field> IS NOT NULL`, each field): SQLite
  * uses it for a query whose condition on the field implies a value there (`=`, a range).
  */
-export function ensureSqliteIndex(db: SqliteDatabase, host: IndexHost, collection: string, spec: SortSpec, options: IndexOptions): void {
+export function ensureSqliteIndex(
+  db: SqliteDatabase,
+  host: IndexHost,
+  collection: string,
+  spec: SortSpec,
+  options: IndexOptions,
+): void {
   const fields = Object.keys(spec);
   const t = tableOf(collection);
   const known = host.table(collection);
@@ -48,13 +54,18 @@ export function ensureSqliteIndex(db: SqliteDatabase, host: IndexHost, collectio
       throw duplicateKey(collection, error);
     }
     const added = fields.filter((f) => !known.paths.has(f));
-    host.statement('INSERT OR IGNORE INTO _indexes (collection, fields, is_unique) VALUES (?, ?, ?)').run(collection, JSON.stringify(fields), options.unique ? 1 : 0);
+    host
+      .statement('INSERT OR IGNORE INTO _indexes (collection, fields, is_unique) VALUES (?, ?, ?)')
+      .run(collection, JSON.stringify(fields), options.unique ? 1 : 0);
     if (added.length === 0) return;
     for (const f of added) known.paths.add(f);
     known.keys = null;
     // documents stored before this path was indexed: flag the ones SQL cannot judge on it
     const flag = host.statement(`UPDATE ${t} SET loose = 1 WHERE id = ?`);
-    for (const row of host.statement(`SELECT id, doc FROM ${t} WHERE loose IS NULL`).all() as { id: string; doc: string }[]) {
+    for (const row of host.statement(`SELECT id, doc FROM ${t} WHERE loose IS NULL`).all() as {
+      id: string;
+      doc: string;
+    }[]) {
       const doc = JSON.parse(row.doc);
       if (added.some((f) => isLoose(doc, f))) flag.run(row.id);
     }
@@ -67,15 +78,30 @@ export function ensureSqliteIndex(db: SqliteDatabase, host: IndexHost, collectio
  * of the collection has the same fields, in `_indexes`; otherwise the next connection plans
  * queries on them in JavaScript, as for any path without an index.
  */
-export function dropSqliteIndex(db: SqliteDatabase, host: IndexHost, collection: string, spec: SortSpec, options: IndexOptions): void {
+export function dropSqliteIndex(
+  db: SqliteDatabase,
+  host: IndexHost,
+  collection: string,
+  spec: SortSpec,
+  options: IndexOptions,
+): void {
   const fields = JSON.stringify(Object.keys(spec));
   const prefix = `i:${collection}:`;
   db.transaction(() => {
     db.exec(`DROP INDEX IF EXISTS ${quote(indexName(collection, spec, options))}`);
-    const others = (host.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(tableOf(collection)) as { name: string }[])
+    const others = (
+      host
+        .statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?")
+        .all(tableOf(collection)) as { name: string }[]
+    )
       .map((r) => r.name)
       .filter((n) => n.startsWith(prefix))
-      .map((n) => n.slice(prefix.length).replace(/:sparse$/, '').replace(/:unique$/, ''));
+      .map((n) =>
+        n
+          .slice(prefix.length)
+          .replace(/:sparse$/, '')
+          .replace(/:unique$/, ''),
+      );
     const sameFields = others.some((s) => {
       try {
         return JSON.stringify(Object.keys(JSON.parse(s) as SortSpec)) === fields;
@@ -90,6 +116,7 @@ export function dropSqliteIndex(db: SqliteDatabase, host: IndexHost, collection:
 /** A unique index's refusal as the port's DuplicateKeyError; any other error as it is. */
 export function duplicateKey(collection: string, error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new DuplicateKeyError(collection, (error as Error).message);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+    return new DuplicateKeyError(collection, (error as Error).message);
   return error;
 }

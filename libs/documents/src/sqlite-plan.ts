@@ -34,7 +34,10 @@ export function planFilter(paths: ReadonlySet<string>, filter: Filter, hasLoose:
   let needsLoose = false;
   const booleans: string[] = [];
   for (const [key, condition] of Object.entries(filter)) {
-    const term = key.startsWith('$') || !(key === '_id' || (paths.has(key) && SIMPLE_PATH.test(key))) ? null : fieldTerm(key, condition);
+    const term =
+      key.startsWith('$') || !(key === '_id' || (paths.has(key) && SIMPLE_PATH.test(key)))
+        ? null
+        : fieldTerm(key, condition);
     if (!term) {
       exact = false;
       continue;
@@ -65,7 +68,8 @@ type TermExactness = boolean | 'without numbers';
 function fieldTerm(path: string, condition: unknown): { sql: string; params: unknown[]; exact: TermExactness } | null {
   const x = extract(path);
   const isId = path === '_id';
-  const byType = (v: unknown): TermExactness => (typeof v === 'string' ? true : typeof v === 'boolean' && !isId ? 'without numbers' : false);
+  const byType = (v: unknown): TermExactness =>
+    typeof v === 'string' ? true : typeof v === 'boolean' && !isId ? 'without numbers' : false;
   if (!isOperatorObject(condition)) {
     if (condition === null) return isId ? null : { sql: `${x} IS NULL`, params: [], exact: false };
     if (!isScalar(condition)) return null;
@@ -91,7 +95,10 @@ function fieldTerm(path: string, condition: unknown): { sql: string; params: unk
           weaken(byType(operand));
         } else return null;
         break;
-      case '$gt': case '$gte': case '$lt': case '$lte': {
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte': {
         const sqlOp = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op];
         if (typeof operand === 'string') {
           terms.push(`(${x} ${sqlOp} ? AND typeof(${x}) = 'text')`);
@@ -105,7 +112,10 @@ function fieldTerm(path: string, condition: unknown): { sql: string; params: unk
         break;
       }
       case '$in': {
-        if (!Array.isArray(operand) || !operand.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
+        if (
+          !Array.isArray(operand) ||
+          !operand.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+        ) {
           exact = false;
           break;
         }

@@ -112,7 +112,9 @@ export class SqliteDocumentStore implements DocumentStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, doc TEXT NOT NULL, loose INTEGER);
       CREATE INDEX IF NOT EXISTS ${quote(`l:${collection}`)} ON ${t} (loose) WHERE loose IS NOT NULL;`);
     const paths = new Set<string>();
-    for (const row of this.statement('SELECT fields FROM _indexes WHERE collection = ?').all(collection) as { fields: string }[]) {
+    for (const row of this.statement('SELECT fields FROM _indexes WHERE collection = ?').all(collection) as {
+      fields: string;
+    }[]) {
       for (const f of JSON.parse(row.fields) as string[]) paths.add(f);
     }
     known = { paths, keys: null, upsert: null };
@@ -131,14 +133,18 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private collectionNames(): string[] {
-    const rows = this.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 2) = 'c:'").all() as { name: string }[];
+    const rows = this.statement(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 2) = 'c:'",
+    ).all() as { name: string }[];
     return rows.map((r) => r.name.slice(TABLE_PREFIX.length));
   }
 
   async dropAll(): Promise<void> {
     this.db.transaction(() => {
       for (const name of this.collectionNames()) this.db.exec(`DROP TABLE ${tableOf(name)}`);
-      this.db.exec('DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys; DELETE FROM _number_paths;');
+      this.db.exec(
+        'DELETE FROM _checkpoints; DELETE FROM _indexes; DELETE FROM _sort_keys; DELETE FROM _number_paths;',
+      );
     });
     this.tables.clear();
     this.sortKeys.forget();
@@ -147,12 +153,19 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async readCheckpoint(name: string): Promise<Checkpoint | null> {
-    const row = this.statement('SELECT version, state FROM _checkpoints WHERE name = ?').get(name) as { version: number; state: string } | undefined;
+    const row = this.statement('SELECT version, state FROM _checkpoints WHERE name = ?').get(name) as
+      { version: number; state: string } | undefined;
     return row ? { version: row.version, state: JSON.parse(row.state) } : null;
   }
 
-  private readonly commitTx = (name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): CommitResult => {
-    const row = this.statement('SELECT version FROM _checkpoints WHERE name = ?').get(name) as { version: number } | undefined;
+  private readonly commitTx = (
+    name: string,
+    expectedVersion: number,
+    state: Record<string, unknown>,
+    writes: Write[],
+  ): CommitResult => {
+    const row = this.statement('SELECT version FROM _checkpoints WHERE name = ?').get(name) as
+      { version: number } | undefined;
     if ((row?.version ?? 0) !== expectedVersion) return { committed: false, rejected: [] };
     const rejected = applyWrites(writes, {
       clear: () => {
@@ -162,12 +175,18 @@ export class SqliteDocumentStore implements DocumentStore {
       put: (collection, doc) => this.put(collection, doc),
       delete: (collection, id) => void this.remove(collection, id),
     });
-    this.statement('INSERT INTO _checkpoints (name, version, state) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, state = excluded.state')
-      .run(name, expectedVersion + 1, JSON.stringify(state));
+    this.statement(
+      'INSERT INTO _checkpoints (name, version, state) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, state = excluded.state',
+    ).run(name, expectedVersion + 1, JSON.stringify(state));
     return { committed: true, rejected };
   };
 
-  async commit(name: string, expectedVersion: number, state: Record<string, unknown>, writes: Write[]): Promise<CommitResult> {
+  async commit(
+    name: string,
+    expectedVersion: number,
+    state: Record<string, unknown>,
+    writes: Write[],
+  ): Promise<CommitResult> {
     return this.db.transaction(() => this.commitTx(name, expectedVersion, state, writes), 'immediate');
   }
 
@@ -175,7 +194,9 @@ export class SqliteDocumentStore implements DocumentStore {
   put(collection: string, doc: Document): void {
     const table = this.table(collection);
     table.keys ??= [...table.paths].map((p) => p.split('.'));
-    table.upsert ??= this.statement(`INSERT INTO ${tableOf(collection)} (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`);
+    table.upsert ??= this.statement(
+      `INSERT INTO ${tableOf(collection)} (id, doc, loose) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, loose = excluded.loose`,
+    );
     let loose: number | null = null;
     for (const keys of table.keys) {
       if (isLooseAt(doc, keys)) {
@@ -198,7 +219,8 @@ export class SqliteDocumentStore implements DocumentStore {
   removeMany(collection: string, filter: Filter): number {
     this.table(collection);
     const plan = this.plan(collection, filter);
-    if (plan.exact) return this.statement(`DELETE FROM ${tableOf(collection)} WHERE ${plan.sql}`).run(...plan.params).changes;
+    if (plan.exact)
+      return this.statement(`DELETE FROM ${tableOf(collection)} WHERE ${plan.sql}`).run(...plan.params).changes;
     const ids = this.select(collection, filter).map((d) => d._id);
     for (const id of ids) this.remove(collection, id);
     return ids.length;
@@ -233,7 +255,9 @@ export class SqliteDocumentStore implements DocumentStore {
   /** Every match of `filter`, unsorted. */
   select(collection: string, filter: Filter): Document[] {
     const plan = this.exactIn(collection, this.plan(collection, filter));
-    const rows = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}`).all(...plan.params) as { doc: string }[];
+    const rows = this.statement(`SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}`).all(...plan.params) as {
+      doc: string;
+    }[];
     const out: Document[] = [];
     for (const row of rows) {
       const doc = JSON.parse(row.doc) as Document;
@@ -257,12 +281,31 @@ export class SqliteDocumentStore implements DocumentStore {
     const plan = this.planTracked(collection, filter);
     const paths = sort ? Object.keys(sort).filter((p) => p !== '_id') : [];
     if (paths.every((p) => SIMPLE_PATH.test(p)) && (paths.length === 0 || this.trackSortKeys(collection, paths))) {
-      const order = sort ? ` ORDER BY ${Object.entries(sort).map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}` : '';
-      const page = paths.length === 0
-        ? plan.booleans
-          ? this.readTransaction(() => this.inSqlOrder(collection, filter, this.exactIn(collection, plan), order, skip, limit, options.fields))
-          : this.inSqlOrder(collection, filter, plan, order, skip, limit, options.fields)
-        : this.readTransaction(() => (this.sortKeysPlain(collection, paths) ? this.inSqlOrder(collection, filter, this.exactIn(collection, plan), order, skip, limit, options.fields) : null));
+      const order = sort
+        ? ` ORDER BY ${Object.entries(sort)
+            .map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`)
+            .join(', ')}`
+        : '';
+      const page =
+        paths.length === 0
+          ? plan.booleans
+            ? this.readTransaction(() =>
+                this.inSqlOrder(collection, filter, this.exactIn(collection, plan), order, skip, limit, options.fields),
+              )
+            : this.inSqlOrder(collection, filter, plan, order, skip, limit, options.fields)
+          : this.readTransaction(() =>
+              this.sortKeysPlain(collection, paths)
+                ? this.inSqlOrder(
+                    collection,
+                    filter,
+                    this.exactIn(collection, plan),
+                    order,
+                    skip,
+                    limit,
+                    options.fields,
+                  )
+                : null,
+            );
       if (page) return page;
     }
     // a sort path SQLite orders differently from MongoDB (a boolean, an object or an array was stored there) or cannot reach
@@ -276,7 +319,15 @@ export class SqliteDocumentStore implements DocumentStore {
    * rows are stepped over in the index and never read, copied or parsed. Otherwise every candidate
    * is checked with `matches()`, from the start, until the page is full.
    */
-  private inSqlOrder(collection: string, filter: Filter, plan: Plan, order: string, skip: number, limit: number, fields?: readonly string[]): { docs: Document[]; picked: boolean } {
+  private inSqlOrder(
+    collection: string,
+    filter: Filter,
+    plan: Plan,
+    order: string,
+    skip: number,
+    limit: number,
+    fields?: readonly string[],
+  ): { docs: Document[]; picked: boolean } {
     const select = `SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order}`;
     if (plan.exact) {
       const stmt = this.statement(`${select} LIMIT ? OFFSET ?`);
@@ -289,7 +340,8 @@ export class SqliteDocumentStore implements DocumentStore {
       // as it is parsed: a page of 5,000 keeps one object per document alive, not two (what lives
       // through the young generation's collections is what a large page pays for per document).
       const docs = this.statement(`${select} LIMIT ? OFFSET ?`).column(...plan.params, limit || -1, skip);
-      if (fields) for (let i = 0; i < docs.length; i++) docs[i] = pickFields(JSON.parse(docs[i] as string) as Document, fields);
+      if (fields)
+        for (let i = 0; i < docs.length; i++) docs[i] = pickFields(JSON.parse(docs[i] as string) as Document, fields);
       else for (let i = 0; i < docs.length; i++) docs[i] = JSON.parse(docs[i] as string);
       return { docs: docs as Document[], picked: fields !== undefined };
     }
@@ -343,7 +395,12 @@ export class SqliteDocumentStore implements DocumentStore {
     const tracked = this.planTracked(collection, filter);
     return this.readTransaction(() => {
       const plan = this.exactIn(collection, tracked);
-      if (plan.exact) return (this.statement(`SELECT count(*) AS n FROM ${tableOf(collection)} WHERE ${plan.sql}`).get(...plan.params) as { n: number }).n;
+      if (plan.exact)
+        return (
+          this.statement(`SELECT count(*) AS n FROM ${tableOf(collection)} WHERE ${plan.sql}`).get(...plan.params) as {
+            n: number;
+          }
+        ).n;
       return this.select(collection, filter).length;
     });
   }
@@ -364,9 +421,15 @@ export class SqliteDocumentStore implements DocumentStore {
   explainFind(collection: string, filter: Filter, options: FindOptions = {}): string[] {
     const plan = this.plan(collection, filter);
     const sort = options.sort && Object.keys(options.sort).length ? options.sort : undefined;
-    const order = sort ? ` ORDER BY ${Object.entries(sort).map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`).join(', ')}` : '';
+    const order = sort
+      ? ` ORDER BY ${Object.entries(sort)
+          .map(([p, d]) => `${extract(p)} ${d === -1 ? 'DESC' : 'ASC'}`)
+          .join(', ')}`
+      : '';
     const sql = `EXPLAIN QUERY PLAN SELECT doc FROM ${tableOf(collection)} WHERE ${plan.sql}${order} LIMIT ? OFFSET ?`;
-    return (this.db.prepare(sql).all(...plan.params, options.limit || -1, options.skip ?? 0) as { detail: string }[]).map((r) => r.detail);
+    return (
+      this.db.prepare(sql).all(...plan.params, options.limit || -1, options.skip ?? 0) as { detail: string }[]
+    ).map((r) => r.detail);
   }
 
   async ping(): Promise<void> {

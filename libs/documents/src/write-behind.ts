@@ -85,7 +85,11 @@ export class WriteBehind implements DocumentStore {
    * The order across collections means nothing to a commit (a unique index is per collection).
    */
   writes(): Write[] {
-    const out: Write[] = this.deletes.map((d) => ({ kind: 'deleteMany' as const, collection: d.collection, filter: d.filter }));
+    const out: Write[] = this.deletes.map((d) => ({
+      kind: 'deleteMany' as const,
+      collection: d.collection,
+      filter: d.filter,
+    }));
     for (const collection of this.collections.values()) collection.pendingWrites(out);
     return out;
   }
@@ -181,7 +185,8 @@ class WriteBehindCollection<T extends Document> implements Collection<T> {
       if (before) this.entries.set(id, before);
       else this.entries.delete(id);
       // an index made since holds the document by its later value: add the one restored
-      if (before?.dirty && before.doc) for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, before.doc);
+      if (before?.dirty && before.doc)
+        for (const [path, index] of this.pendingIndexes) addToPendingIndex(index, path, id, before.doc);
       if (!wasDirty) {
         this.dirtyIds.delete(id);
         this.uow.dirtyDocuments--;

@@ -15,7 +15,7 @@ import { WriteBehind } from './write-behind.js';
 function counted(store: MemoryDocumentStore): { store: MemoryDocumentStore; gets: () => number } {
   let gets = 0;
   const collection = store.collection.bind(store);
-  store.collection = (<T extends Document>(name: string) => {
+  store.collection = <T extends Document>(name: string) => {
     // the store may hand out one object per collection: wrap it, do not change it
     const c = collection<T>(name);
     const wrapped = Object.create(c) as typeof c;
@@ -24,7 +24,7 @@ function counted(store: MemoryDocumentStore): { store: MemoryDocumentStore; gets
       return c.get(id);
     };
     return wrapped;
-  });
+  };
   return { store, gets: () => gets };
 }
 
@@ -93,7 +93,14 @@ describe('WriteBehind: what a batch holds', () => {
       if (w.kind === 'delete') return `delete ${w.collection} ${w.id}`;
       return w.kind === 'deleteMany' ? `deleteMany ${w.collection}` : w.kind;
     });
-    assert.deepEqual(order, ['deleteMany folders', 'put files f1', 'put files f2', 'delete files f0', 'put folders d1', 'put folders d3']);
+    assert.deepEqual(order, [
+      'deleteMany folders',
+      'put files f1',
+      'put files f2',
+      'delete files f0',
+      'put folders d1',
+      'put folders d3',
+    ]);
     assert.equal(uow.size, 6, 'five documents and one deleteMany');
   });
 
@@ -121,7 +128,7 @@ describe('WriteBehind: what a batch holds', () => {
     assert.equal(await c.get('n'), null);
     const doc = { _id: 'd', list: [{ v: 1 }], gone: undefined };
     await c.upsert(doc);
-    (doc.list[0]).v = 2;
+    doc.list[0].v = 2;
     assert.deepEqual(await c.get('d'), { _id: 'd', list: [{ v: 1 }] });
     const [write] = uow.writes();
     assert.ok(write.kind === 'put' && write.checked === true);

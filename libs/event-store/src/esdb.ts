@@ -17,7 +17,14 @@ import { randomUUID } from 'node:crypto';
 // The client (gRPC and its protobufs) is loaded when a store connects, not by every process that
 // imports this library: most never use KurrentDB.
 import type * as KurrentClient from '@kurrent/kurrentdb-client';
-import type { AllStreamResolvedEvent, AllStreamSubscription, AppendStreamState, KurrentDBClient, Position, ResolvedEvent } from '@kurrent/kurrentdb-client';
+import type {
+  AllStreamResolvedEvent,
+  AllStreamSubscription,
+  AppendStreamState,
+  KurrentDBClient,
+  Position,
+  ResolvedEvent,
+} from '@kurrent/kurrentdb-client';
 import {
   type AppendResult,
   type EventStore,
@@ -129,9 +136,7 @@ export class EsdbEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const data = events.map((e) =>
-      kurrent.jsonEvent({ type: e.type, data: e.data, metadata: e.metadata ?? {} }),
-    );
+    const data = events.map((e) => kurrent.jsonEvent({ type: e.type, data: e.data, metadata: e.metadata ?? {} }));
     try {
       const result = await this.client.appendToStream(stream, data, { streamState: toExpected(expected) });
       const position = result.position ? toPosition(result.position.commit) : await this.headPosition();
@@ -156,7 +161,8 @@ export class EsdbEventStore implements EventStore {
     try {
       const read = this.client.readStream(stream, {
         direction: backwards ? kurrent.BACKWARDS : kurrent.FORWARDS,
-        fromRevision: options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? kurrent.END : kurrent.START,
+        fromRevision:
+          options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? kurrent.END : kurrent.START,
         ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
       });
       for await (const resolved of read) {
@@ -202,7 +208,11 @@ export class EsdbEventStore implements EventStore {
         throw new Error(`${IDENTITY_STREAM}: its first event carries no id`);
       }
       try {
-        await this.append(IDENTITY_STREAM, [{ type: 'StoreIdentityAssigned', data: { id: randomUUID() } }], 'no_stream');
+        await this.append(
+          IDENTITY_STREAM,
+          [{ type: 'StoreIdentityAssigned', data: { id: randomUUID() } }],
+          'no_stream',
+        );
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error; // another process named it first
       }

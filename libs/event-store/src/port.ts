@@ -109,4 +109,3 @@ export class WrongExpectedRevisionError extends Error {
 
 /** `store.deferringDurability()` where the store offers it, else the store itself (always durable). */
 export const deferDurability = (store: EventStore): EventStore => store.deferringDurability?.() ?? store;
-

@@ -36,7 +36,8 @@ function expectedCode(expected: ExpectedRevision): number {
     case 'stream_exists':
       return -3;
     default:
-      if (!Number.isSafeInteger(expected) || expected < 0) throw new RangeError(`invalid expected revision ${String(expected)}`);
+      if (!Number.isSafeInteger(expected) || expected < 0)
+        throw new RangeError(`invalid expected revision ${String(expected)}`);
       return expected;
   }
 }
@@ -49,7 +50,8 @@ function isConnectionError(error: unknown): boolean {
 }
 
 /** A connection failure as what it means to a request: the event store is unavailable (503, retry). */
-export const asUnavailable = (error: unknown) => (isConnectionError(error) ? new DependencyUnavailableError('event store', error) : error);
+export const asUnavailable = (error: unknown) =>
+  isConnectionError(error) ? new DependencyUnavailableError('event store', error) : error;
 
 export class PostgresGroupCommit {
   /** appends waiting for the group in flight to finish (group commit) */
@@ -75,7 +77,18 @@ export class PostgresGroupCommit {
     const metadata = events.map((e) => JSON.stringify(e.metadata ?? {}));
     const bytes = data.reduce((sum, d) => sum + d.length, 0) + metadata.reduce((sum, m) => sum + m.length, 0);
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, code, expected, types: events.map((e) => e.type), data, metadata, bytes, durable, resolve, reject });
+      this.queue.push({
+        stream,
+        code,
+        expected,
+        types: events.map((e) => e.type),
+        data,
+        metadata,
+        bytes,
+        durable,
+        resolve,
+        reject,
+      });
       if (!this.flushing) void this.flush();
     });
   }
@@ -90,7 +103,8 @@ export class PostgresGroupCommit {
         let take = 0;
         while (take < this.queue.length) {
           const next = this.queue[take];
-          if (take > 0 && (events + next.types.length > GROUP_MAX_EVENTS || bytes + next.bytes > GROUP_MAX_BYTES)) break;
+          if (take > 0 && (events + next.types.length > GROUP_MAX_EVENTS || bytes + next.bytes > GROUP_MAX_BYTES))
+            break;
           events += next.types.length;
           bytes += next.bytes;
           take++;
@@ -104,7 +118,12 @@ export class PostgresGroupCommit {
   }
 
   private async appendGroup(group: PendingAppend[]): Promise<void> {
-    let rows: { o_item: number; o_last_revision: string | null; o_last_position: string | null; o_actual: string | null }[];
+    let rows: {
+      o_item: number;
+      o_last_revision: string | null;
+      o_last_position: string | null;
+      o_actual: string | null;
+    }[];
     try {
       ({ rows } = await this.pool.query({
         name: 'burrow-append-batch',
@@ -134,7 +153,13 @@ export class PostgresGroupCommit {
     for (const row of rows) {
       const a = group[row.o_item - 1];
       if (row.o_last_position === null) {
-        a.reject(new WrongExpectedRevisionError(a.stream, a.expected, row.o_actual === null || row.o_actual === 'no_stream' ? 'no_stream' : Number(row.o_actual)));
+        a.reject(
+          new WrongExpectedRevisionError(
+            a.stream,
+            a.expected,
+            row.o_actual === null || row.o_actual === 'no_stream' ? 'no_stream' : Number(row.o_actual),
+          ),
+        );
         continue;
       }
       const position = Number(row.o_last_position);

@@ -22,160 +22,218 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, what: string
   }
 }
 
-describe('PostgresEventStore on a real server', { skip: server ? false : 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432', timeout: 60_000 }, () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+describe(
+  'PostgresEventStore on a real server',
+  { skip: server ? false : 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432', timeout: 60_000 },
+  () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
 
-  async function database(): Promise<{ url: string; name: string }> {
-    const name = `burrow_test_${randomBytes(6).toString('hex')}`;
-    const url = await createPostgresDatabase(server!, name);
-    cleanups.push(() => dropPostgresDatabase(server!, name));
-    return { url, name };
-  }
-
-  async function open(url: string, pollIntervalMs = 30_000): Promise<PostgresEventStore> {
-    const store = await PostgresEventStore.connect(url, { pollIntervalMs });
-    cleanups.push(() => store.close());
-    return store;
-  }
-
-  /** Runs one statement on the database as an operator would, on a connection of its own. */
-  async function admin<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<T>(sql)).rows;
-    } finally {
-      await client.end();
+    async function database(): Promise<{ url: string; name: string }> {
+      const name = `burrow_test_${randomBytes(6).toString('hex')}`;
+      const url = await createPostgresDatabase(server!, name);
+      cleanups.push(() => dropPostgresDatabase(server!, name));
+      return { url, name };
     }
-  }
 
-  const listenerPids = async (url: string, db: string) =>
-    (await admin<{ pid: number }>(url, `SELECT pid FROM pg_stat_activity WHERE datname = '${db}' AND query LIKE 'LISTEN %'`)).map((r) => r.pid);
-
-  it('several processes creating the schema at once all start, and agree on the store id', async () => {
-    const { url } = await database();
-    const stores = await Promise.all(Array.from({ length: 5 }, () => open(url)));
-    const ids = new Set(await Promise.all(stores.map((s) => s.storeId())));
-    assert.equal(ids.size, 1);
-    await stores[0].append('s-1', [{ type: 'A', data: {} }], 'no_stream');
-    assert.equal((await stores[4].readStream('s-1')).length, 1);
-  });
-
-  it('the store id survives a restart and differs between databases', async () => {
-    const a = await database();
-    const b = await database();
-    const first = await open(a.url);
-    const id = await first.storeId();
-    await first.close();
-    assert.equal(await (await open(a.url)).storeId(), id);
-    assert.notEqual(await (await open(b.url)).storeId(), id);
-  });
-
-  it('when the LISTEN connection is dropped, subscriptions go on by polling and it reconnects', async () => {
-    const { url, name } = await database();
-    const subscriber = await open(url, 200);
-    const writer = await open(url);
-    const seen: RecordedEvent[] = [];
-    const sub = subscriber.subscribeToAll({ fromPosition: 0, prefixes: ['s-'] }, { onEvent: (e) => void seen.push(e) });
-    cleanups.push(() => sub.stop());
-    await waitFor(async () => (await listenerPids(url, name)).length === 2, 'both stores listening');
-    const before = await listenerPids(url, name);
-
-    await admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`);
-    await writer.append('s-1', [{ type: 'A', data: { n: 1 } }], 'no_stream');
-    await waitFor(() => seen.length === 1, 'the event, by polling or after the reconnect');
-    await waitFor(async () => {
-      const now = await listenerPids(url, name);
-      return now.length === 2 && now.every((pid) => !before.includes(pid));
-    }, 'both stores listening again on new connections');
-
-    await writer.append('s-1', [{ type: 'A', data: { n: 2 } }], 0);
-    await waitFor(() => seen.length === 2, 'the next event');
-    assert.deepEqual(seen.map((e) => e.data.n), [1, 2]);
-  });
-
-  it('pooled connections the server drops are replaced: appends and reads go on', async () => {
-    const { url, name } = await database();
-    const store = await open(url);
-    await Promise.all(Array.from({ length: 6 }, (_, i) => store.append(`s-${i}`, [{ type: 'A', data: {} }], 'no_stream')));
-    await admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
-    await new Promise((r) => setTimeout(r, 100)); // the pool hears of the drops
-    const r = await store.append('s-0', [{ type: 'B', data: {} }], 0);
-    assert.equal(r.revision, 1);
-    assert.equal((await store.readStream('s-0')).length, 2);
-  });
-
-  it('a deferred append is visible at once, in order, and the relaxed commit does not leak to later ones', async () => {
-    const { url } = await database();
-    const store = await open(url);
-    const deferred = deferDurability(store);
-    assert.notEqual(deferred, store, 'PostgreSQL offers a deferring view');
-    const a = await deferred.append('s-1', [{ type: 'Step', data: { n: 1 } }], 'no_stream');
-    const b = await store.append('s-1', [{ type: 'Done', data: { n: 2 } }], 0);
-    assert.ok(b.position > a.position);
-    assert.deepEqual((await store.readStream('s-1')).map((e) => e.type), ['Step', 'Done']);
-    assert.equal(await deferred.storeId(), await store.storeId());
-    // every pooled connection still commits synchronously outside a deferred append
-    const pool = (store as unknown as { pool: pg.Pool }).pool;
-    const clients = await Promise.all(Array.from({ length: 3 }, () => pool.connect()));
-    try {
-      for (const client of clients) assert.equal((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit, 'on');
-    } finally {
-      for (const client of clients) client.release();
+    async function open(url: string, pollIntervalMs = 30_000): Promise<PostgresEventStore> {
+      const store = await PostgresEventStore.connect(url, { pollIntervalMs });
+      cleanups.push(() => store.close());
+      return store;
     }
-  });
 
-  it('concurrent appends go in groups (group commit): far fewer transactions than appends, positions in call order, no holes', async () => {
-    const { url } = await database();
-    const store = await open(url);
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.append(`group-${i}`, [{ type: 'Made', data: { i } }], 'no_stream')));
-    assert.deepEqual(results.map((r) => r.position), Array.from({ length: 100 }, (_, i) => i + 1), 'each append in the order it was made');
-    // xmin: the transaction that wrote the row. The first append goes at once; the 99 made while it
-    // was in flight wait for it, then go together.
-    const [{ transactions }] = await admin<{ transactions: string }>(url, 'SELECT count(DISTINCT xmin::text) AS transactions FROM burrow_events');
-    assert.ok(Number(transactions) <= 3, `${transactions} transactions for 100 concurrent appends`);
-  });
+    /** Runs one statement on the database as an operator would, on a connection of its own. */
+    async function admin<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<T>(sql)).rows;
+      } finally {
+        await client.end();
+      }
+    }
 
-  it('in a group, an append with a wrong expected revision fails alone: the others commit, and of racing writers to one revision exactly one wins', async () => {
-    const { url } = await database();
-    const store = await open(url);
-    await store.append('taken', [{ type: 'Made', data: {} }], 'no_stream');
-    const outcomes = await Promise.allSettled([
-      store.append('fresh-1', [{ type: 'Made', data: {} }], 'no_stream'),
-      store.append('taken', [{ type: 'Made', data: {} }], 'no_stream'), // exists already: refused
-      store.append('fresh-2', [{ type: 'Made', data: {} }, { type: 'Changed', data: {} }], 'no_stream'),
-      ...Array.from({ length: 5 }, () => store.append('taken', [{ type: 'Changed', data: {} }], 0)), // one of five wins
-      store.append('fresh-1', [{ type: 'Changed', data: {} }], 0), // sees fresh-1 from earlier in the same group
-    ]);
-    assert.equal(outcomes[0].status, 'fulfilled');
-    assert.equal(outcomes[1].status, 'rejected');
-    assert.equal((outcomes[1]).reason.name, 'WrongExpectedRevisionError');
-    assert.equal((outcomes[1]).reason.actual, 0);
-    assert.equal(outcomes[2].status, 'fulfilled');
-    const racers = outcomes.slice(3, 8);
-    assert.equal(racers.filter((o) => o.status === 'fulfilled').length, 1, 'exactly one writer of revision 1');
-    assert.ok(racers.every((o) => o.status === 'fulfilled' || (o).reason.name === 'WrongExpectedRevisionError'));
-    assert.equal(outcomes[8].status, 'fulfilled');
-    assert.deepEqual((await store.readStream('taken')).map((e) => e.type), ['Made', 'Changed']);
-    assert.deepEqual((await store.readStream('fresh-1')).map((e) => e.revision), [0, 1]);
-    const positions = (await admin<{ position: string }>(url, 'SELECT position FROM burrow_events ORDER BY position')).map((r) => Number(r.position));
-    assert.deepEqual(positions, Array.from({ length: positions.length }, (_, i) => i + 1), 'no holes where appends were refused');
-  });
+    const listenerPids = async (url: string, db: string) =>
+      (
+        await admin<{ pid: number }>(
+          url,
+          `SELECT pid FROM pg_stat_activity WHERE datname = '${db}' AND query LIKE 'LISTEN %'`,
+        )
+      ).map((r) => r.pid);
 
-  it('an event the server refuses in a group fails alone; the others of its group commit', async () => {
-    const { url } = await database();
-    const store = await open(url);
-    const outcomes = await Promise.allSettled([
-      store.append('first', [{ type: 'Made', data: {} }], 'no_stream'),
-      store.append('ok-1', [{ type: 'Made', data: {} }], 'no_stream'),
-      store.append('bad', [{ type: 'Made\u0000', data: {} }], 'no_stream'), // text cannot hold NUL
-      store.append('ok-2', [{ type: 'Made', data: {} }], 'no_stream'),
-    ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual((await store.readStream('ok-2')).length, 1);
-    assert.deepEqual((await store.readStream('bad')).length, 0);
-  });
-});
+    it('several processes creating the schema at once all start, and agree on the store id', async () => {
+      const { url } = await database();
+      const stores = await Promise.all(Array.from({ length: 5 }, () => open(url)));
+      const ids = new Set(await Promise.all(stores.map((s) => s.storeId())));
+      assert.equal(ids.size, 1);
+      await stores[0].append('s-1', [{ type: 'A', data: {} }], 'no_stream');
+      assert.equal((await stores[4].readStream('s-1')).length, 1);
+    });
+
+    it('the store id survives a restart and differs between databases', async () => {
+      const a = await database();
+      const b = await database();
+      const first = await open(a.url);
+      const id = await first.storeId();
+      await first.close();
+      assert.equal(await (await open(a.url)).storeId(), id);
+      assert.notEqual(await (await open(b.url)).storeId(), id);
+    });
+
+    it('when the LISTEN connection is dropped, subscriptions go on by polling and it reconnects', async () => {
+      const { url, name } = await database();
+      const subscriber = await open(url, 200);
+      const writer = await open(url);
+      const seen: RecordedEvent[] = [];
+      const sub = subscriber.subscribeToAll(
+        { fromPosition: 0, prefixes: ['s-'] },
+        { onEvent: (e) => void seen.push(e) },
+      );
+      cleanups.push(() => sub.stop());
+      await waitFor(async () => (await listenerPids(url, name)).length === 2, 'both stores listening');
+      const before = await listenerPids(url, name);
+
+      await admin(
+        url,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`,
+      );
+      await writer.append('s-1', [{ type: 'A', data: { n: 1 } }], 'no_stream');
+      await waitFor(() => seen.length === 1, 'the event, by polling or after the reconnect');
+      await waitFor(async () => {
+        const now = await listenerPids(url, name);
+        return now.length === 2 && now.every((pid) => !before.includes(pid));
+      }, 'both stores listening again on new connections');
+
+      await writer.append('s-1', [{ type: 'A', data: { n: 2 } }], 0);
+      await waitFor(() => seen.length === 2, 'the next event');
+      assert.deepEqual(
+        seen.map((e) => e.data.n),
+        [1, 2],
+      );
+    });
+
+    it('pooled connections the server drops are replaced: appends and reads go on', async () => {
+      const { url, name } = await database();
+      const store = await open(url);
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) => store.append(`s-${i}`, [{ type: 'A', data: {} }], 'no_stream')),
+      );
+      await admin(
+        url,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
+      );
+      await new Promise((r) => setTimeout(r, 100)); // the pool hears of the drops
+      const r = await store.append('s-0', [{ type: 'B', data: {} }], 0);
+      assert.equal(r.revision, 1);
+      assert.equal((await store.readStream('s-0')).length, 2);
+    });
+
+    it('a deferred append is visible at once, in order, and the relaxed commit does not leak to later ones', async () => {
+      const { url } = await database();
+      const store = await open(url);
+      const deferred = deferDurability(store);
+      assert.notEqual(deferred, store, 'PostgreSQL offers a deferring view');
+      const a = await deferred.append('s-1', [{ type: 'Step', data: { n: 1 } }], 'no_stream');
+      const b = await store.append('s-1', [{ type: 'Done', data: { n: 2 } }], 0);
+      assert.ok(b.position > a.position);
+      assert.deepEqual(
+        (await store.readStream('s-1')).map((e) => e.type),
+        ['Step', 'Done'],
+      );
+      assert.equal(await deferred.storeId(), await store.storeId());
+      // every pooled connection still commits synchronously outside a deferred append
+      const pool = (store as unknown as { pool: pg.Pool }).pool;
+      const clients = await Promise.all(Array.from({ length: 3 }, () => pool.connect()));
+      try {
+        for (const client of clients)
+          assert.equal((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit, 'on');
+      } finally {
+        for (const client of clients) client.release();
+      }
+    });
+
+    it('concurrent appends go in groups (group commit): far fewer transactions than appends, positions in call order, no holes', async () => {
+      const { url } = await database();
+      const store = await open(url);
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => store.append(`group-${i}`, [{ type: 'Made', data: { i } }], 'no_stream')),
+      );
+      assert.deepEqual(
+        results.map((r) => r.position),
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        'each append in the order it was made',
+      );
+      // xmin: the transaction that wrote the row. The first append goes at once; the 99 made while it
+      // was in flight wait for it, then go together.
+      const [{ transactions }] = await admin<{ transactions: string }>(
+        url,
+        'SELECT count(DISTINCT xmin::text) AS transactions FROM burrow_events',
+      );
+      assert.ok(Number(transactions) <= 3, `${transactions} transactions for 100 concurrent appends`);
+    });
+
+    it('in a group, an append with a wrong expected revision fails alone: the others commit, and of racing writers to one revision exactly one wins', async () => {
+      const { url } = await database();
+      const store = await open(url);
+      await store.append('taken', [{ type: 'Made', data: {} }], 'no_stream');
+      const outcomes = await Promise.allSettled([
+        store.append('fresh-1', [{ type: 'Made', data: {} }], 'no_stream'),
+        store.append('taken', [{ type: 'Made', data: {} }], 'no_stream'), // exists already: refused
+        store.append(
+          'fresh-2',
+          [
+            { type: 'Made', data: {} },
+            { type: 'Changed', data: {} },
+          ],
+          'no_stream',
+        ),
+        ...Array.from({ length: 5 }, () => store.append('taken', [{ type: 'Changed', data: {} }], 0)), // one of five wins
+        store.append('fresh-1', [{ type: 'Changed', data: {} }], 0), // sees fresh-1 from earlier in the same group
+      ]);
+      assert.equal(outcomes[0].status, 'fulfilled');
+      assert.equal(outcomes[1].status, 'rejected');
+      assert.equal(outcomes[1].reason.name, 'WrongExpectedRevisionError');
+      assert.equal(outcomes[1].reason.actual, 0);
+      assert.equal(outcomes[2].status, 'fulfilled');
+      const racers = outcomes.slice(3, 8);
+      assert.equal(racers.filter((o) => o.status === 'fulfilled').length, 1, 'exactly one writer of revision 1');
+      assert.ok(racers.every((o) => o.status === 'fulfilled' || o.reason.name === 'WrongExpectedRevisionError'));
+      assert.equal(outcomes[8].status, 'fulfilled');
+      assert.deepEqual(
+        (await store.readStream('taken')).map((e) => e.type),
+        ['Made', 'Changed'],
+      );
+      assert.deepEqual(
+        (await store.readStream('fresh-1')).map((e) => e.revision),
+        [0, 1],
+      );
+      const positions = (
+        await admin<{ position: string }>(url, 'SELECT position FROM burrow_events ORDER BY position')
+      ).map((r) => Number(r.position));
+      assert.deepEqual(
+        positions,
+        Array.from({ length: positions.length }, (_, i) => i + 1),
+        'no holes where appends were refused',
+      );
+    });
+
+    it('an event the server refuses in a group fails alone; the others of its group commit', async () => {
+      const { url } = await database();
+      const store = await open(url);
+      const outcomes = await Promise.allSettled([
+        store.append('first', [{ type: 'Made', data: {} }], 'no_stream'),
+        store.append('ok-1', [{ type: 'Made', data: {} }], 'no_stream'),
+        store.append('bad', [{ type: 'Made\u0000', data: {} }], 'no_stream'), // text cannot hold NUL
+        store.append('ok-2', [{ type: 'Made', data: {} }], 'no_stream'),
+      ]);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.deepEqual((await store.readStream('ok-2')).length, 1);
+      assert.deepEqual((await store.readStream('bad')).length, 0);
+    });
+  },
+);

@@ -113,7 +113,11 @@ export class PostgresEventStore implements EventStore {
 
   /** Connects, creates the tables on first use, and starts listening for appends. */
   static async connect(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
-    const clientConfig: pg.ClientConfig = { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'burrow' };
+    const clientConfig: pg.ClientConfig = {
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      application_name: 'burrow',
+    };
     const { Pool } = await loadPg();
     const pool = new Pool({ ...clientConfig, max: options.poolSize ?? 10 });
     // An idle connection that the server drops (restart, failover) must not crash the process;
@@ -138,7 +142,10 @@ export class PostgresEventStore implements EventStore {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await client.query(MIGRATION);
-      await client.query(`INSERT INTO ${STORE} (id, schema_version) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [randomUUID(), SCHEMA_VERSION]);
+      await client.query(`INSERT INTO ${STORE} (id, schema_version) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+        randomUUID(),
+        SCHEMA_VERSION,
+      ]);
       const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${STORE}`);
       await client.query('COMMIT');
       return rows[0].id;
@@ -185,10 +192,13 @@ export class PostgresEventStore implements EventStore {
 
   private retryListen(): void {
     if (this.closed || this.listenerRetry) return;
-    this.listenerRetry = setTimeout(() => {
-      this.listenerRetry = null;
-      void this.listen();
-    }, Math.min(this.pollIntervalMs, 1000));
+    this.listenerRetry = setTimeout(
+      () => {
+        this.listenerRetry = null;
+        void this.listen();
+      },
+      Math.min(this.pollIntervalMs, 1000),
+    );
     this.listenerRetry.unref();
   }
 
@@ -234,7 +244,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   async streamRevision(stream: string): Promise<number | null> {
-    const { rows } = await this.query<{ r: string | null }>({ name: 'burrow-stream-revision', text: `SELECT max(revision) AS r FROM ${EVENTS} WHERE stream = $1`, values: [stream] });
+    const { rows } = await this.query<{ r: string | null }>({
+      name: 'burrow-stream-revision',
+      text: `SELECT max(revision) AS r FROM ${EVENTS} WHERE stream = $1`,
+      values: [stream],
+    });
     return rows[0].r === null ? null : Number(rows[0].r);
   }
 
@@ -313,7 +327,7 @@ export class PostgresEventStore implements EventStore {
       stop: async () => {
         stopped = true;
         this.subscriptions.delete(handle);
-        (wake)?.();
+        wake?.();
         await running;
       },
     };
@@ -347,7 +361,9 @@ export async function createPostgresDatabase(serverUrl: string, name: string): P
 }
 
 export async function dropPostgresDatabase(serverUrl: string, name: string): Promise<void> {
-  await onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`));
+  await onServer(serverUrl, (client) =>
+    client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`),
+  );
 }
 
 async function onServer(serverUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {

@@ -54,7 +54,9 @@ export class GroupCommit {
       (expected === 'stream_exists' && current !== null) ||
       (typeof expected === 'number' && current === expected);
     if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
-    const insert = this.host.statement('INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const insert = this.host.statement(
+      'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     let revision = current ?? -1;
     let position = 0;
     const now = Date.now();

@@ -53,7 +53,6 @@ const BATCH = 500;
 /** A subscription catching up gives the event loop a turn at least this often (see `subscribeToAll`). */
 const YIELD_EVERY_MS = 100;
 
-
 /**
  * How hard an append waits for the disk. `full` (the default): the write-ahead log is fsynced
  * after every durable commit and before the append is acknowledged, so an acknowledged append
@@ -103,7 +102,8 @@ export class SqliteEventStore implements EventStore {
     // acknowledgement (appendSynced). NORMAL still fsyncs the WAL before a checkpoint copies it
     // into the database file and the database file after, so a checkpoint never loses a commit.
     this.db.pragma('synchronous = NORMAL');
-    whileBusy(() => this.db.exec(`
+    whileBusy(() =>
+      this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
         stream      TEXT    NOT NULL,
@@ -118,9 +118,14 @@ export class SqliteEventStore implements EventStore {
         singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
         id         TEXT    NOT NULL,
         created_at INTEGER NOT NULL
-      );`));
+      );`),
+    );
     // the first process to open a new file names it; OR IGNORE keeps the name of an older one
-    whileBusy(() => this.db.prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)').run(randomUUID(), Date.now()));
+    whileBusy(() =>
+      this.db
+        .prepare('INSERT OR IGNORE INTO store_identity (singleton, id, created_at) VALUES (1, ?, ?)')
+        .run(randomUUID(), Date.now()),
+    );
     this.id = (this.db.prepare('SELECT id FROM store_identity').get() as { id: string }).id;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.deferredAnnounceMs = Math.min(options.deferredAnnounceMs ?? 25, this.pollIntervalMs);
@@ -187,7 +192,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   private currentRevision(stream: string): number | null {
-    return (this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }).r;
+    return (
+      this.statement('SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null }
+    ).r;
   }
 
   /** The group commit of appends (sqlite-group-commit.ts). */
@@ -218,7 +225,12 @@ export class SqliteEventStore implements EventStore {
    * write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the next
    * synced commit, of this process or another sharing the file, makes a deferred one durable too.
    */
-  private async appendSynced(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
+  private async appendSynced(
+    stream: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    durable: boolean,
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     if (this.group.inBurst) return this.group.commitSoon(stream, events, expected, durable);
     const result = this.group.commitNow(stream, events, expected);
@@ -337,9 +349,11 @@ export class SqliteEventStore implements EventStore {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
-    const params = from === undefined ? { stream, limit: options.maxCount ?? -1 } : { stream, from, limit: options.maxCount ?? -1 };
-    const rows = this.statement(`SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`)
-      .all(params) as Row[];
+    const params =
+      from === undefined ? { stream, limit: options.maxCount ?? -1 } : { stream, from, limit: options.maxCount ?? -1 };
+    const rows = this.statement(
+      `SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`,
+    ).all(params) as Row[];
     return rows.map(toRecorded);
   }
 

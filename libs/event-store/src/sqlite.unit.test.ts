@@ -31,7 +31,11 @@ describe('SqliteEventStore durability', () => {
       assert.equal((await store.readStream('s-1')).length, 1, 'visible to a read right after');
       const b = await store.append('s-1', [{ type: 'B', data: {} }], 0);
       assert.ok(b.position > a.position);
-      await assert.rejects(deferred.append('s-1', [{ type: 'C', data: {} }], 0), WrongExpectedRevisionError, 'the revision check holds');
+      await assert.rejects(
+        deferred.append('s-1', [{ type: 'C', data: {} }], 0),
+        WrongExpectedRevisionError,
+        'the revision check holds',
+      );
       assert.equal(store.synchronous(), 'full');
       await store.close();
 
@@ -40,7 +44,10 @@ describe('SqliteEventStore durability', () => {
       await relaxed.append('s-2', [{ type: 'B', data: {} }], 0);
       assert.equal(relaxed.walSyncs, 0, 'a store run with NORMAL never syncs the WAL itself');
       assert.equal(relaxed.synchronous(), 'normal', 'a store run with NORMAL stays NORMAL');
-      assert.deepEqual((await relaxed.readStream('s-1')).map((e) => e.type), ['A', 'B']);
+      assert.deepEqual(
+        (await relaxed.readStream('s-1')).map((e) => e.type),
+        ['A', 'B'],
+      );
       await relaxed.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -91,7 +98,13 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
   }
   /** settles to 'pending' when `promise` has not settled after the pending callbacks ran */
   const state = async (promise: Promise<unknown>) =>
-    Promise.race([promise.then(() => 'resolved', () => 'rejected'), new Promise((resolve) => setImmediate(() => resolve('pending')))]);
+    Promise.race([
+      promise.then(
+        () => 'resolved',
+        () => 'rejected',
+      ),
+      new Promise((resolve) => setImmediate(() => resolve('pending'))),
+    ]);
 
   async function withStore(test: (store: SqliteEventStore, gate: Gate, file: string) => Promise<void>): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-walsync-'));
@@ -110,7 +123,11 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
       store.setOnAppended((position) => announced.push(position));
       const append = store.append('s-1', [{ type: 'A', data: {} }], 'no_stream');
       await gate.syncStarted();
-      assert.deepEqual((await store.readStream('s-1')).map((e) => e.type), ['A'], 'readers see it at commit');
+      assert.deepEqual(
+        (await store.readStream('s-1')).map((e) => e.type),
+        ['A'],
+        'readers see it at commit',
+      );
       assert.equal(await state(append), 'pending', 'not acknowledged before the sync');
       assert.deepEqual(announced, [], 'not announced before the sync');
       gate.release();
@@ -124,12 +141,18 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
       const first = store.append('s-0', [{ type: 'A', data: {} }], 'no_stream');
       await gate.syncStarted();
       // 20 appends arrive while the first sync runs: they wait for the next one, together
-      const more = Array.from({ length: 20 }, (_, i) => store.append(`s-${i + 1}`, [{ type: 'A', data: {} }], 'no_stream'));
+      const more = Array.from({ length: 20 }, (_, i) =>
+        store.append(`s-${i + 1}`, [{ type: 'A', data: {} }], 'no_stream'),
+      );
       assert.equal(gate.started, 1, 'one sync at a time');
       gate.release();
       await first;
       await gate.syncStarted();
-      assert.equal(await state(Promise.all(more)), 'pending', 'committed after the first sync started: not covered by it');
+      assert.equal(
+        await state(Promise.all(more)),
+        'pending',
+        'committed after the first sync started: not covered by it',
+      );
       gate.release();
       await Promise.all(more);
       assert.equal(store.walSyncs, 2, '21 appends, 2 syncs');
@@ -156,7 +179,11 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
       // a later sync could succeed without the lost frames being on disk: not acknowledged
       await assert.rejects(store.append('s-2', [{ type: 'B', data: {} }], 'no_stream'), /EIO/);
       assert.equal(gate.started, 0, 'no sync tried after the failure');
-      assert.equal((await deferDurability(store).append('s-3', [{ type: 'C', data: {} }], 'no_stream')).revision, 0, 'deferred appends go on');
+      assert.equal(
+        (await deferDurability(store).append('s-3', [{ type: 'C', data: {} }], 'no_stream')).revision,
+        0,
+        'deferred appends go on',
+      );
     }));
 
   it('close with syncs pending settles every waiter, and closes the database at once', () =>
@@ -171,7 +198,10 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
       await gate.syncStarted();
       gate.release();
       const outcomes = await Promise.allSettled(appends);
-      assert.deepEqual(outcomes.map((o) => o.status), Array(5).fill('fulfilled'));
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        Array(5).fill('fulfilled'),
+      );
       await closed;
       const reopened = SqliteEventStore.open(file);
       assert.equal(await reopened.headPosition(), 5, 'every acknowledged append is in the file');
@@ -182,10 +212,15 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
     const dir = await mkdtemp(join(tmpdir(), 'burrow-walsync-'));
     try {
       const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-      const appends = Array.from({ length: 10 }, (_, i) => store.append(`s-${i}`, [{ type: 'A', data: {} }], 'no_stream'));
+      const appends = Array.from({ length: 10 }, (_, i) =>
+        store.append(`s-${i}`, [{ type: 'A', data: {} }], 'no_stream'),
+      );
       void store.close();
       const outcomes = await Promise.allSettled(appends);
-      assert.deepEqual(outcomes.map((o) => o.status), Array(10).fill('fulfilled'));
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        Array(10).fill('fulfilled'),
+      );
       await store.close();
       assert.ok(store.walSyncs >= 1 && store.walSyncs < 10, `10 appends, ${store.walSyncs} syncs`);
     } finally {
@@ -200,9 +235,13 @@ describe('SqliteEventStore: durable appends acknowledged after the WAL sync', ()
       const a = SqliteEventStore.open(file);
       const b = SqliteEventStore.open(file);
       for (let i = 0; i < 30; i++) {
-        await Promise.all([a.append(`a-${i}`, [{ type: 'A', data: {} }], 'no_stream'), b.append(`b-${i}`, [{ type: 'B', data: {} }], 'no_stream')]);
+        await Promise.all([
+          a.append(`a-${i}`, [{ type: 'A', data: {} }], 'no_stream'),
+          b.append(`b-${i}`, [{ type: 'B', data: {} }], 'no_stream'),
+        ]);
         // a checkpoint by one rewinds the WAL the other's kept descriptor names
-        if (i % 10 === 5) (a as unknown as { db: { pragma(sql: string): unknown } }).db.pragma('wal_checkpoint(TRUNCATE)');
+        if (i % 10 === 5)
+          (a as unknown as { db: { pragma(sql: string): unknown } }).db.pragma('wal_checkpoint(TRUNCATE)');
       }
       await a.close();
       await b.append('b-last', [{ type: 'B', data: {} }], 'no_stream');
@@ -255,7 +294,12 @@ describe('SqliteEventStore live subscriptions', () => {
     try {
       // 2,000 events (four reads of 500), each handled in ~0.25 ms of synchronous work and no
       // I/O, as a rebuild into SQLite handles them: 500 ms of promise chains alone
-      for (let i = 0; i < 20; i++) await store.append(`s-${i}`, Array.from({ length: 100 }, () => ({ type: 'E', data: {} })), 'no_stream');
+      for (let i = 0; i < 20; i++)
+        await store.append(
+          `s-${i}`,
+          Array.from({ length: 100 }, () => ({ type: 'E', data: {} })),
+          'no_stream',
+        );
       let handled = 0;
       let handledWhenTimerFired = -1;
       const timer = setTimeout(() => (handledWhenTimerFired = handled), 0);
@@ -276,7 +320,10 @@ describe('SqliteEventStore live subscriptions', () => {
       clearTimeout(timer);
       await sub.stop();
       assert.equal(handled, 2_000);
-      assert.ok(handledWhenTimerFired >= 0 && handledWhenTimerFired < 2_000, `the timer fired after ${handledWhenTimerFired} of 2,000 events (-1: not before the catch-up ended)`);
+      assert.ok(
+        handledWhenTimerFired >= 0 && handledWhenTimerFired < 2_000,
+        `the timer fired after ${handledWhenTimerFired} of 2,000 events (-1: not before the catch-up ended)`,
+      );
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });
@@ -300,7 +347,12 @@ describe('SqliteEventStore live subscriptions', () => {
    */
   async function withSubscriber(
     options: SqliteEventStoreOptions,
-    body: (s: { store: SqliteEventStore; log: string[]; sub: Subscription; checkpointed: () => Promise<void> }) => Promise<void>,
+    body: (s: {
+      store: SqliteEventStore;
+      log: string[];
+      sub: Subscription;
+      checkpointed: () => Promise<void>;
+    }) => Promise<void>,
   ): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-live-'));
     const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000, ...options });
@@ -340,24 +392,31 @@ describe('SqliteEventStore live subscriptions', () => {
       await store.append('s-2', [{ type: 'B', data: {} }], 'no_stream');
       await store.append('s-3', [{ type: 'C', data: {} }], 'no_stream');
       await done;
-      assert.deepEqual(log, ['A', 'B', 'C', 'checkpoint'], 'woken at the first append, the subscriber reads before the others');
+      assert.deepEqual(
+        log,
+        ['A', 'B', 'C', 'checkpoint'],
+        'woken at the first append, the subscriber reads before the others',
+      );
     });
   });
 
   it('a deferred append is announced with the next durable one', async () => {
     const announced: number[] = [];
-    await withSubscriber({ deferredAnnounceMs: 60_000, onAppended: (position) => announced.push(position) }, async ({ store, log, checkpointed }) => {
-      const deferred = deferDurability(store);
-      await deferred.append('p-1', [{ type: 'Started', data: {} }], 'no_stream');
-      await deferred.append('u-1', [{ type: 'Reserved', data: {} }], 'no_stream');
-      await turn();
-      assert.deepEqual(announced, [], 'not announced on its own');
-      const done = checkpointed();
-      const { position } = await store.append('f-1', [{ type: 'Committed', data: {} }], 'no_stream');
-      await done;
-      assert.deepEqual(announced, [position], 'one announcement for the three');
-      assert.deepEqual(log, ['Started', 'Reserved', 'Committed', 'checkpoint'], 'delivered together');
-    });
+    await withSubscriber(
+      { deferredAnnounceMs: 60_000, onAppended: (position) => announced.push(position) },
+      async ({ store, log, checkpointed }) => {
+        const deferred = deferDurability(store);
+        await deferred.append('p-1', [{ type: 'Started', data: {} }], 'no_stream');
+        await deferred.append('u-1', [{ type: 'Reserved', data: {} }], 'no_stream');
+        await turn();
+        assert.deepEqual(announced, [], 'not announced on its own');
+        const done = checkpointed();
+        const { position } = await store.append('f-1', [{ type: 'Committed', data: {} }], 'no_stream');
+        await done;
+        assert.deepEqual(announced, [position], 'one announcement for the three');
+        assert.deepEqual(log, ['Started', 'Reserved', 'Committed', 'checkpoint'], 'delivered together');
+      },
+    );
   });
 
   it('a deferred append with no durable one after it is announced on its own soon after, not at the next poll', async () => {
@@ -406,11 +465,24 @@ describe('SqliteEventStore group commit', () => {
         store.append('s-3', event('A'), 'any'),
       ]);
       assert.equal(store.appendTransactions - before, 2, 'five appends, two transactions');
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      );
       assert.ok((outcomes[2] as PromiseRejectedResult).reason instanceof WrongExpectedRevisionError);
-      assert.deepEqual((await store.readStream('taken')).map((e) => e.type), ['A', 'C'], 'the refused append left nothing');
-      const positions = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ position: number }>).value.position);
-      assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'positions in call order');
+      assert.deepEqual(
+        (await store.readStream('taken')).map((e) => e.type),
+        ['A', 'C'],
+        'the refused append left nothing',
+      );
+      const positions = outcomes
+        .filter((o) => o.status === 'fulfilled')
+        .map((o) => (o as PromiseFulfilledResult<{ position: number }>).value.position);
+      assert.deepEqual(
+        positions,
+        [...positions].sort((a, b) => a - b),
+        'positions in call order',
+      );
       assert.equal(await store.headPosition(), 5);
     }));
 
@@ -423,8 +495,14 @@ describe('SqliteEventStore group commit', () => {
         store.append('s', event('C'), 0), // B is revision 1 now
         store.append('s', event('D'), 'stream_exists'),
       ]);
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-      assert.deepEqual((await store.readStream('s')).map((e) => `${e.type}${e.revision}`), ['A0', 'B1', 'D2']);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.deepEqual(
+        (await store.readStream('s')).map((e) => `${e.type}${e.revision}`),
+        ['A0', 'B1', 'D2'],
+      );
       assert.equal(store.appendTransactions - before, 2, 'A alone, then B, C and D in one');
     }));
 
@@ -434,7 +512,10 @@ describe('SqliteEventStore group commit', () => {
       assert.equal(await store.streamRevision('s'), 0, 'a read right after the call sees it');
       const deferred = deferDurability(store).append('s', event('B'), 0); // queued: the second of the burst
       const third = store.append('s', event('X'), 5); // refused, when the read commits the queue
-      assert.deepEqual((await store.readStream('s')).map((e) => e.type), ['A', 'B']);
+      assert.deepEqual(
+        (await store.readStream('s')).map((e) => e.type),
+        ['A', 'B'],
+      );
       await assert.rejects(third, WrongExpectedRevisionError);
       await Promise.all([append, deferred]);
       await store.append('s', event('C'), 1);
@@ -458,10 +539,16 @@ describe('SqliteEventStore group commit', () => {
 
   it('appends called before close are committed; one called after it fails', () =>
     withStore(async (store) => {
-      const appends = [store.append('s-1', event('A'), 'no_stream'), deferDurability(store).append('s-2', event('A'), 'no_stream')];
+      const appends = [
+        store.append('s-1', event('A'), 'no_stream'),
+        deferDurability(store).append('s-2', event('A'), 'no_stream'),
+      ];
       const closed = store.close();
       await assert.rejects(store.append('late', event('A'), 'no_stream'), /not open/);
-      assert.deepEqual((await Promise.allSettled(appends)).map((o) => o.status), ['fulfilled', 'fulfilled']);
+      assert.deepEqual(
+        (await Promise.allSettled(appends)).map((o) => o.status),
+        ['fulfilled', 'fulfilled'],
+      );
       await closed;
     }));
 });

@@ -6,7 +6,12 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { aggregateCacheSize, clearAggregateCache, configureAggregateCache, DEFAULT_AGGREGATE_CACHE_STREAMS } from './aggregate-cache.js';
+import {
+  aggregateCacheSize,
+  clearAggregateCache,
+  configureAggregateCache,
+  DEFAULT_AGGREGATE_CACHE_STREAMS,
+} from './aggregate-cache.js';
 import { handleCommand, loadAggregate, toDomainEvent } from './command-handler.js';
 
 interface Tally {
@@ -37,11 +42,15 @@ describe('aggregate cache', () => {
   let dir: string;
   let file: string;
   let store: SqliteEventStore;
-  const add = (s: EventStore, stream: string, item: string, by = 1) => handleCommand(s, stream, tally, { type: 'Add', item, by });
+  const add = (s: EventStore, stream: string, item: string, by = 1) =>
+    handleCommand(s, stream, tally, { type: 'Add', item, by });
   /** the stream read whole and folded, by hand */
   const uncached = async (stream: string) => {
     const recorded = await store.readStream(stream);
-    return { state: recorded.map((e) => toDomainEvent<Added>(e)).reduce(tally.evolve, tally.initialState), revision: recorded.at(-1)?.revision ?? null };
+    return {
+      state: recorded.map((e) => toDomainEvent<Added>(e)).reduce(tally.evolve, tally.initialState),
+      revision: recorded.at(-1)?.revision ?? null,
+    };
   };
 
   beforeEach(async () => {
@@ -51,7 +60,10 @@ describe('aggregate cache', () => {
     clearAggregateCache();
   });
   afterEach(async () => {
-    configureAggregateCache({ maxStreams: DEFAULT_AGGREGATE_CACHE_STREAMS, freeze: process.env.BURROW_FREEZE_AGGREGATES === '1' });
+    configureAggregateCache({
+      maxStreams: DEFAULT_AGGREGATE_CACHE_STREAMS,
+      freeze: process.env.BURROW_FREEZE_AGGREGATES === '1',
+    });
     clearAggregateCache();
     await store.close();
     await rm(dir, { recursive: true, force: true });
@@ -63,11 +75,17 @@ describe('aggregate cache', () => {
       await add(spy, 'tally-1', `i${i}`, i);
       assert.deepEqual(await loadAggregate(spy, 'tally-1', tally), await uncached('tally-1'));
     }
-    assert.deepEqual(await loadAggregate(spy, 'tally-1', tally), { state: { items: ['i0', 'i1', 'i2', 'i3', 'i4'], total: 10 }, revision: 4 });
+    assert.deepEqual(await loadAggregate(spy, 'tally-1', tally), {
+      state: { items: ['i0', 'i1', 'i2', 'i3', 'i4'], total: 10 },
+      revision: 4,
+    });
     // the first command read the empty stream, the first load the whole stream; every later read
     // starts at the cached revision
     assert.deepEqual(reads.slice(0, 2), [undefined, undefined]);
-    assert.ok(reads.slice(2).every((o) => o?.fromRevision !== undefined), JSON.stringify(reads));
+    assert.ok(
+      reads.slice(2).every((o) => o?.fromRevision !== undefined),
+      JSON.stringify(reads),
+    );
     assert.equal(reads.at(-1)?.fromRevision, 4);
   });
 
@@ -81,7 +99,10 @@ describe('aggregate cache', () => {
     } finally {
       await other.close();
     }
-    assert.deepEqual(await loadAggregate(store, 'tally-1', tally), { state: { items: ['a', 'b'], total: 6 }, revision: 1 });
+    assert.deepEqual(await loadAggregate(store, 'tally-1', tally), {
+      state: { items: ['a', 'b'], total: 6 },
+      revision: 1,
+    });
   });
 
   it('a conflict drops the entry: the retry reads the whole stream', async () => {
@@ -115,17 +136,41 @@ describe('aggregate cache', () => {
     await store.close();
     await copyFile(join(dir, 'backup.sqlite'), file);
     store = SqliteEventStore.open(file);
-    assert.deepEqual(await loadAggregate(store, 'tally-1', tally), { state: { items: ['a', 'b'], total: 2 }, revision: 1 });
+    assert.deepEqual(await loadAggregate(store, 'tally-1', tally), {
+      state: { items: ['a', 'b'], total: 2 },
+      revision: 1,
+    });
     // written again up to the cached revision: other events at the same revisions
-    await store.append('tally-1', [{ type: 'Added', data: { item: 'e', by: 7 } }, { type: 'Added', data: { item: 'f', by: 7 } }], 1);
+    await store.append(
+      'tally-1',
+      [
+        { type: 'Added', data: { item: 'e', by: 7 } },
+        { type: 'Added', data: { item: 'f', by: 7 } },
+      ],
+      1,
+    );
     clearAggregateCache();
     await add(store, 'tally-1', 'g', 0); // cached at revision 3 (an Added event) on the restored store
     await store.close();
     await copyFile(join(dir, 'backup.sqlite'), file);
     store = SqliteEventStore.open(file);
-    await store.append('tally-1', [{ type: 'Renamed', data: {} }, { type: 'Renamed', data: {} }, { type: 'Renamed', data: {} }], 1);
+    await store.append(
+      'tally-1',
+      [
+        { type: 'Renamed', data: {} },
+        { type: 'Renamed', data: {} },
+        { type: 'Renamed', data: {} },
+      ],
+      1,
+    );
     assert.deepEqual(await loadAggregate(store, 'tally-1', tally), await uncached('tally-1'));
-    assert.deepEqual((await loadAggregate(store, 'tally-1', tally)).state.items, ['a', 'b', undefined, undefined, undefined]);
+    assert.deepEqual((await loadAggregate(store, 'tally-1', tally)).state.items, [
+      'a',
+      'b',
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('keeps at most maxStreams streams, dropping the least recently used', async () => {

@@ -73,7 +73,9 @@ export interface CachedState<S> {
 }
 
 /** The cached state, if any; it is only good together with `confirms` on the stream's events read from its revision. */
-export function cachedAggregate<S>(key: string): (CachedState<S> & { confirmedBy(first: RecordedEvent | undefined): boolean }) | undefined {
+export function cachedAggregate<S>(
+  key: string,
+): (CachedState<S> & { confirmedBy(first: RecordedEvent | undefined): boolean }) | undefined {
   if (options.maxStreams <= 0) return undefined;
   const entry = entries.get(key);
   if (!entry) return undefined;
@@ -83,7 +85,11 @@ export function cachedAggregate<S>(key: string): (CachedState<S> & { confirmedBy
     state: entry.state as S,
     revision: entry.revision,
     confirmedBy: (first) =>
-      first !== undefined && first.revision === entry.revision && first.position === entry.position && first.recordedAt === entry.recordedAt && first.type === entry.type,
+      first !== undefined &&
+      first.revision === entry.revision &&
+      first.position === entry.position &&
+      first.recordedAt === entry.recordedAt &&
+      first.type === entry.type,
   };
 }
 
@@ -92,7 +98,13 @@ export function cacheAggregate(key: string, state: unknown, last: RecordedEvent)
   if (options.maxStreams <= 0) return;
   if (options.freeze) deepFreeze(state);
   entries.delete(key);
-  entries.set(key, { state, revision: last.revision, position: last.position, recordedAt: last.recordedAt, type: last.type });
+  entries.set(key, {
+    state,
+    revision: last.revision,
+    position: last.position,
+    recordedAt: last.recordedAt,
+    type: last.type,
+  });
   evictBeyond(options.maxStreams);
 }
 
@@ -108,7 +120,9 @@ function evictBeyond(max: number): void {
 }
 
 const refuse = (what: string) => () => {
-  throw new TypeError(`a cached aggregate state was modified (${what}); evolve, decide and their callers must copy instead`);
+  throw new TypeError(
+    `a cached aggregate state was modified (${what}); evolve, decide and their callers must copy instead`,
+  );
 };
 
 const deepFrozen = new WeakSet<object>();
@@ -118,7 +132,11 @@ export function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== 'object' || deepFrozen.has(value)) return;
   deepFrozen.add(value);
   if (value instanceof Map) {
-    Object.defineProperties(value, { set: { value: refuse('Map.set') }, delete: { value: refuse('Map.delete') }, clear: { value: refuse('Map.clear') } });
+    Object.defineProperties(value, {
+      set: { value: refuse('Map.set') },
+      delete: { value: refuse('Map.delete') },
+      clear: { value: refuse('Map.clear') },
+    });
     Object.freeze(value);
     for (const [k, v] of value) {
       deepFreeze(k);
@@ -127,7 +145,11 @@ export function deepFreeze(value: unknown): void {
     return;
   }
   if (value instanceof Set) {
-    Object.defineProperties(value, { add: { value: refuse('Set.add') }, delete: { value: refuse('Set.delete') }, clear: { value: refuse('Set.clear') } });
+    Object.defineProperties(value, {
+      add: { value: refuse('Set.add') },
+      delete: { value: refuse('Set.delete') },
+      clear: { value: refuse('Set.clear') },
+    });
     Object.freeze(value);
     for (const v of value) deepFreeze(v);
     return;

@@ -19,15 +19,30 @@ describe('appendEvents', () => {
 
   it('stamps every event with the schema version, and the process id when given', async () => {
     assert.equal(SCHEMA_VERSION, 1);
-    await appendEvents(t.store, 'thing-1', [{ type: 'A', data: { x: 1 } }, { type: 'B', data: {} }], 'no_stream');
+    await appendEvents(
+      t.store,
+      'thing-1',
+      [
+        { type: 'A', data: { x: 1 } },
+        { type: 'B', data: {} },
+      ],
+      'no_stream',
+    );
     await appendEvents(t.store, 'thing-1', [{ type: 'C', data: {} }], 1, { processId: 'p-42' });
     const events = await t.store.readStream('thing-1');
-    assert.deepEqual(events.map((e) => e.metadata), [{ schemaVersion: 1 }, { schemaVersion: 1 }, { schemaVersion: 1, processId: 'p-42' }]);
+    assert.deepEqual(
+      events.map((e) => e.metadata),
+      [{ schemaVersion: 1 }, { schemaVersion: 1 }, { schemaVersion: 1, processId: 'p-42' }],
+    );
     assert.deepEqual(events[0].data, { x: 1 });
   });
 
   it('the building blocks append through it: commands, reservations and ledger entries carry the version', async () => {
-    const decider: Decider<null, { type: 'Do' }, { type: 'Done'; data: object }> = { initialState: null, decide: () => [{ type: 'Done', data: {} }], evolve: (s) => s };
+    const decider: Decider<null, { type: 'Do' }, { type: 'Done'; data: object }> = {
+      initialState: null,
+      decide: () => [{ type: 'Done', data: {} }],
+      evolve: (s) => s,
+    };
     await handleCommand(t.store, 'agg-1', decider, { type: 'Do' }, { metadata: { processId: 'p-7' } });
     await reserveName(t.store, 'username-z', 'u1', 'username');
     await appendToLedger(t.store, 'allocation-z', { delta: 1, ref: 'r', reason: 'test' });

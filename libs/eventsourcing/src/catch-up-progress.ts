@@ -52,7 +52,12 @@ export class CatchUpProgress {
     if (done) {
       const seconds = (Date.now() - this.progress.startedAt) / 1000;
       const events = this.position() - this.progress.from;
-      if (events > 0) this.log('info', 'read models caught up', { position: this.position(), seconds, eventsPerSecond: Math.round(events / Math.max(seconds, 0.001)) });
+      if (events > 0)
+        this.log('info', 'read models caught up', {
+          position: this.position(),
+          seconds,
+          eventsPerSecond: Math.round(events / Math.max(seconds, 0.001)),
+        });
     }
     this.progress = null;
   }

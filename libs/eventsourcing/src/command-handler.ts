@@ -35,7 +35,8 @@ export async function loadAggregate<S, E extends DomainEvent>(
   const cached = cachedAggregate<S>(key);
   if (cached) {
     const recorded = await store.readStream(stream, { fromRevision: cached.revision });
-    if (cached.confirmedBy(recorded[0])) return fold(key, cached.state, recorded.slice(1), decider) ?? { state: cached.state, revision: cached.revision };
+    if (cached.confirmedBy(recorded[0]))
+      return fold(key, cached.state, recorded.slice(1), decider) ?? { state: cached.state, revision: cached.revision };
     forgetAggregate(key);
   }
   const recorded = await store.readStream(stream);
@@ -77,9 +78,15 @@ export function handleCommand<S, C, E extends DomainEvent>(
       result = await appendEvents(store, stream, events, revision ?? 'no_stream', options.metadata);
     } catch (error) {
       // the retry reads the whole stream again rather than trust a state that lost a race
-      if (error instanceof WrongExpectedRevisionError) forgetAggregate(aggregateCacheKey(await store.storeId(), stream, decider));
+      if (error instanceof WrongExpectedRevisionError)
+        forgetAggregate(aggregateCacheKey(await store.storeId(), stream, decider));
       throw error;
     }
-    return { state: events.reduce(decider.evolve, state), events, position: result.position, revision: result.revision };
+    return {
+      state: events.reduce(decider.evolve, state),
+      events,
+      position: result.position,
+      revision: result.revision,
+    };
   });
 }

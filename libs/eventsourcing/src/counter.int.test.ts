@@ -15,9 +15,15 @@ describe('counter', () => {
 
   it('100 concurrent nextId give 1..100, no gap, no duplicate', async () => {
     const ids = await Promise.all(Array.from({ length: 100 }, () => nextId(t.store, 'counter-group_id')));
-    assert.deepEqual([...ids].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1));
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
     const events = await t.store.readStream('counter-group_id');
-    assert.deepEqual(events.map((e) => e.data.value), Array.from({ length: 100 }, (_, i) => i + 1));
+    assert.deepEqual(
+      events.map((e) => e.data.value),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
   });
 
   it('counters are independent and continue where they stopped', async () => {

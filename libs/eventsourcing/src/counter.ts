@@ -14,7 +14,12 @@ export function nextId(store: EventStore, stream: string): Promise<number> {
   return retryOnConflict('id counter', async () => {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     const value = ((last?.data.value as number | undefined) ?? 0) + 1;
-    await appendEvents(store, stream, [{ type: 'IdAllocated', data: { value } } satisfies IdAllocated], last ? last.revision : 'no_stream');
+    await appendEvents(
+      store,
+      stream,
+      [{ type: 'IdAllocated', data: { value } } satisfies IdAllocated],
+      last ? last.revision : 'no_stream',
+    );
     return value;
   });
 }

@@ -60,6 +60,7 @@ export async function untilCrashed<T>(crash: Crash, start: () => Promise<T>): Pr
 }
 
 /** `Kind:step:before` and `Kind:step:after` for each step, in order. */
-export const stepsOf = (kind: string, steps: string[]) => steps.flatMap((s) => [`${kind}:${s}:before`, `${kind}:${s}:after`]);
+export const stepsOf = (kind: string, steps: string[]) =>
+  steps.flatMap((s) => [`${kind}:${s}:before`, `${kind}:${s}:after`]);
 /** the points at or past the commit point: recovery must complete the write */
 export const committed = (point: string) => point.endsWith(':commit:after') || point.includes(':complete:');

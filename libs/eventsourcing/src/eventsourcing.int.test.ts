@@ -32,14 +32,22 @@ describe('command handler and projection runner', () => {
   });
 
   it('retries on concurrency conflicts: 30 parallel commands, no lost update', async () => {
-    await Promise.all(Array.from({ length: 30 }, () => handleCommand(store, 'counter-1', counter, { type: 'Increment', by: 1 })));
+    await Promise.all(
+      Array.from({ length: 30 }, () => handleCommand(store, 'counter-1', counter, { type: 'Increment', by: 1 })),
+    );
     const events = await store.readStream('counter-1');
     assert.equal(events.length, 30);
-    assert.deepEqual(events.map((e) => e.revision), Array.from({ length: 30 }, (_, i) => i));
+    assert.deepEqual(
+      events.map((e) => e.revision),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
   });
 
   it('passes domain errors through and appends nothing', async () => {
-    await assert.rejects(handleCommand(store, 'counter-2', counter, { type: 'Increment', by: 0 }), /by must be positive/);
+    await assert.rejects(
+      handleCommand(store, 'counter-2', counter, { type: 'Increment', by: 0 }),
+      /by must be positive/,
+    );
     assert.equal((await store.readStream('counter-2')).length, 0);
   });
 
@@ -82,7 +90,11 @@ describe('command handler and projection runner', () => {
   it('a restarted runner on a durable document store resumes from its checkpoint', async () => {
     const docs = new MemoryDocumentStore();
     const applied: number[] = [];
-    const projection = { name: 'p', prefixes: ['counter-'], apply: async (e: { position: number }) => void applied.push(e.position) };
+    const projection = {
+      name: 'p',
+      prefixes: ['counter-'],
+      apply: async (e: { position: number }) => void applied.push(e.position),
+    };
     await handleCommand(store, 'counter-4', counter, { type: 'Increment', by: 1 });
     const first = new ProjectionRunner(store, docs, [projection]);
     await first.start();

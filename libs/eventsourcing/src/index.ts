@@ -1,4 +1,10 @@
-export { type AggregateCacheOptions, aggregateCacheSize, clearAggregateCache, configureAggregateCache, DEFAULT_AGGREGATE_CACHE_STREAMS } from './aggregate-cache.js';
+export {
+  type AggregateCacheOptions,
+  aggregateCacheSize,
+  clearAggregateCache,
+  configureAggregateCache,
+  DEFAULT_AGGREGATE_CACHE_STREAMS,
+} from './aggregate-cache.js';
 export * from './append.js';
 export * from './command-handler.js';
 export * from './counter.js';

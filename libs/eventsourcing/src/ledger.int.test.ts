@@ -15,7 +15,9 @@ describe('ledger', () => {
 
   it('concurrent appends keep every running total exact', async () => {
     const deltas = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? -(i + 1) : 10 * (i + 1)));
-    await Promise.all(deltas.map((delta, i) => appendToLedger(t.store, 'allocation-p', { delta, ref: `w${i}`, reason: 'test' })));
+    await Promise.all(
+      deltas.map((delta, i) => appendToLedger(t.store, 'allocation-p', { delta, ref: `w${i}`, reason: 'test' })),
+    );
     const entries = await t.store.readStream('allocation-p');
     assert.equal(entries.length, deltas.length);
     let total = 0;
@@ -23,7 +25,10 @@ describe('ledger', () => {
       total += e.data.delta as number;
       assert.equal(e.data.total, total, `entry ${e.revision}`);
     }
-    assert.equal(total, deltas.reduce((a, b) => a + b, 0));
+    assert.equal(
+      total,
+      deltas.reduce((a, b) => a + b, 0),
+    );
     assert.deepEqual(await ledgerHead(t.store, 'allocation-p'), { total, revision: deltas.length - 1 });
     assert.deepEqual(entries.map((e) => e.data.ref).sort(), deltas.map((_, i) => `w${i}`).sort());
   });
@@ -31,7 +36,13 @@ describe('ledger', () => {
   it('under concurrency the limit holds: exactly as many writes as fit go in, the rest are refused', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 30 }, (_, i) =>
-        appendToLedger(t.store, 'allocation-q', { delta: 10, ref: `w${i}`, reason: 'test', limit: 95, refusal: () => new Error('over the limit') }),
+        appendToLedger(t.store, 'allocation-q', {
+          delta: 10,
+          ref: `w${i}`,
+          reason: 'test',
+          limit: 95,
+          refusal: () => new Error('over the limit'),
+        }),
       ),
     );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 9);
@@ -56,12 +67,18 @@ describe('ledger', () => {
     assert.equal(reads.length, 1, 'the head only: no search for an entry that cannot be there');
     // redone (a recovery): the head moved, so the entry is looked for, found, and not appended twice
     await ensureLedgerEntry(t.store, 'usage-u', { delta: 7, ref: 'p1', reason: 'test', after });
-    assert.deepEqual((await t.store.readStream('usage-u')).map((e) => e.data.ref), ['earlier', 'p1']);
+    assert.deepEqual(
+      (await t.store.readStream('usage-u')).map((e) => e.data.ref),
+      ['earlier', 'p1'],
+    );
     // undone once, then a second undo finds the undo; an undo of a write that made nothing appends nothing
     await undoLedgerEntry(t.store, 'usage-u', 'p1', after);
     await undoLedgerEntry(t.store, 'usage-u', 'p1', after);
     await undoLedgerEntry(t.store, 'usage-u', 'never', (await ledgerHead(t.store, 'usage-u')).revision);
-    assert.deepEqual((await t.store.readStream('usage-u')).map((e) => e.data.ref), ['earlier', 'p1', 'undo:p1']);
+    assert.deepEqual(
+      (await t.store.readStream('usage-u')).map((e) => e.data.ref),
+      ['earlier', 'p1', 'undo:p1'],
+    );
     assert.equal((await ledgerHead(t.store, 'usage-u')).total, 5);
   });
 
@@ -74,7 +91,14 @@ describe('ledger', () => {
       reads.push(stream);
       return readStream(stream, options);
     };
-    await ensureLedgerEntry(t.store, 'usage-h', { delta: 7, ref: 'p1', reason: 'test', after: head.revision, head, limit: 12 });
+    await ensureLedgerEntry(t.store, 'usage-h', {
+      delta: 7,
+      ref: 'p1',
+      reason: 'test',
+      after: head.revision,
+      head,
+      limit: 12,
+    });
     assert.equal(reads.length, 0, 'the head it was given: nothing to read');
     assert.deepEqual(await ledgerHead(t.store, 'usage-h'), { total: 12, revision: 1 });
 
@@ -83,14 +107,44 @@ describe('ledger', () => {
     const stale = await ledgerHead(t.store, 'usage-h');
     await appendToLedger(t.store, 'usage-h', { delta: 3, ref: 'meanwhile', reason: 'test' });
     await assert.rejects(
-      ensureLedgerEntry(t.store, 'usage-h', { delta: 4, ref: 'p2', reason: 'test', after: stale.revision, head: stale, limit: 18, refusal: () => new Error('over the limit') }),
+      ensureLedgerEntry(t.store, 'usage-h', {
+        delta: 4,
+        ref: 'p2',
+        reason: 'test',
+        after: stale.revision,
+        head: stale,
+        limit: 18,
+        refusal: () => new Error('over the limit'),
+      }),
       /over the limit/,
     );
-    await ensureLedgerEntry(t.store, 'usage-h', { delta: 4, ref: 'p3', reason: 'test', after: stale.revision, head: stale, limit: 19 });
+    await ensureLedgerEntry(t.store, 'usage-h', {
+      delta: 4,
+      ref: 'p3',
+      reason: 'test',
+      after: stale.revision,
+      head: stale,
+      limit: 19,
+    });
     const entries = await readStream('usage-h');
-    assert.deepEqual(entries.map((e) => [e.data.ref, e.data.total]), [['earlier', 5], ['p1', 12], ['meanwhile', 15], ['p3', 19]]);
+    assert.deepEqual(
+      entries.map((e) => [e.data.ref, e.data.total]),
+      [
+        ['earlier', 5],
+        ['p1', 12],
+        ['meanwhile', 15],
+        ['p3', 19],
+      ],
+    );
     // redone with the same stale head (a retried step): found, not appended twice
-    await ensureLedgerEntry(t.store, 'usage-h', { delta: 4, ref: 'p3', reason: 'test', after: stale.revision, head: stale, limit: 19 });
+    await ensureLedgerEntry(t.store, 'usage-h', {
+      delta: 4,
+      ref: 'p3',
+      reason: 'test',
+      after: stale.revision,
+      head: stale,
+      limit: 19,
+    });
     assert.equal((await readStream('usage-h')).length, 4);
     // a head that is not the one the write began on (`after`) is not used
     reads.length = 0;
@@ -102,11 +156,21 @@ describe('ledger', () => {
   it('findEntry finds an entry by ref after a revision, across pages', async () => {
     await appendToLedger(t.store, 'allocation-r', { delta: 5, ref: 'early', reason: 'before' });
     const { revision: seen } = await ledgerHead(t.store, 'allocation-r');
-    for (let i = 0; i < 600; i++) await appendToLedger(t.store, 'allocation-r', { delta: 1, ref: `filler-${i}`, reason: 'filler' });
+    for (let i = 0; i < 600; i++)
+      await appendToLedger(t.store, 'allocation-r', { delta: 1, ref: `filler-${i}`, reason: 'filler' });
     await appendToLedger(t.store, 'allocation-r', { delta: 42, ref: 'target', reason: 'the write' });
 
-    assert.deepEqual(await findEntry(t.store, 'allocation-r', 'target', seen), { delta: 42, total: 5 + 600 + 42, ref: 'target', reason: 'the write' });
-    assert.equal(await findEntry(t.store, 'allocation-r', 'early', seen), null, 'entries at or before the revision are not searched');
+    assert.deepEqual(await findEntry(t.store, 'allocation-r', 'target', seen), {
+      delta: 42,
+      total: 5 + 600 + 42,
+      ref: 'target',
+      reason: 'the write',
+    });
+    assert.equal(
+      await findEntry(t.store, 'allocation-r', 'early', seen),
+      null,
+      'entries at or before the revision are not searched',
+    );
     assert.equal((await findEntry(t.store, 'allocation-r', 'early', null))?.delta, 5);
     assert.equal(await findEntry(t.store, 'allocation-r', 'missing', seen), null);
     assert.equal(await findEntry(t.store, 'allocation-r', 'target', 601), null);

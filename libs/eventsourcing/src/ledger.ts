@@ -11,7 +11,10 @@ import type { EventStore } from '@burrow/event-store';
 import { appendEvents } from './append.js';
 import { retryOnConflict } from './retry.js';
 
-export type LedgerEntryAppended = Event<'BytesAllocated', { delta: number; total: number; ref: string; reason: string }>;
+export type LedgerEntryAppended = Event<
+  'BytesAllocated',
+  { delta: number; total: number; ref: string; reason: string }
+>;
 
 export interface LedgerWrite {
   delta: number;
@@ -40,10 +43,18 @@ export function appendToLedger(store: EventStore, stream: string, write: LedgerW
   if (write.delta === 0) return Promise.resolve();
   return retryOnConflict('ledger', async () => {
     const head = await ledgerHead(store, stream);
-    if (write.delta > 0 && write.limit !== undefined && write.limit !== null && head.total + write.delta > write.limit) {
+    if (
+      write.delta > 0 &&
+      write.limit !== undefined &&
+      write.limit !== null &&
+      head.total + write.delta > write.limit
+    ) {
       throw write.refusal?.() ?? new Error('ledger limit exceeded');
     }
-    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: write.delta, total: head.total + write.delta, ref: write.ref, reason: write.reason } };
+    const entry: LedgerEntryAppended = {
+      type: 'BytesAllocated',
+      data: { delta: write.delta, total: head.total + write.delta, ref: write.ref, reason: write.reason },
+    };
     await appendEvents(store, stream, [entry], head.revision ?? 'no_stream');
   });
 }
@@ -52,7 +63,12 @@ export function appendToLedger(store: EventStore, stream: string, write: LedgerW
  * The entry with this ref appended after `afterRevision` (the head a write saw before it started),
  * or null. Reads forward from there: bounded by the entries written since that write began.
  */
-export async function findEntry(store: EventStore, stream: string, ref: string, afterRevision: number | null): Promise<LedgerEntryAppended['data'] | null> {
+export async function findEntry(
+  store: EventStore,
+  stream: string,
+  ref: string,
+  afterRevision: number | null,
+): Promise<LedgerEntryAppended['data'] | null> {
   const from = afterRevision === null ? 0 : afterRevision + 1;
   const PAGE = 500;
   for (let revision = from; ; revision += PAGE) {
@@ -103,7 +119,10 @@ export function ensureLedgerEntry(store: EventStore, stream: string, w: EntryWri
     if (w.delta > 0 && w.limit !== undefined && w.limit !== null && head.total + w.delta > w.limit) {
       throw w.refusal?.() ?? new Error('ledger limit exceeded');
     }
-    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: w.delta, total: head.total + w.delta, ref: w.ref, reason: w.reason } };
+    const entry: LedgerEntryAppended = {
+      type: 'BytesAllocated',
+      data: { delta: w.delta, total: head.total + w.delta, ref: w.ref, reason: w.reason },
+    };
     await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: w.ref });
   });
 }
@@ -115,7 +134,10 @@ export function undoLedgerEntry(store: EventStore, stream: string, ref: string, 
     if (!mayHaveEntry(head, after)) return; // nothing appended since the write began: no entry to undo
     const made = await findEntry(store, stream, ref, after);
     if (!made || (await findEntry(store, stream, `undo:${ref}`, after))) return;
-    const entry: LedgerEntryAppended = { type: 'BytesAllocated', data: { delta: -made.delta, total: head.total - made.delta, ref: `undo:${ref}`, reason: `undo ${made.reason}` } };
+    const entry: LedgerEntryAppended = {
+      type: 'BytesAllocated',
+      data: { delta: -made.delta, total: head.total - made.delta, ref: `undo:${ref}`, reason: `undo ${made.reason}` },
+    };
     await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: ref });
   });
 }

@@ -19,7 +19,8 @@ export interface PendingProcessDoc {
   [key: string]: unknown;
 }
 
-export const pendingProcessesCollection = (docs: DocumentStore): Collection<PendingProcessDoc> => docs.collection<PendingProcessDoc>('pending_processes');
+export const pendingProcessesCollection = (docs: DocumentStore): Collection<PendingProcessDoc> =>
+  docs.collection<PendingProcessDoc>('pending_processes');
 
 /** Read model of this service's unfinished multi-step writes (what recovery looks at). */
 export const pendingProcessesProjection = (service: string): Projection => ({
@@ -103,7 +104,10 @@ export class ProcessRecovery {
   private async runOnce(graceSeconds: number): Promise<RecoveryReport> {
     const report: RecoveryReport = { completed: [], compensated: [], failed: [] };
     const cutoff = this.log.clock() - graceSeconds;
-    const stale = await pendingProcessesCollection(this.docs).find({ startedAt: { $lte: cutoff } }, { sort: { startedAt: 1, _id: 1 }, limit: 1000 });
+    const stale = await pendingProcessesCollection(this.docs).find(
+      { startedAt: { $lte: cutoff } },
+      { sort: { startedAt: 1, _id: 1 }, limit: 1000 },
+    );
     for (const p of stale) {
       const which = { id: p._id, kind: p.kind };
       // still being completed after its reply, here or by another replica that noted so lately
@@ -119,10 +123,17 @@ export class ProcessRecovery {
         // Only the recovery whose end was recorded reports it: another replica may have got there first.
         if (outcome === 'committed') {
           await definition.complete(p.data, p._id);
-          if (await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } })) report.completed.push(which);
+          if (await this.log.end(p._id, { type: 'ProcessCompleted', data: { at: this.log.clock() } }))
+            report.completed.push(which);
         } else {
           await definition.compensate(p.data, p._id);
-          if (await this.log.end(p._id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: 'recovered after a crash' } })) report.compensated.push(which);
+          if (
+            await this.log.end(p._id, {
+              type: 'ProcessCompensated',
+              data: { at: this.log.clock(), reason: 'recovered after a crash' },
+            })
+          )
+            report.compensated.push(which);
         }
       } catch (error) {
         report.failed.push({ ...which, error: (error as Error).message });
@@ -137,7 +148,12 @@ export class ProcessRecovery {
  * `marker` there first, so the create can never happen later ('abandoned'), unless the stream
  * already begins with `committedType` ('committed').
  */
-export async function claimNewStream(store: EventStore, stream: string, marker: Event, committedType: string): Promise<Outcome> {
+export async function claimNewStream(
+  store: EventStore,
+  stream: string,
+  marker: Event,
+  committedType: string,
+): Promise<Outcome> {
   try {
     await appendEvents(store, stream, [marker], 'no_stream');
     return 'abandoned';
@@ -156,7 +172,13 @@ export async function claimNewStream(store: EventStore, stream: string, marker: 
  * write still somehow running can no longer commit ('abandoned'). The marker carries no process
  * id in its metadata: it is not the process's own write.
  */
-export async function claimRevision(store: EventStore, stream: string, revision: number | null, processId: string, marker: Event): Promise<Outcome> {
+export async function claimRevision(
+  store: EventStore,
+  stream: string,
+  revision: number | null,
+  processId: string,
+  marker: Event,
+): Promise<Outcome> {
   for (;;) {
     const after = await store.readStream(stream, { fromRevision: revision === null ? 0 : revision + 1 });
     if (after.some((e) => e.metadata.processId === processId)) return 'committed';

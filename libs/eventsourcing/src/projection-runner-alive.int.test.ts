@@ -42,7 +42,10 @@ const child = `
 
 describe('ProjectionRunner: waiting for a store that is down', () => {
   it('keeps the process alive until start() finishes', async () => {
-    const proc = spawn(process.execPath, ['--input-type=module', '-e', child], { cwd: new URL('.', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--input-type=module', '-e', child], {
+      cwd: new URL('.', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -5,7 +5,14 @@
  * that throws, and a rebuild of 100k events. In memory always; on MongoDB too when MONGODB_URL is
  * set (FerretDB in CI), each test in its own database.
  */
-import { type Checkpoint, type DocumentStore, MemoryDocumentStore, MongoDocumentStore, SqliteDocumentStore, type Write } from '@burrow/documents';
+import {
+  type Checkpoint,
+  type DocumentStore,
+  MemoryDocumentStore,
+  MongoDocumentStore,
+  SqliteDocumentStore,
+  type Write,
+} from '@burrow/documents';
 import { type NewEvent, SqliteEventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +40,10 @@ const counting: Projection = {
   },
   async apply(e, docs) {
     const by = e.data.by as number;
-    for (const [collection, id] of [['totals', e.stream], ['sums', 'all']]) {
+    for (const [collection, id] of [
+      ['totals', e.stream],
+      ['sums', 'all'],
+    ]) {
       const c = docs.collection<Total>(collection);
       const doc = (await c.get(id)) ?? { _id: id, total: 0, events: 0 };
       doc.total += by;
@@ -43,7 +53,8 @@ const counting: Projection = {
   },
 };
 
-const increments = (n: number, by = 1): NewEvent[] => Array.from({ length: n }, () => ({ type: 'Incremented', data: { by } }));
+const increments = (n: number, by = 1): NewEvent[] =>
+  Array.from({ length: n }, () => ({ type: 'Incremented', data: { by } }));
 
 async function until(what: string, predicate: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -63,10 +74,12 @@ class FlakyDocuments implements DocumentStore {
   }
   collection<T extends { _id: string; [key: string]: unknown }>(name: string) {
     const inner = this.inner.collection<T>(name);
-    const guard = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-      this.check();
-      return f(...a);
-    };
+    const guard =
+      <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
+      async (...a: A): Promise<R> => {
+        this.check();
+        return f(...a);
+      };
     return {
       get: guard((id: string) => inner.get(id)),
       find: guard((f?: Record<string, unknown>, o?: object) => inner.find(f, o)),
@@ -134,7 +147,10 @@ class StallingDocuments extends FlakyDocuments {
 interface Target {
   name: string;
   /** a connection to the test's read-model database (a second call: a second replica's connection) */
-  connect(options?: { faults?: (point: 'claimed' | 'written') => Promise<void> | void; abandonedJournalMs?: number }): Promise<DocumentStore>;
+  connect(options?: {
+    faults?: (point: 'claimed' | 'written') => Promise<void> | void;
+    abandonedJournalMs?: number;
+  }): Promise<DocumentStore>;
   cleanup(): Promise<void>;
 }
 
@@ -219,7 +235,12 @@ for (const t of targets) {
 
     it('a restart resumes from the checkpoint, which also records the events none of its projections read', async () => {
       await events.append('counter-a', increments(3), 'any');
-      for (let i = 0; i < 11; i++) await events.append(`other-${i}`, Array.from({ length: 1000 }, () => ({ type: 'Other', data: {} })), 'any');
+      for (let i = 0; i < 11; i++)
+        await events.append(
+          `other-${i}`,
+          Array.from({ length: 1000 }, () => ({ type: 'Other', data: {} })),
+          'any',
+        );
       const docs = await target.connect();
       const first = run(docs);
       await first.start();
@@ -245,9 +266,17 @@ for (const t of targets) {
       }
       const head = await events.headPosition();
       await b.waitFor(head, 20_000);
-      const expected = { 'counter-a': [50 + 14 * 6, 50 + 14 * 3], 'counter-b': [13 * 6, 13 * 3], 'counter-c': [13 * 6, 13 * 3] };
+      const expected = {
+        'counter-a': [50 + 14 * 6, 50 + 14 * 3],
+        'counter-b': [13 * 6, 13 * 3],
+        'counter-c': [13 * 6, 13 * 3],
+      };
       assert.deepEqual(await totals(docsB), expected);
-      assert.deepEqual(await docsB.collection<Total>('sums').get('all'), { _id: 'all', total: 50 + 40 * 6, events: 50 + 40 * 3 });
+      assert.deepEqual(await docsB.collection<Total>('sums').get('all'), {
+        _id: 'all',
+        total: 50 + 40 * 6,
+        events: 50 + 40 * 3,
+      });
       // a third replica starting now applies nothing again
       const c = run(await target.connect());
       await c.start();
@@ -260,7 +289,8 @@ for (const t of targets) {
       await events.append('counter-a', increments(2), 'any');
       await runner.start();
       // the other replica's documents differ (it read them at another moment): told apart by +1000
-      docs.adoptNext = (w) => (w.kind === 'put' ? { ...w, doc: { ...w.doc, total: (w.doc.total as number) + 1000 } } : w);
+      docs.adoptNext = (w) =>
+        w.kind === 'put' ? { ...w, doc: { ...w.doc, total: (w.doc.total as number) + 1000 } } : w;
       await runner.waitFor((await events.append('counter-a', increments(1), 'any')).position);
       assert.equal(docs.adopted, 1);
       await runner.waitFor((await events.append('counter-a', increments(1), 'any')).position);
@@ -279,7 +309,10 @@ for (const t of targets) {
       const health = await runner.health();
       assert.equal(health.ok, false);
       assert.match(health.reason!, /not being updated: .*ECONNREFUSED/);
-      await assert.rejects(runner.waitFor(during.position, 200), (e: { status?: number; message: string }) => e.status === 503 && /not being updated/.test(e.message));
+      await assert.rejects(
+        runner.waitFor(during.position, 200),
+        (e: { status?: number; message: string }) => e.status === 503 && /not being updated/.test(e.message),
+      );
       await events.append('counter-b', increments(3), 'any');
       flaky.down = false;
       await runner.waitFor(await events.headPosition(), 10_000);
@@ -290,21 +323,31 @@ for (const t of targets) {
     it('a read-model commit that does not return is logged by name and fails readiness, and the runner goes on once it returns', async () => {
       const stalling = new StallingDocuments(await target.connect());
       const logged: { level: string; msg: string; extra?: object }[] = [];
-      const runner = run(stalling, [counting], { lagLimitMs: 300, slowStepMs: 100, log: (level: string, msg: string, extra?: object) => logged.push({ level, msg, extra }) });
+      const runner = run(stalling, [counting], {
+        lagLimitMs: 300,
+        slowStepMs: 100,
+        log: (level: string, msg: string, extra?: object) => logged.push({ level, msg, extra }),
+      });
       await events.append('counter-a', increments(2), 'any');
       await runner.start();
       assert.equal((await runner.health()).ok, true);
       stalling.stallCommits = true;
       const stalled = await events.append('counter-a', increments(1), 'any');
       // (on a slow store, loading the checkpoint at start may have been logged as slow too)
-      const isCommitWarning = (l: (typeof logged)[number]) => l.msg === 'a read-model step is taking long' && /committing/.test(JSON.stringify(l.extra));
+      const isCommitWarning = (l: (typeof logged)[number]) =>
+        l.msg === 'a read-model step is taking long' && /committing/.test(JSON.stringify(l.extra));
       await until('the stalled commit to be logged', () => logged.some(isCommitWarning));
       const warn = logged.find(isCommitWarning)!;
       assert.equal(warn.level, 'warn');
       assert.match(JSON.stringify(warn.extra), /committing \d+ writes \(events up to position \d+\)/);
       // (behind the head, too: the stalled step is the reason given once it passes the lag limit itself)
-      await until('readiness to name the stalled commit', async () => /stalled/.test((await runner.health()).reason ?? ''));
-      assert.match((await runner.health()).reason!, /^read models are stalled: committing \d+ writes \(events up to position \d+\) has not finished after \d+ s$/);
+      await until('readiness to name the stalled commit', async () =>
+        /stalled/.test((await runner.health()).reason ?? ''),
+      );
+      assert.match(
+        (await runner.health()).reason!,
+        /^read models are stalled: committing \d+ writes \(events up to position \d+\) has not finished after \d+ s$/,
+      );
       stalling.release();
       await runner.waitFor(stalled.position, 5_000);
       await until('readiness to come back', async () => (await runner.health()).ok);
@@ -322,8 +365,15 @@ for (const t of targets) {
       const runner = run(await target.connect(), [counting, stuck], { lagLimitMs: 200 });
       await runner.start();
       const { position } = await events.append('stuck-1', [{ type: 'Jammed', data: {} }], 'any');
-      await until('readiness to name the stalled step', async () => /stalled/.test((await runner.health()).reason ?? ''));
-      assert.match((await runner.health()).reason!, new RegExp(`^read models are stalled: applying Jammed at position ${position} to stuck has not finished after \\d+ s$`));
+      await until('readiness to name the stalled step', async () =>
+        /stalled/.test((await runner.health()).reason ?? ''),
+      );
+      assert.match(
+        (await runner.health()).reason!,
+        new RegExp(
+          `^read models are stalled: applying Jammed at position ${position} to stuck has not finished after \\d+ s$`,
+        ),
+      );
       hold!();
       await runner.waitFor(position, 5_000);
       await until('readiness to come back', async () => (await runner.health()).ok);
@@ -384,7 +434,11 @@ for (const t of targets) {
       copyFileSync(join(dir, 'backup.sqlite'), join(dir, 'events.sqlite'));
       events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
       const refusing = new ProjectionRunner(events, docs, [counting], { onStoreMismatch: 'refuse' });
-      await assert.rejects(refusing.start(), (e: Error) => e instanceof StoreBehindError && /up to position 7, but the event store ends at 3/.test(e.message));
+      await assert.rejects(
+        refusing.start(),
+        (e: Error) =>
+          e instanceof StoreBehindError && /up to position 7, but the event store ends at 3/.test(e.message),
+      );
       await refusing.stop();
 
       const rebuilding = run(docs);
@@ -424,7 +478,10 @@ for (const t of targets) {
       for (let i = 0; i < n / 500; i++) await events.append(`counter-${i % 20}`, increments(500), 'any');
       const flaky = new FlakyDocuments(await target.connect());
       const logged: string[] = [];
-      const runner = run(flaky, [counting], { log: (_level: string, msg: string) => logged.push(msg), progressEveryMs: 200 });
+      const runner = run(flaky, [counting], {
+        log: (_level: string, msg: string) => logged.push(msg),
+        progressEveryMs: 200,
+      });
       await runner.start();
       assert.equal(runner.currentPosition, n);
       const all = await flaky.collection<Total>('sums').get('all');
@@ -440,7 +497,10 @@ describe("ProjectionRunner and the store's announcements", () => {
     const dir = mkdtempSync(join(tmpdir(), 'runner-'));
     // no poll and no announcement of deferred appends on their own within the test: only the
     // durable append's announcement and the runner's own wake-up can move the read models
-    const events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 60_000, deferredAnnounceMs: 60_000 });
+    const events = SqliteEventStore.open(join(dir, 'events.sqlite'), {
+      pollIntervalMs: 60_000,
+      deferredAnnounceMs: 60_000,
+    });
     const docs = new FlakyDocuments(new MemoryDocumentStore());
     const runner = new ProjectionRunner(events, docs, [counting]);
     try {
@@ -455,7 +515,9 @@ describe("ProjectionRunner and the store's announcements", () => {
       const alone = await deferred.append('counter-d', increments(2), 'no_stream');
       await runner.waitFor(alone.position, 10_000);
       assert.deepEqual(
-        Object.fromEntries((await docs.collection<Total>('totals').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.total])),
+        Object.fromEntries(
+          (await docs.collection<Total>('totals').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.total]),
+        ),
         { 'counter-a': 1, 'counter-b': 1, 'counter-c': 1, 'counter-d': 2 },
       );
     } finally {
@@ -503,85 +565,99 @@ describe('ProjectionRunner: batches bounded by the size of their documents', () 
   });
 });
 
-describe('ProjectionRunner on MongoDB: a crash between applying a batch and saving its checkpoint', { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 }, () => {
-  it('the next process finishes the batch from its journal; no event is applied twice or lost', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'runner-crash-'));
-    const events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
-    const db = `burrow_crash_${randomBytes(5).toString('hex')}`;
-    let frozen = false;
-    let reached!: () => void;
-    const crashed = new Promise<void>((r) => (reached = r));
-    // the first process: after its second batch is written, before the checkpoint moves, it stops
-    // for good (what kill -9 looks like to the database)
-    let commits = 0;
-    const dying = await MongoDocumentStore.connect(mongoUrl!, db, {
-      faults: (point) => {
-        if (point === 'written' && ++commits === 2) {
-          frozen = true;
-          reached();
-          return new Promise<void>(() => undefined);
-        }
-      },
+describe(
+  'ProjectionRunner on MongoDB: a crash between applying a batch and saving its checkpoint',
+  { skip: mongoUrl ? undefined : 'MONGODB_URL not set: no MongoDB server on this machine', timeout: 60_000 },
+  () => {
+    it('the next process finishes the batch from its journal; no event is applied twice or lost', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'runner-crash-'));
+      const events = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+      const db = `burrow_crash_${randomBytes(5).toString('hex')}`;
+      let frozen = false;
+      let reached!: () => void;
+      const crashed = new Promise<void>((r) => (reached = r));
+      // the first process: after its second batch is written, before the checkpoint moves, it stops
+      // for good (what kill -9 looks like to the database)
+      let commits = 0;
+      const dying = await MongoDocumentStore.connect(mongoUrl!, db, {
+        faults: (point) => {
+          if (point === 'written' && ++commits === 2) {
+            frozen = true;
+            reached();
+            return new Promise<void>(() => undefined);
+          }
+        },
+      });
+      const survivor = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 500 });
+      try {
+        await events.append('counter-a', increments(10), 'any');
+        const first = new ProjectionRunner(events, dying, [counting], { maxBatchEvents: 4 });
+        void first.start().catch(() => undefined);
+        await crashed;
+        assert.ok(frozen);
+        await events.append('counter-a', increments(5), 'any');
+        const second = new ProjectionRunner(events, survivor, [counting], { maxBatchEvents: 4 });
+        await second.start();
+        await second.waitFor(await events.headPosition());
+        assert.deepEqual(await survivor.collection<Total>('totals').get('counter-a'), {
+          _id: 'counter-a',
+          total: 15,
+          events: 15,
+        });
+        await second.stop();
+      } finally {
+        await survivor.dropDatabase();
+        await survivor.close();
+        await dying.close().catch(() => undefined);
+        await events.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
-    const survivor = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 500 });
-    try {
-      await events.append('counter-a', increments(10), 'any');
-      const first = new ProjectionRunner(events, dying, [counting], { maxBatchEvents: 4 });
-      void first.start().catch(() => undefined);
-      await crashed;
-      assert.ok(frozen);
-      await events.append('counter-a', increments(5), 'any');
-      const second = new ProjectionRunner(events, survivor, [counting], { maxBatchEvents: 4 });
-      await second.start();
-      await second.waitFor(await events.headPosition());
-      assert.deepEqual(await survivor.collection<Total>('totals').get('counter-a'), { _id: 'counter-a', total: 15, events: 15 });
-      await second.stop();
-    } finally {
-      await survivor.dropDatabase();
-      await survivor.close();
-      await dying.close().catch(() => undefined);
-      await events.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
 
-  /**
-   * A process of its own that commits one batch to `db` and stops after writing it, before the
-   * checkpoint moves (the journal stays): it then waits, alive, until the test kills it.
-   */
-  async function stuckWriter(db: string): Promise<ChildProcess> {
-    const script = `
+    /**
+     * A process of its own that commits one batch to `db` and stops after writing it, before the
+     * checkpoint moves (the journal stays): it then waits, alive, until the test kills it.
+     */
+    async function stuckWriter(db: string): Promise<ChildProcess> {
+      const script = `
       import { MongoDocumentStore } from '@burrow/documents';
       const store = await MongoDocumentStore.connect(${JSON.stringify(mongoUrl)}, ${JSON.stringify(db)}, {
         faults: (point) => { if (point === 'written') { process.stdout.write('written\\n'); return new Promise(() => undefined); } },
       });
       await store.commit('projections', 0, { at: 1 }, [{ kind: 'put', collection: 'totals', doc: { _id: 'a', total: 1 } }]);
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
-      child.once('exit', (code) => reject(new Error(`writer exited (${code}) before writing`)));
-    });
-    return child;
-  }
-
-  it('a journal whose writer is alive is left to it; once that process is gone (kill -9) the next reader finishes it at once', async () => {
-    const db = `burrow_gone_${randomBytes(5).toString('hex')}`;
-    // a time limit far beyond the test's: only knowing the writer is gone can finish the journal
-    const reader = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 3_600_000 });
-    const writer = await stuckWriter(db);
-    try {
-      const read = reader.readCheckpoint('projections');
-      const first = await Promise.race([read.then(() => 'finished'), new Promise((r) => setTimeout(() => r('waiting'), 1500))]);
-      assert.equal(first, 'waiting', 'a live writer\'s journal is not taken over');
-      writer.kill('SIGKILL');
-      await new Promise((r) => writer.once('exit', r));
-      assert.deepEqual(await read, { version: 1, state: { at: 1 } });
-      assert.deepEqual(await reader.collection('totals').get('a'), { _id: 'a', total: 1 });
-    } finally {
-      writer.kill('SIGKILL');
-      await reader.dropDatabase();
-      await reader.close();
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: new URL('.', import.meta.url).pathname,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('written') && resolve());
+        child.once('exit', (code) => reject(new Error(`writer exited (${code}) before writing`)));
+      });
+      return child;
     }
-  });
-});
+
+    it('a journal whose writer is alive is left to it; once that process is gone (kill -9) the next reader finishes it at once', async () => {
+      const db = `burrow_gone_${randomBytes(5).toString('hex')}`;
+      // a time limit far beyond the test's: only knowing the writer is gone can finish the journal
+      const reader = await MongoDocumentStore.connect(mongoUrl!, db, { abandonedJournalMs: 3_600_000 });
+      const writer = await stuckWriter(db);
+      try {
+        const read = reader.readCheckpoint('projections');
+        const first = await Promise.race([
+          read.then(() => 'finished'),
+          new Promise((r) => setTimeout(() => r('waiting'), 1500)),
+        ]);
+        assert.equal(first, 'waiting', "a live writer's journal is not taken over");
+        writer.kill('SIGKILL');
+        await new Promise((r) => writer.once('exit', r));
+        assert.deepEqual(await read, { version: 1, state: { at: 1 } });
+        assert.deepEqual(await reader.collection('totals').get('a'), { _id: 'a', total: 1 });
+      } finally {
+        writer.kill('SIGKILL');
+        await reader.dropDatabase();
+        await reader.close();
+      }
+    });
+  },
+);

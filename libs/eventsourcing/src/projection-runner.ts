@@ -22,7 +22,13 @@ import { serviceUnavailable } from '@burrow/contracts';
 import { CommittedCache, type DocumentStore, type Write, WriteBehind } from '@burrow/documents';
 import type { EventStore, RecordedEvent, Subscription } from '@burrow/event-store';
 import { BATCH_BYTES, CATCH_UP_BATCH, CHECKPOINT_EMPTY_AFTER, LIVE_BATCH } from './batch-limits.js';
-import { type Projection, type ProjectionRunnerOptions, type RunnerHealth, type RunnerState, StoreMismatchError } from './projection.js';
+import {
+  type Projection,
+  type ProjectionRunnerOptions,
+  type RunnerHealth,
+  type RunnerState,
+  StoreMismatchError,
+} from './projection.js';
 import { loadCheckpoint, type RunnerCheckpoint } from './runner-checkpoint.js';
 import { StepWatch } from './step-watch.js';
 import { CatchUpProgress } from './catch-up-progress.js';
@@ -48,7 +54,8 @@ export class ProjectionRunner {
   private readonly steps: StepWatch;
   /** the event and projection being applied (named by `describeApply` only if it is slow: no string per event) */
   private applying: { event: RecordedEvent | null; projection: string } = { event: null, projection: '' };
-  private readonly describeApply = () => `applying ${this.applying.event?.type} at position ${this.applying.event?.position} to ${this.applying.projection}`;
+  private readonly describeApply = () =>
+    `applying ${this.applying.event?.type} at position ${this.applying.event?.position} to ${this.applying.projection}`;
   private readonly waiters: { position: number; resolve: () => void }[] = [];
   private caughtUp: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void };
   private lastCaughtUpAt = Date.now();
@@ -65,11 +72,22 @@ export class ProjectionRunner {
     private readonly projections: Projection[],
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.steps = new StepWatch(options.slowStepMs ?? 10_000, (level, msg, extra) => this.log(level, msg, extra), () => this.position);
-    this.progress = new CatchUpProgress(options.progressEveryMs ?? 5_000, () => store.headPosition(), () => this.position, (level, msg, extra) => this.log(level, msg, extra));
+    this.steps = new StepWatch(
+      options.slowStepMs ?? 10_000,
+      (level, msg, extra) => this.log(level, msg, extra),
+      () => this.position,
+    );
+    this.progress = new CatchUpProgress(
+      options.progressEveryMs ?? 5_000,
+      () => store.headPosition(),
+      () => this.position,
+      (level, msg, extra) => this.log(level, msg, extra),
+    );
     this.checkpointName = options.checkpoint ?? 'projections';
     this.localCommits = documents.localCommits === true;
-    this.prefixes = projections.some((p) => p.prefixes.length === 0) ? [] : [...new Set(projections.flatMap((p) => p.prefixes))];
+    this.prefixes = projections.some((p) => p.prefixes.length === 0)
+      ? []
+      : [...new Set(projections.flatMap((p) => p.prefixes))];
     let resolve!: () => void;
     let reject!: (e: Error) => void;
     const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
@@ -117,7 +135,10 @@ export class ProjectionRunner {
     const reached = new Promise<void>((resolve) => this.waiters.push({ position, resolve }));
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const reason = this.state === 'retrying' ? `read models are not being updated (${this.lastError}); retry` : 'read models are behind; retry';
+        const reason =
+          this.state === 'retrying'
+            ? `read models are not being updated (${this.lastError}); retry`
+            : 'read models are behind; retry';
         reject(serviceUnavailable(reason));
       }, timeoutMs);
     });
@@ -139,11 +160,20 @@ export class ProjectionRunner {
     try {
       head = await this.store.headPosition();
     } catch (error) {
-      return { ok: false, state: this.state, position: this.position, head, reason: `event store: ${(error as Error).message}` };
+      return {
+        ok: false,
+        state: this.state,
+        position: this.position,
+        head,
+        reason: `event store: ${(error as Error).message}`,
+      };
     }
     const base = { state: this.state, position: this.position, head };
     if (this.state !== 'live') {
-      const reason = this.state === 'retrying' ? `read models are not being updated: ${this.lastError}` : `read models are ${this.state}`;
+      const reason =
+        this.state === 'retrying'
+          ? `read models are not being updated: ${this.lastError}`
+          : `read models are ${this.state}`;
       return { ok: false, ...base, reason };
     }
     const lagLimit = this.options.lagLimitMs ?? 15_000;
@@ -162,8 +192,10 @@ export class ProjectionRunner {
   private setState(state: RunnerState, error?: Error): void {
     if (error) this.lastError = error.message;
     if (state === this.state) return;
-    if (state === 'retrying') this.log('warn', 'read models are not being updated; retrying', { error: this.lastError });
-    else if (this.state === 'retrying') this.log('info', 'read models are being updated again', { position: this.position });
+    if (state === 'retrying')
+      this.log('warn', 'read models are not being updated; retrying', { error: this.lastError });
+    else if (this.state === 'retrying')
+      this.log('info', 'read models are being updated again', { position: this.position });
     this.state = state;
   }
 
@@ -215,7 +247,12 @@ export class ProjectionRunner {
     void old?.stop().catch(() => undefined);
     try {
       if (!this.stopped) this.steps.start();
-      const ready = await this.retrying(generation, () => this.steps.track(() => 'loading the checkpoint', () => this.load()));
+      const ready = await this.retrying(generation, () =>
+        this.steps.track(
+          () => 'loading the checkpoint',
+          () => this.load(),
+        ),
+      );
       if (!ready) return;
     } catch (error) {
       this.setState('stopped', error as Error);
@@ -227,7 +264,11 @@ export class ProjectionRunner {
     const from = this.projections.length ? Math.min(...this.projections.map((p) => this.positions[p.name] ?? 0)) : 0;
     if (this.state === 'starting') {
       this.resumedFrom = from;
-      this.log('info', from > 0 ? 'read models resume from their checkpoint' : 'read models are built from the first event', { position: from });
+      this.log(
+        'info',
+        from > 0 ? 'read models resume from their checkpoint' : 'read models are built from the first event',
+        { position: from },
+      );
     }
     // what the checkpoint holds is in the read models (another writer's commits included)
     this.advance(from);
@@ -254,7 +295,14 @@ export class ProjectionRunner {
 
   /** Indexes, the checkpoint, and the event store's identity against the one it records (runner-checkpoint.ts). */
   private async load(): Promise<true> {
-    const loaded = await loadCheckpoint(this.store, this.documents, this.projections, this.checkpointName, this.options.onStoreMismatch, (level, msg, extra) => this.log(level, msg, extra));
+    const loaded = await loadCheckpoint(
+      this.store,
+      this.documents,
+      this.projections,
+      this.checkpointName,
+      this.options.onStoreMismatch,
+      (level, msg, extra) => this.log(level, msg, extra),
+    );
     this.storeId = loaded.storeId;
     this.version = loaded.version;
     this.positions = loaded.positions;
@@ -284,7 +332,8 @@ export class ProjectionRunner {
     const maxEvents = this.options.maxBatchEvents ?? limits.events;
     const maxWrites = this.options.maxBatchWrites ?? limits.writes;
     const maxBytes = this.options.maxBatchBytes ?? BATCH_BYTES;
-    if (batch.events >= maxEvents || batch.uow.size >= maxWrites || batch.uow.bytes >= maxBytes) await this.flush(generation);
+    if (batch.events >= maxEvents || batch.uow.size >= maxWrites || batch.uow.bytes >= maxBytes)
+      await this.flush(generation);
   }
 
   /**
@@ -309,10 +358,23 @@ export class ProjectionRunner {
         return;
       } catch (error) {
         uow.rollback(savepoint);
-        const reachable = await this.steps.track(() => 'pinging the read-model store', () => this.documents.ping()).then(() => true, () => false);
+        const reachable = await this.steps
+          .track(
+            () => 'pinging the read-model store',
+            () => this.documents.ping(),
+          )
+          .then(
+            () => true,
+            () => false,
+          );
         if (!reachable) {
           this.setState('retrying', error as Error);
-          await this.retrying(generation, () => this.steps.track(() => 'pinging the read-model store', () => this.documents.ping()));
+          await this.retrying(generation, () =>
+            this.steps.track(
+              () => 'pinging the read-model store',
+              () => this.documents.ping(),
+            ),
+          );
           if (generation !== this.generation) return;
           continue;
         }
@@ -359,12 +421,17 @@ export class ProjectionRunner {
     for (const p of this.projections) positions[p.name] = Math.max(positions[p.name] ?? 0, batch.end);
     const state: RunnerCheckpoint = { storeId: this.storeId, positions };
     const result = await this.retrying(generation, () =>
-      this.steps.track(() => `committing ${writes.length} writes (events up to position ${batch.end})`, () => this.documents.commit(this.checkpointName, this.version, state as never, writes)),
+      this.steps.track(
+        () => `committing ${writes.length} writes (events up to position ${batch.end})`,
+        () => this.documents.commit(this.checkpointName, this.version, state as never, writes),
+      ),
     );
     if (!result || generation !== this.generation) return;
     if (!result.committed) {
       // another replica committed first: what it wrote is now the truth; resume from its checkpoint
-      this.log('info', 'another writer advanced the read models; resuming from its checkpoint', { position: batch.end });
+      this.log('info', 'another writer advanced the read models; resuming from its checkpoint', {
+        position: batch.end,
+      });
       this.cache.clear();
       this.resume();
       return;

@@ -38,7 +38,8 @@ export function projectionOver(
   build: (docs: DocumentStore) => { init?(): Promise<void>; apply(event: RecordedEvent): Promise<void> },
 ): Projection {
   let bound: { docs: DocumentStore; projection: ReturnType<typeof build> } | null = null;
-  const bind = (docs: DocumentStore) => (bound?.docs === docs ? bound.projection : (bound = { docs, projection: build(docs) }).projection);
+  const bind = (docs: DocumentStore) =>
+    bound?.docs === docs ? bound.projection : (bound = { docs, projection: build(docs) }).projection;
   return {
     name,
     prefixes,
@@ -91,7 +92,10 @@ export interface RunnerHealth {
 }
 
 export class StoreMismatchError extends Error {
-  constructor(readonly expected: string, readonly actual: string) {
+  constructor(
+    readonly expected: string,
+    readonly actual: string,
+  ) {
     super(
       `the read models were built from event store ${expected}, not from this one (${actual}); ` +
         'rebuild them (BURROW_READ_MODELS_ON_STORE_MISMATCH=rebuild) or point at the right event store',
@@ -103,7 +107,10 @@ export class StoreMismatchError extends Error {
 /** positions passed without an event for these projections after which the checkpoint is committed anyway */
 /** The read models record events past the event store's head, and `onStoreMismatch` is 'refuse'. */
 export class StoreBehindError extends StoreMismatchError {
-  constructor(readonly checkpoint: number, readonly head: number) {
+  constructor(
+    readonly checkpoint: number,
+    readonly head: number,
+  ) {
     super('', '');
     this.message =
       `the read models include events up to position ${checkpoint}, but the event store ends at ${head} ` +

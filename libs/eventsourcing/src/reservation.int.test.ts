@@ -15,7 +15,10 @@ describe('reservations', () => {
   });
 
   it('of two concurrent reserves of one name exactly one wins; the other gets a 409 naming the field', async () => {
-    const results = await Promise.allSettled([reserveName(t.store, 'username-ann', 'u1', 'username'), reserveName(t.store, 'username-ann', 'u2', 'username')]);
+    const results = await Promise.allSettled([
+      reserveName(t.store, 'username-ann', 'u1', 'username'),
+      reserveName(t.store, 'username-ann', 'u2', 'username'),
+    ]);
     const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [`u${i + 1}`] : []));
     assert.equal(won.length, 1);
     const [lost] = results.filter((r) => r.status === 'rejected');
@@ -32,18 +35,24 @@ describe('reservations', () => {
     const winners = owners.filter((_, i) => results[i].status === 'fulfilled');
     assert.equal(winners.length, 1);
     assert.equal(await reservationHolder(t.store, 'email-x'), winners[0]);
-    assert.deepEqual((await t.store.readStream('email-x')).map((e) => e.type), ['NameReserved']);
+    assert.deepEqual(
+      (await t.store.readStream('email-x')).map((e) => e.type),
+      ['NameReserved'],
+    );
   });
 
   it('reserving again by the same owner is a no-op', async () => {
     await reserveName(t.store, 'username-bo', 'u1', 'username');
     await reserveName(t.store, 'username-bo', 'u1', 'username');
-    await Promise.all([reserveName(t.store, 'username-bo', 'u1', 'username'), reserveName(t.store, 'username-bo', 'u1', 'username')]);
+    await Promise.all([
+      reserveName(t.store, 'username-bo', 'u1', 'username'),
+      reserveName(t.store, 'username-bo', 'u1', 'username'),
+    ]);
     assert.equal((await t.store.readStream('username-bo')).length, 1);
     assert.equal(await reservationHolder(t.store, 'username-bo'), 'u1');
   });
 
-  it('a release by a non-owner does nothing; the owner\'s frees the name for someone else', async () => {
+  it("a release by a non-owner does nothing; the owner's frees the name for someone else", async () => {
     await reserveName(t.store, 'username-cy', 'u1', 'username');
     await releaseName(t.store, 'username-cy', 'u2');
     assert.equal(await reservationHolder(t.store, 'username-cy'), 'u1');
@@ -53,7 +62,10 @@ describe('reservations', () => {
     await releaseName(t.store, 'username-cy', 'u1');
     await releaseName(t.store, 'username-cy', 'u1');
     assert.equal(await reservationHolder(t.store, 'username-cy'), null);
-    assert.deepEqual((await t.store.readStream('username-cy')).map((e) => e.type), ['NameReserved', 'NameReleased']);
+    assert.deepEqual(
+      (await t.store.readStream('username-cy')).map((e) => e.type),
+      ['NameReserved', 'NameReleased'],
+    );
     await reserveName(t.store, 'username-cy', 'u2', 'username');
     assert.equal(await reservationHolder(t.store, 'username-cy'), 'u2');
     // the former owner's late release (a compensation run twice) cannot free the new owner's name

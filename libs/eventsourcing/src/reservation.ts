@@ -26,7 +26,9 @@ const holders = new StreamFacts<string | null>();
 export async function reservationHolder(store: EventStore, stream: string): Promise<string | null> {
   const holder = await holders.get(store, stream, async () => {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    return last ? { revision: last.revision, facts: last.type === 'NameReserved' ? (last.data.owner as string) : null } : null;
+    return last
+      ? { revision: last.revision, facts: last.type === 'NameReserved' ? (last.data.owner as string) : null }
+      : null;
   });
   return holder ?? null;
 }
@@ -39,7 +41,12 @@ export function reserveName(store: EventStore, stream: string, owner: string, co
       if (last.data.owner === owner) return;
       throw conflict(`${conflictField} already in use`, [conflictField]);
     }
-    await appendEvents(store, stream, [{ type: 'NameReserved', data: { owner } } satisfies NameReserved], last ? last.revision : 'no_stream');
+    await appendEvents(
+      store,
+      stream,
+      [{ type: 'NameReserved', data: { owner } } satisfies NameReserved],
+      last ? last.revision : 'no_stream',
+    );
   });
 }
 
@@ -48,6 +55,11 @@ export function releaseName(store: EventStore, stream: string, owner: string): P
   return retryOnConflict('reservation', async () => {
     const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     if (!last || last.type !== 'NameReserved' || last.data.owner !== owner) return;
-    await appendEvents(store, stream, [{ type: 'NameReleased', data: { owner } } satisfies NameReleased], last.revision);
+    await appendEvents(
+      store,
+      stream,
+      [{ type: 'NameReleased', data: { owner } } satisfies NameReleased],
+      last.revision,
+    );
   });
 }

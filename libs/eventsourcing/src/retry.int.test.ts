@@ -19,10 +19,14 @@ describe('retry policy', () => {
 
   it('gives a 503 DomainError naming the contended thing after maxAttempts conflicts', async () => {
     let attempts = 0;
-    const error = await retryOnConflict('widget', async () => {
-      attempts += 1;
-      await t.store.append('s-1', [{ type: 'Late', data: {} }], 'no_stream');
-    }, QUICK).then(
+    const error = await retryOnConflict(
+      'widget',
+      async () => {
+        attempts += 1;
+        await t.store.append('s-1', [{ type: 'Late', data: {} }], 'no_stream');
+      },
+      QUICK,
+    ).then(
       () => assert.fail('expected a 503'),
       (e: unknown) => e,
     );
@@ -35,11 +39,15 @@ describe('retry policy', () => {
 
   it('a conflict that goes away is retried with the attempt number, and the result returned', async () => {
     const seen: number[] = [];
-    const result = await retryOnConflict('widget', async (n) => {
-      seen.push(n);
-      const expected = n === 1 ? 'no_stream' : 0;
-      return (await t.store.append('s-1', [{ type: 'Next', data: { n } }], expected)).revision;
-    }, QUICK);
+    const result = await retryOnConflict(
+      'widget',
+      async (n) => {
+        seen.push(n);
+        const expected = n === 1 ? 'no_stream' : 0;
+        return (await t.store.append('s-1', [{ type: 'Next', data: { n } }], expected)).revision;
+      },
+      QUICK,
+    );
     assert.equal(result, 1);
     assert.deepEqual(seen, [1, 2]);
   });
@@ -47,10 +55,14 @@ describe('retry policy', () => {
   it('any other error is thrown at once', async () => {
     let attempts = 0;
     await assert.rejects(
-      retryOnConflict('widget', async () => {
-        attempts += 1;
-        throw new Error('disk on fire');
-      }, QUICK),
+      retryOnConflict(
+        'widget',
+        async () => {
+          attempts += 1;
+          throw new Error('disk on fire');
+        },
+        QUICK,
+      ),
       /disk on fire/,
     );
     assert.equal(attempts, 1);

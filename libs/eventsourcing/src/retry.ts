@@ -21,7 +21,11 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Runs `attempt` until it does not throw WrongExpectedRevisionError. `what` names the contended
  * thing in the 503 ("user", "allocation ledger").
  */
-export async function retryOnConflict<T>(what: string, attempt: (n: number) => Promise<T>, policy: RetryPolicy = CONFLICT_RETRY): Promise<T> {
+export async function retryOnConflict<T>(
+  what: string,
+  attempt: (n: number) => Promise<T>,
+  policy: RetryPolicy = CONFLICT_RETRY,
+): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);

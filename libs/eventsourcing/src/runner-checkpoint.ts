@@ -47,21 +47,37 @@ export async function loadCheckpoint(
       return { storeId, version: checkpoint.version, positions: { ...recorded.positions }, fresh: false };
     }
     if (checkpoint && onStoreMismatch === 'refuse') {
-      throw ahead ? new StoreBehindError(ahead.checkpoint, ahead.head) : new StoreMismatchError(String(recorded?.storeId), storeId);
+      throw ahead
+        ? new StoreBehindError(ahead.checkpoint, ahead.head)
+        : new StoreMismatchError(String(recorded?.storeId), storeId);
     }
     // No checkpoint (a new database, or one an older version wrote), another store's, or one
     // ahead of the store: start from nothing. Whatever the database holds goes in the same commit.
-    if (ahead) log('warn', 'read models are ahead of the event store (it lost events, or was restored from a backup): rebuilding them', ahead);
-    else if (checkpoint) log('warn', 'read models were built from another event store: rebuilding them', { recorded: recorded?.storeId, storeId });
+    if (ahead)
+      log(
+        'warn',
+        'read models are ahead of the event store (it lost events, or was restored from a backup): rebuilding them',
+        ahead,
+      );
+    else if (checkpoint)
+      log('warn', 'read models were built from another event store: rebuilding them', {
+        recorded: recorded?.storeId,
+        storeId,
+      });
     const state: RunnerCheckpoint = { storeId, positions: {} };
-    const result = await documents.commit(checkpointName, checkpoint?.version ?? 0, state as never, [{ kind: 'clear' }]);
+    const result = await documents.commit(checkpointName, checkpoint?.version ?? 0, state as never, [
+      { kind: 'clear' },
+    ]);
     if (!result.committed) continue; // another replica went first: read what it did
     return { storeId, version: (checkpoint?.version ?? 0) + 1, positions: {}, fresh: true };
   }
 }
 
 /** The checkpoint and head when the checkpoint records a position past the store's head. */
-async function aheadOfStore(store: EventStore, recorded: RunnerCheckpoint): Promise<{ checkpoint: number; head: number } | null> {
+async function aheadOfStore(
+  store: EventStore,
+  recorded: RunnerCheckpoint,
+): Promise<{ checkpoint: number; head: number } | null> {
   const checkpoint = Math.max(0, ...Object.values(recorded.positions ?? {}));
   if (checkpoint === 0) return null;
   const head = await store.headPosition();

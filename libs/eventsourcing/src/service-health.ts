@@ -28,7 +28,12 @@ export async function serviceHealth(
   try {
     await store.ping();
   } catch (error) {
-    return { service, ok: true, position, degraded: `event store: ${(error as Error).message}; writes answer 503 until it is back, reads go on` };
+    return {
+      service,
+      ok: true,
+      position,
+      degraded: `event store: ${(error as Error).message}; writes answer 503 until it is back, reads go on`,
+    };
   }
   const health = await runner.health();
   return { service, ok: health.ok, position: health.position, ...(health.reason ? { reason: health.reason } : {}) };

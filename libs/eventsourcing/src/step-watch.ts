@@ -27,7 +27,8 @@ export class StepWatch {
 
   end(id: number): void {
     if (id !== this.id || this.since === 0) return;
-    if (this.warned) this.log('info', 'a slow read-model step finished', { step: this.what(), seconds: this.seconds() });
+    if (this.warned)
+      this.log('info', 'a slow read-model step finished', { step: this.what(), seconds: this.seconds() });
     this.since = 0;
   }
 
@@ -49,11 +50,18 @@ export class StepWatch {
   /** Once a second: a step unfinished for `slowMs` is logged once, at warn. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.since === 0 || this.warned || Date.now() - this.since < this.slowMs) return;
-      this.warned = true;
-      this.log('warn', 'a read-model step is taking long', { step: this.what(), seconds: this.seconds(), position: this.position() });
-    }, Math.min(1000, this.slowMs));
+    this.timer = setInterval(
+      () => {
+        if (this.since === 0 || this.warned || Date.now() - this.since < this.slowMs) return;
+        this.warned = true;
+        this.log('warn', 'a read-model step is taking long', {
+          step: this.what(),
+          seconds: this.seconds(),
+          position: this.position(),
+        });
+      },
+      Math.min(1000, this.slowMs),
+    );
     this.timer.unref();
   }
 

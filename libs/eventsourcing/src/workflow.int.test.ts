@@ -47,7 +47,11 @@ describe('workflow runner', () => {
       kind: 'Make',
       readYourWrites,
       steps: [
-        { name: 'reserve', run: async () => void trail.push('run reserve'), undo: async () => void trail.push('undo reserve') },
+        {
+          name: 'reserve',
+          run: async () => void trail.push('run reserve'),
+          undo: async () => void trail.push('undo reserve'),
+        },
         {
           name: 'label',
           when: (data) => data.withLabel,
@@ -58,9 +62,18 @@ describe('workflow runner', () => {
       ],
       async commit({ id, data, input }) {
         if (failCommit) throw conflict('taken', ['name']);
-        return (await appendEvents(t.store, `thing-${data.thingId}`, [{ type: 'ThingMade', data: { name: input.name, number: data.number } }], 'no_stream', { processId: id })).position;
+        return (
+          await appendEvents(
+            t.store,
+            `thing-${data.thingId}`,
+            [{ type: 'ThingMade', data: { name: input.name, number: data.number } }],
+            'no_stream',
+            { processId: id },
+          )
+        ).position;
       },
-      settle: (data) => claimNewStream(t.store, `thing-${data.thingId}`, { type: 'ThingAbandoned', data: {} }, 'ThingMade'),
+      settle: (data) =>
+        claimNewStream(t.store, `thing-${data.thingId}`, { type: 'ThingAbandoned', data: {} }, 'ThingMade'),
       async complete(data) {
         return (await appendEvents(t.store, `label-${data.thingId}`, [{ type: 'Labelled', data: {} }], 'any')).position;
       },
@@ -86,13 +99,22 @@ describe('workflow runner', () => {
   it('runs the steps between their fault points, notes what they learned, and waits for what complete appended', async () => {
     const run = await log().run(make(), { thingId: 'a', withLabel: false }, { name: 'alpha' });
     assert.deepEqual(trail, [
-      'Make:reserve:before', 'run reserve', 'Make:reserve:after',
-      'Make:number:before', 'Make:number:after',
-      'Make:commit:before', 'Make:commit:after',
-      'Make:complete:before', 'Make:complete:after',
+      'Make:reserve:before',
+      'run reserve',
+      'Make:reserve:after',
+      'Make:number:before',
+      'Make:number:after',
+      'Make:commit:before',
+      'Make:commit:after',
+      'Make:complete:before',
+      'Make:complete:after',
     ]);
     assert.deepEqual(run.data, { thingId: 'a', withLabel: false, number: 42 });
-    assert.deepEqual(await typesOf(processStream('test', run.id)), ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted']);
+    assert.deepEqual(await typesOf(processStream('test', run.id)), [
+      'ProcessStarted',
+      'ProcessNoted',
+      'ProcessCompleted',
+    ]);
     assert.deepEqual((await t.store.readStream('thing-a'))[0].data, { name: 'alpha', number: 42 });
     const labelled = (await t.store.readStream('label-a'))[0].position;
     assert.equal(run.position, labelled, 'the position of what complete appended, after the commit point');

@@ -16,7 +16,13 @@ import { appendEvents } from './append.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { releaseName, reservationHolder, reserveName } from './reservation.js';
 import { openTempStore, type TempStore } from './testing/temp-store.js';
-import { claimNewStream, claimRevision, pendingProcessesCollection, pendingProcessesProjection, ProcessRecovery } from './process-recovery.js';
+import {
+  claimNewStream,
+  claimRevision,
+  pendingProcessesCollection,
+  pendingProcessesProjection,
+  ProcessRecovery,
+} from './process-recovery.js';
 import { type ProcessDefinition, ProcessLog, processStream } from './write-process.js';
 
 interface MakeThing {
@@ -39,7 +45,8 @@ describe('write processes', () => {
   const thingStream = (id: string) => `thing-${id}`;
   const definition: ProcessDefinition<MakeThing> = {
     kind: 'MakeThing',
-    settle: (d) => claimNewStream(t.store, thingStream(d.thingId), { type: 'ThingAbandoned', data: {} }, 'ThingCreated'),
+    settle: (d) =>
+      claimNewStream(t.store, thingStream(d.thingId), { type: 'ThingAbandoned', data: {} }, 'ThingCreated'),
     async complete(d) {
       calls.complete.push(d.thingId);
     },
@@ -50,12 +57,20 @@ describe('write processes', () => {
   };
 
   /** What a request handler does: steps, commit point, complete or abandon. */
-  async function makeThing(name: string, thingId: string = randomUUID(), processId: string = randomUUID()): Promise<string> {
+  async function makeThing(
+    name: string,
+    thingId: string = randomUUID(),
+    processId: string = randomUUID(),
+  ): Promise<string> {
     const process = await log.begin(definition, { thingId, name }, processId);
     try {
       await process.step('reserve', () => reserveName(t.store, nameStream(name), thingId, 'name'));
       await process.note({ label: `label of ${name}` });
-      await process.step('commit', () => appendEvents(t.store, thingStream(thingId), [{ type: 'ThingCreated', data: { name } }], 'no_stream', { processId: process.id }));
+      await process.step('commit', () =>
+        appendEvents(t.store, thingStream(thingId), [{ type: 'ThingCreated', data: { name } }], 'no_stream', {
+          processId: process.id,
+        }),
+      );
     } catch (error) {
       return process.abandon(error);
     }
@@ -76,7 +91,10 @@ describe('write processes', () => {
   }
 
   /** Starts a request that stalls at `point` until resumed; resolves once it is there and the read models show it. */
-  async function stalledAt(point: string, name: string): Promise<{ thingId: string; request: Promise<string>; resume: () => void }> {
+  async function stalledAt(
+    point: string,
+    name: string,
+  ): Promise<{ thingId: string; request: Promise<string>; resume: () => void }> {
     let resume!: () => void;
     const hold = new Promise<void>((r) => (resume = r));
     const thingId = randomUUID();
@@ -125,12 +143,22 @@ describe('write processes', () => {
     await runner.catchUp();
     assert.deepEqual(await pendingProcessesCollection(docs).find({}), []);
     const events = await t.store.readStream(processStream('test', id));
-    assert.deepEqual(events.map((e) => e.type), ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted'],
+    );
     assert.ok(events.every((e) => e.metadata.processId === id));
-    assert.deepEqual(events[0].data, { kind: 'MakeThing', data: { thingId: (events[0].data.data as MakeThing).thingId, name: 'alpha' }, startedAt: 1_000 });
+    assert.deepEqual(events[0].data, {
+      kind: 'MakeThing',
+      data: { thingId: (events[0].data.data as MakeThing).thingId, name: 'alpha' },
+      startedAt: 1_000,
+    });
     assert.equal(calls.complete.length, 1);
     assert.equal(calls.compensate.length, 0);
-    assert.deepEqual((await t.store.readStream(thingStream(calls.complete[0])))[0].metadata, { schemaVersion: 1, processId: id });
+    assert.deepEqual((await t.store.readStream(thingStream(calls.complete[0])))[0].metadata, {
+      schemaVersion: 1,
+      processId: id,
+    });
   });
 
   it('abandon runs compensate, records ProcessCompensated with the reason and rethrows', async () => {
@@ -149,12 +177,18 @@ describe('write processes', () => {
     // a refused first step: compensation must not free the name someone else holds
     const holderThing = randomUUID();
     await makeThing('gamma', holderThing);
-    const error = await makeThing('gamma', randomUUID(), 'p-gamma').then(() => assert.fail('expected a 409'), (e: unknown) => e);
+    const error = await makeThing('gamma', randomUUID(), 'p-gamma').then(
+      () => assert.fail('expected a 409'),
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof DomainError && error.status === 409);
     assert.equal(await reservationHolder(t.store, nameStream('gamma')), holderThing);
     assert.deepEqual(await typesOf(nameStream('gamma')), ['NameReserved']);
     assert.equal(calls.compensate.length, 2);
-    assert.deepEqual((await t.store.readStream(processStream('test', 'p-gamma'))).at(-1)!.data, { at: 1_000, reason: 'name already in use' });
+    assert.deepEqual((await t.store.readStream(processStream('test', 'p-gamma'))).at(-1)!.data, {
+      at: 1_000,
+      reason: 'name already in use',
+    });
     await runner.catchUp();
     assert.deepEqual(await pendingProcessesCollection(docs).find({}), []);
   });
@@ -173,7 +207,11 @@ describe('write processes', () => {
       afterCommit: await processIdOf(afterCommit.thingId),
       afterComplete: await processIdOf(afterComplete.thingId),
     };
-    assert.equal(((await pendingProcessesCollection(docs).get(ids.beforeCommit))!.data as MakeThing).label, 'label of r2', 'noted values reach recovery');
+    assert.equal(
+      ((await pendingProcessesCollection(docs).get(ids.beforeCommit))!.data as MakeThing).label,
+      'label of r2',
+      'noted values reach recovery',
+    );
     calls.complete.length = 0;
 
     const [first, second] = await Promise.all([
@@ -181,12 +219,22 @@ describe('write processes', () => {
       new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run(),
     ]);
     assert.deepEqual([...first.failed, ...second.failed], []);
-    assert.deepEqual([...first.completed, ...second.completed].map((p) => p.id).sort(), [ids.afterCommit, ids.afterComplete].sort());
-    assert.deepEqual([...first.compensated, ...second.compensated].map((p) => p.id).sort(), [ids.beforeReserve, ids.afterReserve, ids.beforeCommit].sort());
+    assert.deepEqual(
+      [...first.completed, ...second.completed].map((p) => p.id).sort(),
+      [ids.afterCommit, ids.afterComplete].sort(),
+    );
+    assert.deepEqual(
+      [...first.compensated, ...second.compensated].map((p) => p.id).sort(),
+      [ids.beforeReserve, ids.afterReserve, ids.beforeCommit].sort(),
+    );
 
     for (const id of Object.values(ids)) {
       const types = await typesOf(processStream('test', id));
-      assert.equal(types.filter((x) => x === 'ProcessCompleted' || x === 'ProcessCompensated').length, 1, `${id}: ${types.join(',')}`);
+      assert.equal(
+        types.filter((x) => x === 'ProcessCompleted' || x === 'ProcessCompensated').length,
+        1,
+        `${id}: ${types.join(',')}`,
+      );
     }
     assert.equal((await typesOf(processStream('test', ids.afterCommit))).at(-1), 'ProcessCompleted');
     assert.equal((await typesOf(processStream('test', ids.afterReserve))).at(-1), 'ProcessCompensated');
@@ -203,14 +251,24 @@ describe('write processes', () => {
 
     await runner.catchUp();
     assert.deepEqual(await pendingProcessesCollection(docs).find({}), []);
-    assert.deepEqual(await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run(), { completed: [], compensated: [], failed: [] });
+    assert.deepEqual(await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run(), {
+      completed: [],
+      compensated: [],
+      failed: [],
+    });
   });
 
   it('a request that only stalled, resumed after recovery settled its process, fails with 503 and changes nothing', async () => {
     const { thingId, request, resume } = await stalledAt('MakeThing:reserve:after', 'stalled');
-    assert.equal((await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).compensated.length, 1);
+    assert.equal(
+      (await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).compensated.length,
+      1,
+    );
     resume();
-    const error = await request.then(() => assert.fail('expected a 503'), (e: unknown) => e);
+    const error = await request.then(
+      () => assert.fail('expected a 503'),
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof DomainError && error.status === 503, String(error));
     assert.equal(await reservationHolder(t.store, nameStream('stalled')), null);
     assert.deepEqual(await typesOf(thingStream(thingId)), ['ThingAbandoned']);
@@ -224,15 +282,26 @@ describe('write processes', () => {
       return readStream(stream, options);
     };
     const id = await makeThing('known');
-    assert.deepEqual(read.filter((s) => s.startsWith('process-')), [], 'the end was appended without a read of the process stream');
+    assert.deepEqual(
+      read.filter((s) => s.startsWith('process-')),
+      [],
+      'the end was appended without a read of the process stream',
+    );
     assert.deepEqual(await typesOf(processStream('test', id)), ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted']);
 
     // stalled after its commit point: recovery completes it, then the request's own end loses the race
     const { thingId, request, resume } = await stalledAt('MakeThing:complete:before', 'late');
-    assert.equal((await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).completed.length, 1);
+    assert.equal(
+      (await new ProcessRecovery(log, docs, [definition as ProcessDefinition<never>], 0).run()).completed.length,
+      1,
+    );
     resume();
     const late = await request;
-    assert.deepEqual(await typesOf(processStream('test', late)), ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted'], 'one end');
+    assert.deepEqual(
+      await typesOf(processStream('test', late)),
+      ['ProcessStarted', 'ProcessNoted', 'ProcessCompleted'],
+      'one end',
+    );
     assert.deepEqual(await typesOf(thingStream(thingId)), ['ThingCreated']);
   });
 
@@ -245,7 +314,10 @@ describe('write processes', () => {
     assert.deepEqual(await recovery.run(), { completed: [], compensated: [], failed: [] });
     assert.equal(await reservationHolder(t.store, nameStream('young')), crashed.thingId);
     now = 1_060;
-    assert.deepEqual((await recovery.run()).compensated.map((p) => p.id), [id]);
+    assert.deepEqual(
+      (await recovery.run()).compensated.map((p) => p.id),
+      [id],
+    );
     assert.equal(await reservationHolder(t.store, nameStream('young')), null);
   });
 
@@ -261,15 +333,29 @@ describe('write processes', () => {
   describe('claimRevision', () => {
     const marker = { type: 'ChangeAbandoned', data: { processId: 'p1' } };
     beforeEach(async () => {
-      await appendEvents(t.store, 'thing-x', [{ type: 'ThingCreated', data: {} }, { type: 'ThingChanged', data: {} }], 'no_stream');
+      await appendEvents(
+        t.store,
+        'thing-x',
+        [
+          { type: 'ThingCreated', data: {} },
+          { type: 'ThingChanged', data: {} },
+        ],
+        'no_stream',
+      );
     });
 
     it('claims the revision a change was decided on, so the late change fails', async () => {
       assert.equal(await claimRevision(t.store, 'thing-x', 1, 'p1', marker), 'abandoned');
-      await assert.rejects(appendEvents(t.store, 'thing-x', [{ type: 'ThingChanged', data: {} }], 1, { processId: 'p1' }), WrongExpectedRevisionError);
+      await assert.rejects(
+        appendEvents(t.store, 'thing-x', [{ type: 'ThingChanged', data: {} }], 1, { processId: 'p1' }),
+        WrongExpectedRevisionError,
+      );
       const events = await t.store.readStream('thing-x');
-      assert.deepEqual(events.map((e) => e.type), ['ThingCreated', 'ThingChanged', 'ChangeAbandoned']);
-      assert.equal(events[2].metadata.processId, undefined, 'the marker is not the process\'s own write');
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['ThingCreated', 'ThingChanged', 'ChangeAbandoned'],
+      );
+      assert.equal(events[2].metadata.processId, undefined, "the marker is not the process's own write");
       // a second recovery: still abandoned, nothing more appended
       assert.equal(await claimRevision(t.store, 'thing-x', 1, 'p1', marker), 'abandoned');
       assert.equal((await t.store.readStream('thing-x')).length, 3);
@@ -291,17 +377,37 @@ describe('write processes', () => {
 
   describe('claimNewStream', () => {
     it('claims a stream that was never created, so a late create fails', async () => {
-      assert.equal(await claimNewStream(t.store, 'thing-late', { type: 'ThingAbandoned', data: {} }, 'ThingCreated'), 'abandoned');
-      await assert.rejects(appendEvents(t.store, 'thing-late', [{ type: 'ThingCreated', data: {} }], 'no_stream'), WrongExpectedRevisionError);
+      assert.equal(
+        await claimNewStream(t.store, 'thing-late', { type: 'ThingAbandoned', data: {} }, 'ThingCreated'),
+        'abandoned',
+      );
+      await assert.rejects(
+        appendEvents(t.store, 'thing-late', [{ type: 'ThingCreated', data: {} }], 'no_stream'),
+        WrongExpectedRevisionError,
+      );
       assert.deepEqual(await typesOf('thing-late'), ['ThingAbandoned']);
       // claiming again (a second recovery) still says abandoned and appends nothing
-      assert.equal(await claimNewStream(t.store, 'thing-late', { type: 'ThingAbandoned', data: {} }, 'ThingCreated'), 'abandoned');
+      assert.equal(
+        await claimNewStream(t.store, 'thing-late', { type: 'ThingAbandoned', data: {} }, 'ThingCreated'),
+        'abandoned',
+      );
       assert.deepEqual(await typesOf('thing-late'), ['ThingAbandoned']);
     });
 
     it('says committed, appending nothing, when the stream begins with the create', async () => {
-      await appendEvents(t.store, 'thing-made', [{ type: 'ThingCreated', data: {} }, { type: 'ThingChanged', data: {} }], 'no_stream');
-      assert.equal(await claimNewStream(t.store, 'thing-made', { type: 'ThingAbandoned', data: {} }, 'ThingCreated'), 'committed');
+      await appendEvents(
+        t.store,
+        'thing-made',
+        [
+          { type: 'ThingCreated', data: {} },
+          { type: 'ThingChanged', data: {} },
+        ],
+        'no_stream',
+      );
+      assert.equal(
+        await claimNewStream(t.store, 'thing-made', { type: 'ThingAbandoned', data: {} }, 'ThingCreated'),
+        'committed',
+      );
       assert.deepEqual(await typesOf('thing-made'), ['ThingCreated', 'ThingChanged']);
     });
   });

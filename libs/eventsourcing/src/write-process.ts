@@ -89,7 +89,11 @@ export class ProcessLog {
    * after it, `complete` runs and the process is recorded as completed. Then, unless the workflow
    * leaves it to the caller, waits until the read models show what it wrote.
    */
-  async run<D extends object, I>(workflow: Workflow<D, I>, data: D, ...[input]: I extends void ? [] : [I]): Promise<WorkflowRun<D>> {
+  async run<D extends object, I>(
+    workflow: Workflow<D, I>,
+    data: D,
+    ...[input]: I extends void ? [] : [I]
+  ): Promise<WorkflowRun<D>> {
     const process = await this.begin(workflow, data);
     const step: StepContext<D, I> = { id: process.id, data: process.data, input: input as I, store: process.store };
     let position: number | null;
@@ -111,14 +115,16 @@ export class ProcessLog {
     const completed = await process.complete();
     if (completed !== null && (position === null || completed > position)) position = completed;
     if (workflow.readYourWrites && position !== null) {
-      if (!this.options.waitFor) throw new Error(`the ${this.service} process log has no read models to wait for (${workflow.kind})`);
+      if (!this.options.waitFor)
+        throw new Error(`the ${this.service} process log has no read models to wait for (${workflow.kind})`);
       await this.options.waitFor(position);
     }
     return { id: process.id, data: process.data, position };
   }
 
   private async waitForPosition(kind: string, position: number): Promise<void> {
-    if (!this.options.waitFor) throw new Error(`the ${this.service} process log has no read models to wait for (${kind})`);
+    if (!this.options.waitFor)
+      throw new Error(`the ${this.service} process log has no read models to wait for (${kind})`);
     await this.options.waitFor(position);
   }
 
@@ -155,7 +161,9 @@ export class ProcessLog {
       let noting = Promise.resolve();
       const timer = setInterval(() => {
         // as unknown as: `activeAt` is the runner's own field of every process's data, which no workflow's D declares
-        noting = noting.then(() => process.note({ activeAt: this.now() } as unknown as Partial<D>)).catch(() => undefined);
+        noting = noting
+          .then(() => process.note({ activeAt: this.now() } as unknown as Partial<D>))
+          .catch(() => undefined);
       }, everyMs);
       timer.unref();
       try {
@@ -186,8 +194,15 @@ export class ProcessLog {
   }
 
   /** The runner's own primitive (and the write-process tests'); anything else calls `run`. */
-  async begin<D extends object>(definition: ProcessDefinition<D>, data: D, id: string = randomUUID()): Promise<RunningProcess<D>> {
-    const started: ProcessStarted = { type: 'ProcessStarted', data: { kind: definition.kind, data, startedAt: this.now() } };
+  async begin<D extends object>(
+    definition: ProcessDefinition<D>,
+    data: D,
+    id: string = randomUUID(),
+  ): Promise<RunningProcess<D>> {
+    const started: ProcessStarted = {
+      type: 'ProcessStarted',
+      data: { kind: definition.kind, data, startedAt: this.now() },
+    };
     const store = definition.deferDurability ? deferDurability(this.store) : this.store;
     await appendEvents(store, processStream(this.service, id), [started], 'no_stream', { processId: id });
     return new RunningProcess(this, definition, data, id, store);
@@ -203,7 +218,12 @@ export class ProcessLog {
    * every event of it but an end), so it is not read first; an end appended meanwhile by anyone
    * else moved it, and the append then fails as a lost race (false), as after a read.
    */
-  async end(id: string, event: ProcessCompleted | ProcessCompensated, store: EventStore = this.store, revision?: number): Promise<boolean> {
+  async end(
+    id: string,
+    event: ProcessCompleted | ProcessCompensated,
+    store: EventStore = this.store,
+    revision?: number,
+  ): Promise<boolean> {
     const stream = processStream(this.service, id);
     let expected = revision;
     if (expected === undefined) {
@@ -228,7 +248,8 @@ export class ProcessLog {
     try {
       await appendEvents(this.store, processStream(this.service, id), [noted], revision, { processId: id });
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) throw serviceUnavailable('this write was settled by crash recovery; retry');
+      if (error instanceof WrongExpectedRevisionError)
+        throw serviceUnavailable('this write was settled by crash recovery; retry');
       throw error;
     }
   }
@@ -273,7 +294,12 @@ export class RunningProcess<D extends object> {
     const position = await this.step('complete', () => this.definition.complete(this.data, this.id));
     // no note may follow the end (a completion after the reply notes that it is active)
     await beforeEnd?.();
-    await this.log.end(this.id, { type: 'ProcessCompleted', data: { at: this.log.clock() } }, this.endStore(), this.revision);
+    await this.log.end(
+      this.id,
+      { type: 'ProcessCompleted', data: { at: this.log.clock() } },
+      this.endStore(),
+      this.revision,
+    );
     return position ?? null;
   }
 
@@ -285,7 +311,15 @@ export class RunningProcess<D extends object> {
   /** The request failed before its commit point: undo the steps, record it, rethrow `error`. */
   async abandon(error: unknown): Promise<never> {
     await this.definition.compensate(this.data, this.id);
-    await this.log.end(this.id, { type: 'ProcessCompensated', data: { at: this.log.clock(), reason: (error as Error)?.message ?? String(error) } }, undefined, this.revision);
+    await this.log.end(
+      this.id,
+      {
+        type: 'ProcessCompensated',
+        data: { at: this.log.clock(), reason: (error as Error)?.message ?? String(error) },
+      },
+      undefined,
+      this.revision,
+    );
     throw error;
   }
 }

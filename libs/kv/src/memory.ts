@@ -8,7 +8,15 @@
  * past that the least recently written is dropped, so a flood of distinct keys cannot exhaust
  * memory (for login counters that means a flood can make the store forget old counters sooner).
  */
-import { type BucketOptions, checkBucketName, checkKey, checkTtl, type KeyValueStore, type KvBucket, type KvEntry } from './port.js';
+import {
+  type BucketOptions,
+  checkBucketName,
+  checkKey,
+  checkTtl,
+  type KeyValueStore,
+  type KvBucket,
+  type KvEntry,
+} from './port.js';
 
 export interface MemoryKeyValueStoreOptions {
   /** milliseconds; injectable so tests can move time */

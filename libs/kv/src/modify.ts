@@ -7,7 +7,10 @@
 import type { KvBucket } from './port.js';
 
 export class KvContentionError extends Error {
-  constructor(readonly bucket: string, readonly attempts: number) {
+  constructor(
+    readonly bucket: string,
+    readonly attempts: number,
+  ) {
     super(`key-value bucket ${bucket}: no write succeeded after ${attempts} attempts (too much contention on one key)`);
     this.name = 'KvContentionError';
   }
@@ -37,7 +40,8 @@ export async function modify<T>(
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const current = await bucket.get(key);
     const next = change(current ? current.value : null);
-    if (next === undefined) return { value: current ? current.value : null, revision: current?.revision ?? 0, written: false };
+    if (next === undefined)
+      return { value: current ? current.value : null, revision: current?.revision ?? 0, written: false };
     const revision = current ? await bucket.update(key, next, current.revision) : await bucket.create(key, next);
     if (revision !== null) return { value: next, revision, written: true };
     // Lost the race: back off a little, more as contention persists, with jitter so the losers

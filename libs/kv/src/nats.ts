@@ -11,7 +11,15 @@
 import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { type BucketOptions, checkBucketName, checkKey, checkTtl, type KeyValueStore, type KvBucket, type KvEntry } from './port.js';
+import {
+  type BucketOptions,
+  checkBucketName,
+  checkKey,
+  checkTtl,
+  type KeyValueStore,
+  type KvBucket,
+  type KvEntry,
+} from './port.js';
 
 const nanos = (ms: number) => ms * 1_000_000;
 
@@ -19,7 +27,8 @@ const nanos = (ms: number) => ms * 1_000_000;
 function isWrongRevision(error: unknown): boolean {
   return (
     error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
   );
 }
 

@@ -56,5 +56,6 @@ export function checkKey(key: string): void {
 }
 
 export function checkTtl(options: BucketOptions): void {
-  if (!Number.isInteger(options.ttlMs) || options.ttlMs < 1000) throw new RangeError(`bucket TTL must be a whole number of milliseconds, at least 1000 (got ${options.ttlMs})`);
+  if (!Number.isInteger(options.ttlMs) || options.ttlMs < 1000)
+    throw new RangeError(`bucket TTL must be a whole number of milliseconds, at least 1000 (got ${options.ttlMs})`);
 }

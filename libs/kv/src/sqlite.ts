@@ -11,7 +11,15 @@
 import { type SqliteDatabase, type SqliteDriver, sqliteDriver, type SqliteStatement } from '@burrow/sqlite';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type BucketOptions, checkBucketName, checkKey, checkTtl, type KeyValueStore, type KvBucket, type KvEntry } from './port.js';
+import {
+  type BucketOptions,
+  checkBucketName,
+  checkKey,
+  checkTtl,
+  type KeyValueStore,
+  type KvBucket,
+  type KvEntry,
+} from './port.js';
 
 export interface SqliteKeyValueStoreOptions {
   /** milliseconds; injectable so tests can move time */
@@ -112,7 +120,9 @@ export class SqliteKeyValueStore implements KeyValueStore {
       INSERT OR IGNORE INTO kv_revision (singleton, value) VALUES (1, 0);`);
     this.statements = {
       get: this.db.prepare('SELECT json, revision, written_at FROM kv WHERE bucket = ? AND key = ?'),
-      put: this.db.prepare('INSERT OR REPLACE INTO kv (bucket, key, json, revision, written_at) VALUES (?, ?, ?, ?, ?)'),
+      put: this.db.prepare(
+        'INSERT OR REPLACE INTO kv (bucket, key, json, revision, written_at) VALUES (?, ?, ?, ?, ?)',
+      ),
       remove: this.db.prepare('DELETE FROM kv WHERE bucket = ? AND key = ?'),
       sweep: this.db.prepare('DELETE FROM kv WHERE bucket = ? AND written_at <= ?'),
       nextRevision: this.db.prepare('UPDATE kv_revision SET value = value + 1 WHERE singleton = 1 RETURNING value'),
@@ -125,7 +135,11 @@ export class SqliteKeyValueStore implements KeyValueStore {
     checkTtl(options);
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = new SqliteBucket<unknown>(name, options.ttlMs, { now: this.now, db: this.db, statements: this.statements });
+      bucket = new SqliteBucket<unknown>(name, options.ttlMs, {
+        now: this.now,
+        db: this.db,
+        statements: this.statements,
+      });
       this.buckets.set(name, bucket);
     }
     bucket.ttlMs = options.ttlMs;

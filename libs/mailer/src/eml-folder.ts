@@ -13,7 +13,14 @@ import { join } from 'node:path';
 // nodemailer is loaded with the first message, not by every process that imports this library
 import type { Transporter } from 'nodemailer';
 import { mailFields } from './compose.js';
-import { type MailAddress, type Mailer, type MailLog, type MailMessage, MailNotSentError, type SentMail } from './port.js';
+import {
+  type MailAddress,
+  type Mailer,
+  type MailLog,
+  type MailMessage,
+  MailNotSentError,
+  type SentMail,
+} from './port.js';
 
 export class EmlFolderMailer implements Mailer {
   private sequence = 0;
@@ -57,20 +64,30 @@ export class EmlFolderMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<SentMail> {
-    this.composerPromise ??= import('nodemailer').then(({ createTransport }) => createTransport({ streamTransport: true, buffer: true, newline: 'windows' }));
+    this.composerPromise ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+    );
     const info = await (await this.composerPromise).sendMail(mailFields(message, this.sender));
     // names sort in the order this mailer wrote them: time to the millisecond, then a sequence
     const stamp = new Date().toISOString().replace(/[-:]/g, '');
     this.sequence += 1;
-    const file = join(this.folder, `${stamp}-${String(this.sequence).padStart(6, '0')}-${randomBytes(4).toString('hex')}.eml`);
+    const file = join(
+      this.folder,
+      `${stamp}-${String(this.sequence).padStart(6, '0')}-${randomBytes(4).toString('hex')}.eml`,
+    );
     try {
       await mkdir(this.folder, { recursive: true, mode: 0o700 });
       await chmod(this.folder, 0o700);
       await writeFile(file, info.message as Buffer, { mode: 0o600, flag: 'wx' });
     } catch (error) {
-      throw new MailNotSentError(`the message could not be written to the mail folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new MailNotSentError(
+        `the message could not be written to the mail folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
-    this.log?.info({ file, to: message.to.address, subject: message.subject }, 'mail written to a file (no SMTP_URL set)');
+    this.log?.info(
+      { file, to: message.to.address, subject: message.subject },
+      'mail written to a file (no SMTP_URL set)',
+    );
     if (this.maxAgeMs && this.now() - this.prunedAt >= 3_600_000) {
       this.prunedAt = this.now();
       await this.prune();

@@ -60,7 +60,14 @@ export class SmtpMailer implements Mailer {
     this.transportPromise ??= import('nodemailer').then(({ createTransport }) => {
       const step = Math.min(10_000, this.timeoutMs);
       // logger off: nodemailer's debug log would carry the message and the AUTH exchange
-      return createTransport({ url: this.options.url, connectionTimeout: step, greetingTimeout: step, socketTimeout: this.timeoutMs, logger: false, debug: false });
+      return createTransport({
+        url: this.options.url,
+        connectionTimeout: step,
+        greetingTimeout: step,
+        socketTimeout: this.timeoutMs,
+        logger: false,
+        debug: false,
+      });
     });
     return this.transportPromise;
   }

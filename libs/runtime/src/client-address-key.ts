@@ -28,7 +28,11 @@ function ipv6Groups(address: string): number[] {
 export function clientAddressKey(address: string | undefined): string {
   const raw = unmapIPv4((typeof address === 'string' ? address : '').trim().toLowerCase().split('%')[0]);
   if (isIPv4(raw)) return raw;
-  if (isIPv6(raw)) return `${ipv6Groups(raw).slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  if (isIPv6(raw))
+    return `${ipv6Groups(raw)
+      .slice(0, 4)
+      .map((g) => g.toString(16))
+      .join(':')}::/64`;
   // not an address (a caller on the bus that has none): all such callers share one budget
   return raw === '' ? 'unknown' : `other:${raw.slice(0, 100)}`;
 }

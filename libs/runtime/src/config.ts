@@ -4,7 +4,11 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
+import {
+  DEAD_PROPERTIES_MAX_BYTES,
+  DEAD_PROPERTIES_PER_USER_MAX_BYTES,
+  DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES,
+} from '@burrow/contracts';
 import { DEFAULT_AGGREGATE_CACHE_STREAMS } from '@burrow/eventsourcing';
 import { chooseSqliteDriver } from '@burrow/sqlite';
 import { tracingProblems } from '@burrow/tracing';
@@ -231,7 +235,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
   }
   const secret = get('BURROW_SECRET');
   // several keys, comma-separated and newest first, let signing keys rotate (the first signs, all verify)
-  if (secret !== undefined && secret.split(',').some((key) => key.trim().length < 32)) problems.push('BURROW_SECRET: each key (comma-separated, newest first) must be at least 32 characters');
+  if (secret !== undefined && secret.split(',').some((key) => key.trim().length < 32))
+    problems.push('BURROW_SECRET: each key (comma-separated, newest first) must be at least 32 characters');
   const logLevel = get('LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal error warn info debug trace silent (got "${logLevel}")`);
@@ -251,7 +256,9 @@ export function readConfig(env: Env = process.env): BurrowConfig {
 
   const onMismatch = (get('BURROW_READ_MODELS_ON_STORE_MISMATCH') ?? 'rebuild').toLowerCase();
   if (onMismatch !== 'rebuild' && onMismatch !== 'refuse') {
-    problems.push(`BURROW_READ_MODELS_ON_STORE_MISMATCH must be rebuild or refuse (got "${get('BURROW_READ_MODELS_ON_STORE_MISMATCH')}")`);
+    problems.push(
+      `BURROW_READ_MODELS_ON_STORE_MISMATCH must be rebuild or refuse (got "${get('BURROW_READ_MODELS_ON_STORE_MISMATCH')}")`,
+    );
   }
 
   const readModels = get('BURROW_READ_MODELS')?.toLowerCase();
@@ -265,7 +272,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
   const publicUrl = url('BURROW_PUBLIC_URL');
   const smtpFrom = get('SMTP_FROM');
   let mailFrom = smtpFrom === undefined ? null : parseMailFrom(smtpFrom);
-  if (smtpFrom !== undefined && !mailFrom) problems.push(`SMTP_FROM must be an email address or "Name <address>" (got "${smtpFrom}")`);
+  if (smtpFrom !== undefined && !mailFrom)
+    problems.push(`SMTP_FROM must be an email address or "Name <address>" (got "${smtpFrom}")`);
   if (!mailFrom) {
     let host = 'localhost';
     try {
@@ -279,9 +287,15 @@ export function readConfig(env: Env = process.env): BurrowConfig {
   const tlsCert = get('BURROW_TLS_CERT');
   const tlsKey = get('BURROW_TLS_KEY');
   let tls: BurrowConfig['tls'];
-  if ((tlsCert === undefined) !== (tlsKey === undefined)) problems.push('BURROW_TLS_CERT and BURROW_TLS_KEY must be set together (PEM files: the certificate chain and its private key)');
+  if ((tlsCert === undefined) !== (tlsKey === undefined))
+    problems.push(
+      'BURROW_TLS_CERT and BURROW_TLS_KEY must be set together (PEM files: the certificate chain and its private key)',
+    );
   else if (tlsCert !== undefined && tlsKey !== undefined) {
-    for (const [name, file] of [['BURROW_TLS_CERT', tlsCert], ['BURROW_TLS_KEY', tlsKey]]) {
+    for (const [name, file] of [
+      ['BURROW_TLS_CERT', tlsCert],
+      ['BURROW_TLS_KEY', tlsKey],
+    ]) {
       try {
         accessSync(file, constants.R_OK);
       } catch {
@@ -292,7 +306,10 @@ export function readConfig(env: Env = process.env): BurrowConfig {
   }
   const redirectPort = get('BURROW_HTTP_REDIRECT_PORT');
   const httpRedirectPort = redirectPort === undefined ? undefined : int('BURROW_HTTP_REDIRECT_PORT', 0, 0, 65535);
-  if (redirectPort !== undefined && !tls) problems.push('BURROW_HTTP_REDIRECT_PORT needs BURROW_TLS_CERT and BURROW_TLS_KEY (it redirects to the HTTPS port)');
+  if (redirectPort !== undefined && !tls)
+    problems.push(
+      'BURROW_HTTP_REDIRECT_PORT needs BURROW_TLS_CERT and BURROW_TLS_KEY (it redirects to the HTTPS port)',
+    );
 
   const minioUrl = url('MINIO_URL');
   let minio: BurrowConfig['minio'];
@@ -301,7 +318,12 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     const secretKey = get('MINIO_SECRET_KEY');
     if (!accessKey) problems.push('MINIO_ACCESS_KEY is required when MINIO_URL is set');
     if (!secretKey) problems.push('MINIO_SECRET_KEY is required when MINIO_URL is set');
-    minio = { url: minioUrl, accessKey: accessKey ?? '', secretKey: secretKey ?? '', bucket: get('MINIO_BUCKET') ?? 'burrow' };
+    minio = {
+      url: minioUrl,
+      accessKey: accessKey ?? '',
+      secretKey: secretKey ?? '',
+      bucket: get('MINIO_BUCKET') ?? 'burrow',
+    };
   }
 
   const config: BurrowConfig = {
@@ -329,15 +351,28 @@ export function readConfig(env: Env = process.env): BurrowConfig {
     blobScrubMbPerSecond: int('BURROW_BLOB_SCRUB_MB_PER_SECOND', 20, 0, 100_000),
     shareAccessFlushMs: int('BURROW_SHARE_ACCESS_FLUSH_MS', 60_000, 10, 3_600_000),
     davProperties: {
-      maxBytesPerUser: int('BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER', DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTIES_MAX_BYTES, 1 << 30),
-      maxWriteBytesPerDay: int('BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY', DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES, DEAD_PROPERTIES_MAX_BYTES, 1 << 30),
+      maxBytesPerUser: int(
+        'BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER',
+        DEAD_PROPERTIES_PER_USER_MAX_BYTES,
+        DEAD_PROPERTIES_MAX_BYTES,
+        1 << 30,
+      ),
+      maxWriteBytesPerDay: int(
+        'BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY',
+        DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES,
+        DEAD_PROPERTIES_MAX_BYTES,
+        1 << 30,
+      ),
     },
     blobReverifyAfterMs: int('BURROW_BLOB_REVERIFY_AFTER_MS', 3_600_000, 0, 31_536_000_000),
     fastRoutes: bool('BURROW_FAST_ROUTES', true),
     replicaReportMs: int('BURROW_REPLICA_REPORT_MS', 2000, 100, 60_000),
     sessionMemoMs: int('BURROW_SESSION_MEMO_MS', SESSION_MEMO_TTL_MS, 0, SESSION_MEMO_TTL_MS),
     opsPort: get('BURROW_OPS_PORT') === undefined ? undefined : int('BURROW_OPS_PORT', 0, 0, 65535),
-    partnerPasswordFile: resolve(get('BURROW_PARTNER_PASSWORD_FILE') ?? join(resolve(get('BURROW_DATA_DIR') ?? './data'), 'first-partner-password')),
+    partnerPasswordFile: resolve(
+      get('BURROW_PARTNER_PASSWORD_FILE') ??
+        join(resolve(get('BURROW_DATA_DIR') ?? './data'), 'first-partner-password'),
+    ),
     faultKillAt: get('BURROW_FAULT_KILL_AT'),
     listingPageSize: int('BURROW_LISTING_PAGE_SIZE', 1000, 10, 5000),
     passwordScryptN: powerOfTwo('BURROW_PASSWORD_SCRYPT_N', 16384, 1024, 65536),
@@ -360,7 +395,8 @@ export function readConfig(env: Env = process.env): BurrowConfig {
       unfinishedHeadersPerAddress: int('BURROW_MAX_UNFINISHED_HEADERS_PER_ADDRESS', 64, 0, 1_000_000),
       headersTimeoutSeconds: int('BURROW_HEADERS_TIMEOUT_SECONDS', 20, 1, 600),
     },
-    minFreeDiskMb: get('BURROW_MIN_FREE_DISK_MB') === undefined ? undefined : int('BURROW_MIN_FREE_DISK_MB', 0, 0, 1_048_576),
+    minFreeDiskMb:
+      get('BURROW_MIN_FREE_DISK_MB') === undefined ? undefined : int('BURROW_MIN_FREE_DISK_MB', 0, 0, 1_048_576),
     webhooks: {
       allowHttp: bool('BURROW_WEBHOOK_ALLOW_HTTP', false),
       allowPrivateAddresses: bool('BURROW_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),

@@ -23,15 +23,18 @@ const MONGO_OUT_OF_DISK = 14031;
 export function isDiskFull(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 3) return false;
   const { code, codeName } = error as { code?: unknown; codeName?: unknown };
-  if ((typeof code === 'string' && FULL_CODES.has(code)) || code === MONGO_OUT_OF_DISK || codeName === 'OutOfDiskSpace') return true;
+  if ((typeof code === 'string' && FULL_CODES.has(code)) || code === MONGO_OUT_OF_DISK || codeName === 'OutOfDiskSpace')
+    return true;
   return isDiskFull((error as { cause?: unknown }).cause, depth + 1);
 }
 
 /** The 507 a write that found the disk full answers. */
-export const diskFull = () => insufficientStorage('the server has no disk space left: nothing was stored; retry once space is freed');
+export const diskFull = () =>
+  insufficientStorage('the server has no disk space left: nothing was stored; retry once space is freed');
 
 /** The 507 an upload refused up front answers (free space below the threshold). */
-export const diskLow = () => insufficientStorage('the server is low on disk space: uploads are refused until space is freed');
+export const diskLow = () =>
+  insufficientStorage('the server is low on disk space: uploads are refused until space is freed');
 
 export const MiB = 1024 * 1024;
 /** the default threshold: the smaller of these two */
@@ -78,7 +81,10 @@ export class DiskSpace {
     const s = await statfs(dir);
     const freeBytes = Number(s.bavail) * Number(s.bsize);
     const totalBytes = Number(s.blocks) * Number(s.bsize);
-    const minFreeBytes = this.minFreeMb !== undefined ? this.minFreeMb * MiB : Math.min(DEFAULT_MIN_FREE_BYTES, Math.floor(totalBytes * DEFAULT_MIN_FREE_FRACTION));
+    const minFreeBytes =
+      this.minFreeMb !== undefined
+        ? this.minFreeMb * MiB
+        : Math.min(DEFAULT_MIN_FREE_BYTES, Math.floor(totalBytes * DEFAULT_MIN_FREE_FRACTION));
     return { freeBytes, totalBytes, minFreeBytes, low: freeBytes < minFreeBytes };
   }
 

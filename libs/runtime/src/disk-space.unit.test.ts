@@ -9,12 +9,21 @@ import { DiskSpace, isDiskFull } from './disk-space.js';
 describe('a full disk is recognised whatever store raised it', () => {
   const coded = (code: unknown, extra: object = {}) => Object.assign(new Error('x'), { code, ...extra });
   it('ENOSPC, EDQUOT, SQLITE_FULL, PostgreSQL 53100, MongoDB OutOfDiskSpace, also as a cause', () => {
-    for (const code of ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100', 14031]) assert.equal(isDiskFull(coded(code)), true, String(code));
+    for (const code of ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100', 14031])
+      assert.equal(isDiskFull(coded(code)), true, String(code));
     assert.equal(isDiskFull(coded(1, { codeName: 'OutOfDiskSpace' })), true);
     assert.equal(isDiskFull(new Error('wrapped', { cause: coded('ENOSPC') })), true);
   });
   it('other errors are not', () => {
-    for (const error of [coded('ENOENT'), coded('SQLITE_BUSY'), coded('23505'), new Error('ENOSPC in a message only'), null, 'ENOSPC']) assert.equal(isDiskFull(error), false);
+    for (const error of [
+      coded('ENOENT'),
+      coded('SQLITE_BUSY'),
+      coded('23505'),
+      new Error('ENOSPC in a message only'),
+      null,
+      'ENOSPC',
+    ])
+      assert.equal(isDiskFull(error), false);
   });
 });
 

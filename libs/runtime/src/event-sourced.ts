@@ -9,7 +9,14 @@
  */
 import type { DocumentStore } from '@burrow/documents';
 import type { EventStore } from '@burrow/event-store';
-import { type FaultHook, ProcessLog, type ProcessLogOptions, type ProcessRecovery, type Projection, ProjectionRunner } from '@burrow/eventsourcing';
+import {
+  type FaultHook,
+  ProcessLog,
+  type ProcessLogOptions,
+  type ProcessRecovery,
+  type Projection,
+  ProjectionRunner,
+} from '@burrow/eventsourcing';
 import { systemClock } from './clock.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { Logger } from './logger.js';
@@ -25,7 +32,12 @@ export interface EventSourcedCore extends ReadModelsCore {
 }
 
 /** Opens a service's event store and read models (`service` names its read-model database) and starts its projection runner on them. */
-export async function startReadModels(infra: Infrastructure, service: string, log: Logger, projections: Projection[]): Promise<ReadModelsCore> {
+export async function startReadModels(
+  infra: Infrastructure,
+  service: string,
+  log: Logger,
+  projections: Projection[],
+): Promise<ReadModelsCore> {
   const store = await infra.eventStore();
   const docs = await infra.documents(service);
   const runner = new ProjectionRunner(store, docs, projections, {
@@ -75,8 +87,10 @@ export function loggedRecovery(recovery: ProcessRecovery, log: Logger): () => Pr
   return async () => {
     try {
       const report = await recovery.run();
-      if (report.completed.length || report.compensated.length) log.warn(report, 'recovered unfinished multi-step writes');
-      if (report.failed.length) log.error({ failed: report.failed }, 'some unfinished multi-step writes could not be recovered yet');
+      if (report.completed.length || report.compensated.length)
+        log.warn(report, 'recovered unfinished multi-step writes');
+      if (report.failed.length)
+        log.error({ failed: report.failed }, 'some unfinished multi-step writes could not be recovered yet');
     } catch (error) {
       log.error({ err: { message: (error as Error).message } }, 'recovery failed');
     }

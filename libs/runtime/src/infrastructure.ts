@@ -85,7 +85,12 @@ export class Infrastructure {
     readonly bus: InProcessBus | null = config.natsUrl ? null : new InProcessBus(),
     private readonly options: InfrastructureOptions = {},
   ) {
-    if (!config.eventstoreUrl || !config.minio || !config.secret || (!config.mongodbUrl && config.readModels === 'sqlite')) {
+    if (
+      !config.eventstoreUrl ||
+      !config.minio ||
+      !config.secret ||
+      (!config.mongodbUrl && config.readModels === 'sqlite')
+    ) {
       // some state is local: the event store file, the blob folder, the generated secret or the read models
       const warning = preparePrivateDataDir(config.dataDir);
       if (warning) this.logger('runtime').warn({ dataDir: config.dataDir }, warning);
@@ -115,7 +120,11 @@ export class Infrastructure {
   }
 
   private natsWatch(logName: string): NatsWatch {
-    return { log: this.logger(logName), status: this.busStatus, onLost: (connection, error) => this.onBusLost(connection, error) };
+    return {
+      log: this.logger(logName),
+      status: this.busStatus,
+      onLost: (connection, error) => this.onBusLost(connection, error),
+    };
   }
 
   /** A plain NATS connection for broadcasts outside Nest's request/reply (append notices). */
@@ -140,7 +149,9 @@ export class Infrastructure {
       const { tracing } = this;
       const url = this.config.eventstoreUrl;
       const system = !url ? 'sqlite' : isPostgresUrl(url) ? 'postgresql' : 'kurrentdb';
-      this.eventStorePromise = tracing ? this.openEventStore().then((store) => tracing.eventStore(store, system)) : this.openEventStore();
+      this.eventStorePromise = tracing
+        ? this.openEventStore().then((store) => tracing.eventStore(store, system))
+        : this.openEventStore();
     }
     return this.eventStorePromise;
   }
@@ -155,7 +166,9 @@ export class Infrastructure {
       return store;
     }
     this.sqliteInUse();
-    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'), { synchronous: this.config.sqliteSynchronous });
+    const store = SqliteEventStore.open(join(this.config.dataDir, 'events.sqlite'), {
+      synchronous: this.config.sqliteSynchronous,
+    });
     if (this.config.natsUrl) {
       // Several processes share the file: announce appends so their subscriptions poll at once.
       const nc = await this.nats();
@@ -196,7 +209,10 @@ export class Infrastructure {
       this.closers.push(() => hold.release());
     }
     return openReadModels(this.config.dataDir, service, (reason) =>
-      this.logger(service).warn({ reason }, 'the read-model file could not be read: it is replaced, and the read models are rebuilt from the event store'),
+      this.logger(service).warn(
+        { reason },
+        'the read-model file could not be read: it is replaced, and the read models are rebuilt from the event store',
+      ),
     );
   }
 
@@ -206,7 +222,9 @@ export class Infrastructure {
         ? MinioBlobStore.connect(this.config.minio)
         : Promise.resolve(new LocalBlobStore(join(this.config.dataDir, 'blobs')));
       const { tracing } = this;
-      this.blobStorePromise = tracing ? opened.then((store) => tracing.blobs(store, this.config.minio ? 'minio' : 'local-folder')) : opened;
+      this.blobStorePromise = tracing
+        ? opened.then((store) => tracing.blobs(store, this.config.minio ? 'minio' : 'local-folder'))
+        : opened;
     }
     return this.blobStorePromise;
   }
@@ -259,7 +277,14 @@ export class Infrastructure {
   mailer(): Mailer {
     if (!this.mailerInstance) {
       const { smtpUrl, mailFrom, dataDir } = this.config;
-      const mailer = smtpUrl ? new SmtpMailer({ url: smtpUrl, sender: mailFrom, timeoutMs: MAIL_SEND_TIMEOUT_MS }) : new EmlFolderMailer(join(dataDir, 'mail'), mailFrom, this.logger('mailer'), this.config.mailOutboxMaxAgeDays * 86_400_000);
+      const mailer = smtpUrl
+        ? new SmtpMailer({ url: smtpUrl, sender: mailFrom, timeoutMs: MAIL_SEND_TIMEOUT_MS })
+        : new EmlFolderMailer(
+            join(dataDir, 'mail'),
+            mailFrom,
+            this.logger('mailer'),
+            this.config.mailOutboxMaxAgeDays * 86_400_000,
+          );
       this.closers.push(() => mailer.close());
       this.mailerInstance = mailer;
     }
@@ -315,7 +340,10 @@ export class Infrastructure {
           ? Promise.resolve(null)
           : OpsServer.listen(port, this.busStatus).then((ops) => {
               this.closers.push(() => ops.close());
-              this.logger('runtime').info({ port: ops.port }, 'operations port listening (/healthz, /readyz, /metrics of this process)');
+              this.logger('runtime').info(
+                { port: ops.port },
+                'operations port listening (/healthz, /readyz, /metrics of this process)',
+              );
               return ops;
             });
     }
@@ -330,21 +358,28 @@ export class Infrastructure {
   async reportHealth(service: string, health: () => Promise<HealthReply>): Promise<void> {
     const ops = await this.opsServer();
     ops?.add(service, health);
-    const stop = startReplicaReports(await this.broadcasts(), this.config.replicaReportMs, health, ops ? `http://${hostname()}:${ops.port}` : undefined);
+    const stop = startReplicaReports(
+      await this.broadcasts(),
+      this.config.replicaReportMs,
+      health,
+      ops ? `http://${hostname()}:${ops.port}` : undefined,
+    );
     this.closers.push(stop);
   }
 
   /** The transport strategy a service listens on, in the queue group named after it. */
   serverStrategy(queue: string): CustomTransportStrategy {
     const tracing = this.tracing?.bus;
-    return this.config.natsUrl ? natsServer(this.config.natsUrl, queue, this.natsWatch(queue), tracing) : new InProcessServer(this.bus!, queue, tracing);
+    return this.config.natsUrl
+      ? natsServer(this.config.natsUrl, queue, this.natsWatch(queue), tracing)
+      : new InProcessServer(this.bus!, queue, tracing);
   }
 
   client(name: string): ClientProxy {
     const tracing = this.tracing?.bus;
     return this.config.natsUrl
-      // as unknown as: ClientNats is a ClientProxy whose own status and event types TypeScript will not widen to ClientProxy's defaults
-      ? (natsClient(this.config.natsUrl, name, this.natsWatch(name), tracing) as unknown as ClientProxy)
+      ? // as unknown as: ClientNats is a ClientProxy whose own status and event types TypeScript will not widen to ClientProxy's defaults
+        (natsClient(this.config.natsUrl, name, this.natsWatch(name), tracing) as unknown as ClientProxy)
       : new InProcessClient(this.bus!, tracing);
   }
 

@@ -9,7 +9,17 @@ describe('unmapIPv4', () => {
   });
 
   it('leaves every other string as it is', () => {
-    for (const address of ['192.0.2.1', '2001:db8::1', '::1', '::ffff:abcd', '::ffff:1.2.3', 'ffff:192.0.2.1', '', 'unknown', '::FFFF:192.0.2.1']) {
+    for (const address of [
+      '192.0.2.1',
+      '2001:db8::1',
+      '::1',
+      '::ffff:abcd',
+      '::ffff:1.2.3',
+      'ffff:192.0.2.1',
+      '',
+      'unknown',
+      '::FFFF:192.0.2.1',
+    ]) {
       assert.equal(unmapIPv4(address), address);
     }
   });

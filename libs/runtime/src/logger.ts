@@ -23,7 +23,21 @@ export type { Logger };
  * `fields`: what every line gets besides its own (with tracing on, the active span's `trace_id`
  * and `span_id`: a line logged while a request is handled names its trace); none, nothing is added.
  */
-export function createLogger(name: string, level = 'info', destination?: pino.DestinationStream, fields?: () => Record<string, string>): Logger {
+export function createLogger(
+  name: string,
+  level = 'info',
+  destination?: pino.DestinationStream,
+  fields?: () => Record<string, string>,
+): Logger {
   const paths = REDACTED_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `req.headers.${k}`]);
-  return pino({ name, level, redact: { paths, censor: '[redacted]' }, base: { service: name }, ...(fields ? { mixin: fields } : {}) }, destination);
+  return pino(
+    {
+      name,
+      level,
+      redact: { paths, censor: '[redacted]' },
+      base: { service: name },
+      ...(fields ? { mixin: fields } : {}),
+    },
+    destination,
+  );
 }

@@ -55,11 +55,20 @@ export class OpsServer {
       const services: Record<string, HealthReply> = {};
       await Promise.all(
         [...this.services].map(async ([name, health]) => {
-          services[name] = await health().catch((error: Error) => ({ service: name, ok: false, position: 0, reason: error.message }));
+          services[name] = await health().catch((error: Error) => ({
+            service: name,
+            ok: false,
+            position: 0,
+            reason: error.message,
+          }));
         }),
       );
       const ready = this.bus.snapshot().connected && Object.values(services).every((s) => s.ok);
-      return json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', bus: this.bus.snapshot().connected, services });
+      return json(ready ? 200 : 503, {
+        status: ready ? 'ready' : 'not ready',
+        bus: this.bus.snapshot().connected,
+        services,
+      });
     }
     if (path === '/metrics') {
       res.writeHead(200, { 'content-type': this.registry.contentType });

@@ -15,7 +15,13 @@ async function runProbe(startBody: string): Promise<{ code: number | null; outpu
   try {
     return await new Promise((res) => {
       const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-        env: { PATH: process.env.PATH ?? '', NATS_URL: 'nats://127.0.0.1:1', BURROW_DATA_DIR: dir, BURROW_SECRET: 'x'.repeat(40), LOG_LEVEL: 'info' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          NATS_URL: 'nats://127.0.0.1:1',
+          BURROW_DATA_DIR: dir,
+          BURROW_SECRET: 'x'.repeat(40),
+          LOG_LEVEL: 'info',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

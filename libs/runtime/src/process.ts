@@ -18,7 +18,10 @@ export async function runServiceProcess(
   let tracing: Tracing | null;
   try {
     const config = readConfig();
-    if (!config.natsUrl) throw new ConfigError([`NATS_URL is required to run ${name} as its own process (use "npm start" for standalone mode)`]);
+    if (!config.natsUrl)
+      throw new ConfigError([
+        `NATS_URL is required to run ${name} as its own process (use "npm start" for standalone mode)`,
+      ]);
     // before anything logs or connects: every logger, bus connection and store of the process is traced (OTEL_EXPORTER_OTLP_ENDPOINT; else nothing is loaded)
     tracing = await startTracing(name);
     infra = new Infrastructure(config, undefined, { tracing });
@@ -27,11 +30,18 @@ export async function runServiceProcess(
     process.exit(2);
   }
   const log = infra.logger(name);
-  if (tracing) log.info({ serviceName: tracing.serviceName, endpoint: tracing.endpoint, protocol: tracing.protocol }, 'tracing on: spans exported over OTLP');
+  if (tracing)
+    log.info(
+      { serviceName: tracing.serviceName, endpoint: tracing.endpoint, protocol: tracing.protocol },
+      'tracing on: spans exported over OTLP',
+    );
   let stopping = false;
   infra.onBusLost = (connection, error) => {
     if (stopping) return;
-    log.fatal({ connection, error: error?.message }, 'bus connection closed for good; exiting so that a supervisor restarts this process');
+    log.fatal(
+      { connection, error: error?.message },
+      'bus connection closed for good; exiting so that a supervisor restarts this process',
+    );
     process.exit(1);
   };
   process.once('beforeExit', () => {

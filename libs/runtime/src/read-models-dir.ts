@@ -48,7 +48,11 @@ export function holdReadModels(dataDir: string): { release(): void } {
     db.prepare('SELECT count(*) FROM lock').get();
   } catch (error) {
     db?.close();
-    if (isBusy(error)) throw new Error(`the read models in ${readModelsDir(dataDir)} are being dropped (admin rebuild-read-models); start again when it is done`, { cause: error });
+    if (isBusy(error))
+      throw new Error(
+        `the read models in ${readModelsDir(dataDir)} are being dropped (admin rebuild-read-models); start again when it is done`,
+        { cause: error },
+      );
     throw error;
   }
   const held = db;
@@ -59,7 +63,11 @@ export function holdReadModels(dataDir: string): { release(): void } {
  * Opens a service's read models, replacing a file SQLite cannot read (damaged, or not a database):
  * they are rebuilt from the event store. `onReplaced` hears why.
  */
-export function openReadModels(dataDir: string, service: string, onReplaced: (reason: string) => void): SqliteDocumentStore {
+export function openReadModels(
+  dataDir: string,
+  service: string,
+  onReplaced: (reason: string) => void,
+): SqliteDocumentStore {
   const file = readModelsFile(dataDir, service);
   try {
     return SqliteDocumentStore.open(file);

@@ -20,7 +20,12 @@ export interface Broadcasts {
 export const replicaId = (): string => `${hostname()}:${process.pid}`;
 
 /** Sends `health()` as this replica's report now and every `everyMs` (one at a time); returns the stop. */
-export function startReplicaReports(broadcasts: Broadcasts, everyMs: number, health: () => Promise<HealthReply>, ops?: string): () => void {
+export function startReplicaReports(
+  broadcasts: Broadcasts,
+  everyMs: number,
+  health: () => Promise<HealthReply>,
+  ops?: string,
+): () => void {
   const replica = replicaId();
   let sending = false;
   const send = async () => {
@@ -62,7 +67,14 @@ const FORGET_AFTER_MS = 10 * 60_000;
 
 const isReport = (data: unknown): data is ReplicaReport => {
   const r = data as ReplicaReport;
-  return typeof r === 'object' && r !== null && typeof r.service === 'string' && typeof r.replica === 'string' && typeof r.ok === 'boolean' && typeof r.everyMs === 'number';
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.service === 'string' &&
+    typeof r.replica === 'string' &&
+    typeof r.ok === 'boolean' &&
+    typeof r.everyMs === 'number'
+  );
 };
 
 /** What a gateway has heard from every replica (bounded; the silent are forgotten after 10 minutes). */
@@ -70,7 +82,10 @@ export class ReplicaRegistry {
   private readonly seen = new Map<string, { report: ReplicaReport; receivedAt: number }>();
   private readonly stop: () => void;
 
-  constructor(broadcasts: Broadcasts, private readonly now: () => number = Date.now) {
+  constructor(
+    broadcasts: Broadcasts,
+    private readonly now: () => number = Date.now,
+  ) {
     this.stop = broadcasts.subscribe(REPLICA_REPORTS_SUBJECT, (data) => this.heard(data));
   }
 
@@ -97,8 +112,14 @@ export class ReplicaRegistry {
     for (const { report, receivedAt } of this.seen.values()) {
       const age = now - receivedAt;
       const view: ReplicaView = {
-        replica: report.replica, ok: report.ok, position: report.position, last_seen_ms: age, stale: age > 3 * report.everyMs,
-        ...(report.reason ? { reason: report.reason } : {}), ...(report.degraded ? { degraded: report.degraded } : {}), ...(report.ops ? { ops: report.ops } : {}),
+        replica: report.replica,
+        ok: report.ok,
+        position: report.position,
+        last_seen_ms: age,
+        stale: age > 3 * report.everyMs,
+        ...(report.reason ? { reason: report.reason } : {}),
+        ...(report.degraded ? { degraded: report.degraded } : {}),
+        ...(report.ops ? { ops: report.ops } : {}),
       };
       (out[report.service] ??= []).push(view);
     }

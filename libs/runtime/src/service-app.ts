@@ -3,7 +3,15 @@
  * that turns every thrown error into the wire error shape.
  */
 import { dependencyUnavailable, DomainError, unavailableDependencyOf, type WireError } from '@burrow/contracts';
-import { type ArgumentsHost, type CanActivate, Catch, type DynamicModule, type INestMicroservice, type NestInterceptor, type RpcExceptionFilter } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  type CanActivate,
+  Catch,
+  type DynamicModule,
+  type INestMicroservice,
+  type NestInterceptor,
+  type RpcExceptionFilter,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
@@ -13,10 +21,25 @@ import type { Logger } from './logger.js';
 
 /** MongoDB driver errors that mean "the database cannot be reached right now", not "this request is wrong". */
 const READ_MODEL_UNAVAILABLE = new Set([
-  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoOperationTimeoutError', 'DocumentStoreTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoOperationTimeoutError',
+  'DocumentStoreTimeoutError',
+  'MongoServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
 ]);
 /** connection failures of a server the adapters did not name (the generic answer: "a database") */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P03']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P03',
+]);
 
 /**
  * The dependency that does not answer, when `error` (or one of its causes) says a server cannot be
@@ -46,16 +69,25 @@ export class WireErrorFilter implements RpcExceptionFilter<unknown> {
     // a full disk is a 507 with a reason (nothing was written: every store writes atomically);
     // the operator must hear of it at once
     if (isDiskFull(exception)) {
-      this.log.error({ err: { code: (exception as { code?: unknown }).code, message: (exception as Error).message } }, 'disk full: a write was refused');
+      this.log.error(
+        { err: { code: (exception as { code?: unknown }).code, message: (exception as Error).message } },
+        'disk full: a write was refused',
+      );
       return throwError(() => diskFull().toWire());
     }
     // a database outage is the service's to report as 503 (retry), not a 500: nothing is wrong with the request
     const dependency = unavailableDependency(exception);
     if (dependency) {
-      this.log.warn({ dependency, err: { name: (exception as Error).name, message: (exception as Error).message } }, 'a dependency is unavailable');
+      this.log.warn(
+        { dependency, err: { name: (exception as Error).name, message: (exception as Error).message } },
+        'a dependency is unavailable',
+      );
       return throwError(() => dependencyUnavailable(dependency).toWire());
     }
-    this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception }, 'unhandled error');
+    this.log.error(
+      { err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception },
+      'unhandled error',
+    );
     return throwError(() => ({ burrowError: true, status: 500, reason: 'internal error' }) as WireError);
   }
 }

@@ -9,7 +9,12 @@
  * confirm a new login nor be told; what it remembers ends within its memory's lifetime
  * (`SESSION_MEMO_TTL_MS`), the staleness bound docs/decisions.md states.
  */
-import { SESSION_FORGET_SUBJECT, SESSION_FORGOTTEN_SUBJECT, type SessionForget, type SessionForgotten } from '@burrow/contracts';
+import {
+  SESSION_FORGET_SUBJECT,
+  SESSION_FORGOTTEN_SUBJECT,
+  type SessionForget,
+  type SessionForgotten,
+} from '@burrow/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Broadcasts, ReplicaRegistry } from './replicas.js';
 
@@ -32,7 +37,8 @@ export class SessionForgets {
   }
 
   private heard(ack: SessionForgotten): void {
-    if (typeof ack !== 'object' || ack === null || typeof ack.id !== 'string' || typeof ack.replica !== 'string') return;
+    if (typeof ack !== 'object' || ack === null || typeof ack.id !== 'string' || typeof ack.replica !== 'string')
+      return;
     const wait = this.waiting.get(ack.id);
     if (!wait) return;
     wait.missing.delete(ack.replica);

@@ -24,7 +24,8 @@ function lines(): { stream: Writable; lines: Record<string, unknown>[] } {
   const kept: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) kept.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        kept.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -53,7 +54,10 @@ describe('Infrastructure with tracing on', () => {
     Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
     tracing = (await startTracing('runtime-test'))!;
     dir = await mkdtemp(join(tmpdir(), 'burrow-tracing-'));
-    infra = new Infrastructure(readConfig({ BURROW_DATA_DIR: dir, BURROW_READ_MODELS: 'memory' }), undefined, { tracing, logDestination: log.stream });
+    infra = new Infrastructure(readConfig({ BURROW_DATA_DIR: dir, BURROW_READ_MODELS: 'memory' }), undefined, {
+      tracing,
+      logDestination: log.stream,
+    });
   });
 
   after(async () => {
@@ -72,7 +76,14 @@ describe('Infrastructure with tracing on', () => {
     await store.append('background-1', [{ type: 'Polled', data: {} }], 'any');
     await docs.collection('users').get('nobody');
     const request = await inSpan(async () => {
-      await store.append('user-1', [{ type: 'Created', data: {} }, { type: 'Named', data: {} }], 'no_stream');
+      await store.append(
+        'user-1',
+        [
+          { type: 'Created', data: {} },
+          { type: 'Named', data: {} },
+        ],
+        'no_stream',
+      );
       await store.readStream('user-1');
       await store.append('user-1', [{ type: 'Late', data: {} }], 0).catch((e: unknown) => e);
       await docs.collection('users').upsert({ _id: 'u1', name: 'x' });
@@ -84,7 +95,18 @@ describe('Infrastructure with tracing on', () => {
     const all = await receiver.waitFor((spans) => spans.filter((s) => s.traceId === request.traceId).length >= 7);
     const spans = all.filter((s) => s.traceId === request.traceId);
     const names = spans.map((s) => s.name).sort();
-    assert.deepEqual(names, ['blobs put', 'documents find users', 'documents upsert users', 'event-store append', 'event-store append', 'event-store readStream', 'request'].sort());
+    assert.deepEqual(
+      names,
+      [
+        'blobs put',
+        'documents find users',
+        'documents upsert users',
+        'event-store append',
+        'event-store append',
+        'event-store readStream',
+        'request',
+      ].sort(),
+    );
     const parent = spans.find((s) => s.name === 'request')!;
     for (const span of spans.filter((s) => s !== parent)) {
       assert.equal(span.parentSpanId, parent.spanId, span.name);
@@ -125,7 +147,9 @@ describe('Infrastructure with tracing off', () => {
   it('the adapters are not wrapped, and log lines carry no trace fields even within a span', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-tracing-'));
     const log = lines();
-    const infra = new Infrastructure(readConfig({ BURROW_DATA_DIR: dir, BURROW_READ_MODELS: 'memory' }), undefined, { logDestination: log.stream });
+    const infra = new Infrastructure(readConfig({ BURROW_DATA_DIR: dir, BURROW_READ_MODELS: 'memory' }), undefined, {
+      logDestination: log.stream,
+    });
     try {
       assert.equal(infra.tracing, null);
       assert.equal(types.isProxy(await infra.eventStore()), false);
@@ -154,16 +178,37 @@ describe('configuration: the OpenTelemetry variables', () => {
   it('accepts an http(s) endpoint with either OTLP/HTTP encoding, and nothing at all', () => {
     assert.deepEqual(problems({}), []);
     assert.deepEqual(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), []);
-    assert.deepEqual(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }), []);
+    assert.deepEqual(
+      problems({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector/v1/traces',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      }),
+      [],
+    );
     // a protocol without an endpoint is not tracing: nothing to check
     assert.deepEqual(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), []);
   });
 
   it('refuses what would export nothing, naming the variable', () => {
-    assert.match(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }).join('\n'), /OTEL_EXPORTER_OTLP_ENDPOINT must be an http/);
-    assert.match(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }).join('\n'), /OTEL_EXPORTER_OTLP_ENDPOINT is not a valid URL/);
-    assert.match(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).join('\n'), /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/);
-    assert.match(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }).join('\n'), /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/);
-    assert.match(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'zipkin' }).join('\n'), /OTEL_TRACES_EXPORTER must be otlp or none/);
+    assert.match(
+      problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }).join('\n'),
+      /OTEL_EXPORTER_OTLP_ENDPOINT must be an http/,
+    );
+    assert.match(
+      problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }).join('\n'),
+      /OTEL_EXPORTER_OTLP_ENDPOINT is not a valid URL/,
+    );
+    assert.match(
+      problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).join('\n'),
+      /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/,
+    );
+    assert.match(
+      problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }).join('\n'),
+      /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/,
+    );
+    assert.match(
+      problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'zipkin' }).join('\n'),
+      /OTEL_TRACES_EXPORTER must be otlp or none/,
+    );
   });
 });

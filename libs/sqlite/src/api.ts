@@ -50,7 +50,9 @@ export interface SqliteDriver {
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /** Runs one of the transaction statements (`BEGIN`, `COMMIT`, ...), prepared once per connection. */
-export type TransactionStep = (step: 'begin' | 'begin immediate' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollback to') => void;
+export type TransactionStep = (
+  step: 'begin' | 'begin immediate' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollback to',
+) => void;
 
 /** The statements of each step (the savepoint's name is better-sqlite3's, so both drivers nest alike). */
 export const TRANSACTION_SQL = {
@@ -64,12 +66,18 @@ export const TRANSACTION_SQL = {
 } as const;
 
 /** `SqliteDatabase.transaction`, the way better-sqlite3's `db.transaction()` does it, for either driver. */
-export function inTransaction<T>(db: { readonly inTransaction: boolean }, run: TransactionStep, body: () => T, mode: 'deferred' | 'immediate'): T {
+export function inTransaction<T>(
+  db: { readonly inTransaction: boolean },
+  run: TransactionStep,
+  body: () => T,
+  mode: 'deferred' | 'immediate',
+): T {
   const nested = db.inTransaction;
   run(nested ? 'savepoint' : mode === 'immediate' ? 'begin immediate' : 'begin');
   try {
     const result = body();
-    if (result && typeof (result as { then?: unknown }).then === 'function') throw new TypeError('a transaction body cannot return a promise');
+    if (result && typeof (result as { then?: unknown }).then === 'function')
+      throw new TypeError('a transaction body cannot return a promise');
     run(nested ? 'release' : 'commit');
     return result;
   } catch (error) {

@@ -4,7 +4,17 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import { DEFAULT_BUSY_TIMEOUT_MS, inTransaction, type RunResult, type SqliteDatabase, type SqliteDriver, type SqliteOpenOptions, type SqliteStatement, TRANSACTION_SQL, type TransactionStep } from './api.js';
+import {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  inTransaction,
+  type RunResult,
+  type SqliteDatabase,
+  type SqliteDriver,
+  type SqliteOpenOptions,
+  type SqliteStatement,
+  TRANSACTION_SQL,
+  type TransactionStep,
+} from './api.js';
 
 const require = createRequire(import.meta.url);
 

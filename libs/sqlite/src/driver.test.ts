@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { SqliteDatabase } from './api.js';
-import { BETTER_SQLITE3_REFUSED_SINCE, chooseSqliteDriver, NODE_SQLITE_SINCE, usableSqliteDrivers, versionAtLeast } from './driver.js';
+import {
+  BETTER_SQLITE3_REFUSED_SINCE,
+  chooseSqliteDriver,
+  NODE_SQLITE_SINCE,
+  usableSqliteDrivers,
+  versionAtLeast,
+} from './driver.js';
 import { resultCodeName } from './result-codes.js';
 
 const drivers = usableSqliteDrivers();
@@ -30,10 +36,19 @@ describe('the driver a Node gets', () => {
     assert.equal(chooseSqliteDriver('24.18.1', 'better-sqlite3').name, 'better-sqlite3');
     assert.equal(chooseSqliteDriver('24.18.1', 'Node').name, 'node:sqlite');
     assert.equal(chooseSqliteDriver('26.12.1', 'node:sqlite').name, 'node:sqlite');
-    assert.throws(() => chooseSqliteDriver('24.19.0', 'better-sqlite3'), /BURROW_SQLITE_DRIVER=better-sqlite3 is refused on Node 24\.19\.0: better-sqlite3 12 can abort the process/);
+    assert.throws(
+      () => chooseSqliteDriver('24.19.0', 'better-sqlite3'),
+      /BURROW_SQLITE_DRIVER=better-sqlite3 is refused on Node 24\.19\.0: better-sqlite3 12 can abort the process/,
+    );
     assert.throws(() => chooseSqliteDriver('26.12.1', 'better-sqlite3'), /refused on Node 26\.12\.1/);
-    assert.throws(() => chooseSqliteDriver('20.20.2', 'node'), /node:sqlite needs Node 22\.16\.0 or later \(this is 20\.20\.2\)/);
-    assert.throws(() => chooseSqliteDriver('26.12.1', 'sqlite3'), /BURROW_SQLITE_DRIVER must be node or better-sqlite3 \(got "sqlite3"\)/);
+    assert.throws(
+      () => chooseSqliteDriver('20.20.2', 'node'),
+      /node:sqlite needs Node 22\.16\.0 or later \(this is 20\.20\.2\)/,
+    );
+    assert.throws(
+      () => chooseSqliteDriver('26.12.1', 'sqlite3'),
+      /BURROW_SQLITE_DRIVER must be node or better-sqlite3 \(got "sqlite3"\)/,
+    );
   });
 
   it('compares versions by number', () => {
@@ -46,22 +61,38 @@ describe('the driver a Node gets', () => {
 
   it(`this Node (${node}) can use the driver it gets`, () => {
     const name = chooseSqliteDriver(node, undefined).name;
-    assert.ok(drivers.some((d) => d.name === name), `${name} does not load on Node ${node} (usable: ${drivers.map((d) => d.name).join(', ') || 'none'})`);
-    assert.equal(drivers.some((d) => d.name === 'node:sqlite'), versionAtLeast(node, NODE_SQLITE_SINCE));
+    assert.ok(
+      drivers.some((d) => d.name === name),
+      `${name} does not load on Node ${node} (usable: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
+    );
+    assert.equal(
+      drivers.some((d) => d.name === 'node:sqlite'),
+      versionAtLeast(node, NODE_SQLITE_SINCE),
+    );
   });
 
-  it('better-sqlite3 is never loaded from Node 24.19 on (not even to see whether it loads)', { skip: versionAtLeast(node, BETTER_SQLITE3_REFUSED_SINCE) ? undefined : `Node ${node} may load it` }, () => {
-    const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => /[\\/]better-sqlite3[\\/]/.test(path));
-    assert.deepEqual(loaded, []);
-    assert.ok(!drivers.some((d) => d.name === 'better-sqlite3'));
-  });
+  it(
+    'better-sqlite3 is never loaded from Node 24.19 on (not even to see whether it loads)',
+    { skip: versionAtLeast(node, BETTER_SQLITE3_REFUSED_SINCE) ? undefined : `Node ${node} may load it` },
+    () => {
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) =>
+        /[\\/]better-sqlite3[\\/]/.test(path),
+      );
+      assert.deepEqual(loaded, []);
+      assert.ok(!drivers.some((d) => d.name === 'better-sqlite3'));
+    },
+  );
 
-  it('loading node:sqlite prints nothing (Node 22 warns that it is experimental: held back)', { skip: versionAtLeast(node, NODE_SQLITE_SINCE) ? undefined : `no node:sqlite on Node ${node}` }, () => {
-    const script = `import(${JSON.stringify(new URL('./index.js', import.meta.url).href)}).then((m) => m.sqliteDriverNamed('node:sqlite').open(':memory:').close())`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stderr, '');
-  });
+  it(
+    'loading node:sqlite prints nothing (Node 22 warns that it is experimental: held back)',
+    { skip: versionAtLeast(node, NODE_SQLITE_SINCE) ? undefined : `no node:sqlite on Node ${node}` },
+    () => {
+      const script = `import(${JSON.stringify(new URL('./index.js', import.meta.url).href)}).then((m) => m.sqliteDriverNamed('node:sqlite').open(':memory:').close())`;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      assert.equal(child.status, 0, child.stderr);
+      assert.equal(child.stderr, '');
+    },
+  );
 
   it("names SQLite's result codes as better-sqlite3 does", () => {
     assert.equal(resultCodeName(2067), 'SQLITE_CONSTRAINT_UNIQUE');
@@ -119,7 +150,10 @@ for (const driver of drivers) {
         assert.deepEqual({ ...(db.prepare('SELECT k, v FROM t WHERE id = ?').get(2) as object) }, { k: 'b', v: 'b!?' });
         assert.equal(db.prepare('SELECT k FROM t WHERE id = ?').get(99), undefined);
         const named = db.prepare('SELECT k FROM t WHERE k >= @from ORDER BY k LIMIT @limit');
-        assert.deepEqual(named.all({ from: 'b', limit: 2, unused: 1 }).map((r) => (r as { k: string }).k), ['b', 'c']);
+        assert.deepEqual(
+          named.all({ from: 'b', limit: 2, unused: 1 }).map((r) => (r as { k: string }).k),
+          ['b', 'c'],
+        );
         assert.deepEqual(db.prepare('SELECT k FROM t ORDER BY k DESC').column(), ['d', 'c', 'b', 'a']);
         const stmt = db.prepare('SELECT k FROM t ORDER BY k');
         const seen: string[] = [];
@@ -129,7 +163,10 @@ for (const driver of drivers) {
         }
         assert.deepEqual(seen, ['a', 'b']);
         // the statement, and the connection, are free again after leaving the loop early
-        assert.deepEqual(stmt.all().map((r) => (r as { k: string }).k), ['a', 'b', 'c', 'd']);
+        assert.deepEqual(
+          stmt.all().map((r) => (r as { k: string }).k),
+          ['a', 'b', 'c', 'd'],
+        );
         db.prepare('DELETE FROM t WHERE k = ?').run('d');
       }));
 
@@ -137,26 +174,36 @@ for (const driver of drivers) {
       await withDb((db) => {
         seed(db);
         assert.throws(() => db.prepare('INSERT INTO t (k) VALUES (?)').run('a'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
-        assert.throws(() => db.prepare('INSERT INTO t (id, k) VALUES (?, ?)').run(1, 'z'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
-        assert.throws(() => db.exec('INSERT INTO t (k) VALUES (NULL); INSERT INTO t (k) VALUES (\'a\')'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+        assert.throws(() => db.prepare('INSERT INTO t (id, k) VALUES (?, ?)').run(1, 'z'), {
+          code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+        });
+        assert.throws(() => db.exec("INSERT INTO t (k) VALUES (NULL); INSERT INTO t (k) VALUES ('a')"), {
+          code: 'SQLITE_CONSTRAINT_UNIQUE',
+        });
       });
       const garbage = file();
       await writeFile(garbage, 'not a database '.repeat(300));
-      assert.throws(() => {
-        const db = driver.open(garbage);
-        try {
-          db.pragma('journal_mode = WAL');
-        } finally {
-          db.close();
-        }
-      }, { code: 'SQLITE_NOTADB' });
+      assert.throws(
+        () => {
+          const db = driver.open(garbage);
+          try {
+            db.pragma('journal_mode = WAL');
+          } finally {
+            db.close();
+          }
+        },
+        { code: 'SQLITE_NOTADB' },
+      );
       await withDb((db, path) => {
         seed(db);
         const other = driver.open(path, { busyTimeoutMs: 0 });
         try {
           db.transaction(() => {
             db.prepare('INSERT INTO t (k) VALUES (?)').run('locked');
-            assert.throws(() => other.exec('BEGIN IMMEDIATE'), (error: { code?: string }) => /^SQLITE_BUSY/.test(String(error.code)));
+            assert.throws(
+              () => other.exec('BEGIN IMMEDIATE'),
+              (error: { code?: string }) => /^SQLITE_BUSY/.test(String(error.code)),
+            );
           }, 'immediate');
         } finally {
           other.close();
@@ -170,28 +217,42 @@ for (const driver of drivers) {
         const count = () => (db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
         const insert = db.prepare('INSERT INTO t (k) VALUES (?)');
         assert.equal(db.inTransaction, false);
-        assert.equal(db.transaction(() => {
-          assert.equal(db.inTransaction, true);
-          insert.run('x');
-          return 'returned';
-        }, 'immediate'), 'returned');
+        assert.equal(
+          db.transaction(() => {
+            assert.equal(db.inTransaction, true);
+            insert.run('x');
+            return 'returned';
+          }, 'immediate'),
+          'returned',
+        );
         assert.equal(count(), 4);
-        assert.throws(() => db.transaction(() => {
-          insert.run('y');
-          throw new Error('undo');
-        }), /undo/);
+        assert.throws(
+          () =>
+            db.transaction(() => {
+              insert.run('y');
+              throw new Error('undo');
+            }),
+          /undo/,
+        );
         assert.equal(count(), 4);
         assert.equal(db.inTransaction, false);
         db.transaction(() => {
           insert.run('outer');
-          assert.throws(() => db.transaction(() => {
-            insert.run('inner');
-            insert.run('a');
-          }), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+          assert.throws(
+            () =>
+              db.transaction(() => {
+                insert.run('inner');
+                insert.run('a');
+              }),
+            { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+          );
           assert.equal(db.inTransaction, true, 'the outer transaction goes on');
         });
         assert.deepEqual(db.prepare("SELECT k FROM t WHERE k IN ('outer', 'inner') ORDER BY k").column(), ['outer']);
-        assert.throws(() => db.transaction(() => Promise.resolve(insert.run('z')) as unknown), /cannot return a promise/);
+        assert.throws(
+          () => db.transaction(() => Promise.resolve(insert.run('z')) as unknown),
+          /cannot return a promise/,
+        );
         assert.equal(count(), 5, 'rolled back');
       }));
 

@@ -29,7 +29,11 @@ export const NODE_SQLITE_SINCE = '22.16.0';
 /** better-sqlite3 12 can abort the process from here on (node::ObjectWrap's cleanup hooks). */
 export const BETTER_SQLITE3_REFUSED_SINCE = '24.19.0';
 
-const parse = (version: string) => version.replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10) || 0);
+const parse = (version: string) =>
+  version
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10) || 0);
 /** a >= b for Node versions ('24.18.1', 'v26.12.1') */
 export function versionAtLeast(a: string, b: string): boolean {
   const [x, y] = [parse(a), parse(b)];
@@ -55,15 +59,23 @@ export function chooseSqliteDriver(version: string, requested: string | undefine
   if (wanted === 'auto') {
     return hasNode
       ? { name: 'node:sqlite', reason: `built into Node ${version}` }
-      : { name: 'better-sqlite3', reason: `Node ${version} has no node:sqlite with what Burrow uses (${NODE_SQLITE_SINCE} or later)` };
+      : {
+          name: 'better-sqlite3',
+          reason: `Node ${version} has no node:sqlite with what Burrow uses (${NODE_SQLITE_SINCE} or later)`,
+        };
   }
   if (wanted === 'node' || wanted === 'node:sqlite') {
-    if (!hasNode) throw new Error(`BURROW_SQLITE_DRIVER=${requested}: node:sqlite needs Node ${NODE_SQLITE_SINCE} or later (this is ${version})`);
+    if (!hasNode)
+      throw new Error(
+        `BURROW_SQLITE_DRIVER=${requested}: node:sqlite needs Node ${NODE_SQLITE_SINCE} or later (this is ${version})`,
+      );
     return { name: 'node:sqlite', reason: 'BURROW_SQLITE_DRIVER' };
   }
   if (wanted === 'better-sqlite3') {
     if (bs3Refused) {
-      throw new Error(`BURROW_SQLITE_DRIVER=${requested} is refused on Node ${version}: better-sqlite3 12 can abort the process on Node ${BETTER_SQLITE3_REFUSED_SINCE} and later (use node, or leave it unset)`);
+      throw new Error(
+        `BURROW_SQLITE_DRIVER=${requested} is refused on Node ${version}: better-sqlite3 12 can abort the process on Node ${BETTER_SQLITE3_REFUSED_SINCE} and later (use node, or leave it unset)`,
+      );
     }
     return { name: 'better-sqlite3', reason: 'BURROW_SQLITE_DRIVER' };
   }
@@ -117,4 +129,3 @@ export function usableSqliteDrivers(): SqliteDriver[] {
   }
   return out;
 }
-

@@ -14,7 +14,10 @@ import { usableSqliteDrivers } from './driver.js';
 
 const child = new URL('./testing/gc-stress-child.js', import.meta.url).pathname;
 
-function run(driver: string, dir: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function run(
+  driver: string,
+  dir: string,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--expose-gc', child, driver, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

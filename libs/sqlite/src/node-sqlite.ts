@@ -1,7 +1,17 @@
 /** The node:sqlite driver (`DatabaseSync`, built into Node 22.5+; used from 22.16, see driver.ts). */
 import { createRequire } from 'node:module';
 import type * as NodeSqlite from 'node:sqlite';
-import { DEFAULT_BUSY_TIMEOUT_MS, inTransaction, type RunResult, type SqliteDatabase, type SqliteDriver, type SqliteOpenOptions, type SqliteStatement, TRANSACTION_SQL, type TransactionStep } from './api.js';
+import {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  inTransaction,
+  type RunResult,
+  type SqliteDatabase,
+  type SqliteDriver,
+  type SqliteOpenOptions,
+  type SqliteStatement,
+  TRANSACTION_SQL,
+  type TransactionStep,
+} from './api.js';
 import { resultCodeName } from './result-codes.js';
 
 const require = createRequire(import.meta.url);
@@ -14,7 +24,10 @@ const require = createRequire(import.meta.url);
 function loadNodeSqlite(): typeof NodeSqlite {
   const emitWarning = process.emitWarning;
   process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
-    const type = typeof rest[0] === 'string' ? rest[0] : ((rest[0] as { type?: string } | undefined)?.type ?? (warning as Error).name);
+    const type =
+      typeof rest[0] === 'string'
+        ? rest[0]
+        : ((rest[0] as { type?: string } | undefined)?.type ?? (warning as Error).name);
     const text = typeof warning === 'string' ? warning : warning.message;
     if (type === 'ExperimentalWarning' && /sqlite/i.test(text)) return;
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);

@@ -40,9 +40,18 @@ const projects: Project[] = ['apps', 'libs'].flatMap((top) =>
   readdirSync(join(root, top)).map((name) => {
     const dir = join(root, top, name);
     const meta = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8')) as { tags: string[] };
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     const type = meta.tags.find((t) => t.startsWith('type:'))!.slice(5);
-    return { name, dir, type, deps: new Set(Object.keys(pkg.dependencies ?? {})), devDeps: new Set(Object.keys(pkg.devDependencies ?? {})) };
+    return {
+      name,
+      dir,
+      type,
+      deps: new Set(Object.keys(pkg.dependencies ?? {})),
+      devDeps: new Set(Object.keys(pkg.devDependencies ?? {})),
+    };
   }),
 );
 const byName = new Map(projects.map((p) => [p.name, p]));
@@ -64,7 +73,13 @@ const TEST_ONLY_TYPES = ['testing', 'e2e'];
 const isTestPath = (path: string) => /\.test(\.[jt]s)?$/.test(path) || path.split('/').includes('testing');
 
 /** What a gateway controller must not import: it gets RpcClient and BlobReader injected instead. */
-const GATEWAY_CONTROLLER_FORBIDDEN = ['@burrow/event-store', '@burrow/documents', '@burrow/kv', '@burrow/runtime', '@burrow/eventsourcing'];
+const GATEWAY_CONTROLLER_FORBIDDEN = [
+  '@burrow/event-store',
+  '@burrow/documents',
+  '@burrow/kv',
+  '@burrow/runtime',
+  '@burrow/eventsourcing',
+];
 
 /** The port libs: each holds a port and its adapters, and may import only contracts. */
 const ADAPTER_LIBS = ['event-store', 'documents', 'blobs', 'kv', 'transport', 'mailer'];
@@ -103,10 +118,15 @@ function gatewayRoomStrays(src: string, folders: string[]): string[] {
       if (GATEWAY_ROOMS.includes(folder) && isTestPath(file)) continue;
       for (const spec of importsOf(file)) {
         if (!spec.startsWith('.')) continue;
-        const path = join(dirname(file), spec).slice(src.length + 1).split('/');
+        const path = join(dirname(file), spec)
+          .slice(src.length + 1)
+          .split('/');
         const target = path.length === 1 ? '' : path[0];
         if (target === 'testing' && isTestPath(file)) continue;
-        if (!gatewayImportAllowed(folder, target)) strays.push(`${file.slice(root.length + 1)} (${folder}) imports ${spec} (${target || 'the composition root'})`);
+        if (!gatewayImportAllowed(folder, target))
+          strays.push(
+            `${file.slice(root.length + 1)} (${folder}) imports ${spec} (${target || 'the composition root'})`,
+          );
       }
     }
   }
@@ -124,13 +144,17 @@ describe('module boundaries (Nx tags)', () => {
       const rel = file.slice(root.length + 1);
       const imports = importsOf(file);
       const testCode = TEST_ONLY_TYPES.includes(project.type) || isTestPath(file.slice(project.dir.length + 1));
-      const isDomain = project.type === 'app' && !file.endsWith('.test.ts') && /:\s*Decider</.test(readFileSync(file, 'utf8'));
+      const isDomain =
+        project.type === 'app' && !file.endsWith('.test.ts') && /:\s*Decider</.test(readFileSync(file, 'utf8'));
       // A gateway controller reaches services over the bus and blobs through the read port only.
       const isGatewayController = project.name === 'gateway' && file.endsWith('.controller.ts');
       for (const spec of imports) {
-        if (isGatewayController && GATEWAY_CONTROLLER_FORBIDDEN.includes(spec)) controllerViolations.push(`${rel} imports ${spec}`);
-        if (isDomain && !spec.startsWith('.') && spec !== '@burrow/contracts') domainViolations.push(`${rel} imports ${spec}`);
-        if (!testCode && (isTestPath(spec) || spec.startsWith('@burrow/testing') || spec.startsWith('@burrow/e2e'))) testImports.push(`${rel} imports ${spec}`);
+        if (isGatewayController && GATEWAY_CONTROLLER_FORBIDDEN.includes(spec))
+          controllerViolations.push(`${rel} imports ${spec}`);
+        if (isDomain && !spec.startsWith('.') && spec !== '@burrow/contracts')
+          domainViolations.push(`${rel} imports ${spec}`);
+        if (!testCode && (isTestPath(spec) || spec.startsWith('@burrow/testing') || spec.startsWith('@burrow/e2e')))
+          testImports.push(`${rel} imports ${spec}`);
         if (!spec.startsWith('@burrow/')) continue;
         const target = byName.get(spec.split('/')[1]);
         if (!target) {
@@ -140,7 +164,8 @@ describe('module boundaries (Nx tags)', () => {
         if (target === project) continue;
         const allowed = testCode && target.type === 'testing' ? true : ALLOWED[project.type].includes(target.type);
         if (!allowed) violations.push(`${rel} (${project.type}) imports ${spec} (${target.type})`);
-        const declared = project.deps.has(`@burrow/${target.name}`) || (testCode && project.devDeps.has(`@burrow/${target.name}`));
+        const declared =
+          project.deps.has(`@burrow/${target.name}`) || (testCode && project.devDeps.has(`@burrow/${target.name}`));
         if (!declared) undeclared.push(`${rel} imports @burrow/${target.name}, not in ${project.name}/package.json`);
       }
     }
@@ -172,14 +197,24 @@ describe('module boundaries (Nx tags)', () => {
   it('no production module imports a test file, a testing/ folder, libs/testing or the e2e suite', () => {
     assert.deepEqual(testImports, []);
     // the checker itself: what counts as test code
-    for (const path of ['src/users/users.int.test.ts', '../testing/test-context.js', './x.test.js', '@burrow/testing/leftovers']) assert.ok(isTestPath(path), path);
-    for (const path of ['src/users/users.handlers.ts', '../shared/context.js', './contest.js', './attesting.js']) assert.ok(!isTestPath(path), path);
+    for (const path of [
+      'src/users/users.int.test.ts',
+      '../testing/test-context.js',
+      './x.test.js',
+      '@burrow/testing/leftovers',
+    ])
+      assert.ok(isTestPath(path), path);
+    for (const path of ['src/users/users.handlers.ts', '../shared/context.js', './contest.js', './attesting.js'])
+      assert.ok(!isTestPath(path), path);
   });
 
   it('every module no entry point (main.ts, index.ts) reaches is test code: a harness belongs in a testing/ folder', () => {
     const reached = new Set<string>();
     // declaration files (`types/*.d.ts`) declare ambient types: no one imports them
-    const files = projects.filter((p) => !TEST_ONLY_TYPES.includes(p.type)).flatMap((p) => sources(join(p.dir, 'src'))).filter((file) => !file.endsWith('.d.ts'));
+    const files = projects
+      .filter((p) => !TEST_ONLY_TYPES.includes(p.type))
+      .flatMap((p) => sources(join(p.dir, 'src')))
+      .filter((file) => !file.endsWith('.d.ts'));
     const stack = files.filter((file) => /\/src\/(main|index)\.ts$/.test(file));
     while (stack.length > 0) {
       const file = stack.pop()!;
@@ -190,7 +225,9 @@ describe('module boundaries (Nx tags)', () => {
         if (target) stack.push(target);
       }
     }
-    const strays = files.filter((file) => !reached.has(file) && !isTestPath(file.slice(root.length + 1))).map((file) => file.slice(root.length + 1));
+    const strays = files
+      .filter((file) => !reached.has(file) && !isTestPath(file.slice(root.length + 1)))
+      .map((file) => file.slice(root.length + 1));
     assert.deepEqual(strays, []);
   });
 
@@ -201,11 +238,13 @@ describe('module boundaries (Nx tags)', () => {
       const text = readFileSync(file, 'utf8');
       for (const [key, subject] of Object.entries(AccountsOperatorSubjects)) {
         const named = new RegExp(`(Subjects\\.accounts|AccountsSubjects|AccountsOperatorSubjects)\\.${key}\\b`);
-        if (named.test(text) || text.includes(`'${subject}'`)) mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
+        if (named.test(text) || text.includes(`'${subject}'`))
+          mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
       }
       for (const [key, subject] of Object.entries(StorageOperatorSubjects)) {
         const named = new RegExp(`(Subjects\\.storage|StorageSubjects|StorageOperatorSubjects)\\.${key}\\b`);
-        if (named.test(text) || text.includes(`'${subject}'`)) mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
+        if (named.test(text) || text.includes(`'${subject}'`))
+          mentions.push(`${file.slice(root.length + 1)} mentions ${key} (${subject})`);
       }
     }
     assert.deepEqual(mentions, []);
@@ -218,9 +257,16 @@ describe('module boundaries (Nx tags)', () => {
     const folders = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory());
     const stray = gatewayRoomStrays(src, folders);
     for (const expected of GATEWAY_FEATURES) assert.ok(folders.includes(expected), `the ${expected} module exists`);
-    for (const expected of [GATEWAY_KIT, ...GATEWAY_ROOMS]) assert.ok(folders.includes(expected), `the ${expected} room exists`);
+    for (const expected of [GATEWAY_KIT, ...GATEWAY_ROOMS])
+      assert.ok(folders.includes(expected), `the ${expected} room exists`);
     assert.deepEqual(
-      folders.filter((name) => name !== GATEWAY_KIT && !GATEWAY_ROOMS.includes(name) && !GATEWAY_FEATURES.includes(name) && !GATEWAY_OTHER.includes(name)),
+      folders.filter(
+        (name) =>
+          name !== GATEWAY_KIT &&
+          !GATEWAY_ROOMS.includes(name) &&
+          !GATEWAY_FEATURES.includes(name) &&
+          !GATEWAY_OTHER.includes(name),
+      ),
       [],
       'every gateway folder is the kit, a room or a feature (add a new one to the lists above)',
     );
@@ -233,7 +279,12 @@ describe('module boundaries (Nx tags)', () => {
     assert.ok(!allowed('transfers', 'dav'));
     assert.ok(!allowed('http', 'storage-access'));
     assert.ok(!allowed('storage-access', ''), 'a room does not import the composition root');
-    assert.ok(allowed('dav', 'transfers') && allowed('dav', 'http') && allowed('transfers', 'http') && allowed('storage-api', 'openapi'));
+    assert.ok(
+      allowed('dav', 'transfers') &&
+        allowed('dav', 'http') &&
+        allowed('transfers', 'http') &&
+        allowed('storage-api', 'openapi'),
+    );
   });
 
   it('every double cast (`as unknown as`) in production code says why, in a comment just above it', () => {
@@ -243,9 +294,11 @@ describe('module boundaries (Nx tags)', () => {
         if (isTestPath(file.slice(project.dir.length + 1))) continue;
         const lines = readFileSync(file, 'utf8').split('\n');
         lines.forEach((line, i) => {
-          if (!line.includes('as unknown as') || line.trimStart().startsWith('//') || line.trimStart().startsWith('*')) return;
+          if (!line.includes('as unknown as') || line.trimStart().startsWith('//') || line.trimStart().startsWith('*'))
+            return;
           const above = lines.slice(Math.max(0, i - 8), i);
-          if (!above.some((l) => /\/\/ as unknown as\b/.test(l))) uncommented.push(`${file.slice(root.length + 1)}:${i + 1}`);
+          if (!above.some((l) => /\/\/ as unknown as\b/.test(l)))
+            uncommented.push(`${file.slice(root.length + 1)}:${i + 1}`);
         });
       }
     }

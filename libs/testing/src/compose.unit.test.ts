@@ -161,7 +161,11 @@ function hasHealthcheck(service: ComposeService): boolean {
     if (hc['test'] !== undefined && hc['test'] !== null) return true;
   }
   const dockerfile = dockerfileOf(service);
-  return dockerfile !== null && existsSync(join(repoRoot, dockerfile)) && /^HEALTHCHECK\s+(?!NONE)/m.test(dockerfileInstructions(readRepoFile(dockerfile)));
+  return (
+    dockerfile !== null &&
+    existsSync(join(repoRoot, dockerfile)) &&
+    /^HEALTHCHECK\s+(?!NONE)/m.test(dockerfileInstructions(readRepoFile(dockerfile)))
+  );
 }
 
 function deploymentRuleViolations(compose: ComposeFile): string[] {
@@ -253,7 +257,8 @@ function dockerfileViolations(text: string): string[] {
   if (!/BURROW_APP/.test(instructions) || !/dist\/main\.js/.test(instructions)) {
     problems.push('the Dockerfile does not start apps/$BURROW_APP/dist/main.js');
   }
-  if (!/^HEALTHCHECK\b[\s\S]*deploy\/healthcheck\.mjs/m.test(instructions)) problems.push('the Dockerfile has no HEALTHCHECK running deploy/healthcheck.mjs');
+  if (!/^HEALTHCHECK\b[\s\S]*deploy\/healthcheck\.mjs/m.test(instructions))
+    problems.push('the Dockerfile has no HEALTHCHECK running deploy/healthcheck.mjs');
   if (!/^USER (?!root\b)\S+/m.test(instructions)) problems.push('the Dockerfile does not switch to a non-root user');
   return problems;
 }
@@ -285,7 +290,10 @@ function baseImagesOf(dockerfileText: string): string[] {
     if (arg && !args.has(arg[1])) args.set(arg[1], arg[2]);
     const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
     if (!from) continue;
-    const image = from[1].replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (whole, name: string) => args.get(name) ?? whole);
+    const image = from[1].replace(
+      /\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g,
+      (whole, name: string) => args.get(name) ?? whole,
+    );
     if (!stages.has(image) && image !== 'scratch') images.push(image);
     if (from[2]) stages.add(from[2]);
   }
@@ -353,9 +361,16 @@ test('the image installs without install scripts: no package but the known ones 
   // the image does without it, is said there. A new one must be looked at before it is skipped.
   const known = ['node_modules/better-sqlite3', 'node_modules/nx', 'node_modules/protobufjs'];
   assert.match(dockerfileInstructions(readRepoFile(DOCKERFILE)), /\bnpm install\b[^\n]*--ignore-scripts/);
-  const lock = JSON.parse(readRepoFile('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
-  const withScripts = Object.entries(lock.packages).filter(([, p]) => p.hasInstallScript).map(([path]) => path);
-  assert.deepEqual(withScripts.filter((path) => !known.includes(path)), []);
+  const lock = JSON.parse(readRepoFile('package-lock.json')) as {
+    packages: Record<string, { hasInstallScript?: boolean }>;
+  };
+  const withScripts = Object.entries(lock.packages)
+    .filter(([, p]) => p.hasInstallScript)
+    .map(([path]) => path);
+  assert.deepEqual(
+    withScripts.filter((path) => !known.includes(path)),
+    [],
+  );
 });
 
 test('the blob server image builds the MinIO version scripts/ensure-minio.sh builds for the tests', () => {
@@ -402,8 +417,14 @@ test('the rule check rejects a gateway that cannot scale', () => {
   const withPorts = structuredClone(loadCompose());
   withPorts.services['gateway']['ports'] = ['8080:8080'];
   const problems = deploymentRuleViolations(withPorts);
-  assert.ok(problems.some((p) => p.startsWith('gateway publishes ports')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('only "edge" may')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.startsWith('gateway publishes ports')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('only "edge" may')),
+    problems.join('\n'),
+  );
 
   const withName = structuredClone(loadCompose());
   withName.services['gateway']['container_name'] = 'burrow-gateway';
@@ -419,24 +440,39 @@ test('the rule check rejects a missing NATS_URL and a dangling depends_on', () =
   billing['depends_on'] = { 'no-such-service': { condition: 'service_started' } };
   const problems = deploymentRuleViolations(compose);
   assert.ok(problems.includes('app service "billing" does not set NATS_URL'), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('"no-such-service", which does not exist')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('"no-such-service", which does not exist')),
+    problems.join('\n'),
+  );
 });
 
 test('the pinning check rejects latest, untagged and variable tags, and a missing Dockerfile', () => {
   for (const ref of ['postgres', 'minio/minio:latest', 'registry.example:5000/burrow/app', 'caddy:${CADDY_VERSION}']) {
     assert.ok(unpinnedReason(ref), `${ref} counted as pinned`);
   }
-  for (const ref of ['postgres:17.6-bookworm', 'registry.example:5000/burrow/app:1.2', `node@sha256:${'a'.repeat(64)}`]) {
+  for (const ref of [
+    'postgres:17.6-bookworm',
+    'registry.example:5000/burrow/app:1.2',
+    `node@sha256:${'a'.repeat(64)}`,
+  ]) {
     assert.equal(unpinnedReason(ref), null, `${ref} counted as unpinned`);
   }
   const compose = structuredClone(loadCompose());
   compose.services['mongodb']['image'] = 'mongo';
   compose.services['minio']['build'] = { context: 'deploy/minio', dockerfile: 'NoSuchDockerfile' };
   const problems = imagePinningViolations(compose);
-  assert.ok(problems.some((p) => p.includes('"mongo" has no tag')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('NoSuchDockerfile, which does not exist')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('"mongo" has no tag')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('NoSuchDockerfile, which does not exist')),
+    problems.join('\n'),
+  );
   assert.deepEqual(
-    baseImagesOf('ARG BASE=node:latest\nFROM ${BASE} AS build\nFROM build AS runtime\nFROM alpine\n').map((b) => unpinnedReason(b) !== null),
+    baseImagesOf('ARG BASE=node:latest\nFROM ${BASE} AS build\nFROM build AS runtime\nFROM alpine\n').map(
+      (b) => unpinnedReason(b) !== null,
+    ),
     [true, true],
     'ARG defaults are substituted and earlier stages are not images',
   );
@@ -454,6 +490,12 @@ test('the healthcheck rule rejects a service without one', () => {
 test('the Dockerfile check rejects npm ci', () => {
   const dockerfile = readRepoFile(DOCKERFILE).replace(/\bnpm install\b/g, 'npm ci');
   const problems = dockerfileViolations(dockerfile);
-  assert.ok(problems.some((p) => p.includes('runs npm ci')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('does not run npm install')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('runs npm ci')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('does not run npm install')),
+    problems.join('\n'),
+  );
 });

@@ -26,7 +26,8 @@ const FOLDER_CYCLE_EXCEPTIONS: Record<string, string> = {
   // One write path over two aggregates, not a misplaced file: a member's plan follows its group's
   // (users' writes call groups/member-plan.ts), and a group's membership or plan change rewrites its
   // members through users/change-user.ts. Moving either file moves the cycle, it does not end it.
-  'accounts: groups ⇄ users': "a member's plan follows its group's: user writes adopt the group plan, group writes change their members",
+  'accounts: groups ⇄ users':
+    "a member's plan follows its group's: user writes adopt the group plan, group writes change their members",
 };
 
 const isTestCode = (file: string) => file.endsWith('.test.ts') || file.split('/').includes('testing');
@@ -38,7 +39,9 @@ function sourceGraph(): Graph {
       const src = join(root, top, project, 'src');
       if (!existsSync(src)) continue;
       for (const file of sources(src)) {
-        const targets = importsOf(file).map((spec) => resolveSource(file, spec)).filter((t): t is string => t !== null);
+        const targets = importsOf(file)
+          .map((spec) => resolveSource(file, spec))
+          .filter((t): t is string => t !== null);
         graph.set(file, targets);
       }
     }
@@ -79,7 +82,8 @@ function folderGraph(app: string): { graph: Graph; why: Map<string, string[]> } 
   };
   const graph: Graph = new Map();
   const why = new Map<string, string[]>();
-  for (const folder of readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory())) graph.set(folder, []);
+  for (const folder of readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory()))
+    graph.set(folder, []);
   for (const file of sources(src)) {
     const from = folderOf(file);
     if (from === null || isTestCode(file.slice(src.length)) || file.endsWith('.d.ts')) continue;
@@ -137,7 +141,9 @@ describe('folder-level cycles', () => {
         return `${key}\n${arrows.map(([arrow, lines]) => `  ${arrow}\n${lines.map((line) => `    ${line}`).join('\n')}`).join('\n')}`;
       });
       assert.ok(report.length === 0, `folder cycles:\n${report.join('\n\n')}`);
-      const stale = Object.keys(FOLDER_CYCLE_EXCEPTIONS).filter((key) => key.startsWith(`${app}: `) && !found.some((cycle) => cycle.key === key));
+      const stale = Object.keys(FOLDER_CYCLE_EXCEPTIONS).filter(
+        (key) => key.startsWith(`${app}: `) && !found.some((cycle) => cycle.key === key),
+      );
       assert.deepEqual(stale, [], 'an exception whose cycle is gone is taken off the list');
     });
   }

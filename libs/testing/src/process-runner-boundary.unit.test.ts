@@ -37,14 +37,21 @@ const RUNNER_LIB = join(root, 'libs', 'eventsourcing');
 const BY_HAND = /\b\w*process\w*\.(?:begin|end|step|note|abandon|complete)\(|\bRunningProcess\b/gi;
 
 const SELF = join(root, 'libs', 'testing', 'src', 'process-runner-boundary.unit.test.ts');
-const outside = ['apps', 'libs'].flatMap((top) => sources(join(root, top))).filter((file) => !file.startsWith(RUNNER_LIB + '/') && file !== SELF);
+const outside = ['apps', 'libs']
+  .flatMap((top) => sources(join(root, top)))
+  .filter((file) => !file.startsWith(RUNNER_LIB + '/') && file !== SELF);
 
 describe('multi-step writes go through the one runner', () => {
   it('the check recognises a write orchestrated by hand', () => {
     const byHand = `const process = await this.ctx.processes.begin(createUserProcess(this.ctx), data);
       try { await process.step('reserve', () => reserve()); } catch (error) { return process.abandon(error); }
       await process.complete();`;
-    assert.deepEqual(byHand.match(BY_HAND), ['processes.begin(', 'process.step(', 'process.abandon(', 'process.complete(']);
+    assert.deepEqual(byHand.match(BY_HAND), [
+      'processes.begin(',
+      'process.step(',
+      'process.abandon(',
+      'process.complete(',
+    ]);
     assert.equal('await this.ctx.logins.begin({ realm })'.match(BY_HAND), null, 'a login attempt is not a process');
   });
 
@@ -61,7 +68,9 @@ describe('multi-step writes go through the one runner', () => {
 
   it('the services run their multi-step writes through ProcessLog.run', () => {
     for (const app of ['accounts', 'storage-catalog']) {
-      const runs = sources(join(root, 'apps', app, 'src')).filter((f) => /\.processes\.run\(/.test(readFileSync(f, 'utf8')));
+      const runs = sources(join(root, 'apps', app, 'src')).filter((f) =>
+        /\.processes\.run\(/.test(readFileSync(f, 'utf8')),
+      );
       assert.ok(runs.length > 0, `${app} runs no workflow`);
     }
   });
@@ -70,10 +79,16 @@ describe('multi-step writes go through the one runner', () => {
     for (const app of ['accounts', 'storage-catalog']) {
       const service = readFileSync(join(root, 'apps', app, 'src', `${app}.service.ts`), 'utf8');
       const declared = sources(join(root, 'apps', app, 'src')).flatMap((f) =>
-        [...readFileSync(f, 'utf8').matchAll(/export const (\w+) = \(ctx: \w+\) =>\s*defineWorkflow\b/g)].map((m) => m[1]),
+        [...readFileSync(f, 'utf8').matchAll(/export const (\w+) = \(ctx: \w+\) =>\s*defineWorkflow\b/g)].map(
+          (m) => m[1],
+        ),
       );
       assert.ok(declared.length >= 5, `${app}: ${declared.join(', ')}`);
-      assert.deepEqual(declared.filter((name) => !service.includes(`${name}(ctx)`)), [], `${app}.service.ts hands them all to ProcessRecovery`);
+      assert.deepEqual(
+        declared.filter((name) => !service.includes(`${name}(ctx)`)),
+        [],
+        `${app}.service.ts hands them all to ProcessRecovery`,
+      );
     }
   });
 });

@@ -11,7 +11,19 @@
  * - The resource: `service.name` (`burrow-<service>`, or `OTEL_SERVICE_NAME`), a
  *   `service.instance.id` per process, the host and the pid, and `OTEL_RESOURCE_ATTRIBUTES`.
  */
-import { type Attributes, context, type Context, isSpanContextValid, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type TextMapGetter } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  type Context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -28,7 +40,8 @@ const MAX_MESSAGE = 200;
 
 async function exporterFor(protocol: TracingProtocol): Promise<SpanExporter> {
   // each reads its endpoint, headers, timeout and compression from the OTEL_EXPORTER_OTLP_* variables
-  if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  if (protocol === 'http/json')
+    return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
 }
 
@@ -41,12 +54,27 @@ function tracesEndpoint(env: TracingEnv): string {
   return url.toString();
 }
 
-export async function createTracing(defaultServiceName: string, env: TracingEnv, protocol: TracingProtocol): Promise<Tracing> {
+export async function createTracing(
+  defaultServiceName: string,
+  env: TracingEnv,
+  protocol: TracingProtocol,
+): Promise<Tracing> {
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': defaultServiceName, 'service.namespace': 'burrow', 'service.instance.id': randomUUID(), 'host.name': hostname(), 'process.pid': process.pid }))
+    .merge(
+      resourceFromAttributes({
+        'service.name': defaultServiceName,
+        'service.namespace': 'burrow',
+        'service.instance.id': randomUUID(),
+        'host.name': hostname(),
+        'process.pid': process.pid,
+      }),
+    )
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(await exporterFor(protocol))] });
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(await exporterFor(protocol))],
+  });
   // the process's provider, AsyncLocalStorage context manager and W3C propagator
   provider.register();
   const tracer = provider.getTracer(TRACER_NAME);
@@ -69,13 +97,24 @@ export async function createTracing(defaultServiceName: string, env: TracingEnv,
   const bus: BusTracing = {
     send(subject, system, kind) {
       const parent = context.active();
-      const span = tracer.startSpan(`send ${subject}`, { kind: kind === 'request' ? SpanKind.CLIENT : SpanKind.PRODUCER, attributes: messaging(subject, system, 'send') }, parent);
+      const span = tracer.startSpan(
+        `send ${subject}`,
+        {
+          kind: kind === 'request' ? SpanKind.CLIENT : SpanKind.PRODUCER,
+          attributes: messaging(subject, system, 'send'),
+        },
+        parent,
+      );
       return busSpan(span, trace.setSpan(parent, span));
     },
     receive(subject, system, queue, header) {
       // on NATS the sender's context comes in the headers (none: a new trace); in one process it is the active one
       const parent = header ? propagation.extract(ROOT_CONTEXT, header, headerGetter) : context.active();
-      const attributes = { ...messaging(subject, system, 'process'), 'messaging.consumer.group.name': queue, 'burrow.service': queue };
+      const attributes = {
+        ...messaging(subject, system, 'process'),
+        'messaging.consumer.group.name': queue,
+        'burrow.service': queue,
+      };
       const span = tracer.startSpan(`process ${subject}`, { kind: SpanKind.SERVER, attributes }, parent);
       return busSpan(span, trace.setSpan(parent, span));
     },
@@ -130,7 +169,13 @@ export async function createTracing(defaultServiceName: string, env: TracingEnv,
       const attributes = { 'db.system.name': system };
       const stream = (args: unknown[]) => ({ ...attributes, 'burrow.event_store.stream': String(args[0]) });
       const spec: WrapSpec = {
-        append: { name: 'event-store append', attributes: (args) => ({ ...stream(args), 'burrow.event_store.events': Array.isArray(args[1]) ? args[1].length : 0 }) },
+        append: {
+          name: 'event-store append',
+          attributes: (args) => ({
+            ...stream(args),
+            'burrow.event_store.events': Array.isArray(args[1]) ? args[1].length : 0,
+          }),
+        },
         readStream: { name: 'event-store readStream', attributes: stream },
         streamRevision: { name: 'event-store streamRevision', attributes: stream },
         headPosition: { name: 'event-store headPosition', attributes: () => attributes },
@@ -143,22 +188,59 @@ export async function createTracing(defaultServiceName: string, env: TracingEnv,
     documents(store, system) {
       const collectionSpec = (collection: string): WrapSpec => {
         const attributes = { 'db.system.name': system, 'db.collection.name': collection };
-        const op = (operation: string) => ({ name: `documents ${operation} ${collection}`, attributes: () => ({ ...attributes, 'db.operation.name': operation }) });
-        return Object.fromEntries(['get', 'find', 'findOne', 'count', 'upsert', 'delete', 'deleteMany', 'ensureIndex'].map((operation) => [operation, op(operation)]));
+        const op = (operation: string) => ({
+          name: `documents ${operation} ${collection}`,
+          attributes: () => ({ ...attributes, 'db.operation.name': operation }),
+        });
+        return Object.fromEntries(
+          ['get', 'find', 'findOne', 'count', 'upsert', 'delete', 'deleteMany', 'ensureIndex'].map((operation) => [
+            operation,
+            op(operation),
+          ]),
+        );
       };
-      return wrap(store, {
-        collection: { wrap: (collection, args) => wrap(collection as object, collectionSpec(String(args[0])), inSpan) },
-        commit: {
-          name: 'documents commit',
-          attributes: (args) => ({ 'db.system.name': system, 'db.operation.name': 'commit', 'burrow.documents.checkpoint': String(args[0]), 'burrow.documents.writes': Array.isArray(args[3]) ? args[3].length : 0 }),
+      return wrap(
+        store,
+        {
+          collection: {
+            wrap: (collection, args) => wrap(collection as object, collectionSpec(String(args[0])), inSpan),
+          },
+          commit: {
+            name: 'documents commit',
+            attributes: (args) => ({
+              'db.system.name': system,
+              'db.operation.name': 'commit',
+              'burrow.documents.checkpoint': String(args[0]),
+              'burrow.documents.writes': Array.isArray(args[3]) ? args[3].length : 0,
+            }),
+          },
+          readCheckpoint: {
+            name: 'documents readCheckpoint',
+            attributes: (args) => ({ 'db.system.name': system, 'burrow.documents.checkpoint': String(args[0]) }),
+          },
         },
-        readCheckpoint: { name: 'documents readCheckpoint', attributes: (args) => ({ 'db.system.name': system, 'burrow.documents.checkpoint': String(args[0]) }) },
-      }, inSpan);
+        inSpan,
+      );
     },
     blobs(store, system) {
       const attributes = () => ({ 'burrow.blob_store': system });
-      const operations = ['put', 'get', 'getWithFingerprint', 'stat', 'exists', 'fingerprint', 'delete', 'list', 'deleteIfUnchanged', 'quarantine'];
-      return wrap(store, Object.fromEntries(operations.map((operation) => [operation, { name: `blobs ${operation}`, attributes }])), inSpan);
+      const operations = [
+        'put',
+        'get',
+        'getWithFingerprint',
+        'stat',
+        'exists',
+        'fingerprint',
+        'delete',
+        'list',
+        'deleteIfUnchanged',
+        'quarantine',
+      ];
+      return wrap(
+        store,
+        Object.fromEntries(operations.map((operation) => [operation, { name: `blobs ${operation}`, attributes }])),
+        inSpan,
+      );
     },
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
@@ -178,7 +260,8 @@ const headerGetter: TextMapGetter<(name: string) => string | undefined> = {
   keys: () => ['traceparent', 'tracestate', 'baggage'],
 };
 
-const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown } | null)?.then === 'function';
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
 
 /**
  * Marks the span failed, as far as `error` says: a wire error (a reply's `err`) fails it only from
@@ -189,26 +272,52 @@ function fail(span: Span, error: unknown): void {
     span.setStatus({ code: SpanStatusCode.ERROR, message: error.slice(0, MAX_MESSAGE) });
     return;
   }
-  const wire = error as { burrowError?: unknown; status?: unknown; reason?: unknown; name?: unknown; message?: unknown } | null;
-  if (wire && typeof wire === 'object' && typeof wire.status === 'number' && (wire.burrowError || typeof wire.reason === 'string')) {
+  const wire = error as {
+    burrowError?: unknown;
+    status?: unknown;
+    reason?: unknown;
+    name?: unknown;
+    message?: unknown;
+  } | null;
+  if (
+    wire &&
+    typeof wire === 'object' &&
+    typeof wire.status === 'number' &&
+    (wire.burrowError || typeof wire.reason === 'string')
+  ) {
     span.setAttribute('burrow.error.status', wire.status);
-    if (wire.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: (typeof wire.reason === 'string' ? wire.reason : String(wire.status)).slice(0, MAX_MESSAGE) });
+    if (wire.status >= 500)
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: (typeof wire.reason === 'string' ? wire.reason : String(wire.status)).slice(0, MAX_MESSAGE),
+      });
     return;
   }
   const type = error instanceof Error ? error.name : typeof wire?.name === 'string' ? wire.name : typeof error;
   span.setAttribute('error.type', type);
   const message = error instanceof Error ? error.message : typeof wire?.message === 'string' ? wire.message : '';
-  span.setStatus({ code: SpanStatusCode.ERROR, message: (message ? `${type}: ${message}` : type).slice(0, MAX_MESSAGE) });
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: (message ? `${type}: ${message}` : type).slice(0, MAX_MESSAGE),
+  });
 }
 
 /** Per method: a span (`name`, attributes from the arguments) or a wrapper of what it returns. */
-type WrapSpec = Record<string, { name: string; attributes: (args: unknown[]) => Attributes } | { wrap: (result: unknown, args: unknown[]) => unknown }>;
+type WrapSpec = Record<
+  string,
+  | { name: string; attributes: (args: unknown[]) => Attributes }
+  | { wrap: (result: unknown, args: unknown[]) => unknown }
+>;
 
 /**
  * `target` with the methods `spec` names traced. Every method is called on the target itself (a
  * store's private fields stay reachable); the rest of the target shows through as it is.
  */
-function wrap<T extends object>(target: T, spec: WrapSpec, inSpan: <R>(name: string, attributes: Attributes, fn: () => R) => R): T {
+function wrap<T extends object>(
+  target: T,
+  spec: WrapSpec,
+  inSpan: <R>(name: string, attributes: Attributes, fn: () => R) => R,
+): T {
   const methods = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, property) {
@@ -237,11 +346,15 @@ function httpServer(tracer: ReturnType<NodeTracerProvider['getTracer']>, options
     const method = req.method ?? 'GET';
     // a caller that traces (a proxy, a client) names the parent; else the request starts a trace
     const parent = propagation.extract(ROOT_CONTEXT, req.headers, httpHeaderGetter);
-    const span = tracer.startSpan(method, {
-      kind: SpanKind.SERVER,
-      // no url.path: paths hold users' file names, share-room keys and link tokens (the access log, under the same trace_id, has it)
-      attributes: { 'http.request.method': method, 'network.protocol.version': req.httpVersion },
-    }, parent);
+    const span = tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        // no url.path: paths hold users' file names, share-room keys and link tokens (the access log, under the same trace_id, has it)
+        attributes: { 'http.request.method': method, 'network.protocol.version': req.httpVersion },
+      },
+      parent,
+    );
     const active = trace.setSpan(parent, span);
     let ended = false;
     const end = () => {
@@ -253,7 +366,8 @@ function httpServer(tracer: ReturnType<NodeTracerProvider['getTracer']>, options
         span.setAttribute('http.route', route);
       }
       span.setAttribute('http.response.status_code', res.statusCode);
-      if (!res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the answer was sent' });
+      if (!res.writableFinished)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the answer was sent' });
       else if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     };

@@ -25,7 +25,10 @@ export const tracingProtocol = (env: TracingEnv): string =>
 export function tracingRequested(env: TracingEnv = process.env): boolean {
   if (value(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return false;
   if (value(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none') return false;
-  return value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined || value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
+  return (
+    value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined ||
+    value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined
+  );
 }
 
 /**
@@ -44,16 +47,20 @@ export function tracingProblems(env: TracingEnv = process.env): string[] {
       problems.push(`${name} is not a valid URL: "${url}"`);
       continue;
     }
-    if (protocol !== 'http:' && protocol !== 'https:') problems.push(`${name} must be an http:// or https:// URL (OTLP over HTTP; got "${protocol}")`);
+    if (protocol !== 'http:' && protocol !== 'https:')
+      problems.push(`${name} must be an http:// or https:// URL (OTLP over HTTP; got "${protocol}")`);
   }
   if (!tracingRequested(env)) return problems;
   const protocol = tracingProtocol(env);
   if (!(TRACING_PROTOCOLS as readonly string[]).includes(protocol)) {
-    const name = value(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+    const name = value(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+      ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+      : 'OTEL_EXPORTER_OTLP_PROTOCOL';
     problems.push(`${name} must be http/protobuf or http/json (Burrow exports OTLP over HTTP; got "${protocol}")`);
   }
   const exporter = value(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase();
-  if (exporter !== undefined && exporter !== 'otlp') problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
+  if (exporter !== undefined && exporter !== 'otlp')
+    problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
   return problems;
 }
 
@@ -70,6 +77,8 @@ let started: Promise<Tracing> | null = null;
 export function startTracing(service: string): Promise<Tracing | null> {
   const env = process.env;
   if (!tracingRequested(env)) return Promise.resolve(null);
-  started ??= import('./sdk.js').then((sdk) => sdk.createTracing(`burrow-${service}`, env, tracingProtocol(env) as TracingProtocol));
+  started ??= import('./sdk.js').then((sdk) =>
+    sdk.createTracing(`burrow-${service}`, env, tracingProtocol(env) as TracingProtocol),
+  );
   return started;
 }

@@ -45,7 +45,10 @@ export class BusStatus {
     return [...this.connections.values()].every((c) => c.connected);
   }
 
-  private update(name: string, change: (state: BusConnectionState | undefined, now: number) => BusConnectionState): void {
+  private update(
+    name: string,
+    change: (state: BusConnectionState | undefined, now: number) => BusConnectionState,
+  ): void {
     const before = this.allConnected;
     const now = this.now();
     this.connections.set(name, change(this.connections.get(name), now));
@@ -61,7 +64,9 @@ export class BusStatus {
   }
 
   attempt(name: string): void {
-    this.update(name, (s, now) => (s && !s.connected ? { ...s, lastAttempt: now } : s ?? { connected: false, since: now, lastAttempt: now }));
+    this.update(name, (s, now) =>
+      s && !s.connected ? { ...s, lastAttempt: now } : (s ?? { connected: false, since: now, lastAttempt: now }),
+    );
   }
 
   closed(name: string): void {

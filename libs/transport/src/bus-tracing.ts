@@ -42,7 +42,10 @@ export const NO_REPLY = 'no reply: the caller stopped waiting (timeout or cancel
  * A reply callback that ends `span` with the reply (a wire error fails it) before handing the
  * reply on; the teardown ends it as unanswered when the caller stops waiting first.
  */
-export function endWithReply<P extends { err?: unknown; isDisposed?: boolean }>(span: BusSpan, callback: (packet: P) => unknown): (packet: P) => unknown {
+export function endWithReply<P extends { err?: unknown; isDisposed?: boolean }>(
+  span: BusSpan,
+  callback: (packet: P) => unknown,
+): (packet: P) => unknown {
   return (packet) => {
     if (packet.err) span.end(packet.err);
     else if (packet.isDisposed) span.end();

@@ -47,7 +47,8 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    const publish = () => void this.bus.publish(this.normalizePattern(packet.pattern), JSON.stringify({ data: packet.data }));
+    const publish = () =>
+      void this.bus.publish(this.normalizePattern(packet.pattern), JSON.stringify({ data: packet.data }));
     if (!this.tracing) publish();
     else {
       const span = this.tracing.send(this.normalizePattern(packet.pattern), 'in-process', 'event');

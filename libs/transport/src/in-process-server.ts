@@ -25,19 +25,36 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     // As ServerNats does: every handler, event handlers included, joins the service's queue group.
     for (const subject of this.messageHandlers.keys()) {
       this.unsubscribers.push(
-        this.bus.subscribe(subject, (message, reply) => void (this.tracing ? this.traced(this.tracing, subject, message, reply) : this.dispatch(subject, message, reply)), this.queue),
+        this.bus.subscribe(
+          subject,
+          (message, reply) =>
+            void (this.tracing
+              ? this.traced(this.tracing, subject, message, reply)
+              : this.dispatch(subject, message, reply)),
+          this.queue,
+        ),
       );
     }
     callback();
   }
 
-  private async traced(tracing: BusTracing, subject: string, raw: string, reply?: (response: string) => void): Promise<void> {
+  private async traced(
+    tracing: BusTracing,
+    subject: string,
+    raw: string,
+    reply?: (response: string) => void,
+  ): Promise<void> {
     const span = tracing.receive(subject, 'in-process', this.queue);
     // a request's span ends with its reply (respond)
     await handleTraced(span, Boolean(reply), () => this.dispatch(subject, raw, reply, span));
   }
 
-  private async dispatch(subject: string, raw: string, reply?: (response: string) => void, span?: BusSpan): Promise<void> {
+  private async dispatch(
+    subject: string,
+    raw: string,
+    reply?: (response: string) => void,
+    span?: BusSpan,
+  ): Promise<void> {
     const packet = JSON.parse(raw) as { id?: string; data: unknown };
     const context = new BaseRpcContext([subject]);
     if (packet.id === undefined) {

@@ -31,7 +31,13 @@ interface ReplyPacket {
 /** The reply's envelope as JSON: a `JsonText` response is written as it is, anything else as Nest does. */
 export function serializeReply(packet: ReplyPacket): string {
   const { id, err, response, isDisposed } = packet;
-  if (response instanceof JsonText && (err === null || err === undefined) && isDisposed && typeof id === 'string' && SAFE_ID.test(id)) {
+  if (
+    response instanceof JsonText &&
+    (err === null || err === undefined) &&
+    isDisposed &&
+    typeof id === 'string' &&
+    SAFE_ID.test(id)
+  ) {
     return `${PREFIX}${id}${AFTER_ID}${response.text}}`;
   }
   return JSON.stringify(packet);
@@ -42,7 +48,12 @@ export function deserializeReply(raw: string): IncomingResponse {
   if (raw.startsWith(PREFIX)) {
     const end = raw.indexOf(AFTER_ID, PREFIX.length);
     if (end > 0 && raw.endsWith('}')) {
-      return { id: raw.slice(PREFIX.length, end), isDisposed: true, err: null, response: JsonText.trusted(raw.slice(end + AFTER_ID.length, -1)) };
+      return {
+        id: raw.slice(PREFIX.length, end),
+        isDisposed: true,
+        err: null,
+        response: JsonText.trusted(raw.slice(end + AFTER_ID.length, -1)),
+      };
     }
   }
   return JSON.parse(raw) as IncomingResponse;
@@ -58,9 +69,13 @@ export class JsonTextReplySerializer extends NatsRecordSerializer {
 
 /** The NATS client's deserializer: Nest's, except that a `JsonText` reply is not parsed. */
 export class JsonTextReplyDeserializer extends NatsResponseJSONDeserializer {
-  override deserialize(message: Parameters<NatsResponseJSONDeserializer['deserialize']>[0], options?: Record<string, unknown>) {
+  override deserialize(
+    message: Parameters<NatsResponseJSONDeserializer['deserialize']>[0],
+    options?: Record<string, unknown>,
+  ) {
     const bytes = message.data;
-    if (bytes.length > PREFIX.length && startsWithPrefix(bytes)) return deserializeReply(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'));
+    if (bytes.length > PREFIX.length && startsWithPrefix(bytes))
+      return deserializeReply(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'));
     return super.deserialize(message, options);
   }
 }

@@ -18,7 +18,12 @@ describe('JsonText reply envelope', () => {
     const raw = serializeReply({ err: null, response: JsonText.of(value), isDisposed: true, id: ID });
     const stock = new IncomingResponseDeserializer().deserialize(JSON.parse(raw));
     assert.deepEqual(stock, { id: ID, isDisposed: true, err: null, response: value });
-    assert.deepEqual(await new NatsResponseJSONDeserializer().deserialize(natsMessage(raw)), { id: ID, isDisposed: true, err: null, response: value });
+    assert.deepEqual(await new NatsResponseJSONDeserializer().deserialize(natsMessage(raw)), {
+      id: ID,
+      isDisposed: true,
+      err: null,
+      response: value,
+    });
   });
 
   it('carries the text as it is, and is read back without being parsed', async () => {
@@ -28,12 +33,16 @@ describe('JsonText reply envelope', () => {
     assert.equal(read.id, ID);
     assert.ok(read.response instanceof JsonText);
     assert.equal((read.response as JsonText).text, text.text);
-    const overNats = (await new JsonTextReplyDeserializer().deserialize(natsMessage(new JsonTextReplySerializer().serialize({ err: null, response: text, isDisposed: true, id: ID }).data))) as { id: string; response: JsonText };
+    const overNats = (await new JsonTextReplyDeserializer().deserialize(
+      natsMessage(
+        new JsonTextReplySerializer().serialize({ err: null, response: text, isDisposed: true, id: ID }).data,
+      ),
+    )) as { id: string; response: JsonText };
     assert.equal(overNats.id, ID);
     assert.equal(overNats.response.text, text.text);
   });
 
-  it('leaves every other reply to Nest\'s format', async () => {
+  it("leaves every other reply to Nest's format", async () => {
     for (const packet of [
       { err: null, response: value, isDisposed: true, id: ID },
       { err: { status: 404, reason: 'nothing here' }, isDisposed: true, id: ID },

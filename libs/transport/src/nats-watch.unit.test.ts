@@ -40,7 +40,8 @@ function fakeConnection() {
 
 function memoryLog() {
   const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
-  const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+  const at = (level: string) => (fields: object, msg: string) =>
+    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
   const log: TransportLogger = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
   return { log, lines };
 }
@@ -65,7 +66,10 @@ describe('watchNatsConnection', () => {
     const { log, lines } = memoryLog();
     const fake = fakeConnection();
     watchNatsConnection(fake.nc, 'burrow-x', { log, status, now: () => now }, () => false);
-    assert.deepEqual({ ...status.snapshot(), connections: undefined }, { connected: true, since: 1000, live: true, connections: undefined });
+    assert.deepEqual(
+      { ...status.snapshot(), connections: undefined },
+      { connected: true, since: 1000, live: true, connections: undefined },
+    );
 
     now = 2000;
     fake.push({ type: 'disconnect', server: 'h:4222' });
@@ -96,7 +100,10 @@ describe('watchNatsConnection', () => {
     assert.equal(restored.msg, 'bus connection restored');
     assert.equal(restored.fields.attempts, 6);
     assert.ok(!lines.some((l) => l.msg.includes('cluster')), 'the empty update sent on reconnect is not logged');
-    assert.deepEqual({ connected: status.snapshot().connected, since: status.snapshot().since }, { connected: true, since: 41_000 });
+    assert.deepEqual(
+      { connected: status.snapshot().connected, since: status.snapshot().since },
+      { connected: true, since: 41_000 },
+    );
   });
 
   it('an unexpected close is logged at error, reported, and makes the status not live', async () => {

@@ -30,7 +30,11 @@ export const NATS_RECONNECT_OPTIONS = {
   maxPingOut: 3,
 } as const;
 
-export const natsConnectionOptions = (url: string, name: string) => ({ servers: [url], name, ...NATS_RECONNECT_OPTIONS });
+export const natsConnectionOptions = (url: string, name: string) => ({
+  servers: [url],
+  name,
+  ...NATS_RECONNECT_OPTIONS,
+});
 
 export interface NatsWatch {
   log?: TransportLogger;
@@ -92,7 +96,8 @@ export function watchNatsConnection(nc: NatsConnection, name: string, watch: Nat
           break;
         case 'update':
           // also sent, empty, on every reconnect
-          if (s.added?.length || s.deleted?.length) log?.info({ ...fields, added: s.added, deleted: s.deleted }, 'bus cluster servers changed');
+          if (s.added?.length || s.deleted?.length)
+            log?.info({ ...fields, added: s.added, deleted: s.deleted }, 'bus cluster servers changed');
           break;
         case 'forceReconnect':
           log?.info(fields, 'bus reconnect forced');
@@ -155,7 +160,11 @@ class WatchedServerNats extends ServerNats {
     return this.tracing ? this.tracedMessage(this.tracing, channel, natsMsg) : super.handleMessage(channel, natsMsg);
   }
 
-  private tracedMessage(tracing: BusTracing, channel: string, natsMsg: Parameters<ServerNats['handleMessage']>[1]): Promise<unknown> {
+  private tracedMessage(
+    tracing: BusTracing,
+    channel: string,
+    natsMsg: Parameters<ServerNats['handleMessage']>[1],
+  ): Promise<unknown> {
     const msg = natsMsg as IncomingNatsMsg;
     const span = tracing.receive(channel, 'nats', this.queue, (name) => msg.headers?.get(name) || undefined);
     // a request's span ends with its reply (getPublisher)
@@ -230,8 +239,19 @@ class WatchedClientNats extends ClientNats {
 
 /** `tracing`: each message handled is a span (bus-tracing.ts); none, nothing is traced. */
 export const natsServer = (url: string, queue: string, watch: NatsWatch = {}, tracing?: BusTracing) =>
-  new WatchedServerNats({ ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() }, `burrow-${queue}`, watch, queue, tracing);
+  new WatchedServerNats(
+    { ...natsConnectionOptions(url, `burrow-${queue}`), queue, serializer: new JsonTextReplySerializer() },
+    `burrow-${queue}`,
+    watch,
+    queue,
+    tracing,
+  );
 
 /** `tracing`: each request sent is a span, carried in the message's headers (bus-tracing.ts); none, nothing is traced. */
 export const natsClient = (url: string, name: string, watch: NatsWatch = {}, tracing?: BusTracing) =>
-  new WatchedClientNats({ ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() }, `burrow-${name}`, watch, tracing);
+  new WatchedClientNats(
+    { ...natsConnectionOptions(url, `burrow-${name}`), deserializer: new JsonTextReplyDeserializer() },
+    `burrow-${name}`,
+    watch,
+    tracing,
+  );

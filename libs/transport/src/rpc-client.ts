@@ -62,7 +62,10 @@ export class RpcClient {
     const domain = DomainError.fromWire(error) ?? (error instanceof DomainError ? error : undefined);
     if (domain) return { domain, cause: domain.message };
     if (error instanceof TimeoutError) {
-      return { domain: serviceUnavailable(`${service} service did not answer in time`), cause: `no reply within ${timeoutMs} ms` };
+      return {
+        domain: serviceUnavailable(`${service} service did not answer in time`),
+        cause: `no reply within ${timeoutMs} ms`,
+      };
     }
     return { domain: serviceUnavailable(`${service} service is unavailable`), cause: describe(error) };
   }

@@ -8,7 +8,8 @@ import type { TransportLogger } from './transport-logger.js';
 
 function memoryLog() {
   const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
-  const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+  const at = (level: string) => (fields: object, msg: string) =>
+    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
   const log: TransportLogger = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
   return { log, lines };
 }
@@ -17,7 +18,10 @@ describe('RpcClient 503 log', () => {
   it('a call to an unserved subject is a 503, logged once with the subject and the cause', async () => {
     const { log, lines } = memoryLog();
     const rpc = new RpcClient(new InProcessClient(new InProcessBus()), 500, { log });
-    await assert.rejects(rpc.call('accounts.nobody-home', {}), (e: unknown) => e instanceof DomainError && e.status === 503);
+    await assert.rejects(
+      rpc.call('accounts.nobody-home', {}),
+      (e: unknown) => e instanceof DomainError && e.status === 503,
+    );
     assert.equal(lines.length, 1);
     assert.equal(lines[0].level, 'warn');
     assert.equal(lines[0].msg, 'service unavailable: answered 503');
@@ -28,7 +32,9 @@ describe('RpcClient 503 log', () => {
   it('a burst of 100 failures logs the first and then one summary with the count per subject', async () => {
     const { log, lines } = memoryLog();
     const rpc = new RpcClient(new InProcessClient(new InProcessBus()), 500, { log, unavailableLogIntervalMs: 1000 });
-    const failures = Array.from({ length: 100 }, (_, i) => rpc.call(i % 2 ? 'accounts.a' : 'billing.b', {}).catch((e: DomainError) => e.status));
+    const failures = Array.from({ length: 100 }, (_, i) =>
+      rpc.call(i % 2 ? 'accounts.a' : 'billing.b', {}).catch((e: DomainError) => e.status),
+    );
     assert.deepEqual(new Set(await Promise.all(failures)), new Set([503]));
     assert.equal(lines.length, 1, 'only the first is logged during the burst');
     await new Promise((r) => setTimeout(r, 1200));
@@ -40,10 +46,18 @@ describe('RpcClient 503 log', () => {
   it('other errors are not logged, and without a logger nothing is', async () => {
     const { log, lines } = memoryLog();
     const bus = new InProcessBus();
-    bus.subscribe('accounts.fail', (_m, reply) => reply?.(JSON.stringify({ err: { burrowError: true, status: 404, reason: 'nope' }, isDisposed: true })), 'accounts');
+    bus.subscribe(
+      'accounts.fail',
+      (_m, reply) =>
+        reply?.(JSON.stringify({ err: { burrowError: true, status: 404, reason: 'nope' }, isDisposed: true })),
+      'accounts',
+    );
     const rpc = new RpcClient(new InProcessClient(bus), 500, { log });
     await assert.rejects(rpc.call('accounts.fail', {}), (e: unknown) => e instanceof DomainError && e.status === 404);
     assert.equal(lines.length, 0);
-    await assert.rejects(new RpcClient(new InProcessClient(bus), 500).call('x.y', {}), (e: unknown) => e instanceof DomainError && e.status === 503);
+    await assert.rejects(
+      new RpcClient(new InProcessClient(bus), 500).call('x.y', {}),
+      (e: unknown) => e instanceof DomainError && e.status === 503,
+    );
   });
 });

@@ -9,5 +9,7 @@ const DOTTED_NAME = /^[A-Za-z_][\w.-]*$/;
 
 /** The route for `pattern` when it is a plain subject name; undefined for anything Nest must parse. */
 export function plainSubjectRoute(pattern: string): string | undefined {
-  return DOTTED_NAME.test(pattern) && pattern !== 'true' && pattern !== 'false' && pattern !== 'null' ? pattern : undefined;
+  return DOTTED_NAME.test(pattern) && pattern !== 'true' && pattern !== 'false' && pattern !== 'null'
+    ? pattern
+    : undefined;
 }

@@ -9,6 +9,7 @@ describe('plainSubjectRoute', () => {
   });
 
   it('leaves to Nest what JSON.parse would read as something else', () => {
-    for (const pattern of ['{"cmd":"x"}', '"quoted"', '42', 'true', 'null', '', 'a b']) assert.equal(plainSubjectRoute(pattern), undefined, pattern);
+    for (const pattern of ['{"cmd":"x"}', '"quoted"', '42', 'true', 'null', '', 'a b'])
+      assert.equal(plainSubjectRoute(pattern), undefined, pattern);
   });
 });

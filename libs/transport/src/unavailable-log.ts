@@ -39,7 +39,10 @@ export class UnavailableLog {
     this.timer = null;
     const count = [...this.suppressed.values()].reduce((a, b) => a + b, 0);
     if (count === 0) return;
-    this.log.warn({ suppressed: count, subjects: Object.fromEntries(this.suppressed), lastCause: this.lastCause }, `${count} more 503s suppressed`);
+    this.log.warn(
+      { suppressed: count, subjects: Object.fromEntries(this.suppressed), lastCause: this.lastCause },
+      `${count} more 503s suppressed`,
+    );
     this.suppressed.clear();
   }
 }

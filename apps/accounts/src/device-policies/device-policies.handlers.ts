@@ -23,7 +23,11 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { groupsCollection } from '../read-models/groups.projection.js';
 import { requirePartner } from '../partners/partners.projection.js';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
-import { devicePoliciesCollection, type DevicePolicyDoc, findDevicePolicy } from '../read-models/device-policies.projection.js';
+import {
+  devicePoliciesCollection,
+  type DevicePolicyDoc,
+  findDevicePolicy,
+} from '../read-models/device-policies.projection.js';
 import { type DevicePolicyCommand, devicePolicySetDecider, POLICY_IN_USE } from './device-policy-set.js';
 import { effectivePolicy } from './effective-policy.js';
 
@@ -41,7 +45,10 @@ export class DevicePoliciesHandlers {
 
   /** All of the partner's policies, by id (bounded: the decider caps how many a partner has). */
   private async all(partnerId: string): Promise<Map<number, DevicePolicyDoc>> {
-    const docs = await devicePoliciesCollection(this.ctx.docs).find({ partnerId }, { sort: { id: 1 }, limit: MAX_DEVICE_POLICIES });
+    const docs = await devicePoliciesCollection(this.ctx.docs).find(
+      { partnerId },
+      { sort: { id: 1 }, limit: MAX_DEVICE_POLICIES },
+    );
     return new Map(docs.map((d) => [d.id, d]));
   }
 
@@ -53,7 +60,12 @@ export class DevicePoliciesHandlers {
   }
 
   private async apply(partnerId: string, commands: DevicePolicyCommand | DevicePolicyCommand[]): Promise<void> {
-    const { position } = await handleCommand(this.ctx.store, Streams.devicePolicies(partnerId), devicePolicySetDecider, commands);
+    const { position } = await handleCommand(
+      this.ctx.store,
+      Streams.devicePolicies(partnerId),
+      devicePolicySetDecider,
+      commands,
+    );
     await this.ctx.runner.waitFor(position);
   }
 
@@ -78,7 +90,14 @@ export class DevicePoliciesHandlers {
     await requirePartner(this.ctx.docs, req.partnerId);
     // an id taken by a create the decider then refuses is a gap, as with group ids
     const policyId = await nextId(this.ctx.store, Streams.counter('device_policy_id'));
-    const data = { policyId, partnerId: req.partnerId, name: req.name, inherits_from: req.inherits_from ?? null, policy: req.policy ?? {}, at: this.ctx.clock.now() };
+    const data = {
+      policyId,
+      partnerId: req.partnerId,
+      name: req.name,
+      inherits_from: req.inherits_from ?? null,
+      policy: req.policy ?? {},
+      at: this.ctx.clock.now(),
+    };
     await this.apply(req.partnerId, { type: 'CreateDevicePolicy', data });
     return this.read(req.partnerId, policyId);
   }
@@ -89,8 +108,10 @@ export class DevicePoliciesHandlers {
     const at = this.ctx.clock.now();
     const commands: DevicePolicyCommand[] = [];
     if (changes.name !== undefined) commands.push({ type: 'RenameDevicePolicy', policyId: id, name: changes.name, at });
-    if (changes.inherits_from !== undefined) commands.push({ type: 'ChangeDevicePolicyInheritance', policyId: id, inherits_from: changes.inherits_from, at });
-    if (changes.policy !== undefined) commands.push({ type: 'SetDevicePolicyValues', policyId: id, policy: changes.policy, at });
+    if (changes.inherits_from !== undefined)
+      commands.push({ type: 'ChangeDevicePolicyInheritance', policyId: id, inherits_from: changes.inherits_from, at });
+    if (changes.policy !== undefined)
+      commands.push({ type: 'SetDevicePolicyValues', policyId: id, policy: changes.policy, at });
     if (commands.length) await this.apply(partnerId, commands);
     return this.read(partnerId, id);
   }
@@ -102,9 +123,15 @@ export class DevicePoliciesHandlers {
   @MessagePattern(Subjects.accounts.deleteDevicePolicy)
   async delete(@Payload() { partnerId, id }: DevicePolicyRef): Promise<null> {
     if (!(await findDevicePolicy(this.ctx.docs, partnerId, id))) throw notFound(`no device policy ${id}`);
-    const users = await groupsCollection(this.ctx.docs).find({ partnerId, device_policy: id }, { sort: { group_id: 1 }, limit: 5 });
+    const users = await groupsCollection(this.ctx.docs).find(
+      { partnerId, device_policy: id },
+      { sort: { group_id: 1 }, limit: 5 },
+    );
     if (users.length) {
-      throw conflict(`device policy ${id} is used by group ${users.map((g) => g.group_id).join(', ')}${users.length === 5 ? ' and maybe more' : ''}`, POLICY_IN_USE('device_policy'));
+      throw conflict(
+        `device policy ${id} is used by group ${users.map((g) => g.group_id).join(', ')}${users.length === 5 ? ' and maybe more' : ''}`,
+        POLICY_IN_USE('device_policy'),
+      );
     }
     await this.apply(partnerId, { type: 'DeleteDevicePolicy', policyId: id, at: this.ctx.clock.now() });
     return null;

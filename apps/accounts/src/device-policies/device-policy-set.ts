@@ -30,10 +30,17 @@ export interface DevicePolicySetState {
 
 export type CreateDevicePolicy = Command<'CreateDevicePolicy', { data: DevicePolicyCreated['data'] }>;
 export type RenameDevicePolicy = Command<'RenameDevicePolicy', { policyId: number; name: string; at: number }>;
-export type ChangeDevicePolicyInheritance = Command<'ChangeDevicePolicyInheritance', { policyId: number; inherits_from: number | null; at: number }>;
-export type SetDevicePolicyValues = Command<'SetDevicePolicyValues', { policyId: number; policy: PolicyValues; at: number }>;
+export type ChangeDevicePolicyInheritance = Command<
+  'ChangeDevicePolicyInheritance',
+  { policyId: number; inherits_from: number | null; at: number }
+>;
+export type SetDevicePolicyValues = Command<
+  'SetDevicePolicyValues',
+  { policyId: number; policy: PolicyValues; at: number }
+>;
 export type DeleteDevicePolicy = Command<'DeleteDevicePolicy', { policyId: number; at: number }>;
-export type DevicePolicyCommand = CreateDevicePolicy | RenameDevicePolicy | ChangeDevicePolicyInheritance | SetDevicePolicyValues | DeleteDevicePolicy;
+export type DevicePolicyCommand =
+  CreateDevicePolicy | RenameDevicePolicy | ChangeDevicePolicyInheritance | SetDevicePolicyValues | DeleteDevicePolicy;
 
 /**
  * The conflicts of a refused delete: the management appliance recognises a policy in use only by
@@ -56,7 +63,8 @@ function requireLive(state: DevicePolicySetState, policyId: number): PolicyNode 
 function requireFreeName(state: DevicePolicySetState, name: string, except?: number): void {
   const key = nameKey(name);
   for (const [id, node] of Object.entries(state.policies)) {
-    if (Number(id) !== except && nameKey(node.name) === key) throw conflict('a device policy with that name exists', ['name']);
+    if (Number(id) !== except && nameKey(node.name) === key)
+      throw conflict('a device policy with that name exists', ['name']);
   }
 }
 
@@ -66,7 +74,10 @@ function requireParent(state: DevicePolicySetState, policyId: number, parent: nu
   if (!state.policies[parent]) throw conflict(`inherits_from: no device policy ${parent}`, ['inherits_from']);
   // the chain is acyclic (every change was checked), so the walk ends within the number of policies
   for (let at: number | null = parent; at !== null; at = state.policies[at]?.inherits_from ?? null) {
-    if (at === policyId) throw conflict(`inherits_from: policy ${policyId} would inherit from itself (a cycle through ${parent})`, ['inherits_from']);
+    if (at === policyId)
+      throw conflict(`inherits_from: policy ${policyId} would inherit from itself (a cycle through ${parent})`, [
+        'inherits_from',
+      ]);
   }
 }
 
@@ -88,24 +99,41 @@ export const devicePolicySetDecider: Decider<DevicePolicySetState, DevicePolicyC
         const node = requireLive(state, command.policyId);
         if (node.name === command.name) return [];
         requireFreeName(state, command.name, command.policyId);
-        return [{ type: 'DevicePolicyRenamed', data: { policyId: command.policyId, name: command.name, at: command.at } }];
+        return [
+          { type: 'DevicePolicyRenamed', data: { policyId: command.policyId, name: command.name, at: command.at } },
+        ];
       }
       case 'ChangeDevicePolicyInheritance': {
         const node = requireLive(state, command.policyId);
         if (node.inherits_from === command.inherits_from) return [];
         requireParent(state, command.policyId, command.inherits_from);
-        return [{ type: 'DevicePolicyInheritanceChanged', data: { policyId: command.policyId, inherits_from: command.inherits_from, at: command.at } }];
+        return [
+          {
+            type: 'DevicePolicyInheritanceChanged',
+            data: { policyId: command.policyId, inherits_from: command.inherits_from, at: command.at },
+          },
+        ];
       }
       case 'SetDevicePolicyValues': {
         const node = requireLive(state, command.policyId);
         if (node.values === canonicalValues(command.policy)) return [];
-        return [{ type: 'DevicePolicyValuesSet', data: { policyId: command.policyId, policy: command.policy, at: command.at } }];
+        return [
+          {
+            type: 'DevicePolicyValuesSet',
+            data: { policyId: command.policyId, policy: command.policy, at: command.at },
+          },
+        ];
       }
       case 'DeleteDevicePolicy': {
         requireLive(state, command.policyId);
-        const children = Object.entries(state.policies).filter(([, n]) => n.inherits_from === command.policyId).map(([id]) => Number(id));
+        const children = Object.entries(state.policies)
+          .filter(([, n]) => n.inherits_from === command.policyId)
+          .map(([id]) => Number(id));
         if (children.length) {
-          throw conflict(`device policy ${command.policyId} is inherited from by ${children.map((id) => `policy ${id}`).join(', ')}`, POLICY_IN_USE('inherits_from'));
+          throw conflict(
+            `device policy ${command.policyId} is inherited from by ${children.map((id) => `policy ${id}`).join(', ')}`,
+            POLICY_IN_USE('inherits_from'),
+          );
         }
         return [{ type: 'DevicePolicyDeleted', data: { policyId: command.policyId, at: command.at } }];
       }
@@ -120,16 +148,25 @@ export const devicePolicySetDecider: Decider<DevicePolicySetState, DevicePolicyC
       return { policies };
     };
     if (event.type === 'DevicePolicyCreated') {
-      return set({ name: event.data.name, inherits_from: event.data.inherits_from, values: canonicalValues(event.data.policy) });
+      return set({
+        name: event.data.name,
+        inherits_from: event.data.inherits_from,
+        values: canonicalValues(event.data.policy),
+      });
     }
     const current = state.policies[id];
     if (!current) return state;
     switch (event.type) {
-      case 'DevicePolicyRenamed': return set({ ...current, name: event.data.name });
-      case 'DevicePolicyInheritanceChanged': return set({ ...current, inherits_from: event.data.inherits_from });
-      case 'DevicePolicyValuesSet': return set({ ...current, values: canonicalValues(event.data.policy) });
-      case 'DevicePolicyDeleted': return set(null);
-      default: return state;
+      case 'DevicePolicyRenamed':
+        return set({ ...current, name: event.data.name });
+      case 'DevicePolicyInheritanceChanged':
+        return set({ ...current, inherits_from: event.data.inherits_from });
+      case 'DevicePolicyValuesSet':
+        return set({ ...current, values: canonicalValues(event.data.policy) });
+      case 'DevicePolicyDeleted':
+        return set(null);
+      default:
+        return state;
     }
   },
 };

@@ -14,9 +14,13 @@ export interface PolicyLink {
  * lagging a delete) ends the chain there; a chain longer than `maxDepth` (only a corrupt read model
  * could hold a cycle: the decider refuses them) is cut.
  */
-export function effectivePolicy(policy: PolicyLink, lookup: (id: number) => PolicyLink | undefined, maxDepth = 1000): PolicyValues {
+export function effectivePolicy(
+  policy: PolicyLink,
+  lookup: (id: number) => PolicyLink | undefined,
+  maxDepth = 1000,
+): PolicyValues {
   const chain: PolicyLink[] = [policy];
-  for (let parent = policy.inherits_from; parent !== null && chain.length <= maxDepth; ) {
+  for (let parent = policy.inherits_from; parent !== null && chain.length <= maxDepth;) {
     const next = lookup(parent);
     if (!next) break;
     chain.push(next);

@@ -15,15 +15,29 @@ import { activityBuckets, HOUR_MS } from './feed.projection.js';
 /** Hours closed per run at most (a backlog is worked off run after run). */
 const BATCH = 500;
 
-export async function closeActivityHours(ctx: Pick<AccountsContext, 'store' | 'docs' | 'runner' | 'clock'>, graceMs: number): Promise<number> {
+export async function closeActivityHours(
+  ctx: Pick<AccountsContext, 'store' | 'docs' | 'runner' | 'clock'>,
+  graceMs: number,
+): Promise<number> {
   await ctx.runner.catchUp();
   const nowMs = ctx.clock.now() * 1000;
-  const due = await activityBuckets(ctx.docs).find({ hour: { $lte: nowMs - HOUR_MS - graceMs } }, { sort: { hour: 1 }, limit: BATCH });
+  const due = await activityBuckets(ctx.docs).find(
+    { hour: { $lte: nowMs - HOUR_MS - graceMs } },
+    { sort: { hour: 1 }, limit: BATCH },
+  );
   let closed = 0;
   for (const bucket of due) {
-    const marker: BackupActivityHourClosed = { type: 'BackupActivityHourClosed', data: { deviceId: bucket.deviceId, hour: bucket.hour, at: ctx.clock.now() } };
+    const marker: BackupActivityHourClosed = {
+      type: 'BackupActivityHourClosed',
+      data: { deviceId: bucket.deviceId, hour: bucket.hour, at: ctx.clock.now() },
+    };
     try {
-      const { position } = await appendEvents(ctx.store, Streams.backupActivity(bucket.deviceId, bucket.hour), [marker], 'no_stream');
+      const { position } = await appendEvents(
+        ctx.store,
+        Streams.backupActivity(bucket.deviceId, bucket.hour),
+        [marker],
+        'no_stream',
+      );
       await ctx.runner.waitFor(position);
       closed += 1;
     } catch (error) {

@@ -23,7 +23,8 @@ describe('partner feed', () => {
   let partnerA: string;
   let partnerB: string;
   let aliceId: string;
-  const feed = (partnerId: string, after = 0, limit = 1000) => new FeedHandlers(t.ctx).read({ partnerId, after, limit });
+  const feed = (partnerId: string, after = 0, limit = 1000) =>
+    new FeedHandlers(t.ctx).read({ partnerId, after, limit });
   const types = async (partnerId: string, after = 0) => (await feed(partnerId, after)).events.map((e) => e.type);
   let lastPosition = 0;
   /** the partner's events after the last call */
@@ -35,14 +36,34 @@ describe('partner feed', () => {
 
   const commit = (size: number, version: number): FileVersionCommitted => ({
     type: 'FileVersionCommitted',
-    data: { fileId: `f-${version}`, deviceId: 'dev-alice', userId: aliceId, partnerId: partnerA, path: `Documents/${version}.txt`, version: 0, size, blob: 'b'.repeat(64), crc32: 1, mtime: 1, ctime: 1, at: nowSeconds },
+    data: {
+      fileId: `f-${version}`,
+      deviceId: 'dev-alice',
+      userId: aliceId,
+      partnerId: partnerA,
+      path: `Documents/${version}.txt`,
+      version: 0,
+      size,
+      blob: 'b'.repeat(64),
+      crc32: 1,
+      mtime: 1,
+      ctime: 1,
+      at: nowSeconds,
+    },
   });
 
   before(async () => {
     t = await startTestAccounts({ plans: PLANS, now: () => nowSeconds });
     partnerA = (await t.createPartner()).partner_id;
     partnerB = (await t.createPartner()).partner_id;
-    await t.users.create({ partnerId: partnerA, username: 'alice', name: 'Alice', email: 'alice@feed.example', plan_id: 1, password: 'alice-password-1' });
+    await t.users.create({
+      partnerId: partnerA,
+      username: 'alice',
+      name: 'Alice',
+      email: 'alice@feed.example',
+      plan_id: 1,
+      password: 'alice-password-1',
+    });
     await t.users.create({ partnerId: partnerB, username: 'bob', name: 'Bob', email: 'bob@feed.example', plan_id: 1 });
     aliceId = await t.userIdOf('alice');
   });
@@ -53,14 +74,34 @@ describe('partner feed', () => {
   it("lists what happened in the partner's brand, in order, and nothing of another partner", async () => {
     const group = await t.groups.create({ partnerId: partnerA, name: 'Engineering', plan_id: 1 });
     await t.groups.update({ partnerId: partnerA, group_id: group.group_id, changes: { name: 'Platform' } });
-    await t.users.update({ partnerId: partnerA, user: 'alice', changes: { name: 'Alice B', plan_id: 2, enabled: false, password: 'new-password-22' } });
+    await t.users.update({
+      partnerId: partnerA,
+      user: 'alice',
+      changes: { name: 'Alice B', plan_id: 2, enabled: false, password: 'new-password-22' },
+    });
     await t.partners.changePassword({ partnerId: partnerA, password: 'partner-password-new' });
     assert.deepEqual(await types(partnerA), [
-      'user.created', 'group.created', 'group.changed', 'user.changed', 'user.plan_changed', 'user.disabled', 'user.password_changed', 'partner.password_changed',
+      'user.created',
+      'group.created',
+      'group.changed',
+      'user.changed',
+      'user.plan_changed',
+      'user.disabled',
+      'user.password_changed',
+      'partner.password_changed',
     ]);
     assert.deepEqual(await types(partnerB), ['user.created']);
     const [created] = (await feed(partnerB)).events;
-    assert.deepEqual(created.data, { username: 'bob', name: 'Bob', email: 'bob@feed.example', plan_id: 1, group_id: null, bonus_bytes: 0, avatar_id: (created.data as { avatar_id: number }).avatar_id, creation_time: nowSeconds });
+    assert.deepEqual(created.data, {
+      username: 'bob',
+      name: 'Bob',
+      email: 'bob@feed.example',
+      plan_id: 1,
+      group_id: null,
+      bonus_bytes: 0,
+      avatar_id: (created.data as { avatar_id: number }).avatar_id,
+      creation_time: nowSeconds,
+    });
     lastPosition = (await feed(partnerA)).next_after;
   });
 
@@ -70,25 +111,71 @@ describe('partner feed', () => {
     assert.equal(new Set(events.map((e) => e.id)).size, events.length);
     for (let i = 1; i < events.length; i++) assert.ok(events[i].position > events[i - 1].position);
     const text = JSON.stringify(events);
-    for (const internal of ['scrypt', 'passwordHash', aliceId, partnerA, 'new-password-22', 'partner-password-new']) assert.ok(!text.includes(internal), `the feed holds ${internal}`);
+    for (const internal of ['scrypt', 'passwordHash', aliceId, partnerA, 'new-password-22', 'partner-password-new'])
+      assert.ok(!text.includes(internal), `the feed holds ${internal}`);
   });
 
   it('devices, quota thresholds (up and down) and share rooms', async () => {
-    await t.storageEvents(Streams.device('dev-alice'), [{ type: 'DeviceRegistered', data: { deviceId: 'dev-alice', userId: aliceId, partnerId: partnerA, name: 'laptop', sysplatform: 'linux', client_revision: 2, at: nowSeconds } }]);
+    await t.storageEvents(Streams.device('dev-alice'), [
+      {
+        type: 'DeviceRegistered',
+        data: {
+          deviceId: 'dev-alice',
+          userId: aliceId,
+          partnerId: partnerA,
+          name: 'laptop',
+          sysplatform: 'linux',
+          client_revision: 2,
+          at: nowSeconds,
+        },
+      },
+    ]);
     // plan 2 holds 2000 bytes: 1700 is 85%
     await t.storageEvents(Streams.file('f-1'), [commit(1700, 1)]);
     await t.storageEvents(Streams.share(aliceId), [
-      { type: 'ShareRoomCreated', data: { room_key: 'k1', name: 'Photos', description: 'lake', dirs: ['laptop/Pictures/'], userId: aliceId, partnerId: partnerA, at: nowSeconds } },
+      {
+        type: 'ShareRoomCreated',
+        data: {
+          room_key: 'k1',
+          name: 'Photos',
+          description: 'lake',
+          dirs: ['laptop/Pictures/'],
+          userId: aliceId,
+          partnerId: partnerA,
+          at: nowSeconds,
+        },
+      },
       { type: 'ShareRoomDisabled', data: { room_key: 'k1', at: nowSeconds } },
     ]);
     // back to plan 1 (1000 bytes): over 100%
     await t.users.update({ partnerId: partnerA, user: 'alice', changes: { plan_id: 1 } });
-    await t.storageEvents(Streams.file('f-1'), [{ type: 'FileVersionsPurged', data: { userId: aliceId, partnerId: partnerA, deviceId: 'dev-alice', path: 'Documents/1.txt', versions: [0], blobs: [], bytes: 1000, at: nowSeconds } }]);
-    const events = await newEvents(partnerA);
-    assert.deepEqual(events.map((e) => e.type), [
-      'device.registered', 'quota.threshold_crossed', 'share_room.created', 'share_room.disabled', 'user.plan_changed',
-      ...Array<string>(5).fill('quota.threshold_crossed'),
+    await t.storageEvents(Streams.file('f-1'), [
+      {
+        type: 'FileVersionsPurged',
+        data: {
+          userId: aliceId,
+          partnerId: partnerA,
+          deviceId: 'dev-alice',
+          path: 'Documents/1.txt',
+          versions: [0],
+          blobs: [],
+          bytes: 1000,
+          at: nowSeconds,
+        },
+      },
     ]);
+    const events = await newEvents(partnerA);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [
+        'device.registered',
+        'quota.threshold_crossed',
+        'share_room.created',
+        'share_room.disabled',
+        'user.plan_changed',
+        ...Array<string>(5).fill('quota.threshold_crossed'),
+      ],
+    );
     const crossings = events.filter((e) => e.type === 'quota.threshold_crossed').map((e) => e.data);
     assert.deepEqual(crossings, [
       { username: 'alice', threshold: 80, direction: 'up', bytes_stored: 1700, storage_bytes: 2000 },
@@ -112,7 +199,15 @@ describe('partner feed', () => {
     assert.equal(await closeActivityHours(t.ctx, 60_000), 0, 'closed once');
     const [summary] = (await newEvents(partnerA)).filter((e) => e.type === 'device.backup_activity');
     const { hour_start, ...counts } = summary.data as { hour_start: string };
-    assert.deepEqual(counts, { username: 'alice', device: 'laptop', files_committed: 2, bytes_committed: 1710, files_deleted: 0, folders_deleted: 0, backups_completed: 1 });
+    assert.deepEqual(counts, {
+      username: 'alice',
+      device: 'laptop',
+      files_committed: 2,
+      bytes_committed: 1710,
+      files_deleted: 0,
+      folders_deleted: 0,
+      backups_completed: 1,
+    });
     const hour = Date.parse(hour_start);
     assert.equal(hour % HOUR_MS, 0);
     assert.ok(hour <= Date.now() && Date.now() - hour < 2 * HOUR_MS);
@@ -132,9 +227,24 @@ describe('partner feed', () => {
     moved.data.moved_from = { deviceId: 'dev-alice', path: 'Documents/1.txt' };
     await t.storageEvents(Streams.file('f-9'), [moved]);
     await t.storageEvents(Streams.file('f-1'), [
-      { type: 'FileMovedOut', data: { userId: aliceId, partnerId: partnerA, deviceId: 'dev-alice', path: 'Documents/1.txt', version: 1, bytes: 700, to: { deviceId: 'dev-alice', path: 'Documents/9.txt' }, at: nowSeconds } },
+      {
+        type: 'FileMovedOut',
+        data: {
+          userId: aliceId,
+          partnerId: partnerA,
+          deviceId: 'dev-alice',
+          path: 'Documents/1.txt',
+          version: 1,
+          bytes: 700,
+          to: { deviceId: 'dev-alice', path: 'Documents/9.txt' },
+          at: nowSeconds,
+        },
+      },
     ]);
-    assert.deepEqual((await newEvents(partnerA)).filter((e) => e.type === 'quota.threshold_crossed'), []);
+    assert.deepEqual(
+      (await newEvents(partnerA)).filter((e) => e.type === 'quota.threshold_crossed'),
+      [],
+    );
   });
 
   it('pages concatenate to the whole feed, and a restart rebuilds the very same feed', async () => {
@@ -160,7 +270,14 @@ describe('partner feed', () => {
     const waiting = new FeedHandlers(t.ctx).read({ partnerId: partnerB, after: head, limit: 10, waitMs: 30_000 });
     await t.users.update({ partnerId: partnerB, user: 'bob', changes: { enabled: false } });
     const page = await waiting;
-    assert.deepEqual(page.events.map((e) => e.type), ['user.disabled']);
-    assert.deepEqual((await new FeedHandlers(t.ctx).read({ partnerId: partnerB, after: page.next_after, limit: 10, waitMs: 50 })).events, []);
+    assert.deepEqual(
+      page.events.map((e) => e.type),
+      ['user.disabled'],
+    );
+    assert.deepEqual(
+      (await new FeedHandlers(t.ctx).read({ partnerId: partnerB, after: page.next_after, limit: 10, waitMs: 50 }))
+        .events,
+      [],
+    );
   });
 });

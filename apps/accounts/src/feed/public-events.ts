@@ -61,15 +61,26 @@ export interface ActivityCounts {
 export const userEvents = {
   UserCreated: (d: UserCreated['data']) =>
     draft('user.created', {
-      username: d.username, name: d.name, email: d.email, plan_id: d.plan_id, group_id: d.group_id,
-      bonus_bytes: d.bonus_bytes, avatar_id: d.avatar_id, creation_time: d.creation_time,
+      username: d.username,
+      name: d.name,
+      email: d.email,
+      plan_id: d.plan_id,
+      group_id: d.group_id,
+      bonus_bytes: d.bonus_bytes,
+      avatar_id: d.avatar_id,
+      creation_time: d.creation_time,
     }),
   UserRenamed: (d: UserRenamed['data'], s: Subject) => draft('user.changed', { username: s.username, name: d.name }),
-  UserEmailChanged: (d: UserEmailChanged['data'], s: Subject) => draft('user.changed', { username: s.username, email: d.email }),
-  UserBonusChanged: (d: UserBonusChanged['data'], s: Subject) => draft('user.changed', { username: s.username, bonus_bytes: d.bonus_bytes }),
-  UserPurgeHoldChanged: (d: UserPurgeHoldChanged['data'], s: Subject) => draft('user.changed', { username: s.username, purgehold_active: d.purgehold_active }),
-  UserPlanChanged: (d: UserPlanChanged['data'], s: Subject) => draft('user.plan_changed', { username: s.username, plan_id: d.plan_id }),
-  UserGroupChanged: (d: UserGroupChanged['data'], s: Subject) => draft('user.group_changed', { username: s.username, group_id: d.group_id }),
+  UserEmailChanged: (d: UserEmailChanged['data'], s: Subject) =>
+    draft('user.changed', { username: s.username, email: d.email }),
+  UserBonusChanged: (d: UserBonusChanged['data'], s: Subject) =>
+    draft('user.changed', { username: s.username, bonus_bytes: d.bonus_bytes }),
+  UserPurgeHoldChanged: (d: UserPurgeHoldChanged['data'], s: Subject) =>
+    draft('user.changed', { username: s.username, purgehold_active: d.purgehold_active }),
+  UserPlanChanged: (d: UserPlanChanged['data'], s: Subject) =>
+    draft('user.plan_changed', { username: s.username, plan_id: d.plan_id }),
+  UserGroupChanged: (d: UserGroupChanged['data'], s: Subject) =>
+    draft('user.group_changed', { username: s.username, group_id: d.group_id }),
   UserEnabled: (_d: unknown, s: Subject) => draft('user.enabled', { username: s.username }),
   UserDisabled: (_d: unknown, s: Subject) => draft('user.disabled', { username: s.username }),
   UserDeleted: (_d: unknown, s: Subject) => draft('user.deleted', { username: s.username }),
@@ -80,44 +91,71 @@ export const userEvents = {
 export const groupEvents = {
   GroupCreated: (d: GroupCreated['data']) =>
     draft('group.created', {
-      group_id: d.groupId, name: d.name, plan_id: d.plan_id, webapi_enable: d.webapi_enable, check_domain: d.check_domain,
+      group_id: d.groupId,
+      name: d.name,
+      plan_id: d.plan_id,
+      webapi_enable: d.webapi_enable,
+      check_domain: d.check_domain,
       device_policy: d.device_policy ?? null,
     }),
-  GroupRenamed: (d: GroupRenamed['data'], groupId: number) => draft('group.changed', { group_id: groupId, name: d.name }),
+  GroupRenamed: (d: GroupRenamed['data'], groupId: number) =>
+    draft('group.changed', { group_id: groupId, name: d.name }),
   GroupPolicyChanged: (d: GroupPolicyChanged['data'], groupId: number) =>
     draft('group.changed', { group_id: groupId, webapi_enable: d.webapi_enable, check_domain: d.check_domain }),
-  GroupDevicePolicyChanged: (d: GroupDevicePolicyChanged['data'], groupId: number) => draft('group.changed', { group_id: groupId, device_policy: d.device_policy }),
-  GroupPlanChanged: (d: GroupPlanChanged['data'], groupId: number) => draft('group.plan_changed', { group_id: groupId, plan_id: d.plan_id }),
-  GroupDeleted: (d: GroupDeleted['data'], groupId: number) => draft('group.deleted', { group_id: groupId, move_to: d.move_to }),
+  GroupDevicePolicyChanged: (d: GroupDevicePolicyChanged['data'], groupId: number) =>
+    draft('group.changed', { group_id: groupId, device_policy: d.device_policy }),
+  GroupPlanChanged: (d: GroupPlanChanged['data'], groupId: number) =>
+    draft('group.plan_changed', { group_id: groupId, plan_id: d.plan_id }),
+  GroupDeleted: (d: GroupDeleted['data'], groupId: number) =>
+    draft('group.deleted', { group_id: groupId, move_to: d.move_to }),
 };
 
 export const deviceEvents = {
   DeviceRegistered: (d: DeviceRegistered['data'], s: Subject) =>
-    draft('device.registered', { username: s.username, device: d.name, sysplatform: d.sysplatform, client_revision: d.client_revision }),
-  DeviceRemoved: (_d: unknown, s: Required<Subject>) => draft('device.removed', { username: s.username, device: s.device }),
+    draft('device.registered', {
+      username: s.username,
+      device: d.name,
+      sysplatform: d.sysplatform,
+      client_revision: d.client_revision,
+    }),
+  DeviceRemoved: (_d: unknown, s: Required<Subject>) =>
+    draft('device.removed', { username: s.username, device: s.device }),
 };
 
 export const shareEvents = {
   ShareRoomCreated: (d: ShareRoomCreated['data'], s: Subject) =>
-    draft('share_room.created', { username: s.username, room_key: d.room_key, name: d.name, description: d.description }),
+    draft('share_room.created', {
+      username: s.username,
+      room_key: d.room_key,
+      name: d.name,
+      description: d.description,
+    }),
   /** a change of the shared folders alone is not news for the partner */
   ShareRoomUpdated: (d: ShareRoomUpdated['data'], s: Subject): Draft | null =>
     d.name === undefined && d.description === undefined
       ? null
       : draft('share_room.changed', {
-          username: s.username, room_key: d.room_key,
+          username: s.username,
+          room_key: d.room_key,
           ...(d.name === undefined ? {} : { name: d.name }),
           ...(d.description === undefined ? {} : { description: d.description }),
         }),
-  ShareRoomEnabled: (d: ShareRoomEnabled['data'], s: Subject) => draft('share_room.enabled', { username: s.username, room_key: d.room_key }),
-  ShareRoomDisabled: (d: ShareRoomDisabled['data'], s: Subject) => draft('share_room.disabled', { username: s.username, room_key: d.room_key }),
-  ShareRoomDeleted: (d: ShareRoomDeleted['data'], s: Subject) => draft('share_room.deleted', { username: s.username, room_key: d.room_key }),
+  ShareRoomEnabled: (d: ShareRoomEnabled['data'], s: Subject) =>
+    draft('share_room.enabled', { username: s.username, room_key: d.room_key }),
+  ShareRoomDisabled: (d: ShareRoomDisabled['data'], s: Subject) =>
+    draft('share_room.disabled', { username: s.username, room_key: d.room_key }),
+  ShareRoomDeleted: (d: ShareRoomDeleted['data'], s: Subject) =>
+    draft('share_room.deleted', { username: s.username, room_key: d.room_key }),
   /** visits: the feed projection hands in the downloads since the room's previous share.accessed (at most one an hour) */
   ShareRoomAccessed: (d: ShareRoomAccessed['data'], s: Subject) =>
     draft('share.accessed', { username: s.username, room_key: d.room_key, downloads: d.downloads, last_access: d.at }),
   /** whether the room has a password, never the hash */
   ShareRoomPasswordSet: (d: ShareRoomPasswordSet['data'], s: Subject) =>
-    draft('share_room.changed', { username: s.username, room_key: d.room_key, password_required: d.password_hash !== null }),
+    draft('share_room.changed', {
+      username: s.username,
+      room_key: d.room_key,
+      password_required: d.password_hash !== null,
+    }),
 };
 
 export const partnerEvents = {
@@ -126,7 +164,10 @@ export const partnerEvents = {
 };
 
 /** What one internal event adds to a device's hour of activity (nothing: not activity). */
-export function activityOf(type: string, data: FileDeleted['data'] | FolderDeleted['data'] | BackupCompleted['data'] | { size: number }): Partial<ActivityCounts> | null {
+export function activityOf(
+  type: string,
+  data: FileDeleted['data'] | FolderDeleted['data'] | BackupCompleted['data'] | { size: number },
+): Partial<ActivityCounts> | null {
   switch (type) {
     case 'FileVersionCommitted':
       return { files_committed: 1, bytes_committed: (data as { size: number }).size };
@@ -143,10 +184,26 @@ export function activityOf(type: string, data: FileDeleted['data'] | FolderDelet
 
 export const activitySummary = (s: Required<Subject>, hourStartMs: number, c: ActivityCounts) =>
   draft('device.backup_activity', {
-    username: s.username, device: s.device, hour_start: new Date(hourStartMs).toISOString(),
-    files_committed: c.files_committed, bytes_committed: c.bytes_committed, files_deleted: c.files_deleted,
-    folders_deleted: c.folders_deleted, backups_completed: c.backups_completed,
+    username: s.username,
+    device: s.device,
+    hour_start: new Date(hourStartMs).toISOString(),
+    files_committed: c.files_committed,
+    bytes_committed: c.bytes_committed,
+    files_deleted: c.files_deleted,
+    folders_deleted: c.folders_deleted,
+    backups_completed: c.backups_completed,
   });
 
-export const quotaCrossing = (s: Subject, crossing: { threshold: 80 | 90 | 100; direction: 'up' | 'down' }, bytesStored: number, storageBytes: number) =>
-  draft('quota.threshold_crossed', { username: s.username, threshold: crossing.threshold, direction: crossing.direction, bytes_stored: bytesStored, storage_bytes: storageBytes });
+export const quotaCrossing = (
+  s: Subject,
+  crossing: { threshold: 80 | 90 | 100; direction: 'up' | 'down' },
+  bytesStored: number,
+  storageBytes: number,
+) =>
+  draft('quota.threshold_crossed', {
+    username: s.username,
+    threshold: crossing.threshold,
+    direction: crossing.direction,
+    bytes_stored: bytesStored,
+    storage_bytes: storageBytes,
+  });

@@ -7,7 +7,17 @@
 import { PUBLIC_EVENT_PAYLOADS, QUOTA_THRESHOLDS } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { activityOf, activitySummary, deviceEvents, type Draft, groupEvents, partnerEvents, quotaCrossing, shareEvents, userEvents } from './public-events.js';
+import {
+  activityOf,
+  activitySummary,
+  deviceEvents,
+  type Draft,
+  groupEvents,
+  partnerEvents,
+  quotaCrossing,
+  shareEvents,
+  userEvents,
+} from './public-events.js';
 import { crossings, quotaLevel } from './quota-thresholds.js';
 
 const CANARY = 'SECRET';
@@ -26,7 +36,17 @@ const subject = { username: 'alice', device: 'laptop' };
 
 const samples: Record<string, Record<string, Record<string, unknown>>> = {
   userEvents: {
-    UserCreated: { username: 'alice', name: 'Alice', email: 'a@example.com', plan_id: 1, group_id: null, bonus_bytes: 0, avatar_id: 3, share_id: `${CANARY}-share`, creation_time: 1 },
+    UserCreated: {
+      username: 'alice',
+      name: 'Alice',
+      email: 'a@example.com',
+      plan_id: 1,
+      group_id: null,
+      bonus_bytes: 0,
+      avatar_id: 3,
+      share_id: `${CANARY}-share`,
+      creation_time: 1,
+    },
     UserRenamed: { name: 'Alice B' },
     UserEmailChanged: { email: 'b@example.com' },
     UserBonusChanged: { bonus_bytes: 5 },
@@ -39,7 +59,14 @@ const samples: Record<string, Record<string, Record<string, unknown>>> = {
     UserPasswordChanged: {},
   },
   groupEvents: {
-    GroupCreated: { groupId: 3, name: 'Eng', plan_id: 1, webapi_enable: true, check_domain: false, device_policy: null },
+    GroupCreated: {
+      groupId: 3,
+      name: 'Eng',
+      plan_id: 1,
+      webapi_enable: true,
+      check_domain: false,
+      device_policy: null,
+    },
     GroupRenamed: { name: 'Engineering' },
     GroupPolicyChanged: { webapi_enable: false, check_domain: true },
     GroupDevicePolicyChanged: { device_policy: 2 },
@@ -51,7 +78,13 @@ const samples: Record<string, Record<string, Record<string, unknown>>> = {
     DeviceRemoved: { at: 2 },
   },
   shareEvents: {
-    ShareRoomCreated: { room_key: 'k1', name: 'Photos', description: 'lake', dirs: [`laptop/${CANARY}-private-folder/`], at: 1 },
+    ShareRoomCreated: {
+      room_key: 'k1',
+      name: 'Photos',
+      description: 'lake',
+      dirs: [`laptop/${CANARY}-private-folder/`],
+      at: 1,
+    },
     ShareRoomUpdated: { room_key: 'k1', name: 'Pics', dirs: [`laptop/${CANARY}-private-folder/`], at: 2 },
     ShareRoomEnabled: { room_key: 'k1', at: 3 },
     ShareRoomDisabled: { room_key: 'k1', at: 4 },
@@ -63,7 +96,13 @@ const samples: Record<string, Record<string, Record<string, unknown>>> = {
     PartnerPasswordChanged: { at: 1 },
   },
 };
-const tables: Record<string, Record<string, (data: never, who: never) => Draft | null>> = { userEvents, groupEvents, deviceEvents, shareEvents, partnerEvents };
+const tables: Record<string, Record<string, (data: never, who: never) => Draft | null>> = {
+  userEvents,
+  groupEvents,
+  deviceEvents,
+  shareEvents,
+  partnerEvents,
+};
 
 function assertPublic(draft: Draft | null, where: string): void {
   assert.ok(draft, `${where} made no event`);
@@ -87,7 +126,13 @@ describe('public event mapping', () => {
   }
 
   it('the self-check sees a leak and an extra field', () => {
-    const leaky = { type: 'user.created', data: { ...(userEvents.UserCreated(samples.userEvents.UserCreated as never).data), passwordHash: internals.passwordHash } } as Draft;
+    const leaky = {
+      type: 'user.created',
+      data: {
+        ...userEvents.UserCreated(samples.userEvents.UserCreated as never).data,
+        passwordHash: internals.passwordHash,
+      },
+    } as Draft;
     assert.throws(() => assertPublic(leaky, 'leaky'));
     const sneaky = { type: 'user.deleted', data: { username: `${CANARY}-x` } } as Draft;
     assert.throws(() => assertPublic(sneaky, 'sneaky'));
@@ -98,9 +143,21 @@ describe('public event mapping', () => {
   });
 
   it('hour summaries and quota crossings carry only counts and names', () => {
-    assertPublic(activitySummary(subject, Date.UTC(2026, 0, 1, 9), { files_committed: 2, bytes_committed: 10, files_deleted: 1, folders_deleted: 0, backups_completed: 1 }), 'summary');
+    assertPublic(
+      activitySummary(subject, Date.UTC(2026, 0, 1, 9), {
+        files_committed: 2,
+        bytes_committed: 10,
+        files_deleted: 1,
+        folders_deleted: 0,
+        backups_completed: 1,
+      }),
+      'summary',
+    );
     assertPublic(quotaCrossing(subject, { threshold: 90, direction: 'up' }, 95, 100), 'quota');
-    assert.deepEqual(activityOf('FileVersionCommitted', { ...internals, size: 7 }), { files_committed: 1, bytes_committed: 7 });
+    assert.deepEqual(activityOf('FileVersionCommitted', { ...internals, size: 7 }), {
+      files_committed: 1,
+      bytes_committed: 7,
+    });
     assert.equal(activityOf('DeviceLoggedIn', internals as never), null);
   });
 });

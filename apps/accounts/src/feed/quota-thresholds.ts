@@ -24,7 +24,11 @@ export interface Crossing {
 
 /** Every threshold between two levels, in the order the bytes crossed them: up the ones reached, down the ones fallen under. */
 export function crossings(from: QuotaLevel, to: QuotaLevel): Crossing[] {
-  if (to > from) return QUOTA_THRESHOLDS.filter((t) => t > from && t <= to).map((threshold) => ({ threshold, direction: 'up' as const }));
+  if (to > from)
+    return QUOTA_THRESHOLDS.filter((t) => t > from && t <= to).map((threshold) => ({
+      threshold,
+      direction: 'up' as const,
+    }));
   return QUOTA_THRESHOLDS.filter((t) => t > to && t <= from)
     .reverse()
     .map((threshold) => ({ threshold, direction: 'down' as const }));

@@ -15,7 +15,10 @@ export const MEMBER_PAGE = 1000;
 
 export async function* groupMembers(ctx: AccountsContext, partnerId: string, groupId: number): AsyncGenerator<UserDoc> {
   for (let skip = 0; ; skip += MEMBER_PAGE) {
-    const page = await usersCollection(ctx.docs).find({ partnerId, group_id: groupId }, { sort: { username: 1 }, skip, limit: MEMBER_PAGE });
+    const page = await usersCollection(ctx.docs).find(
+      { partnerId, group_id: groupId },
+      { sort: { username: 1 }, skip, limit: MEMBER_PAGE },
+    );
     yield* page;
     if (page.length < MEMBER_PAGE) return;
   }
@@ -26,7 +29,11 @@ export async function* groupMembers(ctx: AccountsContext, partnerId: string, gro
  * member write re-reads the group after reading the user, and appends with the user's expected
  * revision, so concurrent plan changes on one group converge on the group's final plan.
  */
-export async function reconcileMemberPlans(ctx: AccountsContext, partnerId: string, groupId: number): Promise<number | null> {
+export async function reconcileMemberPlans(
+  ctx: AccountsContext,
+  partnerId: string,
+  groupId: number,
+): Promise<number | null> {
   let position: number | null = null;
   for await (const member of groupMembers(ctx, partnerId, groupId)) {
     position = (await adoptGroupPlan(ctx, partnerId, member._id, groupId, `group ${groupId} plan`)) ?? position;
@@ -35,7 +42,12 @@ export async function reconcileMemberPlans(ctx: AccountsContext, partnerId: stri
 }
 
 /** Moves every member of a deleted group into `targetId`, on the target's plan. */
-export async function moveMembers(ctx: AccountsContext, partnerId: string, groupId: number, targetId: number): Promise<number | null> {
+export async function moveMembers(
+  ctx: AccountsContext,
+  partnerId: string,
+  groupId: number,
+  targetId: number,
+): Promise<number | null> {
   let position: number | null = null;
   // Moving members shrinks the set we page over, so always take the first page again, after
   // waiting for the read model to show the moves already made: by anyone, not only by us. Two
@@ -45,7 +57,10 @@ export async function moveMembers(ctx: AccountsContext, partnerId: string, group
   // loop a turn, so the projection runner (a timer) never gets to apply the other replica's moves.
   // Waiting for the store's head covers both, and yields to the runner.
   for (;;) {
-    const page = await usersCollection(ctx.docs).find({ partnerId, group_id: groupId }, { sort: { username: 1 }, limit: MEMBER_PAGE });
+    const page = await usersCollection(ctx.docs).find(
+      { partnerId, group_id: groupId },
+      { sort: { username: 1 }, limit: MEMBER_PAGE },
+    );
     if (page.length === 0) return position;
     for (const member of page) {
       const moved = await changeUser(
@@ -59,7 +74,8 @@ export async function moveMembers(ctx: AccountsContext, partnerId: string, group
         },
         { reason: `group ${groupId} deleted` },
       );
-      position = (await adoptGroupPlan(ctx, partnerId, member._id, targetId, `group ${groupId} deleted`)) ?? moved ?? position;
+      position =
+        (await adoptGroupPlan(ctx, partnerId, member._id, targetId, `group ${groupId} deleted`)) ?? moved ?? position;
     }
     await ctx.runner.waitFor(Math.max(position ?? 0, await ctx.store.headPosition()));
   }

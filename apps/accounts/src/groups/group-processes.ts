@@ -15,7 +15,13 @@
  * how many members are left); a crash meanwhile leaves the process pending, which recovery
  * completes.
  */
-import { type GroupChangeAbandoned, type GroupCreated, type GroupCreationAbandoned, type GroupMemberPlansApplied, Streams } from '@burrow/contracts';
+import {
+  type GroupChangeAbandoned,
+  type GroupCreated,
+  type GroupCreationAbandoned,
+  type GroupMemberPlansApplied,
+  Streams,
+} from '@burrow/contracts';
 import {
   appendEvents,
   claimNewStream,
@@ -34,10 +40,16 @@ import type { AccountsContext } from '../context.js';
 import { groupDecider } from './group.js';
 import { moveMembers, reconcileMemberPlans } from './group-members.js';
 
-export const groupNameReservation = (partnerId: string, name: string) => Streams.reservation('groupname', `${partnerId}-${nameKey(name)}`);
+export const groupNameReservation = (partnerId: string, name: string) =>
+  Streams.reservation('groupname', `${partnerId}-${nameKey(name)}`);
 
 /** Frees a name the group no longer has, whoever reserved it (groups made before processes had random owners). */
-async function releaseFormerName(ctx: AccountsContext, partnerId: string, groupId: number, name: string): Promise<void> {
+async function releaseFormerName(
+  ctx: AccountsContext,
+  partnerId: string,
+  groupId: number,
+  name: string,
+): Promise<void> {
   const { state } = await loadAggregate(ctx.store, Streams.group(groupId), groupDecider);
   if (!state.deleted && state.exists && nameKey(state.name) === nameKey(name)) return;
   const stream = groupNameReservation(partnerId, name);
@@ -69,12 +81,18 @@ export const createGroupProcess = (ctx: AccountsContext) =>
         run: ({ id, data }) => reserveName(ctx.store, groupNameReservation(data.partnerId, data.name), id, 'name'),
         undo: (data, processId) => releaseName(ctx.store, groupNameReservation(data.partnerId, data.name), processId),
       },
-      { name: 'allocate-id', run: () => nextId(ctx.store, Streams.counter('group_id')), noted: (groupId: number) => ({ groupId }) },
+      {
+        name: 'allocate-id',
+        run: () => nextId(ctx.store, Streams.counter('group_id')),
+        noted: (groupId: number) => ({ groupId }),
+      },
     ],
     async commit({ id, data, input }) {
       const { groupId, partnerId, name } = data;
       const command = { type: 'CreateGroup' as const, data: { groupId: groupId!, partnerId, name, ...input } };
-      return (await handleCommand(ctx.store, Streams.group(groupId!), groupDecider, command, { metadata: { processId: id } })).position;
+      return (
+        await handleCommand(ctx.store, Streams.group(groupId!), groupDecider, command, { metadata: { processId: id } })
+      ).position;
     },
     async settle(data) {
       // no id noted: the process died before it could create anything
@@ -103,14 +121,16 @@ export const updateGroupProcess = (ctx: AccountsContext) =>
         name: 'reserve-name',
         when: (data) => data.renameTo !== null,
         run: ({ id, data }) => reserveName(ctx.store, groupNameReservation(data.partnerId, data.renameTo!), id, 'name'),
-        undo: (data, processId) => releaseName(ctx.store, groupNameReservation(data.partnerId, data.renameTo!), processId),
+        undo: (data, processId) =>
+          releaseName(ctx.store, groupNameReservation(data.partnerId, data.renameTo!), processId),
       },
     ],
     async commit({ id, data, input }) {
       // `membersFollow`: the group's plan_status is `updating` until `GroupMemberPlansApplied`
       // (events written before members followed after the reply have no such promise to keep)
       const metadata = data.planChange ? { processId: id, membersFollow: true } : { processId: id };
-      return (await appendEvents(ctx.store, Streams.group(data.groupId), input.events, data.revision, metadata)).position;
+      return (await appendEvents(ctx.store, Streams.group(data.groupId), input.events, data.revision, metadata))
+        .position;
     },
     completeAfterReply: (data) => data.planChange,
     settle(data, processId) {
@@ -119,12 +139,17 @@ export const updateGroupProcess = (ctx: AccountsContext) =>
     },
     async complete(data, processId) {
       if (data.renameFrom !== null) await releaseFormerName(ctx, data.partnerId, data.groupId, data.renameFrom);
-      const planChanged = data.planChange ? (await appendedBy(ctx, data.groupId, processId)).find((e) => e.type === 'GroupPlanChanged') : undefined;
+      const planChanged = data.planChange
+        ? (await appendedBy(ctx, data.groupId, processId)).find((e) => e.type === 'GroupPlanChanged')
+        : undefined;
       if (planChanged) {
         // every member written before the plan change is in the read model before we page it
         await ctx.runner.catchUp();
         await ctx.runner.waitFor(await reconcileMemberPlans(ctx, data.partnerId, data.groupId));
-        const applied: GroupMemberPlansApplied = { type: 'GroupMemberPlansApplied', data: { plan_id: planChanged.data.plan_id as number, processId } };
+        const applied: GroupMemberPlansApplied = {
+          type: 'GroupMemberPlansApplied',
+          data: { plan_id: planChanged.data.plan_id as number, processId },
+        };
         return (await appendEvents(ctx.store, Streams.group(data.groupId), [applied], 'any', { processId })).position;
       }
     },
@@ -144,14 +169,19 @@ export const deleteGroupProcess = (ctx: AccountsContext) =>
     // the first step: an abandoned delete changed nothing, there is nothing to undo
     async commit({ id, data }) {
       const command = { type: 'DeleteGroup' as const, move_to: data.moveTo };
-      return (await handleCommand(ctx.store, Streams.group(data.groupId), groupDecider, command, { metadata: { processId: id } })).position;
+      return (
+        await handleCommand(ctx.store, Streams.group(data.groupId), groupDecider, command, {
+          metadata: { processId: id },
+        })
+      ).position;
     },
     async settle(data) {
       const { state } = await loadAggregate(ctx.store, Streams.group(data.groupId), groupDecider);
       return state.deleted ? 'committed' : 'abandoned';
     },
     async complete(data) {
-      if (data.moveTo !== null) await ctx.runner.waitFor(await moveMembers(ctx, data.partnerId, data.groupId, data.moveTo));
+      if (data.moveTo !== null)
+        await ctx.runner.waitFor(await moveMembers(ctx, data.partnerId, data.groupId, data.moveTo));
       await releaseFormerName(ctx, data.partnerId, data.groupId, data.name);
     },
   });

@@ -3,14 +3,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { groupDecider } from './group.js';
 
-const created: GroupEvent = { type: 'GroupCreated', data: { groupId: 7, partnerId: 'p1', name: 'Sales', plan_id: 1, webapi_enable: true, check_domain: false } };
+const created: GroupEvent = {
+  type: 'GroupCreated',
+  data: { groupId: 7, partnerId: 'p1', name: 'Sales', plan_id: 1, webapi_enable: true, check_domain: false },
+};
 const given = (...events: GroupEvent[]) => events.reduce(groupDecider.evolve, groupDecider.initialState);
 
 describe('group decider', () => {
   it('emits only what changes', () => {
     const events = decideAll(
       groupDecider,
-      [{ type: 'RenameGroup', name: 'Sales' }, { type: 'ChangeGroupPlan', plan_id: 2 }, { type: 'SetGroupPolicy', check_domain: true }],
+      [
+        { type: 'RenameGroup', name: 'Sales' },
+        { type: 'ChangeGroupPlan', plan_id: 2 },
+        { type: 'SetGroupPolicy', check_domain: true },
+      ],
       given(created),
     );
     assert.deepEqual(events, [
@@ -21,14 +28,23 @@ describe('group decider', () => {
 
   it('refuses changes to a deleted or unknown group with 404', () => {
     const deleted = given(created, { type: 'GroupDeleted', data: { move_to: null } });
-    assert.throws(() => groupDecider.decide({ type: 'RenameGroup', name: 'x' }, deleted), (e: { status?: number }) => e.status === 404);
-    assert.throws(() => groupDecider.decide({ type: 'DeleteGroup', move_to: null }, groupDecider.initialState), (e: { status?: number }) => e.status === 404);
+    assert.throws(
+      () => groupDecider.decide({ type: 'RenameGroup', name: 'x' }, deleted),
+      (e: { status?: number }) => e.status === 404,
+    );
+    assert.throws(
+      () => groupDecider.decide({ type: 'DeleteGroup', move_to: null }, groupDecider.initialState),
+      (e: { status?: number }) => e.status === 404,
+    );
   });
 
   it('creating twice is a no-op (idempotent retry); a claimed stream refuses with 503', () => {
     assert.deepEqual(groupDecider.decide({ type: 'CreateGroup', data: created.data }, given(created)), []);
     const claimed = given({ type: 'GroupCreationAbandoned', data: { at: 1 } });
-    assert.throws(() => groupDecider.decide({ type: 'CreateGroup', data: created.data }, claimed), (e: { status?: number }) => e.status === 503);
+    assert.throws(
+      () => groupDecider.decide({ type: 'CreateGroup', data: created.data }, claimed),
+      (e: { status?: number }) => e.status === 503,
+    );
   });
 
   it('sets the device policy only when it changes; groups created before policies have none', () => {

@@ -47,7 +47,9 @@ export class GroupsHandlers {
     const filter: Record<string, unknown> = { partnerId };
     if (search) filter.name = { $regex: escapeRegex(search), $options: 'i' };
     // bounded like every list; the spec's group list has no paging parameters
-    return (await groupsCollection(this.ctx.docs).find(filter, { sort: { group_id: 1 }, limit: MAX_GROUPS })).map(toGroup);
+    return (await groupsCollection(this.ctx.docs).find(filter, { sort: { group_id: 1 }, limit: MAX_GROUPS })).map(
+      toGroup,
+    );
   }
 
   /** One group; while a plan change is reaching its members, how many are left (`plan_members_pending`). */
@@ -55,7 +57,14 @@ export class GroupsHandlers {
   async get(@Payload() { partnerId, group_id }: GroupRef): Promise<Group> {
     const group = toGroup(await this.requireGroup(partnerId, group_id));
     if (group.plan_status !== 'updating') return group;
-    return { ...group, plan_members_pending: await usersCollection(this.ctx.docs).count({ partnerId, group_id, plan_id: { $ne: group.plan_id } }) };
+    return {
+      ...group,
+      plan_members_pending: await usersCollection(this.ctx.docs).count({
+        partnerId,
+        group_id,
+        plan_id: { $ne: group.plan_id },
+      }),
+    };
   }
 
   @MessagePattern(Subjects.accounts.createGroup)
@@ -66,7 +75,12 @@ export class GroupsHandlers {
     const { data } = await this.ctx.processes.run(
       createGroupProcess(this.ctx),
       { partnerId: req.partnerId, name: req.name },
-      { plan_id: req.plan_id, webapi_enable: req.webapi_enable ?? true, check_domain: req.check_domain ?? false, device_policy: req.device_policy ?? null },
+      {
+        plan_id: req.plan_id,
+        webapi_enable: req.webapi_enable ?? true,
+        check_domain: req.check_domain ?? false,
+        device_policy: req.device_policy ?? null,
+      },
     );
     return toGroup(await this.requireGroup(req.partnerId, data.groupId!));
   }
@@ -90,7 +104,11 @@ export class GroupsHandlers {
       if (overQuota && !changes.force) {
         throw conflict('members would exceed their quota under the new plan (use force)', ['avatars_over_quota']);
       }
-      if (delta > 0 && partner.bytes_available !== null && (await allocatedBytes(this.ctx.store, partnerId)) + delta > partner.bytes_available) {
+      if (
+        delta > 0 &&
+        partner.bytes_available !== null &&
+        (await allocatedBytes(this.ctx.store, partnerId)) + delta > partner.bytes_available
+      ) {
         throw paymentRequired('plan change would make the allocation exceed the bytes available');
       }
     }
@@ -99,14 +117,21 @@ export class GroupsHandlers {
     if (changes.name !== undefined) commands.push({ type: 'RenameGroup', name: changes.name });
     if (changes.plan_id !== undefined) commands.push({ type: 'ChangeGroupPlan', plan_id: changes.plan_id });
     if (changes.webapi_enable !== undefined || changes.check_domain !== undefined) {
-      commands.push({ type: 'SetGroupPolicy', webapi_enable: changes.webapi_enable, check_domain: changes.check_domain });
+      commands.push({
+        type: 'SetGroupPolicy',
+        webapi_enable: changes.webapi_enable,
+        check_domain: changes.check_domain,
+      });
     }
-    if (changes.device_policy !== undefined) commands.push({ type: 'SetGroupDevicePolicy', device_policy: changes.device_policy });
+    if (changes.device_policy !== undefined)
+      commands.push({ type: 'SetGroupDevicePolicy', device_policy: changes.device_policy });
 
     // A plan named in the request is a possible plan change even when the read model says otherwise
     // (it may lag the stream): the process reconciles members if its append changed the plan.
     if (!rename && changes.plan_id === undefined) {
-      await this.ctx.runner.waitFor((await handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, commands)).position);
+      await this.ctx.runner.waitFor(
+        (await handleCommand(this.ctx.store, Streams.group(group_id), groupDecider, commands)).position,
+      );
     } else {
       // The commit appends at the revision the change was decided on, which recovery claims if the
       // process dies before it; a lost race undoes the steps and decides again on the new state.
@@ -115,7 +140,11 @@ export class GroupsHandlers {
         const events = decideAll(groupDecider, commands, state);
         if (events.length === 0 || revision === null) return;
         const data = {
-          partnerId, groupId: group_id, revision, renameFrom: rename ? group.name : null, renameTo: rename ? changes.name! : null,
+          partnerId,
+          groupId: group_id,
+          revision,
+          renameFrom: rename ? group.name : null,
+          renameTo: rename ? changes.name! : null,
           planChange: changes.plan_id !== undefined,
         };
         await this.ctx.processes.run(updateGroupProcess(this.ctx), data, { events });
@@ -131,11 +160,17 @@ export class GroupsHandlers {
     const hasMembers = (await usersCollection(this.ctx.docs).count({ partnerId, group_id })) > 0;
     if (move_to !== undefined) {
       if (move_to === group_id) throw badRequest('move_to must name another group', ['move_to']);
-      if (!(await findGroup(this.ctx.docs, partnerId, move_to))) throw badRequest(`move_to: no group ${move_to}`, ['move_to']);
+      if (!(await findGroup(this.ctx.docs, partnerId, move_to)))
+        throw badRequest(`move_to: no group ${move_to}`, ['move_to']);
     } else if (hasMembers) {
       throw conflict('group has users; supply move_to', ['move_to']);
     }
-    await this.ctx.processes.run(deleteGroupProcess(this.ctx), { partnerId, groupId: group_id, name: group.name, moveTo: move_to ?? null });
+    await this.ctx.processes.run(deleteGroupProcess(this.ctx), {
+      partnerId,
+      groupId: group_id,
+      name: group.name,
+      moveTo: move_to ?? null,
+    });
     return null;
   }
 }

@@ -32,15 +32,29 @@ async function assertGroupsConsistent(t: TestAccounts, partnerId: string): Promi
   }
 }
 
-const groupNamed = async (t: TestAccounts, partnerId: string, name: string) => (await t.groups.list({ partnerId })).find((g) => g.name === name);
+const groupNamed = async (t: TestAccounts, partnerId: string, name: string) =>
+  (await t.groups.list({ partnerId })).find((g) => g.name === name);
 
 /** A partner with a group "Team" (plan 1) of two members, on a context whose faults `crash` controls. */
 async function setUp(crash: ReturnType<typeof crashAt>): Promise<{ t: TestAccounts; p: NewPartner; team: number }> {
   const t = await startTestAccounts({ faults: crash.faults });
   const p = await t.createPartner({ bytes_available: 20_000 * GB });
   const team = (await t.groups.create({ partnerId: p.partner_id, name: 'Team', plan_id: 1 })).group_id;
-  await t.users.create({ partnerId: p.partner_id, username: 'member1', name: 'M1', email: 'm1@example.com', group_id: team });
-  await t.users.create({ partnerId: p.partner_id, username: 'member2', name: 'M2', email: 'm2@example.com', group_id: team, bonus_bytes: 9 });
+  await t.users.create({
+    partnerId: p.partner_id,
+    username: 'member1',
+    name: 'M1',
+    email: 'm1@example.com',
+    group_id: team,
+  });
+  await t.users.create({
+    partnerId: p.partner_id,
+    username: 'member2',
+    name: 'M2',
+    email: 'm2@example.com',
+    group_id: team,
+    bonus_bytes: 9,
+  });
   return { t, p, team };
 }
 
@@ -52,12 +66,17 @@ describe('groups: crash recovery', () => {
       it(`killed at ${point}: ${committed(point) ? 'completed' : 'undone'} on restart`, async () => {
         const crash = crashAt(point);
         const { t: before, p } = await setUp(crash);
-        await untilCrashed(crash, () => before.groups.create({ partnerId: p.partner_id, name: 'Night shift', plan_id: 2 }));
+        await untilCrashed(crash, () =>
+          before.groups.create({ partnerId: p.partner_id, name: 'Night shift', plan_id: 2 }),
+        );
         const { t } = await recoverOnRestart(before, 'CreateGroup', point);
         try {
           if (committed(point)) {
             assert.equal((await groupNamed(t, p.partner_id, 'Night shift'))?.plan_id, 2);
-            const error = await expectError(t.groups.create({ partnerId: p.partner_id, name: 'night SHIFT', plan_id: 1 }), 409);
+            const error = await expectError(
+              t.groups.create({ partnerId: p.partner_id, name: 'night SHIFT', plan_id: 1 }),
+              409,
+            );
             assert.deepEqual(error.body.conflicts, ['name']);
           } else {
             assert.equal(await groupNamed(t, p.partner_id, 'Night shift'), undefined);
@@ -65,7 +84,10 @@ describe('groups: crash recovery', () => {
             const again = await t.groups.create({ partnerId: p.partner_id, name: 'Night shift', plan_id: 2 });
             assert.deepEqual(await t.groups.get({ partnerId: p.partner_id, group_id: again.group_id }), again);
           }
-          assert.deepEqual((await t.groups.list({ partnerId: p.partner_id })).map((g) => g.name), ['Team', 'Night shift']);
+          assert.deepEqual(
+            (await t.groups.list({ partnerId: p.partner_id })).map((g) => g.name),
+            ['Team', 'Night shift'],
+          );
           await assertGroupsConsistent(t, p.partner_id);
         } finally {
           await t.close();
@@ -79,7 +101,9 @@ describe('groups: crash recovery', () => {
       it(`killed at ${point}: ${committed(point) ? 'completed' : 'undone'} on restart`, async () => {
         const crash = crashAt(point);
         const { t: before, p, team } = await setUp(crash);
-        await untilCrashed(crash, () => before.groups.update({ partnerId: p.partner_id, group_id: team, changes: { name: 'Crew', plan_id: 2 } }));
+        await untilCrashed(crash, () =>
+          before.groups.update({ partnerId: p.partner_id, group_id: team, changes: { name: 'Crew', plan_id: 2 } }),
+        );
         const { t } = await recoverOnRestart(before, 'UpdateGroup', point);
         try {
           const group = await t.groups.get({ partnerId: p.partner_id, group_id: team });
@@ -107,19 +131,29 @@ describe('groups: crash recovery', () => {
         const crash = crashAt(point);
         const { t: before, p, team } = await setUp(crash);
         const target = (await before.groups.create({ partnerId: p.partner_id, name: 'Target', plan_id: 3 })).group_id;
-        await untilCrashed(crash, () => before.groups.delete({ partnerId: p.partner_id, group_id: team, move_to: target }));
+        await untilCrashed(crash, () =>
+          before.groups.delete({ partnerId: p.partner_id, group_id: team, move_to: target }),
+        );
         const { t } = await recoverOnRestart(before, 'DeleteGroup', point);
         try {
-          const members = (await t.users.list({ partnerId: p.partner_id })).parse().map((u) => [u.username, u.group_id, u.plan_id]);
+          const members = (await t.users.list({ partnerId: p.partner_id }))
+            .parse()
+            .map((u) => [u.username, u.group_id, u.plan_id]);
           if (committed(point)) {
             await expectError(t.groups.get({ partnerId: p.partner_id, group_id: team }), 404);
-            assert.deepEqual(members, [['member1', target, 3], ['member2', target, 3]]);
+            assert.deepEqual(members, [
+              ['member1', target, 3],
+              ['member2', target, 3],
+            ]);
             assert.equal(await t.groupNameHolder(p.partner_id, 'team'), null);
             assert.equal(await t.allocated(p.partner_id), 10_000 * GB + 9);
             await t.groups.create({ partnerId: p.partner_id, name: 'Team', plan_id: 1 });
           } else {
             assert.equal((await t.groups.get({ partnerId: p.partner_id, group_id: team })).name, 'Team');
-            assert.deepEqual(members, [['member1', team, 1], ['member2', team, 1]]);
+            assert.deepEqual(members, [
+              ['member1', team, 1],
+              ['member2', team, 1],
+            ]);
             assert.equal(await t.allocated(p.partner_id), 200 * GB + 9);
           }
           await assertGroupsConsistent(t, p.partner_id);
@@ -131,19 +165,28 @@ describe('groups: crash recovery', () => {
   });
 
   describe('a request paused (not killed) past the grace period, then resumed', () => {
-    for (const point of ['CreateGroup:reserve-name:after', 'CreateGroup:allocate-id:after', 'CreateGroup:commit:before']) {
+    for (const point of [
+      'CreateGroup:reserve-name:after',
+      'CreateGroup:allocate-id:after',
+      'CreateGroup:commit:before',
+    ]) {
       it(`CreateGroup paused at ${point}: recovery undoes it, and the resumed request fails with 503 leaving nothing`, async () => {
         const crash = crashAt(point);
         const { t, p } = await setUp(crash);
         try {
-          const { request } = await untilCrashed(crash, () => t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 2 }));
+          const { request } = await untilCrashed(crash, () =>
+            t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 2 }),
+          );
           await t.runner.catchUp();
           assert.equal((await t.recovery(0).run()).compensated.length, 1);
           assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);
           crash.resume();
           await expectError(request, 503);
           await t.runner.catchUp();
-          assert.deepEqual((await t.groups.list({ partnerId: p.partner_id })).map((g) => g.name), ['Team']);
+          assert.deepEqual(
+            (await t.groups.list({ partnerId: p.partner_id })).map((g) => g.name),
+            ['Team'],
+          );
           assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);
           await assertGroupsConsistent(t, p.partner_id);
           await t.groups.create({ partnerId: p.partner_id, name: 'Crew', plan_id: 1 });
@@ -158,7 +201,9 @@ describe('groups: crash recovery', () => {
         const crash = crashAt(point);
         const { t, p, team } = await setUp(crash);
         try {
-          const { request } = await untilCrashed(crash, () => t.groups.update({ partnerId: p.partner_id, group_id: team, changes: { name: 'Crew', plan_id: 2 } }));
+          const { request } = await untilCrashed(crash, () =>
+            t.groups.update({ partnerId: p.partner_id, group_id: team, changes: { name: 'Crew', plan_id: 2 } }),
+          );
           await t.runner.catchUp();
           assert.equal((await t.recovery(0).run()).compensated.length, 1);
           assert.equal(await t.groupNameHolder(p.partner_id, 'crew'), null);

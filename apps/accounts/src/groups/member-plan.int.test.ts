@@ -22,7 +22,13 @@ describe('adoptGroupPlan', () => {
     try {
       const p = await t.createPartner({ bytes_available: 20_000 * GB });
       const group = (await t.groups.create({ partnerId: p.partner_id, name: 'Team', plan_id: 3 })).group_id;
-      await t.users.create({ partnerId: p.partner_id, username: 'member', name: 'M', email: 'm@example.com', group_id: group });
+      await t.users.create({
+        partnerId: p.partner_id,
+        username: 'member',
+        name: 'M',
+        email: 'm@example.com',
+        group_id: group,
+      });
       const userId = (await usersCollection(t.ctx.docs).findOne({ username: 'member' }))!._id;
       // the group's plan moves to 1 without its pass over the members yet: the pass is our writer
       const groupStream = Streams.group(group);

@@ -18,7 +18,13 @@ import { changeUser } from '../users/change-user.js';
 import { groupDecider } from './group.js';
 
 /** Puts the user on the group's current plan if still a member; the last position written, or null. */
-export async function adoptGroupPlan(ctx: AccountsContext, partnerId: string, userId: string, groupId: number, reason: string): Promise<number | null> {
+export async function adoptGroupPlan(
+  ctx: AccountsContext,
+  partnerId: string,
+  userId: string,
+  groupId: number,
+  reason: string,
+): Promise<number | null> {
   const stream = Streams.group(groupId);
   let position: number | null = null;
   for (;;) {

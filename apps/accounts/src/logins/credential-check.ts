@@ -65,13 +65,23 @@ export class CredentialCheck {
     const found = name ? await find() : null;
     const accounts = found === null ? [] : Array.isArray(found) ? found : [found];
     // an unknown name is checked against the dummy hash, so timing does not tell it apart
-    const candidates = accounts.length ? await Promise.all(accounts.map(async ({ id }) => ({ id, stored: (await hashOf(id)) ?? DUMMY_HASH }))) : [{ id: null, stored: DUMMY_HASH }];
-    const keyOf = (stored: string) => createHmac('sha256', this.ctx.secret).update(`${this.realm}\0${name}\0${String(credentials.password)}\0${stored}`).digest('base64');
+    const candidates = accounts.length
+      ? await Promise.all(accounts.map(async ({ id }) => ({ id, stored: (await hashOf(id)) ?? DUMMY_HASH })))
+      : [{ id: null, stored: DUMMY_HASH }];
+    const keyOf = (stored: string) =>
+      createHmac('sha256', this.ctx.secret)
+        .update(`${this.realm}\0${name}\0${String(credentials.password)}\0${stored}`)
+        .digest('base64');
     const cached = candidates.map((c) => c.id !== null && this.verified.get(keyOf(c.stored)) === c.id);
-    const attempt = await this.ctx.logins.begin({ realm: this.realm, account: name, address: credentials.address }, { verified: cached.includes(true) });
+    const attempt = await this.ctx.logins.begin(
+      { realm: this.realm, account: name, address: credentials.address },
+      { verified: cached.includes(true) },
+    );
     const matches: { id: string; stored: string }[] = [];
     for (const [i, c] of candidates.entries()) {
-      const ok = cached[i] || (typeof credentials.password === 'string' && (await verifyPassword(credentials.password, c.stored)));
+      const ok =
+        cached[i] ||
+        (typeof credentials.password === 'string' && (await verifyPassword(credentials.password, c.stored)));
       if (ok && c.id !== null) matches.push({ id: c.id, stored: c.stored });
     }
     if (matches.length !== 1) {

@@ -36,7 +36,8 @@ export function notingAppends(store: EventStore): EventStore {
           return target.append(stream, ...rest);
         };
       }
-      if (property === 'deferringDurability' && target.deferringDurability) return () => notingAppends(target.deferringDurability!());
+      if (property === 'deferringDurability' && target.deferringDurability)
+        return () => notingAppends(target.deferringDurability!());
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -50,7 +50,11 @@ export const lockDuration = (policy: LoginPolicy, lockout: number) =>
   Math.min(policy.account.firstLockMs * 2 ** (lockout - 1), policy.account.maxLockMs);
 
 /** Reserve one attempt against an account. */
-export function reserveAccount(policy: LoginPolicy, record: AccountRecord | null, now: number): Reservation<AccountRecord> {
+export function reserveAccount(
+  policy: LoginPolicy,
+  record: AccountRecord | null,
+  now: number,
+): Reservation<AccountRecord> {
   const r = record ?? { failures: 0, since: now, lockouts: 0, lockedUntil: 0 };
   if (r.lockedUntil > now) return { ok: false, waitMs: r.lockedUntil - now };
   if (r.lockouts > 0) {
@@ -82,7 +86,11 @@ function reserveInWindow<R extends { failures: number; since: number }>(
   return { ok: true, next: { ...current, failures: current.failures + 1 } };
 }
 
-function windowWait(record: { failures: number; since: number } | null, limit: { threshold: number; windowMs: number }, now: number): number {
+function windowWait(
+  record: { failures: number; since: number } | null,
+  limit: { threshold: number; windowMs: number },
+  now: number,
+): number {
   if (!record || now - record.since >= limit.windowMs || record.failures < limit.threshold) return 0;
   return record.since + limit.windowMs - now;
 }
@@ -90,7 +98,8 @@ function windowWait(record: { failures: number; since: number } | null, limit: {
 export const reserveAddress = (policy: LoginPolicy, record: AddressRecord | null, now: number) =>
   reserveInWindow(record ?? { failures: 0, since: now }, policy.address, now);
 
-export const addressWait = (policy: LoginPolicy, record: AddressRecord | null, now: number) => windowWait(record, policy.address, now);
+export const addressWait = (policy: LoginPolicy, record: AddressRecord | null, now: number) =>
+  windowWait(record, policy.address, now);
 
 /** Gives back an address reservation (the attempt succeeded, or was refused for another reason). */
 export function releaseAddress(record: AddressRecord | null, reservedSince: number): AddressRecord | undefined {
@@ -98,19 +107,27 @@ export function releaseAddress(record: AddressRecord | null, reservedSince: numb
   return { ...record, failures: record.failures - 1 };
 }
 
-export const isKnown = (policy: LoginPolicy, record: KnownAddressRecord | null, now: number): record is KnownAddressRecord =>
-  record !== null && now - record.seenAt < policy.knownAddress.rememberMs;
+export const isKnown = (
+  policy: LoginPolicy,
+  record: KnownAddressRecord | null,
+  now: number,
+): record is KnownAddressRecord => record !== null && now - record.seenAt < policy.knownAddress.rememberMs;
 
 export const reserveKnownAddress = (policy: LoginPolicy, record: KnownAddressRecord, now: number) =>
   reserveInWindow(record, policy.knownAddress, now);
 
-export const knownAddressWait = (policy: LoginPolicy, record: KnownAddressRecord, now: number) => windowWait(record, policy.knownAddress, now);
+export const knownAddressWait = (policy: LoginPolicy, record: KnownAddressRecord, now: number) =>
+  windowWait(record, policy.knownAddress, now);
 
 /** How long a known address is not refreshed on every login (saves a write per request). */
 export const KNOWN_REFRESH_MS = DAY;
 
 /** The record after a successful login from this address, or undefined when the stored one will do. */
-export function knownAfterSuccess(policy: LoginPolicy, record: KnownAddressRecord | null, now: number): KnownAddressRecord | undefined {
+export function knownAfterSuccess(
+  policy: LoginPolicy,
+  record: KnownAddressRecord | null,
+  now: number,
+): KnownAddressRecord | undefined {
   if (isKnown(policy, record, now) && record.failures === 0 && now - record.seenAt < KNOWN_REFRESH_MS) return undefined;
   return { seenAt: now, failures: 0, since: now };
 }

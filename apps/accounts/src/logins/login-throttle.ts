@@ -95,7 +95,9 @@ export class LoginThrottle {
     const policy = options.policy ?? LOGIN_POLICY;
     const atLeastSecond = (ms: number) => Math.max(1000, ms);
     const [accounts, addresses, known] = await Promise.all([
-      kv.bucket<AccountRecord>(LOGIN_BUCKETS.accounts, { ttlMs: atLeastSecond(Math.max(policy.account.windowMs, policy.account.maxLockMs)) }),
+      kv.bucket<AccountRecord>(LOGIN_BUCKETS.accounts, {
+        ttlMs: atLeastSecond(Math.max(policy.account.windowMs, policy.account.maxLockMs)),
+      }),
       kv.bucket<AddressRecord>(LOGIN_BUCKETS.addresses, { ttlMs: atLeastSecond(policy.address.windowMs) }),
       kv.bucket<KnownAddressRecord>(LOGIN_BUCKETS.known, { ttlMs: atLeastSecond(policy.knownAddress.rememberMs) }),
     ]);
@@ -161,7 +163,10 @@ export class LoginThrottle {
     if (error instanceof DomainError) return error;
     const now = this.now();
     if (now - this.storeErrors.loggedAt >= 10_000) {
-      this.options.log?.error({ err: { message: (error as Error).message }, suppressed: this.storeErrors.suppressed }, 'login throttle store unavailable: logins refused');
+      this.options.log?.error(
+        { err: { message: (error as Error).message }, suppressed: this.storeErrors.suppressed },
+        'login throttle store unavailable: logins refused',
+      );
       this.storeErrors.loggedAt = now;
       this.storeErrors.suppressed = 0;
     } else {
@@ -182,7 +187,8 @@ export class LoginThrottle {
     ]);
     if (!address.written) throw tooManyRequests(ADDRESS_REFUSED, seconds(addressWait(this.policy, address.value, now)));
     const reservedAddress = address.value!;
-    const releaseAddressSlot = () => modify(this.addresses, keys.address, (r) => releaseAddress(r, reservedAddress.since)).then(() => undefined);
+    const releaseAddressSlot = () =>
+      modify(this.addresses, keys.address, (r) => releaseAddress(r, reservedAddress.since)).then(() => undefined);
     const known = knownEntry?.value ?? null;
     let waitMs = 0;
 
@@ -218,7 +224,10 @@ export class LoginThrottle {
   private async admitVerified(login: Login): Promise<LoginAttempt> {
     const keys = this.keysOf(login);
     const now = this.now();
-    const [knownEntry, addressEntry] = await Promise.all([this.known.get(keys.known), this.addresses.get(keys.address)]);
+    const [knownEntry, addressEntry] = await Promise.all([
+      this.known.get(keys.known),
+      this.addresses.get(keys.address),
+    ]);
     const addressWaitMs = addressWait(this.policy, addressEntry?.value ?? null, now);
     if (addressWaitMs > 0) throw tooManyRequests(ADDRESS_REFUSED, seconds(addressWaitMs));
     const known = knownEntry?.value ?? null;
@@ -252,13 +261,23 @@ export class LoginThrottle {
       failed: async () => {
         if (how.lock) {
           this.options.log?.warn(
-            { realm: login.realm, account: login.account, address: login.address, lockouts: how.lock.lockouts, lockedForSeconds: seconds(how.lock.lockedUntil - this.now()) },
+            {
+              realm: login.realm,
+              account: login.account,
+              address: login.address,
+              lockouts: how.lock.lockouts,
+              lockedForSeconds: seconds(how.lock.lockedUntil - this.now()),
+            },
             'login locked: too many failed logins for this account (addresses it has logged in from are not affected)',
           );
         }
         if (how.reservedAddress?.failures === this.policy.address.threshold) {
           this.options.log?.warn(
-            { realm: login.realm, address: login.address, refusedForSeconds: seconds(how.reservedAddress.since + this.policy.address.windowMs - this.now()) },
+            {
+              realm: login.realm,
+              address: login.address,
+              refusedForSeconds: seconds(how.reservedAddress.since + this.policy.address.windowMs - this.now()),
+            },
             'login refused from now on: too many failed logins from this address',
           );
         }
@@ -277,7 +296,10 @@ export class LoginThrottle {
           ]);
         } catch (error) {
           // the login itself succeeded: losing this bookkeeping only makes the next one stricter
-          this.options.log?.warn({ err: { message: (error as Error).message }, realm: login.realm }, 'login throttle: could not record a successful login');
+          this.options.log?.warn(
+            { err: { message: (error as Error).message }, realm: login.realm },
+            'login throttle: could not record a successful login',
+          );
         }
       },
     };

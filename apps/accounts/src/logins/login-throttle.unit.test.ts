@@ -23,12 +23,18 @@ async function setup(kv?: (now: () => number) => KeyValueStore) {
   const login = (account: string, address: string, options: { verified?: boolean } = {}) =>
     throttle.begin({ realm: 'partner', account, address }, options);
   /** One attempt that ends as given; resolves with the HTTP status the caller would send. */
-  const attempt = async (account: string, address: string, outcome: 'fail' | 'succeed', options: { verified?: boolean } = {}) => {
+  const attempt = async (
+    account: string,
+    address: string,
+    outcome: 'fail' | 'succeed',
+    options: { verified?: boolean } = {},
+  ) => {
     let admitted: LoginAttempt;
     try {
       admitted = await login(account, address, options);
     } catch (error) {
-      if (error instanceof DomainError) return { status: error.status, retryAfter: error.body.retry_after, reason: error.body.reason };
+      if (error instanceof DomainError)
+        return { status: error.status, retryAfter: error.body.retry_after, reason: error.body.reason };
       throw error;
     }
     if (outcome === 'fail') {
@@ -53,9 +59,14 @@ const addr = () => {
 describe('LoginThrottle: per account', () => {
   it(`locks an account after ${POLICY.account.threshold} failures from addresses it is not known at, with Retry-After`, async () => {
     const { attempt } = await setup();
-    for (let i = 0; i < POLICY.account.threshold; i++) assert.equal((await attempt('acme', addr(), 'fail')).status, 401, `failure ${i + 1}`);
+    for (let i = 0; i < POLICY.account.threshold; i++)
+      assert.equal((await attempt('acme', addr(), 'fail')).status, 401, `failure ${i + 1}`);
     const refused = await attempt('acme', addr(), 'succeed');
-    assert.deepEqual(refused, { status: 429, retryAfter: 60, reason: 'too many failed logins for this account; retry later' });
+    assert.deepEqual(refused, {
+      status: 429,
+      retryAfter: 60,
+      reason: 'too many failed logins for this account; retry later',
+    });
     assert.equal((await attempt('other', addr(), 'fail')).status, 401, 'other accounts unaffected');
     assert.equal((await attempt('ACME', addr(), 'fail')).status, 429, 'names compare case-insensitively');
   });
@@ -64,7 +75,8 @@ describe('LoginThrottle: per account', () => {
     const { attempt, advance } = await setup();
     for (let i = 0; i < POLICY.account.threshold - 1; i++) await attempt('acme', addr(), 'fail');
     advance(POLICY.account.windowMs);
-    for (let i = 0; i < POLICY.account.threshold - 1; i++) assert.equal((await attempt('acme', addr(), 'fail')).status, 401);
+    for (let i = 0; i < POLICY.account.threshold - 1; i++)
+      assert.equal((await attempt('acme', addr(), 'fail')).status, 401);
   });
 
   it('each further lockout doubles the lock, up to an hour: one attempt is let through after each lock', async () => {
@@ -88,7 +100,8 @@ describe('LoginThrottle: per account', () => {
     for (let i = 0; i < POLICY.account.threshold; i++) await attempt('acme', addr(), 'fail');
     advance(MINUTE);
     assert.equal((await attempt('acme', addr(), 'succeed')).status, 200, 'the attempt after the lock may succeed');
-    for (let i = 0; i < POLICY.account.threshold - 1; i++) assert.equal((await attempt('acme', addr(), 'fail')).status, 401, `failure ${i + 1}`);
+    for (let i = 0; i < POLICY.account.threshold - 1; i++)
+      assert.equal((await attempt('acme', addr(), 'fail')).status, 401, `failure ${i + 1}`);
     assert.equal((await attempt('acme', addr(), 'fail')).status, 401);
     assert.equal((await attempt('acme', addr(), 'fail')).retryAfter, 60, 'the first lock again, not a doubled one');
   });
@@ -99,7 +112,8 @@ describe('LoginThrottle: per account', () => {
     advance(MINUTE);
     await attempt('acme', addr(), 'fail'); // second lockout: 2 minutes
     advance(DAY);
-    for (let i = 0; i < POLICY.account.threshold; i++) assert.equal((await attempt('acme', addr(), 'fail')).status, 401);
+    for (let i = 0; i < POLICY.account.threshold; i++)
+      assert.equal((await attempt('acme', addr(), 'fail')).status, 401);
     assert.equal((await attempt('acme', addr(), 'fail')).retryAfter, 60);
   });
 
@@ -120,11 +134,23 @@ describe('LoginThrottle: known addresses', () => {
     assert.equal((await attempt('acme', home, 'succeed')).status, 200);
     const attacker = addr();
     for (let i = 0; i < POLICY.account.threshold; i++) await attempt('acme', attacker, 'fail');
-    assert.equal((await attempt('acme', attacker, 'succeed')).status, 429, 'the attacker cannot continue, even with the right password');
+    assert.equal(
+      (await attempt('acme', attacker, 'succeed')).status,
+      429,
+      'the attacker cannot continue, even with the right password',
+    );
     assert.equal((await attempt('acme', addr(), 'succeed')).status, 429, 'a brand-new address waits too');
     assert.equal((await attempt('acme', home, 'succeed')).status, 200, 'the owner logs in from home');
-    assert.equal((await attempt('acme', home, 'succeed', { verified: true })).status, 200, 'also with cached credentials');
-    assert.equal((await attempt('acme', addr(), 'succeed')).status, 429, "the owner's success at home does not lift the lock for others");
+    assert.equal(
+      (await attempt('acme', home, 'succeed', { verified: true })).status,
+      200,
+      'also with cached credentials',
+    );
+    assert.equal(
+      (await attempt('acme', addr(), 'succeed')).status,
+      429,
+      "the owner's success at home does not lift the lock for others",
+    );
   });
 
   it(`a known address has its own budget: ${POLICY.knownAddress.threshold} failures per ${POLICY.knownAddress.windowMs / MINUTE} minutes, not counted against the account`, async () => {
@@ -133,16 +159,19 @@ describe('LoginThrottle: known addresses', () => {
     const office = addr();
     await attempt('acme', home, 'succeed');
     await attempt('acme', office, 'succeed');
-    for (let i = 0; i < POLICY.knownAddress.threshold; i++) assert.equal((await attempt('acme', home, 'fail')).status, 401);
+    for (let i = 0; i < POLICY.knownAddress.threshold; i++)
+      assert.equal((await attempt('acme', home, 'fail')).status, 401);
     const refused = await attempt('acme', home, 'succeed');
     assert.equal(refused.status, 429);
     assert.equal(refused.retryAfter, POLICY.knownAddress.windowMs / SECOND);
     assert.equal((await attempt('acme', office, 'succeed')).status, 200, 'another known address is unaffected');
-    for (let i = 0; i < POLICY.account.threshold - 1; i++) assert.equal((await attempt('acme', addr(), 'fail')).status, 401, 'home failures did not count for the account');
+    for (let i = 0; i < POLICY.account.threshold - 1; i++)
+      assert.equal((await attempt('acme', addr(), 'fail')).status, 401, 'home failures did not count for the account');
     advance(POLICY.knownAddress.windowMs);
     assert.equal((await attempt('acme', home, 'fail')).status, 401, 'a new window');
     assert.equal((await attempt('acme', home, 'succeed')).status, 200);
-    for (let i = 0; i < POLICY.knownAddress.threshold; i++) assert.equal((await attempt('acme', home, 'fail')).status, 401, 'a success reset the budget');
+    for (let i = 0; i < POLICY.knownAddress.threshold; i++)
+      assert.equal((await attempt('acme', home, 'fail')).status, 401, 'a success reset the budget');
   });
 
   it('an address is known for 30 days after its last successful login', async () => {
@@ -159,7 +188,7 @@ describe('LoginThrottle: known addresses', () => {
     assert.equal((await attempt('acme', home, 'succeed')).status, 429, 'forgotten after 30 days');
   });
 
-  it("known addresses are per account: home for one account is a new address for another", async () => {
+  it('known addresses are per account: home for one account is a new address for another', async () => {
     const { attempt } = await setup();
     const home = addr();
     await attempt('acme', home, 'succeed');
@@ -173,10 +202,19 @@ describe('LoginThrottle: per address', () => {
     const { attempt, advance } = await setup();
     const address = addr();
     for (let i = 0; i < 30; i++) assert.equal((await attempt(`user${i}`, address, 'succeed')).status, 200);
-    for (let i = 0; i < POLICY.address.threshold; i++) assert.equal((await attempt(`name${i}`, address, 'fail')).status, 401, `failure ${i + 1}`);
+    for (let i = 0; i < POLICY.address.threshold; i++)
+      assert.equal((await attempt(`name${i}`, address, 'fail')).status, 401, `failure ${i + 1}`);
     const refused = await attempt('someone', address, 'succeed');
-    assert.deepEqual(refused, { status: 429, retryAfter: 60, reason: 'too many failed logins from this address; retry later' });
-    assert.equal((await attempt('user0', address, 'succeed', { verified: true })).status, 429, 'even cached credentials from that address');
+    assert.deepEqual(refused, {
+      status: 429,
+      retryAfter: 60,
+      reason: 'too many failed logins from this address; retry later',
+    });
+    assert.equal(
+      (await attempt('user0', address, 'succeed', { verified: true })).status,
+      429,
+      'even cached credentials from that address',
+    );
     assert.equal((await attempt('someone', addr(), 'fail')).status, 401, 'other addresses unaffected');
     advance(MINUTE);
     assert.equal((await attempt('someone', address, 'fail')).status, 401);
@@ -184,7 +222,8 @@ describe('LoginThrottle: per address', () => {
 
   it('an IPv6 client is counted by its /64, and IPv4-mapped addresses as IPv4', async () => {
     const { attempt } = await setup();
-    for (let i = 0; i < POLICY.address.threshold; i++) await attempt(`name${i}`, `2001:db8:7:7::${(i + 1).toString(16)}`, 'fail');
+    for (let i = 0; i < POLICY.address.threshold; i++)
+      await attempt(`name${i}`, `2001:db8:7:7::${(i + 1).toString(16)}`, 'fail');
     assert.equal((await attempt('x', '2001:db8:7:7:ffff::1', 'fail')).status, 429);
     assert.equal((await attempt('x', '2001:db8:7:8::1', 'fail')).status, 401, 'another /64');
     assert.equal(clientAddressKey('::ffff:192.0.2.1'), '192.0.2.1');
@@ -200,10 +239,19 @@ describe('LoginThrottle: verified credentials and the store', () => {
   it('verified (cached) credentials are not counted, but a locked account refuses them from addresses it is not known at', async () => {
     const { attempt } = await setup();
     const laptop = addr();
-    for (let i = 0; i < 3 * POLICY.account.threshold; i++) assert.equal((await attempt('acme', laptop, 'succeed', { verified: true })).status, 200);
+    for (let i = 0; i < 3 * POLICY.account.threshold; i++)
+      assert.equal((await attempt('acme', laptop, 'succeed', { verified: true })).status, 200);
     for (let i = 0; i < POLICY.account.threshold; i++) await attempt('acme', addr(), 'fail');
-    assert.equal((await attempt('acme', addr(), 'succeed', { verified: true })).status, 429, 'no probing a lock with a cached password');
-    assert.equal((await attempt('acme', laptop, 'succeed', { verified: true })).status, 200, 'the laptop became known by its logins');
+    assert.equal(
+      (await attempt('acme', addr(), 'succeed', { verified: true })).status,
+      429,
+      'no probing a lock with a cached password',
+    );
+    assert.equal(
+      (await attempt('acme', laptop, 'succeed', { verified: true })).status,
+      200,
+      'the laptop became known by its logins',
+    );
   });
 
   it('keeps neither usernames nor addresses in clear, and stores only what a login changes', async () => {
@@ -218,7 +266,10 @@ describe('LoginThrottle: verified credentials and the store', () => {
             name: b.name,
             get: (key) => b.get(key),
             create: (key, value) => (written.push(`${name} ${key} ${JSON.stringify(value)}`), b.create(key, value)),
-            update: (key, value, revision) => (written.push(`${name} ${key} ${JSON.stringify(value)}`), b.update(key, value, revision)),
+            update: (key, value, revision) => (
+              written.push(`${name} ${key} ${JSON.stringify(value)}`),
+              b.update(key, value, revision)
+            ),
             delete: (key) => (written.push(`${name} ${key} deleted`), b.delete(key)),
           };
           return wrapped;
@@ -253,7 +304,10 @@ describe('LoginThrottle: verified credentials and the store', () => {
   it('logs store failures once per 10 seconds at most, with the count in between', async () => {
     const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
     const log = Object.fromEntries(
-      ['error', 'warn', 'info', 'debug'].map((level) => [level, (fields: Record<string, unknown>, msg: string) => lines.push({ level, fields, msg })]),
+      ['error', 'warn', 'info', 'debug'].map((level) => [
+        level,
+        (fields: Record<string, unknown>, msg: string) => lines.push({ level, fields, msg }),
+      ]),
     ) as unknown as Logger;
     let now = 0;
     const fail = async (): Promise<never> => {
@@ -263,14 +317,22 @@ describe('LoginThrottle: verified credentials and the store', () => {
       close: async () => undefined,
       bucket: async (name: string) => ({ name, get: fail, create: fail, update: fail, delete: fail }),
     };
-    const throttle = await LoginThrottle.open(store, { secret: 'unit-test-secret-0123456789abcdef', now: () => now, log });
-    for (let i = 0; i < 5; i++) await throttle.begin({ realm: 'partner', account: 'a', address: '192.0.2.9' }).catch(() => undefined);
+    const throttle = await LoginThrottle.open(store, {
+      secret: 'unit-test-secret-0123456789abcdef',
+      now: () => now,
+      log,
+    });
+    for (let i = 0; i < 5; i++)
+      await throttle.begin({ realm: 'partner', account: 'a', address: '192.0.2.9' }).catch(() => undefined);
     now += 10_000;
     await throttle.begin({ realm: 'partner', account: 'a', address: '192.0.2.9' }).catch(() => undefined);
-    assert.deepEqual(lines.map((l) => [l.level, l.msg, l.fields.suppressed]), [
-      ['error', 'login throttle store unavailable: logins refused', 0],
-      ['error', 'login throttle store unavailable: logins refused', 4],
-    ]);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.msg, l.fields.suppressed]),
+      [
+        ['error', 'login throttle store unavailable: logins refused', 0],
+        ['error', 'login throttle store unavailable: logins refused', 4],
+      ],
+    );
   });
 
   it('unlock forgets an account’s failures and locks', async () => {

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { DEFAULT_SCRYPT_N, generateSecret, hashPassword, setPasswordHashCost, verifyPassword } from './password-hash.js';
+import {
+  DEFAULT_SCRYPT_N,
+  generateSecret,
+  hashPassword,
+  setPasswordHashCost,
+  verifyPassword,
+} from './password-hash.js';
 
 /** hashPassword('secret-password') as the first scheme made it (commit 5c48202), before scrypt2. */
 const OLD_SCHEME_HASH = 'scrypt$16384$8$1$IAV46w/V+Nm2SsOdqKPpQQ==$HGI8fFB/2Cwcw6+s1mRelucpKjKSQpom8M3sFjR2BFQ=';
@@ -43,7 +49,10 @@ describe('password hashing (scrypt)', () => {
     }
     // the scheme itself could not tell them apart: that is why verification refuses NUL
     const [, , , , salt, stored] = OLD_SCHEME_HASH.split('$');
-    assert.equal(scryptSync('secret-password\0', Buffer.from(salt, 'base64'), 32, { N: 16384, r: 8, p: 1 }).toString('base64'), stored);
+    assert.equal(
+      scryptSync('secret-password\0', Buffer.from(salt, 'base64'), 32, { N: 16384, r: 8, p: 1 }).toString('base64'),
+      stored,
+    );
   });
 
   it('refuses to hash a password holding NUL', async () => {
@@ -73,12 +82,17 @@ describe('password hashing (scrypt)', () => {
       assert.match(cheap, /^scrypt2\$1024\$8\$1\$/);
       assert.equal(await verifyPassword('cost-password', cheap), true);
       assert.equal(await verifyPassword('cost-passworD', cheap), false);
-      assert.equal(await verifyPassword('cost-password', before), true, 'a hash made at the default cost still verifies');
+      assert.equal(
+        await verifyPassword('cost-password', before),
+        true,
+        'a hash made at the default cost still verifies',
+      );
     } finally {
       setPasswordHashCost(DEFAULT_SCRYPT_N);
     }
     assert.match(await hashPassword('x'), /^scrypt2\$16384\$/);
-    for (const bad of [512, 1000, 131072, 0]) assert.throws(() => setPasswordHashCost(bad), /power of two from 1024 to 65536/);
+    for (const bad of [512, 1000, 131072, 0])
+      assert.throws(() => setPasswordHashCost(bad), /power of two from 1024 to 65536/);
   });
 
   it('refuses to compute a stored hash whose cost is beyond anything Burrow makes', async () => {

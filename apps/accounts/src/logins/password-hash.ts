@@ -35,7 +35,8 @@ const maxmem = (n: number, r: number) => 256 * n * r;
  * time; the test suites lower it, since they hash thousands of passwords.
  */
 export function setPasswordHashCost(n: number): void {
-  if (!Number.isInteger(n) || n < 1024 || n > 65536 || (n & (n - 1)) !== 0) throw new Error(`scrypt N must be a power of two from 1024 to 65536 (got ${n})`);
+  if (!Number.isInteger(n) || n < 1024 || n > 65536 || (n & (n - 1)) !== 0)
+    throw new Error(`scrypt N must be a power of two from 1024 to 65536 (got ${n})`);
   N = n;
 }
 
@@ -49,7 +50,12 @@ function scryptInput(scheme: string, password: string, salt: Buffer): string | B
 export async function hashPassword(password: string): Promise<string> {
   if (containsNul(password)) throw new Error('a password must not contain NUL characters');
   const salt = randomBytes(16);
-  const hash = await scrypt(scryptInput('scrypt2', password, salt), salt, KEY_LEN, { N, r: R, p: P, maxmem: maxmem(N, R) });
+  const hash = await scrypt(scryptInput('scrypt2', password, salt), salt, KEY_LEN, {
+    N,
+    r: R,
+    p: P,
+    maxmem: maxmem(N, R),
+  });
   return `scrypt2$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
@@ -67,7 +73,12 @@ export function generateSecret(): { secret: string; hash: string } {
 
 async function verifyGenerated(password: string, parts: string[]): Promise<boolean> {
   // the cost of a scrypt verification, for uniform timing (module comment)
-  await scrypt(scryptInput('scrypt2', password, TIMING_SALT), TIMING_SALT, KEY_LEN, { N, r: R, p: P, maxmem: maxmem(N, R) });
+  await scrypt(scryptInput('scrypt2', password, TIMING_SALT), TIMING_SALT, KEY_LEN, {
+    N,
+    r: R,
+    p: P,
+    maxmem: maxmem(N, R),
+  });
   const salt = Buffer.from(parts[1], 'base64');
   const expected = Buffer.from(parts[2], 'base64');
   const actual = createHmac('sha256', salt).update(password, 'utf8').digest();
@@ -84,6 +95,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (!(n >= 2 && n <= 65536 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return false;
   const salt = Buffer.from(parts[4], 'base64');
   const expected = Buffer.from(parts[5], 'base64');
-  const actual = await scrypt(scryptInput(parts[0], password, salt), salt, expected.length, { N: n, r, p, maxmem: maxmem(n, r) * p });
+  const actual = await scrypt(scryptInput(parts[0], password, salt), salt, expected.length, {
+    N: n,
+    r,
+    p,
+    maxmem: maxmem(n, r) * p,
+  });
   return timingSafeEqual(actual, expected);
 }

@@ -46,7 +46,6 @@ import { TEST_WEBHOOKS } from '../testing/test-context.js';
 const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
 const GRACE_SECONDS = 60;
 
-
 describe('operator handlers: reservations and unfinished writes', () => {
   let dir: string;
   let store: SqliteEventStore;
@@ -62,8 +61,10 @@ describe('operator handlers: reservations and unfinished writes', () => {
   /** What a crash between reserving a name and recording the write leaves: a name nobody owns. */
   const strandName = (stream: string, owner = randomUUID()) =>
     appendEvents(store, stream, [{ type: 'NameReserved', data: { owner } } satisfies NameReserved], 'no_stream');
-  const listed = async (request: object = {}): Promise<ReservationRecord[]> => (await ops.listReservations(request)).reservations;
-  const find = (records: ReservationRecord[], kind: string, name: string) => records.find((r) => r.kind === kind && r.name === name);
+  const listed = async (request: object = {}): Promise<ReservationRecord[]> =>
+    (await ops.listReservations(request)).reservations;
+  const find = (records: ReservationRecord[], kind: string, name: string) =>
+    records.find((r) => r.kind === kind && r.name === name);
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'burrow-operations-'));
@@ -72,16 +73,42 @@ describe('operator handlers: reservations and unfinished writes', () => {
     runner = new ProjectionRunner(store, docs, accountsProjections());
     await runner.start();
     const log = createLogger('accounts', 'info', { write: (line: string) => void logLines.push(line) });
-    const processes = new ProcessLog(store, 'accounts', { now: () => NOW, faults: crash.faults, waitFor: (position) => runner.waitFor(position) });
+    const processes = new ProcessLog(store, 'accounts', {
+      now: () => NOW,
+      faults: crash.faults,
+      waitFor: (position) => runner.waitFor(position),
+    });
     const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log });
     const mailer = new EmlFolderMailer(join(dir, 'mail'), { address: 'noreply@burrow.test' });
-    ctx = { store, docs, runner, processes, clock: { now: () => NOW }, secret: 'test-secret', log, logins, mailer, setPasswordLinks: { ttlSeconds: 3600, limit: await ActivationMailLimit.open(new MemoryKeyValueStore(), { perUser: 100, perPartner: 100, windowSeconds: 3600 }) }, signals: new FeedSignals(), webhooks: TEST_WEBHOOKS };
+    ctx = {
+      store,
+      docs,
+      runner,
+      processes,
+      clock: { now: () => NOW },
+      secret: 'test-secret',
+      log,
+      logins,
+      mailer,
+      setPasswordLinks: {
+        ttlSeconds: 3600,
+        limit: await ActivationMailLimit.open(new MemoryKeyValueStore(), {
+          perUser: 100,
+          perPartner: 100,
+          windowSeconds: 3600,
+        }),
+      },
+      signals: new FeedSignals(),
+      webhooks: TEST_WEBHOOKS,
+    };
     const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), GRACE_SECONDS);
     ops = new OperationsHandlers(ctx, recovery);
     users = new UsersHandlers(ctx);
     groups = new GroupsHandlers(ctx);
     await seedPlans(ctx, { plansFile: undefined } as BurrowConfig);
-    partnerId = (await new PartnersHandlers(ctx).create({ username: 'acme', password: 'acme-password-1', company_name: 'Acme' })).partner_id;
+    partnerId = (
+      await new PartnersHandlers(ctx).create({ username: 'acme', password: 'acme-password-1', company_name: 'Acme' })
+    ).partner_id;
   });
 
   after(async () => {
@@ -93,30 +120,62 @@ describe('operator handlers: reservations and unfinished writes', () => {
   it('a name reserved by an owner that does not exist is stuck: listed, released, then usable again', async () => {
     await strandName(usernameReservation('ghost'));
     await strandName(Streams.reservation('email', 'ghost%40example.com'));
-    const user = { partnerId, name: 'Ghost', email: 'ghost@example.com', username: 'ghost', password: 'ghost-password-1' };
-    assert.deepEqual((await expectError(users.create(user), 409)).body.conflicts, ['username'], 'the stuck name blocks a new user');
+    const user = {
+      partnerId,
+      name: 'Ghost',
+      email: 'ghost@example.com',
+      username: 'ghost',
+      password: 'ghost-password-1',
+    };
+    assert.deepEqual(
+      (await expectError(users.create(user), 409)).body.conflicts,
+      ['username'],
+      'the stuck name blocks a new user',
+    );
 
     const stuck = await listed({ stuck: true });
-    assert.deepEqual(stuck.map((r) => `${r.kind}:${r.name}:${r.status}`).sort(), ['email:ghost@example.com:stuck', 'username:ghost:stuck']);
+    assert.deepEqual(stuck.map((r) => `${r.kind}:${r.name}:${r.status}`).sort(), [
+      'email:ghost@example.com:stuck',
+      'username:ghost:stuck',
+    ]);
     assert.match(find(stuck, 'username', 'ghost')!.reason, /no user has this name/);
-    assert.equal(find(await listed(), 'partnername', 'acme')?.status, 'live', 'the partner\'s own name is live');
+    assert.equal(find(await listed(), 'partnername', 'acme')?.status, 'live', "the partner's own name is live");
 
     const released = await ops.releaseReservation({ kind: 'username', name: 'Ghost' });
-    assert.deepEqual({ ...released, owner: typeof released.owner }, { kind: 'username', name: 'ghost', owner: 'string', status: 'stuck', forced: false });
+    assert.deepEqual(
+      { ...released, owner: typeof released.owner },
+      { kind: 'username', name: 'ghost', owner: 'string', status: 'stuck', forced: false },
+    );
     await ops.releaseReservation({ kind: 'email', name: 'ghost@example.com' });
     assert.deepEqual(await listed({ stuck: true }), []);
-    assert.ok(logLines.some((l) => /operator released a name reservation/.test(l) && /"reservation":\{"kind":"username","name":"Ghost"/.test(l)), 'the release is logged');
+    assert.ok(
+      logLines.some(
+        (l) =>
+          /operator released a name reservation/.test(l) && /"reservation":\{"kind":"username","name":"Ghost"/.test(l),
+      ),
+      'the release is logged',
+    );
 
     const created = await users.create(user);
     assert.equal(created.username, 'ghost');
     const now = find(await listed({ kind: 'username' }), 'username', 'ghost');
     assert.equal(now?.status, 'live');
-    assert.equal(now?.owner, (await usersCollection(ctx.docs).findOne({ username: 'ghost' }))?._id, 'held by the new user');
+    assert.equal(
+      now?.owner,
+      (await usersCollection(ctx.docs).findOne({ username: 'ghost' }))?._id,
+      'held by the new user',
+    );
     assert.match(now.reason, /user ghost/);
   });
 
   it('a live reservation is refused without force, and released with it', async () => {
-    await users.create({ partnerId, name: 'Live', email: 'live@example.com', username: 'live', password: 'live-password-1' });
+    await users.create({
+      partnerId,
+      name: 'Live',
+      email: 'live@example.com',
+      username: 'live',
+      password: 'live-password-1',
+    });
     const refused = await expectError(ops.releaseReservation({ kind: 'username', name: 'live' }), 409);
     assert.match(refused.body.reason, /is live \(user live/);
     assert.match(refused.body.reason, /--force/);
@@ -131,7 +190,9 @@ describe('operator handlers: reservations and unfinished writes', () => {
 
   it('a reservation whose write is unfinished is in flight: refused, listed with the write, undone by recovery', async () => {
     // a CreateUser that crashed after reserving the username (the request never goes on)
-    await untilCrashed(crash, () => users.create({ partnerId, name: 'Halfway', email: 'halfway@example.com', username: 'halfway' }));
+    await untilCrashed(crash, () =>
+      users.create({ partnerId, name: 'Halfway', email: 'halfway@example.com', username: 'halfway' }),
+    );
     await runner.catchUp();
     const [process] = await pendingProcessesCollection(ctx.docs).find({});
     const { userId } = process.data as { userId: string };
@@ -139,19 +200,38 @@ describe('operator handlers: reservations and unfinished writes', () => {
     const record = find(await listed({ kind: 'username' }), 'username', 'halfway');
     assert.equal(record?.status, 'in_flight');
     assert.match(record.reason, new RegExp(`CreateUser write ${process._id}`));
-    assert.match((await expectError(ops.releaseReservation({ kind: 'username', name: 'halfway' }), 409)).body.reason, /in flight/);
+    assert.match(
+      (await expectError(ops.releaseReservation({ kind: 'username', name: 'halfway' }), 409)).body.reason,
+      /in flight/,
+    );
 
     const pending = await ops.listPendingWrites({});
     assert.equal(pending.grace_seconds, GRACE_SECONDS);
-    assert.deepEqual(pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due, age: p.age_seconds })), [{ id: process._id, kind: 'CreateUser', due: false, age: 0 }]);
+    assert.deepEqual(
+      pending.pending.map((p) => ({ id: p.id, kind: p.kind, due: p.due, age: p.age_seconds })),
+      [{ id: process._id, kind: 'CreateUser', due: false, age: 0 }],
+    );
     assert.equal((pending.pending[0].data as { username: string }).username, 'halfway');
 
-    assert.deepEqual(await ops.recoverWrites({}), { grace_seconds: GRACE_SECONDS, completed: [], compensated: [], failed: [] }, 'younger than the grace: left alone');
+    assert.deepEqual(
+      await ops.recoverWrites({}),
+      { grace_seconds: GRACE_SECONDS, completed: [], compensated: [], failed: [] },
+      'younger than the grace: left alone',
+    );
     const report = await ops.recoverWrites({ grace_seconds: 0 });
-    assert.deepEqual(report, { grace_seconds: 0, completed: [], compensated: [{ id: process._id, kind: 'CreateUser' }], failed: [] });
+    assert.deepEqual(report, {
+      grace_seconds: 0,
+      completed: [],
+      compensated: [{ id: process._id, kind: 'CreateUser' }],
+      failed: [],
+    });
     assert.equal(find(await listed(), 'username', 'halfway'), undefined, 'compensation released the name');
     assert.deepEqual((await ops.listPendingWrites({})).pending, []);
-    assert.equal((await store.readStream(Streams.user(userId)))[0]?.type, 'UserCreationAbandoned', 'recovery claimed the stream first');
+    assert.equal(
+      (await store.readStream(Streams.user(userId)))[0]?.type,
+      'UserCreationAbandoned',
+      'recovery claimed the stream first',
+    );
   });
 
   it('group names are per partner: listed with the partner, released by naming it', async () => {
@@ -166,10 +246,16 @@ describe('operator handlers: reservations and unfinished writes', () => {
       ],
     );
     assert.match(find(all, 'groupname', 'sales')!.reason, new RegExp(`group ${group.group_id} \\(Sales\\)`));
-    assert.deepEqual((await expectError(ops.releaseReservation({ kind: 'groupname', name: 'Lost Group' }), 400)).body.fields, ['partner']);
+    assert.deepEqual(
+      (await expectError(ops.releaseReservation({ kind: 'groupname', name: 'Lost Group' }), 400)).body.fields,
+      ['partner'],
+    );
     await expectError(ops.releaseReservation({ kind: 'groupname', name: 'Lost Group', partner: 'nobody' }), 404);
     await expectError(ops.releaseReservation({ kind: 'groupname', name: 'Sales', partner: 'acme' }), 409);
-    assert.equal((await ops.releaseReservation({ kind: 'groupname', name: 'Lost Group', partner: 'acme' })).status, 'stuck');
+    assert.equal(
+      (await ops.releaseReservation({ kind: 'groupname', name: 'Lost Group', partner: 'acme' })).status,
+      'stuck',
+    );
     assert.equal((await groups.create({ partnerId, name: 'Lost Group', plan_id: 1 })).name, 'Lost Group');
   });
 
@@ -194,15 +280,24 @@ describe('operator handlers: reservations and unfinished writes', () => {
     assert.equal(stuck.reservations.length, 5);
     assert.ok(stuck.reservations.every((r) => r.status === 'stuck'));
     const rest = await ops.listReservations({ stuck: true, limit: 5, after: stuck.next! });
-    assert.deepEqual(rest.reservations.map((r) => r.name), ['paged-5', 'paged-6']);
+    assert.deepEqual(
+      rest.reservations.map((r) => r.name),
+      ['paged-5', 'paged-6'],
+    );
     assert.equal(rest.next, null);
   });
 
   it('requests are parsed where they enter: a 400 names every bad field', async () => {
-    assert.deepEqual((await expectError(ops.listReservations({ kind: 'nickname', limit: 0, bogus: 1 }), 400)).body.fields, ['kind', 'limit', 'bogus']);
+    assert.deepEqual(
+      (await expectError(ops.listReservations({ kind: 'nickname', limit: 0, bogus: 1 }), 400)).body.fields,
+      ['kind', 'limit', 'bogus'],
+    );
     assert.deepEqual((await expectError(ops.listReservations({ limit: 1001 }), 400)).body.fields, ['limit']);
     assert.deepEqual((await expectError(ops.releaseReservation({ kind: 'username' }), 400)).body.fields, ['name']);
-    assert.deepEqual((await expectError(ops.releaseReservation({ kind: 'username', name: 'x', partner: 'acme' }), 400)).body.fields, ['partner']);
+    assert.deepEqual(
+      (await expectError(ops.releaseReservation({ kind: 'username', name: 'x', partner: 'acme' }), 400)).body.fields,
+      ['partner'],
+    );
     assert.deepEqual((await expectError(ops.recoverWrites({ grace_seconds: -1 }), 400)).body.fields, ['grace_seconds']);
     await expectError(ops.releaseReservation({ kind: 'username', name: 'never-reserved' }), 404);
   });

@@ -53,7 +53,11 @@ export class OperationsHandlers {
     return {
       grace_seconds: this.recovery.graceSeconds,
       pending: pending.slice(0, limit).map((p) => ({
-        id: p._id, kind: p.kind, started_at: new Date(p.startedAt * 1000).toISOString(), age_seconds: now - p.startedAt, data: p.data,
+        id: p._id,
+        kind: p.kind,
+        started_at: new Date(p.startedAt * 1000).toISOString(),
+        age_seconds: now - p.startedAt,
+        data: p.data,
         due: now - p.startedAt >= this.recovery.graceSeconds,
       })),
       more: pending.length > limit,

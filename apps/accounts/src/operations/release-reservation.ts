@@ -17,7 +17,10 @@ export interface ReleaseReservation {
   force: boolean;
 }
 
-export async function releaseReservation(ctx: AccountsContext, request: ReleaseReservation): Promise<ReleasedReservation> {
+export async function releaseReservation(
+  ctx: AccountsContext,
+  request: ReleaseReservation,
+): Promise<ReleasedReservation> {
   let partnerId: string | undefined;
   if (request.kind === 'groupname') {
     const partner = await partnersCollection(ctx.docs).findOne({ username: request.partner });
@@ -31,17 +34,42 @@ export async function releaseReservation(ctx: AccountsContext, request: ReleaseR
   const owner = await reservationHolder(ctx.store, stream);
   if (!owner) throw notFound(`${request.kind} "${request.name}" is not reserved`);
   await ctx.runner.catchUp();
-  const { status, reason } = await reservationStatus(ctx, { kind: request.kind, name: decodeURIComponent(key), partnerId, owner });
+  const { status, reason } = await reservationStatus(ctx, {
+    kind: request.kind,
+    name: decodeURIComponent(key),
+    partnerId,
+    owner,
+  });
   if (status !== 'stuck' && !request.force) {
     const state = status === 'live' ? 'live' : 'in flight';
-    throw conflict(`${request.kind} "${request.name}" is ${state} (${reason}); releasing it could let the name be taken twice. Release it anyway with --force`, ['name']);
+    throw conflict(
+      `${request.kind} "${request.name}" is ${state} (${reason}); releasing it could let the name be taken twice. Release it anyway with --force`,
+      ['name'],
+    );
   }
   // A no-op if someone else holds it by now (releaseName checks the owner).
   await releaseName(ctx.store, stream, owner);
-  if ((await reservationHolder(ctx.store, stream)) === owner) throw conflict(`${request.kind} "${request.name}" could not be released; try again`, ['name']);
-  ctx.log.warn({ reservation: { kind: request.kind, name: request.name, partnerId }, stream, owner, status, reason, forced: request.force }, 'operator released a name reservation');
+  if ((await reservationHolder(ctx.store, stream)) === owner)
+    throw conflict(`${request.kind} "${request.name}" could not be released; try again`, ['name']);
+  ctx.log.warn(
+    {
+      reservation: { kind: request.kind, name: request.name, partnerId },
+      stream,
+      owner,
+      status,
+      reason,
+      forced: request.force,
+    },
+    'operator released a name reservation',
+  );
   await ctx.runner.catchUp();
-  const released: ReleasedReservation = { kind: request.kind, name: decodeURIComponent(key), owner, status, forced: request.force };
+  const released: ReleasedReservation = {
+    kind: request.kind,
+    name: decodeURIComponent(key),
+    owner,
+    status,
+    forced: request.force,
+  };
   if (partnerId) released.partner_id = partnerId;
   return released;
 }

@@ -38,14 +38,20 @@ async function holderOf(ctx: AccountsContext, r: ReservationRef): Promise<string
       // one login namespace: a username or an email holds both streams of its name (name-reservations.ts)
       const users = usersCollection(ctx.docs);
       const owner = await users.get(r.owner);
-      const holds = (u: UserDoc | null) => u && (u.usernameKey === r.name ? 'username' : u.emailKey === r.name ? 'email' : null);
-      const user = holds(owner) ? owner : ((await users.findOne({ usernameKey: r.name })) ?? (await users.findOne({ emailKey: r.name })));
-      return user ? `user ${user.username} (${user._id}) has this name as ${holds(user) === 'username' ? 'username' : 'email'}` : null;
+      const holds = (u: UserDoc | null) =>
+        u && (u.usernameKey === r.name ? 'username' : u.emailKey === r.name ? 'email' : null);
+      const user = holds(owner)
+        ? owner
+        : ((await users.findOne({ usernameKey: r.name })) ?? (await users.findOne({ emailKey: r.name })));
+      return user
+        ? `user ${user.username} (${user._id}) has this name as ${holds(user) === 'username' ? 'username' : 'email'}`
+        : null;
     }
     case 'partnername': {
       const partners = partnersCollection(ctx.docs);
       const owner = await partners.get(r.owner);
-      const partner = owner?.username.toLowerCase() === r.name ? owner : await partners.findOne({ username: exactly(r.name) });
+      const partner =
+        owner?.username.toLowerCase() === r.name ? owner : await partners.findOne({ username: exactly(r.name) });
       return partner ? `partner ${partner.username} (${partner._id}) has this name` : null;
     }
     case 'groupname': {
@@ -76,12 +82,23 @@ export async function reservationStatus(ctx: AccountsContext, r: ReservationRef)
   if (holder) return { status: 'live', reason: holder };
   const write = await writeInFlight(ctx, r);
   if (write) return { status: 'in_flight', reason: write };
-  return { status: 'stuck', reason: `no ${r.kind === 'groupname' ? 'group' : r.kind === 'partnername' ? 'partner' : 'user'} has this name and no unfinished write owns ${r.owner}` };
+  return {
+    status: 'stuck',
+    reason: `no ${r.kind === 'groupname' ? 'group' : r.kind === 'partnername' ? 'partner' : 'user'} has this name and no unfinished write owns ${r.owner}`,
+  };
 }
 
 async function toRecord(ctx: AccountsContext, doc: ReservationDoc): Promise<ReservationRecord> {
   const { status, reason } = await reservationStatus(ctx, doc);
-  const record: ReservationRecord = { kind: doc.kind, name: doc.name, stream: doc._id, owner: doc.owner, reserved_at: new Date(doc.reservedAt).toISOString(), status, reason };
+  const record: ReservationRecord = {
+    kind: doc.kind,
+    name: doc.name,
+    stream: doc._id,
+    owner: doc.owner,
+    reserved_at: new Date(doc.reservedAt).toISOString(),
+    status,
+    reason,
+  };
   if (doc.partnerId) {
     record.partner_id = doc.partnerId;
     const partner = await partnersCollection(ctx.docs).get(doc.partnerId);
@@ -107,7 +124,10 @@ export interface ListReservations {
  */
 export async function listReservations(ctx: AccountsContext, request: ListReservations): Promise<ReservationPage> {
   const reservations = reservationsCollection(ctx.docs);
-  const after = (cursor: string | undefined): Filter => ({ ...(request.kind ? { kind: request.kind } : {}), ...(cursor ? { _id: { $gt: cursor } } : {}) });
+  const after = (cursor: string | undefined): Filter => ({
+    ...(request.kind ? { kind: request.kind } : {}),
+    ...(cursor ? { _id: { $gt: cursor } } : {}),
+  });
   const out: ReservationRecord[] = [];
   let cursor = request.after;
   let scanned = 0;

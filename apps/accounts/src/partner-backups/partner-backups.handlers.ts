@@ -31,7 +31,10 @@ export class PartnerBackupsHandlers {
   async store(@Payload() { partnerId, blob, size }: StorePartnerBackupRequest): Promise<PartnerBackupVersion> {
     await requirePartner(this.ctx.docs, partnerId);
     const { position } = await handleCommand(this.ctx.store, Streams.partnerBackup(partnerId), partnerBackupDecider, {
-      type: 'StorePartnerBackup', blob, size, at: this.ctx.clock.now(),
+      type: 'StorePartnerBackup',
+      blob,
+      size,
+      at: this.ctx.clock.now(),
     });
     await this.ctx.runner.waitFor(position);
     this.ctx.log.info({ partnerId, sha256: blob, size, stored: position !== null }, 'appliance backup stored');

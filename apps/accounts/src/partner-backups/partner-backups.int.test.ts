@@ -31,19 +31,28 @@ describe('partner backups', () => {
       assert.equal((await t.partnerBackups.get({ partnerId }))?.blob, blob);
     }
     const kept = blobs.slice(-PARTNER_BACKUPS_KEPT).reverse();
-    assert.deepEqual((await t.partnerBackups.list({ partnerId })).map((v) => v.sha256), kept);
+    assert.deepEqual(
+      (await t.partnerBackups.list({ partnerId })).map((v) => v.sha256),
+      kept,
+    );
     assert.equal((await t.partnerBackups.get({ partnerId, sha256: kept[2].toUpperCase() }))?.blob, kept[2]);
     await expectError(t.partnerBackups.get({ partnerId, sha256: blobs[0] }), 404);
 
     // the same data again (a retried POST) adds no version
     await t.partnerBackups.store({ partnerId, blob: kept[0], size: 1 });
-    assert.deepEqual((await t.partnerBackups.list({ partnerId })).map((v) => v.sha256), kept);
+    assert.deepEqual(
+      (await t.partnerBackups.list({ partnerId })).map((v) => v.sha256),
+      kept,
+    );
 
     [t] = await restart(t);
-    assert.deepEqual((await t.partnerBackups.list({ partnerId })).map((v) => v.sha256), kept);
+    assert.deepEqual(
+      (await t.partnerBackups.list({ partnerId })).map((v) => v.sha256),
+      kept,
+    );
   });
 
-  it("a partner sees only its own backups", async () => {
+  it('a partner sees only its own backups', async () => {
     const a = await t.createPartner();
     const b = await t.createPartner();
     const blob = blobOf('a secret configuration');

@@ -3,7 +3,12 @@
  * `PARTNER_BACKUPS_KEPT` versions, newest first. Older versions stay in the stream (a few bytes
  * each) but are no longer readable.
  */
-import { PARTNER_BACKUPS_KEPT, type PartnerBackupEvent, type PartnerBackupRef, StreamPrefixes } from '@burrow/contracts';
+import {
+  PARTNER_BACKUPS_KEPT,
+  type PartnerBackupEvent,
+  type PartnerBackupRef,
+  StreamPrefixes,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 

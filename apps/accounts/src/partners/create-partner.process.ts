@@ -3,7 +3,14 @@
  * stream (the commit point; recovery claims it with `PartnerCreationAbandoned`), or free the name.
  */
 import { type PartnerCreated, type PartnerCreationAbandoned, Streams } from '@burrow/contracts';
-import { claimNewStream, defineWorkflow, handleCommand, nameKey, releaseName, reserveName } from '@burrow/eventsourcing';
+import {
+  claimNewStream,
+  defineWorkflow,
+  handleCommand,
+  nameKey,
+  releaseName,
+  reserveName,
+} from '@burrow/eventsourcing';
 import type { AccountsContext } from '../context.js';
 import { partnerDecider } from './partner.js';
 
@@ -26,7 +33,11 @@ export const createPartnerProcess = (ctx: AccountsContext) =>
     ],
     async commit({ id, data, input }) {
       const command = { type: 'CreatePartner' as const, data: input.partner };
-      return (await handleCommand(ctx.store, Streams.partner(data.partnerId), partnerDecider, command, { metadata: { processId: id } })).position;
+      return (
+        await handleCommand(ctx.store, Streams.partner(data.partnerId), partnerDecider, command, {
+          metadata: { processId: id },
+        })
+      ).position;
     },
     settle(data) {
       const marker: PartnerCreationAbandoned = { type: 'PartnerCreationAbandoned', data: { at: ctx.clock.now() } };

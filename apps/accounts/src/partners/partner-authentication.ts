@@ -4,7 +4,12 @@
  * itself (`PartnerCredentialsGuard`: one bus round trip instead of two). One instance per process,
  * so both share the verified-credential cache.
  */
-import { type AuthenticatedPartner, type AuthenticatePartnerRequest, PARTNER_CREDENTIALS_FIELD, unauthorized } from '@burrow/contracts';
+import {
+  type AuthenticatedPartner,
+  type AuthenticatePartnerRequest,
+  PARTNER_CREDENTIALS_FIELD,
+  unauthorized,
+} from '@burrow/contracts';
 import { createHash } from 'node:crypto';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { AccountsContext } from '../context.js';
@@ -36,7 +41,11 @@ export class PartnerAuthentication {
    * changed password is refused at once and nobody authenticates as a partner whose password they
    * lack (CredentialCheck: why the read models, and why that holds across replicas).
    */
-  async authenticate({ username, password, address }: Partial<AuthenticatePartnerRequest>): Promise<AuthenticatedPartner> {
+  async authenticate({
+    username,
+    password,
+    address,
+  }: Partial<AuthenticatePartnerRequest>): Promise<AuthenticatedPartner> {
     const name = typeof username === 'string' ? username : '';
     const { id: partnerId, hash } = await this.credentials.verify(
       { name, password, address },
@@ -64,7 +73,8 @@ export class PartnerAuthentication {
 export async function requirePartnerStamp(ctx: AccountsContext, partnerId: string, stamp: string): Promise<void> {
   await credentialsCurrent(ctx);
   const hash = await partnerPasswordHash(ctx, partnerId);
-  if (hash === null || partnerStamp(hash) !== stamp) throw unauthorized('the partner password has changed: authenticate again with the new password');
+  if (hash === null || partnerStamp(hash) !== stamp)
+    throw unauthorized('the partner password has changed: authenticate again with the new password');
 }
 
 /** The partner's current password hash (the partners read model), or null. */
@@ -72,7 +82,8 @@ const partnerPasswordHash = async (ctx: AccountsContext, partnerId: string): Pro
   (await partnersCollection(ctx.docs).get(partnerId))?.passwordHash || null;
 
 /** A digest of the partner's password hash that reveals nothing usable about it. */
-const partnerStamp = (passwordHash: string) => createHash('sha256').update('burrow-partner-stamp\0').update(passwordHash).digest('base64url').slice(0, 22);
+const partnerStamp = (passwordHash: string) =>
+  createHash('sha256').update('burrow-partner-stamp\0').update(passwordHash).digest('base64url').slice(0, 22);
 
 /**
  * Every accounts bus handler, before it runs: a request that carries a partner's credentials
@@ -91,7 +102,9 @@ export class PartnerCredentialsGuard implements CanActivate {
     const payload = data as Record<string, unknown>;
     const credentials = payload[PARTNER_CREDENTIALS_FIELD];
     delete payload[PARTNER_CREDENTIALS_FIELD];
-    const { partnerId } = await this.partners.authenticate(credentials !== null && typeof credentials === 'object' ? credentials : {});
+    const { partnerId } = await this.partners.authenticate(
+      credentials !== null && typeof credentials === 'object' ? credentials : {},
+    );
     payload.partnerId = partnerId;
     return true;
   }

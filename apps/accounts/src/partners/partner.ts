@@ -21,7 +21,10 @@ export const DEFAULT_FEATURES: PartnerFeatures = {
 export type CreatePartner = Command<'CreatePartner', { data: PartnerCreated['data'] }>;
 export type ChangePartnerPassword = Command<'ChangePartnerPassword', { passwordHash: string; at: number }>;
 export type ChangePartnerSettings = Command<'ChangePartnerSettings', { changes: Partial<PartnerSettings>; at: number }>;
-export type ChangePartnerLimits = Command<'ChangePartnerLimits', { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number }>;
+export type ChangePartnerLimits = Command<
+  'ChangePartnerLimits',
+  { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number }
+>;
 export type PartnerCommand = CreatePartner | ChangePartnerPassword | ChangePartnerSettings | ChangePartnerLimits;
 
 export interface PartnerState {
@@ -42,9 +45,13 @@ export const partnerDecider: Decider<PartnerState, PartnerCommand, PartnerEvent>
       case 'ChangePartnerPassword':
         return [{ type: 'PartnerPasswordChanged', data: { passwordHash: command.passwordHash, at: command.at } }];
       case 'ChangePartnerSettings':
-        return Object.keys(command.changes).length ? [{ type: 'PartnerSettingsChanged', data: { changes: command.changes, at: command.at } }] : [];
+        return Object.keys(command.changes).length
+          ? [{ type: 'PartnerSettingsChanged', data: { changes: command.changes, at: command.at } }]
+          : [];
       case 'ChangePartnerLimits': {
-        const data: { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number } = { at: command.at };
+        const data: { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number } = {
+          at: command.at,
+        };
         if (command.bytes_available !== undefined) data.bytes_available = command.bytes_available;
         if (command.features !== undefined) data.features = command.features;
         return [{ type: 'PartnerLimitsChanged', data }];

@@ -35,8 +35,12 @@ import { PartnerAuthentication } from './partner-authentication.js';
 import { type PartnerDoc, partnersCollection, requirePartner } from './partners.projection.js';
 
 const detailsOf = (p: PartnerDoc): PartnerDetails => ({
-  partner_id: p._id, company_name: p.company_name, brand_identifier: p.brand_identifier, username: p.username,
-  bytes_available: p.bytes_available, features: p.features,
+  partner_id: p._id,
+  company_name: p.company_name,
+  brand_identifier: p.brand_identifier,
+  username: p.username,
+  bytes_available: p.bytes_available,
+  features: p.features,
 });
 
 @Controller()
@@ -44,7 +48,8 @@ export class PartnersHandlers {
   constructor(
     @Inject(ACCOUNTS_CONTEXT) private readonly ctx: AccountsContext,
     // one per process (the service provides it): its verified-credential cache is shared with PartnerCredentialsGuard
-    @Inject(PartnerAuthentication) private readonly authentication: PartnerAuthentication = new PartnerAuthentication(ctx),
+    @Inject(PartnerAuthentication)
+    private readonly authentication: PartnerAuthentication = new PartnerAuthentication(ctx),
   ) {}
 
   /** Every interface A request the gateway authenticates before calling it (`PartnerAuthentication`). */
@@ -79,8 +84,17 @@ export class PartnersHandlers {
       features: { ...DEFAULT_FEATURES, ...request.features },
       created_at: this.ctx.clock.now(),
     };
-    await this.ctx.processes.run(createPartnerProcess(this.ctx), { partnerId, username: request.username }, { partner });
-    return { partner_id: partnerId, company_name: request.company_name, brand_identifier: brand, username: request.username };
+    await this.ctx.processes.run(
+      createPartnerProcess(this.ctx),
+      { partnerId, username: request.username },
+      { partner },
+    );
+    return {
+      partner_id: partnerId,
+      company_name: request.company_name,
+      brand_identifier: brand,
+      username: request.username,
+    };
   }
 
   @MessagePattern(Subjects.accounts.findPartner)

@@ -1,5 +1,11 @@
 /** Read model of partners: credentials for authentication, limits, features and settings. */
-import { notFound, type PartnerCreated, type PartnerFeatures, type PartnerSettings, StreamPrefixes } from '@burrow/contracts';
+import {
+  notFound,
+  type PartnerCreated,
+  type PartnerFeatures,
+  type PartnerSettings,
+  StreamPrefixes,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import { type Projection, dataOf } from '@burrow/eventsourcing';
 import { DEFAULT_SETTINGS } from './settings.js';

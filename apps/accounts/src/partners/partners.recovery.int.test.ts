@@ -4,7 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { cleanUpTestAccounts, committed, crashAt, expectError, recoverOnRestart, startTestAccounts, stepsOf, untilCrashed } from '../testing/test-context.js';
+import {
+  cleanUpTestAccounts,
+  committed,
+  crashAt,
+  expectError,
+  recoverOnRestart,
+  startTestAccounts,
+  stepsOf,
+  untilCrashed,
+} from '../testing/test-context.js';
 
 describe('partners: crash recovery', () => {
   afterEach(cleanUpTestAccounts);
@@ -20,16 +29,37 @@ describe('partners: crash recovery', () => {
         if (committed(point)) {
           const found = await t.partners.find({ username: 'Newcomer' });
           assert.equal(await t.holder('partnername', 'newcomer'), found.partner_id);
-          assert.equal((await t.partners.authenticate({ username: 'Newcomer', password: 'newcomer-secret', address: '198.51.100.7' })).partnerId, found.partner_id);
+          assert.equal(
+            (
+              await t.partners.authenticate({
+                username: 'Newcomer',
+                password: 'newcomer-secret',
+                address: '198.51.100.7',
+              })
+            ).partnerId,
+            found.partner_id,
+          );
           const error = await expectError(t.createPartner({ username: 'newcomer' }), 409);
           assert.deepEqual(error.body.conflicts, ['username']);
         } else {
           await expectError(t.partners.find({ username: 'Newcomer' }), 404);
-          await expectError(t.partners.authenticate({ username: 'Newcomer', password: 'newcomer-secret', address: '198.51.100.7' }), 401);
+          await expectError(
+            t.partners.authenticate({ username: 'Newcomer', password: 'newcomer-secret', address: '198.51.100.7' }),
+            401,
+          );
           assert.equal(await t.holder('partnername', 'newcomer'), null);
           const again = await t.createPartner({ username: 'Newcomer', password: 'newcomer-secret' });
           assert.equal(await t.holder('partnername', 'newcomer'), again.partner_id);
-          assert.equal((await t.partners.authenticate({ username: 'Newcomer', password: 'newcomer-secret', address: '198.51.100.7' })).partnerId, again.partner_id);
+          assert.equal(
+            (
+              await t.partners.authenticate({
+                username: 'Newcomer',
+                password: 'newcomer-secret',
+                address: '198.51.100.7',
+              })
+            ).partnerId,
+            again.partner_id,
+          );
         }
         assert.equal((await t.partners.find({ username: 'existing' })).username, 'existing');
       } finally {

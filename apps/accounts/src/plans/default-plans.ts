@@ -20,10 +20,14 @@ export const DEFAULT_PLANS: PlanDefinition[] = [
 export async function loadInitialPlans(file?: string): Promise<PlanDefinition[]> {
   if (!file) return DEFAULT_PLANS;
   const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`BURROW_PLANS_FILE ${file}: expected a non-empty JSON list`);
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    throw new Error(`BURROW_PLANS_FILE ${file}: expected a non-empty JSON list`);
   const plans = parsed.map((p, i) => {
-    const ok = p && typeof p.name === 'string' && Number.isSafeInteger(p.storage_bytes) || p?.storage_bytes === UNLIMITED_BYTES;
-    if (!ok || p.storage_bytes < 0) throw new Error(`BURROW_PLANS_FILE ${file}: entry ${i} needs a name and a non-negative integer storage_bytes`);
+    const ok =
+      (p && typeof p.name === 'string' && Number.isSafeInteger(p.storage_bytes)) ||
+      p?.storage_bytes === UNLIMITED_BYTES;
+    if (!ok || p.storage_bytes < 0)
+      throw new Error(`BURROW_PLANS_FILE ${file}: entry ${i} needs a name and a non-negative integer storage_bytes`);
     return { name: p.name as string, storage_bytes: p.storage_bytes as number, promo: Boolean(p.promo) };
   });
   if (!plans.some((p) => p.storage_bytes === UNLIMITED_BYTES)) plans.push(DEFAULT_PLANS[DEFAULT_PLANS.length - 1]);

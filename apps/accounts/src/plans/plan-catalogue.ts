@@ -20,7 +20,12 @@ export const planCatalogue: Decider<PlanCatalogueState, PlanCatalogueCommand, Pl
   decide(command, state) {
     const added = (plan: PlanDefinition, i: number): PlanCatalogueEvent => ({
       type: 'PlanAdded',
-      data: { plan_id: state.plans.length + 1 + i, name: plan.name, storage_bytes: plan.storage_bytes, promo: plan.promo },
+      data: {
+        plan_id: state.plans.length + 1 + i,
+        name: plan.name,
+        storage_bytes: plan.storage_bytes,
+        promo: plan.promo,
+      },
     });
     switch (command.type) {
       case 'SeedCatalogue':

@@ -11,7 +11,13 @@ export const plansProjection = (): Projection => ({
   async apply(event, docs) {
     if (event.type !== 'PlanAdded') return;
     const d = dataOf<PlanAdded>(event);
-    await docs.collection<PlanDoc>('plans').upsert({ _id: String(d.plan_id), plan_id: d.plan_id, storage_bytes: d.storage_bytes, name: d.name, promo: d.promo });
+    await docs.collection<PlanDoc>('plans').upsert({
+      _id: String(d.plan_id),
+      plan_id: d.plan_id,
+      storage_bytes: d.storage_bytes,
+      name: d.name,
+      promo: d.promo,
+    });
   },
 });
 

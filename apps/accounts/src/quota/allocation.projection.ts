@@ -27,7 +27,11 @@ export const allocationsProjection = (): Projection => ({
     if (event.type !== 'BytesAllocated') return;
     const total = event.data.total;
     if (typeof total !== 'number') return;
-    await allocationsCollection(docs).upsert({ _id: event.stream.slice(StreamPrefixes.allocation.length), total, revision: event.revision });
+    await allocationsCollection(docs).upsert({
+      _id: event.stream.slice(StreamPrefixes.allocation.length),
+      total,
+      revision: event.revision,
+    });
   },
 });
 

@@ -38,7 +38,8 @@ export interface AllocationWrite {
 export function ensureAllocation(store: EventStore, w: AllocationWrite): Promise<void> {
   return ensureLedgerEntry(store, Streams.allocation(w.partnerId), {
     ...w,
-    refusal: () => paymentRequired(w.refusal ?? 'payment required: allocation would exceed the bytes available to the enterprise'),
+    refusal: () =>
+      paymentRequired(w.refusal ?? 'payment required: allocation would exceed the bytes available to the enterprise'),
   });
 }
 

@@ -28,7 +28,14 @@ export const devicePoliciesProjection = (): Projection => ({
     const key = String(event.data.policyId);
     if (event.type === 'DevicePolicyCreated') {
       const d = event.data;
-      await policies.upsert({ _id: key, partnerId, id: d.policyId, name: d.name, inherits_from: d.inherits_from, policy: d.policy });
+      await policies.upsert({
+        _id: key,
+        partnerId,
+        id: d.policyId,
+        name: d.name,
+        inherits_from: d.inherits_from,
+        policy: d.policy,
+      });
       return;
     }
     if (event.type === 'DevicePolicyDeleted') {
@@ -38,22 +45,34 @@ export const devicePoliciesProjection = (): Projection => ({
     const doc = await policies.get(key);
     if (!doc) return;
     switch (event.type) {
-      case 'DevicePolicyRenamed': doc.name = event.data.name; break;
-      case 'DevicePolicyInheritanceChanged': doc.inherits_from = event.data.inherits_from; break;
-      case 'DevicePolicyValuesSet': doc.policy = event.data.policy; break;
-      default: return;
+      case 'DevicePolicyRenamed':
+        doc.name = event.data.name;
+        break;
+      case 'DevicePolicyInheritanceChanged':
+        doc.inherits_from = event.data.inherits_from;
+        break;
+      case 'DevicePolicyValuesSet':
+        doc.policy = event.data.policy;
+        break;
+      default:
+        return;
     }
     await policies.upsert(doc);
   },
 });
 
 /** The partner's live policy, or null (another partner's policy is as good as absent). */
-export async function findDevicePolicy(docs: DocumentStore, partnerId: string, id: number): Promise<DevicePolicyDoc | null> {
+export async function findDevicePolicy(
+  docs: DocumentStore,
+  partnerId: string,
+  id: number,
+): Promise<DevicePolicyDoc | null> {
   const doc = await devicePoliciesCollection(docs).get(String(id));
   return doc && doc.partnerId === partnerId ? doc : null;
 }
 
 /** For a group's `device_policy`: an unknown id is a 409, like an unknown plan_id. */
 export async function requireDevicePolicy(docs: DocumentStore, partnerId: string, id: number): Promise<void> {
-  if (!(await findDevicePolicy(docs, partnerId, id))) throw conflict(`device policy ${id} does not exist`, ['device_policy']);
+  if (!(await findDevicePolicy(docs, partnerId, id)))
+    throw conflict(`device policy ${id} does not exist`, ['device_policy']);
 }

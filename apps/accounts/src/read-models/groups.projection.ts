@@ -17,7 +17,10 @@ export interface GroupDoc extends Group {
 
 export const groupsCollection = (docs: DocumentStore) => docs.collection<GroupDoc>('groups');
 
-export const toGroup = ({ _id, partnerId, plan_change, ...group }: GroupDoc): Group => ({ ...group, plan_status: plan_change ? 'updating' : 'current' });
+export const toGroup = ({ _id, partnerId, plan_change, ...group }: GroupDoc): Group => ({
+  ...group,
+  plan_status: plan_change ? 'updating' : 'current',
+});
 
 export const groupsProjection = (): Projection => ({
   name: 'groups',
@@ -34,18 +37,27 @@ export const groupsProjection = (): Projection => ({
     if (event.type === 'GroupCreated') {
       const c = dataOf<GroupCreated>(event);
       await groups.upsert({
-        _id: id, partnerId: c.partnerId, group_id: c.groupId, name: c.name, plan_id: c.plan_id,
-        webapi_enable: c.webapi_enable, check_domain: c.check_domain, device_policy: c.device_policy ?? null,
+        _id: id,
+        partnerId: c.partnerId,
+        group_id: c.groupId,
+        name: c.name,
+        plan_id: c.plan_id,
+        webapi_enable: c.webapi_enable,
+        check_domain: c.check_domain,
+        device_policy: c.device_policy ?? null,
       });
       return;
     }
     const group = await groups.get(id);
     if (!group) return;
     switch (event.type) {
-      case 'GroupRenamed': group.name = d.name as string; break;
+      case 'GroupRenamed':
+        group.name = d.name as string;
+        break;
       case 'GroupPlanChanged':
         group.plan_id = d.plan_id as number;
-        group.plan_change = event.metadata.membersFollow === true ? ((event.metadata.processId as string | undefined) ?? null) : null;
+        group.plan_change =
+          event.metadata.membersFollow === true ? ((event.metadata.processId as string | undefined) ?? null) : null;
         break;
       case 'GroupMemberPlansApplied':
         if (group.plan_change !== d.processId) return;
@@ -55,9 +67,14 @@ export const groupsProjection = (): Projection => ({
         group.webapi_enable = d.webapi_enable as boolean;
         group.check_domain = d.check_domain as boolean;
         break;
-      case 'GroupDevicePolicyChanged': group.device_policy = d.device_policy as number | null; break;
-      case 'GroupDeleted': await groups.delete(id); return;
-      default: return;
+      case 'GroupDevicePolicyChanged':
+        group.device_policy = d.device_policy as number | null;
+        break;
+      case 'GroupDeleted':
+        await groups.delete(id);
+        return;
+      default:
+        return;
     }
     await groups.upsert(group);
   },

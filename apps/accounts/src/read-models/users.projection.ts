@@ -110,29 +110,64 @@ async function applyUserEvent(docs: DocumentStore, event: RecordedEvent): Promis
   if (event.type === 'UserCreated') {
     const c = dataOf<UserCreated>(event);
     await users.upsert({
-      _id: c.userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email, emailKey: c.email.toLowerCase(),
-      name: c.name, plan_id: c.plan_id, group_id: c.group_id, bonus_bytes: c.bonus_bytes, enabled: true,
-      purgehold_active: false, avatar_id: c.avatar_id, share_id: c.share_id, creation_time: c.creation_time,
-      last_login: null, bytes_stored: 0, num_devices: 0, share_rooms: [], share_count: 0, last_backup: null,
+      _id: c.userId,
+      partnerId: c.partnerId,
+      username: c.username,
+      usernameKey: c.username.toLowerCase(),
+      email: c.email,
+      emailKey: c.email.toLowerCase(),
+      name: c.name,
+      plan_id: c.plan_id,
+      group_id: c.group_id,
+      bonus_bytes: c.bonus_bytes,
+      enabled: true,
+      purgehold_active: false,
+      avatar_id: c.avatar_id,
+      share_id: c.share_id,
+      creation_time: c.creation_time,
+      last_login: null,
+      bytes_stored: 0,
+      num_devices: 0,
+      share_rooms: [],
+      share_count: 0,
+      last_backup: null,
     });
     return;
   }
   const user = await users.get(userId);
   if (!user) return;
   switch (event.type) {
-    case 'UserRenamed': user.name = d.name as string; break;
-    case 'UserEmailChanged': user.email = d.email as string; user.emailKey = user.email.toLowerCase(); break;
-    case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
-    case 'UserGroupChanged': user.group_id = d.group_id as number | null; break;
-    case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
-    case 'UserEnabled': user.enabled = true; break;
-    case 'UserDisabled': user.enabled = false; break;
-    case 'UserPurgeHoldChanged': user.purgehold_active = d.purgehold_active as boolean; break;
+    case 'UserRenamed':
+      user.name = d.name as string;
+      break;
+    case 'UserEmailChanged':
+      user.email = d.email as string;
+      user.emailKey = user.email.toLowerCase();
+      break;
+    case 'UserPlanChanged':
+      user.plan_id = d.plan_id as number;
+      break;
+    case 'UserGroupChanged':
+      user.group_id = d.group_id as number | null;
+      break;
+    case 'UserBonusChanged':
+      user.bonus_bytes = d.bonus_bytes as number;
+      break;
+    case 'UserEnabled':
+      user.enabled = true;
+      break;
+    case 'UserDisabled':
+      user.enabled = false;
+      break;
+    case 'UserPurgeHoldChanged':
+      user.purgehold_active = d.purgehold_active as boolean;
+      break;
     case 'UserDeleted':
       await users.delete(userId);
       await userDevices(docs).deleteMany({ userId });
       return;
-    default: return;
+    default:
+      return;
   }
   await users.upsert(user);
 }
@@ -152,7 +187,10 @@ async function recordBackup(docs: DocumentStore, device: UserDeviceDoc, at: numb
 
 /** A user's latest backup over the devices they still have (after one left). */
 async function latestBackupOf(docs: DocumentStore, userId: string): Promise<number | null> {
-  const [latest] = await userDevices(docs).find({ userId, last_backup: { $ne: null } }, { sort: { last_backup: -1 }, limit: 1 });
+  const [latest] = await userDevices(docs).find(
+    { userId, last_backup: { $ne: null } },
+    { sort: { last_backup: -1 }, limit: 1 },
+  );
   return latest?.last_backup ?? null;
 }
 

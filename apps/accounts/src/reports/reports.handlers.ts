@@ -1,5 +1,12 @@
 /** Partner-wide reports: the brand's share list and the client revisions of its devices. */
-import { type BrandSharesRequest, type BrandShareEntry, type ClientRevisionCount, type ClientRevisionsRequest, MAX_PAGE, Subjects } from '@burrow/contracts';
+import {
+  type BrandSharesRequest,
+  type BrandShareEntry,
+  type ClientRevisionCount,
+  type ClientRevisionsRequest,
+  MAX_PAGE,
+  Subjects,
+} from '@burrow/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ACCOUNTS_CONTEXT, type AccountsContext } from '../context.js';
@@ -25,14 +32,13 @@ export class ReportsHandlers {
   }
 
   @MessagePattern(Subjects.accounts.clientRevisions)
-  async clientRevisions(
-    @Payload() req: ClientRevisionsRequest,
-  ): Promise<ClientRevisionCount[]> {
+  async clientRevisions(@Payload() req: ClientRevisionsRequest): Promise<ClientRevisionCount[]> {
     const filter: Record<string, unknown> = { partnerId: req.partnerId };
     const revision: Record<string, number> = { $gte: req.min_revision };
     if (req.max_revision >= 0) revision.$lte = req.max_revision;
     filter.client_revision = revision;
-    if (req.max_days_since_login >= 0) filter.lastlogin = { $gte: this.ctx.clock.now() - req.max_days_since_login * DAY };
+    if (req.max_days_since_login >= 0)
+      filter.lastlogin = { $gte: this.ctx.clock.now() - req.max_days_since_login * DAY };
     const counts = new Map<number, number>();
     for (let skip = 0; ; skip += DEVICE_PAGE) {
       const page = await devicesCollection(this.ctx.docs).find(filter, { sort: { _id: 1 }, skip, limit: DEVICE_PAGE });

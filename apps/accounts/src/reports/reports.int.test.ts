@@ -17,10 +17,18 @@ describe('reports', () => {
   const ids: Record<string, string> = {};
 
   const room = (userId: string, partner: string, room_key: string, name: string, at: number): ShareEvent => ({
-    type: 'ShareRoomCreated', data: { room_key, name, description: `${name} room`, dirs: ['/'], userId, partnerId: partner, at },
+    type: 'ShareRoomCreated',
+    data: { room_key, name, description: `${name} room`, dirs: ['/'], userId, partnerId: partner, at },
   });
-  const device = (deviceId: string, userId: string, partner: string, client_revision: number, at: number): DeviceEvent => ({
-    type: 'DeviceRegistered', data: { deviceId, userId, partnerId: partner, name: deviceId, sysplatform: 'linux', client_revision, at },
+  const device = (
+    deviceId: string,
+    userId: string,
+    partner: string,
+    client_revision: number,
+    at: number,
+  ): DeviceEvent => ({
+    type: 'DeviceRegistered',
+    data: { deviceId, userId, partnerId: partner, name: deviceId, sysplatform: 'linux', client_revision, at },
   });
 
   before(async () => {
@@ -49,24 +57,61 @@ describe('reports', () => {
         room(ids.amy, partnerId, 'a1', 'Trip', TEST_NOW - 30),
         { type: 'ShareRoomUpdated', data: { room_key: 'a1', name: 'Road trip', at: TEST_NOW - 1 } },
       ]);
-      await t.storageEvents(`share-${ids.bea}`, [room(ids.bea, partnerId, 'b1', 'Gone', TEST_NOW), { type: 'ShareRoomDeleted', data: { room_key: 'b1', at: TEST_NOW } }]);
+      await t.storageEvents(`share-${ids.bea}`, [
+        room(ids.bea, partnerId, 'b1', 'Gone', TEST_NOW),
+        { type: 'ShareRoomDeleted', data: { room_key: 'b1', at: TEST_NOW } },
+      ]);
       await t.storageEvents(`share-${ids.outsider}`, [room(ids.outsider, otherId, 'o1', 'Elsewhere', TEST_NOW)]);
     });
 
     it('lists the users that have rooms, by username, each with its rooms in creation order', async () => {
       const shares = await t.reports.shares({ partnerId });
-      assert.deepEqual(shares.map((s) => s.username), ['amy', 'cal']);
+      assert.deepEqual(
+        shares.map((s) => s.username),
+        ['amy', 'cal'],
+      );
       assert.deepEqual(shares[0], {
-        username: 'amy', name: 'AMY', email: 'amy@reports.example',
-        shares: [{ room_key: 'a1', name: 'Road trip', description: 'Trip room', enabled: true, password_required: false, expires: null, creation_time: TEST_NOW - 30, update_time: TEST_NOW - 1, last_login: null, downloads: 0, last_access: null }],
+        username: 'amy',
+        name: 'AMY',
+        email: 'amy@reports.example',
+        shares: [
+          {
+            room_key: 'a1',
+            name: 'Road trip',
+            description: 'Trip room',
+            enabled: true,
+            password_required: false,
+            expires: null,
+            creation_time: TEST_NOW - 30,
+            update_time: TEST_NOW - 1,
+            last_login: null,
+            downloads: 0,
+            last_access: null,
+          },
+        ],
       });
-      assert.deepEqual(shares[1].shares.map((r) => [r.room_key, r.enabled]), [['c1', true], ['c2', false]]);
-      assert.deepEqual((await t.reports.shares({ partnerId: otherId })).map((s) => s.username), ['outsider']);
+      assert.deepEqual(
+        shares[1].shares.map((r) => [r.room_key, r.enabled]),
+        [
+          ['c1', true],
+          ['c2', false],
+        ],
+      );
+      assert.deepEqual(
+        (await t.reports.shares({ partnerId: otherId })).map((s) => s.username),
+        ['outsider'],
+      );
     });
 
     it('limit and offset count users', async () => {
-      assert.deepEqual((await t.reports.shares({ partnerId, limit: 1 })).map((s) => s.username), ['amy']);
-      assert.deepEqual((await t.reports.shares({ partnerId, offset: 1 })).map((s) => s.username), ['cal']);
+      assert.deepEqual(
+        (await t.reports.shares({ partnerId, limit: 1 })).map((s) => s.username),
+        ['amy'],
+      );
+      assert.deepEqual(
+        (await t.reports.shares({ partnerId, offset: 1 })).map((s) => s.username),
+        ['cal'],
+      );
       assert.deepEqual(await t.reports.shares({ partnerId, limit: 0 }), []);
       assert.deepEqual(await t.reports.shares({ partnerId, offset: 2 }), []);
     });
@@ -76,39 +121,74 @@ describe('reports', () => {
     before(async () => {
       await t.storageEvents('device-d1', [device('d1', ids.amy, partnerId, 100, TEST_NOW - 40 * DAY)]);
       await t.storageEvents('device-d2', [device('d2', ids.amy, partnerId, 100, TEST_NOW - 2 * DAY)]);
-      await t.storageEvents('device-d3', [device('d3', ids.bea, partnerId, 90, TEST_NOW - 60 * DAY), { type: 'DeviceLoggedIn', data: { at: TEST_NOW - DAY, client_revision: 200 } }]);
+      await t.storageEvents('device-d3', [
+        device('d3', ids.bea, partnerId, 90, TEST_NOW - 60 * DAY),
+        { type: 'DeviceLoggedIn', data: { at: TEST_NOW - DAY, client_revision: 200 } },
+      ]);
       await t.storageEvents('device-d4', [device('d4', ids.cal, partnerId, 300, TEST_NOW)]);
-      await t.storageEvents('device-d5', [device('d5', ids.dee, partnerId, 300, TEST_NOW), { type: 'DeviceRemoved', data: { at: TEST_NOW } }]);
+      await t.storageEvents('device-d5', [
+        device('d5', ids.dee, partnerId, 300, TEST_NOW),
+        { type: 'DeviceRemoved', data: { at: TEST_NOW } },
+      ]);
       await t.storageEvents('device-o1', [device('o1', ids.outsider, otherId, 100, TEST_NOW)]);
     });
 
-    it('counts the partner\'s devices per revision, ascending', async () => {
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: -1 }), [
-        { revision: 100, count: 2 },
-        { revision: 200, count: 1 },
-        { revision: 300, count: 1 },
-      ]);
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId: otherId, min_revision: 0, max_revision: -1, max_days_since_login: -1 }), [{ revision: 100, count: 1 }]);
+    it("counts the partner's devices per revision, ascending", async () => {
+      assert.deepEqual(
+        await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: -1 }),
+        [
+          { revision: 100, count: 2 },
+          { revision: 200, count: 1 },
+          { revision: 300, count: 1 },
+        ],
+      );
+      assert.deepEqual(
+        await t.reports.clientRevisions({
+          partnerId: otherId,
+          min_revision: 0,
+          max_revision: -1,
+          max_days_since_login: -1,
+        }),
+        [{ revision: 100, count: 1 }],
+      );
     });
 
     it('filters by revision range and by days since the last login, on the service clock', async () => {
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId, min_revision: 150, max_revision: 250, max_days_since_login: -1 }), [{ revision: 200, count: 1 }]);
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: 30 }), [
-        { revision: 100, count: 1 },
-        { revision: 200, count: 1 },
-        { revision: 300, count: 1 },
-      ]);
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: 100, max_days_since_login: 1 }), []);
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: 0 }), [{ revision: 300, count: 1 }]);
+      assert.deepEqual(
+        await t.reports.clientRevisions({ partnerId, min_revision: 150, max_revision: 250, max_days_since_login: -1 }),
+        [{ revision: 200, count: 1 }],
+      );
+      assert.deepEqual(
+        await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: 30 }),
+        [
+          { revision: 100, count: 1 },
+          { revision: 200, count: 1 },
+          { revision: 300, count: 1 },
+        ],
+      );
+      assert.deepEqual(
+        await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: 100, max_days_since_login: 1 }),
+        [],
+      );
+      assert.deepEqual(
+        await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: 0 }),
+        [{ revision: 300, count: 1 }],
+      );
     });
 
-    it('a deleted user\'s devices leave the report', async () => {
+    it("a deleted user's devices leave the report", async () => {
       await t.users.delete({ partnerId, user: 'amy' });
-      assert.deepEqual(await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: -1 }), [
-        { revision: 200, count: 1 },
-        { revision: 300, count: 1 },
-      ]);
-      assert.deepEqual((await t.reports.shares({ partnerId })).map((s) => s.username), ['cal']);
+      assert.deepEqual(
+        await t.reports.clientRevisions({ partnerId, min_revision: 0, max_revision: -1, max_days_since_login: -1 }),
+        [
+          { revision: 200, count: 1 },
+          { revision: 300, count: 1 },
+        ],
+      );
+      assert.deepEqual(
+        (await t.reports.shares({ partnerId })).map((s) => s.username),
+        ['cal'],
+      );
     });
   });
 });

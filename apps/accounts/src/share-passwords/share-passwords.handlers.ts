@@ -4,7 +4,14 @@
  * through the failed-login throttle (realm `share-room`, counted per room and per address) and
  * the cache of verified credentials, exactly as logins are.
  */
-import { type CheckSharePasswordRequest, type HashSharePasswordReply, type HashSharePasswordRequest, parseRequest, SharePassword, Subjects } from '@burrow/contracts';
+import {
+  type CheckSharePasswordRequest,
+  type HashSharePasswordReply,
+  type HashSharePasswordRequest,
+  parseRequest,
+  SharePassword,
+  Subjects,
+} from '@burrow/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { hashPassword } from '../logins/password-hash.js';

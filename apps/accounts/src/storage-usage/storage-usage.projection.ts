@@ -4,7 +4,16 @@
  * the integration backbone), so quotas, device lists, the brand-wide share list and client
  * revisions need no call to the storage service. A deleted user's devices and rooms leave with them.
  */
-import { changesUserBytes, createdShareRoom, type DeviceEvent, evolveShareRoom, type FileEvent, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import {
+  changesUserBytes,
+  createdShareRoom,
+  type DeviceEvent,
+  evolveShareRoom,
+  type FileEvent,
+  type ShareEvent,
+  StreamPrefixes,
+  type UserShareRoom,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 import type { RecordedEvent } from '@burrow/event-store';
@@ -44,10 +53,16 @@ export const sharesCollection = (docs: DocumentStore) => docs.collection<ShareDo
 const usageCollection = (docs: DocumentStore) => docs.collection<UsageDoc>('partner_usage');
 
 export async function usageOfPartner(docs: DocumentStore, partnerId: string): Promise<UsageDoc> {
-  return (await usageCollection(docs).get(partnerId)) ?? { _id: partnerId, bytes_used: 0, share_count: 0, device_count: 0 };
+  return (
+    (await usageCollection(docs).get(partnerId)) ?? { _id: partnerId, bytes_used: 0, share_count: 0, device_count: 0 }
+  );
 }
 
-async function adjust(docs: DocumentStore, partnerId: string, delta: Partial<Record<'bytes' | 'shares' | 'devices', number>>) {
+async function adjust(
+  docs: DocumentStore,
+  partnerId: string,
+  delta: Partial<Record<'bytes' | 'shares' | 'devices', number>>,
+) {
   const usage = await usageOfPartner(docs, partnerId);
   usage.bytes_used += delta.bytes ?? 0;
   usage.share_count += delta.shares ?? 0;
@@ -62,9 +77,17 @@ async function applyDevice(docs: DocumentStore, event: RecordedEvent): Promise<v
   if (e.type === 'DeviceRegistered') {
     const d = e.data;
     await devices.upsert({
-      _id: deviceId, userId: d.userId, partnerId: d.partnerId, name: d.name, creation_time: d.at,
-      last_backup_complete: null, lastlogin: d.at, lastcommit: null, client_revision: d.client_revision,
-      sysplatform: d.sysplatform, bytes: 0,
+      _id: deviceId,
+      userId: d.userId,
+      partnerId: d.partnerId,
+      name: d.name,
+      creation_time: d.at,
+      last_backup_complete: null,
+      lastlogin: d.at,
+      lastcommit: null,
+      client_revision: d.client_revision,
+      sysplatform: d.sysplatform,
+      bytes: 0,
     });
     await adjust(docs, d.partnerId, { devices: 1 });
     return;

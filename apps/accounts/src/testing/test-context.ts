@@ -173,23 +173,59 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
   const docs = new MemoryDocumentStore();
   const log = createLogger('accounts', 'silent');
   const signals = new FeedSignals();
-  const runner = new ProjectionRunner(store, docs, accountsProjections(signals), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, accountsProjections(signals), {
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+  });
   await runner.start();
   const clock = { now: options.now ?? (() => TEST_NOW) };
-  const processes = new ProcessLog(store, 'accounts', { now: clock.now, faults: options.faults, ended: (position) => runner.waitFor(position), waitFor: (position) => runner.waitFor(position) });
-  const logins = await LoginThrottle.open(new MemoryKeyValueStore(), { secret: 'test-secret', log, now: () => clock.now() * 1000 });
+  const processes = new ProcessLog(store, 'accounts', {
+    now: clock.now,
+    faults: options.faults,
+    ended: (position) => runner.waitFor(position),
+    waitFor: (position) => runner.waitFor(position),
+  });
+  const logins = await LoginThrottle.open(new MemoryKeyValueStore(), {
+    secret: 'test-secret',
+    log,
+    now: () => clock.now() * 1000,
+  });
   const mailer = options.mailer ?? new EmlFolderMailer(join(dir, 'mail'), TEST_MAIL_SENDER);
-  const limit = await ActivationMailLimit.open(new MemoryKeyValueStore(), { perUser: 1000, perPartner: 1000, windowSeconds: 3600, now: () => clock.now() * 1000 });
+  const limit = await ActivationMailLimit.open(new MemoryKeyValueStore(), {
+    perUser: 1000,
+    perPartner: 1000,
+    windowSeconds: 3600,
+    now: () => clock.now() * 1000,
+  });
   const setPasswordLinks = { publicUrl: TEST_PUBLIC_URL, ttlSeconds: TEST_LINK_TTL, limit };
   const ctx: AccountsContext = {
-    store, docs, runner, processes, clock, secret: 'test-secret', log, logins, mailer, setPasswordLinks, signals, webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
+    store,
+    docs,
+    runner,
+    processes,
+    clock,
+    secret: 'test-secret',
+    log,
+    logins,
+    mailer,
+    setPasswordLinks,
+    signals,
+    webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
   };
-  const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, { type: 'SeedCatalogue', plans: options.plans ?? DEFAULT_PLANS });
+  const seeded = await handleCommand(store, Streams.planCatalogue, planCatalogue, {
+    type: 'SeedCatalogue',
+    plans: options.plans ?? DEFAULT_PLANS,
+  });
   await runner.waitFor(seeded.position);
   const partners = new PartnersHandlers(ctx);
 
   const accounts: TestAccounts = {
-    dir, ctx, store, docs, runner, processes, partners,
+    dir,
+    ctx,
+    store,
+    docs,
+    runner,
+    processes,
+    partners,
     users: new UsersHandlers(ctx),
     groups: settlingGroups(new GroupsHandlers(ctx), processes),
     plans: new PlansHandlers(ctx),
@@ -202,12 +238,23 @@ export async function startTestAccounts(options: TestAccountsOptions = {}): Prom
       partnerCount += 1;
       const username = input.username ?? `partner${partnerCount}-${process.pid}`;
       const password = input.password ?? `${username}-password`;
-      const info = await partners.create({ company_name: `${username} Ltd`, bytes_available: null, ...input, username, password });
+      const info = await partners.create({
+        company_name: `${username} Ltd`,
+        bytes_available: null,
+        ...input,
+        username,
+        password,
+      });
       return { ...info, password };
     },
     allocated: (partnerId) => allocatedBytes(store, partnerId),
     holder(kind, name) {
-      const stream = kind === 'username' ? usernameReservation(name) : kind === 'email' ? emailReservation(name) : partnerNameReservation(name);
+      const stream =
+        kind === 'username'
+          ? usernameReservation(name)
+          : kind === 'email'
+            ? emailReservation(name)
+            : partnerNameReservation(name);
       return reservationHolder(store, stream);
     },
     groupNameHolder: (partnerId, name) => reservationHolder(store, groupNameReservation(partnerId, name)),
@@ -259,19 +306,35 @@ export interface Recovered {
 export async function recoverOnRestart(crashed: TestAccounts, kind: string, point: string): Promise<Recovered> {
   const [t, replica] = await restart(crashed, 2);
   const pending = await t.recovery().pending();
-  assert.deepEqual(pending.map((p) => p.kind), [kind]);
+  assert.deepEqual(
+    pending.map((p) => p.kind),
+    [kind],
+  );
   const processId = pending[0]._id;
   const reports = await Promise.all([t.recovery(0).run(), replica.recovery(0).run()]);
   await replica.close({ keepFiles: true });
-  assert.deepEqual(reports.flatMap((r) => r.failed), []);
-  const settled = (committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated)).map((p) => p.id);
+  assert.deepEqual(
+    reports.flatMap((r) => r.failed),
+    [],
+  );
+  const settled = (committed(point) ? reports.flatMap((r) => r.completed) : reports.flatMap((r) => r.compensated)).map(
+    (p) => p.id,
+  );
   assert.deepEqual(settled, [processId], 'settled once, the expected way');
-  assert.deepEqual(reports.flatMap((r) => (committed(point) ? r.compensated : r.completed)), []);
+  assert.deepEqual(
+    reports.flatMap((r) => (committed(point) ? r.compensated : r.completed)),
+    [],
+  );
 
   await t.runner.catchUp();
   assert.deepEqual(await t.recovery().pending(), []);
-  const ends = (await t.store.readStream(processStream('accounts', processId))).filter((e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated');
-  assert.deepEqual(ends.map((e) => e.type), [committed(point) ? 'ProcessCompleted' : 'ProcessCompensated']);
+  const ends = (await t.store.readStream(processStream('accounts', processId))).filter(
+    (e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated',
+  );
+  assert.deepEqual(
+    ends.map((e) => e.type),
+    [committed(point) ? 'ProcessCompleted' : 'ProcessCompensated'],
+  );
   return { t, processId };
 }
 
@@ -287,12 +350,17 @@ export async function assertConsistent(t: TestAccounts, partnerId: string): Prom
   for (const u of users) {
     const { state } = await loadAggregate(t.store, Streams.user(u._id), userDecider);
     assert.ok(state.exists && !state.deleted, `read model and stream agree on ${u.username}`);
-    assert.deepEqual([state.email, state.plan_id, state.bonus_bytes], [u.email, u.plan_id, u.bonus_bytes], `read model of ${u.username}`);
+    assert.deepEqual(
+      [state.email, state.plan_id, state.bonus_bytes],
+      [u.email, u.plan_id, u.bonus_bytes],
+      `read model of ${u.username}`,
+    );
     expected += allocationOf(plans.get(state.plan_id), state.bonus_bytes);
     assert.equal(await t.holder('username', state.username), u._id, `username of ${state.username}`);
     assert.equal(await t.holder('email', state.email), u._id, `email of ${state.username}`);
     // one login namespace: a username with @ holds its email stream too
-    if (state.username.includes('@')) assert.equal(await t.holder('email', state.username), u._id, `username of ${state.username} as an email`);
+    if (state.username.includes('@'))
+      assert.equal(await t.holder('email', state.username), u._id, `username of ${state.username} as an email`);
   }
   assert.equal(await t.allocated(partnerId), expected, 'the ledger total is what the live users take');
 }

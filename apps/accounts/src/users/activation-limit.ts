@@ -49,7 +49,10 @@ export class ActivationMailLimit {
       const live = entry && now - entry.value.since < windowMs ? entry.value : null;
       if (live && live.count >= limit) {
         const retryAfter = Math.max(1, Math.ceil((live.since + windowMs - now) / 1000));
-        throw tooManyRequests(`too many activation emails ${what}: at most ${limit} per ${this.options.windowSeconds} s; retry in ${retryAfter} s`, retryAfter);
+        throw tooManyRequests(
+          `too many activation emails ${what}: at most ${limit} per ${this.options.windowSeconds} s; retry in ${retryAfter} s`,
+          retryAfter,
+        );
       }
     };
     await check(`user.${userId}`, this.options.perUser, 'to this user');
@@ -57,7 +60,9 @@ export class ActivationMailLimit {
     const count = (key: string) =>
       modify(this.bucket, key, (current) => {
         const now = this.now();
-        return current && now - current.since < windowMs ? { since: current.since, count: current.count + 1 } : { since: now, count: 1 };
+        return current && now - current.since < windowMs
+          ? { since: current.since, count: current.count + 1 }
+          : { since: now, count: 1 };
       });
     await count(`user.${userId}`);
     await count(`partner.${partnerId}`);

@@ -39,7 +39,8 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 
 export function activationMail(input: ActivationMailInput): MailMessage {
-  const wording = ACTIVATION_TEMPLATES[input.templateName ?? DEFAULT_TEMPLATE] ?? ACTIVATION_TEMPLATES[DEFAULT_TEMPLATE];
+  const wording =
+    ACTIVATION_TEMPLATES[input.templateName ?? DEFAULT_TEMPLATE] ?? ACTIVATION_TEMPLATES[DEFAULT_TEMPLATE];
   const company = oneLine(input.partner.company_name) || 'Backup';
   const brand = oneLine(input.partner.brand_identifier);
   const expires = new Date(input.expiresAt * 1000).toUTCString();

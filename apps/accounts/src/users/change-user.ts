@@ -8,7 +8,15 @@
  * revision with `UserChangeAbandoned` when the commit never happened.
  */
 import { notFound, Streams, type UserChangeAbandoned } from '@burrow/contracts';
-import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, loadAggregate, releaseName, retryOnConflict } from '@burrow/eventsourcing';
+import {
+  appendEvents,
+  claimRevision,
+  defineWorkflow,
+  type DomainEvent,
+  loadAggregate,
+  releaseName,
+  retryOnConflict,
+} from '@burrow/eventsourcing';
 import { planMap } from '../plans/plans.projection.js';
 import { allocationOf, allocationRevision, ensureAllocation, undoAllocation } from '../quota/allocation.js';
 import type { AccountsContext } from '../context.js';
@@ -69,13 +77,20 @@ export const changeUserProcess = (ctx: AccountsContext) =>
         name: 'allocate',
         run: ({ id, data, input }) =>
           ensureAllocation(ctx.store, {
-            partnerId: data.partnerId, delta: data.delta, ref: id, reason: data.reason, after: data.ledgerFrom, limit: input.limit, refusal: input.refusal,
+            partnerId: data.partnerId,
+            delta: data.delta,
+            ref: id,
+            reason: data.reason,
+            after: data.ledgerFrom,
+            limit: input.limit,
+            refusal: input.refusal,
           }),
         undo: (data, processId) => undoAllocation(ctx.store, data.partnerId, processId, data.ledgerFrom),
       },
     ],
     async commit({ id, data, input }) {
-      return (await appendEvents(ctx.store, Streams.user(data.userId), input.events, data.revision, { processId: id })).position;
+      return (await appendEvents(ctx.store, Streams.user(data.userId), input.events, data.revision, { processId: id }))
+        .position;
     },
     settle(data, processId) {
       const marker: UserChangeAbandoned = { type: 'UserChangeAbandoned', data: { processId, at: ctx.clock.now() } };
@@ -101,12 +116,15 @@ export function changeUser(
   const definition = changeUserProcess(ctx);
   return retryOnConflict('user', async () => {
     const { state, revision } = await loadAggregate(ctx.store, stream, userDecider);
-    if (!state.exists || state.deleted || state.partnerId !== partnerId || revision === null) throw notFound('no such user');
+    if (!state.exists || state.deleted || state.partnerId !== partnerId || revision === null)
+      throw notFound('no such user');
     const events = decideAll(userDecider, userCommands(await resolve(state)), state);
     if (events.length === 0) return null;
     const next = events.reduce(userDecider.evolve, state);
     const plans = await planMap(ctx.docs);
-    const delta = allocationOf(plans.get(next.plan_id), next.bonus_bytes) - allocationOf(plans.get(state.plan_id), state.bonus_bytes);
+    const delta =
+      allocationOf(plans.get(next.plan_id), next.bonus_bytes) -
+      allocationOf(plans.get(state.plan_id), state.bonus_bytes);
     const emailChanged = next.email.toLowerCase() !== state.email.toLowerCase();
     if (delta === 0 && !emailChanged) return (await appendEvents(ctx.store, stream, events, revision)).position;
 
@@ -114,8 +132,14 @@ export function changeUser(
     const { position } = await ctx.processes.run(
       definition,
       {
-        userId, partnerId, revision, delta, ledgerFrom: await allocationRevision(ctx.store, partnerId),
-        newEmail: emailChanged ? next.email : null, oldEmail: emailChanged ? state.email : null, reason: options.reason,
+        userId,
+        partnerId,
+        revision,
+        delta,
+        ledgerFrom: await allocationRevision(ctx.store, partnerId),
+        newEmail: emailChanged ? next.email : null,
+        oldEmail: emailChanged ? state.email : null,
+        reason: options.reason,
       },
       { events, limit: options.limit, refusal: options.refusal },
     );

@@ -61,8 +61,13 @@ export const createUserProcess = (ctx: AccountsContext) =>
         name: 'allocate',
         run: ({ id, data, input, store }) =>
           ensureAllocation(store, {
-            partnerId: data.partnerId, delta: input.allocation, ref: id, reason: `create ${data.userId}`,
-            after: data.ledgerFrom, limit: input.limit, refusal: 'payment required',
+            partnerId: data.partnerId,
+            delta: input.allocation,
+            ref: id,
+            reason: `create ${data.userId}`,
+            after: data.ledgerFrom,
+            limit: input.limit,
+            refusal: 'payment required',
           }),
         undo: (data, processId) => undoAllocation(ctx.store, data.partnerId, processId, data.ledgerFrom),
       },
@@ -71,9 +76,28 @@ export const createUserProcess = (ctx: AccountsContext) =>
       const { userId, partnerId, username, email } = data;
       const { name, plan_id, group_id, bonus_bytes, creation_time, passwordHash } = input.user;
       const avatar_id = await nextId(store, Streams.counter('avatar_id'));
-      const created = { userId, partnerId, username, name, email, plan_id, group_id, bonus_bytes, avatar_id, share_id: username, creation_time, passwordHash };
-      const command: CreateUser = { type: 'CreateUser', data: created, enabled: input.enabled, purgehold_active: input.purgehold_active };
-      return (await handleCommand(store, Streams.user(userId), userDecider, command, { metadata: { processId: id } })).position;
+      const created = {
+        userId,
+        partnerId,
+        username,
+        name,
+        email,
+        plan_id,
+        group_id,
+        bonus_bytes,
+        avatar_id,
+        share_id: username,
+        creation_time,
+        passwordHash,
+      };
+      const command: CreateUser = {
+        type: 'CreateUser',
+        data: created,
+        enabled: input.enabled,
+        purgehold_active: input.purgehold_active,
+      };
+      return (await handleCommand(store, Streams.user(userId), userDecider, command, { metadata: { processId: id } }))
+        .position;
     },
     settle(data) {
       const marker: UserCreationAbandoned = { type: 'UserCreationAbandoned', data: { at: ctx.clock.now() } };
@@ -81,7 +105,10 @@ export const createUserProcess = (ctx: AccountsContext) =>
     },
     async complete(data) {
       // The group's plan may have changed since it was read (member-plan.ts).
-      const adopted = data.adoptPlanOf === null ? null : await adoptGroupPlan(ctx, data.partnerId, data.userId, data.adoptPlanOf, `create ${data.userId}`);
+      const adopted =
+        data.adoptPlanOf === null
+          ? null
+          : await adoptGroupPlan(ctx, data.partnerId, data.userId, data.adoptPlanOf, `create ${data.userId}`);
       // A new account starts clean: failed logins counted against a deleted account of the same
       // username or email are not its own (best effort: when the throttle store is down, logins are too).
       await ctx.logins.unlock('user', data.username).catch(() => undefined);

@@ -35,7 +35,9 @@ export const deleteUserProcess = (ctx: AccountsContext) =>
     // the first step: an abandoned delete changed nothing, there is nothing to undo
     async commit({ id, data }) {
       const command = { type: 'DeleteUser' as const, at: ctx.clock.now() };
-      return (await handleCommand(ctx.store, Streams.user(data.userId), userDecider, command, { metadata: { processId: id } })).position;
+      return (
+        await handleCommand(ctx.store, Streams.user(data.userId), userDecider, command, { metadata: { processId: id } })
+      ).position;
     },
     async settle(data) {
       const { state } = await loadAggregate(ctx.store, Streams.user(data.userId), userDecider);
@@ -46,8 +48,11 @@ export const deleteUserProcess = (ctx: AccountsContext) =>
       if (!held) return;
       const plans = await planMap(ctx.docs);
       await ensureAllocation(ctx.store, {
-        partnerId: data.partnerId, delta: -allocationOf(plans.get(held.plan_id), held.bonus_bytes), ref: processId,
-        reason: `delete ${data.userId}`, after: data.ledgerFrom,
+        partnerId: data.partnerId,
+        delta: -allocationOf(plans.get(held.plan_id), held.bonus_bytes),
+        ref: processId,
+        reason: `delete ${data.userId}`,
+        after: data.ledgerFrom,
       });
       await releaseLoginNames(ctx.store, data.userId, held.username, held.email);
     },

@@ -23,7 +23,8 @@ describe('device logins', () => {
   });
 
   const registered = (deviceId: string, name: string, at: number): DeviceEvent => ({
-    type: 'DeviceRegistered', data: { deviceId, userId, partnerId, name, sysplatform: 'linux', client_revision: 100, at },
+    type: 'DeviceRegistered',
+    data: { deviceId, userId, partnerId, name, sysplatform: 'linux', client_revision: 100, at },
   });
   const user = () => t.users.get({ partnerId, user: 'dana' });
   const devices = () => t.users.devices({ partnerId, user: 'dana' });
@@ -48,13 +49,24 @@ describe('device logins', () => {
     const byName = Object.fromEntries((await devices()).map((d) => [d.name, d]));
     assert.deepEqual([byName.laptop.last_login, byName.laptop.lastlogin], [TEST_NOW - 10, TEST_NOW - 10]);
     assert.deepEqual([byName.phone.last_login, byName.phone.lastlogin], [TEST_NOW - 50, TEST_NOW - 50]);
-    const active = (await t.users.list({ partnerId, search_by: { field: 'last_login', op: '>', value: TEST_NOW - 20 } })).parse();
-    assert.deepEqual(active.map((u) => u.username), ['dana'], 'active-accounts reports filter on it');
+    const active = (
+      await t.users.list({ partnerId, search_by: { field: 'last_login', op: '>', value: TEST_NOW - 20 } })
+    ).parse();
+    assert.deepEqual(
+      active.map((u) => u.username),
+      ['dana'],
+      'active-accounts reports filter on it',
+    );
   });
 
   it('removing the device keeps the login it made: last_login is history', async () => {
-    await t.storageEvents('device-dana-laptop', [{ type: 'DeviceRemoved', data: { at: TEST_NOW - 5, userId, partnerId } }]);
+    await t.storageEvents('device-dana-laptop', [
+      { type: 'DeviceRemoved', data: { at: TEST_NOW - 5, userId, partnerId } },
+    ]);
     assert.equal((await user()).last_login, TEST_NOW - 10);
-    assert.deepEqual((await devices()).map((d) => d.name), ['phone']);
+    assert.deepEqual(
+      (await devices()).map((d) => d.name),
+      ['phone'],
+    );
   });
 });

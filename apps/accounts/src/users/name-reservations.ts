@@ -39,7 +39,12 @@ export async function reserveEmail(store: EventStore, email: string, owner: stri
 }
 
 /** Frees every stream a user's login names hold (a no-op for each it does not hold). */
-export async function releaseLoginNames(store: EventStore, owner: string, username: string, email: string): Promise<void> {
+export async function releaseLoginNames(
+  store: EventStore,
+  owner: string,
+  username: string,
+  email: string,
+): Promise<void> {
   await releaseName(store, usernameReservation(username), owner);
   await releaseName(store, emailReservation(username), owner);
   await releaseName(store, emailReservation(email), owner);

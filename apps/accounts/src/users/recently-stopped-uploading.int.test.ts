@@ -42,16 +42,38 @@ describe('search_by recently_stopped_uploading', () => {
     const deviceId = `rsu-${user}-${name}-${++devices}`;
     const registered: DeviceEvent = {
       type: 'DeviceRegistered',
-      data: { deviceId, userId: ids[user], partnerId: user === 'outsider' ? otherId : partnerId, name, sysplatform: 'linux', client_revision: 1, at: TEST_NOW - 400 * DAY },
+      data: {
+        deviceId,
+        userId: ids[user],
+        partnerId: user === 'outsider' ? otherId : partnerId,
+        name,
+        sysplatform: 'linux',
+        client_revision: 1,
+        at: TEST_NOW - 400 * DAY,
+      },
     };
     await t.storageEvents(`device-${deviceId}`, [registered]);
     return deviceId;
   }
-  const backupCompleted = (deviceId: string, at: number) => t.storageEvents(`device-${deviceId}`, [{ type: 'BackupCompleted', data: { at } }]);
+  const backupCompleted = (deviceId: string, at: number) =>
+    t.storageEvents(`device-${deviceId}`, [{ type: 'BackupCompleted', data: { at } }]);
   function commit(deviceId: string, user: string, at: number): Promise<void> {
     const committed: FileEvent = {
       type: 'FileVersionCommitted',
-      data: { fileId: `${deviceId}.f${at}`, deviceId, userId: ids[user], partnerId, path: `f${at}.txt`, version: 0, size: 10, blob: 'b'.repeat(64), crc32: 0, mtime: at, ctime: at, at },
+      data: {
+        fileId: `${deviceId}.f${at}`,
+        deviceId,
+        userId: ids[user],
+        partnerId,
+        path: `f${at}.txt`,
+        version: 0,
+        size: 10,
+        blob: 'b'.repeat(64),
+        crc32: 0,
+        mtime: at,
+        ctime: at,
+        at,
+      },
     };
     return t.storageEvents(`file-${deviceId}.f${at}`, [committed]);
   }
@@ -75,7 +97,9 @@ describe('search_by recently_stopped_uploading', () => {
     await backupCompleted(current, TEST_NOW - 60);
     assert.ok(!(await names()).includes('twodev'));
     // the current device goes: its backups leave with it, and the old one's time counts again
-    await t.storageEvents(`device-${current}`, [{ type: 'DeviceRemoved', data: { at: TEST_NOW, userId: ids.twodev, partnerId } }]);
+    await t.storageEvents(`device-${current}`, [
+      { type: 'DeviceRemoved', data: { at: TEST_NOW, userId: ids.twodev, partnerId } },
+    ]);
     assert.ok((await names()).includes('twodev'));
   });
 
@@ -91,7 +115,9 @@ describe('search_by recently_stopped_uploading', () => {
     const pc = await device('removed');
     await backupCompleted(pc, TEST_NOW - 10 * DAY);
     assert.ok((await names()).includes('removed'));
-    await t.storageEvents(`device-${pc}`, [{ type: 'DeviceRemoved', data: { at: TEST_NOW, userId: ids.removed, partnerId } }]);
+    await t.storageEvents(`device-${pc}`, [
+      { type: 'DeviceRemoved', data: { at: TEST_NOW, userId: ids.removed, partnerId } },
+    ]);
     assert.ok(!(await names()).includes('removed'));
   });
 
@@ -117,9 +143,12 @@ describe('search_by recently_stopped_uploading', () => {
     assert.deepEqual(await names({ search_by: { ...search, within: B, notWithin: A } }), []);
   });
 
-  it('another partner\'s users never appear', async () => {
+  it("another partner's users never appear", async () => {
     await backupCompleted(await device('outsider'), TEST_NOW - 10 * DAY);
     assert.ok(!(await names()).includes('outsider'));
-    assert.deepEqual((await t.users.list({ partnerId: otherId, search_by: search })).parse().map((u) => u.username), ['outsider']);
+    assert.deepEqual(
+      (await t.users.list({ partnerId: otherId, search_by: search })).parse().map((u) => u.username),
+      ['outsider'],
+    );
   });
 });

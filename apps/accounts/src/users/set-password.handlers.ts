@@ -45,15 +45,24 @@ export class SetPasswordHandlers {
     const user = await findPartnerUser(this.ctx.docs, req.partnerId, req.user);
     const partner = await requirePartner(this.ctx.docs, req.partnerId);
     const base = this.ctx.setPasswordLinks.publicUrl ?? req.origin;
-    if (!base) throw conflict('cannot send the activation email: no public URL for its link (set BURROW_PUBLIC_URL)', ['email']);
+    if (!base)
+      throw conflict('cannot send the activation email: no public URL for its link (set BURROW_PUBLIC_URL)', ['email']);
     await this.ctx.setPasswordLinks.limit.take(partner._id, user._id);
     const now = this.ctx.clock.now();
-    const claims: LinkClaims = { userId: user._id, nonce: newLinkNonce(), expiresAt: now + this.ctx.setPasswordLinks.ttlSeconds };
+    const claims: LinkClaims = {
+      userId: user._id,
+      nonce: newLinkNonce(),
+      expiresAt: now + this.ctx.setPasswordLinks.ttlSeconds,
+    };
     const link = new URL(`${SET_PASSWORD_PATH}${signLink(this.ctx.secret, claims)}`, base).toString();
     const message = activationMail({
       templateName: req.template_name,
       user: { name: user.name, username: user.username, email: user.email },
-      partner: { company_name: partner.company_name, brand_identifier: partner.brand_identifier, support_email: partner.settings.support_email },
+      partner: {
+        company_name: partner.company_name,
+        brand_identifier: partner.brand_identifier,
+        support_email: partner.settings.support_email,
+      },
       link,
       expiresAt: claims.expiresAt,
     });
@@ -65,8 +74,16 @@ export class SetPasswordHandlers {
       throw conflict(`the activation email could not be sent: ${reason}`, ['email']);
     }
     // recorded once sent: a mail that failed leaves the earlier link live
-    await handleCommand(this.ctx.store, Streams.user(user._id), userDecider, { type: 'IssueSetPasswordLink', nonce: claims.nonce, expiresAt: claims.expiresAt, at: now });
-    this.ctx.log.info({ userId: user._id, template: req.template_name ?? null, expiresAt: claims.expiresAt }, 'activation email sent');
+    await handleCommand(this.ctx.store, Streams.user(user._id), userDecider, {
+      type: 'IssueSetPasswordLink',
+      nonce: claims.nonce,
+      expiresAt: claims.expiresAt,
+      at: now,
+    });
+    this.ctx.log.info(
+      { userId: user._id, template: req.template_name ?? null, expiresAt: claims.expiresAt },
+      'activation email sent',
+    );
     return { email: user.email, expires_at: claims.expiresAt };
   }
 
@@ -83,7 +100,12 @@ export class SetPasswordHandlers {
   async check(@Payload() { token }: SetPasswordLinkRef): Promise<SetPasswordLinkInfo> {
     const { claims, state } = await this.live(token);
     const partner = await requirePartner(this.ctx.docs, state.partnerId).catch(() => null);
-    return { username: state.username, name: state.name, company_name: partner?.company_name ?? '', expires_at: claims.expiresAt };
+    return {
+      username: state.username,
+      name: state.name,
+      company_name: partner?.company_name ?? '',
+      expires_at: claims.expiresAt,
+    };
   }
 
   @MessagePattern(Subjects.accounts.setPasswordByLink)
@@ -91,7 +113,12 @@ export class SetPasswordHandlers {
     const { claims, state } = await this.live(token);
     const passwordHash = await hashPassword(password);
     // the decider checks the link again at the revision it appends to: one use wins
-    const { position } = await handleCommand(this.ctx.store, Streams.user(claims.userId), userDecider, { type: 'SetPasswordByLink', nonce: claims.nonce, passwordHash, at: this.ctx.clock.now() });
+    const { position } = await handleCommand(this.ctx.store, Streams.user(claims.userId), userDecider, {
+      type: 'SetPasswordByLink',
+      nonce: claims.nonce,
+      passwordHash,
+      at: this.ctx.clock.now(),
+    });
     // logins are checked against the read models (user-credentials.projection.ts): the new password
     // works, and the old one is refused, once this answers
     await this.ctx.runner.waitFor(position);

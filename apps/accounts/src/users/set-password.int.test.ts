@@ -14,7 +14,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { expectError, restart, startTestAccounts, type TestAccounts, TEST_LINK_TTL, TEST_MAIL_SENDER, TEST_NOW, TEST_PUBLIC_URL } from '../testing/test-context.js';
+import {
+  expectError,
+  restart,
+  startTestAccounts,
+  type TestAccounts,
+  TEST_LINK_TTL,
+  TEST_MAIL_SENDER,
+  TEST_NOW,
+  TEST_PUBLIC_URL,
+} from '../testing/test-context.js';
 import { UserLoginHandlers } from './user-login.handlers.js';
 
 const address = '198.51.100.4';
@@ -48,9 +57,16 @@ describe('activation email and set-password links', () => {
     return m[1];
   };
   async function newUser(username: string, password?: string) {
-    return t.users.create({ partnerId, username, name: `${username} Example`, email: `${username}@mail.example`, ...(password ? { password } : {}) });
+    return t.users.create({
+      partnerId,
+      username,
+      name: `${username} Example`,
+      email: `${username}@mail.example`,
+      ...(password ? { password } : {}),
+    });
   }
-  const login = (user: string, password: string) => new UserLoginHandlers(t.ctx).authenticate({ login: user, password, address });
+  const login = (user: string, password: string) =>
+    new UserLoginHandlers(t.ctx).authenticate({ login: user, password, address });
 
   it('mails the user a link to the set-password page, with the partner in From, Subject, text and headers, and no password', async () => {
     const created = await newUser('amelia');
@@ -61,8 +77,14 @@ describe('activation email and set-password links', () => {
     assert.equal(all.length, before + 1);
     const mail = all.at(-1)!;
     assert.deepEqual(mail.from?.value, [{ name: 'Acme Backup Ltd', address: TEST_MAIL_SENDER.address }]);
-    assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [{ name: 'amelia Example', address: 'amelia@mail.example' }]);
-    assert.deepEqual(mail.replyTo?.value, [{ name: 'Acme Backup Ltd', address: 'help@acme.example' }], "replies go to the partner's support address");
+    assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [
+      { name: 'amelia Example', address: 'amelia@mail.example' },
+    ]);
+    assert.deepEqual(
+      mail.replyTo?.value,
+      [{ name: 'Acme Backup Ltd', address: 'help@acme.example' }],
+      "replies go to the partner's support address",
+    );
     assert.equal(mail.subject, 'Set your password for Acme Backup Ltd');
     assert.equal(String(mail.headers.get('x-burrow-brand')), 'acme');
     assert.match(mail.text ?? '', /Your username: amelia/);
@@ -78,15 +100,30 @@ describe('activation email and set-password links', () => {
     const created = await newUser('bruno');
     await t.setPassword.send({ partnerId, user: 'bruno' });
     const token = linkIn(await latestMail());
-    assert.deepEqual(await t.setPassword.check({ token }), { username: 'bruno', name: 'bruno Example', company_name: 'Acme Backup Ltd', expires_at: TEST_NOW + TEST_LINK_TTL });
+    assert.deepEqual(await t.setPassword.check({ token }), {
+      username: 'bruno',
+      name: 'bruno Example',
+      company_name: 'Acme Backup Ltd',
+      expires_at: TEST_NOW + TEST_LINK_TTL,
+    });
     assert.deepEqual(await t.setPassword.set({ token, password: 'brunos-new-password' }), { username: 'bruno' });
     assert.equal((await login('bruno', 'brunos-new-password')).username, 'bruno');
     await expectError(login('bruno', created.temp_password!), 401);
-    assert.match((await expectError(t.setPassword.set({ token, password: 'another-password' }), 410)).message, /expired or has already been used/);
+    assert.match(
+      (await expectError(t.setPassword.set({ token, password: 'another-password' }), 410)).message,
+      /expired or has already been used/,
+    );
     await expectError(t.setPassword.check({ token }), 410);
-    assert.equal((await login('bruno', 'brunos-new-password')).username, 'bruno', 'the refused second use changed nothing');
+    assert.equal(
+      (await login('bruno', 'brunos-new-password')).username,
+      'bruno',
+      'the refused second use changed nothing',
+    );
     const events = await t.store.readStream(Streams.user(await t.userIdOf('bruno')));
-    assert.deepEqual(events.slice(-3).map((e) => e.type), ['SetPasswordLinkIssued', 'SetPasswordLinkUsed', 'UserPasswordChanged']);
+    assert.deepEqual(
+      events.slice(-3).map((e) => e.type),
+      ['SetPasswordLinkIssued', 'SetPasswordLinkUsed', 'UserPasswordChanged'],
+    );
   });
 
   it('works until it expires: usable at its expiry second, 410 after', async () => {
@@ -129,8 +166,13 @@ describe('activation email and set-password links', () => {
     const token = linkIn(await latestMail());
     const [userId, nonce, expiresAt, mac] = token.split('.');
     for (const forged of [
-      '', 'garbage', `${userId}.${nonce}.${Number(expiresAt) + 86_400}.${mac}`, `${userId}.${nonce.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}.${expiresAt}.${mac}`,
-      `${userId}.${nonce}.${expiresAt}.${mac.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`, `${token}x`, 42 as unknown as string,
+      '',
+      'garbage',
+      `${userId}.${nonce}.${Number(expiresAt) + 86_400}.${mac}`,
+      `${userId}.${nonce.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}.${expiresAt}.${mac}`,
+      `${userId}.${nonce}.${expiresAt}.${mac.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`,
+      `${token}x`,
+      42 as unknown as string,
     ]) {
       await expectError(t.setPassword.check({ token: forged }), 404);
       await expectError(t.setPassword.set({ token: forged, password: 'forged-password' }), 404);
@@ -140,7 +182,7 @@ describe('activation email and set-password links', () => {
     await expectError(t.setPassword.set({ token, password: 'ghost-password' }), 410);
   });
 
-  it('404 for an unknown user or another partner\'s user, and no mail is sent', async () => {
+  it("404 for an unknown user or another partner's user, and no mail is sent", async () => {
     await newUser('farid');
     const before = (await mails()).length;
     await expectError(t.setPassword.send({ partnerId, user: 'nobody-here' }), 404);
@@ -161,7 +203,10 @@ describe('activation email and set-password links', () => {
     t.ctx.mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${port}`, sender: TEST_MAIL_SENDER });
     try {
       const error = await expectError(t.setPassword.send({ partnerId, user: 'greta' }), 409);
-      assert.deepEqual(error.body, { reason: 'the activation email could not be sent: the mail server could not be reached', conflicts: ['email'] });
+      assert.deepEqual(error.body, {
+        reason: 'the activation email could not be sent: the mail server could not be reached',
+        conflicts: ['email'],
+      });
     } finally {
       await t.ctx.mailer.close();
       t.ctx.mailer = working;
@@ -190,7 +235,8 @@ describe('activation email and set-password links', () => {
     await t.setPassword.set({ token, password: 'ivans-secret-password' });
     const events = JSON.stringify(await t.store.readStream(Streams.user(await t.userIdOf('ivan'))));
     const [, , , mac] = token.split('.');
-    for (const secret of [token, mac, 'ivans-secret-password', created.temp_password!]) assert.ok(!events.includes(secret), `no ${secret.slice(0, 6)}... in events`);
+    for (const secret of [token, mac, 'ivans-secret-password', created.temp_password!])
+      assert.ok(!events.includes(secret), `no ${secret.slice(0, 6)}... in events`);
   });
 
   it('two replicas using one link at once: exactly one sets the password; a restart still refuses it', async () => {
@@ -199,7 +245,10 @@ describe('activation email and set-password links', () => {
     const token = linkIn(await latestMail());
     const [a, b] = await restart(t, 2);
     t = a;
-    const results = await Promise.allSettled([a.setPassword.set({ token, password: 'password-from-a' }), b.setPassword.set({ token, password: 'password-from-b' })]);
+    const results = await Promise.allSettled([
+      a.setPassword.set({ token, password: 'password-from-a' }),
+      b.setPassword.set({ token, password: 'password-from-b' }),
+    ]);
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     assert.equal(refused.reason.status, 410);

@@ -24,7 +24,8 @@ export interface UserCredentialDoc {
   [key: string]: unknown;
 }
 
-export const userCredentialsCollection = (docs: DocumentStore) => docs.collection<UserCredentialDoc>('user_credentials');
+export const userCredentialsCollection = (docs: DocumentStore) =>
+  docs.collection<UserCredentialDoc>('user_credentials');
 
 async function apply(event: RecordedEvent, docs: DocumentStore): Promise<void> {
   const credentials = userCredentialsCollection(docs);
@@ -49,4 +50,8 @@ async function apply(event: RecordedEvent, docs: DocumentStore): Promise<void> {
   }
 }
 
-export const userCredentialsProjection = (): Projection => ({ name: 'user-credentials', prefixes: [StreamPrefixes.user], apply });
+export const userCredentialsProjection = (): Projection => ({
+  name: 'user-credentials',
+  prefixes: [StreamPrefixes.user],
+  apply,
+});

@@ -3,7 +3,13 @@
  * username or the email address, in any case (one namespace across partners); the reply carries what the storage interface's
  * policy needs (is the user enabled, does their group allow the web interface).
  */
-import { type AuthenticatedUser, type AuthenticateUserRequest, type SessionUserRequest, Subjects, unauthorized } from '@burrow/contracts';
+import {
+  type AuthenticatedUser,
+  type AuthenticateUserRequest,
+  type SessionUserRequest,
+  Subjects,
+  unauthorized,
+} from '@burrow/contracts';
 import { createHash } from 'node:crypto';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -32,8 +38,13 @@ export class UserLoginHandlers {
   private async findUsers(login: string): Promise<UserDoc[]> {
     const key = login.toLowerCase();
     const users = usersCollection(this.ctx.docs);
-    const [byUsername, byEmail] = await Promise.all([users.findOne({ usernameKey: key }), login.includes('@') ? users.findOne({ emailKey: key }) : null]);
-    return [byUsername, byEmail].filter((u, i, all): u is UserDoc => u !== null && all.findIndex((o) => o?._id === u._id) === i);
+    const [byUsername, byEmail] = await Promise.all([
+      users.findOne({ usernameKey: key }),
+      login.includes('@') ? users.findOne({ emailKey: key }) : null,
+    ]);
+    return [byUsername, byEmail].filter(
+      (u, i, all): u is UserDoc => u !== null && all.findIndex((o) => o?._id === u._id) === i,
+    );
   }
 
   @MessagePattern(Subjects.accounts.authenticateUser)
@@ -59,7 +70,8 @@ export class UserLoginHandlers {
     await credentialsCurrent(this.ctx);
     const user = typeof userId === 'string' ? await usersCollection(this.ctx.docs).get(userId) : null;
     const current = user ? await this.credentialStamp(user._id) : null;
-    if (!user || !current || typeof stamp !== 'string' || current !== stamp) throw unauthorized('the session has ended: log in again');
+    if (!user || !current || typeof stamp !== 'string' || current !== stamp)
+      throw unauthorized('the session has ended: log in again');
     return this.describe(user, current);
   }
 
@@ -81,8 +93,14 @@ export class UserLoginHandlers {
     ]);
     const settings = partner?.settings ?? DEFAULT_SETTINGS;
     return {
-      userId: user._id, partnerId: user.partnerId, username: user.username, email: user.email, name: user.name,
-      enabled: user.enabled, webapi_enable: group?.webapi_enable ?? true, sessionStamp: stamp ?? '',
+      userId: user._id,
+      partnerId: user.partnerId,
+      username: user.username,
+      email: user.email,
+      name: user.name,
+      enabled: user.enabled,
+      webapi_enable: group?.webapi_enable ?? true,
+      sessionStamp: stamp ?? '',
       sharing_enabled: settings.sharing_enabled ?? DEFAULT_SETTINGS.sharing_enabled,
       share_link_ttl: settings.share_link_ttl ?? DEFAULT_SETTINGS.share_link_ttl,
     };

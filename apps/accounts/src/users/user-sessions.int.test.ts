@@ -23,7 +23,13 @@ describe('session checks against changes made elsewhere', () => {
     t = await startTestAccounts();
     replica = await startTestAccounts({ dir: t.dir });
     const p = await t.createPartner();
-    await t.users.create({ partnerId: p.partner_id, username: 'sam', name: 'Sam', email: 'sam@example.com', password: 'sam-password-1' });
+    await t.users.create({
+      partnerId: p.partner_id,
+      username: 'sam',
+      name: 'Sam',
+      email: 'sam@example.com',
+      password: 'sam-password-1',
+    });
     const logins = new UserLoginHandlers(t.ctx);
     const user = await logins.authenticate({ login: 'sam', password: 'sam-password-1', address: '192.0.2.1' });
     const session = { userId: user.userId, stamp: user.sessionStamp };

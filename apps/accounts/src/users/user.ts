@@ -1,5 +1,14 @@
 /** The user aggregate (stream `user-<userId>`): one command per intent. */
-import { type Command, type Decider, gone, notFound, serviceUnavailable, type UserChanges, type UserCreated, type UserEvent } from '@burrow/contracts';
+import {
+  type Command,
+  type Decider,
+  gone,
+  notFound,
+  serviceUnavailable,
+  type UserChanges,
+  type UserCreated,
+  type UserEvent,
+} from '@burrow/contracts';
 
 export interface UserState {
   exists: boolean;
@@ -20,7 +29,10 @@ export interface UserState {
   setPasswordLink: { nonce: string; expiresAt: number } | null;
 }
 
-export type CreateUser = Command<'CreateUser', { data: UserCreated['data']; enabled: boolean; purgehold_active: boolean }>;
+export type CreateUser = Command<
+  'CreateUser',
+  { data: UserCreated['data']; enabled: boolean; purgehold_active: boolean }
+>;
 export type RenameUser = Command<'RenameUser', { name: string }>;
 export type ChangeUserEmail = Command<'ChangeUserEmail', { email: string }>;
 export type MoveUserToGroup = Command<'MoveUserToGroup', { group_id: number | null }>;
@@ -66,8 +78,20 @@ export function userCommands(c: ResolvedUserChanges): UserCommand[] {
 }
 
 const initialState: UserState = {
-  exists: false, deleted: false, abandoned: false, userId: '', partnerId: '', username: '', name: '', email: '',
-  plan_id: 0, group_id: null, bonus_bytes: 0, enabled: true, purgehold_active: false, setPasswordLink: null,
+  exists: false,
+  deleted: false,
+  abandoned: false,
+  userId: '',
+  partnerId: '',
+  username: '',
+  name: '',
+  email: '',
+  plan_id: 0,
+  group_id: null,
+  bonus_bytes: 0,
+  enabled: true,
+  purgehold_active: false,
+  setPasswordLink: null,
 };
 
 /** What a spent, expired, replaced or foreign link is told (one reason: no oracle for which). */
@@ -104,42 +128,82 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'ChangeUserEmail':
         return command.email === state.email ? [] : [{ type: 'UserEmailChanged', data: { email: command.email } }];
       case 'MoveUserToGroup':
-        return command.group_id === state.group_id ? [] : [{ type: 'UserGroupChanged', data: { group_id: command.group_id } }];
+        return command.group_id === state.group_id
+          ? []
+          : [{ type: 'UserGroupChanged', data: { group_id: command.group_id } }];
       case 'ChangeUserPlan':
-        return command.plan_id === state.plan_id ? [] : [{ type: 'UserPlanChanged', data: { plan_id: command.plan_id } }];
+        return command.plan_id === state.plan_id
+          ? []
+          : [{ type: 'UserPlanChanged', data: { plan_id: command.plan_id } }];
       case 'SetUserBonus':
-        return command.bonus_bytes === state.bonus_bytes ? [] : [{ type: 'UserBonusChanged', data: { bonus_bytes: command.bonus_bytes } }];
+        return command.bonus_bytes === state.bonus_bytes
+          ? []
+          : [{ type: 'UserBonusChanged', data: { bonus_bytes: command.bonus_bytes } }];
       case 'SetUserEnabled':
-        return command.enabled === state.enabled ? [] : [{ type: command.enabled ? 'UserEnabled' : 'UserDisabled', data: {} }];
+        return command.enabled === state.enabled
+          ? []
+          : [{ type: command.enabled ? 'UserEnabled' : 'UserDisabled', data: {} }];
       case 'SetUserPurgeHold':
-        return command.purgehold_active === state.purgehold_active ? [] : [{ type: 'UserPurgeHoldChanged', data: { purgehold_active: command.purgehold_active } }];
+        return command.purgehold_active === state.purgehold_active
+          ? []
+          : [{ type: 'UserPurgeHoldChanged', data: { purgehold_active: command.purgehold_active } }];
       case 'ChangeUserPassword':
         return [{ type: 'UserPasswordChanged', data: { passwordHash: command.passwordHash } }];
       case 'IssueSetPasswordLink':
-        return [{ type: 'SetPasswordLinkIssued', data: { nonce: command.nonce, expiresAt: command.expiresAt, at: command.at } }];
+        return [
+          {
+            type: 'SetPasswordLinkIssued',
+            data: { nonce: command.nonce, expiresAt: command.expiresAt, at: command.at },
+          },
+        ];
     }
   },
   evolve(state, event) {
     switch (event.type) {
       case 'UserCreated': {
         const d = event.data;
-        return { ...state, exists: true, userId: d.userId, partnerId: d.partnerId, username: d.username, name: d.name, email: d.email, plan_id: d.plan_id, group_id: d.group_id, bonus_bytes: d.bonus_bytes };
+        return {
+          ...state,
+          exists: true,
+          userId: d.userId,
+          partnerId: d.partnerId,
+          username: d.username,
+          name: d.name,
+          email: d.email,
+          plan_id: d.plan_id,
+          group_id: d.group_id,
+          bonus_bytes: d.bonus_bytes,
+        };
       }
-      case 'UserRenamed': return { ...state, name: event.data.name };
-      case 'UserEmailChanged': return { ...state, email: event.data.email };
-      case 'UserPlanChanged': return { ...state, plan_id: event.data.plan_id };
-      case 'UserGroupChanged': return { ...state, group_id: event.data.group_id };
-      case 'UserBonusChanged': return { ...state, bonus_bytes: event.data.bonus_bytes };
-      case 'UserEnabled': return { ...state, enabled: true };
-      case 'UserDisabled': return { ...state, enabled: false };
-      case 'UserPurgeHoldChanged': return { ...state, purgehold_active: event.data.purgehold_active };
+      case 'UserRenamed':
+        return { ...state, name: event.data.name };
+      case 'UserEmailChanged':
+        return { ...state, email: event.data.email };
+      case 'UserPlanChanged':
+        return { ...state, plan_id: event.data.plan_id };
+      case 'UserGroupChanged':
+        return { ...state, group_id: event.data.group_id };
+      case 'UserBonusChanged':
+        return { ...state, bonus_bytes: event.data.bonus_bytes };
+      case 'UserEnabled':
+        return { ...state, enabled: true };
+      case 'UserDisabled':
+        return { ...state, enabled: false };
+      case 'UserPurgeHoldChanged':
+        return { ...state, purgehold_active: event.data.purgehold_active };
       // a password set by any route withdraws the outstanding link
-      case 'UserPasswordChanged': return { ...state, setPasswordLink: null };
-      case 'SetPasswordLinkIssued': return { ...state, setPasswordLink: { nonce: event.data.nonce, expiresAt: event.data.expiresAt } };
-      case 'SetPasswordLinkUsed': return { ...state, setPasswordLink: null };
-      case 'UserDeleted': return { ...state, deleted: true };
-      case 'UserCreationAbandoned': return { ...state, abandoned: true };
-      default: return state;
+      case 'UserPasswordChanged':
+        return { ...state, setPasswordLink: null };
+      case 'SetPasswordLinkIssued':
+        return { ...state, setPasswordLink: { nonce: event.data.nonce, expiresAt: event.data.expiresAt } };
+      case 'SetPasswordLinkUsed':
+        return { ...state, setPasswordLink: null };
+      case 'UserDeleted':
+        return { ...state, deleted: true };
+      case 'UserCreationAbandoned':
+        return { ...state, abandoned: true };
+      default:
+        return state;
     }
   },
 };

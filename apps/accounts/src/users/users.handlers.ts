@@ -57,7 +57,9 @@ export class UsersHandlers {
   async create(@Payload() req: CreateUserRequest): Promise<CreateUserReply> {
     const partner = await requirePartner(this.ctx.docs, req.partnerId);
     const email = req.email;
-    const username = req.username ?? (partner.features.email_as_username ? email : email.split('@')[0].replace(/[^A-Za-z0-9._-]/g, ''));
+    const username =
+      req.username ??
+      (partner.features.email_as_username ? email : email.split('@')[0].replace(/[^A-Za-z0-9._-]/g, ''));
     // a username derived from the email must follow the same rule as one given
     if (!USERNAME_PATTERN.test(username)) throw badRequest('invalid username', ['username']);
 
@@ -77,12 +79,26 @@ export class UsersHandlers {
     await this.ctx.processes.run(
       createUserProcess(this.ctx),
       {
-        userId, partnerId: partner._id, username, email, ledgerFrom: await allocationRevision(this.ctx.store, partner._id),
+        userId,
+        partnerId: partner._id,
+        username,
+        email,
+        ledgerFrom: await allocationRevision(this.ctx.store, partner._id),
         adoptPlanOf: groupId !== null && req.plan_id === undefined ? groupId : null,
       },
       {
-        user: { name: req.name, plan_id: plan.plan_id, group_id: groupId, bonus_bytes: bonus, creation_time: this.ctx.clock.now(), passwordHash },
-        enabled: req.enabled ?? true, purgehold_active: req.purgehold_active ?? false, allocation: allocationOf(plan, bonus), limit: partner.bytes_available,
+        user: {
+          name: req.name,
+          plan_id: plan.plan_id,
+          group_id: groupId,
+          bonus_bytes: bonus,
+          creation_time: this.ctx.clock.now(),
+          passwordHash,
+        },
+        enabled: req.enabled ?? true,
+        purgehold_active: req.purgehold_active ?? false,
+        allocation: allocationOf(plan, bonus),
+        limit: partner.bytes_available,
       },
     );
     const reply: CreateUserReply = { user: await this.reloadRecord(userId), username };
@@ -161,7 +177,9 @@ export class UsersHandlers {
         email: changes.email,
         group_id: changes.group_id,
         // joining a group adopts its plan unless the same request names one
-        plan_id: changes.plan_id ?? (changes.group_id !== undefined && changes.group_id !== state.group_id ? groupPlan : undefined),
+        plan_id:
+          changes.plan_id ??
+          (changes.group_id !== undefined && changes.group_id !== state.group_id ? groupPlan : undefined),
         bonus_bytes: changes.bonus_bytes,
         enabled: changes.enabled,
         purgehold_active: changes.purgehold_active,
@@ -170,8 +188,14 @@ export class UsersHandlers {
       { limit: partner.bytes_available, reason: `update ${doc._id}`, refusal: 'quota exceeded' },
     );
     // Joining a group: its plan may have changed since it was read above (member-plan.ts).
-    if (changes.group_id !== undefined && changes.group_id !== null && changes.group_id !== doc.group_id && changes.plan_id === undefined) {
-      position = (await adoptGroupPlan(this.ctx, partnerId, doc._id, changes.group_id, `update ${doc._id}`)) ?? position;
+    if (
+      changes.group_id !== undefined &&
+      changes.group_id !== null &&
+      changes.group_id !== doc.group_id &&
+      changes.plan_id === undefined
+    ) {
+      position =
+        (await adoptGroupPlan(this.ctx, partnerId, doc._id, changes.group_id, `update ${doc._id}`)) ?? position;
     }
     await this.ctx.runner.waitFor(position);
     return this.reloadRecord(doc._id);
@@ -180,17 +204,30 @@ export class UsersHandlers {
   @MessagePattern(Subjects.accounts.deleteUser)
   async delete(@Payload() { partnerId, user }: UserRef): Promise<null> {
     const doc = await this.findUser(partnerId, user);
-    await this.ctx.processes.run(deleteUserProcess(this.ctx), { userId: doc._id, partnerId, ledgerFrom: await allocationRevision(this.ctx.store, partnerId) });
+    await this.ctx.processes.run(deleteUserProcess(this.ctx), {
+      userId: doc._id,
+      partnerId,
+      ledgerFrom: await allocationRevision(this.ctx.store, partnerId),
+    });
     return null;
   }
 
   @MessagePattern(Subjects.accounts.userDevices)
   async devices(@Payload() { partnerId, user }: UserRef): Promise<DeviceRecord[]> {
     const doc = await this.findUser(partnerId, user);
-    const devices = await devicesCollection(this.ctx.docs).find({ userId: doc._id }, { sort: { creation_time: 1, name: 1 }, limit: MAX_PAGE });
+    const devices = await devicesCollection(this.ctx.docs).find(
+      { userId: doc._id },
+      { sort: { creation_time: 1, name: 1 }, limit: MAX_PAGE },
+    );
     return devices.map((d) => ({
-      name: d.name, creation_time: d.creation_time, last_backup_complete: d.last_backup_complete, lastlogin: d.lastlogin, last_login: d.lastlogin,
-      lastcommit: d.lastcommit, client_revision: d.client_revision, sysplatform: d.sysplatform,
+      name: d.name,
+      creation_time: d.creation_time,
+      last_backup_complete: d.last_backup_complete,
+      lastlogin: d.lastlogin,
+      last_login: d.lastlogin,
+      lastcommit: d.lastcommit,
+      client_revision: d.client_revision,
+      sysplatform: d.sysplatform,
     }));
   }
 

@@ -20,12 +20,17 @@ import { isIP, type LookupFunction } from 'node:net';
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
 
 /** `::/96`: IPv4-compatible IPv6 (deprecated by RFC 4291), which ipaddr.js calls plain unicast. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
 
-const v4 = (high: number, low: number) => ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]).toString();
+const v4 = (high: number, low: number) =>
+  ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]).toString();
 
 /**
  * The IPv4 address an IPv6 transition form carries, and the form's name, for the refusal's
@@ -36,12 +41,18 @@ const v4 = (high: number, low: number) => ipaddr.fromByteArray([high >> 8, high 
 function carriedIPv4(address: ipaddr.IPv6, range: string): { form: string; ipv4: string } | null {
   const p = address.parts;
   switch (range) {
-    case 'ipv4Compatible': return { form: 'an IPv4-compatible IPv6', ipv4: v4(p[6], p[7]) };
-    case 'rfc6145': return { form: 'an IPv4-translated (RFC 6145)', ipv4: v4(p[6], p[7]) };
-    case 'rfc6052': return { form: 'a NAT64 (RFC 6052)', ipv4: v4(p[6], p[7]) };
-    case '6to4': return { form: 'a 6to4', ipv4: v4(p[1], p[2]) };
-    case 'teredo': return { form: 'a Teredo', ipv4: v4(~p[6] & 0xffff, ~p[7] & 0xffff) };
-    default: return null;
+    case 'ipv4Compatible':
+      return { form: 'an IPv4-compatible IPv6', ipv4: v4(p[6], p[7]) };
+    case 'rfc6145':
+      return { form: 'an IPv4-translated (RFC 6145)', ipv4: v4(p[6], p[7]) };
+    case 'rfc6052':
+      return { form: 'a NAT64 (RFC 6052)', ipv4: v4(p[6], p[7]) };
+    case '6to4':
+      return { form: 'a 6to4', ipv4: v4(p[1], p[2]) };
+    case 'teredo':
+      return { form: 'a Teredo', ipv4: v4(~p[6] & 0xffff, ~p[7] & 0xffff) };
+    default:
+      return null;
   }
 }
 
@@ -77,16 +88,19 @@ export function addressRefusal(address: string, allowPrivate: boolean): string |
     return `${address} is not an IP address`;
   }
   let range: string = ip.range();
-  if (ip.kind() === 'ipv6' && range === 'unicast' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE)) range = 'ipv4Compatible';
+  if (ip.kind() === 'ipv6' && range === 'unicast' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE))
+    range = 'ipv4Compatible';
   if (range === 'unicast') return null;
   const carried = ip.kind() === 'ipv6' ? carriedIPv4(ip as ipaddr.IPv6, range) : null;
   if (carried) return `${address} is ${carried.form} address carrying ${carried.ipv4} (not allowed for webhooks)`;
-  if (ip.kind() === 'ipv4' && isIP(address) === 6) return `${address} is the IPv4-mapped form of ${ip.toString()}, a ${range} address (not allowed for webhooks)`;
+  if (ip.kind() === 'ipv4' && isIP(address) === 6)
+    return `${address} is the IPv4-mapped form of ${ip.toString()}, a ${range} address (not allowed for webhooks)`;
   return `${address} is a ${range} address (not allowed for webhooks)`;
 }
 
 /** `[::1]` -> `::1`: the host of a URL as an address, when it is one. */
-const bareHost = (hostname: string) => (hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname);
+const bareHost = (hostname: string) =>
+  hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 
 /** For a URL whose host is an IP literal: why it is refused (null: allowed, or not a literal). */
 export function literalHostRefusal(hostname: string, allowPrivate: boolean): string | null {
@@ -103,7 +117,11 @@ export class RefusedAddressError extends Error {
 }
 
 /** Resolves, refuses the name if any of its addresses is refused, and hands the socket the checked addresses. */
-export async function allowedAddresses(hostname: string, allowPrivate: boolean, resolve: Resolver): Promise<LookupAddress[]> {
+export async function allowedAddresses(
+  hostname: string,
+  allowPrivate: boolean,
+  resolve: Resolver,
+): Promise<LookupAddress[]> {
   const host = bareHost(hostname);
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
   if (addresses.length === 0) throw new RefusedAddressError(`${host} has no address`);
@@ -121,9 +139,11 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolver = systemR
       (addresses) => {
         const family = typeof options === 'object' ? options.family : undefined;
         const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
-        if (wanted.length === 0) return callback(new RefusedAddressError(`${hostname} has no IPv${family} address`), '', 0);
+        if (wanted.length === 0)
+          return callback(new RefusedAddressError(`${hostname} has no IPv${family} address`), '', 0);
         // as unknown as: with `all` Node's lookup contract takes the address list, a form its LookupFunction type leaves out
-        if (typeof options === 'object' && options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
+        if (typeof options === 'object' && options.all)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
         callback(null, wanted[0].address, wanted[0].family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

@@ -20,7 +20,13 @@ export function retryDelay(policy: RetryPolicy, failedAttempts: number, random: 
 }
 
 /** The next attempt's time (ms), or null when the window is over. */
-export function nextAttemptAt(policy: RetryPolicy, createdAtMs: number, failedAttempts: number, nowMs: number, random?: () => number): number | null {
+export function nextAttemptAt(
+  policy: RetryPolicy,
+  createdAtMs: number,
+  failedAttempts: number,
+  nowMs: number,
+  random?: () => number,
+): number | null {
   const next = nowMs + retryDelay(policy, failedAttempts, random);
   return next > createdAtMs + policy.windowMs ? null : next;
 }

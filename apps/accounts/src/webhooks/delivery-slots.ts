@@ -44,8 +44,12 @@ export class DeliverySlots {
 
   /** The partners and endpoints whose slots are all taken: their deliveries cannot start now. */
   full(): { partners: string[]; endpoints: string[] } {
-    const at = (counts: Map<string, number>, cap: number) => [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
-    return { partners: at(this.byPartner, this.limits.perPartner), endpoints: at(this.byEndpoint, this.limits.perEndpoint) };
+    const at = (counts: Map<string, number>, cap: number) =>
+      [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
+    return {
+      partners: at(this.byPartner, this.limits.perPartner),
+      endpoints: at(this.byEndpoint, this.limits.perEndpoint),
+    };
   }
 
   /**

@@ -52,7 +52,8 @@ export interface DeliveryWorkerOptions {
 /** Lease lifetime: the delivery's timeout plus this margin. */
 const LEASE_MARGIN_MS = 5_000;
 
-export const leaseTtlMs = (settings: WebhookSettings) => Math.max(1000, Math.ceil((settings.timeoutMs + LEASE_MARGIN_MS) / 1000) * 1000);
+export const leaseTtlMs = (settings: WebhookSettings) =>
+  Math.max(1000, Math.ceil((settings.timeoutMs + LEASE_MARGIN_MS) / 1000) * 1000);
 
 /** The lease bucket (its TTL is fixed at creation, so the name carries it). */
 export const leaseBucketName = (settings: WebhookSettings) => `webhook-leases-${leaseTtlMs(settings)}`;
@@ -92,7 +93,11 @@ export class DeliveryWorker {
   ) {
     this.nowMs = options.nowMs ?? Date.now;
     this.idleMs = options.idleMs ?? 5_000;
-    this.slots = new DeliverySlots({ total: settings.concurrency, perPartner: settings.perPartner, perEndpoint: settings.perEndpoint });
+    this.slots = new DeliverySlots({
+      total: settings.concurrency,
+      perPartner: settings.perPartner,
+      perEndpoint: settings.perEndpoint,
+    });
   }
 
   start(): void {
@@ -111,12 +116,15 @@ export class DeliveryWorker {
   /** Look at the queue now (new work, a finished attempt, or time passing in a test). */
   poke(): void {
     if (this.stopped) return;
-    void this.scan().catch((error: Error) => this.ctx.log.error({ err: { message: error.message } }, 'webhook delivery scan failed'));
+    void this.scan().catch((error: Error) =>
+      this.ctx.log.error({ err: { message: error.message } }, 'webhook delivery scan failed'),
+    );
   }
 
   /** Resolves once nothing is in flight (tests). */
   async idle(): Promise<void> {
-    while (this.running.size || this.scanning) await Promise.allSettled([...this.running, new Promise((r) => setTimeout(r, 5))]);
+    while (this.running.size || this.scanning)
+      await Promise.allSettled([...this.running, new Promise((r) => setTimeout(r, 5))]);
   }
 
   private async scan(): Promise<void> {
@@ -167,7 +175,12 @@ export class DeliveryWorker {
       const due: DueDelivery[] = [];
       for (const item of queued) {
         if (this.inFlight.has(item._id) || this.resting.has(item._id)) continue;
-        due.push({ id: item._id, endpointId: item.endpointId, partnerId: item.partnerId ?? (await this.partnerOf(item.endpointId)), due: item.due });
+        due.push({
+          id: item._id,
+          endpointId: item.endpointId,
+          partnerId: item.partnerId ?? (await this.partnerOf(item.endpointId)),
+          due: item.due,
+        });
       }
       if (this.stopped) return false;
       const started = this.slots.take(due);
@@ -185,7 +198,12 @@ export class DeliveryWorker {
     const run = this.attempt(delivery.id)
       // nothing done (held elsewhere, or the read model behind): not again at once
       .then((done) => void (done || this.resting.set(delivery.id, this.nowMs() + 1000)))
-      .catch((error: Error) => this.ctx.log.error({ err: { message: error.message }, delivery: delivery.id }, 'webhook delivery attempt failed to run'))
+      .catch((error: Error) =>
+        this.ctx.log.error(
+          { err: { message: error.message }, delivery: delivery.id },
+          'webhook delivery attempt failed to run',
+        ),
+      )
       .finally(() => {
         this.inFlight.delete(delivery.id);
         this.slots.release(delivery);
@@ -216,7 +234,10 @@ export class DeliveryWorker {
     let wake = this.nowMs() + this.idleMs;
     if (!more) {
       // due after what the last pass read (one that fell due since is found too, and is due now)
-      const [next] = await deliveryQueue(this.ctx.docs).find({ due: { $gt: this.filledAt } }, { sort: { due: 1 }, limit: 1 });
+      const [next] = await deliveryQueue(this.ctx.docs).find(
+        { due: { $gt: this.filledAt } },
+        { sort: { due: 1 }, limit: 1 },
+      );
       if (next) wake = Math.min(wake, next.due);
       for (const until of this.resting.values()) wake = Math.min(wake, until);
     }
@@ -239,7 +260,8 @@ export class DeliveryWorker {
     try {
       // the stream is the truth: this replica's read model may not have seen another's outcome yet
       const recorded = await store.readStream(Streams.webhookDelivery(deliveryId));
-      if (recorded.length !== delivery.attempts || recorded.some((e) => e.type === 'WebhookDeliverySucceeded')) return false;
+      if (recorded.length !== delivery.attempts || recorded.some((e) => e.type === 'WebhookDeliverySucceeded'))
+        return false;
       const entry = await feedEntries(docs).get(String(delivery.position));
       if (!entry) return false;
       const body = JSON.stringify(toPublicEvent(entry));
@@ -247,26 +269,50 @@ export class DeliveryWorker {
       const timestamp = Math.floor(nowMs / 1000);
       const secrets = this.liveSecrets(endpoint, timestamp);
       const result: DeliveryResult = secrets.length
-        ? await this.sender.post(endpoint.url, {
-            [WEBHOOK_HEADERS.webhookId]: endpoint._id,
-            [WEBHOOK_HEADERS.deliveryId]: deliveryId,
-            [WEBHOOK_HEADERS.eventId]: entry.id,
-            [WEBHOOK_HEADERS.eventType]: entry.type,
-            [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-            [WEBHOOK_HEADERS.signature]: signatureHeader(secrets, timestamp, body),
-          }, body)
-        : { ok: false, status_code: null, error: 'the key this secret was made with is no longer configured (BURROW_SECRET); rotate the secret' };
+        ? await this.sender.post(
+            endpoint.url,
+            {
+              [WEBHOOK_HEADERS.webhookId]: endpoint._id,
+              [WEBHOOK_HEADERS.deliveryId]: deliveryId,
+              [WEBHOOK_HEADERS.eventId]: entry.id,
+              [WEBHOOK_HEADERS.eventType]: entry.type,
+              [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+              [WEBHOOK_HEADERS.signature]: signatureHeader(secrets, timestamp, body),
+            },
+            body,
+          )
+        : {
+            ok: false,
+            status_code: null,
+            error: 'the key this secret was made with is no longer configured (BURROW_SECRET); rotate the secret',
+          };
       const at = Math.floor(this.nowMs() / 1000);
-      const base = { deliveryId, endpointId: endpoint._id, partnerId: endpoint.partnerId, attempt, status_code: result.status_code, at };
+      const base = {
+        deliveryId,
+        endpointId: endpoint._id,
+        partnerId: endpoint.partnerId,
+        attempt,
+        status_code: result.status_code,
+        at,
+      };
       const outcome: WebhookDeliveryEvent = result.ok
         ? ({ type: 'WebhookDeliverySucceeded', data: base } satisfies WebhookDeliverySucceeded)
         : ({
             type: 'WebhookDeliveryAttemptFailed',
-            data: { ...base, error: result.error ?? 'failed', next_attempt_ms: nextAttemptAt(this.settings.retry, delivery.created_ms, attempt, this.nowMs()) },
+            data: {
+              ...base,
+              error: result.error ?? 'failed',
+              next_attempt_ms: nextAttemptAt(this.settings.retry, delivery.created_ms, attempt, this.nowMs()),
+            },
           } satisfies WebhookDeliveryAttemptFailed);
       let position: number;
       try {
-        ({ position } = await appendEvents(store, Streams.webhookDelivery(deliveryId), [outcome], recorded.length ? recorded.length - 1 : 'no_stream'));
+        ({ position } = await appendEvents(
+          store,
+          Streams.webhookDelivery(deliveryId),
+          [outcome],
+          recorded.length ? recorded.length - 1 : 'no_stream',
+        ));
       } catch (error) {
         // another replica recorded this attempt (its lease expired under us): theirs stands
         if (error instanceof WrongExpectedRevisionError) return true;
@@ -284,7 +330,8 @@ export class DeliveryWorker {
   /** The current secret, and the previous one until it expires. */
   private liveSecrets(endpoint: EndpointDoc, timestamp: number): string[] {
     const refs = [endpoint.secret];
-    if (endpoint.previous_secret && (endpoint.previous_secret_expires_at ?? 0) > timestamp) refs.push(endpoint.previous_secret);
+    if (endpoint.previous_secret && (endpoint.previous_secret_expires_at ?? 0) > timestamp)
+      refs.push(endpoint.previous_secret);
     return refs.map((ref) => webhookSecret(this.ctx.secret, endpoint._id, ref)).filter((s): s is string => s !== null);
   }
 
@@ -293,7 +340,12 @@ export class DeliveryWorker {
     if ((at - since) * 1000 < this.settings.disableAfterMs) return;
     const reason = `deliveries failing since ${new Date(since * 1000).toISOString()}`;
     try {
-      const { position } = await handleCommand(this.ctx.store, Streams.webhook(endpoint._id), endpointDecider, { type: 'DisableEndpoint', reason, by: 'system', at });
+      const { position } = await handleCommand(this.ctx.store, Streams.webhook(endpoint._id), endpointDecider, {
+        type: 'DisableEndpoint',
+        reason,
+        by: 'system',
+        at,
+      });
       await this.ctx.runner.waitFor(position);
       this.ctx.log.warn({ webhook: endpoint._id, partnerId: endpoint.partnerId, reason }, 'webhook endpoint disabled');
     } catch (error) {

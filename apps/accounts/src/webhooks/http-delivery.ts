@@ -36,7 +36,10 @@ export class HttpDelivery {
     this.undici ??= import('undici').then(({ Agent, request }) => ({
       request,
       agent: new Agent({
-        connect: { lookup: guardedLookup(options.allowPrivate, options.resolver ?? systemResolver), timeout: options.timeoutMs },
+        connect: {
+          lookup: guardedLookup(options.allowPrivate, options.resolver ?? systemResolver),
+          timeout: options.timeoutMs,
+        },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       }),
@@ -83,7 +86,13 @@ function describe(error: unknown, timeoutMs: number): string {
   const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const cause = e.cause ?? e;
   if (cause.code === 'EWEBHOOKADDRESS') return `refused: ${cause.message}`;
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || cause.code === 'UND_ERR_HEADERS_TIMEOUT' || cause.code === 'UND_ERR_BODY_TIMEOUT' || cause.code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    cause.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    cause.code === 'UND_ERR_BODY_TIMEOUT' ||
+    cause.code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `no response within ${timeoutMs} ms`;
   }
   if (cause.code === 'ECONNREFUSED') return 'connection refused';

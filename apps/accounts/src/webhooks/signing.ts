@@ -37,7 +37,8 @@ export function webhookSecret(serviceSecret: string, endpointId: string, ref: Se
   return `whsec_${createHmac('sha256', key).update(`burrow webhook secret v1\n${endpointId}\n${ref.nonce}`).digest('base64url')}`;
 }
 
-const mac = (secret: string, timestamp: number, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+const mac = (secret: string, timestamp: number, body: string) =>
+  createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
 /** The `Burrow-Signature` value: one `v1=` per secret. */
 export function signatureHeader(secrets: string[], timestamp: number, body: string): string {

@@ -7,7 +7,11 @@
 import { badRequest } from '@burrow/contracts';
 import { allowedAddresses, RefusedAddressError, type Resolver } from './address-policy.js';
 
-export async function checkWebhookUrl(raw: string, policy: { allowHttp: boolean; allowPrivate: boolean }, resolve: Resolver): Promise<string> {
+export async function checkWebhookUrl(
+  raw: string,
+  policy: { allowHttp: boolean; allowPrivate: boolean },
+  resolve: Resolver,
+): Promise<string> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -17,7 +21,8 @@ export async function checkWebhookUrl(raw: string, policy: { allowHttp: boolean;
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
     throw badRequest(policy.allowHttp ? 'url must use https or http' : 'url must use https', ['url']);
   }
-  if (url.username || url.password) throw badRequest('url must not contain credentials (deliveries are signed instead)', ['url']);
+  if (url.username || url.password)
+    throw badRequest('url must not contain credentials (deliveries are signed instead)', ['url']);
   url.hash = '';
   try {
     await allowedAddresses(url.hostname, policy.allowPrivate, resolve);

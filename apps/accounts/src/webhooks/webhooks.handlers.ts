@@ -31,7 +31,12 @@ import { systemResolver } from './address-policy.js';
 import { type EndpointCommand, endpointDecider } from './endpoint.js';
 import { newSecretRef, webhookSecret } from './signing.js';
 import { checkWebhookUrl } from './webhook-url.js';
-import { type DeliveryDoc, deliveriesCollection, type EndpointDoc, endpointsCollection } from './webhooks.projection.js';
+import {
+  type DeliveryDoc,
+  deliveriesCollection,
+  type EndpointDoc,
+  endpointsCollection,
+} from './webhooks.projection.js';
 
 export const toWebhook = (e: EndpointDoc): Webhook => ({
   id: e._id,
@@ -95,7 +100,10 @@ export class WebhooksHandlers {
 
   @MessagePattern(Subjects.accounts.listWebhooks)
   async list(@Payload() { partnerId }: PartnerScoped): Promise<Webhook[]> {
-    const endpoints = await endpointsCollection(this.ctx.docs).find({ partnerId }, { sort: { created_at: 1, _id: 1 }, limit: MAX_WEBHOOKS_PER_PARTNER });
+    const endpoints = await endpointsCollection(this.ctx.docs).find(
+      { partnerId },
+      { sort: { created_at: 1, _id: 1 }, limit: MAX_WEBHOOKS_PER_PARTNER },
+    );
     return endpoints.map(toWebhook);
   }
 
@@ -107,8 +115,13 @@ export class WebhooksHandlers {
     const url = await this.checkUrl(req.url);
     const endpointId = randomUUID();
     const data = {
-      endpointId, partnerId: req.partnerId, url, event_types: req.event_types as never, description: req.description ?? '',
-      secret: newSecretRef(this.ctx.secret), at: this.ctx.clock.now(),
+      endpointId,
+      partnerId: req.partnerId,
+      url,
+      event_types: req.event_types as never,
+      description: req.description ?? '',
+      secret: newSecretRef(this.ctx.secret),
+      at: this.ctx.clock.now(),
     };
     return this.withSecret(await this.command(endpointId, { type: 'RegisterEndpoint', data }));
   }
@@ -122,30 +135,57 @@ export class WebhooksHandlers {
   async update(@Payload() { changes, ...ref }: UpdateWebhookRequest): Promise<Webhook> {
     await this.requireEndpoint(ref);
     const url = changes.url === undefined ? undefined : await this.checkUrl(changes.url);
-    return toWebhook(await this.command(ref.webhookId, { type: 'ChangeEndpoint', url, event_types: changes.event_types, description: changes.description, at: this.ctx.clock.now() }));
+    return toWebhook(
+      await this.command(ref.webhookId, {
+        type: 'ChangeEndpoint',
+        url,
+        event_types: changes.event_types,
+        description: changes.description,
+        at: this.ctx.clock.now(),
+      }),
+    );
   }
 
   @MessagePattern(Subjects.accounts.deleteWebhook)
   async delete(@Payload() ref: WebhookRef): Promise<null> {
     await this.requireEndpoint(ref);
-    const { position } = await handleCommand(this.ctx.store, Streams.webhook(ref.webhookId), endpointDecider, { type: 'DeleteEndpoint', at: this.ctx.clock.now() });
+    const { position } = await handleCommand(this.ctx.store, Streams.webhook(ref.webhookId), endpointDecider, {
+      type: 'DeleteEndpoint',
+      at: this.ctx.clock.now(),
+    });
     await this.ctx.runner.waitFor(position);
     return null;
   }
 
   /** A new secret signs from now on; the previous one too, for `previous_secret_expires_in` seconds. */
   @MessagePattern(Subjects.accounts.rotateWebhookSecret)
-  async rotateSecret(@Payload() { previous_secret_expires_in, ...ref }: RotateWebhookSecretRequest): Promise<WebhookWithSecret> {
+  async rotateSecret(
+    @Payload() { previous_secret_expires_in, ...ref }: RotateWebhookSecretRequest,
+  ): Promise<WebhookWithSecret> {
     await this.requireEndpoint(ref);
     const at = this.ctx.clock.now();
     const previousExpiresAt = at + (previous_secret_expires_in ?? PREVIOUS_SECRET_TTL_DEFAULT);
-    return this.withSecret(await this.command(ref.webhookId, { type: 'RotateSecret', secret: newSecretRef(this.ctx.secret), previousExpiresAt, at }));
+    return this.withSecret(
+      await this.command(ref.webhookId, {
+        type: 'RotateSecret',
+        secret: newSecretRef(this.ctx.secret),
+        previousExpiresAt,
+        at,
+      }),
+    );
   }
 
   @MessagePattern(Subjects.accounts.disableWebhook)
   async disable(@Payload() ref: WebhookRef): Promise<Webhook> {
     await this.requireEndpoint(ref);
-    return toWebhook(await this.command(ref.webhookId, { type: 'DisableEndpoint', reason: 'disabled by the partner', by: 'partner', at: this.ctx.clock.now() }));
+    return toWebhook(
+      await this.command(ref.webhookId, {
+        type: 'DisableEndpoint',
+        reason: 'disabled by the partner',
+        by: 'partner',
+        at: this.ctx.clock.now(),
+      }),
+    );
   }
 
   /** Re-enables an endpoint (after the partner fixed what made it fail); deliveries resume with new events. */
@@ -186,7 +226,13 @@ export class WebhooksHandlers {
     const original = await this.requireDelivery(ref);
     if (!(await this.requireEndpoint(ref)).enabled) throw conflict('the webhook is disabled: enable it first', []);
     const deliveryId = randomUUID();
-    await this.command(ref.webhookId, { type: 'RequestRedelivery', deliveryId, of: original._id, position: original.position, at: this.ctx.clock.now() });
+    await this.command(ref.webhookId, {
+      type: 'RequestRedelivery',
+      deliveryId,
+      of: original._id,
+      position: original.position,
+      at: this.ctx.clock.now(),
+    });
     const created = await deliveriesCollection(this.ctx.docs).get(deliveryId);
     if (!created) throw notFound(`the event of ${ref.deliveryId} is no longer in the feed`);
     return toDelivery(created);

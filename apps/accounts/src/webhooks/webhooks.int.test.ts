@@ -24,7 +24,13 @@ interface Received {
 }
 
 /** An HTTP receiver answering each POST with the next status of `plan` (then 200). */
-async function startReceiver(): Promise<{ url: string; port: number; got: Received[]; plan: number[]; server: Server }> {
+async function startReceiver(): Promise<{
+  url: string;
+  port: number;
+  got: Received[];
+  plan: number[];
+  server: Server;
+}> {
   const got: Received[] = [];
   const plan: number[] = [];
   const server = createServer((req, res) => {
@@ -48,7 +54,13 @@ async function startReceiver(): Promise<{ url: string; port: number; got: Receiv
  * A receiver that accepts every POST and never answers; it counts the requests open at once, in
  * all and per path (each endpoint registers its own path).
  */
-async function startHangingReceiver(): Promise<{ url: (path: string) => string; open: () => number; maxOpen: () => number; maxOpenPerPath: () => number; close: () => void }> {
+async function startHangingReceiver(): Promise<{
+  url: (path: string) => string;
+  open: () => number;
+  maxOpen: () => number;
+  maxOpenPerPath: () => number;
+  close: () => void;
+}> {
   let open = 0;
   let maxOpen = 0;
   let maxOpenPerPath = 0;
@@ -93,7 +105,8 @@ async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000)
 }
 
 const header = (r: Received, name: string) => String(r.headers[name.toLowerCase()]);
-const verified = (r: Received, secret: string) => verifySignature(secret, Number(header(r, 'Burrow-Timestamp')), r.body, header(r, 'Burrow-Signature'));
+const verified = (r: Received, secret: string) =>
+  verifySignature(secret, Number(header(r, 'Burrow-Timestamp')), r.body, header(r, 'Burrow-Signature'));
 
 describe('webhooks', () => {
   let t: TestAccounts;
@@ -108,9 +121,23 @@ describe('webhooks', () => {
   let endpoint: WebhookWithSecret;
   const kv = new MemoryKeyValueStore({ now: nowMs });
 
-  async function startWorker(on: TestAccounts, settings: WebhookSettings = TEST_WEBHOOKS): Promise<{ worker: DeliveryWorker; sender: HttpDelivery }> {
-    const s = new HttpDelivery({ allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate, timeoutMs: settings.timeoutMs, resolver: settings.resolver });
-    const w = new DeliveryWorker(on.ctx, settings, await kv.bucket('webhook-leases', { ttlMs: leaseTtlMs(settings) }), s, { nowMs, idleMs: 50 });
+  async function startWorker(
+    on: TestAccounts,
+    settings: WebhookSettings = TEST_WEBHOOKS,
+  ): Promise<{ worker: DeliveryWorker; sender: HttpDelivery }> {
+    const s = new HttpDelivery({
+      allowHttp: settings.allowHttp,
+      allowPrivate: settings.allowPrivate,
+      timeoutMs: settings.timeoutMs,
+      resolver: settings.resolver,
+    });
+    const w = new DeliveryWorker(
+      on.ctx,
+      settings,
+      await kv.bucket('webhook-leases', { ttlMs: leaseTtlMs(settings) }),
+      s,
+      { nowMs, idleMs: 50 },
+    );
     w.start();
     return { worker: w, sender: s };
   }
@@ -131,14 +158,18 @@ describe('webhooks', () => {
     await t.close();
   });
 
-  const createUser = (username: string, p = partnerId) => t.users.create({ partnerId: p, username, name: username, email: `${username}@hooks.example` });
+  const createUser = (username: string, p = partnerId) =>
+    t.users.create({ partnerId: p, username, name: username, email: `${username}@hooks.example` });
   const deliveries = () => hooks.deliveries({ partnerId, webhookId: endpoint.id });
 
   it('registers an endpoint and shows its secret once; another partner cannot see it', async () => {
     endpoint = await hooks.create({ partnerId, url: receiver.url, event_types: ['user.created', 'user.disabled'] });
     assert.match(endpoint.secret, /^whsec_/);
     const listed = await hooks.list({ partnerId });
-    assert.deepEqual(listed.map((w) => w.id), [endpoint.id]);
+    assert.deepEqual(
+      listed.map((w) => w.id),
+      [endpoint.id],
+    );
     assert.ok(!JSON.stringify(listed).includes(endpoint.secret));
     assert.ok(!JSON.stringify(await hooks.get({ partnerId, webhookId: endpoint.id })).includes('whsec_'));
     assert.deepEqual(await hooks.list({ partnerId: otherPartner }), []);
@@ -148,7 +179,7 @@ describe('webhooks', () => {
     assert.ok(!events.join().includes(endpoint.secret), 'the secret is in no event');
   });
 
-  it('delivers a signed event, with its delivery id and event id; another partner\'s events never come', async () => {
+  it("delivers a signed event, with its delivery id and event id; another partner's events never come", async () => {
     await createUser('bob', otherPartner);
     await createUser('ann');
     await eventually(() => assert.equal(receiver.got.length, 1));
@@ -162,7 +193,10 @@ describe('webhooks', () => {
     assert.equal(header(r, 'Burrow-Webhook-Id'), endpoint.id);
     await eventually(async () => {
       const [d] = await deliveries();
-      assert.deepEqual([d.id, d.status, d.attempts, d.last_status_code, d.event_id], [header(r, 'Burrow-Delivery-Id'), 'succeeded', 1, 200, event.id]);
+      assert.deepEqual(
+        [d.id, d.status, d.attempts, d.last_status_code, d.event_id],
+        [header(r, 'Burrow-Delivery-Id'), 'succeeded', 1, 200, event.id],
+      );
     });
   });
 
@@ -172,11 +206,25 @@ describe('webhooks', () => {
     await createUser('cy');
     await eventually(async () => assert.equal((await deliveries())[0].status, 'succeeded'));
     await worker.idle();
-    assert.deepEqual(receiver.got.map((r) => r.status), [500, 500, 200]);
-    assert.equal(new Set(receiver.got.map((r) => header(r, 'Burrow-Delivery-Id'))).size, 1, 'one delivery, three attempts');
+    assert.deepEqual(
+      receiver.got.map((r) => r.status),
+      [500, 500, 200],
+    );
+    assert.equal(
+      new Set(receiver.got.map((r) => header(r, 'Burrow-Delivery-Id'))).size,
+      1,
+      'one delivery, three attempts',
+    );
     assert.equal(new Set(receiver.got.map((r) => header(r, 'Burrow-Event-Id'))).size, 1);
     const [d] = await deliveries();
-    assert.deepEqual(d.history.map((a) => [a.attempt, a.status_code, a.error]), [[1, 500, 'HTTP 500'], [2, 500, 'HTTP 500'], [3, 200, null]]);
+    assert.deepEqual(
+      d.history.map((a) => [a.attempt, a.status_code, a.error]),
+      [
+        [1, 500, 'HTTP 500'],
+        [2, 500, 'HTTP 500'],
+        [3, 200, null],
+      ],
+    );
   });
 
   it('after a rotation both secrets verify, until the previous one expires', async () => {
@@ -222,7 +270,10 @@ describe('webhooks', () => {
     const [failed] = await deliveries();
     assert.equal(failed.next_attempt_at, null);
     assert.equal(failed.last_error, 'HTTP 503');
-    assert.ok((await hooks.get({ partnerId, webhookId: endpoint.id })).enabled, 'one day of failures is not enough to disable');
+    assert.ok(
+      (await hooks.get({ partnerId, webhookId: endpoint.id })).enabled,
+      'one day of failures is not enough to disable',
+    );
 
     // three days after the streak began, one more failure disables it
     offsetMs += 2 * 86_400_000;
@@ -235,13 +286,18 @@ describe('webhooks', () => {
     await createUser('hal');
     await t.runner.catchUp();
     assert.ok(!(await deliveries()).some((d) => d.status === 'pending'), 'nothing is delivered to a disabled endpoint');
-    await expectError(hooks.redeliver({ partnerId, webhookId: endpoint.id, deliveryId: (await deliveries())[0].id }), 409);
+    await expectError(
+      hooks.redeliver({ partnerId, webhookId: endpoint.id, deliveryId: (await deliveries())[0].id }),
+      409,
+    );
 
     receiver.plan.length = 0;
     const enabled = await hooks.enable({ partnerId, webhookId: endpoint.id });
     assert.deepEqual([enabled.enabled, enabled.disabled_reason, enabled.failing_since], [true, null, null]);
     await createUser('ivy');
-    await eventually(() => assert.ok(receiver.got.slice(before).some((r) => r.body.includes('"ivy"') && r.status === 200)));
+    await eventually(() =>
+      assert.ok(receiver.got.slice(before).some((r) => r.body.includes('"ivy"') && r.status === 200)),
+    );
   });
 
   it('refuses a bad URL, and more than the endpoints a partner may have', async () => {
@@ -278,16 +334,37 @@ describe('webhooks', () => {
         };
       },
     });
-    const s = new HttpDelivery({ allowHttp: true, allowPrivate: true, timeoutMs: TEST_WEBHOOKS.timeoutMs, resolver: TEST_WEBHOOKS.resolver });
-    const w = new DeliveryWorker({ ...own.ctx, docs }, TEST_WEBHOOKS, await new MemoryKeyValueStore().bucket('leases-outage', { ttlMs: 10_000 }), s, { nowMs, idleMs: 50 });
+    const s = new HttpDelivery({
+      allowHttp: true,
+      allowPrivate: true,
+      timeoutMs: TEST_WEBHOOKS.timeoutMs,
+      resolver: TEST_WEBHOOKS.resolver,
+    });
+    const w = new DeliveryWorker(
+      { ...own.ctx, docs },
+      TEST_WEBHOOKS,
+      await new MemoryKeyValueStore().bucket('leases-outage', { ttlMs: 10_000 }),
+      s,
+      { nowMs, idleMs: 50 },
+    );
     try {
       const p = (await own.createPartner()).partner_id;
       await new WebhooksHandlers(own.ctx).create({ partnerId: p, url: receiver.url, event_types: ['user.created'] });
       w.start();
-      await own.users.create({ partnerId: p, username: 'outage-user', name: 'outage-user', email: 'outage-user@hooks.example' });
+      await own.users.create({
+        partnerId: p,
+        username: 'outage-user',
+        name: 'outage-user',
+        email: 'outage-user@hooks.example',
+      });
       await eventually(() => assert.ok(failures >= 1, 'the worker tried and failed'));
       failing = false;
-      await eventually(() => assert.ok(receiver.got.some((r) => r.body.includes('outage-user')), 'delivered once the read models answer again'));
+      await eventually(() =>
+        assert.ok(
+          receiver.got.some((r) => r.body.includes('outage-user')),
+          'delivered once the read models answer again',
+        ),
+      );
     } finally {
       await w.stop();
       await s.close();
@@ -320,7 +397,12 @@ describe('webhooks', () => {
       await replica.runner.catchUp();
       const names = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
       for (const name of names) await createUser(name);
-      await eventually(async () => assert.equal((await hooks.deliveries({ partnerId, webhookId: hook.id })).filter((d) => d.status === 'succeeded').length, names.length));
+      await eventually(async () =>
+        assert.equal(
+          (await hooks.deliveries({ partnerId, webhookId: hook.id })).filter((d) => d.status === 'succeeded').length,
+          names.length,
+        ),
+      );
       await Promise.all([worker.idle(), second.worker.idle()]);
       const delivered = own.got.map((r) => (JSON.parse(r.body) as PublicEvent<'user.created'>).data.username).sort();
       assert.deepEqual(delivered, names, 'each event reached the receiver exactly once');
@@ -334,7 +416,7 @@ describe('webhooks', () => {
   });
 });
 
-describe('webhooks: no requests into the operator\'s network', () => {
+describe("webhooks: no requests into the operator's network", () => {
   let t: TestAccounts;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let worker: DeliveryWorker;
@@ -351,7 +433,13 @@ describe('webhooks: no requests into the operator\'s network', () => {
     t = await startTestAccounts({ webhooks: settings });
     receiver = await startReceiver();
     sender = new HttpDelivery({ allowHttp: true, allowPrivate: false, timeoutMs: 2000, resolver: settings.resolver });
-    worker = new DeliveryWorker(t.ctx, settings, await new MemoryKeyValueStore().bucket('leases', { ttlMs: 10_000 }), sender, { idleMs: 50 });
+    worker = new DeliveryWorker(
+      t.ctx,
+      settings,
+      await new MemoryKeyValueStore().bucket('leases', { ttlMs: 10_000 }),
+      sender,
+      { idleMs: 50 },
+    );
     worker.start();
   });
   after(async () => {
@@ -365,7 +453,12 @@ describe('webhooks: no requests into the operator\'s network', () => {
   it('refuses a loopback or private URL at registration', async () => {
     const hooks = new WebhooksHandlers(t.ctx);
     const partnerId = (await t.createPartner()).partner_id;
-    for (const url of [receiver.url, 'http://[::1]/hook', 'http://10.0.0.8/hook', 'http://169.254.169.254/latest/meta-data']) {
+    for (const url of [
+      receiver.url,
+      'http://[::1]/hook',
+      'http://10.0.0.8/hook',
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
       const error = await expectError(hooks.create({ partnerId, url, event_types: ['*'] }), 400);
       assert.deepEqual(error.body.fields, ['url']);
     }
@@ -374,9 +467,15 @@ describe('webhooks: no requests into the operator\'s network', () => {
   it('checks the address it connects to: a name rebound to 127.0.0.1 after registration is refused, and the receiver never hears of it', async () => {
     const hooks = new WebhooksHandlers(t.ctx);
     const partnerId = (await t.createPartner()).partner_id;
-    const hook = await hooks.create({ partnerId, url: `http://rebind.example:${receiver.port}/hook`, event_types: ['*'] });
+    const hook = await hooks.create({
+      partnerId,
+      url: `http://rebind.example:${receiver.port}/hook`,
+      event_types: ['*'],
+    });
     await t.users.create({ partnerId, username: 'rebound', name: 'R', email: 'rebound@hooks.example' });
-    await eventually(async () => assert.ok((await hooks.deliveries({ partnerId, webhookId: hook.id }))[0]?.attempts >= 1));
+    await eventually(async () =>
+      assert.ok((await hooks.deliveries({ partnerId, webhookId: hook.id }))[0]?.attempts >= 1),
+    );
     const [d] = await hooks.deliveries({ partnerId, webhookId: hook.id });
     assert.match(d.last_error!, /^refused: rebind\.example resolves to 127\.0\.0\.1 is a loopback address/);
     assert.equal(receiver.got.length, 0);
@@ -385,7 +484,13 @@ describe('webhooks: no requests into the operator\'s network', () => {
 
 describe("webhooks: one partner's slow receivers do not delay another partner's deliveries (issue 33, item 5)", () => {
   // the attempts to receivers that never answer last the whole test: only the slot caps let others through
-  const settings: WebhookSettings = { ...TEST_WEBHOOKS, timeoutMs: 60_000, concurrency: 4, perPartner: 2, perEndpoint: 1 };
+  const settings: WebhookSettings = {
+    ...TEST_WEBHOOKS,
+    timeoutMs: 60_000,
+    concurrency: 4,
+    perPartner: 2,
+    perEndpoint: 1,
+  };
   let t: TestAccounts;
   let worker: DeliveryWorker;
   let sender: HttpDelivery;
@@ -397,7 +502,13 @@ describe("webhooks: one partner's slow receivers do not delay another partner's 
     hanging = await startHangingReceiver();
     receiver = await startReceiver();
     sender = new HttpDelivery({ allowHttp: true, allowPrivate: true, timeoutMs: settings.timeoutMs });
-    worker = new DeliveryWorker(t.ctx, settings, await new MemoryKeyValueStore().bucket('leases-fair', { ttlMs: leaseTtlMs(settings) }), sender, { idleMs: 50 });
+    worker = new DeliveryWorker(
+      t.ctx,
+      settings,
+      await new MemoryKeyValueStore().bucket('leases-fair', { ttlMs: leaseTtlMs(settings) }),
+      sender,
+      { idleMs: 50 },
+    );
     worker.start();
   });
   after(async () => {
@@ -410,18 +521,27 @@ describe("webhooks: one partner's slow receivers do not delay another partner's 
     await t.close();
   });
 
-  it('20 endpoints that accept and never answer hold their partner\'s slots only: another partner\'s delivery goes at once', async () => {
+  it("20 endpoints that accept and never answer hold their partner's slots only: another partner's delivery goes at once", async () => {
     const hooks = new WebhooksHandlers(t.ctx);
     const slow = (await t.createPartner()).partner_id;
     const other = (await t.createPartner()).partner_id;
-    for (let i = 0; i < 20; i++) await hooks.create({ partnerId: slow, url: hanging.url(`slow-${i}`), event_types: ['user.created'] });
-    for (let i = 0; i < 3; i++) await t.users.create({ partnerId: slow, username: `pile${i}`, name: 'P', email: `pile${i}@slow.example` });
+    for (let i = 0; i < 20; i++)
+      await hooks.create({ partnerId: slow, url: hanging.url(`slow-${i}`), event_types: ['user.created'] });
+    for (let i = 0; i < 3; i++)
+      await t.users.create({ partnerId: slow, username: `pile${i}`, name: 'P', email: `pile${i}@slow.example` });
     // 60 deliveries of the slow partner are due; its 2 slots are taken by receivers that never answer
     await eventually(() => assert.ok(hanging.open() >= settings.perPartner));
 
     await hooks.create({ partnerId: other, url: receiver.url, event_types: ['user.created'] });
     await t.users.create({ partnerId: other, username: 'prompt', name: 'Prompt', email: 'prompt@other.example' });
-    await eventually(() => assert.ok(receiver.got.some((r) => r.body.includes('"prompt"')), "the other partner's delivery arrived"), 20_000);
+    await eventually(
+      () =>
+        assert.ok(
+          receiver.got.some((r) => r.body.includes('"prompt"')),
+          "the other partner's delivery arrived",
+        ),
+      20_000,
+    );
     assert.equal(hanging.maxOpen(), settings.perPartner, 'the slow partner never held more than its share');
     assert.equal(hanging.maxOpenPerPath(), settings.perEndpoint, 'nor more than one per endpoint');
   });
@@ -431,13 +551,24 @@ describe("webhooks: one partner's slow receivers do not delay another partner's 
     const mixed = (await t.createPartner()).partner_id;
     const openBefore = hanging.open();
     await hooks.create({ partnerId: mixed, url: hanging.url('mixed-slow'), event_types: ['user.created'] });
-    const healthy = await hooks.create({ partnerId: mixed, url: `${receiver.url}?healthy`, event_types: ['user.created'] });
-    for (let i = 0; i < 4; i++) await t.users.create({ partnerId: mixed, username: `mixed${i}`, name: 'M', email: `mixed${i}@mixed.example` });
+    const healthy = await hooks.create({
+      partnerId: mixed,
+      url: `${receiver.url}?healthy`,
+      event_types: ['user.created'],
+    });
+    for (let i = 0; i < 4; i++)
+      await t.users.create({ partnerId: mixed, username: `mixed${i}`, name: 'M', email: `mixed${i}@mixed.example` });
     await eventually(async () => {
-      const done = (await hooks.deliveries({ partnerId: mixed, webhookId: healthy.id })).filter((d) => d.status === 'succeeded');
+      const done = (await hooks.deliveries({ partnerId: mixed, webhookId: healthy.id })).filter(
+        (d) => d.status === 'succeeded',
+      );
       assert.equal(done.length, 4);
     }, 20_000);
-    assert.equal(hanging.open(), openBefore + settings.perEndpoint, 'the slow endpoint holds one slot, its 3 other deliveries wait');
+    assert.equal(
+      hanging.open(),
+      openBefore + settings.perEndpoint,
+      'the slow endpoint holds one slot, its 3 other deliveries wait',
+    );
     assert.equal(hanging.maxOpenPerPath(), settings.perEndpoint);
   });
 });

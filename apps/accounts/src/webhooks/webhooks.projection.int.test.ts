@@ -26,14 +26,32 @@ describe('webhooks projection: live and rebuilt', () => {
   const createUser = async (partnerId: string, i: number) => {
     const userId = randomUUID();
     const data = {
-      userId, partnerId, username: `user-${i}`, name: `User ${i}`, email: `user-${i}@example.com`, plan_id: 1, group_id: null,
-      bonus_bytes: 0, avatar_id: 0, share_id: String(1000 + i), creation_time: 1, passwordHash: '',
+      userId,
+      partnerId,
+      username: `user-${i}`,
+      name: `User ${i}`,
+      email: `user-${i}@example.com`,
+      plan_id: 1,
+      group_id: null,
+      bonus_bytes: 0,
+      avatar_id: 0,
+      share_id: String(1000 + i),
+      creation_time: 1,
+      passwordHash: '',
     };
     return (await appendEvents(store, `user-${userId}`, [{ type: 'UserCreated', data }], 'no_stream')).position;
   };
-  const endpoint = (id: string, type: string, data: Record<string, unknown>) => appendEvents(store, `webhook-${id}`, [{ type, data: { at: 1, ...data } }], 'any');
+  const endpoint = (id: string, type: string, data: Record<string, unknown>) =>
+    appendEvents(store, `webhook-${id}`, [{ type, data: { at: 1, ...data } }], 'any');
   const register = (id: string, partnerId: string) =>
-    endpoint(id, 'WebhookEndpointRegistered', { endpointId: id, partnerId, url: 'https://example.com/hook', event_types: [ALL_EVENT_TYPES], description: '', secret: { nonce: 'n', keyId: 'k' } });
+    endpoint(id, 'WebhookEndpointRegistered', {
+      endpointId: id,
+      partnerId,
+      url: 'https://example.com/hook',
+      event_types: [ALL_EVENT_TYPES],
+      description: '',
+      secret: { nonce: 'n', keyId: 'k' },
+    });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'burrow-webhooks-projection-'));
@@ -57,7 +75,10 @@ describe('webhooks projection: live and rebuilt', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  for (const [mode, maxBatchEvents] of [['one event per batch', 1], ['the whole log in one batch', undefined]] as const) {
+  for (const [mode, maxBatchEvents] of [
+    ['one event per batch', 1],
+    ['the whole log in one batch', undefined],
+  ] as const) {
     it(`delivers each event to the endpoints enabled for its partner when it happened: ${mode}`, async () => {
       const docs = new MemoryDocumentStore();
       const runner = new ProjectionRunner(store, docs, [feedProjection(), webhooksProjection()], { maxBatchEvents });

@@ -7,7 +7,13 @@ import type { DomainError } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
-import { addressRefusal, allowedAddresses, guardedLookup, literalHostRefusal, type Resolver } from './address-policy.js';
+import {
+  addressRefusal,
+  allowedAddresses,
+  guardedLookup,
+  literalHostRefusal,
+  type Resolver,
+} from './address-policy.js';
 import { nextAttemptAt, retryDelay } from './backoff.js';
 import { DeliverySlots, type DueDelivery } from './delivery-slots.js';
 import { endpointDecider } from './endpoint.js';
@@ -52,9 +58,18 @@ describe('webhook secrets and signatures', () => {
 describe('retry schedule', () => {
   const policy = { baseMs: 30_000, maxDelayMs: 3_600_000, windowMs: 72 * 3_600_000 };
   it('doubles from the base, capped at an hour, with at most 10% jitter', () => {
-    assert.deepEqual([1, 2, 3, 4].map((n) => retryDelay(policy, n, () => 0)), [30_000, 60_000, 120_000, 240_000]);
-    assert.equal(retryDelay(policy, 30, () => 0), 3_600_000);
-    assert.equal(retryDelay(policy, 1, () => 1), 33_000);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((n) => retryDelay(policy, n, () => 0)),
+      [30_000, 60_000, 120_000, 240_000],
+    );
+    assert.equal(
+      retryDelay(policy, 30, () => 0),
+      3_600_000,
+    );
+    assert.equal(
+      retryDelay(policy, 1, () => 1),
+      33_000,
+    );
   });
 
   it('retries for the whole window, at least 24 hours, then stops', () => {
@@ -74,10 +89,25 @@ describe('retry schedule', () => {
 
 describe('webhook target addresses', () => {
   it('refuses loopback, private, link-local (cloud metadata), CGNAT, unique-local and mapped forms; allows public unicast', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '192.168.1.1', '172.16.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '192.168.1.1',
+      '172.16.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+    ]) {
       assert.ok(addressRefusal(a, false), `${a} must be refused`);
     }
-    for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946']) assert.equal(addressRefusal(a, false), null, a);
+    for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])
+      assert.equal(addressRefusal(a, false), null, a);
     assert.equal(addressRefusal('127.0.0.1', true), null, 'an operator may allow private targets');
   });
 
@@ -118,7 +148,10 @@ describe('webhook target addresses', () => {
 
   it('refuses every IPv6 form that carries an internal IPv4 address, as a URL spells it (registration)', async () => {
     for (const [url, reason] of INTERNAL_IPV6_SPELLINGS) {
-      const error = await checkWebhookUrl(url, { allowHttp: false, allowPrivate: false }, noDns).then(() => null, (e: DomainError) => e);
+      const error = await checkWebhookUrl(url, { allowHttp: false, allowPrivate: false }, noDns).then(
+        () => null,
+        (e: DomainError) => e,
+      );
       assert.ok(error, `${url} must be refused`);
       assert.equal(error.status, 400, url);
       assert.deepEqual(error.body.fields, ['url'], url);
@@ -126,8 +159,18 @@ describe('webhook target addresses', () => {
       // and again before a delivery's request (a URL stored by an older version)
       assert.match(literalHostRefusal(new URL(url).hostname, false) ?? '', reason, `delivery of ${url}`);
     }
-    assert.equal(await checkWebhookUrl('https://[2606:2800:220:1:248:1893:25c8:1946]/', { allowHttp: false, allowPrivate: false }, noDns), 'https://[2606:2800:220:1:248:1893:25c8:1946]/');
-    assert.equal(await checkWebhookUrl('https://[::ffff:93.184.216.34]/', { allowHttp: false, allowPrivate: false }, noDns), 'https://[::ffff:5db8:d822]/');
+    assert.equal(
+      await checkWebhookUrl(
+        'https://[2606:2800:220:1:248:1893:25c8:1946]/',
+        { allowHttp: false, allowPrivate: false },
+        noDns,
+      ),
+      'https://[2606:2800:220:1:248:1893:25c8:1946]/',
+    );
+    assert.equal(
+      await checkWebhookUrl('https://[::ffff:93.184.216.34]/', { allowHttp: false, allowPrivate: false }, noDns),
+      'https://[::ffff:5db8:d822]/',
+    );
   });
 
   it('refuses the same forms when a name resolves to them (at registration and at every connection: DNS rebinding)', async () => {
@@ -137,16 +180,29 @@ describe('webhook target addresses', () => {
       const spellings = new Set([new URL(url).hostname.replace(/^\[|\]$/g, ''), ...(written ? [written] : [])]);
       for (const address of spellings) {
         const resolve: Resolver = async () => [{ address, family: isIP(address) }];
-        await assert.rejects(allowedAddresses('rebound.example', false, resolve), (e: Error) => reason.test(e.message), `${address} (from ${url})`);
-        await assert.rejects(checkWebhookUrl('https://rebound.example/', { allowHttp: false, allowPrivate: false }, resolve), (e: DomainError) => e.status === 400, `${address} at registration`);
-        const lookedUp = await new Promise<NodeJS.ErrnoException | null>((done) => guardedLookup(false, resolve)('rebound.example', { all: true }, (e) => done(e)));
+        await assert.rejects(
+          allowedAddresses('rebound.example', false, resolve),
+          (e: Error) => reason.test(e.message),
+          `${address} (from ${url})`,
+        );
+        await assert.rejects(
+          checkWebhookUrl('https://rebound.example/', { allowHttp: false, allowPrivate: false }, resolve),
+          (e: DomainError) => e.status === 400,
+          `${address} at registration`,
+        );
+        const lookedUp = await new Promise<NodeJS.ErrnoException | null>((done) =>
+          guardedLookup(false, resolve)('rebound.example', { all: true }, (e) => done(e)),
+        );
         assert.match(lookedUp?.message ?? '', reason, `${address} at connect time`);
       }
     }
   });
 
   it('refuses a name when any of its addresses is refused', async () => {
-    const resolve = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }];
+    const resolve = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.1.1.1', family: 4 },
+    ];
     await assert.rejects(allowedAddresses('mixed.example', false, resolve), /10\.1\.1\.1 is a private address/);
     assert.equal((await allowedAddresses('mixed.example', true, resolve)).length, 2);
   });
@@ -180,7 +236,11 @@ describe('delivery slots (fair per partner and per endpoint)', () => {
     const b = due('b', 'b-1', 3, 100);
     const c = due('c', 'c-1', 3, 200);
     const first = slots.take(byDue([...a, ...b, ...c]));
-    assert.deepEqual(first.map((d) => d.partnerId), ['a', 'b'], 'a is due first; then b, with none in flight');
+    assert.deepEqual(
+      first.map((d) => d.partnerId),
+      ['a', 'b'],
+      'a is due first; then b, with none in flight',
+    );
     slots.release(first[0]);
     const [next] = slots.take(byDue([...a.slice(1), ...b.slice(1), ...c]));
     assert.equal(next.partnerId, 'c', 'c has waited longest: a and b were served');
@@ -189,17 +249,28 @@ describe('delivery slots (fair per partner and per endpoint)', () => {
     assert.equal(then.partnerId, 'a', 'then a again, before b (served after it)');
   });
 
-  it("within a partner, the endpoint with the fewest attempts in flight goes first", () => {
+  it('within a partner, the endpoint with the fewest attempts in flight goes first', () => {
     const slots = new DeliverySlots({ total: 4, perPartner: 3, perEndpoint: 3 });
     const taken = slots.take(byDue([...due('p', 'busy', 10, 0), ...due('p', 'quiet', 2, 50)]));
-    assert.deepEqual(taken.map((d) => d.endpointId), ['busy', 'quiet', 'busy']);
+    assert.deepEqual(
+      taken.map((d) => d.endpointId),
+      ['busy', 'quiet', 'busy'],
+    );
   });
 });
 
 describe('webhook endpoint decider', () => {
   const registered = endpointDecider.evolve(endpointDecider.initialState, {
     type: 'WebhookEndpointRegistered',
-    data: { endpointId: 'e', partnerId: 'p', url: 'https://x.example/', event_types: ['*'], description: '', secret: { nonce: 'n', keyId: 'k' }, at: 1 },
+    data: {
+      endpointId: 'e',
+      partnerId: 'p',
+      url: 'https://x.example/',
+      event_types: ['*'],
+      description: '',
+      secret: { nonce: 'n', keyId: 'k' },
+      at: 1,
+    },
   });
 
   it('disabling twice, enabling an enabled endpoint and unchanged fields change nothing', () => {
@@ -208,11 +279,20 @@ describe('webhook endpoint decider', () => {
     const state = endpointDecider.evolve(registered, disabled[0]);
     assert.deepEqual(endpointDecider.decide({ type: 'DisableEndpoint', reason: 'r', by: 'system', at: 3 }, state), []);
     assert.deepEqual(endpointDecider.decide({ type: 'EnableEndpoint', at: 3 }, registered), []);
-    assert.deepEqual(endpointDecider.decide({ type: 'ChangeEndpoint', url: 'https://x.example/', event_types: ['*'], at: 3 }, registered), []);
+    assert.deepEqual(
+      endpointDecider.decide(
+        { type: 'ChangeEndpoint', url: 'https://x.example/', event_types: ['*'], at: 3 },
+        registered,
+      ),
+      [],
+    );
   });
 
   it('a deleted endpoint is gone', () => {
     const deleted = endpointDecider.evolve(registered, { type: 'WebhookEndpointDeleted', data: { at: 2 } });
-    assert.throws(() => endpointDecider.decide({ type: 'EnableEndpoint', at: 3 }, deleted), (e: { status?: number }) => e.status === 404);
+    assert.throws(
+      () => endpointDecider.decide({ type: 'EnableEndpoint', at: 3 }, deleted),
+      (e: { status?: number }) => e.status === 404,
+    );
   });
 });

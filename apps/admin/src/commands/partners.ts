@@ -8,7 +8,8 @@ function bytesAvailable(values: OptionValues): number | null | undefined {
   const value = optional(values, 'bytes-available');
   if (value === undefined) return undefined;
   if (value === 'unlimited') return null;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--bytes-available must be a number of bytes or "unlimited" (got "${value}")`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`--bytes-available must be a number of bytes or "unlimited" (got "${value}")`);
   return Number(value);
 }
 
@@ -19,8 +20,10 @@ function features(values: OptionValues): Record<string, boolean> | undefined {
   const out: Record<string, boolean> = {};
   for (const item of value.split(',').filter(Boolean)) {
     const [name, flag, ...extra] = item.split('=');
-    if (!(PARTNER_FEATURES as readonly string[]).includes(name)) throw new UsageError(`unknown feature ${name} (known: ${PARTNER_FEATURES.join(', ')})`);
-    if (extra.length || (flag !== undefined && flag !== 'true' && flag !== 'false')) throw new UsageError(`--features: write ${name}, ${name}=true or ${name}=false (got "${item}")`);
+    if (!(PARTNER_FEATURES as readonly string[]).includes(name))
+      throw new UsageError(`unknown feature ${name} (known: ${PARTNER_FEATURES.join(', ')})`);
+    if (extra.length || (flag !== undefined && flag !== 'true' && flag !== 'false'))
+      throw new UsageError(`--features: write ${name}, ${name}=true or ${name}=false (got "${item}")`);
     out[name] = flag !== 'false';
   }
   return out;
@@ -38,18 +41,30 @@ export const partnerCommands: AdminCommand[] = [
     name: 'create-partner',
     summary: 'create a partner account (login name, API password, company)',
     options: {
-      username: { type: 'string', value: 'U', required: true, description: 'the partner\'s login name' },
+      username: { type: 'string', value: 'U', required: true, description: "the partner's login name" },
       password: { type: 'string', value: 'P', required: true, description: 'the API password (8 characters or more)' },
       company: { type: 'string', value: 'NAME', required: true, description: 'company name' },
       brand: { type: 'string', value: 'ID', description: 'brand identifier (default: the username, lower-cased)' },
-      'bytes-available': { type: 'string', value: 'N|unlimited', description: 'storage the partner may allocate (default unlimited)' },
+      'bytes-available': {
+        type: 'string',
+        value: 'N|unlimited',
+        description: 'storage the partner may allocate (default unlimited)',
+      },
       features: { type: 'string', value: 'ldap,netkes,...', description: FEATURES_HELP },
-      'billing-mode': { type: 'string', choices: BILLING_MODES, description: 'billing mode (default: billing\'s default)' },
+      'billing-mode': {
+        type: 'string',
+        choices: BILLING_MODES,
+        description: "billing mode (default: billing's default)",
+      },
     },
     prepare(o) {
       const request = {
-        username: given(o, 'username'), password: given(o, 'password'), company_name: given(o, 'company'), brand_identifier: optional(o, 'brand'),
-        bytes_available: bytesAvailable(o) ?? null, features: features(o),
+        username: given(o, 'username'),
+        password: given(o, 'password'),
+        company_name: given(o, 'company'),
+        brand_identifier: optional(o, 'brand'),
+        bytes_available: bytesAvailable(o) ?? null,
+        features: features(o),
       };
       const mode = optional(o, 'billing-mode');
       return async (rpc) => {
@@ -61,7 +76,7 @@ export const partnerCommands: AdminCommand[] = [
   },
   {
     name: 'set-partner-limits',
-    summary: 'change a partner\'s storage limit and features',
+    summary: "change a partner's storage limit and features",
     options: {
       username: { type: 'string', value: 'U', required: true, description: 'the partner' },
       'bytes-available': { type: 'string', value: 'N|unlimited', description: 'storage the partner may allocate' },
@@ -85,7 +100,7 @@ export const partnerCommands: AdminCommand[] = [
   },
   {
     name: 'show-partner',
-    summary: 'show a partner\'s id, limits and features',
+    summary: "show a partner's id, limits and features",
     options: { username: { type: 'string', value: 'U', required: true, description: 'the partner' } },
     prepare(o) {
       return (rpc) => rpc.call(Subjects.accounts.findPartner, { username: given(o, 'username') });
@@ -97,7 +112,10 @@ export const partnerCommands: AdminCommand[] = [
     options: { username: { type: 'string', value: 'U', required: true, description: 'the partner' } },
     prepare(o) {
       // Standalone keeps the failed-login counters in the server's own memory: this process cannot reach them.
-      if (!process.env.NATS_URL) throw new UsageError('unlock-login needs NATS_URL: a standalone server keeps its login counters in memory (restart it to clear them)');
+      if (!process.env.NATS_URL)
+        throw new UsageError(
+          'unlock-login needs NATS_URL: a standalone server keeps its login counters in memory (restart it to clear them)',
+        );
       return (rpc) => rpc.call(Subjects.accounts.unlockPartnerLogin, { username: given(o, 'username') });
     },
   },

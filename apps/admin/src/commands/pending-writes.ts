@@ -8,7 +8,7 @@ import { type AdminCommand, wholeNumber } from '../command-line.js';
 export const pendingWriteCommands: AdminCommand[] = [
   {
     name: 'list-pending-writes',
-    summary: 'list the accounts service\'s unfinished multi-step writes, oldest first',
+    summary: "list the accounts service's unfinished multi-step writes, oldest first",
     details: '"due": older than the grace period (BURROW_RECOVERY_GRACE_SECONDS), so the next recovery settles it.',
     options: { limit: { type: 'string', value: 'N', description: 'at most N (default 100, at most 1000)' } },
     prepare(o) {
@@ -23,7 +23,13 @@ export const pendingWriteCommands: AdminCommand[] = [
       'Settles every write unfinished for at least the grace period: completes it if its commit point\n' +
       'happened, undoes its steps otherwise. A write younger than the grace may still be running: only\n' +
       'lower --grace-seconds below the longest request time when nothing is writing.',
-    options: { 'grace-seconds': { type: 'string', value: 'N', description: 'settle writes at least N seconds old (default: BURROW_RECOVERY_GRACE_SECONDS)' } },
+    options: {
+      'grace-seconds': {
+        type: 'string',
+        value: 'N',
+        description: 'settle writes at least N seconds old (default: BURROW_RECOVERY_GRACE_SECONDS)',
+      },
+    },
     prepare(o) {
       const request = { grace_seconds: wholeNumber(o, 'grace-seconds') };
       return (rpc) => rpc.call(Subjects.accounts.recoverWrites, request);

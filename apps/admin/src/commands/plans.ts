@@ -8,11 +8,20 @@ export const planCommands: AdminCommand[] = [
     summary: 'add a plan to the catalogue every partner sees',
     options: {
       name: { type: 'string', value: 'NAME', required: true, description: 'the plan\'s name ("20 TB")' },
-      'storage-bytes': { type: 'string', value: 'N', required: true, description: 'its size in bytes (1000000001000000000: unlimited)' },
+      'storage-bytes': {
+        type: 'string',
+        value: 'N',
+        required: true,
+        description: 'its size in bytes (1000000001000000000: unlimited)',
+      },
       promo: { type: 'boolean', description: 'a promotion plan' },
     },
     prepare(o) {
-      const request = { name: given(o, 'name'), storage_bytes: wholeNumber(o, 'storage-bytes'), promo: o.promo === true };
+      const request = {
+        name: given(o, 'name'),
+        storage_bytes: wholeNumber(o, 'storage-bytes'),
+        promo: o.promo === true,
+      };
       return (rpc) => rpc.call(Subjects.accounts.addPlan, request);
     },
   },

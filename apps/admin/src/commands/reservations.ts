@@ -17,10 +17,19 @@ export const reservationCommands: AdminCommand[] = [
       stuck: { type: 'boolean', description: 'only the stuck ones' },
       kind: { type: 'string', choices: RESERVATION_KINDS, description: 'only this kind' },
       limit: { type: 'string', value: 'N', description: 'at most N (default 100, at most 1000)' },
-      after: { type: 'string', value: 'CURSOR', description: 'continue after this cursor (the previous page\'s "next")' },
+      after: {
+        type: 'string',
+        value: 'CURSOR',
+        description: 'continue after this cursor (the previous page\'s "next")',
+      },
     },
     prepare(o) {
-      const request = { stuck: o.stuck === true, kind: optional(o, 'kind'), limit: wholeNumber(o, 'limit'), after: optional(o, 'after') };
+      const request = {
+        stuck: o.stuck === true,
+        kind: optional(o, 'kind'),
+        limit: wholeNumber(o, 'limit'),
+        after: optional(o, 'after'),
+      };
       return (rpc) => rpc.call(Subjects.accounts.listReservations, request);
     },
   },
@@ -33,14 +42,20 @@ export const reservationCommands: AdminCommand[] = [
     options: {
       kind: { type: 'string', choices: RESERVATION_KINDS, required: true, description: 'what the name is' },
       name: { type: 'string', value: 'NAME', required: true, description: 'the name (any case)' },
-      partner: { type: 'string', value: 'USERNAME', description: 'groupname only (required there): the partner the group belongs to' },
+      partner: {
+        type: 'string',
+        value: 'USERNAME',
+        description: 'groupname only (required there): the partner the group belongs to',
+      },
       force: { type: 'boolean', description: 'release even a live or in-flight reservation' },
     },
     prepare(o) {
       const kind = given(o, 'kind');
       const partner = optional(o, 'partner');
-      if (kind === 'groupname' && partner === undefined) throw new UsageError('--partner is required with --kind groupname (group names are per partner)');
-      if (kind !== 'groupname' && partner !== undefined) throw new UsageError('--partner goes with --kind groupname only');
+      if (kind === 'groupname' && partner === undefined)
+        throw new UsageError('--partner is required with --kind groupname (group names are per partner)');
+      if (kind !== 'groupname' && partner !== undefined)
+        throw new UsageError('--partner goes with --kind groupname only');
       const request = { kind, name: given(o, 'name'), partner, force: o.force === true };
       return (rpc) => rpc.call(Subjects.accounts.releaseReservation, request);
     },

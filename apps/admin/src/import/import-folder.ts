@@ -42,7 +42,12 @@ interface Job {
 /** Stops the import: the gateway will refuse every upload. */
 class Abort extends Error {}
 
-export async function importFolder(root: string, client: StorageClient, progress: Progress, concurrency = 4): Promise<ImportSummary> {
+export async function importFolder(
+  root: string,
+  client: StorageClient,
+  progress: Progress,
+  concurrency = 4,
+): Promise<ImportSummary> {
   const started = process.hrtime.bigint();
   const summary: ImportSummary = {
     device: client.device,
@@ -115,7 +120,10 @@ export async function importFolder(root: string, client: StorageClient, progress
     let sent = 0;
     try {
       await client.putFile(job.path, {
-        file: job.local, size: info.size, mtime, ctime: Math.floor(info.ctimeMs / 1000),
+        file: job.local,
+        size: info.size,
+        mtime,
+        ctime: Math.floor(info.ctimeMs / 1000),
         onBytes: (n) => {
           sent += n;
           progress.sent(n);
@@ -127,7 +135,8 @@ export async function importFolder(root: string, client: StorageClient, progress
     } catch (error) {
       progress.done(info.size - sent, false);
       if (error instanceof StorageError && FATAL_STATUSES.has(error.status)) throw new Abort(error.message);
-      if (error instanceof StorageError && error.status === 400) return fail(job.path, `refused by the storage: ${error.message}`);
+      if (error instanceof StorageError && error.status === 400)
+        return fail(job.path, `refused by the storage: ${error.message}`);
       return fail(job.path, error instanceof StorageError ? error.message : `cannot read: ${(error as Error).message}`);
     }
   }
@@ -155,7 +164,8 @@ export async function importFolder(root: string, client: StorageClient, progress
   }
   if (aborted) summary.aborted = aborted;
   summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  summary.mb_per_second = summary.seconds > 0 ? Math.round((summary.bytes_uploaded / 1e6 / summary.seconds) * 100) / 100 : 0;
+  summary.mb_per_second =
+    summary.seconds > 0 ? Math.round((summary.bytes_uploaded / 1e6 / summary.seconds) * 100) / 100 : 0;
   summary.seconds = Math.round(summary.seconds * 1000) / 1000;
   return summary;
 }

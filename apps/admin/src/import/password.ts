@@ -9,7 +9,8 @@ export const PASSWORD_ENV = 'BURROW_USER_PASSWORD';
 /** Whether a password can be had at all: checked while the command line is read, before anything is opened. */
 export function checkPasswordSource(): void {
   if (process.env[PASSWORD_ENV]) return;
-  if (!process.stdin.isTTY || !process.stderr.isTTY) throw new UsageError(`set ${PASSWORD_ENV} to the user's password (there is no terminal to ask it on)`);
+  if (!process.stdin.isTTY || !process.stderr.isTTY)
+    throw new UsageError(`set ${PASSWORD_ENV} to the user's password (there is no terminal to ask it on)`);
 }
 
 export async function userPassword(username: string): Promise<string> {

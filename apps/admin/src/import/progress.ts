@@ -47,7 +47,13 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, inte
     {
       total: () => c.bytesFound,
       value: () => (c.bytesFound === 0 && c.files === c.filesDone ? 1 : c.bytesDone),
-      payload: () => ({ filesDone: c.filesDone, files: c.files, done: mb(c.bytesDone), found: mb(c.bytesFound), rate: c.rate() }),
+      payload: () => ({
+        filesDone: c.filesDone,
+        files: c.files,
+        done: mb(c.bytesDone),
+        found: mb(c.bytesFound),
+        rate: c.rate(),
+      }),
       line: () => c.line(),
     },
     stream,

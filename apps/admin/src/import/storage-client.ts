@@ -80,7 +80,8 @@ export class StorageClient {
     concurrency: number,
   ) {
     this.base = new URL(url);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new Error(`--url must be http:// or https:// (got ${url})`);
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:')
+      throw new Error(`--url must be http:// or https:// (got ${url})`);
     this.transport = this.base.protocol === 'https:' ? https : http;
     this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: concurrency + 1 });
     this.root = `${this.base.pathname.replace(/\/+$/, '')}/storage/${b32encode(username)}/${encodeURIComponent(device)}/`;
@@ -93,8 +94,17 @@ export class StorageClient {
 
   /** Registers the device (or logs it in): every import is a device login, `backupComplete` at its end. */
   async registerDevice(backupComplete = false): Promise<void> {
-    const body = JSON.stringify({ sysplatform: clientPlatform(process.platform), client_revision: 0, ...(backupComplete ? { backup_complete: true } : {}) });
-    const res = await this.request('PUT', this.root, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }, body);
+    const body = JSON.stringify({
+      sysplatform: clientPlatform(process.platform),
+      client_revision: 0,
+      ...(backupComplete ? { backup_complete: true } : {}),
+    });
+    const res = await this.request(
+      'PUT',
+      this.root,
+      { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+      body,
+    );
     const text = await readText(res);
     if (res.statusCode !== 200) throw this.refusal(res.statusCode ?? 0, text, `registering device ${this.device}`);
   }
@@ -107,7 +117,9 @@ export class StorageClient {
     if (res.statusCode === 404) return new Map();
     if (res.statusCode !== 200) throw this.refusal(res.statusCode ?? 0, text, `listing /${folder.join('/')}`);
     const listing = JSON.parse(text) as { files?: { name: string; size: number; mtime: number; versions?: number }[] };
-    return new Map((listing.files ?? []).map((f) => [f.name, { size: f.size, mtime: f.mtime, versions: f.versions ?? 1 }]));
+    return new Map(
+      (listing.files ?? []).map((f) => [f.name, { size: f.size, mtime: f.mtime, versions: f.versions ?? 1 }]),
+    );
   }
 
   /** Uploads one file as a new version of `path` (within the device). */
@@ -118,7 +130,11 @@ export class StorageClient {
       'X-Burrow-Mtime': String(source.mtime),
       'X-Burrow-Ctime': String(source.ctime),
     };
-    const req = this.transport.request(new URL(this.root + encodePath(path), this.base), { method: 'PUT', agent: this.agent, headers: { ...headers, Authorization: this.authorization } });
+    const req = this.transport.request(new URL(this.root + encodePath(path), this.base), {
+      method: 'PUT',
+      agent: this.agent,
+      headers: { ...headers, Authorization: this.authorization },
+    });
     // The gateway may answer (a refusal) before it has read the body, and then close: the answer
     // is what counts, not the write that failed after it.
     const answered = new Promise<IncomingMessage>((resolve, reject) => {
@@ -149,9 +165,18 @@ export class StorageClient {
     throw this.refusal(res.statusCode ?? 0, text, `uploading /${path.join('/')}`);
   }
 
-  private request(method: string, path: string, headers: Record<string, string>, body?: string): Promise<IncomingMessage> {
+  private request(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
-      const req = this.transport.request(new URL(path, this.base), { method, agent: this.agent, headers: { ...headers, Authorization: this.authorization } }, resolve);
+      const req = this.transport.request(
+        new URL(path, this.base),
+        { method, agent: this.agent, headers: { ...headers, Authorization: this.authorization } },
+        resolve,
+      );
       req.on('error', (error) => reject(new StorageError(0, `no answer from ${this.base.origin}: ${error.message}`)));
       req.end(body);
     });
@@ -159,7 +184,11 @@ export class StorageClient {
 
   private refusal(status: number, text: string, doing: string): StorageError {
     const reason = reasonOf(text);
-    if (status === 401) return new StorageError(status, `the gateway refused the credentials of ${this.username} (401: wrong username or password): ${reason}`);
+    if (status === 401)
+      return new StorageError(
+        status,
+        `the gateway refused the credentials of ${this.username} (401: wrong username or password): ${reason}`,
+      );
     return new StorageError(status, `${doing}: ${status} ${reason}`);
   }
 }

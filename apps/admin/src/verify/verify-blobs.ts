@@ -36,9 +36,22 @@ export const keyFraction = (key: string): number => parseInt(key.slice(0, 8), 16
 const describe = (kind: string, p: BlobProblem) =>
   `${kind}: ${p.blob}${p.quarantined ? ' (quarantined)' : ''}: ${p.files_total} file version(s)${p.users.length ? ` of ${p.users.join(', ')}` : ''}${p.files[0] ? `, e.g. ${p.files[0].user}/${p.files[0].device}/${p.files[0].path}` : ''}`;
 
-export async function verifyBlobs(rpc: RpcClient, pageBytes = DEFAULT_PAGE_BYTES, stream: NodeJS.WriteStream = process.stderr): Promise<VerifySummary> {
+export async function verifyBlobs(
+  rpc: RpcClient,
+  pageBytes = DEFAULT_PAGE_BYTES,
+  stream: NodeJS.WriteStream = process.stderr,
+): Promise<VerifySummary> {
   const started = Date.now();
-  const summary: VerifySummary = { blobs: 0, bytes: 0, seconds: 0, gb_per_minute: 0, corrupt: [], quarantined: 0, missing: [], failed: [] };
+  const summary: VerifySummary = {
+    blobs: 0,
+    bytes: 0,
+    seconds: 0,
+    gb_per_minute: 0,
+    corrupt: [],
+    quarantined: 0,
+    missing: [],
+    failed: [],
+  };
   let done = 0;
   const rate = () => {
     const seconds = (Date.now() - started) / 1000;
@@ -50,15 +63,26 @@ export async function verifyBlobs(rpc: RpcClient, pageBytes = DEFAULT_PAGE_BYTES
     {
       total: () => 1000,
       value: () => Math.round(done * 1000),
-      payload: () => ({ blobs: summary.blobs, gb: (summary.bytes / GB).toFixed(2), rate: rate(), corrupt: summary.corrupt.length, missing: summary.missing.length }),
-      line: () => `${(done * 100).toFixed(1)}% of the key space, ${summary.blobs} blobs, ${(summary.bytes / GB).toFixed(2)} GB, ${rate()} MB/s, ${summary.corrupt.length} corrupt, ${summary.missing.length} missing`,
+      payload: () => ({
+        blobs: summary.blobs,
+        gb: (summary.bytes / GB).toFixed(2),
+        rate: rate(),
+        corrupt: summary.corrupt.length,
+        missing: summary.missing.length,
+      }),
+      line: () =>
+        `${(done * 100).toFixed(1)}% of the key space, ${summary.blobs} blobs, ${(summary.bytes / GB).toFixed(2)} GB, ${rate()} MB/s, ${summary.corrupt.length} corrupt, ${summary.missing.length} missing`,
     },
     stream,
   );
   try {
     let after: string | undefined;
     do {
-      const page = await rpc.call<VerifyBlobsPage>(Subjects.storage.verifyBlobs, { ...(after ? { after } : {}), max_bytes: pageBytes }, { timeoutMs: PAGE_TIMEOUT_MS });
+      const page = await rpc.call<VerifyBlobsPage>(
+        Subjects.storage.verifyBlobs,
+        { ...(after ? { after } : {}), max_bytes: pageBytes },
+        { timeoutMs: PAGE_TIMEOUT_MS },
+      );
       summary.blobs += page.checked;
       summary.bytes += page.bytes;
       summary.corrupt.push(...page.corrupt);
@@ -76,6 +100,7 @@ export async function verifyBlobs(rpc: RpcClient, pageBytes = DEFAULT_PAGE_BYTES
   }
   summary.quarantined = summary.corrupt.filter((p) => p.quarantined).length;
   summary.seconds = Math.round((Date.now() - started) / 100) / 10;
-  summary.gb_per_minute = Math.round((summary.bytes / GB / Math.max((Date.now() - started) / 60_000, 1e-9)) * 100) / 100;
+  summary.gb_per_minute =
+    Math.round((summary.bytes / GB / Math.max((Date.now() - started) / 60_000, 1e-9)) * 100) / 100;
   return summary;
 }

@@ -4,7 +4,14 @@
  * coupon and subscription requests. Nothing the appliance sends with those (a payment token) is
  * read, kept or logged.
  */
-import { type ApplianceBillingInfo, type PartnerScoped, type Payment, Subjects, type SubscriptionReply, type SubscriptionRequestKind } from '@burrow/contracts';
+import {
+  type ApplianceBillingInfo,
+  type PartnerScoped,
+  type Payment,
+  Subjects,
+  type SubscriptionReply,
+  type SubscriptionRequestKind,
+} from '@burrow/contracts';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { billingOf } from '../billing-information/billing.projection.js';
@@ -26,8 +33,13 @@ export class ApplianceBillingHandlers {
   }
 
   @MessagePattern(Subjects.billing.applianceSubscription)
-  async subscription(@Payload() { partnerId, kind }: PartnerScoped & { kind: SubscriptionRequestKind }): Promise<SubscriptionReply> {
-    this.ctx.log.info({ partnerId, kind }, 'appliance subscription request refused: billing is managed by the operator');
+  async subscription(
+    @Payload() { partnerId, kind }: PartnerScoped & { kind: SubscriptionRequestKind },
+  ): Promise<SubscriptionReply> {
+    this.ctx.log.info(
+      { partnerId, kind },
+      'appliance subscription request refused: billing is managed by the operator',
+    );
     return subscriptionRefusal(kind, await billingOf(this.ctx.docs, partnerId));
   }
 }

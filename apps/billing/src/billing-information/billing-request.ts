@@ -43,12 +43,15 @@ const ORDER: Field[] = [...ADDRESS_FIELDS, ...CARD_FIELDS, 'billing_mode'];
 const SHAPE_PROBLEM: Record<Field, (tooLong: boolean, nested: boolean) => string> = {
   name: (long) => (long ? `must be at most ${BILLING_TEXT_MAX_LENGTH} characters` : 'must be a non-empty string'),
   address: (_long, nested) =>
-    nested ? `every line must be a non-empty string of at most ${BILLING_TEXT_MAX_LENGTH} characters` : `must be a list of 1 to ${ADDRESS_MAX_LINES} lines`,
+    nested
+      ? `every line must be a non-empty string of at most ${BILLING_TEXT_MAX_LENGTH} characters`
+      : `must be a list of 1 to ${ADDRESS_MAX_LINES} lines`,
   city: (long) => (long ? `must be at most ${BILLING_TEXT_MAX_LENGTH} characters` : 'must be a non-empty string'),
   state: (long) => (long ? `must be at most ${BILLING_TEXT_MAX_LENGTH} characters` : 'must be a non-empty string'),
   postal_code: (long) => (long ? `must be at most ${POSTAL_CODE_MAX_LENGTH} characters` : 'must be a non-empty string'),
   country: () => 'must be an ISO 3166-1 alpha-2 country code',
-  card_number: () => `must be ${CARD_NUMBER_MIN_DIGITS} to ${CARD_NUMBER_MAX_DIGITS} digits (spaces and dashes allowed)`,
+  card_number: () =>
+    `must be ${CARD_NUMBER_MIN_DIGITS} to ${CARD_NUMBER_MAX_DIGITS} digits (spaces and dashes allowed)`,
   security_code: () => 'must be 3 or 4 digits',
   expiration_month: () => 'must be a month number from 1 to 12',
   expiration_year: () => 'must be a 4-digit year',
@@ -73,20 +76,28 @@ export function parseBillingRequest(body: unknown, mode: BillingMode, nowSeconds
     if (parsed.success) (value as Record<string, unknown>)[field] = parsed.data;
     else {
       const issue = parsed.error.issues[0];
-      problems.set(field, SHAPE_PROBLEM[field](issue.code === 'too_big' && issue.path.length === 0, issue.path.length > 0));
+      problems.set(
+        field,
+        SHAPE_PROBLEM[field](issue.code === 'too_big' && issue.path.length === 0, issue.path.length > 0),
+      );
     }
   }
 
   for (const field of ADDRESS_FIELDS) if (!(field in given)) problems.set(field, 'required');
   if (mode === 'prepaid') {
     for (const field of CARD_FIELDS) if (!(field in given)) problems.set(field, 'required for prepaid billing');
-    if (value.card_number !== undefined && !luhnValid(value.card_number)) problems.set('card_number', 'is not a valid card number');
+    if (value.card_number !== undefined && !luhnValid(value.card_number))
+      problems.set('card_number', 'is not a valid card number');
     if (value.expiration_year !== undefined) {
       // A card is good through the last day of its expiration month (counted in UTC).
       const now = new Date(nowSeconds * 1000);
       const thisYear = now.getUTCFullYear();
       if (value.expiration_year < thisYear) problems.set('expiration_year', 'is in the past: the card has expired');
-      else if (value.expiration_year === thisYear && value.expiration_month !== undefined && value.expiration_month < now.getUTCMonth() + 1) {
+      else if (
+        value.expiration_year === thisYear &&
+        value.expiration_month !== undefined &&
+        value.expiration_month < now.getUTCMonth() + 1
+      ) {
         problems.set('expiration_month', 'is in the past: the card has expired');
       }
     }
@@ -101,12 +112,29 @@ export function parseBillingRequest(body: unknown, mode: BillingMode, nowSeconds
   if (problems.size) {
     const named = [...problems.keys()].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
     const details = named.map((f) => `${f} (${problems.get(f)})`).join(', ');
-    const prefix = isObject ? 'invalid or missing parameters' : 'the body must be a JSON object with the billing information; missing';
+    const prefix = isObject
+      ? 'invalid or missing parameters'
+      : 'the body must be a JSON object with the billing information; missing';
     throw badRequest(`${prefix}: ${details}`, named);
   }
   const v = value as Required<typeof value>;
   return {
-    address: { name: v.name, address: v.address, city: v.city, state: v.state, postal_code: v.postal_code, country: v.country },
-    card: mode === 'prepaid' ? { number: v.card_number, security_code: v.security_code, expiration_month: v.expiration_month, expiration_year: v.expiration_year } : null,
+    address: {
+      name: v.name,
+      address: v.address,
+      city: v.city,
+      state: v.state,
+      postal_code: v.postal_code,
+      country: v.country,
+    },
+    card:
+      mode === 'prepaid'
+        ? {
+            number: v.card_number,
+            security_code: v.security_code,
+            expiration_month: v.expiration_month,
+            expiration_year: v.expiration_year,
+          }
+        : null,
   };
 }

@@ -37,8 +37,16 @@ describe('parseBillingRequest: common fields', () => {
   it('names every missing field together, in the spec order', () => {
     assert.deepEqual(rejected({}, 'invoice').fields, ['name', 'address', 'city', 'state', 'postal_code', 'country']);
     assert.deepEqual(rejected({}, 'prepaid').fields, [
-      'name', 'address', 'city', 'state', 'postal_code', 'country',
-      'card_number', 'security_code', 'expiration_month', 'expiration_year',
+      'name',
+      'address',
+      'city',
+      'state',
+      'postal_code',
+      'country',
+      'card_number',
+      'security_code',
+      'expiration_month',
+      'expiration_year',
     ]);
   });
 
@@ -61,13 +69,20 @@ describe('parseBillingRequest: common fields', () => {
     };
     for (const [field, values] of Object.entries(invalid)) {
       for (const value of values) {
-        assert.deepEqual(rejected({ ...common, [field]: value }, 'invoice').fields, [field], `${field} = ${JSON.stringify(value)}`);
+        assert.deepEqual(
+          rejected({ ...common, [field]: value }, 'invoice').fields,
+          [field],
+          `${field} = ${JSON.stringify(value)}`,
+        );
       }
     }
   });
 
   it('names every invalid field of one request together', () => {
-    const { fields, reason } = rejected({ name: '', address: [], city: 5, state: '', postal_code: null, country: 'XX' }, 'invoice');
+    const { fields, reason } = rejected(
+      { name: '', address: [], city: 5, state: '', postal_code: null, country: 'XX' },
+      'invoice',
+    );
     assert.deepEqual(fields, ['name', 'address', 'city', 'state', 'postal_code', 'country']);
     for (const f of fields) assert.match(reason, new RegExp(`${f} \\(`));
   });
@@ -78,7 +93,7 @@ describe('parseBillingRequest: common fields', () => {
     }
   });
 
-  it('ignores unknown keys, accepts the partner\'s own billing_mode and refuses another one', () => {
+  it("ignores unknown keys, accepts the partner's own billing_mode and refuses another one", () => {
     assert.equal(parseBillingRequest({ ...common, extra: 1, billing_mode: 'invoice' }, 'invoice', NOW).card, null);
     assert.deepEqual(rejected({ ...common, billing_mode: 'prepaid' }, 'invoice').fields, ['billing_mode']);
   });
@@ -86,34 +101,62 @@ describe('parseBillingRequest: common fields', () => {
 
 describe('parseBillingRequest: invoice billing', () => {
   it('does not accept card fields and names each one given', () => {
-    assert.deepEqual(rejected({ ...common, ...card }, 'invoice').fields, ['card_number', 'security_code', 'expiration_month', 'expiration_year']);
+    assert.deepEqual(rejected({ ...common, ...card }, 'invoice').fields, [
+      'card_number',
+      'security_code',
+      'expiration_month',
+      'expiration_year',
+    ]);
     assert.deepEqual(rejected({ ...common, security_code: '123' }, 'invoice').fields, ['security_code']);
   });
 
   it('treats empty card fields (what form clients send for none) as omitted', () => {
-    const parsed = parseBillingRequest({ ...common, card_number: '', security_code: null, expiration_month: '' }, 'invoice', NOW);
+    const parsed = parseBillingRequest(
+      { ...common, card_number: '', security_code: null, expiration_month: '' },
+      'invoice',
+      NOW,
+    );
     assert.equal(parsed.card, null);
   });
 
   it('names card fields and invalid common fields together', () => {
-    assert.deepEqual(rejected({ ...common, city: '', card_number: '4242424242424242' }, 'invoice').fields, ['city', 'card_number']);
+    assert.deepEqual(rejected({ ...common, city: '', card_number: '4242424242424242' }, 'invoice').fields, [
+      'city',
+      'card_number',
+    ]);
   });
 });
 
 describe('parseBillingRequest: prepaid billing', () => {
   it('accepts a valid card and keeps only digits of the number', () => {
     const parsed = parseBillingRequest({ ...common, ...card }, 'prepaid', NOW);
-    assert.deepEqual(parsed.card, { number: '4242424242424242', security_code: '123', expiration_month: 4, expiration_year: 2029 });
+    assert.deepEqual(parsed.card, {
+      number: '4242424242424242',
+      security_code: '123',
+      expiration_month: 4,
+      expiration_year: 2029,
+    });
     assert.deepEqual(parsed.address, common);
   });
 
   it('accepts numbers sent as numeric strings and a 4-digit security code', () => {
     const parsed = parseBillingRequest(
-      { ...common, card_number: '3782-822463-10005', security_code: '1234', expiration_month: ' 07', expiration_year: '2030' },
+      {
+        ...common,
+        card_number: '3782-822463-10005',
+        security_code: '1234',
+        expiration_month: ' 07',
+        expiration_year: '2030',
+      },
       'prepaid',
       NOW,
     );
-    assert.deepEqual(parsed.card, { number: '378282246310005', security_code: '1234', expiration_month: 7, expiration_year: 2030 });
+    assert.deepEqual(parsed.card, {
+      number: '378282246310005',
+      security_code: '1234',
+      expiration_month: 7,
+      expiration_year: 2030,
+    });
   });
 
   it('requires every card field', () => {
@@ -127,34 +170,76 @@ describe('parseBillingRequest: prepaid billing', () => {
 
   it('refuses each card field when it is invalid', () => {
     const invalid: Record<string, unknown[]> = {
-      card_number: ['4242424242424241', '4242 4242 4242 4243', '4242.4242.4242.4242', 'abcd', '1234567890', '4'.repeat(20), {}, true],
+      card_number: [
+        '4242424242424241',
+        '4242 4242 4242 4243',
+        '4242.4242.4242.4242',
+        'abcd',
+        '1234567890',
+        '4'.repeat(20),
+        {},
+        true,
+      ],
       security_code: ['12', '12345', '12a', 'abc', 12, 12345, {}, 1.5],
       expiration_month: [0, 13, '13', '-1', 'May', 4.5, true, []],
       expiration_year: [29, '29', 12029, '2029.5', 'next', {}],
     };
     for (const [field, values] of Object.entries(invalid)) {
       for (const value of values) {
-        assert.deepEqual(rejected({ ...common, ...card, [field]: value }, 'prepaid').fields, [field], `${field} = ${JSON.stringify(value)}`);
+        assert.deepEqual(
+          rejected({ ...common, ...card, [field]: value }, 'prepaid').fields,
+          [field],
+          `${field} = ${JSON.stringify(value)}`,
+        );
       }
     }
   });
 
   it('refuses an expiry in the past, counting the month', () => {
-    assert.deepEqual(rejected({ ...common, ...card, expiration_month: 12, expiration_year: 2025 }, 'prepaid').fields, ['expiration_year']);
-    assert.deepEqual(rejected({ ...common, ...card, expiration_month: 2, expiration_year: 2026 }, 'prepaid').fields, ['expiration_month']);
+    assert.deepEqual(rejected({ ...common, ...card, expiration_month: 12, expiration_year: 2025 }, 'prepaid').fields, [
+      'expiration_year',
+    ]);
+    assert.deepEqual(rejected({ ...common, ...card, expiration_month: 2, expiration_year: 2026 }, 'prepaid').fields, [
+      'expiration_month',
+    ]);
     // the card is good through the end of its month
-    assert.equal(parseBillingRequest({ ...common, ...card, expiration_month: 3, expiration_year: 2026 }, 'prepaid', NOW).card?.expiration_month, 3);
+    assert.equal(
+      parseBillingRequest({ ...common, ...card, expiration_month: 3, expiration_year: 2026 }, 'prepaid', NOW).card
+        ?.expiration_month,
+      3,
+    );
     // one second into April, a March card has expired
     const april = Date.UTC(2026, 3, 1) / 1000;
-    assert.deepEqual(rejected({ ...common, ...card, expiration_month: 3, expiration_year: 2026 }, 'prepaid', april).fields, ['expiration_month']);
+    assert.deepEqual(
+      rejected({ ...common, ...card, expiration_month: 3, expiration_year: 2026 }, 'prepaid', april).fields,
+      ['expiration_month'],
+    );
   });
 
   it('names every invalid field of one request together, common and card', () => {
     const { fields } = rejected(
-      { name: 'Acme', address: ['x'], city: '', state: 'IL', postal_code: '1', country: 'ZZ', card_number: '4242424242424241', security_code: '1', expiration_month: 13, expiration_year: 2020 },
+      {
+        name: 'Acme',
+        address: ['x'],
+        city: '',
+        state: 'IL',
+        postal_code: '1',
+        country: 'ZZ',
+        card_number: '4242424242424241',
+        security_code: '1',
+        expiration_month: 13,
+        expiration_year: 2020,
+      },
       'prepaid',
     );
-    assert.deepEqual(fields, ['city', 'country', 'card_number', 'security_code', 'expiration_month', 'expiration_year']);
+    assert.deepEqual(fields, [
+      'city',
+      'country',
+      'card_number',
+      'security_code',
+      'expiration_month',
+      'expiration_year',
+    ]);
   });
 
   it('never repeats the card number or security code in the error', () => {

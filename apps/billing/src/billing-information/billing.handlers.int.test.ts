@@ -21,9 +21,15 @@ import { BillingHandlers } from './billing.handlers.js';
 import { billingProjection } from './billing.projection.js';
 
 const NOW = Date.UTC(2026, 2, 15, 12) / 1000;
-const common = { name: 'Acme', address: ['1 Main St'], city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' };
+const common = {
+  name: 'Acme',
+  address: ['1 Main St'],
+  city: 'Springfield',
+  state: 'IL',
+  postal_code: '62701',
+  country: 'US',
+};
 const SECRETS = ['4242424242424242', '4000000000009995', '5555555555554444', '7391', '8264', '5827'];
-
 
 describe('billing handlers', () => {
   let dir: string;
@@ -60,14 +66,31 @@ describe('billing handlers', () => {
 
   it('answers the default before anything is set', async () => {
     assert.deepEqual(await handlers.get({ partnerId: 'p1' }), {
-      billing_mode: 'invoice', name: null, address: null, city: null, state: null, postal_code: null, country: null, card: null, updated_at: null,
+      billing_mode: 'invoice',
+      name: null,
+      address: null,
+      city: null,
+      state: null,
+      postal_code: null,
+      country: null,
+      card: null,
+      updated_at: null,
     });
   });
 
   it('refuses a missing partner id or an unknown mode', async () => {
-    assert.deepEqual((await expectError(handlers.setMode({ partnerId: 'p1', billing_mode: 'weekly' }), 400)).body.fields, ['billing_mode']);
-    assert.deepEqual((await expectError(handlers.setMode({ partnerId: '' , billing_mode: 'prepaid' }), 400)).body.fields, ['partnerId']);
-    assert.deepEqual((await expectError(handlers.get({ partnerId: undefined as unknown as string }), 400)).body.fields, ['partnerId']);
+    assert.deepEqual(
+      (await expectError(handlers.setMode({ partnerId: 'p1', billing_mode: 'weekly' }), 400)).body.fields,
+      ['billing_mode'],
+    );
+    assert.deepEqual(
+      (await expectError(handlers.setMode({ partnerId: '', billing_mode: 'prepaid' }), 400)).body.fields,
+      ['partnerId'],
+    );
+    assert.deepEqual(
+      (await expectError(handlers.get({ partnerId: undefined as unknown as string }), 400)).body.fields,
+      ['partnerId'],
+    );
   });
 
   it('stores invoice billing and reads it back at once', async () => {
@@ -80,14 +103,29 @@ describe('billing handlers', () => {
     assert.equal((await handlers.setMode({ partnerId: 'p1', billing_mode: 'prepaid' })).billing_mode, 'prepaid');
     const view = await handlers.update({
       partnerId: 'p1',
-      billing: { ...common, card_number: '4242-4242-4242-4242', security_code: '7391', expiration_month: '3', expiration_year: '2026' },
+      billing: {
+        ...common,
+        card_number: '4242-4242-4242-4242',
+        security_code: '7391',
+        expiration_month: '3',
+        expiration_year: '2026',
+      },
     });
     assert.deepEqual(view.card, { brand: 'visa', last4: '4242', expiration_month: 3, expiration_year: 2026 });
   });
 
   it('uses the injected clock for expiry', async () => {
     const err = await expectError(
-      handlers.update({ partnerId: 'p1', billing: { ...common, card_number: '4242424242424242', security_code: '7391', expiration_month: 2, expiration_year: 2026 } }),
+      handlers.update({
+        partnerId: 'p1',
+        billing: {
+          ...common,
+          card_number: '4242424242424242',
+          security_code: '7391',
+          expiration_month: 2,
+          expiration_year: 2026,
+        },
+      }),
       400,
     );
     assert.deepEqual(err.body.fields, ['expiration_month']);
@@ -97,15 +135,35 @@ describe('billing handlers', () => {
     const before = await handlers.get({ partnerId: 'p1' });
     const events = (await store.readStream(Streams.billing('p1'))).length;
     const err = await expectError(
-      handlers.update({ partnerId: 'p1', billing: { ...common, name: 'Other', card_number: '4000000000009995', security_code: '8264', expiration_month: 1, expiration_year: 2030 } }),
+      handlers.update({
+        partnerId: 'p1',
+        billing: {
+          ...common,
+          name: 'Other',
+          card_number: '4000000000009995',
+          security_code: '8264',
+          expiration_month: 1,
+          expiration_year: 2030,
+        },
+      }),
       409,
     );
-    assert.deepEqual(err.body, { reason: 'the card has insufficient funds', code: 'insufficient_funds', conflicts: [] });
+    assert.deepEqual(err.body, {
+      reason: 'the card has insufficient funds',
+      code: 'insufficient_funds',
+      conflicts: [],
+    });
     assert.deepEqual(await handlers.get({ partnerId: 'p1' }), before);
     const stream = await store.readStream(Streams.billing('p1'));
     assert.equal(stream.length, events + 1);
     assert.equal(stream.at(-1)!.type, 'CardDeclined');
-    assert.deepEqual(stream.at(-1)!.data, { code: 'insufficient_funds', reason: 'the card has insufficient funds', brand: 'visa', last4: '9995', at: NOW });
+    assert.deepEqual(stream.at(-1)!.data, {
+      code: 'insufficient_funds',
+      reason: 'the card has insufficient funds',
+      brand: 'visa',
+      last4: '9995',
+      at: NOW,
+    });
   });
 
   it('an unreachable processor: 503 and nothing stored', async () => {
@@ -114,7 +172,16 @@ describe('billing handlers', () => {
       const before = await handlers.get({ partnerId: 'p1' });
       const events = (await store.readStream(Streams.billing('p1'))).length;
       await expectError(
-        handlers.update({ partnerId: 'p1', billing: { ...common, card_number: '5555555555554444', security_code: '5827', expiration_month: 1, expiration_year: 2030 } }),
+        handlers.update({
+          partnerId: 'p1',
+          billing: {
+            ...common,
+            card_number: '5555555555554444',
+            security_code: '5827',
+            expiration_month: 1,
+            expiration_year: 2030,
+          },
+        }),
         503,
       );
       assert.deepEqual(await handlers.get({ partnerId: 'p1' }), before);
@@ -139,7 +206,10 @@ describe('billing handlers', () => {
   });
 
   it('no card number or security code reached the events or the trace-level logs', async () => {
-    assert.ok(logLines.some((l) => l.includes('card declined')), 'the logs were captured');
+    assert.ok(
+      logLines.some((l) => l.includes('card declined')),
+      'the logs were captured',
+    );
     const events = await store.readStream(Streams.billing('p1'));
     const text = events.map((e) => JSON.stringify(e)).join('\n') + '\n' + logLines.join('');
     for (const secret of SECRETS) {

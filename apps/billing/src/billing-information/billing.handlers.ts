@@ -31,7 +31,8 @@ import { type CardInput, parseBillingRequest } from './billing-request.js';
 const PARTNER_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 function partnerStream(partnerId: unknown): string {
-  if (typeof partnerId !== 'string' || !PARTNER_ID.test(partnerId)) throw badRequest('partnerId is required', ['partnerId']);
+  if (typeof partnerId !== 'string' || !PARTNER_ID.test(partnerId))
+    throw badRequest('partnerId is required', ['partnerId']);
   return Streams.billing(partnerId);
 }
 
@@ -47,10 +48,16 @@ export class BillingHandlers {
 
   /** Operator only (admin CLI). Setting the mode a partner already has changes nothing. */
   @MessagePattern(Subjects.billing.setBillingMode)
-  async setMode(@Payload() { partnerId, billing_mode }: PartnerScoped & { billing_mode: unknown }): Promise<BillingView> {
+  async setMode(
+    @Payload() { partnerId, billing_mode }: PartnerScoped & { billing_mode: unknown },
+  ): Promise<BillingView> {
     const stream = partnerStream(partnerId);
     if (!isBillingMode(billing_mode)) throw badRequest('billing_mode must be "prepaid" or "invoice"', ['billing_mode']);
-    const result = await handleCommand(this.ctx.store, stream, billingDecider, { type: 'SetBillingMode', billing_mode, at: this.ctx.clock.now() });
+    const result = await handleCommand(this.ctx.store, stream, billingDecider, {
+      type: 'SetBillingMode',
+      billing_mode,
+      at: this.ctx.clock.now(),
+    });
     await this.ctx.runner.waitFor(result.position);
     this.ctx.log.info({ partnerId, billing_mode, changed: result.position !== null }, 'billing mode set');
     return billingOf(this.ctx.docs, partnerId);
@@ -70,12 +77,20 @@ export class BillingHandlers {
       at: this.ctx.clock.now(),
     });
     await this.ctx.runner.waitFor(result.position);
-    this.ctx.log.info({ partnerId, billing_mode: state.mode, brand: card?.brand, last4: card?.last4 }, 'billing information updated');
+    this.ctx.log.info(
+      { partnerId, billing_mode: state.mode, brand: card?.brand, last4: card?.last4 },
+      'billing information updated',
+    );
     return billingOf(this.ctx.docs, partnerId);
   }
 
   /** Approved: what Burrow keeps of the card. Declined: records the decline and throws the 409. */
-  private async authorize(partnerId: string, stream: string, card: CardInput, address: BillingAddress): Promise<CardSummary> {
+  private async authorize(
+    partnerId: string,
+    stream: string,
+    card: CardInput,
+    address: BillingAddress,
+  ): Promise<CardSummary> {
     let answer: CardAuthorization;
     try {
       answer = await this.ctx.processor.authorize({
@@ -91,12 +106,26 @@ export class BillingHandlers {
       throw serviceUnavailable('the card processor did not answer; nothing was stored, retry');
     }
     if (!answer.approved) {
-      const decline = { code: String(answer.code), reason: String(answer.reason), brand: cardBrand(card.number), last4: lastFour(card.number) };
-      const result = await handleCommand(this.ctx.store, stream, billingDecider, { type: 'RecordCardDecline', ...decline, at: this.ctx.clock.now() });
+      const decline = {
+        code: String(answer.code),
+        reason: String(answer.reason),
+        brand: cardBrand(card.number),
+        last4: lastFour(card.number),
+      };
+      const result = await handleCommand(this.ctx.store, stream, billingDecider, {
+        type: 'RecordCardDecline',
+        ...decline,
+        at: this.ctx.clock.now(),
+      });
       await this.ctx.runner.waitFor(result.position);
       this.ctx.log.info({ partnerId, code: decline.code, brand: decline.brand, last4: decline.last4 }, 'card declined');
       throw cardDeclined(decline.code, decline.reason);
     }
-    return { brand: answer.brand, last4: answer.last4, expiration_month: card.expiration_month, expiration_year: card.expiration_year };
+    return {
+      brand: answer.brand,
+      last4: answer.last4,
+      expiration_month: card.expiration_month,
+      expiration_year: card.expiration_year,
+    };
   }
 }

@@ -42,8 +42,14 @@ export const billingProjection = (): Projection => ({
       case 'BillingInformationUpdated': {
         const d = event.data;
         Object.assign(doc, {
-          name: d.name, address: d.address, city: d.city, state: d.state, postal_code: d.postal_code, country: d.country,
-          card: d.card, updated_at: d.at,
+          name: d.name,
+          address: d.address,
+          city: d.city,
+          state: d.state,
+          postal_code: d.postal_code,
+          country: d.country,
+          card: d.card,
+          updated_at: d.at,
         });
         break;
       }

@@ -25,8 +25,14 @@ export const DEFAULT_BILLING_MODE: BillingMode = 'invoice';
 export const isBillingMode = (value: unknown): value is BillingMode => BILLING_MODES.includes(value as BillingMode);
 
 export type SetBillingMode = Command<'SetBillingMode', { billing_mode: BillingMode; at: number }>;
-export type UpdateBillingInformation = Command<'UpdateBillingInformation', { address: BillingAddress; card: CardSummary | null; at: number }>;
-export type RecordCardDecline = Command<'RecordCardDecline', { code: string; reason: string; brand: string; last4: string; at: number }>;
+export type UpdateBillingInformation = Command<
+  'UpdateBillingInformation',
+  { address: BillingAddress; card: CardSummary | null; at: number }
+>;
+export type RecordCardDecline = Command<
+  'RecordCardDecline',
+  { code: string; reason: string; brand: string; last4: string; at: number }
+>;
 export type BillingCommand = SetBillingMode | UpdateBillingInformation | RecordCardDecline;
 
 export interface BillingState {
@@ -58,8 +64,11 @@ export const billingDecider: Decider<BillingState, BillingCommand, BillingEvent>
   decide(command, state) {
     switch (command.type) {
       case 'SetBillingMode':
-        if (!isBillingMode(command.billing_mode)) throw badRequest('billing_mode must be "prepaid" or "invoice"', ['billing_mode']);
-        return command.billing_mode === state.mode ? [] : [{ type: 'BillingModeSet', data: { billing_mode: command.billing_mode, at: command.at } }];
+        if (!isBillingMode(command.billing_mode))
+          throw badRequest('billing_mode must be "prepaid" or "invoice"', ['billing_mode']);
+        return command.billing_mode === state.mode
+          ? []
+          : [{ type: 'BillingModeSet', data: { billing_mode: command.billing_mode, at: command.at } }];
       case 'UpdateBillingInformation':
         // Checked again here, against the stream: the operator may have switched the mode since the
         // request was validated.
@@ -67,19 +76,31 @@ export const billingDecider: Decider<BillingState, BillingCommand, BillingEvent>
           throw badRequest(`prepaid billing requires ${CARD_FIELDS.join(', ')}`, [...CARD_FIELDS]);
         }
         if (state.mode === 'invoice' && command.card) {
-          throw badRequest(`invoice billing takes no card: ${CARD_FIELDS.join(', ')} are not accepted`, [...CARD_FIELDS]);
+          throw badRequest(`invoice billing takes no card: ${CARD_FIELDS.join(', ')} are not accepted`, [
+            ...CARD_FIELDS,
+          ]);
         }
         return [
           {
             type: 'BillingInformationUpdated',
-            data: { ...addressData(command.address), card: command.card ? cardData(command.card) : null, at: command.at },
+            data: {
+              ...addressData(command.address),
+              card: command.card ? cardData(command.card) : null,
+              at: command.at,
+            },
           },
         ];
       case 'RecordCardDecline':
         return [
           {
             type: 'CardDeclined',
-            data: { code: command.code, reason: command.reason, brand: command.brand, last4: command.last4, at: command.at },
+            data: {
+              code: command.code,
+              reason: command.reason,
+              brand: command.brand,
+              last4: command.last4,
+              at: command.at,
+            },
           },
         ];
     }
@@ -89,7 +110,11 @@ export const billingDecider: Decider<BillingState, BillingCommand, BillingEvent>
     switch (event.type) {
       case 'BillingModeSet':
         // A card on file means nothing for invoice billing: it is dropped, not kept for later.
-        return { ...state, mode: event.data.billing_mode, card: event.data.billing_mode === 'invoice' ? null : state.card };
+        return {
+          ...state,
+          mode: event.data.billing_mode,
+          card: event.data.billing_mode === 'invoice' ? null : state.card,
+        };
       case 'BillingInformationUpdated': {
         const { card, at: _at, ...address } = event.data;
         return { ...state, address, card };

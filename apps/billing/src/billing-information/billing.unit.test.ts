@@ -7,21 +7,36 @@ import { type BillingCommand, billingDecider, type BillingState } from './billin
 
 const given = (...events: BillingEvent[]) => ({
   when: (command: BillingCommand) => ({
-    then: (expected: BillingEvent[]) => assert.deepEqual(billingDecider.decide(command, fold(billingDecider, events)), expected),
+    then: (expected: BillingEvent[]) =>
+      assert.deepEqual(billingDecider.decide(command, fold(billingDecider, events)), expected),
     thenRefused: (status: number, fields: string[]) =>
       assert.throws(
         () => billingDecider.decide(command, fold(billingDecider, events)),
-        (e: unknown) => e instanceof DomainError && e.status === status && assert.deepEqual(e.body.fields, fields) === undefined,
+        (e: unknown) =>
+          e instanceof DomainError && e.status === status && assert.deepEqual(e.body.fields, fields) === undefined,
       ),
   }),
 });
 
-const address = { name: 'Acme', address: ['1 Main St'], city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' };
+const address = {
+  name: 'Acme',
+  address: ['1 Main St'],
+  city: 'Springfield',
+  state: 'IL',
+  postal_code: '62701',
+  country: 'US',
+};
 const visa = { brand: 'visa', last4: '4242', expiration_month: 4, expiration_year: 2029 };
 const CARD_FIELDS = ['card_number', 'security_code', 'expiration_month', 'expiration_year'];
 
-const modeSet = (billing_mode: 'prepaid' | 'invoice', at = 1): BillingEvent => ({ type: 'BillingModeSet', data: { billing_mode, at } });
-const updated = (card: typeof visa | null, at = 2): BillingEvent => ({ type: 'BillingInformationUpdated', data: { ...address, card, at } });
+const modeSet = (billing_mode: 'prepaid' | 'invoice', at = 1): BillingEvent => ({
+  type: 'BillingModeSet',
+  data: { billing_mode, at },
+});
+const updated = (card: typeof visa | null, at = 2): BillingEvent => ({
+  type: 'BillingInformationUpdated',
+  data: { ...address, card, at },
+});
 
 describe('billing decider', () => {
   it('starts in invoice mode with nothing stored', () => {
@@ -30,8 +45,12 @@ describe('billing decider', () => {
 
   describe('SetBillingMode', () => {
     it('records a new mode', () => {
-      given().when({ type: 'SetBillingMode', billing_mode: 'prepaid', at: 5 }).then([modeSet('prepaid', 5)]);
-      given(modeSet('prepaid')).when({ type: 'SetBillingMode', billing_mode: 'invoice', at: 6 }).then([modeSet('invoice', 6)]);
+      given()
+        .when({ type: 'SetBillingMode', billing_mode: 'prepaid', at: 5 })
+        .then([modeSet('prepaid', 5)]);
+      given(modeSet('prepaid'))
+        .when({ type: 'SetBillingMode', billing_mode: 'invoice', at: 6 })
+        .then([modeSet('invoice', 6)]);
     });
 
     it('records nothing when the mode does not change (invoice is the default)', () => {
@@ -40,7 +59,9 @@ describe('billing decider', () => {
     });
 
     it('refuses an unknown mode', () => {
-      given().when({ type: 'SetBillingMode', billing_mode: 'monthly' as 'invoice', at: 5 }).thenRefused(400, ['billing_mode']);
+      given()
+        .when({ type: 'SetBillingMode', billing_mode: 'monthly' as 'invoice', at: 5 })
+        .thenRefused(400, ['billing_mode']);
     });
 
     it('drops the card on file when switching to invoice, keeps the address', () => {
@@ -51,11 +72,15 @@ describe('billing decider', () => {
 
   describe('UpdateBillingInformation', () => {
     it('invoice: records the common fields without a card', () => {
-      given().when({ type: 'UpdateBillingInformation', address, card: null, at: 7 }).then([updated(null, 7)]);
+      given()
+        .when({ type: 'UpdateBillingInformation', address, card: null, at: 7 })
+        .then([updated(null, 7)]);
     });
 
     it('prepaid: records the common fields and the card summary', () => {
-      given(modeSet('prepaid')).when({ type: 'UpdateBillingInformation', address, card: visa, at: 7 }).then([updated(visa, 7)]);
+      given(modeSet('prepaid'))
+        .when({ type: 'UpdateBillingInformation', address, card: visa, at: 7 })
+        .then([updated(visa, 7)]);
     });
 
     it('invoice: refuses a card, naming the card fields', () => {
@@ -63,7 +88,9 @@ describe('billing decider', () => {
     });
 
     it('prepaid: refuses an update without a card (the mode changed after validation)', () => {
-      given(modeSet('prepaid')).when({ type: 'UpdateBillingInformation', address, card: null, at: 7 }).thenRefused(400, CARD_FIELDS);
+      given(modeSet('prepaid'))
+        .when({ type: 'UpdateBillingInformation', address, card: null, at: 7 })
+        .thenRefused(400, CARD_FIELDS);
     });
 
     it('puts only the listed fields into the event, whatever else rides on the command', () => {
@@ -79,15 +106,27 @@ describe('billing decider', () => {
     });
 
     it('the newest update wins', () => {
-      const state = fold(billingDecider, [modeSet('prepaid'), updated(visa, 2), updated({ ...visa, last4: '4444', brand: 'mastercard' }, 3)]);
+      const state = fold(billingDecider, [
+        modeSet('prepaid'),
+        updated(visa, 2),
+        updated({ ...visa, last4: '4444', brand: 'mastercard' }, 3),
+      ]);
       assert.equal(state.card?.last4, '4444');
     });
   });
 
   describe('RecordCardDecline', () => {
     it('records the code, reason, brand and last four digits, and changes nothing stored', () => {
-      const decline = { code: 'insufficient_funds', reason: 'the card has insufficient funds', brand: 'visa', last4: '9995', at: 9 };
-      given(modeSet('prepaid'), updated(visa)).when({ type: 'RecordCardDecline', ...decline }).then([{ type: 'CardDeclined', data: decline }]);
+      const decline = {
+        code: 'insufficient_funds',
+        reason: 'the card has insufficient funds',
+        brand: 'visa',
+        last4: '9995',
+        at: 9,
+      };
+      given(modeSet('prepaid'), updated(visa))
+        .when({ type: 'RecordCardDecline', ...decline })
+        .then([{ type: 'CardDeclined', data: decline }]);
       const before = fold(billingDecider, [modeSet('prepaid'), updated(visa)]);
       assert.deepEqual(billingDecider.evolve(before, { type: 'CardDeclined', data: decline }), before);
     });

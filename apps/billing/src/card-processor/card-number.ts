@@ -31,7 +31,8 @@ export function cardBrand(digits: string): CardBrand {
   if (/^3[47]/.test(digits)) return 'amex';
   if (/^4/.test(digits)) return 'visa';
   if (between(digits, 2, 51, 55) || between(digits, 4, 2221, 2720)) return 'mastercard';
-  if (/^(6011|65)/.test(digits) || between(digits, 3, 644, 649) || between(digits, 6, 622126, 622925)) return 'discover';
+  if (/^(6011|65)/.test(digits) || between(digits, 3, 644, 649) || between(digits, 6, 622126, 622925))
+    return 'discover';
   if (between(digits, 4, 3528, 3589)) return 'jcb';
   if (/^(36|38|39)/.test(digits) || between(digits, 3, 300, 305)) return 'diners';
   if (/^62/.test(digits)) return 'unionpay';

@@ -11,7 +11,14 @@ const normalizeCardNumber = (value: unknown): string | null => {
 
 describe('luhnValid', () => {
   it('accepts the well-known test numbers', () => {
-    for (const n of ['4242424242424242', '5555555555554444', '378282246310005', '6011111111111117', '4000000000000002', '79927398713']) {
+    for (const n of [
+      '4242424242424242',
+      '5555555555554444',
+      '378282246310005',
+      '6011111111111117',
+      '4000000000000002',
+      '79927398713',
+    ]) {
       assert.equal(luhnValid(n), true, n);
     }
   });
@@ -33,7 +40,8 @@ describe('luhnValid', () => {
   });
 
   it('refuses anything that is not all digits', () => {
-    for (const n of ['', '4242 4242 4242 4242', '42424242424242a2', '-4242424242424242']) assert.equal(luhnValid(n), false, n);
+    for (const n of ['', '4242 4242 4242 4242', '42424242424242a2', '-4242424242424242'])
+      assert.equal(luhnValid(n), false, n);
   });
 });
 
@@ -49,7 +57,19 @@ describe('the CardNumber shape', () => {
   });
 
   it('refuses other characters, wrong lengths and non-strings', () => {
-    for (const v of ['4242.4242.4242.4242', '4242424242424242x', '12345678901', '12345678901234567890', '', null, undefined, {}, [], 1.5, -4242424242424242]) {
+    for (const v of [
+      '4242.4242.4242.4242',
+      '4242424242424242x',
+      '12345678901',
+      '12345678901234567890',
+      '',
+      null,
+      undefined,
+      {},
+      [],
+      1.5,
+      -4242424242424242,
+    ]) {
       assert.equal(normalizeCardNumber(v), null, String(v));
     }
   });

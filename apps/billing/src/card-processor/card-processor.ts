@@ -19,8 +19,7 @@ export interface CardDetails {
 }
 
 export type CardAuthorization =
-  | { approved: true; brand: CardBrand; last4: string }
-  | { approved: false; code: string; reason: string };
+  { approved: true; brand: CardBrand; last4: string } | { approved: false; code: string; reason: string };
 
 export interface CardProcessor {
   /**

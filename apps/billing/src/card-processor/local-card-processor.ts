@@ -25,7 +25,8 @@ export const CARD_DECLINES: ReadonlyMap<string, CardDecline> = new Map([
 
 export class LocalCardProcessor implements CardProcessor {
   async authorize(card: CardDetails): Promise<CardAuthorization> {
-    if (!luhnValid(card.number)) return { approved: false, code: 'incorrect_number', reason: 'the card number is incorrect' };
+    if (!luhnValid(card.number))
+      return { approved: false, code: 'incorrect_number', reason: 'the card number is incorrect' };
     const decline = CARD_DECLINES.get(card.number);
     if (decline) return { approved: false, ...decline };
     return { approved: true, brand: cardBrand(card.number), last4: lastFour(card.number) };

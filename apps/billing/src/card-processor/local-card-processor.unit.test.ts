@@ -28,8 +28,16 @@ describe('LocalCardProcessor', () => {
   });
 
   it('approves any other Luhn-valid number', async () => {
-    assert.deepEqual(await processor.authorize(card('4111111111111111')), { approved: true, brand: 'visa', last4: '1111' });
-    assert.deepEqual(await processor.authorize(card('9999999999999995')), { approved: true, brand: 'unknown', last4: '9995' });
+    assert.deepEqual(await processor.authorize(card('4111111111111111')), {
+      approved: true,
+      brand: 'visa',
+      last4: '1111',
+    });
+    assert.deepEqual(await processor.authorize(card('9999999999999995')), {
+      approved: true,
+      brand: 'unknown',
+      last4: '9995',
+    });
   });
 
   it('declines every number of the decline table with its code and reason', async () => {

@@ -14,7 +14,8 @@ import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Where a blob lives in a target's local blob folder (`<data>/blobs/<k0k1>/<k2k3>/<sha256>`). */
-export const localBlobPath = (dataDir: string, sha256: string) => join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+export const localBlobPath = (dataDir: string, sha256: string) =>
+  join(dataDir, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256);
 
 type BlobTarget = Pick<TestTarget, 'dataDir' | 'serverEnv'>;
 
@@ -70,7 +71,11 @@ export async function damageBlob(target: BlobTarget, sha256: string): Promise<vo
 function minioClient(config: { url: string; accessKey: string; secretKey: string }): Client {
   const url = new URL(config.url);
   return new Client({
-    endPoint: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80), useSSL: url.protocol === 'https:',
-    accessKey: config.accessKey, secretKey: config.secretKey, pathStyle: true,
+    endPoint: url.hostname,
+    port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+    useSSL: url.protocol === 'https:',
+    accessKey: config.accessKey,
+    secretKey: config.secretKey,
+    pathStyle: true,
   });
 }

@@ -19,13 +19,17 @@ export function partnerApi(target: TestTarget, url = target.url, credentials = t
 export type PartnerApi = ReturnType<typeof partnerApi>;
 
 /** Creates a partner with the operator subject (what the admin CLI does) and returns its API. */
-export const uniqueName = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+export const uniqueName = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 import { type CreatePartnerRequest, type PartnerInfo, Subjects } from '@burrow/contracts';
 
 /** A second (third, ...) partner, created through the operator subject; returns its API. */
 export async function createPartner(target: TestTarget, overrides: Partial<CreatePartnerRequest> = {}) {
-  const credentials = { username: overrides.username ?? uniqueName('p'), password: overrides.password ?? 'other-password-1' };
+  const credentials = {
+    username: overrides.username ?? uniqueName('p'),
+    password: overrides.password ?? 'other-password-1',
+  };
   const info = await target.operator.call<PartnerInfo>(Subjects.accounts.createPartner, {
     company_name: 'Other Co',
     bytes_available: null,

@@ -10,7 +10,19 @@ import supertest from 'supertest';
 
 const run = promisify(execFile);
 
-export type DavMethod = 'OPTIONS' | 'GET' | 'HEAD' | 'PUT' | 'DELETE' | 'PROPFIND' | 'PROPPATCH' | 'MKCOL' | 'COPY' | 'MOVE' | 'LOCK' | 'UNLOCK';
+export type DavMethod =
+  | 'OPTIONS'
+  | 'GET'
+  | 'HEAD'
+  | 'PUT'
+  | 'DELETE'
+  | 'PROPFIND'
+  | 'PROPPATCH'
+  | 'MKCOL'
+  | 'COPY'
+  | 'MOVE'
+  | 'LOCK'
+  | 'UNLOCK';
 
 export function davClient(url: string, username: string, password: string) {
   const agent = supertest(url);
@@ -24,7 +36,12 @@ export function davClient(url: string, username: string, password: string) {
 }
 
 /** A request whose path goes on the wire as written; the status and body. */
-export function rawRequest(url: string, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function rawRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: hostname, port, method, path, headers }, (res) => {
@@ -42,6 +59,13 @@ export function rawRequest(url: string, method: string, path: string, headers: R
 /** Whether a tool runs (`<tool> <versionArg>`), once per process. */
 const found = new Map<string, Promise<boolean>>();
 export function hasTool(tool: string, versionArg = '--version'): Promise<boolean> {
-  if (!found.has(tool)) found.set(tool, run(tool, [versionArg]).then(() => true, (error: NodeJS.ErrnoException) => error.code !== 'ENOENT'));
+  if (!found.has(tool))
+    found.set(
+      tool,
+      run(tool, [versionArg]).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+      ),
+    );
   return found.get(tool)!;
 }

@@ -4,12 +4,20 @@
  * stored. The target's own store: the SQLite file in its data directory, or the server of its
  * EVENTSTORE_URL.
  */
-import { type EventStore, EsdbEventStore, PostgresEventStore, type RecordedEvent, SqliteEventStore } from '@burrow/event-store';
+import {
+  type EventStore,
+  EsdbEventStore,
+  PostgresEventStore,
+  type RecordedEvent,
+  SqliteEventStore,
+} from '@burrow/event-store';
 import { join } from 'node:path';
 
 export async function openEventStoreOf(dataDir: string, eventstoreUrl: string | undefined): Promise<EventStore> {
   if (!eventstoreUrl) return SqliteEventStore.open(join(dataDir, 'events.sqlite'));
-  return /^postgres(ql)?:/.test(eventstoreUrl) ? PostgresEventStore.connect(eventstoreUrl) : EsdbEventStore.connect(eventstoreUrl);
+  return /^postgres(ql)?:/.test(eventstoreUrl)
+    ? PostgresEventStore.connect(eventstoreUrl)
+    : EsdbEventStore.connect(eventstoreUrl);
 }
 
 /** Every event in the store, in position order (a subscription from the start, up to the head). */

@@ -40,14 +40,19 @@ export async function hasUnzip(): Promise<boolean> {
  * file in it. `keepControlCharacters`: unzip's `-^`, without which it drops control characters
  * from the names it extracts.
  */
-export async function unzipAll(zip: Buffer, options: { keepControlCharacters?: boolean } = {}): Promise<Map<string, Buffer>> {
+export async function unzipAll(
+  zip: Buffer,
+  options: { keepControlCharacters?: boolean } = {},
+): Promise<Map<string, Buffer>> {
   const dir = await mkdtemp(join(tmpdir(), 'burrow-unzip-'));
   try {
     const file = join(dir, 'archive.zip');
     await writeFile(file, zip);
     await run('unzip', ['-tqq', file]);
     const out = join(dir, 'out');
-    await run('unzip', ['-qq', ...(options.keepControlCharacters ? ['-^'] : []), file, '-d', out], { env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+    await run('unzip', ['-qq', ...(options.keepControlCharacters ? ['-^'] : []), file, '-d', out], {
+      env: { ...process.env, LC_ALL: 'C.UTF-8' },
+    });
     const files = new Map<string, Buffer>();
     const walk = async (d: string): Promise<void> => {
       for (const name of await readdir(d)) {

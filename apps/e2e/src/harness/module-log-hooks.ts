@@ -11,7 +11,11 @@ interface Resolved {
   url: string;
 }
 
-export async function resolve(specifier: string, context: unknown, nextResolve: (specifier: string, context: unknown) => Promise<Resolved>): Promise<Resolved> {
+export async function resolve(
+  specifier: string,
+  context: unknown,
+  nextResolve: (specifier: string, context: unknown) => Promise<Resolved>,
+): Promise<Resolved> {
   const resolved = await nextResolve(specifier, context);
   if (file && resolved.url.includes('/@opentelemetry/')) appendFileSync(file, `${resolved.url}\n`);
   return resolved;

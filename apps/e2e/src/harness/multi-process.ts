@@ -35,7 +35,12 @@ export async function freePort(): Promise<number> {
 
 // Loading Nest and the drivers takes each process a few seconds; on a machine shared by several
 // test runs (load far above its cores) it was seen to take over 40 s.
-async function waitReady(url: string, children: ChildProcess[], output: () => string, timeoutMs = 90_000): Promise<void> {
+async function waitReady(
+  url: string,
+  children: ChildProcess[],
+  output: () => string,
+  timeoutMs = 90_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (children.some((c) => c.exitCode !== null)) throw new Error(`a process exited during start:\n${output()}`);
@@ -99,16 +104,22 @@ export async function startMultiProcess(
   // server would answer each other's requests. Each target gets a nats-server of its own (a few
   // milliseconds and megabytes), so test files can run side by side; a test that brings its own
   // server (to kill it) keeps it.
-  const privateNats: PrivateNats | null = givenNatsUrl === process.env.NATS_URL && natsServerBinary() ? await startPrivateNats() : null;
+  const privateNats: PrivateNats | null =
+    givenNatsUrl === process.env.NATS_URL && natsServerBinary() ? await startPrivateNats() : null;
   const natsUrl = privateNats?.url ?? givenNatsUrl;
   const dataDir = await mkdtemp(join(tmpdir(), 'burrow-mp-'));
   const eventDatabase = options.postgresEventStore ? `burrow_e2e_${randomBytes(6).toString('hex')}` : undefined;
-  if (eventDatabase) extraEnv = { ...extraEnv, EVENTSTORE_URL: await createPostgresDatabase(options.postgresEventStore!, eventDatabase) };
+  if (eventDatabase)
+    extraEnv = {
+      ...extraEnv,
+      EVENTSTORE_URL: await createPostgresDatabase(options.postgresEventStore!, eventDatabase),
+    };
   const eventstoreUrl = extraEnv.EVENTSTORE_URL ?? process.env.EVENTSTORE_URL;
   // the run's production servers (MinIO, FerretDB), each with a namespace of this target's own
-  const servers = options.productionServers === false
-    ? { env: {}, names: [], cleanup: async () => undefined }
-    : await targetServers({ ...process.env, ...extraEnv }, randomBytes(5).toString('hex'));
+  const servers =
+    options.productionServers === false
+      ? { env: {}, names: [], cleanup: async () => undefined }
+      : await targetServers({ ...process.env, ...extraEnv }, randomBytes(5).toString('hex'));
   // without them, the run's server URLs must not reach the processes either (they would share the
   // servers' default databases and bucket with every other such target)
   const inherited = { ...process.env };
@@ -122,7 +133,17 @@ export async function startMultiProcess(
   const outputs: { name: string; child: ChildProcess; output: string }[] = [];
   const spawnApp = (app: string, env: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [join(appsDir, app, 'dist', 'main.js')], {
-      env: { ...inherited, ...testEnv(dataDir, { NATS_URL: natsUrl, BURROW_SECRET: secret, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extraEnv, ...servers.env, ...env }) },
+      env: {
+        ...inherited,
+        ...testEnv(dataDir, {
+          NATS_URL: natsUrl,
+          BURROW_SECRET: secret,
+          LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+          ...extraEnv,
+          ...servers.env,
+          ...env,
+        }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const entry = { name: byApp.has(app) ? `${app}-${byApp.get(app)!.length + 1}` : app, child, output: '' };
@@ -173,7 +194,12 @@ export async function startMultiProcess(
     // readiness says the services answer; the partner is bootstrapped right after accounts listens.
     // Asked on the operator subject, not with failing logins, which the login throttle counts.
     const deadline = Date.now() + 15_000;
-    while (!(await operator.call(Subjects.accounts.findPartner, { username: TEST_PARTNER.username }).then(() => true, () => false))) {
+    while (
+      !(await operator.call(Subjects.accounts.findPartner, { username: TEST_PARTNER.username }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline) throw new Error(`partner bootstrap did not complete:\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -194,14 +220,29 @@ export async function startMultiProcess(
         const entry = outputs.find((o) => o.child === replica)!;
         const replicaDeadline = Date.now() + 90_000;
         while (!entry.output.includes(`${app} service listening`)) {
-          if (replica.exitCode !== null || Date.now() > replicaDeadline) throw new Error(`${app} replica ${i + 1} did not start:\n${log}`);
+          if (replica.exitCode !== null || Date.now() > replicaDeadline)
+            throw new Error(`${app} replica ${i + 1} did not start:\n${log}`);
           await new Promise((r) => setTimeout(r, 100));
         }
       }
     }
     const exited = (app: string) =>
-      Promise.all((byApp.get(app) ?? []).map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r))))).then(() => undefined);
-    return { mode: 'multi-process', natsUrl, servers: servers.names, url: urls[0], urls, partner: TEST_PARTNER, dataDir, serverEnv: servers.env, operator, close,
+      Promise.all(
+        (byApp.get(app) ?? []).map((c) =>
+          c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)),
+        ),
+      ).then(() => undefined);
+    return {
+      mode: 'multi-process',
+      natsUrl,
+      servers: servers.names,
+      url: urls[0],
+      urls,
+      partner: TEST_PARTNER,
+      dataDir,
+      serverEnv: servers.env,
+      operator,
+      close,
       openEventStore: () => openEventStoreOf(dataDir, eventstoreUrl),
       stopApp: async (app: string) => void (await stop(byApp.get(app) ?? [])),
       killApp: (app: string) => void (byApp.get(app) ?? []).forEach((c) => c.kill('SIGKILL')),
@@ -212,7 +253,13 @@ export async function startMultiProcess(
         entry.child.kill(signal);
       },
       exited,
-      processes: () => outputs.map(({ name, child, output }) => ({ name, exitCode: child.exitCode, signalCode: child.signalCode, output })),
+      processes: () =>
+        outputs.map(({ name, child, output }) => ({
+          name,
+          exitCode: child.exitCode,
+          signalCode: child.signalCode,
+          output,
+        })),
     };
   } catch (error) {
     await close();

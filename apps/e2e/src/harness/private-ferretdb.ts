@@ -13,7 +13,9 @@ import { stablePort } from './ports.js';
 import { listening } from './private-nats.js';
 
 export const ferretdbBinary = (): string | undefined =>
-  [process.env.FERRETDB_BIN, join(homedir(), 'go', 'bin', 'ferretdb-v1.24.0')].find((b): b is string => Boolean(b && existsSync(b)));
+  [process.env.FERRETDB_BIN, join(homedir(), 'go', 'bin', 'ferretdb-v1.24.0')].find((b): b is string =>
+    Boolean(b && existsSync(b)),
+  );
 
 export interface PrivateFerretDb {
   /** MONGODB_URL for the apps (database prefix `burrow`) */
@@ -37,13 +39,24 @@ export async function startPrivateFerretDb(binary = ferretdbBinary()): Promise<P
     async start() {
       child = spawn(
         binary,
-        ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--debug-addr=127.0.0.1:${debugPort}`, `--state-dir=${dir}`, '--telemetry=disable', '--log-level=error'],
+        [
+          '--handler=sqlite',
+          `--sqlite-url=file:${dir}/`,
+          `--listen-addr=127.0.0.1:${port}`,
+          `--debug-addr=127.0.0.1:${debugPort}`,
+          `--state-dir=${dir}`,
+          '--telemetry=disable',
+          '--log-level=error',
+        ],
         { stdio: 'ignore' },
       );
       const deadline = Date.now() + 20_000;
       for (;;) {
         // its debug handler answers before its listener is up (or has failed to bind): both
-        const live = await fetch(`http://127.0.0.1:${debugPort}/debug/livez`).then((r) => r.ok, () => false);
+        const live = await fetch(`http://127.0.0.1:${debugPort}/debug/livez`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (live && (await listening(port)) && child.exitCode === null) return;
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`ferretdb did not start on port ${port}`);
         await new Promise((r) => setTimeout(r, 100));

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { stablePort } from './ports.js';
 
 export const natsServerBinary = (): string | undefined =>
-  ['/usr/sbin/nats-server', '/usr/bin/nats-server', 'nats-server'].find((b) => spawnSync(b, ['--version']).status === 0);
+  ['/usr/sbin/nats-server', '/usr/bin/nats-server', 'nats-server'].find(
+    (b) => spawnSync(b, ['--version']).status === 0,
+  );
 
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -46,7 +48,10 @@ export interface PrivateNats {
   close(): Promise<void>;
 }
 
-export async function startPrivateNats(binary = natsServerBinary(), options: { jetstream?: boolean } = {}): Promise<PrivateNats> {
+export async function startPrivateNats(
+  binary = natsServerBinary(),
+  options: { jetstream?: boolean } = {},
+): Promise<PrivateNats> {
   if (!binary) throw new Error('no nats-server binary');
   // restarted on the same port: one no client can be given meanwhile (harness/ports.ts)
   const port = await stablePort();
@@ -60,7 +65,8 @@ export async function startPrivateNats(binary = natsServerBinary(), options: { j
       child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...jetstream], { stdio: 'ignore' });
       const deadline = Date.now() + 10_000;
       while (!(await listening(port))) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nats-server did not start on port ${port}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`nats-server did not start on port ${port}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

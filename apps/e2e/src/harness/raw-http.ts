@@ -63,36 +63,51 @@ export function rawRequest(url: string, options: RawRequestOptions = {}): Promis
       req.destroy();
       finish(undefined, new Error(`${options.method ?? 'GET'} ${url}: nothing settled in ${timeoutMs} ms (a hang)`));
     }, timeoutMs);
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
-      response = res;
-      sentBeforeResponse = sent;
-      let paused = false;
-      res.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        received += chunk.length;
-        const pause = options.pauseReadingAfter;
-        if (options.hangUpAfter !== undefined && received >= options.hangUpAfter) {
-          res.pause();
-          setTimeout(() => req.destroy(), 200);
-        } else if (pause && !paused && received >= pause.bytes) {
-          paused = true;
-          res.pause();
-          setTimeout(() => res.resume(), pause.pauseMs);
-        } else if (options.readBytesPerSecond) {
-          res.pause();
-          setTimeout(() => res.resume(), (chunk.length / options.readBytesPerSecond) * 1000);
-        }
-      });
-      res.on('error', () => undefined);
-      res.on('close', () =>
-        finish({
-          status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), sentBeforeResponse: sentBeforeResponse ?? sent,
-          complete: res.complete && !(options.hangUpAfter !== undefined && received >= options.hangUpAfter),
-        }),
-      );
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false },
+      (res) => {
+        response = res;
+        sentBeforeResponse = sent;
+        let paused = false;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          received += chunk.length;
+          const pause = options.pauseReadingAfter;
+          if (options.hangUpAfter !== undefined && received >= options.hangUpAfter) {
+            res.pause();
+            setTimeout(() => req.destroy(), 200);
+          } else if (pause && !paused && received >= pause.bytes) {
+            paused = true;
+            res.pause();
+            setTimeout(() => res.resume(), pause.pauseMs);
+          } else if (options.readBytesPerSecond) {
+            res.pause();
+            setTimeout(() => res.resume(), (chunk.length / options.readBytesPerSecond) * 1000);
+          }
+        });
+        res.on('error', () => undefined);
+        res.on('close', () =>
+          finish({
+            status: res.statusCode,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            sentBeforeResponse: sentBeforeResponse ?? sent,
+            complete: res.complete && !(options.hangUpAfter !== undefined && received >= options.hangUpAfter),
+          }),
+        );
+      },
+    );
     req.on('error', (error) => {
-      if (!response) finish({ status: undefined, headers: {}, body: Buffer.alloc(0), complete: false, error, sentBeforeResponse: sent });
+      if (!response)
+        finish({
+          status: undefined,
+          headers: {},
+          body: Buffer.alloc(0),
+          complete: false,
+          error,
+          sentBeforeResponse: sent,
+        });
     });
     // the headers go at once, even for a body that never comes
     req.flushHeaders();
@@ -109,4 +124,6 @@ export function rawRequest(url: string, options: RawRequestOptions = {}): Promis
 }
 
 /** Basic credentials as a header. */
-export const basicAuth = (username: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+export const basicAuth = (username: string, password: string) => ({
+  Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+});

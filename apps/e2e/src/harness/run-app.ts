@@ -24,7 +24,10 @@ export const childEnv = (env: Record<string, string>): Record<string, string> =>
 /** `script` is relative to apps/ (`admin/dist/main.js`); the child gets PATH and `env` only (childEnv). */
 export function runApp(script: string, args: string[], env: Record<string, string>): Promise<AppRun> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [join(appsDir, script), ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(appsDir, script), ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

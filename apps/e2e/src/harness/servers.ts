@@ -21,7 +21,13 @@ export interface TargetServers {
 }
 
 /** The variables that point the apps at the run's production servers (read models, blobs). */
-export const PRODUCTION_SERVER_VARIABLES = ['MONGODB_URL', 'MINIO_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'MINIO_BUCKET'];
+export const PRODUCTION_SERVER_VARIABLES = [
+  'MONGODB_URL',
+  'MINIO_URL',
+  'MINIO_ACCESS_KEY',
+  'MINIO_SECRET_KEY',
+  'MINIO_BUCKET',
+];
 
 interface Server {
   configured(env: NodeJS.ProcessEnv): boolean;
@@ -54,11 +60,16 @@ const SERVERS: Server[] = [
             // by name, not by listing the server's databases: FerretDB (SQLite handler) took minutes
             // to list ~1,400 of them while other runs made and dropped theirs, and every target's
             // teardown waited on it
-            for (const name of SERVICE_DATABASES.map((service) => mongoDatabaseName(withDatabase(env.MONGODB_URL!, prefix), service))) {
+            for (const name of SERVICE_DATABASES.map((service) =>
+              mongoDatabaseName(withDatabase(env.MONGODB_URL!, prefix), service),
+            )) {
               const store = await MongoDocumentStore.connect(env.MONGODB_URL!, name);
               await store.dropAll();
               await store.close();
-              await client.db(name).dropDatabase().catch(() => undefined);
+              await client
+                .db(name)
+                .dropDatabase()
+                .catch(() => undefined);
             }
           } finally {
             await client.close();

@@ -22,7 +22,8 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onRcptTo(address, _session, done) {
-      if (address.address.endsWith('@refuse.example')) return done(Object.assign(new Error('No such mailbox here'), { responseCode: 550 }));
+      if (address.address.endsWith('@refuse.example'))
+        return done(Object.assign(new Error('No such mailbox here'), { responseCode: 550 }));
       return done();
     },
     onData(stream, session, done) {
@@ -30,7 +31,11 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const envelope = session.envelope;
-        received.push({ from: envelope.mailFrom ? envelope.mailFrom.address : '', to: envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks) });
+        received.push({
+          from: envelope.mailFrom ? envelope.mailFrom.address : '',
+          to: envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+        });
         done();
       });
     },
@@ -41,6 +46,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
-    close: () => (closed ? Promise.resolve() : new Promise<void>((resolve) => server.close(() => ((closed = true), resolve())))),
+    close: () =>
+      closed ? Promise.resolve() : new Promise<void>((resolve) => server.close(() => ((closed = true), resolve()))),
   };
 }

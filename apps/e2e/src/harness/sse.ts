@@ -57,8 +57,7 @@ export function openSse(url: string, auth: { username: string; password: string 
           else if (line.startsWith('id: ')) {
             frame.id = line.slice(4);
             isFrame = true;
-          }
-          else if (line.startsWith('event: ')) frame.event = line.slice(7);
+          } else if (line.startsWith('event: ')) frame.event = line.slice(7);
           else if (line.startsWith('data: ')) {
             frame.data += line.slice(6);
             isFrame = true;

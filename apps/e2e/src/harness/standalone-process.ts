@@ -24,7 +24,11 @@ export interface StandaloneProcess {
  * Starts standalone on `dataDir` (a free port, the test partner) and waits until /readyz answers
  * 200. `wrapper` runs it under another command (`['prlimit', '--nofile=1024:1024']`).
  */
-export async function startStandaloneProcess(dataDir: string, env: Record<string, string> = {}, wrapper: string[] = []): Promise<StandaloneProcess> {
+export async function startStandaloneProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  wrapper: string[] = [],
+): Promise<StandaloneProcess> {
   const port = await freePort();
   const command = [...wrapper, process.execPath, join(appsDir, 'standalone', 'dist', 'main.js')];
   const child = spawn(command[0], command.slice(1), {
@@ -42,7 +46,13 @@ export async function startStandaloneProcess(dataDir: string, env: Record<string
       child.kill('SIGKILL');
       throw new Error(`standalone not ready after 90 s:\n${output}`);
     }
-    if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) break;
+    if (
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

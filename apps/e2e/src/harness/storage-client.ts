@@ -34,20 +34,28 @@ export function storageApi(target: TestTarget, username: string, password: strin
     agent,
     /** registers (or logs in) a device */
     putDevice: (device: string, body: object = { sysplatform: 'linux', client_revision: 100 }) =>
-      auth(agent.put(`${root}/${encodeURIComponent(device)}/`)).set('Content-Type', 'application/json').send(JSON.stringify(body)),
+      auth(agent.put(`${root}/${encodeURIComponent(device)}/`))
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body)),
     /** a new version of a file: `path` is `/`-separated within the device */
     putFile: (device: string, path: string, content: Buffer | string) =>
       auth(agent.put(`${root}/${encodeURIComponent(device)}/${path.split('/').map(encodeURIComponent).join('/')}`))
         .set('Content-Type', 'application/octet-stream')
         .send(Buffer.from(content)),
     deleteDevice: (device: string) => auth(agent.delete(`${root}/${encodeURIComponent(device)}/`)),
-    deletePath: (device: string, path: string) => auth(agent.delete(`${root}/${encodeURIComponent(device)}/${path.split('/').map(encodeURIComponent).join('/')}`)),
+    deletePath: (device: string, path: string) =>
+      auth(agent.delete(`${root}/${encodeURIComponent(device)}/${path.split('/').map(encodeURIComponent).join('/')}`)),
     /** the user's share list */
     listShares: () => auth(agent.get(`${root}/shares`)),
     /** creates a share room (a JSON body, sent as the spec's text/javascript unless told) */
-    createShare: (body: unknown, contentType = 'text/javascript') => auth(agent.post(`${root}/shares`)).set('Content-Type', contentType).send(JSON.stringify(body)),
+    createShare: (body: unknown, contentType = 'text/javascript') =>
+      auth(agent.post(`${root}/shares`))
+        .set('Content-Type', contentType)
+        .send(JSON.stringify(body)),
     updateShare: (roomKey: string, body: unknown) =>
-      auth(agent.post(`${root}/shares?room_key=${encodeURIComponent(roomKey)}`)).set('Content-Type', 'application/json').send(JSON.stringify(body)),
+      auth(agent.post(`${root}/shares?room_key=${encodeURIComponent(roomKey)}`))
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body)),
     deleteShare: (roomKey: string) => auth(agent.delete(`${root}/shares?room_key=${encodeURIComponent(roomKey)}`)),
   };
 }

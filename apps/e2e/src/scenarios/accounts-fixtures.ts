@@ -8,7 +8,17 @@
  * event store file exactly as the storage catalog does; accounts' projection picks them up by
  * polling, in both deployment modes.
  */
-import { type DeviceEvent, type FileEvent, fileIdOf, type Group, type Plan, type ShareEvent, Streams, UNLIMITED_BYTES, type UserRecord } from '@burrow/contracts';
+import {
+  type DeviceEvent,
+  type FileEvent,
+  fileIdOf,
+  type Group,
+  type Plan,
+  type ShareEvent,
+  Streams,
+  UNLIMITED_BYTES,
+  type UserRecord,
+} from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -73,15 +83,23 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000, i
  * and the members follow after the reply (`plan_status` is `updating` until then; issue 39).
  */
 export async function settledGroup(api: PartnerApi, groupId: number): Promise<Group> {
-  return eventually(async () => {
-    const group = (await api.get(`/groups/${groupId}`).expect(200)).body as Group;
-    assert.notEqual(group.plan_status, 'updating', `group ${groupId}'s members have not all followed its plan yet`);
-    return group;
-  }, 30_000, 50);
+  return eventually(
+    async () => {
+      const group = (await api.get(`/groups/${groupId}`).expect(200)).body as Group;
+      assert.notEqual(group.plan_status, 'updating', `group ${groupId}'s members have not all followed its plan yet`);
+      return group;
+    },
+    30_000,
+    50,
+  );
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */
-export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -108,7 +126,9 @@ export interface KnownPlans {
 
 export async function knownPlans(api: PartnerApi): Promise<KnownPlans> {
   const all = (await api.get('/plans').expect(200)).body as Plan[];
-  const limited = all.filter((p) => p.storage_bytes < UNLIMITED_BYTES && !p.promo).sort((a, b) => a.storage_bytes - b.storage_bytes);
+  const limited = all
+    .filter((p) => p.storage_bytes < UNLIMITED_BYTES && !p.promo)
+    .sort((a, b) => a.storage_bytes - b.storage_bytes);
   assert.ok(limited.length >= 3, 'the default catalogue has three limited plans');
   const promo = all.find((p) => p.promo);
   const unlimited = all.find((p) => p.storage_bytes === UNLIMITED_BYTES);
@@ -141,11 +161,18 @@ export interface CreatedUser {
 
 let userSeq = 0;
 /** A unique lower-case token for usernames and emails in this test process. */
-export const unique = (prefix = 'u') => `${prefix}${Date.now().toString(36)}${(userSeq++).toString(36)}${Math.random().toString(36).slice(2, 5)}`;
+export const unique = (prefix = 'u') =>
+  `${prefix}${Date.now().toString(36)}${(userSeq++).toString(36)}${Math.random().toString(36).slice(2, 5)}`;
 
 export async function createUser(api: PartnerApi, body: Record<string, unknown> = {}): Promise<CreatedUser> {
   const username = (body.username as string | undefined) ?? unique();
-  const res = await api.post('/users/', { username, name: `Name ${username}`, email: `${username}@example.com`, password: 'user-password-1', ...body });
+  const res = await api.post('/users/', {
+    username,
+    name: `Name ${username}`,
+    email: `${username}@example.com`,
+    password: 'user-password-1',
+    ...body,
+  });
   assert.equal(res.status, 201, `create user: ${res.status} ${res.text}`);
   return res.body as CreatedUser;
 }
@@ -156,7 +183,15 @@ export async function getUser(api: PartnerApi, user: string): Promise<UserRecord
 
 /** Every field a user record carries (CLIENT-FACTS), with its JSON type. */
 export function assertUserRecord(u: Record<string, unknown>): void {
-  const intFields = ['avatar_id', 'creation_time', 'bytes_stored', 'storage_bytes', 'bonus_bytes', 'plan_id', 'num_devices'];
+  const intFields = [
+    'avatar_id',
+    'creation_time',
+    'bytes_stored',
+    'storage_bytes',
+    'bonus_bytes',
+    'plan_id',
+    'num_devices',
+  ];
   for (const f of intFields) assert.ok(Number.isInteger(u[f]), `${f} must be an int: ${JSON.stringify(u[f])}`);
   for (const f of ['username', 'name', 'email', 'share_id', 'share_identifier']) assert.equal(typeof u[f], 'string', f);
   for (const f of ['enabled', 'purgehold_active']) assert.equal(typeof u[f], 'boolean', f);
@@ -164,8 +199,26 @@ export function assertUserRecord(u: Record<string, unknown>): void {
   assert.ok(u.last_login === null || Number.isInteger(u.last_login), 'last_login');
   assert.ok(u.group_id === null || Number.isInteger(u.group_id), 'group_id');
   assert.ok(Array.isArray(u.share_rooms), 'share_rooms');
-  for (const f of ['avatar_id', 'username', 'name', 'email', 'share_id', 'share_identifier', 'promo', 'creation_time', 'last_login',
-    'bytes_stored', 'storage_bytes', 'bonus_bytes', 'plan_id', 'group_id', 'enabled', 'purgehold_active', 'share_rooms', 'num_devices']) {
+  for (const f of [
+    'avatar_id',
+    'username',
+    'name',
+    'email',
+    'share_id',
+    'share_identifier',
+    'promo',
+    'creation_time',
+    'last_login',
+    'bytes_stored',
+    'storage_bytes',
+    'bonus_bytes',
+    'plan_id',
+    'group_id',
+    'enabled',
+    'purgehold_active',
+    'share_rooms',
+    'num_devices',
+  ]) {
     assert.ok(f in u, `user record lacks ${f}`);
   }
 }
@@ -200,7 +253,8 @@ export class StorageEvents {
         { fromPosition: 0, prefixes: ['user-'] },
         {
           onEvent: (e) => {
-            if (e.type === 'UserCreated' && e.data.username === username) found = { userId: String(e.data.userId), partnerId: String(e.data.partnerId) };
+            if (e.type === 'UserCreated' && e.data.username === username)
+              found = { userId: String(e.data.userId), partnerId: String(e.data.partnerId) };
           },
           onCheckpoint: () => {
             resolve();
@@ -219,7 +273,11 @@ export class StorageEvents {
 
   private async appendTo(stream: string, events: (DeviceEvent | FileEvent | ShareEvent)[]): Promise<void> {
     const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    await this.store.append(stream, events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })), last ? last.revision : 'no_stream');
+    await this.store.append(
+      stream,
+      events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })),
+      last ? last.revision : 'no_stream',
+    );
   }
 
   async registerDevice(
@@ -231,8 +289,13 @@ export class StorageEvents {
       {
         type: 'DeviceRegistered',
         data: {
-          deviceId, userId: ids.userId, partnerId: ids.partnerId, name: device.name, sysplatform: device.sysplatform ?? 'linux',
-          client_revision: device.client_revision ?? 100, at: device.at ?? now(),
+          deviceId,
+          userId: ids.userId,
+          partnerId: ids.partnerId,
+          name: device.name,
+          sysplatform: device.sysplatform ?? 'linux',
+          client_revision: device.client_revision ?? 100,
+          at: device.at ?? now(),
         },
       },
     ]);
@@ -247,13 +310,27 @@ export class StorageEvents {
     await this.appendTo(Streams.file(fileId), [
       {
         type: 'FileVersionCommitted',
-        data: { fileId, deviceId, ...owner, path, version: last ? last.revision + 1 : 0, size, blob: randomUUID().replaceAll('-', ''), crc32: 0, mtime: at, ctime: at, at },
+        data: {
+          fileId,
+          deviceId,
+          ...owner,
+          path,
+          version: last ? last.revision + 1 : 0,
+          size,
+          blob: randomUUID().replaceAll('-', ''),
+          crc32: 0,
+          mtime: at,
+          ctime: at,
+          at,
+        },
       },
     ]);
   }
 
   async deviceLogin(deviceId: string, at: number, client_revision?: number): Promise<void> {
-    await this.appendTo(Streams.device(deviceId), [{ type: 'DeviceLoggedIn', data: client_revision === undefined ? { at } : { at, client_revision } }]);
+    await this.appendTo(Streams.device(deviceId), [
+      { type: 'DeviceLoggedIn', data: client_revision === undefined ? { at } : { at, client_revision } },
+    ]);
   }
 
   async backupCompleted(deviceId: string, at: number): Promise<void> {
@@ -262,7 +339,10 @@ export class StorageEvents {
 
   async purgeVersions(deviceId: string, path: string, bytes: number, at = now()): Promise<void> {
     await this.appendTo(Streams.file(fileIdOf(deviceId, path)), [
-      { type: 'FileVersionsPurged', data: { deviceId, ...this.owners.get(deviceId)!, path, versions: [0], blobs: [], bytes, at } },
+      {
+        type: 'FileVersionsPurged',
+        data: { deviceId, ...this.owners.get(deviceId)!, path, versions: [0], blobs: [], bytes, at },
+      },
     ]);
   }
 
@@ -270,7 +350,10 @@ export class StorageEvents {
     await this.appendTo(Streams.device(deviceId), [{ type: 'DeviceRemoved', data: { at } }]);
   }
 
-  async updateShare(ids: UserIds, room: { room_key: string; name?: string; description?: string; at: number }): Promise<void> {
+  async updateShare(
+    ids: UserIds,
+    room: { room_key: string; name?: string; description?: string; at: number },
+  ): Promise<void> {
     await this.appendTo(Streams.share(ids.userId), [{ type: 'ShareRoomUpdated', data: room }]);
   }
 
@@ -278,13 +361,21 @@ export class StorageEvents {
     await this.appendTo(Streams.share(ids.userId), [{ type: 'ShareRoomDeleted', data: { room_key, at } }]);
   }
 
-  async createShare(ids: UserIds, room: { room_key: string; name: string; description?: string; at?: number }): Promise<void> {
+  async createShare(
+    ids: UserIds,
+    room: { room_key: string; name: string; description?: string; at?: number },
+  ): Promise<void> {
     await this.appendTo(Streams.share(ids.userId), [
       {
         type: 'ShareRoomCreated',
         data: {
-          room_key: room.room_key, name: room.name, description: room.description ?? '', dirs: ['laptop/Documents/'],
-          userId: ids.userId, partnerId: ids.partnerId, at: room.at ?? now(),
+          room_key: room.room_key,
+          name: room.name,
+          description: room.description ?? '',
+          dirs: ['laptop/Documents/'],
+          userId: ids.userId,
+          partnerId: ids.partnerId,
+          at: room.at ?? now(),
         },
       },
     ]);

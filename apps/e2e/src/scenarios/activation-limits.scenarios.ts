@@ -13,10 +13,15 @@ import { storageApi } from '../harness/storage-client.js';
 import { createUser } from './accounts-fixtures.js';
 import type { ScenarioContext } from './scenarios.js';
 
-export const ACTIVATION_LIMITS_ENV = { BURROW_ACTIVATION_MAIL_PER_USER: '2', BURROW_ACTIVATION_MAIL_PER_PARTNER: '3', BURROW_MAIL_OUTBOX_MAX_AGE_DAYS: '30' };
+export const ACTIVATION_LIMITS_ENV = {
+  BURROW_ACTIVATION_MAIL_PER_USER: '2',
+  BURROW_ACTIVATION_MAIL_PER_PARTNER: '3',
+  BURROW_MAIL_OUTBOX_MAX_AGE_DAYS: '30',
+};
 
 export function activationLimitsScenarios({ target }: ScenarioContext) {
-  const send = (p: ReturnType<typeof partnerApi>, username: string) => p.post(`/users/${username}?action=sendactivationemail`);
+  const send = (p: ReturnType<typeof partnerApi>, username: string) =>
+    p.post(`/users/${username}?action=sendactivationemail`);
 
   // first in this target: the mailer prunes on the first send of its process
   it('the mail folder loses .eml files older than the configured age when mail is sent; newer ones stay', async () => {
@@ -34,7 +39,10 @@ export function activationLimitsScenarios({ target }: ScenarioContext) {
     const names = await readdir(folder);
     assert.ok(!names.includes('20000101T000000.000Z-000001-deadbeef.eml'), 'the 40-day-old file was removed');
     assert.ok(names.includes('20000101T000000.000Z-000002-deadbeef.eml'), 'a recent file stays');
-    assert.ok(names.some((n) => !n.startsWith('2000')), 'the new mail is there');
+    assert.ok(
+      names.some((n) => !n.startsWith('2000')),
+      'the new mail is there',
+    );
   });
 
   it('one user is mailed at most the per-user limit, then 429 with a reason and Retry-After; another user still is', async () => {

@@ -40,7 +40,10 @@ import { WEBHOOK_TEST_ENV, webhooksScenarios } from './webhooks.scenarios.js';
 const paginationUsers = (mode: string) => (mode === 'standalone' ? 1250 : 300);
 
 /** What each block runs, and the settings its target needs. */
-const BLOCKS: Record<ScenarioBlockName, { body: (ctx: ScenarioContext, mode: string) => void; env?: Record<string, string> }> = {
+const BLOCKS: Record<
+  ScenarioBlockName,
+  { body: (ctx: ScenarioContext, mode: string) => void; env?: Record<string, string> }
+> = {
   foundation: { body: foundationScenarios },
   billing: { body: billingScenarios },
   'appliance billing API': { body: applianceBillingScenarios },
@@ -64,7 +67,10 @@ const BLOCKS: Record<ScenarioBlockName, { body: (ctx: ScenarioContext, mode: str
   'blob integrity': { body: blobIntegrityScenarios },
   'periodic blob scrub': { body: periodicScrubScenarios, env: PERIODIC_SCRUB_ENV },
   'upload limits': { body: uploadLimitsScenarios },
-  'slow transfers': { body: slowTransfersScenarios, env: { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) } },
+  'slow transfers': {
+    body: slowTransfersScenarios,
+    env: { BURROW_IDLE_TIMEOUT_SECONDS: String(SLOW_TRANSFERS_IDLE_SECONDS) },
+  },
   'appliance calls on users': { body: applianceUsersScenarios },
   'activation email limits': { body: activationLimitsScenarios, env: ACTIVATION_LIMITS_ENV },
   WebDAV: { body: davScenarios, env: DAV_TEST_ENV },
@@ -97,6 +103,7 @@ function chosenBlocks(): readonly ScenarioBlockName[] {
   const group = process.env.SCENARIO_GROUP;
   const names: string[] = group !== undefined ? (JSON.parse(group) as string[]) : [...SCENARIO_BLOCKS];
   const unknown = names.filter((name) => !known(name));
-  if (unknown.length > 0) throw new Error(`not scenario blocks (apps/e2e/src/scenarios/blocks.ts): ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`not scenario blocks (apps/e2e/src/scenarios/blocks.ts): ${unknown.join(', ')}`);
   return names as ScenarioBlockName[];
 }

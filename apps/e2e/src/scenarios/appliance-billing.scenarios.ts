@@ -12,17 +12,30 @@ import { createPartner } from '../harness/client.js';
 import type { ScenarioContext } from './scenarios.js';
 
 const BASE = '/apis/billing/v1';
-const ADDRESS = { name: 'Acme Backup Ltd', address: ['1 Main Street'], city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' };
-const CARD = { card_number: '4242424242424242', security_code: '7391', expiration_month: 7, expiration_year: new Date().getUTCFullYear() + 3 };
+const ADDRESS = {
+  name: 'Acme Backup Ltd',
+  address: ['1 Main Street'],
+  city: 'Springfield',
+  state: 'IL',
+  postal_code: '62701',
+  country: 'US',
+};
+const CARD = {
+  card_number: '4242424242424242',
+  security_code: '7391',
+  expiration_month: 7,
+  expiration_year: new Date().getUTCFullYear() + 3,
+};
 
 export function applianceBillingScenarios({ target }: ScenarioContext) {
   const freshPartner = async (mode?: 'prepaid' | 'invoice') => {
     const { info, api } = await createPartner(target());
-    if (mode) await target().operator.call(Subjects.billing.setBillingMode, { partnerId: info.partner_id, billing_mode: mode });
+    if (mode)
+      await target().operator.call(Subjects.billing.setBillingMode, { partnerId: info.partner_id, billing_mode: mode });
     return api;
   };
 
-  it('billing_info: pending with no billing information, active once the mode\'s information is on file (invoice: an address)', async () => {
+  it("billing_info: pending with no billing information, active once the mode's information is on file (invoice: an address)", async () => {
     const api = await freshPartner();
     const before = await api.get(`${BASE}/billing_info`).expect(200);
     assert.deepEqual(before.body, {
@@ -71,12 +84,20 @@ export function applianceBillingScenarios({ target }: ScenarioContext) {
       assert.match(res.body.msg, /operator/);
       assert.ok(!res.text.includes('tok_secret_value_123'));
     }
-    assert.equal((await api.get(`${BASE}/billing_info`).expect(200)).body.current_plan.status, 'pending', 'nothing changed');
+    assert.equal(
+      (await api.get(`${BASE}/billing_info`).expect(200)).body.current_plan.status,
+      'pending',
+      'nothing changed',
+    );
   });
 
   it('needs partner credentials; each partner sees its own standing; it is not served under the interface-A mounts', async () => {
     const anonymous = supertest(target().url);
-    for (const res of [await anonymous.get(`${BASE}/billing_info`), await anonymous.get(`${BASE}/payments`), await anonymous.post(`${BASE}/coupon`).send('{}')]) {
+    for (const res of [
+      await anonymous.get(`${BASE}/billing_info`),
+      await anonymous.get(`${BASE}/payments`),
+      await anonymous.post(`${BASE}/coupon`).send('{}'),
+    ]) {
       assert.equal(res.status, 401);
       assert.match(res.headers['www-authenticate'] ?? '', /^Basic/);
     }
@@ -84,7 +105,11 @@ export function applianceBillingScenarios({ target }: ScenarioContext) {
     await active.post('/partner/billing', ADDRESS).expect(200);
     const other = await freshPartner('prepaid');
     assert.equal((await active.get(`${BASE}/billing_info`).expect(200)).body.current_plan.status, 'active');
-    assert.deepEqual((await other.get(`${BASE}/billing_info`).expect(200)).body.current_plan, { status: 'pending', billing_mode: 'prepaid', managed_by: 'operator' });
+    assert.deepEqual((await other.get(`${BASE}/billing_info`).expect(200)).body.current_plan, {
+      status: 'pending',
+      billing_mode: 'prepaid',
+      managed_by: 'operator',
+    });
     await other.get('/billing_info').expect(404);
     await other.get('/apis/accounts/v1/billing_info').expect(404);
   });

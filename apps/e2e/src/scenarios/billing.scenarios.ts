@@ -27,7 +27,16 @@ const ADDRESS = {
 };
 const CARD_FIELDS = ['card_number', 'security_code', 'expiration_month', 'expiration_year'];
 const ALL_FIELDS = ['name', 'address', 'city', 'state', 'postal_code', 'country', ...CARD_FIELDS];
-const EMPTY = { name: null, address: null, city: null, state: null, postal_code: null, country: null, card: null, updated_at: null };
+const EMPTY = {
+  name: null,
+  address: null,
+  city: null,
+  state: null,
+  postal_code: null,
+  country: null,
+  card: null,
+  updated_at: null,
+};
 
 /** The local processor's decline table (docs/billing.md). */
 const DECLINES: [string, string][] = [
@@ -41,7 +50,23 @@ const DECLINES: [string, string][] = [
 ];
 
 /** Security codes unlike any other number Burrow writes (no years, no small counters). */
-const CODES = ['7391', '8264', '5827', '6403', '9158', '3719', '4682', '1593', '2847', '6935', '917', '538', '846', '3172', '7048'];
+const CODES = [
+  '7391',
+  '8264',
+  '5827',
+  '6403',
+  '9158',
+  '3719',
+  '4682',
+  '1593',
+  '2847',
+  '6935',
+  '917',
+  '538',
+  '846',
+  '3172',
+  '7048',
+];
 
 /** A security code as a whole token: not part of a longer run of digits or letters (timestamps, ids). */
 const tokenPattern = (code: string) => new RegExp(`(?<![0-9A-Za-z])${code}(?![0-9A-Za-z])`);
@@ -67,7 +92,10 @@ class SubmittedSecrets {
   /** Every secret that occurs in `text`, for an assertion message. */
   foundIn(text: string): string[] {
     const withoutIds = text.replace(UUID, '<uuid>');
-    return [...[...this.numbers].filter((n) => text.includes(n)), ...[...this.codes].filter((c) => tokenPattern(c).test(withoutIds))];
+    return [
+      ...[...this.numbers].filter((n) => text.includes(n)),
+      ...[...this.codes].filter((c) => tokenPattern(c).test(withoutIds)),
+    ];
   }
 }
 
@@ -104,7 +132,10 @@ export function billingScenarios({ target }: ScenarioContext) {
       const { api: partner } = await freshPartner();
       const res = await partner.post(`${base}/partner/billing`, ADDRESS).expect(200);
       assert.equal(res.body.billing_mode, 'invoice');
-      assert.deepEqual({ ...res.body, updated_at: undefined }, { billing_mode: 'invoice', ...ADDRESS, card: null, updated_at: undefined });
+      assert.deepEqual(
+        { ...res.body, updated_at: undefined },
+        { billing_mode: 'invoice', ...ADDRESS, card: null, updated_at: undefined },
+      );
       assert.equal(typeof res.body.updated_at, 'number');
       assert.deepEqual((await partner.get(`${base}/partner/billing`).expect(200)).body, res.body);
     });
@@ -119,7 +150,9 @@ export function billingScenarios({ target }: ScenarioContext) {
     const { api: partner } = await freshPartner('invoice');
     await partner.post('/partner/billing', ADDRESS).expect(200);
     const before = (await partner.get('/partner/billing').expect(200)).body;
-    const res = await partner.post('/partner/billing', { ...secrets.card('4242424242424242'), name: 'Changed' }).expect(400);
+    const res = await partner
+      .post('/partner/billing', { ...secrets.card('4242424242424242'), name: 'Changed' })
+      .expect(400);
     assert.deepEqual(res.body.fields, CARD_FIELDS);
     assert.equal(typeof res.body.reason, 'string');
     assert.deepEqual((await partner.get('/partner/billing').expect(200)).body, before);
@@ -134,16 +167,33 @@ export function billingScenarios({ target }: ScenarioContext) {
     const prepaid = await freshPartner('prepaid');
     const res = await prepaid.api.post('/partner/billing', {}).expect(400);
     assert.deepEqual(res.body.fields, ALL_FIELDS);
-    const partial = await prepaid.api.post('/partner/billing', { name: 'Acme', city: 'Springfield', security_code: '123' }).expect(400);
-    assert.deepEqual(partial.body.fields, ['address', 'state', 'postal_code', 'country', 'card_number', 'expiration_month', 'expiration_year']);
-    assert.deepEqual((await prepaid.api.get('/partner/billing').expect(200)).body, { billing_mode: 'prepaid', ...EMPTY });
+    const partial = await prepaid.api
+      .post('/partner/billing', { name: 'Acme', city: 'Springfield', security_code: '123' })
+      .expect(400);
+    assert.deepEqual(partial.body.fields, [
+      'address',
+      'state',
+      'postal_code',
+      'country',
+      'card_number',
+      'expiration_month',
+      'expiration_year',
+    ]);
+    assert.deepEqual((await prepaid.api.get('/partner/billing').expect(200)).body, {
+      billing_mode: 'prepaid',
+      ...EMPTY,
+    });
   });
 
   it('400 names every invalid field together, and nothing is stored', async () => {
     const { api: partner } = await freshPartner('prepaid');
     const res = await partner
       .post('/partner/billing', {
-        ...secrets.card('4242 4242 4242 4241', { security_code: '12', expiration_month: 13, expiration_year: YEAR - 5 }),
+        ...secrets.card('4242 4242 4242 4241', {
+          security_code: '12',
+          expiration_month: 13,
+          expiration_year: YEAR - 5,
+        }),
         name: '',
         address: [],
         city: 42,
@@ -153,7 +203,10 @@ export function billingScenarios({ target }: ScenarioContext) {
       })
       .expect(400);
     assert.deepEqual(res.body.fields, ALL_FIELDS);
-    assert.ok(!res.text.includes('4242424242424241') && !res.text.includes('4242 4242 4242 4241'), 'the error must not echo the number');
+    assert.ok(
+      !res.text.includes('4242424242424241') && !res.text.includes('4242 4242 4242 4241'),
+      'the error must not echo the number',
+    );
     for (const [field, value] of [
       ['country', 'UK'],
       ['card_number', '4242-4242-4242-4243'],
@@ -161,7 +214,9 @@ export function billingScenarios({ target }: ScenarioContext) {
       ['expiration_month', 0],
       ['expiration_year', 29],
     ] as const) {
-      const one = await partner.post('/partner/billing', { ...secrets.card('4242424242424242'), [field]: value }).expect(400);
+      const one = await partner
+        .post('/partner/billing', { ...secrets.card('4242424242424242'), [field]: value })
+        .expect(400);
       assert.deepEqual(one.body.fields, [field], `${field} = ${value}`);
     }
     assert.deepEqual((await partner.get('/partner/billing').expect(200)).body, { billing_mode: 'prepaid', ...EMPTY });
@@ -187,7 +242,11 @@ export function billingScenarios({ target }: ScenarioContext) {
       const got = await partner.get('/partner/billing').expect(200);
       assert.deepEqual(got.body, res.body);
       for (const text of [res.text, got.text]) {
-        assert.deepEqual(secrets.foundIn(text).filter((s) => s.length > 4 || s === body.security_code), [], 'a reply holds card data');
+        assert.deepEqual(
+          secrets.foundIn(text).filter((s) => s.length > 4 || s === body.security_code),
+          [],
+          'a reply holds card data',
+        );
       }
     }
   });
@@ -197,13 +256,19 @@ export function billingScenarios({ target }: ScenarioContext) {
     await partner.post('/partner/billing', secrets.card('4242424242424242')).expect(200);
     const before = (await partner.get('/partner/billing').expect(200)).body;
     for (const [number, code] of DECLINES) {
-      const res = await partner.post('/partner/billing', { ...secrets.card(number), name: 'Someone Else', city: 'Elsewhere' }).expect(409);
+      const res = await partner
+        .post('/partner/billing', { ...secrets.card(number), name: 'Someone Else', city: 'Elsewhere' })
+        .expect(409);
       assert.deepEqual(Object.keys(res.body).sort(), ['code', 'conflicts', 'reason']);
       assert.deepEqual(res.body.conflicts, [], 'every 409 carries a conflicts list (CLIENT-FACTS)');
       assert.equal(res.body.code, code);
       assert.equal(typeof res.body.reason, 'string');
       assert.ok(res.body.reason.length > 0);
-      assert.deepEqual((await partner.get('/partner/billing').expect(200)).body, before, `${code}: the previous state must be unchanged`);
+      assert.deepEqual(
+        (await partner.get('/partner/billing').expect(200)).body,
+        before,
+        `${code}: the previous state must be unchanged`,
+      );
     }
     // a first-time partner whose first card is refused keeps "nothing stored"
     const first = await freshPartner('prepaid');
@@ -227,7 +292,14 @@ export function billingScenarios({ target }: ScenarioContext) {
   it('numbers may arrive as numeric strings', async () => {
     const { api: partner } = await freshPartner('prepaid');
     const res = await partner
-      .post('/partner/billing', secrets.card('4242-4242-4242-4242', { expiration_month: '07', expiration_year: String(YEAR), security_code: '3719' }))
+      .post(
+        '/partner/billing',
+        secrets.card('4242-4242-4242-4242', {
+          expiration_month: '07',
+          expiration_year: String(YEAR),
+          security_code: '3719',
+        }),
+      )
       .expect(200);
     assert.deepEqual(res.body.card, { brand: 'visa', last4: '4242', expiration_month: 7, expiration_year: YEAR });
   });
@@ -235,7 +307,9 @@ export function billingScenarios({ target }: ScenarioContext) {
   it('JSON is accepted under text/javascript, application/json and application/x-www-form-urlencoded', async () => {
     const { api: partner } = await freshPartner('prepaid');
     for (const contentType of ['text/javascript', 'application/json', 'application/x-www-form-urlencoded']) {
-      const res = await partner.post('/partner/billing', { ...secrets.card('6011111111111117'), name: `Sent as ${contentType}` }, contentType).expect(200);
+      const res = await partner
+        .post('/partner/billing', { ...secrets.card('6011111111111117'), name: `Sent as ${contentType}` }, contentType)
+        .expect(200);
       assert.equal(res.body.name, `Sent as ${contentType}`);
       assert.equal((await partner.get('/partner/billing').expect(200)).body.name, `Sent as ${contentType}`);
     }
@@ -249,9 +323,14 @@ export function billingScenarios({ target }: ScenarioContext) {
 
     const second = await freshPartner();
     assert.notEqual(second.partnerId, first.partnerId);
-    assert.deepEqual((await second.api.get('/partner/billing').expect(200)).body, { billing_mode: 'invoice', ...EMPTY });
+    assert.deepEqual((await second.api.get('/partner/billing').expect(200)).body, {
+      billing_mode: 'invoice',
+      ...EMPTY,
+    });
     await setMode(second.partnerId, 'prepaid');
-    await second.api.post('/partner/billing', { ...secrets.card('5555555555554444'), name: 'Second Partner' }).expect(200);
+    await second.api
+      .post('/partner/billing', { ...secrets.card('5555555555554444'), name: 'Second Partner' })
+      .expect(200);
     assert.equal((await second.api.get('/partner/billing').expect(200)).body.name, 'Second Partner');
     assert.deepEqual((await first.api.get('/partner/billing').expect(200)).body, firstView);
     // the first partner is still billed by invoice: a card is refused there
@@ -262,9 +341,14 @@ export function billingScenarios({ target }: ScenarioContext) {
     const { credentials } = await freshPartner('invoice');
     for (const [i, url] of target().urls.entries()) {
       const name = `Replicated ${i}`;
-      await partnerApi(target(), url, credentials).post('/partner/billing', { ...ADDRESS, name }).expect(200);
+      await partnerApi(target(), url, credentials)
+        .post('/partner/billing', { ...ADDRESS, name })
+        .expect(200);
       for (const other of target().urls) {
-        assert.equal((await partnerApi(target(), other, credentials).get('/partner/billing').expect(200)).body.name, name);
+        assert.equal(
+          (await partnerApi(target(), other, credentials).get('/partner/billing').expect(200)).body.name,
+          name,
+        );
       }
     }
   });
@@ -275,7 +359,10 @@ export function billingScenarios({ target }: ScenarioContext) {
       assert.deepEqual(e.body?.fields, ['billing_mode']);
       return true;
     });
-    await assert.rejects(target().operator.call(Subjects.billing.setBillingMode, { billing_mode: 'prepaid' }), (e: { status?: number }) => e.status === 400);
+    await assert.rejects(
+      target().operator.call(Subjects.billing.setBillingMode, { billing_mode: 'prepaid' }),
+      (e: { status?: number }) => e.status === 400,
+    );
   });
 
   it('no submitted card number or security code is anywhere in the event store or the data directory', async () => {
@@ -283,12 +370,23 @@ export function billingScenarios({ target }: ScenarioContext) {
     const store = await target().openEventStore();
     let rows: { stream: string; type: string; data: string; metadata: string }[];
     try {
-      rows = (await allEvents(store)).map((e) => ({ stream: e.stream, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }));
+      rows = (await allEvents(store)).map((e) => ({
+        stream: e.stream,
+        type: e.type,
+        data: JSON.stringify(e.data),
+        metadata: JSON.stringify(e.metadata),
+      }));
     } finally {
       await store.close();
     }
-    assert.ok(rows.some((r) => r.type === 'CardDeclined'), 'declines were recorded');
-    assert.ok(rows.some((r) => r.type === 'BillingInformationUpdated' && r.data.includes('"last4"')), 'cards were recorded');
+    assert.ok(
+      rows.some((r) => r.type === 'CardDeclined'),
+      'declines were recorded',
+    );
+    assert.ok(
+      rows.some((r) => r.type === 'BillingInformationUpdated' && r.data.includes('"last4"')),
+      'cards were recorded',
+    );
     for (const row of rows) {
       const leaked = secrets.foundIn(`${row.data}\n${row.metadata}`);
       assert.deepEqual(leaked, [], `event ${row.type} on ${row.stream} holds card data`);
@@ -334,14 +432,17 @@ async function logScenario(): Promise<void> {
     const deadline = Date.now() + 30_000;
     let marker: RegExpMatchArray | null = null;
     while (!(marker = output.match(/BURROW_TEST_TARGET (\{.*\})\n/))) {
-      if (child.exitCode !== null || Date.now() > deadline) assert.fail(`the child did not start:\n${output.slice(-4000)}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        assert.fail(`the child did not start:\n${output.slice(-4000)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const { url, partner } = JSON.parse(marker[1]) as { url: string; partner: { username: string; password: string } };
     const secrets = new SubmittedSecrets();
     const client = partnerApi({ url, partner } as never, url, partner);
     await client.post('/partner/billing', secrets.card('4242 4242 4242 4242')).expect(200);
-    await client.post('/partner/billing', secrets.card('378282246310005'), 'application/x-www-form-urlencoded').expect(200);
+    await client
+      .post('/partner/billing', secrets.card('378282246310005'), 'application/x-www-form-urlencoded')
+      .expect(200);
     for (const [number] of DECLINES) await client.post('/partner/billing', secrets.card(number)).expect(409);
     await client.post('/partner/billing', secrets.card('4242-4242-4242-4241', { expiration_month: 13 })).expect(400);
     await client.post('/partner/billing', secrets.card('5555555555554444', { expiration_year: 1999 })).expect(400);

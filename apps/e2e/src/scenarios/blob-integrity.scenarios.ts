@@ -41,10 +41,14 @@ export function periodicScrubScenarios({ target }: ScenarioContext) {
     const blob = (await storage.putFile('laptop', 'rotting.bin', content).expect(201)).body.sha256 as string;
     await damageBlob(target(), blob);
     const get = () => supertest(target().url).get(`${storage.root}/laptop/rotting.bin`).auth(username, PASSWORD);
-    await eventually(async () => {
-      const res = await get();
-      assert.ok(res.status >= 500 && /missing/.test(res.body.reason), `${res.status}: quarantined by now`);
-    }, 30_000, 500);
+    await eventually(
+      async () => {
+        const res = await get();
+        assert.ok(res.status >= 500 && /missing/.test(res.body.reason), `${res.status}: quarantined by now`);
+      },
+      30_000,
+      500,
+    );
     await storage.putFile('laptop', 'rotting.bin', content).expect(201);
     assert.ok((await bytes(get()).expect(200)).body.equals(content));
   });
@@ -56,7 +60,12 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
   /** The gateways' log lines, where the target lets them be read (multi-process); null otherwise. */
   const gatewayLog = () => {
     const processes = (target() as Partial<MultiProcessTarget>).processes?.();
-    return processes ? processes.filter((p) => p.name.startsWith('gateway')).map((p) => p.output).join('\n') : null;
+    return processes
+      ? processes
+          .filter((p) => p.name.startsWith('gateway'))
+          .map((p) => p.output)
+          .join('\n')
+      : null;
   };
 
   it('a blob damaged on disk is healed by the next upload of the same content, by its owner or another user', async () => {
@@ -71,15 +80,25 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
       assert.equal(again.body.sha256, sha256(content));
       await bob.storage.putFile('laptop', `copy-${size}.bin`, content).expect(201);
       for (const url of target().urls) {
-        for (const [u, path] of [[alice, `Docs/original-${size}.bin`], [bob, `copy-${size}.bin`]] as const) {
-          const got = await bytes(supertest(url).get(`${u.storage.root}/laptop/${path}`).auth(u.username, PASSWORD)).expect(200);
+        for (const [u, path] of [
+          [alice, `Docs/original-${size}.bin`],
+          [bob, `copy-${size}.bin`],
+        ] as const) {
+          const got = await bytes(
+            supertest(url).get(`${u.storage.root}/laptop/${path}`).auth(u.username, PASSWORD),
+          ).expect(200);
           assert.ok(got.body.equals(content), `${path} from ${url}: the original bytes`);
           assert.equal(got.headers.etag, `"${sha256(content)}"`);
         }
       }
       if (await hasUnzip()) {
-        const zip = await bytes(supertest(target().url).get(`${alice.storage.root}/laptop/Docs/?format=zip`).auth(alice.username, PASSWORD)).expect(200);
-        assert.ok((await unzipAll(zip.body)).get(`Docs/original-${size}.bin`)?.equals(content), 'the zip holds the original bytes');
+        const zip = await bytes(
+          supertest(target().url).get(`${alice.storage.root}/laptop/Docs/?format=zip`).auth(alice.username, PASSWORD),
+        ).expect(200);
+        assert.ok(
+          (await unzipAll(zip.body)).get(`Docs/original-${size}.bin`)?.equals(content),
+          'the zip holds the original bytes',
+        );
       }
     }
   });
@@ -102,13 +121,22 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
       if (await hasUnzip()) await assert.rejects(unzipAll(zip.body), 'what arrived is no valid archive');
     }
     // a part of the file is served unchecked (a range cannot be checked against the whole's hash)
-    const part = await bytes(supertest(target().url).get(`${u.storage.root}/laptop/Bad/damaged.bin`).set('Range', 'bytes=0-99').auth(u.username, PASSWORD)).expect(206);
+    const part = await bytes(
+      supertest(target().url)
+        .get(`${u.storage.root}/laptop/Bad/damaged.bin`)
+        .set('Range', 'bytes=0-99')
+        .auth(u.username, PASSWORD),
+    ).expect(206);
     assert.ok(part.body.equals(content.subarray(0, 100)));
     const log = gatewayLog();
     if (log !== null) {
       await eventually(async () => {
         const now = gatewayLog()!;
-        assert.match(now, new RegExp(`"blob":"${blob}".*stored bytes do not match their hash`), 'the file download is logged');
+        assert.match(
+          now,
+          new RegExp(`"blob":"${blob}".*stored bytes do not match their hash`),
+          'the file download is logged',
+        );
         assert.match(now, /zip download cut short.*CRC-32|CRC-32.*zip download cut short/, 'the zip is logged');
       });
     }
@@ -117,7 +145,8 @@ export function blobIntegrityScenarios({ target }: ScenarioContext) {
   it('a HEAD on a zip over a blob that is gone answers the error the GET runs into, not 200', async () => {
     const u = await user();
     await u.storage.putFile('laptop', 'Gone/a.bin', randomBytes(5000)).expect(201);
-    const missing = (await u.storage.putFile('laptop', 'Gone/b.bin', randomBytes(5000)).expect(201)).body.sha256 as string;
+    const missing = (await u.storage.putFile('laptop', 'Gone/b.bin', randomBytes(5000)).expect(201)).body
+      .sha256 as string;
     await u.storage.putFile('laptop', 'Whole/c.bin', randomBytes(5000)).expect(201);
     for (const url of target().urls) {
       const before = await supertest(url).head(`${u.storage.root}/laptop/Gone/?format=zip`).auth(u.username, PASSWORD);

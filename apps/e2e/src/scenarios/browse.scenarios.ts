@@ -51,7 +51,8 @@ export function browseScenarios({ target }: ScenarioContext) {
       'notes.md': Buffer.from('# notes\n'),
       'empty.txt': Buffer.alloc(0),
     };
-    for (const [path, content] of Object.entries(files)) assert.equal((await storage.putFile('laptop', path, content)).status, 201);
+    for (const [path, content] of Object.entries(files))
+      assert.equal((await storage.putFile('laptop', path, content)).status, 201);
     const v1 = Buffer.from('version two, longer');
     assert.equal((await storage.putFile('laptop', 'Documents/report.txt', v1)).status, 201);
     return { username, email: user.email, storage, files, latestReport: v1, root: `/storage/${b32(username)}` };
@@ -59,17 +60,25 @@ export function browseScenarios({ target }: ScenarioContext) {
 
   const as = (username: string, url = first()) => {
     const agent = supertest(url);
-    return { get: (path: string) => agent.get(path).auth(username, PASSWORD), post: (path: string) => agent.post(path).auth(username, PASSWORD), agent };
+    return {
+      get: (path: string) => agent.get(path).auth(username, PASSWORD),
+      post: (path: string) => agent.post(path).auth(username, PASSWORD),
+      agent,
+    };
   };
 
-  it('an unlimited plan: the storage root sends the plan\'s own size, which the mobile app\'s storage bar divides by (not 0)', async () => {
+  it("an unlimited plan: the storage root sends the plan's own size, which the mobile app's storage bar divides by (not 0)", async () => {
     const plans = await knownPlans(api());
     const username = unique('unl');
     await createUser(api(), { username, password: PASSWORD, plan_id: plans.unlimited.plan_id });
     const storage = storageApi(target(), username, PASSWORD);
     await storage.putDevice('laptop').expect(200);
     await storage.putFile('laptop', 'a.txt', 'twelve bytes').expect(201);
-    const { stats } = (await as(username).get(`/storage/${b32(username)}/`).expect(200)).body;
+    const { stats } = (
+      await as(username)
+        .get(`/storage/${b32(username)}/`)
+        .expect(200)
+    ).body;
     assert.equal(stats.size_for_robots, 1000000001000000000);
     assert.equal(stats.size, 1000000001);
     assert.equal(stats.backupsize_for_robots, '12');
@@ -82,7 +91,10 @@ export function browseScenarios({ target }: ScenarioContext) {
     const u = await userWithFiles();
     await u.storage.putDevice('phone', { sysplatform: 'android', client_revision: 7 }).expect(200);
     const res = await as(u.username).get(`${u.root}/`).expect(200);
-    assert.deepEqual(res.body.devices, [['laptop', 'laptop/'], ['phone', 'phone/']]);
+    assert.deepEqual(res.body.devices, [
+      ['laptop', 'laptop/'],
+      ['phone', 'phone/'],
+    ]);
     const stats = res.body.stats;
     assert.equal(stats.devices, 2);
     assert.equal(stats.firstname, 'Name');
@@ -107,7 +119,10 @@ export function browseScenarios({ target }: ScenarioContext) {
     const u = await userWithFiles();
     const device = await as(u.username).get(`${u.root}/laptop/`).expect(200);
     assert.deepEqual(device.body.dirs, [['Documents', 'Documents/']]);
-    assert.deepEqual(device.body.files.map((f: { name: string }) => f.name), ['empty.txt', 'notes.md']);
+    assert.deepEqual(
+      device.body.files.map((f: { name: string }) => f.name),
+      ['empty.txt', 'notes.md'],
+    );
     const docs = await as(u.username).get(`${u.root}/laptop/${device.body.dirs[0][1]}`).expect(200);
     assert.deepEqual(docs.body.dirs, [['Sub dir', 'Sub%20dir/']]);
     const report = docs.body.files.find((f: { name: string }) => f.name === 'report.txt');
@@ -116,7 +131,10 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(report.versions, 2);
     assert.ok(Number.isInteger(report.mtime) && Number.isInteger(report.ctime));
     // etime: when the latest version was backed up (the mobile app reads it)
-    assert.ok(Number.isInteger(report.etime) && Math.abs(report.etime - Date.now() / 1000) < 600, `etime ${report.etime}`);
+    assert.ok(
+      Number.isInteger(report.etime) && Math.abs(report.etime - Date.now() / 1000) < 600,
+      `etime ${report.etime}`,
+    );
     const sub = await as(u.username).get(`${u.root}/laptop/Documents/${docs.body.dirs[0][1]}`).expect(200);
     const accented = sub.body.files[0];
     assert.equal(accented.name, 'résumé ü.txt');
@@ -131,8 +149,14 @@ export function browseScenarios({ target }: ScenarioContext) {
     const file = `${u.root}/laptop/Documents/report.txt`;
     const info = await as(u.username).get(`${file}?format=version_info`).expect(200);
     assert.ok(Array.isArray(info.body));
-    assert.deepEqual(info.body.map((v: { url: string }) => v.url), ['report.txt?version=0', 'report.txt?version=1']);
-    assert.deepEqual(info.body.map((v: { size: number }) => v.size), [u.files['Documents/report.txt'].length, u.latestReport.length]);
+    assert.deepEqual(
+      info.body.map((v: { url: string }) => v.url),
+      ['report.txt?version=0', 'report.txt?version=1'],
+    );
+    assert.deepEqual(
+      info.body.map((v: { size: number }) => v.size),
+      [u.files['Documents/report.txt'].length, u.latestReport.length],
+    );
     assert.ok(info.body.every((v: Record<string, unknown>) => !('versions' in v)));
     const old = await bytes(as(u.username).get(`${file}?version=0`)).expect(200);
     assert.deepEqual(old.body, u.files['Documents/report.txt']);
@@ -168,15 +192,24 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(part.headers['content-range'], `bytes ${start}-${end}/${big.length}`);
     const suffix = await bytes(as(u.username).get(url).set('Range', 'bytes=-10')).expect(206);
     assert.deepEqual(suffix.body, big.subarray(big.length - 10));
-    const resumed = await bytes(as(u.username).get(url).set('Range', `bytes=${start}-`).set('If-Range', etag)).expect(206);
+    const resumed = await bytes(as(u.username).get(url).set('Range', `bytes=${start}-`).set('If-Range', etag)).expect(
+      206,
+    );
     assert.deepEqual(resumed.body, big.subarray(start));
-    const changed = await bytes(as(u.username).get(url).set('Range', `bytes=${start}-`).set('If-Range', '"another"')).expect(200);
+    const changed = await bytes(
+      as(u.username).get(url).set('Range', `bytes=${start}-`).set('If-Range', '"another"'),
+    ).expect(200);
     assert.equal(changed.body.length, big.length);
-    const outside = await as(u.username).get(url).set('Range', `bytes=${big.length + 5}-`).expect(416);
+    const outside = await as(u.username)
+      .get(url)
+      .set('Range', `bytes=${big.length + 5}-`)
+      .expect(416);
     assert.equal(outside.headers['content-range'], `bytes */${big.length}`);
     // a malformed range is ignored
     await as(u.username).get(url).set('Range', 'bytes=9-3').expect(200);
-    const accented = await as(u.username).get(`${u.root}/laptop/Documents/Sub%20dir/${encodeURIComponent('résumé ü.txt')}`).expect(200);
+    const accented = await as(u.username)
+      .get(`${u.root}/laptop/Documents/Sub%20dir/${encodeURIComponent('résumé ü.txt')}`)
+      .expect(200);
     assert.match(accented.headers['content-disposition'], /filename\*=UTF-8''r%C3%A9sum%C3%A9%20%C3%BC\.txt/);
     assert.match(accented.headers['content-type'], /^text\/plain/);
     assert.equal(accented.headers['x-content-type-options'], 'nosniff');
@@ -207,7 +240,9 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(again.headers.etag, zip.headers.etag);
     // resume a broken download from deep inside the big entry
     const cut = Math.floor(zip.body.length / 2);
-    const rest = await bytes(as(u.username).get(url).set('Range', `bytes=${cut}-`).set('If-Range', zip.headers.etag)).expect(206);
+    const rest = await bytes(
+      as(u.username).get(url).set('Range', `bytes=${cut}-`).set('If-Range', zip.headers.etag),
+    ).expect(206);
     assert.ok(Buffer.concat([zip.body.subarray(0, cut), rest.body]).equals(zip.body));
     await as(u.username).get(url).set('If-None-Match', zip.headers.etag).expect(304);
     // a new upload changes the archive and its ETag
@@ -224,11 +259,19 @@ export function browseScenarios({ target }: ScenarioContext) {
 
   it('login: /browse/login then /storage/<b32>/login give login: and location:, the cookie works on every gateway, logout ends it everywhere', async () => {
     const u = await userWithFiles();
-    const browse = await supertest(first()).post('/browse/login').type('form').send({ username: u.username, password: PASSWORD }).expect(200);
+    const browse = await supertest(first())
+      .post('/browse/login')
+      .type('form')
+      .send({ username: u.username, password: PASSWORD })
+      .expect(200);
     assert.match(browse.text, /^login:(.+)$/);
     const loginPath = browse.text.slice('login:'.length);
     assert.equal(loginPath, `${u.root}/login`);
-    const login = await supertest(first()).post(loginPath).type('form').send({ username: u.username, password: PASSWORD }).expect(200);
+    const login = await supertest(first())
+      .post(loginPath)
+      .type('form')
+      .send({ username: u.username, password: PASSWORD })
+      .expect(200);
     assert.equal(login.text, `location:${u.root}/`);
     const setCookie = (login.headers['set-cookie'] as unknown as string[])[0];
     assert.match(setCookie, /HttpOnly/i);
@@ -252,15 +295,26 @@ export function browseScenarios({ target }: ScenarioContext) {
   it('login by email answers with the internal username; Basic accepts the email too; bad credentials are refused', async () => {
     const u = await userWithFiles();
     const byEmail = `/storage/${b32(u.email)}`;
-    const login = await supertest(first()).post(`${byEmail}/login`).type('form').send({ password: PASSWORD }).expect(200);
+    const login = await supertest(first())
+      .post(`${byEmail}/login`)
+      .type('form')
+      .send({ password: PASSWORD })
+      .expect(200);
     assert.equal(login.text, `location:${u.root}/`);
-    const browse = await supertest(first()).post('/browse/login').type('form').send({ username: u.email.toUpperCase(), password: PASSWORD }).expect(200);
+    const browse = await supertest(first())
+      .post('/browse/login')
+      .type('form')
+      .send({ username: u.email.toUpperCase(), password: PASSWORD })
+      .expect(200);
     assert.equal(browse.text, `login:${u.root}/login`);
     await supertest(first()).get(`${u.root}/`).auth(u.email, PASSWORD).expect(200);
     const bad = await supertest(first()).post(`${u.root}/login`).type('form').send({ password: 'wrong-password-1' });
     assert.ok([401, 403].includes(bad.status), `bad password: ${bad.status}`);
     assert.ok(!bad.headers['set-cookie']);
-    const badBrowse = await supertest(first()).post('/browse/login').type('form').send({ username: u.username, password: 'nope-nope-1' });
+    const badBrowse = await supertest(first())
+      .post('/browse/login')
+      .type('form')
+      .send({ username: u.username, password: 'nope-nope-1' });
     assert.ok([401, 403].includes(badBrowse.status));
     const missing = await supertest(first()).post('/browse/login').type('form').send({ username: u.username });
     assert.equal(missing.status, 400);
@@ -277,7 +331,11 @@ export function browseScenarios({ target }: ScenarioContext) {
     await as(u.username).get(`${other.root}/laptop/notes.md`).expect(404);
     await as(u.username).post(`${other.root}/laptop/notes.md`).expect(404);
     // a password change ends sessions
-    const login = await supertest(first()).post(`${u.root}/login`).type('form').send({ password: PASSWORD }).expect(200);
+    const login = await supertest(first())
+      .post(`${u.root}/login`)
+      .type('form')
+      .send({ password: PASSWORD })
+      .expect(200);
     const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
     await supertest(first()).get(`${u.root}/`).set('Cookie', cookie).expect(200);
     await api().post(`/users/${u.username}`, { password: 'another-password-2' }).expect(200);
@@ -288,10 +346,16 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.match(disabled.body.reason, /disabled/);
     // a group with the web interface off
     const plans = await knownPlans(api());
-    const group = await createGroup(api(), { name: unique('nowebapi'), plan_id: plans.large.plan_id, webapi_enable: false });
+    const group = await createGroup(api(), {
+      name: unique('nowebapi'),
+      plan_id: plans.large.plan_id,
+      webapi_enable: false,
+    });
     const member = unique('gm');
     await createUser(api(), { username: member, password: PASSWORD, group_id: group.group_id });
-    const refused = await as(member).get(`/storage/${b32(member)}/`).expect(403);
+    const refused = await as(member)
+      .get(`/storage/${b32(member)}/`)
+      .expect(403);
     assert.match(refused.body.reason, /web interface/);
   });
 
@@ -308,7 +372,11 @@ export function browseScenarios({ target }: ScenarioContext) {
     // tampered
     const parts = link.split('/');
     const token = parts[2];
-    const tampered = [...parts.slice(0, 2), token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA'), ...parts.slice(3)].join('/');
+    const tampered = [
+      ...parts.slice(0, 2),
+      token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA'),
+      ...parts.slice(3),
+    ].join('/');
     assert.ok([403, 404].includes((await supertest(first()).get(tampered)).status));
     const [body, kid, mac] = token.split('.');
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
@@ -327,10 +395,20 @@ export function browseScenarios({ target }: ScenarioContext) {
     const got = await bytes(supertest(last()).get(`${url}?se=${encodeURIComponent(se)}`)).expect(200);
     assert.deepEqual(got.body, u.files['notes.md']);
     // another resource, another address, a tampered string: refused
-    assert.ok([403, 404].includes((await supertest(first()).get(`${u.root}/laptop/empty.txt?se=${encodeURIComponent(se)}`)).status));
+    assert.ok(
+      [403, 404].includes(
+        (await supertest(first()).get(`${u.root}/laptop/empty.txt?se=${encodeURIComponent(se)}`)).status,
+      ),
+    );
     const elsewhere = await as(u.username).get(`${url}?format=session_extension&ip=203.0.113.9`).expect(200);
-    assert.ok([403, 404].includes((await supertest(first()).get(`${url}?se=${encodeURIComponent(elsewhere.text)}`)).status));
-    assert.ok([403, 404].includes((await supertest(first()).get(`${url}?se=${encodeURIComponent(se.slice(0, -2) + 'xx')}`)).status));
+    assert.ok(
+      [403, 404].includes((await supertest(first()).get(`${url}?se=${encodeURIComponent(elsewhere.text)}`)).status),
+    );
+    assert.ok(
+      [403, 404].includes(
+        (await supertest(first()).get(`${url}?se=${encodeURIComponent(se.slice(0, -2) + 'xx')}`)).status,
+      ),
+    );
     await as(u.username).get(`${url}?format=session_extension&ip=not-an-ip`).expect(400);
     await as(u.username).get(`${u.root}/laptop/missing.txt?format=session_extension&ip=127.0.0.1`).expect(404);
   });
@@ -338,10 +416,13 @@ export function browseScenarios({ target }: ScenarioContext) {
   it('links and session extensions name what they were made for: a removed device, a deleted file or a folder of the same path is not it; an extension never makes another', async () => {
     const u = await userWithFiles();
     const anonymous = () => supertest(last());
-    const dead = (res: supertest.Response, what: string) => assert.ok([404, 410].includes(res.status), `${what}: ${res.status} ${res.text}`);
+    const dead = (res: supertest.Response, what: string) =>
+      assert.ok([404, 410].includes(res.status), `${what}: ${res.status} ${res.text}`);
     const link = async (path: string) => (await as(u.username).post(`${u.root}/laptop/${path}`).expect(200)).text;
-    const extension = async (path: string) => (await as(u.username).get(`${u.root}/laptop/${path}?format=session_extension&ip=127.0.0.1`).expect(200)).text;
-    const withSe = (path: string, se: string, query = '') => anonymous().get(`${u.root}/laptop/${path}?${query}se=${encodeURIComponent(se)}`);
+    const extension = async (path: string) =>
+      (await as(u.username).get(`${u.root}/laptop/${path}?format=session_extension&ip=127.0.0.1`).expect(200)).text;
+    const withSe = (path: string, se: string, query = '') =>
+      anonymous().get(`${u.root}/laptop/${path}?${query}se=${encodeURIComponent(se)}`);
 
     // an extension is made only by the logged-in owner: never by an extension, from any address
     const se = await extension('notes.md');
@@ -358,7 +439,10 @@ export function browseScenarios({ target }: ScenarioContext) {
     dead(await withSe('notes.md', se), 'extension after delete and upload');
     dead(await withSe('notes.md', se, 'format=version_info&'), 'extension versions after delete and upload');
     // new ones for the new file work
-    assert.equal((await bytes(anonymous().get(await link('notes.md'))).expect(200)).body.toString(), 'new private notes');
+    assert.equal(
+      (await bytes(anonymous().get(await link('notes.md'))).expect(200)).body.toString(),
+      'new private notes',
+    );
 
     // the same when the file went with its folder
     const reportLink = await link('Documents/report.txt');
@@ -392,7 +476,13 @@ export function browseScenarios({ target }: ScenarioContext) {
 
   it('hostile paths: .., encoded slashes and NUL are 400; a malformed b32 is 404; nothing escapes the user storage', async () => {
     const u = await userWithFiles();
-    for (const path of ['/laptop/Documents/..%2F..%2Fnotes.md', '/laptop/%2E%2E/notes.md', '/laptop/Documents%2Freport.txt', '/laptop/notes.md%00', '/laptop/%ZZ']) {
+    for (const path of [
+      '/laptop/Documents/..%2F..%2Fnotes.md',
+      '/laptop/%2E%2E/notes.md',
+      '/laptop/Documents%2Freport.txt',
+      '/laptop/notes.md%00',
+      '/laptop/%ZZ',
+    ]) {
       const res = await as(u.username).get(`${u.root}${path}`);
       assert.equal(res.status, 400, `${path}: ${res.status} ${res.text}`);
       assert.equal(typeof res.body.reason, 'string');
@@ -407,7 +497,11 @@ export function browseScenarios({ target }: ScenarioContext) {
     // 20 uploads at a time: the subject here is the listing; many concurrent writers are the
     // concurrency scenarios' (on FerretDB's SQLite backend 50 at once can pass the bus timeout)
     for (let i = 0; i < many; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, j) => u.storage.putFile('laptop', `many/f${String(i + j).padStart(5, '0')}.txt`, `#${i + j}`).expect(201)));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          u.storage.putFile('laptop', `many/f${String(i + j).padStart(5, '0')}.txt`, `#${i + j}`).expect(201),
+        ),
+      );
     }
     const res = await as(u.username).get(`${u.root}/laptop/many/`).expect(200);
     assert.equal(res.body.files.length, many);
@@ -423,7 +517,10 @@ export function browseScenarios({ target }: ScenarioContext) {
       'Docs/a.txt': Buffer.from('doc a'),
       'Private/secret.txt': Buffer.from('not shared'),
     };
-    const shared = await userWithShareRoom(target(), api(), { files, room: { room_name: 'Holiday', room_description: 'Line one\nLine two', dirs: ['laptop/Photos/', 'laptop/Docs/'] } });
+    const shared = await userWithShareRoom(target(), api(), {
+      files,
+      room: { room_name: 'Holiday', room_description: 'Line one\nLine two', dirs: ['laptop/Photos/', 'laptop/Docs/'] },
+    });
     const roomUrl = roomAddress(shared.room.url);
     assert.match(roomUrl, /^\/share\/[A-Z2-7]+\/[A-Za-z0-9_-]+\/$/);
     const anonymous = supertest(last());
@@ -433,17 +530,27 @@ export function browseScenarios({ target }: ScenarioContext) {
     assert.equal(root.body.stats.number_of_files, 3);
     assert.equal(typeof root.body.stats.room_size, 'string');
     assert.equal(root.body.stats.firstname, 'Name');
-    assert.deepEqual(root.body.dirs, [['Photos', 'Photos/'], ['Docs', 'Docs/']]);
+    assert.deepEqual(root.body.dirs, [
+      ['Photos', 'Photos/'],
+      ['Docs', 'Docs/'],
+    ]);
     const photos = await anonymous.get(`${roomUrl}Photos/`).expect(200);
     assert.deepEqual(photos.body.dirs, [['2024', '2024/']]);
-    assert.deepEqual(photos.body.files.map((f: { name: string }) => f.name), ['readme.txt']);
+    assert.deepEqual(
+      photos.body.files.map((f: { name: string }) => f.name),
+      ['readme.txt'],
+    );
     const beach = await bytes(anonymous.get(`${roomUrl}Photos/2024/beach.jpg`)).expect(200);
     assert.ok(beach.body.equals(files['Photos/2024/beach.jpg']));
-    const part = await bytes(anonymous.get(`${roomUrl}Photos/2024/beach.jpg`).set('Range', 'bytes=100-199')).expect(206);
+    const part = await bytes(anonymous.get(`${roomUrl}Photos/2024/beach.jpg`).set('Range', 'bytes=100-199')).expect(
+      206,
+    );
     assert.ok(part.body.equals(files['Photos/2024/beach.jpg'].subarray(100, 200)));
     // nothing outside the room's folders
     await anonymous.get(`${roomUrl}Private/`).expect(404);
-    await anonymous.get(`${roomUrl}Photos/../Private/secret.txt`).expect((res) => assert.ok([400, 404].includes(res.status)));
+    await anonymous
+      .get(`${roomUrl}Photos/../Private/secret.txt`)
+      .expect((res) => assert.ok([400, 404].includes(res.status)));
     // writes refused
     const post = await anonymous.post(`${roomUrl}Photos/readme.txt`).expect(405);
     assert.equal(typeof post.body.reason, 'string');
@@ -464,24 +571,41 @@ export function browseScenarios({ target }: ScenarioContext) {
     await anonymous.get(roomUrl).expect(404);
     // a second room with two folders of the same name labels the second one
     await shared.storage.putFile('laptop', 'Other/Photos/x.txt', 'x').expect(201);
-    const twin = await createShareRoom(shared.storage, { room_name: 'Twins', dirs: ['laptop/Photos/', 'laptop/Other/Photos/'] });
+    const twin = await createShareRoom(shared.storage, {
+      room_name: 'Twins',
+      dirs: ['laptop/Photos/', 'laptop/Other/Photos/'],
+    });
     const twinRoot = await anonymous.get(roomAddress(twin.url)).expect(200);
-    assert.deepEqual(twinRoot.body.dirs, [['Photos', 'Photos/'], ['Photos (2)', 'Photos%20(2)/']]);
+    assert.deepEqual(twinRoot.body.dirs, [
+      ['Photos', 'Photos/'],
+      ['Photos (2)', 'Photos%20(2)/'],
+    ]);
   });
 
   it('previews: an uploaded image gets previews listed as relative URLs (bare ?preview_<w> keys) that decode to images of that width', async () => {
     const u = await userWithFiles();
     const sharp = (await import('sharp')).default;
-    const image = await sharp({ create: { width: 600, height: 400, channels: 3, background: { r: 200, g: 80, b: 40 } } }).jpeg().toBuffer();
+    const image = await sharp({
+      create: { width: 600, height: 400, channels: 3, background: { r: 200, g: 80, b: 40 } },
+    })
+      .jpeg()
+      .toBuffer();
     await u.storage.putFile('laptop', 'Pictures/red.jpg', image).expect(201);
-    const listed = await eventually(async () => {
-      const folder = await as(u.username).get(`${u.root}/laptop/Pictures/`).expect(200);
-      const file = folder.body.files.find((f: { name: string }) => f.name === 'red.jpg');
-      assert.ok(file?.preview_48 && file?.preview_228, 'previews not made yet');
-      return file;
-    }, 30_000, 200);
+    const listed = await eventually(
+      async () => {
+        const folder = await as(u.username).get(`${u.root}/laptop/Pictures/`).expect(200);
+        const file = folder.body.files.find((f: { name: string }) => f.name === 'red.jpg');
+        assert.ok(file?.preview_48 && file?.preview_228, 'previews not made yet');
+        return file;
+      },
+      30_000,
+      200,
+    );
     assert.equal(listed.preview_48, 'red.jpg?preview_48');
-    for (const [key, width] of [['preview_48', 48], ['preview_228', 228]] as const) {
+    for (const [key, width] of [
+      ['preview_48', 48],
+      ['preview_228', 228],
+    ] as const) {
       const res = await bytes(as(u.username, last()).get(`${u.root}/laptop/Pictures/${listed[key]}`)).expect(200);
       assert.match(String(res.headers['content-type']), /^image\/(jpeg|png)$/);
       assert.equal((await sharp(res.body).metadata()).width, width);
@@ -498,6 +622,10 @@ export function browseScenarios({ target }: ScenarioContext) {
     // no 800 px preview of a 600 px image: a 404, not the original's bytes
     await as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_800cb=1`).expect(404);
     // digits that make another number are no preview key: the file itself
-    assert.ok((await bytes(as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_480=1`)).expect(200)).body.equals(image));
+    assert.ok(
+      (await bytes(as(u.username).get(`${u.root}/laptop/Pictures/red.jpg?preview_480=1`)).expect(200)).body.equals(
+        image,
+      ),
+    );
   });
 }

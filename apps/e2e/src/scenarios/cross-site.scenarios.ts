@@ -31,7 +31,11 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     const { username, storage } = await userWithDevice(target(), 'xs', PASSWORD);
     assert.equal((await storage.putFile('laptop', 'docs/a.txt', 'hello')).status, 201);
     const root = `/storage/${b32(username)}`;
-    const login = await supertest(target().url).post(`${root}/login`).type('form').send({ username, password: PASSWORD }).expect(200);
+    const login = await supertest(target().url)
+      .post(`${root}/login`)
+      .type('form')
+      .send({ username, password: PASSWORD })
+      .expect(200);
     const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
     return { username, storage, root, cookie, own: new URL(target().url).origin };
   }
@@ -40,13 +44,28 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
   it('a JSON POST .../shares with the cookie from another origin is refused with 403 and creates nothing', async () => {
     const u = await loggedIn();
     const agent = supertest(target().url);
-    const evil = await agent.post(`${u.root}/shares`).set('Cookie', u.cookie).set('Origin', EVIL).set('Content-Type', 'application/json').send(room('evil'));
+    const evil = await agent
+      .post(`${u.root}/shares`)
+      .set('Cookie', u.cookie)
+      .set('Origin', EVIL)
+      .set('Content-Type', 'application/json')
+      .send(room('evil'));
     assert.equal(evil.status, 403, evil.text);
     assert.match(evil.body.reason, /another origin/);
-    const fetchMeta = await agent.post(`${u.root}/shares`).set('Cookie', u.cookie).set('Sec-Fetch-Site', 'cross-site').set('Content-Type', 'application/json').send(room('evil'));
+    const fetchMeta = await agent
+      .post(`${u.root}/shares`)
+      .set('Cookie', u.cookie)
+      .set('Sec-Fetch-Site', 'cross-site')
+      .set('Content-Type', 'application/json')
+      .send(room('evil'));
     assert.equal(fetchMeta.status, 403, fetchMeta.text);
     assert.match(fetchMeta.body.reason, /another site/);
-    const nullOrigin = await agent.post(`${u.root}/shares`).set('Cookie', u.cookie).set('Origin', 'null').set('Content-Type', 'application/json').send(room('evil'));
+    const nullOrigin = await agent
+      .post(`${u.root}/shares`)
+      .set('Cookie', u.cookie)
+      .set('Origin', 'null')
+      .set('Content-Type', 'application/json')
+      .send(room('evil'));
     assert.equal(nullOrigin.status, 403, nullOrigin.text);
     const rooms = await u.storage.listShares().expect(200);
     assert.equal(JSON.stringify(rooms.body).includes('evil'), false, 'no room was created');
@@ -57,7 +76,13 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     const agent = supertest(target().url);
     const del = await agent.delete(`${u.root}/laptop/docs/a.txt`).set('Cookie', u.cookie).set('Origin', EVIL);
     assert.equal(del.status, 403, del.text);
-    const form = await agent.post(`${u.root}/shares`).set('Cookie', u.cookie).set('Origin', EVIL).set('Accept', 'text/html').type('form').send({ room_name: 'x', dirs: 'laptop/docs/' });
+    const form = await agent
+      .post(`${u.root}/shares`)
+      .set('Cookie', u.cookie)
+      .set('Origin', EVIL)
+      .set('Accept', 'text/html')
+      .type('form')
+      .send({ room_name: 'x', dirs: 'laptop/docs/' });
     assert.equal(form.status, 403, form.text);
     assert.match(form.headers['content-type'], /json/);
     assert.equal(typeof form.body.reason, 'string');
@@ -68,21 +93,50 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
   it('the same writes from Burrow’s own origin or without browser headers still work; with Basic from another origin they do not', async () => {
     const u = await loggedIn();
     const agent = supertest(target().url);
-    const same = await agent.post(`${u.root}/shares`).set('Cookie', u.cookie).set('Origin', u.own).set('Sec-Fetch-Site', 'same-origin').set('Content-Type', 'application/json').send(room('same'));
+    const same = await agent
+      .post(`${u.root}/shares`)
+      .set('Cookie', u.cookie)
+      .set('Origin', u.own)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .set('Content-Type', 'application/json')
+      .send(room('same'));
     assert.equal(same.status, 201, same.text);
-    const bare = await agent.post(`${u.root}/shares`).set('Cookie', u.cookie).set('Content-Type', 'application/json').send(room('bare'));
+    const bare = await agent
+      .post(`${u.root}/shares`)
+      .set('Cookie', u.cookie)
+      .set('Content-Type', 'application/json')
+      .send(room('bare'));
     assert.equal(bare.status, 201, bare.text);
-    const basicNoHeaders = await agent.post(`${u.root}/shares`).auth(u.username, PASSWORD).set('Content-Type', 'application/json').send(room('basic'));
+    const basicNoHeaders = await agent
+      .post(`${u.root}/shares`)
+      .auth(u.username, PASSWORD)
+      .set('Content-Type', 'application/json')
+      .send(room('basic'));
     assert.equal(basicNoHeaders.status, 201, basicNoHeaders.text);
     // Basic credentials a browser cached are sent by another site's page just like the cookie
-    const basic = await agent.post(`${u.root}/shares`).auth(u.username, PASSWORD).set('Cookie', u.cookie).set('Origin', EVIL).set('Content-Type', 'application/json').send(room('evil-basic'));
+    const basic = await agent
+      .post(`${u.root}/shares`)
+      .auth(u.username, PASSWORD)
+      .set('Cookie', u.cookie)
+      .set('Origin', EVIL)
+      .set('Content-Type', 'application/json')
+      .send(room('evil-basic'));
     assert.equal(basic.status, 403, basic.text);
-    const basicOnly = await agent.post(`${u.root}/shares`).auth(u.username, PASSWORD).set('Origin', EVIL).set('Content-Type', TEXT_PLAIN).send(room('evil-basic-only'));
+    const basicOnly = await agent
+      .post(`${u.root}/shares`)
+      .auth(u.username, PASSWORD)
+      .set('Origin', EVIL)
+      .set('Content-Type', TEXT_PLAIN)
+      .send(room('evil-basic-only'));
     assert.equal(basicOnly.status, 403, basicOnly.text);
     assert.match(basicOnly.body.reason, /another origin/);
     const rooms = JSON.stringify((await u.storage.listShares().expect(200)).body);
     assert.ok(rooms.includes('basic') && !rooms.includes('evil'), rooms);
-    await agent.delete(`${u.root}/laptop/docs/a.txt`).set('Cookie', u.cookie).set('Origin', u.own).expect((res) => assert.ok(res.status < 300, `${res.status} ${res.text}`));
+    await agent
+      .delete(`${u.root}/laptop/docs/a.txt`)
+      .set('Cookie', u.cookie)
+      .set('Origin', u.own)
+      .expect((res) => assert.ok(res.status < 300, `${res.status} ${res.text}`));
   });
 
   it('interface A (both mounts), the billing API and webhooks refuse a write with the partner’s Basic credentials from another site', async () => {
@@ -90,7 +144,12 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     const agent = supertest(target().url);
     const basic = (r: supertest.Test) => r.auth(credentials.username, credentials.password);
     const username = unique('xsa');
-    const user = JSON.stringify({ username, name: 'Evil', email: `${username}@example.com`, password: 'attacker-password-1' });
+    const user = JSON.stringify({
+      username,
+      name: 'Evil',
+      email: `${username}@example.com`,
+      password: 'attacker-password-1',
+    });
     for (const [path, headers] of [
       ['/users/', { Origin: EVIL }],
       ['/apis/accounts/v1/users/', { 'Sec-Fetch-Site': 'cross-site' }],
@@ -103,17 +162,32 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     }
     await p.get(`/users/${username}`).expect(404);
     // the partner's password, a webhook to the attacker, a group, the billing API: all refused
-    const password = await basic(agent.post('/apis/accounts/v1/partner/password')).set(FROM_EVIL).set('Content-Type', TEXT_PLAIN).send(JSON.stringify('attacker-password-1'));
+    const password = await basic(agent.post('/apis/accounts/v1/partner/password'))
+      .set(FROM_EVIL)
+      .set('Content-Type', TEXT_PLAIN)
+      .send(JSON.stringify('attacker-password-1'));
     assert.equal(password.status, 403, password.text);
     await p.get('/ping').expect(200);
-    const hook = await basic(agent.post('/webhooks/')).set(FROM_EVIL).set('Content-Type', TEXT_PLAIN).send(JSON.stringify({ url: 'https://evil.example/hook', event_types: ['*'] }));
+    const hook = await basic(agent.post('/webhooks/'))
+      .set(FROM_EVIL)
+      .set('Content-Type', TEXT_PLAIN)
+      .send(JSON.stringify({ url: 'https://evil.example/hook', event_types: ['*'] }));
     assert.equal(hook.status, 403, hook.text);
-    const hook2 = await basic(agent.post('/apis/accounts/v1/webhooks/')).set('Origin', EVIL).set('Content-Type', TEXT_PLAIN).send(JSON.stringify({ url: 'https://evil.example/hook', event_types: ['*'] }));
+    const hook2 = await basic(agent.post('/apis/accounts/v1/webhooks/'))
+      .set('Origin', EVIL)
+      .set('Content-Type', TEXT_PLAIN)
+      .send(JSON.stringify({ url: 'https://evil.example/hook', event_types: ['*'] }));
     assert.equal(hook2.status, 403, hook2.text);
     assert.deepEqual((await p.get('/webhooks/').expect(200)).body, []);
-    const group = await basic(agent.post('/groups/')).set(FROM_EVIL).set('Content-Type', TEXT_PLAIN).send(JSON.stringify({ name: 'evil', plan_id: 1 }));
+    const group = await basic(agent.post('/groups/'))
+      .set(FROM_EVIL)
+      .set('Content-Type', TEXT_PLAIN)
+      .send(JSON.stringify({ name: 'evil', plan_id: 1 }));
     assert.equal(group.status, 403, group.text);
-    const coupon = await basic(agent.post('/apis/billing/v1/coupon')).set(FROM_EVIL).set('Content-Type', TEXT_PLAIN).send(JSON.stringify({ coupon: 'X' }));
+    const coupon = await basic(agent.post('/apis/billing/v1/coupon'))
+      .set(FROM_EVIL)
+      .set('Content-Type', TEXT_PLAIN)
+      .send(JSON.stringify({ coupon: 'X' }));
     assert.equal(coupon.status, 403, coupon.text);
     const removed = await basic(agent.delete(`/users/${username}`)).set('Origin', EVIL);
     assert.equal(removed.status, 403, removed.text);
@@ -125,13 +199,23 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     const { api: p, credentials } = await createPartner(target());
     const agent = supertest(target().url);
     const basic = (r: supertest.Test) => r.auth(credentials.username, credentials.password);
-    const body = (username: string) => JSON.stringify({ username, name: 'N', email: `${username}@example.com`, password: 'user-password-1' });
+    const body = (username: string) =>
+      JSON.stringify({ username, name: 'N', email: `${username}@example.com`, password: 'user-password-1' });
     // the old netkes client: JSON with a form content type
-    const netkes = await basic(agent.post('/apis/accounts/v1/users/')).set('Content-Type', 'application/x-www-form-urlencoded').send(body(unique('xsn')));
+    const netkes = await basic(agent.post('/apis/accounts/v1/users/'))
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send(body(unique('xsn')));
     assert.equal(netkes.status, 201, netkes.text);
-    const own = await basic(agent.post('/users/')).set('Origin', new URL(target().url).origin).set('Sec-Fetch-Site', 'same-origin').set('Content-Type', 'application/json').send(body(unique('xso')));
+    const own = await basic(agent.post('/users/'))
+      .set('Origin', new URL(target().url).origin)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .set('Content-Type', 'application/json')
+      .send(body(unique('xso')));
     assert.equal(own.status, 201, own.text);
-    const typed = await basic(agent.post('/users/')).set('Sec-Fetch-Site', 'none').set('Content-Type', 'application/json').send(body(unique('xst')));
+    const typed = await basic(agent.post('/users/'))
+      .set('Sec-Fetch-Site', 'none')
+      .set('Content-Type', 'application/json')
+      .send(body(unique('xst')));
     assert.equal(typed.status, 201, typed.text);
     assert.equal((await p.get('/users/?action=user_count').expect(200)).body.user_count, 3);
   });
@@ -148,8 +232,18 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
       ['MKCOL', `${base}/evil/`, {}],
       ['MOVE', `${base}/a.txt`, { Destination: `${target().url}${base}/moved.txt` }],
       ['COPY', `${base}/a.txt`, { Destination: `${target().url}${base}/copied.txt` }],
-      ['PROPPATCH', `${base}/a.txt`, { 'Content-Type': 'application/xml' }, '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="urn:x">1</x></D:prop></D:set></D:propertyupdate>'],
-      ['LOCK', `${base}/a.txt`, { 'Content-Type': 'application/xml' }, '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>'],
+      [
+        'PROPPATCH',
+        `${base}/a.txt`,
+        { 'Content-Type': 'application/xml' },
+        '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="urn:x">1</x></D:prop></D:set></D:propertyupdate>',
+      ],
+      [
+        'LOCK',
+        `${base}/a.txt`,
+        { 'Content-Type': 'application/xml' },
+        '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+      ],
     ];
     for (const [method, path, headers, body] of writes) {
       for (const from of [{ Origin: EVIL }, { 'Sec-Fetch-Site': 'cross-site' }]) {
@@ -160,7 +254,9 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     }
     const listing = await dav.request('PROPFIND', `${base}/`).set({ Depth: '1', ...FROM_EVIL });
     assert.equal(listing.status, 207, listing.text);
-    const names = [...listing.text.matchAll(/<D:href>([^<]+)<\/D:href>/g)].map((m) => decodeURIComponent(m[1]).replace(/\/$/, '').split('/').pop());
+    const names = [...listing.text.matchAll(/<D:href>([^<]+)<\/D:href>/g)].map((m) =>
+      decodeURIComponent(m[1]).replace(/\/$/, '').split('/').pop(),
+    );
     assert.deepEqual(names.sort(), ['a.txt', 'laptop'], 'nothing was created, moved or copied');
     const kept = await dav.request('GET', `${base}/a.txt`).set(FROM_EVIL).expect(200);
     assert.equal(kept.text, 'kept');
@@ -171,16 +267,34 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
   it('a cross-site form cannot log someone in (login CSRF) nor use a set-password link; a share room takes no write from it either', async () => {
     const { username } = await userWithDevice(target(), 'xsl', PASSWORD);
     const agent = supertest(target().url);
-    const login = await agent.post(`/storage/${b32(username)}/login`).set(FROM_EVIL).type('form').send({ username, password: PASSWORD });
+    const login = await agent
+      .post(`/storage/${b32(username)}/login`)
+      .set(FROM_EVIL)
+      .type('form')
+      .send({ username, password: PASSWORD });
     assert.equal(login.status, 403, login.text);
     assert.equal(login.headers['set-cookie'], undefined, 'no session cookie');
-    const browse = await agent.post('/browse/login').set('Origin', EVIL).type('form').send({ username, password: PASSWORD });
+    const browse = await agent
+      .post('/browse/login')
+      .set('Origin', EVIL)
+      .type('form')
+      .send({ username, password: PASSWORD });
     assert.equal(browse.status, 403, browse.text);
     assert.equal(browse.headers['set-cookie'], undefined);
     // the same forms from Burrow's own pages
     const own = new URL(target().url).origin;
-    await agent.post('/browse/login').set('Origin', own).type('form').send({ username, password: PASSWORD }).expect(200);
-    const ownLogin = await agent.post(`/storage/${b32(username)}/login`).set('Origin', own).set('Sec-Fetch-Site', 'same-origin').type('form').send({ username, password: PASSWORD });
+    await agent
+      .post('/browse/login')
+      .set('Origin', own)
+      .type('form')
+      .send({ username, password: PASSWORD })
+      .expect(200);
+    const ownLogin = await agent
+      .post(`/storage/${b32(username)}/login`)
+      .set('Origin', own)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .type('form')
+      .send({ username, password: PASSWORD });
     assert.equal(ownLogin.status, 200, ownLogin.text);
 
     // a set-password link: another site's form is refused and the link stays unspent
@@ -192,7 +306,12 @@ export function crossSiteScenarios({ target }: ScenarioContext) {
     const evil = await agent.post(path).set(FROM_EVIL).type('form').send(form);
     assert.equal(evil.status, 403, evil.text);
     await agent.get(path).expect(200, /Choose your password/);
-    await agent.post(path).set('Origin', own).type('form').send({ password: 'users-own-password', confirm: 'users-own-password' }).expect(200, /Your password is set/);
+    await agent
+      .post(path)
+      .set('Origin', own)
+      .type('form')
+      .send({ password: 'users-own-password', confirm: 'users-own-password' })
+      .expect(200, /Your password is set/);
 
     // a share room is read-only anyway; from another site the write is refused before anything
     const owner = await userWithDevice(target(), 'xsr', PASSWORD);

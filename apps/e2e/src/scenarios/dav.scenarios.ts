@@ -39,15 +39,33 @@ const run = promisify(execFile);
  * The WebDAV block's settings: dead-property budgets small enough to reach in a few requests
  * (256 KiB held, 1 MiB written a day, per user); litmus and rclone stay far below them.
  */
-export const DAV_TEST_ENV = { BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER: String(256 * 1024), BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY: String(1024 * 1024) };
+export const DAV_TEST_ENV = {
+  BURROW_DAV_PROPERTIES_MAX_BYTES_PER_USER: String(256 * 1024),
+  BURROW_DAV_PROPERTY_WRITES_MAX_BYTES_PER_DAY: String(1024 * 1024),
+};
 const PASSWORD = 'user-password-1';
-const METHODS: DavMethod[] = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
-const LOCKINFO = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+const METHODS: DavMethod[] = [
+  'OPTIONS',
+  'GET',
+  'HEAD',
+  'PUT',
+  'DELETE',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+];
+const LOCKINFO =
+  '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
 
 /** litmus's per-suite summary: `<- summary for `basic': of 16 tests run: 16 passed, 0 failed. 100.0%`. */
 function litmusSummaries(output: string): Map<string, { run: number; passed: number }> {
   const out = new Map<string, { run: number; passed: number }>();
-  for (const m of output.matchAll(/summary for `(\w+)': of (\d+) tests run: (\d+) passed/g)) out.set(m[1], { run: Number(m[2]), passed: Number(m[3]) });
+  for (const m of output.matchAll(/summary for `(\w+)': of (\d+) tests run: (\d+) passed/g))
+    out.set(m[1], { run: Number(m[2]), passed: Number(m[3]) });
   return out;
 }
 
@@ -57,7 +75,13 @@ async function filesUnder(dir: string): Promise<Map<string, { sha: string; mtime
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
     const info = await stat(path);
-    out.set(relative(dir, path), { sha: createHash('sha256').update(await readFile(path)).digest('hex'), mtime: Math.floor(info.mtimeMs / 1000), size: info.size });
+    out.set(relative(dir, path), {
+      sha: createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex'),
+      mtime: Math.floor(info.mtimeMs / 1000),
+      size: info.size,
+    });
   }
   return out;
 }
@@ -82,7 +106,8 @@ function parseMultistatus(xml: string): { href: string; props: Map<string, strin
     const key = stack.pop();
     const response = responses.at(-1);
     if (key === '{DAV:}href' && stack.at(-1) === '{DAV:}response' && response) response.href = text;
-    if (key === '{DAV:}status' && stack.at(-1) === '{DAV:}propstat' && response) response.props.set(text.split(' ')[1], inProp);
+    if (key === '{DAV:}status' && stack.at(-1) === '{DAV:}propstat' && response)
+      response.props.set(text.split(' ')[1], inProp);
   });
   parser.write(xml).close();
   return responses;
@@ -119,7 +144,10 @@ export function davScenarios({ target }: ScenarioContext) {
       maxBuffer: 1 << 20,
     }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
     const summaries = litmusSummaries(stdout);
-    const notes = stdout.split('\n').filter((l) => /FAIL|SKIPPED|WARNING/.test(l)).map((l) => l.replace(/^.*?\d+\.\s+/, '').trim());
+    const notes = stdout
+      .split('\n')
+      .filter((l) => /FAIL|SKIPPED|WARNING/.test(l))
+      .map((l) => l.replace(/^.*?\d+\.\s+/, '').trim());
     for (const note of notes) t.diagnostic(`litmus: ${note}`);
     for (const suite of ['basic', 'copymove', 'props', 'locks']) {
       const s = summaries.get(suite);
@@ -153,8 +181,13 @@ export function davScenarios({ target }: ScenarioContext) {
       }
       const { stdout: obscured } = await run('rclone', ['obscure', PASSWORD]);
       const env = {
-        ...process.env, RCLONE_CONFIG_BURROW_TYPE: 'webdav', RCLONE_CONFIG_BURROW_URL: `${target().url}/dav/${alice.username}/`,
-        RCLONE_CONFIG_BURROW_VENDOR: 'owncloud', RCLONE_CONFIG_BURROW_USER: alice.username, RCLONE_CONFIG_BURROW_PASS: obscured.trim(), RCLONE_CONFIG: '/dev/null',
+        ...process.env,
+        RCLONE_CONFIG_BURROW_TYPE: 'webdav',
+        RCLONE_CONFIG_BURROW_URL: `${target().url}/dav/${alice.username}/`,
+        RCLONE_CONFIG_BURROW_VENDOR: 'owncloud',
+        RCLONE_CONFIG_BURROW_USER: alice.username,
+        RCLONE_CONFIG_BURROW_PASS: obscured.trim(),
+        RCLONE_CONFIG: '/dev/null',
       };
       const rclone = (...args: string[]) => run('rclone', [...args, '-v'], { env, maxBuffer: 1 << 22 });
       await rclone('sync', src, 'burrow:laptop/rclone');
@@ -172,8 +205,14 @@ export function davScenarios({ target }: ScenarioContext) {
       const sums = await rclone('hashsum', 'sha1', 'burrow:laptop/rclone');
       const md5s = await rclone('hashsum', 'md5', 'burrow:laptop/rclone');
       for (const [path, content] of Object.entries(files)) {
-        assert.ok(sums.stdout.includes(`${createHash('sha1').update(content).digest('hex')}  ${path}`), `sha1 of ${path}:\n${sums.stdout}`);
-        assert.ok(md5s.stdout.includes(`${createHash('md5').update(content).digest('hex')}  ${path}`), `md5 of ${path}:\n${md5s.stdout}`);
+        assert.ok(
+          sums.stdout.includes(`${createHash('sha1').update(content).digest('hex')}  ${path}`),
+          `sha1 of ${path}:\n${sums.stdout}`,
+        );
+        assert.ok(
+          md5s.stdout.includes(`${createHash('md5').update(content).digest('hex')}  ${path}`),
+          `md5 of ${path}:\n${md5s.stdout}`,
+        );
       }
       // a local change of the same size is found by its hash (a size-only check would pass it)
       await writeFile(join(src, 'a/b/c/deep.txt'), 'DEEP');
@@ -192,17 +231,21 @@ export function davScenarios({ target }: ScenarioContext) {
     const theirs = `/dav/${bob.username}/laptop/private/secret.txt`;
     for (const method of METHODS) {
       let req = alice.dav.request(method, theirs);
-      if (method === 'COPY' || method === 'MOVE') req = req.set('Destination', `/dav/${alice.username}/laptop/stolen.txt`);
+      if (method === 'COPY' || method === 'MOVE')
+        req = req.set('Destination', `/dav/${alice.username}/laptop/stolen.txt`);
       if (method === 'LOCK') req = req.set('Content-Type', 'application/xml').send(LOCKINFO);
       if (method === 'UNLOCK') req = req.set('Lock-Token', '<opaquelocktoken:00000000-0000-0000-0000-000000000000>');
       const res = await req;
       assert.equal(res.status, 404, `${method} ${theirs}: ${res.status}`);
     }
-    for (const root of [`/dav/${bob.username}/`, `/dav/${bob.username}/laptop/`]) assert.equal((await alice.dav.request('PROPFIND', root).set('Depth', '1')).status, 404);
+    for (const root of [`/dav/${bob.username}/`, `/dav/${bob.username}/laptop/`])
+      assert.equal((await alice.dav.request('PROPFIND', root).set('Depth', '1')).status, 404);
     // a Destination in someone else's storage
     await alice.dav.request('PUT', `/dav/${alice.username}/laptop/mine.txt`).send('mine').expect(201);
     for (const method of ['COPY', 'MOVE'] as const) {
-      const res = await alice.dav.request(method, `/dav/${alice.username}/laptop/mine.txt`).set('Destination', `${target().url}/dav/${bob.username}/laptop/private/secret.txt`);
+      const res = await alice.dav
+        .request(method, `/dav/${alice.username}/laptop/mine.txt`)
+        .set('Destination', `${target().url}/dav/${bob.username}/laptop/private/secret.txt`);
       assert.equal(res.status, 404, method);
     }
     const secret = await bob.dav.request('GET', theirs).expect(200);
@@ -227,18 +270,30 @@ export function davScenarios({ target }: ScenarioContext) {
       `/dav/${alice.username}/laptop/a%2Fb`,
       '/elsewhere/x.txt',
     ]) {
-      const res = await alice.dav.request('COPY', `/dav/${alice.username}/laptop/mine.txt`).set('Destination', destination);
+      const res = await alice.dav
+        .request('COPY', `/dav/${alice.username}/laptop/mine.txt`)
+        .set('Destination', destination);
       assert.equal(res.status, 400, `${destination}: ${res.status}`);
     }
-    assert.equal((await bob.dav.request('PROPFIND', `/dav/${bob.username}/laptop/x.txt`).set('Depth', '0')).status, 404);
+    assert.equal(
+      (await bob.dav.request('PROPFIND', `/dav/${bob.username}/laptop/x.txt`).set('Depth', '0')).status,
+      404,
+    );
   });
 
   it('PUT: X-OC-Mtime is kept and answered; no parent is a 409; past the quota is a 507 before the body; a folder is not a file (405)', async () => {
     const base = `/dav/${alice.username}/laptop`;
-    const put = await alice.dav.request('PUT', `${base}/dated.txt`).set('X-OC-Mtime', '1500000000').send('dated').expect(201);
+    const put = await alice.dav
+      .request('PUT', `${base}/dated.txt`)
+      .set('X-OC-Mtime', '1500000000')
+      .send('dated')
+      .expect(201);
     assert.equal(put.headers['x-oc-mtime'], 'accepted');
     const found = await alice.dav.request('PROPFIND', `${base}/dated.txt`).set('Depth', '0').expect(207);
-    assert.match(found.text, new RegExp(`<D:getlastmodified>${new Date(1_500_000_000_000).toUTCString()}</D:getlastmodified>`));
+    assert.match(
+      found.text,
+      new RegExp(`<D:getlastmodified>${new Date(1_500_000_000_000).toUTCString()}</D:getlastmodified>`),
+    );
     const get = await alice.dav.request('GET', `${base}/dated.txt`).expect(200);
     assert.equal(get.headers['last-modified'], new Date(1_500_000_000_000).toUTCString());
     assert.equal(get.headers.etag, put.headers.etag);
@@ -247,11 +302,17 @@ export function davScenarios({ target }: ScenarioContext) {
     await alice.dav.request('PUT', `${base}/folder`).send('x').expect(405);
     // a declared length past the quota (plan bytes): refused before a byte is sent
     const refused = await rawRequest(target().url, 'PUT', `${base}/huge.bin`, {
-      Authorization: `Basic ${Buffer.from(`${alice.username}:${PASSWORD}`).toString('base64')}`, 'Content-Length': String(2 * 10 ** 11),
+      Authorization: `Basic ${Buffer.from(`${alice.username}:${PASSWORD}`).toString('base64')}`,
+      'Content-Length': String(2 * 10 ** 11),
     });
     assert.equal(refused.status, 507, refused.body);
-    const quota = await alice.dav.request('PROPFIND', `/dav/${alice.username}/`).set('Depth', '0')
-      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/><D:quota-available-bytes/></D:prop></D:propfind>').expect(207);
+    const quota = await alice.dav
+      .request('PROPFIND', `/dav/${alice.username}/`)
+      .set('Depth', '0')
+      .send(
+        '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/><D:quota-available-bytes/></D:prop></D:propfind>',
+      )
+      .expect(207);
     assert.match(quota.text, /<D:quota-used-bytes>\d+<\/D:quota-used-bytes>/);
     assert.match(quota.text, /<D:quota-available-bytes>\d+<\/D:quota-available-bytes>/);
   });
@@ -262,22 +323,49 @@ export function davScenarios({ target }: ScenarioContext) {
     const sha1 = createHash('sha1').update(content).digest('hex');
     const md5 = createHash('md5').update(content).digest('hex');
     await alice.dav.request('PUT', path).send(content).expect(201);
-    const OC_PROPS = '<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:prop><d:getcontentlength/><oc:checksums/></d:prop></d:propfind>';
+    const OC_PROPS =
+      '<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:prop><d:getcontentlength/><oc:checksums/></d:prop></d:propfind>';
     const found = await alice.dav.request('PROPFIND', path).set('Depth', '0').send(OC_PROPS).expect(207);
-    assert.match(found.text, new RegExp(`<[a-z0-9]+:checksum xmlns:[a-z]+="http://owncloud.org/ns">SHA1:${sha1} MD5:${md5}</[a-z0-9]+:checksum>`), found.text);
+    assert.match(
+      found.text,
+      new RegExp(
+        `<[a-z0-9]+:checksum xmlns:[a-z]+="http://owncloud.org/ns">SHA1:${sha1} MD5:${md5}</[a-z0-9]+:checksum>`,
+      ),
+      found.text,
+    );
     const get = await alice.dav.request('GET', path).expect(200);
     assert.equal(get.headers['oc-checksum'], `SHA1:${sha1}`);
     // the storage interface's download says the same
     const storage = storageApi(target(), alice.username, PASSWORD);
-    assert.equal((await storage.agent.get(`${storage.root}/laptop/summed.txt`).auth(alice.username, PASSWORD).expect(200)).headers['oc-checksum'], `SHA1:${sha1}`);
+    assert.equal(
+      (await storage.agent.get(`${storage.root}/laptop/summed.txt`).auth(alice.username, PASSWORD).expect(200)).headers[
+        'oc-checksum'
+      ],
+      `SHA1:${sha1}`,
+    );
     // rclone's owncloud vendor sends its checksum with a modification time: accepted (200), not stored
-    const patch = await alice.dav.request('PROPPATCH', path).send(
-      '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:oc="http://owncloud.org/ns"><D:set><D:prop><oc:checksums><oc:checksum>SHA1:0000</oc:checksum></oc:checksums></D:prop></D:set></D:propertyupdate>',
-    ).expect(207);
+    const patch = await alice.dav
+      .request('PROPPATCH', path)
+      .send(
+        '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:oc="http://owncloud.org/ns"><D:set><D:prop><oc:checksums><oc:checksum>SHA1:0000</oc:checksum></oc:checksums></D:prop></D:set></D:propertyupdate>',
+      )
+      .expect(207);
     assert.match(patch.text, /HTTP\/1\.1 200/);
-    assert.match((await alice.dav.request('PROPFIND', path).set('Depth', '0').send(OC_PROPS).expect(207)).text, new RegExp(`SHA1:${sha1} MD5:${md5}`));
+    assert.match(
+      (await alice.dav.request('PROPFIND', path).set('Depth', '0').send(OC_PROPS).expect(207)).text,
+      new RegExp(`SHA1:${sha1} MD5:${md5}`),
+    );
     // a folder has none (404 in its propstat), like ownCloud
-    assert.match((await alice.dav.request('PROPFIND', `/dav/${alice.username}/laptop/`).set('Depth', '0').send(OC_PROPS).expect(207)).text, /404/);
+    assert.match(
+      (
+        await alice.dav
+          .request('PROPFIND', `/dav/${alice.username}/laptop/`)
+          .set('Depth', '0')
+          .send(OC_PROPS)
+          .expect(207)
+      ).text,
+      /404/,
+    );
   });
 
   it('an interrupted PUT leaves nothing: the old version is served whole', async () => {
@@ -287,18 +375,28 @@ export function davScenarios({ target }: ScenarioContext) {
     const { hostname, port } = new URL(target().url);
     await new Promise<void>((resolve) => {
       const req = http.request({
-        host: hostname, port, method: 'PUT', path,
-        headers: { Authorization: `Basic ${Buffer.from(`${alice.username}:${PASSWORD}`).toString('base64')}`, 'Content-Length': String(10 * 1024 * 1024) },
+        host: hostname,
+        port,
+        method: 'PUT',
+        path,
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${alice.username}:${PASSWORD}`).toString('base64')}`,
+          'Content-Length': String(10 * 1024 * 1024),
+        },
       });
       req.on('error', () => resolve());
       req.on('close', () => resolve());
       req.write(randomBytes(1024 * 1024), () => setTimeout(() => req.destroy(), 200));
     });
-    const got = await alice.dav.request('GET', path).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(200);
+    const got = await alice.dav
+      .request('GET', path)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
     assert.ok(Buffer.compare(got.body as Buffer, old) === 0, 'the old version, whole');
     const versions = await alice.dav.request('PROPFIND', path).set('Depth', '0').expect(207);
     assert.match(versions.text, /<D:getcontentlength>1000<\/D:getcontentlength>/);
@@ -324,8 +422,11 @@ export function davScenarios({ target }: ScenarioContext) {
       assert.equal(res.status, 400);
       assert.doesNotMatch(res.text, /root:/);
     }
-    const patch = await alice.dav.request('PROPPATCH', `/dav/${alice.username}/laptop/mine.txt`)
-      .send('<!DOCTYPE p [<!ENTITY x "y">]><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><z xmlns="urn:z">&x;</z></D:prop></D:set></D:propertyupdate>');
+    const patch = await alice.dav
+      .request('PROPPATCH', `/dav/${alice.username}/laptop/mine.txt`)
+      .send(
+        '<!DOCTYPE p [<!ENTITY x "y">]><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><z xmlns="urn:z">&x;</z></D:prop></D:set></D:propertyupdate>',
+      );
     assert.equal(patch.status, 400);
   });
 
@@ -352,32 +453,54 @@ export function davScenarios({ target }: ScenarioContext) {
     const { username, dav } = await freshUser();
     // a 16 KiB namespace (with `&amp;`, which is written back as such) on 6,000 empty siblings:
     // written with a declaration on each, ~100 MB from a 100 KB body (the reported attack: 800 KiB, 4.9 GB)
-    const ns = `urn:${'a&amp;'.repeat(16 * 1024 / 5)}`;
+    const ns = `urn:${'a&amp;'.repeat((16 * 1024) / 5)}`;
     const empties = '<Z:e/>'.repeat(6000);
-    const patch = await dav.request('PROPPATCH', `/dav/${username}/laptop/f.txt`).set('Content-Type', 'application/xml')
-      .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="${ns}"><D:set><D:prop><Z:p>${empties}</Z:p></D:prop></D:set></D:propertyupdate>`);
+    const patch = await dav
+      .request('PROPPATCH', `/dav/${username}/laptop/f.txt`)
+      .set('Content-Type', 'application/xml')
+      .send(
+        `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="${ns}"><D:set><D:prop><Z:p>${empties}</Z:p></D:prop></D:set></D:propertyupdate>`,
+      );
     assert.equal(patch.status, 413, patch.text.slice(0, 300));
     assert.match(patch.body.reason, /properties set take more than/);
-    const lock = await dav.request('LOCK', `/dav/${username}/laptop/f.txt`).set('Content-Type', 'application/xml')
-      .send(`<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:" xmlns:Z="${ns}"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${empties}</D:owner></D:lockinfo>`);
+    const lock = await dav
+      .request('LOCK', `/dav/${username}/laptop/f.txt`)
+      .set('Content-Type', 'application/xml')
+      .send(
+        `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:" xmlns:Z="${ns}"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${empties}</D:owner></D:lockinfo>`,
+      );
     assert.equal(lock.status, 413, lock.text.slice(0, 300));
     assert.match(lock.body.reason, /owner takes at most/);
     // nothing was locked by the refused LOCK, nor made: a LOCK on a new path refused the same way makes no file
     await dav.request('PUT', `/dav/${username}/laptop/f.txt`).send('unlocked').expect(204);
-    const unmade = await dav.request('LOCK', `/dav/${username}/laptop/new.txt`).set('Content-Type', 'application/xml')
-      .send(`<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${'"'.repeat(8192)}</D:owner></D:lockinfo>`);
+    const unmade = await dav
+      .request('LOCK', `/dav/${username}/laptop/new.txt`)
+      .set('Content-Type', 'application/xml')
+      .send(
+        `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${'"'.repeat(8192)}</D:owner></D:lockinfo>`,
+      );
     assert.equal(unmade.status, 413);
     assert.equal((await dav.request('PROPFIND', `/dav/${username}/laptop/new.txt`).set('Depth', '0')).status, 404);
     // missing properties: 6,000 names in the namespace (each key would hold it) are a 413 too
     const names = (count: number) => Array.from({ length: count }, (_, i) => `<Z:m${i}/>`).join('');
-    const refused = await dav.request('PROPFIND', `/dav/${username}/laptop/`).set('Depth', '1').set('Content-Type', 'application/xml')
-      .send(`<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="${ns}"><D:prop>${names(6000)}</D:prop></D:propfind>`);
+    const refused = await dav
+      .request('PROPFIND', `/dav/${username}/laptop/`)
+      .set('Depth', '1')
+      .set('Content-Type', 'application/xml')
+      .send(
+        `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="${ns}"><D:prop>${names(6000)}</D:prop></D:propfind>`,
+      );
     assert.equal(refused.status, 413, refused.text.slice(0, 300));
     assert.match(refused.body.reason, /properties a request names/);
     // 800 names in a namespace of some length (~53,000 characters in all): answered with it declared once
     const space = `http://example.com/${'n'.repeat(40)}/`;
     const body = `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="${space}"><D:prop>${names(800)}</D:prop></D:propfind>`;
-    const found = await dav.request('PROPFIND', `/dav/${username}/laptop/`).set('Depth', '1').set('Content-Type', 'application/xml').send(body).expect(207);
+    const found = await dav
+      .request('PROPFIND', `/dav/${username}/laptop/`)
+      .set('Depth', '1')
+      .set('Content-Type', 'application/xml')
+      .send(body)
+      .expect(207);
     assert.equal(found.text.split(space).length - 1, 1, 'the namespace is written once');
     const responses = parseMultistatus(found.text);
     assert.equal(responses.length, 2);
@@ -392,56 +515,108 @@ export function davScenarios({ target }: ScenarioContext) {
     const lockinfo = (owner: string) =>
       `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${owner}</D:owner></D:lockinfo>`;
     // the reported attack's owner: ~1 MiB of `"` (six bytes each if escaped)
-    const huge = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('"'.repeat(1000 * 1024)));
+    const huge = await dav
+      .request('LOCK', file)
+      .set('Content-Type', 'application/xml')
+      .set('Depth', '0')
+      .send(lockinfo('"'.repeat(1000 * 1024)));
     assert.equal(huge.status, 413);
     const tokens: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const res = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo(`<D:href>client ${i} "quoted"</D:href>`)).expect(200);
+      const res = await dav
+        .request('LOCK', file)
+        .set('Content-Type', 'application/xml')
+        .set('Depth', '0')
+        .send(lockinfo(`<D:href>client ${i} "quoted"</D:href>`))
+        .expect(200);
       tokens.push(/^<(.+)>$/.exec(res.headers['lock-token'])![1]);
       assert.match(res.text, new RegExp(`client ${i} "quoted"`));
     }
-    const eleventh = await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('<D:href>one too many</D:href>'));
+    const eleventh = await dav
+      .request('LOCK', file)
+      .set('Content-Type', 'application/xml')
+      .set('Depth', '0')
+      .send(lockinfo('<D:href>one too many</D:href>'));
     assert.equal(eleventh.status, 423);
-    const shown = await dav.request('PROPFIND', file).set('Depth', '0').set('Content-Type', 'application/xml')
-      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>').expect(207);
+    const shown = await dav
+      .request('PROPFIND', file)
+      .set('Depth', '0')
+      .set('Content-Type', 'application/xml')
+      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>')
+      .expect(207);
     parseMultistatus(shown.text);
-    for (let i = 0; i < 10; i++) assert.match(shown.text, new RegExp(`<(\\w+):href xmlns:\\1="DAV:">client ${i} "quoted"</\\1:href>`), `owner ${i} shown`);
+    for (let i = 0; i < 10; i++)
+      assert.match(
+        shown.text,
+        new RegExp(`<(\\w+):href xmlns:\\1="DAV:">client ${i} "quoted"</\\1:href>`),
+        `owner ${i} shown`,
+      );
     assert.equal(shown.text.split('<D:activelock>').length - 1, 10);
     // the locks still bind and still work
     await dav.request('PUT', file).send('no token').expect(423);
     await dav.request('PUT', file).set('If', `(<${tokens[3]}>)`).send('with a token').expect(204);
     await dav.request('UNLOCK', file).set('Lock-Token', `<${tokens[0]}>`).expect(204);
-    await dav.request('LOCK', file).set('Content-Type', 'application/xml').set('Depth', '0').send(lockinfo('<D:href>room again</D:href>')).expect(200);
+    await dav
+      .request('LOCK', file)
+      .set('Content-Type', 'application/xml')
+      .set('Depth', '0')
+      .send(lockinfo('<D:href>room again</D:href>'))
+      .expect(200);
   });
 
   it('a namespace holding `}` and markup cannot break a PROPFIND: the property comes back under its own namespace, and the answer is well-formed XML', async () => {
     const { username, dav } = await freshUser();
     await dav.request('MKCOL', `/dav/${username}/laptop/folder/`).expect(201);
-    const evil = 'urn:q}"></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response><D:response><D:href>/forged</D:href><D:propstat><D:prop><x:y';
-    const escaped = evil.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
-    await dav.request('PROPPATCH', `/dav/${username}/laptop/folder/`).set('Content-Type', 'application/xml')
-      .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:x="${escaped}"><D:set><D:prop><x:p>value</x:p></D:prop></D:set></D:propertyupdate>`)
+    const evil =
+      'urn:q}"></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response><D:response><D:href>/forged</D:href><D:propstat><D:prop><x:y';
+    const escaped = evil
+      .replaceAll('&', '&amp;')
+      .replaceAll('"', '&quot;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;');
+    await dav
+      .request('PROPPATCH', `/dav/${username}/laptop/folder/`)
+      .set('Content-Type', 'application/xml')
+      .send(
+        `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:x="${escaped}"><D:set><D:prop><x:p>value</x:p></D:prop></D:set></D:propertyupdate>`,
+      )
       .expect(207);
     for (const request of [
       '', // allprop
       '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:propname/></D:propfind>',
       `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:x="${escaped}"><D:prop><x:p/></D:prop></D:propfind>`,
     ]) {
-      const res = await dav.request('PROPFIND', `/dav/${username}/laptop/`).set('Depth', '1').set('Content-Type', 'application/xml').send(request).expect(207);
+      const res = await dav
+        .request('PROPFIND', `/dav/${username}/laptop/`)
+        .set('Depth', '1')
+        .set('Content-Type', 'application/xml')
+        .send(request)
+        .expect(207);
       const responses = parseMultistatus(res.text);
-      assert.deepEqual(responses.map((r) => r.href).sort(), [`/dav/${username}/laptop/`, `/dav/${username}/laptop/f.txt`, `/dav/${username}/laptop/folder/`].sort());
+      assert.deepEqual(
+        responses.map((r) => r.href).sort(),
+        [`/dav/${username}/laptop/`, `/dav/${username}/laptop/f.txt`, `/dav/${username}/laptop/folder/`].sort(),
+      );
       const folder = responses.find((r) => r.href.endsWith('/folder/'))!;
-      assert.ok(folder.props.get('200')?.includes(`{${evil}}p`), `${request || 'allprop'}: ${[...folder.props.get('200') ?? []].join(', ')}`);
+      assert.ok(
+        folder.props.get('200')?.includes(`{${evil}}p`),
+        `${request || 'allprop'}: ${[...(folder.props.get('200') ?? [])].join(', ')}`,
+      );
     }
   });
 
-  it("dead properties are bounded per user: what they hold (207 with 507 past it, freed by a DELETE) and what they write a day (429 with Retry-After); bytes_stored is not theirs", async () => {
+  it('dead properties are bounded per user: what they hold (207 with 507 past it, freed by a DELETE) and what they write a day (429 with Retry-After); bytes_stored is not theirs', async () => {
     const { username, dav } = await freshUser();
     const api = partnerApi(target());
     const patch = (path: string, n: number) =>
-      dav.request('PROPPATCH', `/dav/${username}/laptop/${path}`).set('Content-Type', 'application/xml')
-        .send(`<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><big xmlns="urn:x">${n}:${'v'.repeat(60_000)}</big></D:prop></D:set></D:propertyupdate>`);
-    const statusOf = (res: { status: number; text: string }) => (res.status === 207 ? parseMultistatus(res.text)[0].props.keys().next().value : String(res.status));
+      dav
+        .request('PROPPATCH', `/dav/${username}/laptop/${path}`)
+        .set('Content-Type', 'application/xml')
+        .send(
+          `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><big xmlns="urn:x">${n}:${'v'.repeat(60_000)}</big></D:prop></D:set></D:propertyupdate>`,
+        );
+    const statusOf = (res: { status: number; text: string }) =>
+      res.status === 207 ? parseMultistatus(res.text)[0].props.keys().next().value : String(res.status);
     // the user's one-byte f.txt: accounts counts it once the catalog's event reaches its read models
     const stored = await eventually(async () => {
       const bytes = (await api.get(`/users/${username}`).expect(200)).body.bytes_stored as number;
@@ -449,7 +624,8 @@ export function davScenarios({ target }: ScenarioContext) {
       return bytes;
     });
     // held: 256 KiB is four 60 KB properties; the fifth file's is refused
-    for (const f of ['a', 'b', 'c', 'd', 'e']) await dav.request('PUT', `/dav/${username}/laptop/${f}.txt`).send(f).expect(201);
+    for (const f of ['a', 'b', 'c', 'd', 'e'])
+      await dav.request('PUT', `/dav/${username}/laptop/${f}.txt`).send(f).expect(201);
     for (const f of ['a', 'b', 'c', 'd']) assert.equal(statusOf(await patch(`${f}.txt`, 0)), '200', f);
     assert.equal(statusOf(await patch('e.txt', 0)), '507');
     await dav.request('DELETE', `/dav/${username}/laptop/a.txt`).expect(204);
@@ -468,8 +644,12 @@ export function davScenarios({ target }: ScenarioContext) {
     }
     // ~60 KB a set: 17 fit in 1 MiB, 5 were written above, so the 13th rewrite is refused
     assert.equal(n, 13, `refused after ${n - 1} rewrites`);
-    const shown = await dav.request('PROPFIND', `/dav/${username}/laptop/e.txt`).set('Depth', '0').set('Content-Type', 'application/xml')
-      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><big xmlns="urn:x"/></D:prop></D:propfind>').expect(207);
+    const shown = await dav
+      .request('PROPFIND', `/dav/${username}/laptop/e.txt`)
+      .set('Depth', '0')
+      .set('Content-Type', 'application/xml')
+      .send('<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><big xmlns="urn:x"/></D:prop></D:propfind>')
+      .expect(207);
     assert.match(shown.text, new RegExp(`>${n - 1}:v{60000}<`), 'the last accepted value is kept');
     const after = (await api.get(`/users/${username}`).expect(200)).body.bytes_stored as number;
     assert.ok(after - stored <= 5, `bytes_stored counts the five one-byte files only: +${after - stored}`);

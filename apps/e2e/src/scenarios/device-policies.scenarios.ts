@@ -78,7 +78,10 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
   for (const base of ['', '/apis/accounts/v1']) {
     it(`POST ${base}/devicepolicies/ answers 201 with Location ending in /<id>; the policy reads back at once`, async () => {
       const name = unique('Laptops');
-      const res = await api().post(`${base}/devicepolicies/`, { name, policy: { lan_sync: 'false', upload_limit_kbps: '512' } });
+      const res = await api().post(`${base}/devicepolicies/`, {
+        name,
+        policy: { lan_sync: 'false', upload_limit_kbps: '512' },
+      });
       assert.equal(res.status, 201, res.text);
       const location = res.headers.location;
       assert.match(location, new RegExp(`^(https?://[^/]+)?${base}/devicepolicies/\\d+$`));
@@ -86,12 +89,30 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
       assert.equal(res.body.id, id);
       assert.equal(res.body.name, name);
       assert.equal(res.body.inherits_from, null);
-      assert.deepEqual(res.body.policy, { lan_sync: false, upload_limit_kbps: 512 }, 'values stored in their canonical types');
+      assert.deepEqual(
+        res.body.policy,
+        { lan_sync: false, upload_limit_kbps: 512 },
+        'values stored in their canonical types',
+      );
       assert.equal(res.body.effective_policy.lan_sync, false);
-      assert.equal(res.body.effective_policy.backup_schedule, 'automatic', 'unset preferences take the catalogue default');
-      assert.deepEqual((await api().get(location.replace(/^https?:\/\/[^/]+/, '')).expect(200)).body, res.body);
+      assert.equal(
+        res.body.effective_policy.backup_schedule,
+        'automatic',
+        'unset preferences take the catalogue default',
+      );
+      assert.deepEqual(
+        (
+          await api()
+            .get(location.replace(/^https?:\/\/[^/]+/, ''))
+            .expect(200)
+        ).body,
+        res.body,
+      );
       const list = (await api().get(`${base}/devicepolicies/`).expect(200)).body as Policy[];
-      assert.deepEqual(list.find((p) => p.id === id), res.body);
+      assert.deepEqual(
+        list.find((p) => p.id === id),
+        res.body,
+      );
     });
   }
 
@@ -100,33 +121,67 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
       const categories = (await api().get(path).expect(200)).body as ConsoleEntry[];
       const prefs = consoleParse(categories);
       const byName = new Map(prefs.map((p) => [p.name, p]));
-      for (const name of ['backup_schedule', 'upload_limit_enabled', 'download_limit_enabled', 'lan_sync', 'excluded_file_types', 'version_retention_days']) {
+      for (const name of [
+        'backup_schedule',
+        'upload_limit_enabled',
+        'download_limit_enabled',
+        'lan_sync',
+        'excluded_file_types',
+        'version_retention_days',
+      ]) {
         assert.ok(byName.has(name), `catalogue lacks ${name}`);
       }
       for (const p of prefs) {
         assert.ok(CONSOLE_FIELD_TYPES.includes(p.field_type), `${p.name}: the console drops type ${p.field_type}`);
-        assert.equal(p.parent === null, p.conditional_parent_value === null, `${p.name}: a child names the parent value it applies under; a top-level preference none`);
+        assert.equal(
+          p.parent === null,
+          p.conditional_parent_value === null,
+          `${p.name}: a child names the parent value it applies under; a top-level preference none`,
+        );
         if (p.field_type !== 'string' && p.choices !== null) assert.fail(`${p.name}: choices only on a string`);
       }
       // every category is a nameless entry holding fields (the console's template walks category.fields)
-      for (const c of categories) assert.ok(typeof c.category === 'string' && !('name' in c) && Array.isArray(c.fields), JSON.stringify(c));
+      for (const c of categories)
+        assert.ok(typeof c.category === 'string' && !('name' in c) && Array.isArray(c.fields), JSON.stringify(c));
       assert.ok(byName.get('backup_schedule')!.choices!.includes('daily'));
       assert.equal(byName.get('excluded_file_types')!.field_type, 'string[]');
-      assert.deepEqual([byName.get('upload_limit_kbps')!.parent, byName.get('upload_limit_kbps')!.conditional_parent_value], ['upload_limit_enabled', true]);
-      assert.deepEqual([byName.get('backup_time')!.parent, byName.get('backup_time')!.conditional_parent_value], ['backup_schedule', ['daily', 'weekly']]);
+      assert.deepEqual(
+        [byName.get('upload_limit_kbps')!.parent, byName.get('upload_limit_kbps')!.conditional_parent_value],
+        ['upload_limit_enabled', true],
+      );
+      assert.deepEqual(
+        [byName.get('backup_time')!.parent, byName.get('backup_time')!.conditional_parent_value],
+        ['backup_schedule', ['daily', 'weekly']],
+      );
       // a policy made of what the console's form posts: typed values, "--unset--"/"--inherit--", empty fields
       const res = await api().post('/devicepolicies/', {
         name: unique('console'),
         inherits_from: null,
-        policy: { lan_sync: false, upload_limit_enabled: true, upload_limit_kbps: 512, backup_schedule: '--unset--', backup_time: '', backup_weekday: '--inherit--', max_file_size_mb: null, excluded_file_types: ['iso'] },
+        policy: {
+          lan_sync: false,
+          upload_limit_enabled: true,
+          upload_limit_kbps: 512,
+          backup_schedule: '--unset--',
+          backup_time: '',
+          backup_weekday: '--inherit--',
+          max_file_size_mb: null,
+          excluded_file_types: ['iso'],
+        },
       });
       assert.equal(res.status, 201, res.text);
-      assert.deepEqual(res.body.policy, { lan_sync: false, upload_limit_enabled: true, upload_limit_kbps: 512, excluded_file_types: ['iso'] });
+      assert.deepEqual(res.body.policy, {
+        lan_sync: false,
+        upload_limit_enabled: true,
+        upload_limit_kbps: 512,
+        excluded_file_types: ['iso'],
+      });
     }
   });
 
-  it('a policy inherits its parent\'s values (effective_policy), follows the parent\'s changes, and overrides them', async () => {
-    const parent = await createPolicy(api(), { policy: { backup_schedule: 'daily', backup_time: '01:30', lan_sync: false } });
+  it("a policy inherits its parent's values (effective_policy), follows the parent's changes, and overrides them", async () => {
+    const parent = await createPolicy(api(), {
+      policy: { backup_schedule: 'daily', backup_time: '01:30', lan_sync: false },
+    });
     const child = await createPolicy(api(), { inherits_from: parent.id, policy: { backup_time: '22:00' } });
     assert.equal(child.inherits_from, parent.id);
     assert.deepEqual(child.policy, { backup_time: '22:00' });
@@ -135,9 +190,15 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     assert.equal(child.effective_policy.lan_sync, false);
     const grandchild = await createPolicy(api(), { inherits_from: child.id, policy: {} });
 
-    const changed = await api().post(`/devicepolicies/${parent.id}`, { policy: { backup_schedule: 'weekly', backup_weekday: 'friday' } });
+    const changed = await api().post(`/devicepolicies/${parent.id}`, {
+      policy: { backup_schedule: 'weekly', backup_weekday: 'friday' },
+    });
     assert.equal(changed.status, 200, changed.text);
-    assert.deepEqual(changed.body.policy, { backup_schedule: 'weekly', backup_weekday: 'friday' }, 'policy replaces the own values whole');
+    assert.deepEqual(
+      changed.body.policy,
+      { backup_schedule: 'weekly', backup_weekday: 'friday' },
+      'policy replaces the own values whole',
+    );
     const after = (await api().get(`/devicepolicies/${grandchild.id}`).expect(200)).body as Policy;
     assert.equal(after.effective_policy.backup_schedule, 'weekly');
     assert.equal(after.effective_policy.backup_weekday, 'friday');
@@ -148,12 +209,18 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     assertConflict(await api().post(`/devicepolicies/${parent.id}`, { inherits_from: parent.id }), 'inherits_from');
     assertConflict(await api().post(`/devicepolicies/${parent.id}`, { inherits_from: child.id }), 'inherits_from');
     assertConflict(await api().post(`/devicepolicies/${parent.id}`, { inherits_from: grandchild.id }), 'inherits_from');
-    assertConflict(await api().post('/devicepolicies/', { name: unique('pol'), inherits_from: 999_999 }), 'inherits_from');
+    assertConflict(
+      await api().post('/devicepolicies/', { name: unique('pol'), inherits_from: 999_999 }),
+      'inherits_from',
+    );
     // re-parenting elsewhere is fine, and detaching
     const detached = await api().post(`/devicepolicies/${grandchild.id}`, { inherits_from: parent.id, name: 'Moved' });
     assert.equal(detached.status, 200, detached.text);
     assert.deepEqual([detached.body.inherits_from, detached.body.name], [parent.id, 'Moved']);
-    assert.equal((await api().post(`/devicepolicies/${grandchild.id}`, { inherits_from: null }).expect(200)).body.inherits_from, null);
+    assert.equal(
+      (await api().post(`/devicepolicies/${grandchild.id}`, { inherits_from: null }).expect(200)).body.inherits_from,
+      null,
+    );
   });
 
   it('a policy another inherits from, or a group uses, cannot be deleted (409); once free, DELETE and ?action=delete remove it', async () => {
@@ -165,11 +232,19 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     // the appliance knows a policy in use only by 'policy_id' in conflicts (its PolicyInUse)
     assertConflict(await api().delete(`/devicepolicies/${parent.id}`), 'policy_id');
 
-    const group = await createGroup(api(), { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: child.id });
+    const group = await createGroup(api(), {
+      name: unique('grp'),
+      plan_id: plans.small.plan_id,
+      device_policy: child.id,
+    });
     assert.equal(group.device_policy, child.id);
     assertConflict(await api().delete(`/devicepolicies/${child.id}`), 'device_policy');
     assertConflict(await api().delete(`/devicepolicies/${child.id}`), 'policy_id');
-    assert.equal((await api().get(`/devicepolicies/${child.id}`).expect(200)).body.id, child.id, 'the refused delete changed nothing');
+    assert.equal(
+      (await api().get(`/devicepolicies/${child.id}`).expect(200)).body.id,
+      child.id,
+      'the refused delete changed nothing',
+    );
 
     const cleared = await api().post(`/groups/${group.group_id}`, { device_policy: null });
     assert.equal(cleared.status, 200, cleared.text);
@@ -189,24 +264,51 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     const set = await api().post(`/groups/${group.group_id}`, { device_policy: String(policy.id) });
     assert.equal(set.status, 200, set.text);
     assert.equal(set.body.device_policy, policy.id);
-    assert.equal(((await api().get('/groups/').expect(200)).body as { group_id: number; device_policy: number | null }[]).find((g) => g.group_id === group.group_id)!.device_policy, policy.id);
+    assert.equal(
+      ((await api().get('/groups/').expect(200)).body as { group_id: number; device_policy: number | null }[]).find(
+        (g) => g.group_id === group.group_id,
+      )!.device_policy,
+      policy.id,
+    );
     assertConflict(await api().post(`/groups/${group.group_id}`, { device_policy: 999_999 }), 'device_policy');
-    assertConflict(await api().post('/groups/', { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: 999_999 }), 'device_policy');
+    assertConflict(
+      await api().post('/groups/', { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: 999_999 }),
+      'device_policy',
+    );
     assertBadFields(await api().post(`/groups/${group.group_id}`, { device_policy: 'first' }), ['device_policy']);
-    assert.equal((await api().get(`/groups/${group.group_id}`).expect(200)).body.device_policy, policy.id, 'refused changes changed nothing');
+    assert.equal(
+      (await api().get(`/groups/${group.group_id}`).expect(200)).body.device_policy,
+      policy.id,
+      'refused changes changed nothing',
+    );
   });
 
   it('the management console\'s group form posts "no policy" as "" (none chosen) or "None" (as it renders null): both mean null', async () => {
     const plans = await knownPlans(api());
     const policy = await createPolicy(api(), {});
     // the formset posts its values unconverted: plan_id as a string, booleans as booleans
-    const created = await api().post('/groups/', { name: unique('grp'), plan_id: String(plans.small.plan_id), webapi_enable: true, check_domain: false, device_policy: '' });
+    const created = await api().post('/groups/', {
+      name: unique('grp'),
+      plan_id: String(plans.small.plan_id),
+      webapi_enable: true,
+      check_domain: false,
+      device_policy: '',
+    });
     assert.equal(created.status, 201, created.text);
     const groupId = Number(String(created.headers.location).split('/').pop());
     assert.equal((await api().get(`/groups/${groupId}`).expect(200)).body.device_policy, null);
     for (const none of ['None', '']) {
-      assert.equal((await api().post(`/groups/${groupId}`, { device_policy: String(policy.id) })).body.device_policy, policy.id);
-      const cleared = await api().post(`/groups/${groupId}`, { name: unique('grp'), plan_id: String(plans.small.plan_id), webapi_enable: true, check_domain: false, device_policy: none });
+      assert.equal(
+        (await api().post(`/groups/${groupId}`, { device_policy: String(policy.id) })).body.device_policy,
+        policy.id,
+      );
+      const cleared = await api().post(`/groups/${groupId}`, {
+        name: unique('grp'),
+        plan_id: String(plans.small.plan_id),
+        webapi_enable: true,
+        check_domain: false,
+        device_policy: none,
+      });
       assert.equal(cleared.status, 200, `${JSON.stringify(none)}: ${cleared.text}`);
       assert.equal((await api().get(`/groups/${groupId}`).expect(200)).body.device_policy, null, JSON.stringify(none));
     }
@@ -214,17 +316,24 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
 
   it('values are checked against the catalogue: 400 naming policy.<preference>; names are unique; bad ids are 404', async () => {
     assertBadFields(
-      await api().post('/devicepolicies/', { name: unique('pol'), policy: { backup_schedule: 'sometimes', upload_limit_kbps: 1, colour: 'blue', lan_sync: 'perhaps' } }),
+      await api().post('/devicepolicies/', {
+        name: unique('pol'),
+        policy: { backup_schedule: 'sometimes', upload_limit_kbps: 1, colour: 'blue', lan_sync: 'perhaps' },
+      }),
       ['policy.backup_schedule', 'policy.upload_limit_kbps', 'policy.colour', 'policy.lan_sync'],
     );
     assertBadFields(await api().post('/devicepolicies/', { policy: {} }), ['name']);
     assertBadFields(await api().post('/devicepolicies/', { name: unique('pol'), policy: 'everything' }), ['policy']);
-    assertBadFields(await api().post('/devicepolicies/', { name: unique('pol'), inherits_from: 'root' }), ['inherits_from']);
+    assertBadFields(await api().post('/devicepolicies/', { name: unique('pol'), inherits_from: 'root' }), [
+      'inherits_from',
+    ]);
     assertError(await api().post('/devicepolicies/', ['a']), 400);
     assertError(await api().post('/devicepolicies/'), 400);
     const policy = await createPolicy(api(), { policy: { excluded_file_types: ['.ISO', 'tmp'] } });
     assert.deepEqual(policy.policy.excluded_file_types, ['iso', 'tmp']);
-    assertBadFields(await api().post(`/devicepolicies/${policy.id}`, { policy: { backup_time: '25:00' } }), ['policy.backup_time']);
+    assertBadFields(await api().post(`/devicepolicies/${policy.id}`, { policy: { backup_time: '25:00' } }), [
+      'policy.backup_time',
+    ]);
     assertError(await api().post(`/devicepolicies/${policy.id}?action=remove`), 400);
     assertConflict(await api().post('/devicepolicies/', { name: policy.name.toUpperCase() }), 'name');
     for (const bad of ['abc', '0', '-1', '1.5']) assertError(await api().get(`/devicepolicies/${bad}`), 404);
@@ -242,8 +351,14 @@ export function devicePoliciesScenarios({ target }: ScenarioContext) {
     assertError(await theirs.post(`/devicepolicies/${mine.id}?action=delete`), 404);
     assertError(await theirs.delete(`/devicepolicies/${mine.id}`), 404);
     assert.deepEqual((await theirs.get('/devicepolicies/').expect(200)).body, []);
-    assertConflict(await theirs.post('/devicepolicies/', { name: unique('pol'), inherits_from: mine.id }), 'inherits_from');
-    assertConflict(await theirs.post('/groups/', { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: mine.id }), 'device_policy');
+    assertConflict(
+      await theirs.post('/devicepolicies/', { name: unique('pol'), inherits_from: mine.id }),
+      'inherits_from',
+    );
+    assertConflict(
+      await theirs.post('/groups/', { name: unique('grp'), plan_id: plans.small.plan_id, device_policy: mine.id }),
+      'device_policy',
+    );
     // the same name is free for them, and their policy is invisible to us
     const same = await createPolicy(theirs, { name: mine.name });
     assertError(await api().get(`/devicepolicies/${same.id}`), 404);

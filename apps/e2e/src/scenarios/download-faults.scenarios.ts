@@ -33,13 +33,21 @@ const MiB = 1024 * 1024;
 const openFds = async () => (await readdir('/proc/self/fd')).length;
 
 /** A GET that records how its body ends (a hang is a failure). */
-const rawGet = (base: string, path: string, headers: Record<string, string>, options: Pick<RawRequestOptions, 'hangUpAfter' | 'timeoutMs'> = {}) =>
-  rawRequest(`${base}${path}`, { headers, ...options });
+const rawGet = (
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  options: Pick<RawRequestOptions, 'hangUpAfter' | 'timeoutMs'> = {},
+) => rawRequest(`${base}${path}`, { headers, ...options });
 
 export function downloadFaultsScenarios({ target }: ScenarioContext) {
   const basic = (username: string) => basicAuth(username, PASSWORD);
 
-  async function userWithDevice(): Promise<{ username: string; storage: StorageApi; put: (path: string, content: Buffer) => Promise<string> }> {
+  async function userWithDevice(): Promise<{
+    username: string;
+    storage: StorageApi;
+    put: (path: string, content: Buffer) => Promise<string>;
+  }> {
     const username = unique('df');
     await createUser(partnerApi(target()), { username, password: PASSWORD });
     const storage = storageApi(target(), username, PASSWORD);
@@ -67,10 +75,16 @@ export function downloadFaultsScenarios({ target }: ScenarioContext) {
 
     for (const url of target().urls) {
       for (const extra of [{}, { Range: 'bytes=100-' }] as Record<string, string>[]) {
-        const res = await rawGet(url, `${u.storage.root}/laptop/Folder/?format=zip`, { ...basic(u.username), ...extra });
+        const res = await rawGet(url, `${u.storage.root}/laptop/Folder/?format=zip`, {
+          ...basic(u.username),
+          ...extra,
+        });
         assert.equal(res.complete, false, `status ${res.status}: a complete body of ${res.body.length} bytes`);
         if (res.status !== undefined && res.headers['content-length'] !== undefined) {
-          assert.ok(res.body.length < Number(res.headers['content-length']), 'the body is shorter than its Content-Length');
+          assert.ok(
+            res.body.length < Number(res.headers['content-length']),
+            'the body is shorter than its Content-Length',
+          );
         }
         if (res.status === 200 && (await hasUnzip())) {
           await assert.rejects(unzipAll(res.body), 'what arrived is not a valid archive');
@@ -90,7 +104,12 @@ export function downloadFaultsScenarios({ target }: ScenarioContext) {
     await deleteBlob(target(), missing);
     for (const url of target().urls) {
       for (const extra of [{}, { Range: 'bytes=10-20' }] as Record<string, string>[]) {
-        const res = await rawGet(url, `${u.storage.root}/laptop/lost.bin`, { ...basic(u.username), ...extra }, { timeoutMs: 10_000 });
+        const res = await rawGet(
+          url,
+          `${u.storage.root}/laptop/lost.bin`,
+          { ...basic(u.username), ...extra },
+          { timeoutMs: 10_000 },
+        );
         assert.ok(res.status !== undefined && res.status >= 500 && res.status < 600, `status ${res.status}`);
         assert.ok(res.complete);
         assert.match(String(res.headers['content-type']), /application\/json/);
@@ -138,10 +157,14 @@ export function downloadFaultsScenarios({ target }: ScenarioContext) {
     }
     if (standalone) {
       // 12 abandoned downloads each held a blob stream and a socket: all of them must be closed
-      await eventually(async () => {
-        const now = await openFds();
-        assert.ok(now <= baseline + 3, `open file descriptors: ${now}, baseline ${baseline}`);
-      }, 15_000, 200);
+      await eventually(
+        async () => {
+          const now = await openFds();
+          assert.ok(now <= baseline + 3, `open file descriptors: ${now}, baseline ${baseline}`);
+        },
+        15_000,
+        200,
+      );
     }
   });
 }

@@ -46,11 +46,16 @@ export function eventsScenarios({ target }: ScenarioContext) {
     try {
       assert.equal(await stream.status, 200);
       const user = await createUser(a.api, { username: unique('live') });
-      const group = (await a.api.post('/groups/', { name: unique('grp'), plan_id: 1 }).expect(201)).body as { group_id: number };
+      const group = (await a.api.post('/groups/', { name: unique('grp'), plan_id: 1 }).expect(201)).body as {
+        group_id: number;
+      };
       await a.api.post(`/users/${user.username}`, { name: 'Renamed Live', group_id: group.group_id }).expect(200);
       await a.api.post(`/users/${user.username}`, { enabled: false }).expect(200);
       const replayed = await readFeed(a.api);
-      assert.deepEqual(replayed.map((e) => e.type), ['user.created', 'group.created', 'user.changed', 'user.group_changed', 'user.disabled']);
+      assert.deepEqual(
+        replayed.map((e) => e.type),
+        ['user.created', 'group.created', 'user.changed', 'user.group_changed', 'user.disabled'],
+      );
       const live = parsed(await stream.waitFor(replayed.length));
       assert.deepEqual(live, replayed);
     } finally {
@@ -69,11 +74,17 @@ export function eventsScenarios({ target }: ScenarioContext) {
       first.close();
     }
     // while disconnected
-    const missed = [await createUser(a.api, { username: unique('away') }), await createUser(a.api, { username: unique('away') })];
+    const missed = [
+      await createUser(a.api, { username: unique('away') }),
+      await createUser(a.api, { username: unique('away') }),
+    ];
     const second = openSse(`${urls[urls.length - 1]}/events/?after=0`, a.credentials, String(seen.at(-1)!.position));
     try {
       const resumed = parsed(await second.waitFor(2));
-      assert.deepEqual(resumed.map((e) => (e.data as { username: string }).username), missed.map((u) => u.username));
+      assert.deepEqual(
+        resumed.map((e) => (e.data as { username: string }).username),
+        missed.map((u) => u.username),
+      );
       const late = await createUser(a.api, { username: unique('late') });
       const [live] = parsed((await second.waitFor(3)).slice(2));
       assert.equal((live.data as { username: string }).username, late.username);
@@ -88,7 +99,10 @@ export function eventsScenarios({ target }: ScenarioContext) {
     const ours = (await readFeed(a.api)).map((e) => JSON.stringify(e));
     assert.ok(!ours.some((e) => e.includes(theirs.username)));
     const feedB = await readFeed(b.api);
-    assert.deepEqual(feedB.map((e) => (e.data as { username: string }).username), [theirs.username]);
+    assert.deepEqual(
+      feedB.map((e) => (e.data as { username: string }).username),
+      [theirs.username],
+    );
     const stream = openSse(`${target().url}/events/`, b.credentials);
     try {
       const [only] = parsed(await stream.waitFor(1));
@@ -116,15 +130,33 @@ export function eventsScenarios({ target }: ScenarioContext) {
       await p.api.post('/partner/password', next.password).expect(200);
       const after = await createUser(partnerApi(target(), target().url, next), { username: unique('after') });
       for (const [i, stream] of streams.entries()) {
-        await Promise.race([stream.ended, new Promise((_, reject) => setTimeout(() => reject(new Error(`gateway ${i}: the stream did not end`)), 15_000))]);
-        assert.deepEqual(parsed(stream.frames).map((e) => e.type), ['user.created'], `gateway ${i}: nothing after the change`);
-        assert.equal((stream.frames[0] && (JSON.parse(stream.frames[0].data) as PublicEvent<'user.created'>).data.username), before.username);
-        assert.ok(stream.comments.some((c) => /password has changed/.test(c)), `gateway ${i}: says why it ended`);
+        await Promise.race([
+          stream.ended,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error(`gateway ${i}: the stream did not end`)), 15_000),
+          ),
+        ]);
+        assert.deepEqual(
+          parsed(stream.frames).map((e) => e.type),
+          ['user.created'],
+          `gateway ${i}: nothing after the change`,
+        );
+        assert.equal(
+          stream.frames[0] && (JSON.parse(stream.frames[0].data) as PublicEvent<'user.created'>).data.username,
+          before.username,
+        );
+        assert.ok(
+          stream.comments.some((c) => /password has changed/.test(c)),
+          `gateway ${i}: says why it ended`,
+        );
       }
       // a stream opened with the new password reads on, the change included
       const renewed = openSse(`${target().url}/events/?after=0`, next);
       try {
-        assert.deepEqual(parsed(await renewed.waitFor(3)).map((e) => e.type), ['user.created', 'partner.password_changed', 'user.created']);
+        assert.deepEqual(
+          parsed(await renewed.waitFor(3)).map((e) => e.type),
+          ['user.created', 'partner.password_changed', 'user.created'],
+        );
         assert.equal((JSON.parse(renewed.frames[2].data) as PublicEvent<'user.created'>).data.username, after.username);
       } finally {
         renewed.close();
@@ -144,20 +176,34 @@ export function eventsScenarios({ target }: ScenarioContext) {
     assert.deepEqual(paged, whole);
     const mounted = (await a.api.get('/apis/accounts/v1/events/?after=0&limit=1000').expect(200)).body as FeedPage;
     assert.deepEqual(mounted.events, whole);
-    assert.deepEqual((await a.api.get(`/events/?after=${whole[1].position}&limit=1`).expect(200)).body.events, [whole[2]]);
+    assert.deepEqual((await a.api.get(`/events/?after=${whole[1].position}&limit=1`).expect(200)).body.events, [
+      whole[2],
+    ]);
   });
 
   it('bad paging input is a 400 naming it; no credentials is a 401', async () => {
     assertBadFields(await a.api.get('/events/?limit=0'), ['limit']);
     assertBadFields(await a.api.get('/events/?after=-1'), ['after']);
     assertBadFields(await a.api.get('/events/?limit=1001'), ['limit']);
-    const res = await a.api.raw.get('/events/').set('Accept', 'text/event-stream').set('Last-Event-ID', 'abc').auth(a.credentials.username, a.credentials.password);
+    const res = await a.api.raw
+      .get('/events/')
+      .set('Accept', 'text/event-stream')
+      .set('Last-Event-ID', 'abc')
+      .auth(a.credentials.username, a.credentials.password);
     assertBadFields(res, ['Last-Event-ID']);
     assert.equal((await a.api.raw.get('/events/')).status, 401);
   });
 
   it('a webhook URL pointing at 127.0.0.1 (or any private address) is refused by default, and so is http', async () => {
-    for (const url of ['https://127.0.0.1/hook', 'https://127.0.0.1:8443/hook', 'https://[::1]/hook', 'https://10.1.2.3/hook', 'https://169.254.169.254/latest', 'https://localhost/hook', 'http://example.com/hook']) {
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://127.0.0.1:8443/hook',
+      'https://[::1]/hook',
+      'https://10.1.2.3/hook',
+      'https://169.254.169.254/latest',
+      'https://localhost/hook',
+      'http://example.com/hook',
+    ]) {
       const res = await a.api.post('/webhooks/', { url, event_types: ['*'] });
       assertBadFields(res, ['url']);
     }

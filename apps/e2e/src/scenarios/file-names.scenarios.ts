@@ -51,13 +51,19 @@ export const HARD_NAMES = [
 
 /** The five characters the pages escape, and back. */
 const unescapeHtml = (text: string) =>
-  text.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e]!);
+  text.replace(
+    /&(amp|lt|gt|quot|#39|#96);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e]!,
+  );
 
 const contentOf = (name: string) => Buffer.from(`the bytes of ${JSON.stringify(name)}`);
 
 export function fileNamesScenarios({ target }: ScenarioContext) {
   it('names with backslashes, control characters and every other legal character are stored, listed, downloaded, zipped, linked and shown exactly', async (t) => {
-    assert.ok(HARD_NAMES.every((n) => Buffer.byteLength(n) <= 255), 'every test name fits the limit');
+    assert.ok(
+      HARD_NAMES.every((n) => Buffer.byteLength(n) <= 255),
+      'every test name fits the limit',
+    );
     const username = unique('fn');
     await createUser(partnerApi(target()), { username, password: PASSWORD });
     const storage = storageApi(target(), username, PASSWORD);
@@ -83,12 +89,18 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
       for (const file of files) {
         const got = await bytes(get(folderUrl + file.url)).expect(200);
         assert.deepEqual(got.body, contentOf(file.name), JSON.stringify(file.name));
-        assert.equal(parseDisposition(got.headers['content-disposition']).parameters.filename, file.name, 'the download keeps its name');
+        assert.equal(
+          parseDisposition(got.headers['content-disposition']).parameters.filename,
+          file.name,
+          'the download keeps its name',
+        );
       }
 
       // the storage browser: each file's link text is its name, its href (as a browser resolves it) downloads it
       const page = await get(folderUrl).set('Accept', 'text/html').expect(200);
-      const anchors = [...page.text.matchAll(/<span class="name"><a href="([^"]*)" download>([^<]*)<\/a><\/span>/g)].map((m) => ({ href: unescapeHtml(m[1]), text: unescapeHtml(m[2]) }));
+      const anchors = [
+        ...page.text.matchAll(/<span class="name"><a href="([^"]*)" download>([^<]*)<\/a><\/span>/g),
+      ].map((m) => ({ href: unescapeHtml(m[1]), text: unescapeHtml(m[2]) }));
       assert.deepEqual(anchors.map((a) => a.text).sort(), [...HARD_NAMES].sort());
       for (const anchor of anchors) {
         const resolved = new URL(anchor.href, `${url}${folderUrl}`);
@@ -101,7 +113,9 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
     for (const name of ['back\\slash.txt', 'tab\tand\nnewline\rreturn', '100% %2F %00 literal percent']) {
       const fileUrl = `${storage.root}/laptop/${[folder, name].map(encodeURIComponent).join('/')}`;
       const link = await supertest(target().url).post(fileUrl).auth(username, PASSWORD).expect(200);
-      const got = await bytes(supertest(target().urls[target().urls.length - 1]).get(new URL(link.text, 'http://x').pathname)).expect(200);
+      const got = await bytes(
+        supertest(target().urls[target().urls.length - 1]).get(new URL(link.text, 'http://x').pathname),
+      ).expect(200);
       assert.deepEqual(got.body, contentOf(name));
       assert.equal(parseDisposition(got.headers['content-disposition']).parameters.filename, name);
     }
@@ -111,10 +125,15 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
       t.diagnostic('unzip not installed: the zip extraction part is skipped (apt-get install unzip)');
       return;
     }
-    const zip = await bytes(supertest(target().url).get(`${storage.root}/laptop/${encodeURIComponent(folder)}/?format=zip`).auth(username, PASSWORD)).expect(200);
+    const zip = await bytes(
+      supertest(target().url)
+        .get(`${storage.root}/laptop/${encodeURIComponent(folder)}/?format=zip`)
+        .auth(username, PASSWORD),
+    ).expect(200);
     const extracted = await unzipAll(zip.body, { keepControlCharacters: true });
     assert.deepEqual([...extracted.keys()].sort(), HARD_NAMES.map((n) => `${folder}/${n}`).sort());
-    for (const name of HARD_NAMES) assert.deepEqual(extracted.get(`${folder}/${name}`), contentOf(name), JSON.stringify(name));
+    for (const name of HARD_NAMES)
+      assert.deepEqual(extracted.get(`${folder}/${name}`), contentOf(name), JSON.stringify(name));
   });
 
   it('a file and a folder of the same name both come out of a zip: the file is named apart, `<name> (file)`, unique beside it', async (t) => {
@@ -130,15 +149,23 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
     };
     for (const [path, content] of Object.entries(files)) await storage.putFile('laptop', path, content).expect(201);
     // the listing shows both, as the catalog holds them
-    const listing = await supertest(target().url).get(`${storage.root}/laptop/Twins/`).auth(username, PASSWORD).expect(200);
-    assert.deepEqual(listing.body.dirs.map((d: [string, string]) => d[0]), ['report']);
+    const listing = await supertest(target().url)
+      .get(`${storage.root}/laptop/Twins/`)
+      .auth(username, PASSWORD)
+      .expect(200);
+    assert.deepEqual(
+      listing.body.dirs.map((d: [string, string]) => d[0]),
+      ['report'],
+    );
     assert.ok(listing.body.files.some((f: { name: string }) => f.name === 'report'));
     if (!(await hasUnzip())) {
       t.diagnostic('unzip not installed: the extraction is skipped (apt-get install unzip)');
       return;
     }
     for (const url of target().urls) {
-      const zip = await bytes(supertest(url).get(`${storage.root}/laptop/Twins/?format=zip`).auth(username, PASSWORD)).expect(200);
+      const zip = await bytes(
+        supertest(url).get(`${storage.root}/laptop/Twins/?format=zip`).auth(username, PASSWORD),
+      ).expect(200);
       const extracted = await unzipAll(zip.body);
       assert.deepEqual(Object.fromEntries([...extracted].map(([path, content]) => [path, content.toString()])), {
         'Twins/report (file 2)': files['Twins/report'],
@@ -147,9 +174,17 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
         'Twins/notes.txt': files['Twins/notes.txt'],
       });
       // a HEAD and a resumed download agree with the whole
-      const head = await supertest(url).head(`${storage.root}/laptop/Twins/?format=zip`).auth(username, PASSWORD).expect(200);
+      const head = await supertest(url)
+        .head(`${storage.root}/laptop/Twins/?format=zip`)
+        .auth(username, PASSWORD)
+        .expect(200);
       assert.equal(Number(head.headers['content-length']), zip.body.length);
-      const tail = await bytes(supertest(url).get(`${storage.root}/laptop/Twins/?format=zip`).set('Range', 'bytes=100-').auth(username, PASSWORD)).expect(206);
+      const tail = await bytes(
+        supertest(url)
+          .get(`${storage.root}/laptop/Twins/?format=zip`)
+          .set('Range', 'bytes=100-')
+          .auth(username, PASSWORD),
+      ).expect(206);
       assert.ok(tail.body.equals(zip.body.subarray(100)));
     }
   });
@@ -159,7 +194,8 @@ export function fileNamesScenarios({ target }: ScenarioContext) {
     await createUser(partnerApi(target()), { username, password: PASSWORD });
     const storage = storageApi(target(), username, PASSWORD);
     await storage.putDevice('laptop').expect(200);
-    const put = (rawPath: string) => supertest(target().url).put(`${storage.root}/laptop/${rawPath}`).auth(username, PASSWORD).send(Buffer.from('x'));
+    const put = (rawPath: string) =>
+      supertest(target().url).put(`${storage.root}/laptop/${rawPath}`).auth(username, PASSWORD).send(Buffer.from('x'));
     const refusals: [string, RegExp][] = [
       [`${'a'.repeat(256)}`, /at most 255 bytes/],
       [`${'ü'.repeat(128)}`, /at most 255 bytes/],

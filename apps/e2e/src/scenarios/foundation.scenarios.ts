@@ -14,7 +14,9 @@ export function foundationScenarios({ target }: ScenarioContext) {
     });
 
     it(`GET ${base}/ping refuses bad credentials with 401 and a Basic challenge`, async () => {
-      const res = await partnerApi(target(), target().url, { username: 'partner', password: 'wrong-password' }).get(`${base}/ping`);
+      const res = await partnerApi(target(), target().url, { username: 'partner', password: 'wrong-password' }).get(
+        `${base}/ping`,
+      );
       assert.equal(res.status, 401);
       assert.match(res.headers['www-authenticate'], /^Basic realm=/);
       assert.equal(typeof res.body.reason, 'string');
@@ -39,7 +41,9 @@ export function foundationScenarios({ target }: ScenarioContext) {
   });
 
   it('an unknown user name gets the same 401 as a wrong password', async () => {
-    const res = await partnerApi(target(), target().url, { username: 'nobody-here', password: 'whatever-1' }).get('/ping');
+    const res = await partnerApi(target(), target().url, { username: 'nobody-here', password: 'whatever-1' }).get(
+      '/ping',
+    );
     assert.equal(res.status, 401);
   });
 
@@ -56,7 +60,8 @@ export function foundationScenarios({ target }: ScenarioContext) {
     assert.deepEqual([health.status, health.bus.connected, health.bus.live], ['ok', true, true]);
     const ready = await agent.get('/readyz').expect(200);
     assert.equal(ready.body.status, 'ready');
-    for (const service of ['accounts', 'billing', 'storage-catalog', 'blobs']) assert.equal(ready.body.checks[service], 'ok');
+    for (const service of ['accounts', 'billing', 'storage-catalog', 'blobs'])
+      assert.equal(ready.body.checks[service], 'ok');
     const metrics = await agent.get('/metrics').expect(200);
     assert.match(metrics.text, /burrow_http_requests_total\{[^}]*route="\/ping"/);
   });

@@ -29,15 +29,30 @@ export function groupsScenarios({ target }: ScenarioContext) {
     it(`POST ${base}/groups/ answers 201 with Location ending in /<group_id> (no trailing slash, no query)`, async () => {
       const plans = await knownPlans(api());
       const name = unique('grp');
-      const res = await api().post(`${base}/groups/`, { name, plan_id: plans.medium.plan_id, webapi_enable: false, check_domain: true });
+      const res = await api().post(`${base}/groups/`, {
+        name,
+        plan_id: plans.medium.plan_id,
+        webapi_enable: false,
+        check_domain: true,
+      });
       assert.equal(res.status, 201, res.text);
       const location = res.headers.location;
       assert.match(location, new RegExp(`^(https?://[^/]+)?${base}/groups/\\d+$`));
       assert.ok(!location.includes('?') && !location.endsWith('/'));
       const id = Number(location.split('/').pop());
-      assert.deepEqual(res.body, { group_id: id, name, plan_id: plans.medium.plan_id, webapi_enable: false, check_domain: true, device_policy: null, plan_status: 'current' });
+      assert.deepEqual(res.body, {
+        group_id: id,
+        name,
+        plan_id: plans.medium.plan_id,
+        webapi_enable: false,
+        check_domain: true,
+        device_policy: null,
+        plan_status: 'current',
+      });
       // the Location is the group's address
-      const got = await api().get(location.replace(/^https?:\/\/[^/]+/, '')).expect(200);
+      const got = await api()
+        .get(location.replace(/^https?:\/\/[^/]+/, ''))
+        .expect(200);
       assert.deepEqual(got.body, res.body);
     });
   }
@@ -56,7 +71,12 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const plans = await knownPlans(api());
     assertBadFields(await api().post('/groups/', { plan_id: plans.small.plan_id }), ['name']);
     assertBadFields(await api().post('/groups/', { name: unique('grp') }), ['plan_id']);
-    assertBadFields(await api().post('/groups/', { name: '', plan_id: 'x', webapi_enable: 'maybe', check_domain: 7 }), ['name', 'plan_id', 'webapi_enable', 'check_domain']);
+    assertBadFields(await api().post('/groups/', { name: '', plan_id: 'x', webapi_enable: 'maybe', check_domain: 7 }), [
+      'name',
+      'plan_id',
+      'webapi_enable',
+      'check_domain',
+    ]);
     assertBadFields(await api().post('/groups/', { name: 'x'.repeat(256), plan_id: plans.small.plan_id }), ['name']);
     assertError(await api().post('/groups/', ['not', 'an', 'object']), 400);
     assertError(await api().post('/groups/', 'a string'), 400);
@@ -91,7 +111,11 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const b = await createGroup(api(), { name: `${stem}-beta`, plan_id: plans.medium.plan_id, check_domain: true });
     const other = await createGroup(api(), { name: unique('zzz'), plan_id: plans.small.plan_id });
     const all = (await api().get('/groups/').expect(200)).body as { group_id: number }[];
-    for (const g of [a, b, other]) assert.deepEqual(all.find((x) => x.group_id === g.group_id), g);
+    for (const g of [a, b, other])
+      assert.deepEqual(
+        all.find((x) => x.group_id === g.group_id),
+        g,
+      );
     assert.deepEqual((await api().get(`/groups/?search=${stem}`).expect(200)).body, [a, b]);
     assert.deepEqual((await api().get(`/groups/?search=${stem.toUpperCase()}-ALPHA`).expect(200)).body, [a]);
     assert.deepEqual((await api().get('/groups/?search=no-such-group-name-anywhere').expect(200)).body, []);
@@ -101,7 +125,15 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const plans = await knownPlans(api());
     const g = await createGroup(api(), { name: unique('grp'), plan_id: plans.large.plan_id, webapi_enable: false });
     const res = await api().get(`/groups/${g.group_id}`).expect(200);
-    assert.deepEqual(Object.keys(res.body).sort(), ['check_domain', 'device_policy', 'group_id', 'name', 'plan_id', 'plan_status', 'webapi_enable']);
+    assert.deepEqual(Object.keys(res.body).sort(), [
+      'check_domain',
+      'device_policy',
+      'group_id',
+      'name',
+      'plan_id',
+      'plan_status',
+      'webapi_enable',
+    ]);
     assert.equal(res.body.plan_id, plans.large.plan_id);
     assert.equal(res.body.webapi_enable, false);
     assertError(await api().get('/groups/987654'), 404);
@@ -113,10 +145,23 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const plans = await knownPlans(api());
     const g = await createGroup(api(), { name: unique('grp'), plan_id: plans.small.plan_id });
     const name = unique('renamed');
-    const res = await api().post(`/groups/${g.group_id}`, { name, plan_id: String(plans.medium.plan_id), webapi_enable: 'False', check_domain: 'True' });
+    const res = await api().post(`/groups/${g.group_id}`, {
+      name,
+      plan_id: String(plans.medium.plan_id),
+      webapi_enable: 'False',
+      check_domain: 'True',
+    });
     assert.equal(res.status, 200, res.text);
     assertEmptyOrJson(res);
-    const expected = { group_id: g.group_id, name, plan_id: plans.medium.plan_id, webapi_enable: false, check_domain: true, device_policy: null, plan_status: 'current' };
+    const expected = {
+      group_id: g.group_id,
+      name,
+      plan_id: plans.medium.plan_id,
+      webapi_enable: false,
+      check_domain: true,
+      device_policy: null,
+      plan_status: 'current',
+    };
     assert.deepEqual(await settledGroup(api(), g.group_id), expected);
     // the old name is free again, the new one is taken
     await createGroup(api(), { name: g.name, plan_id: plans.small.plan_id });
@@ -130,7 +175,10 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const plans = await knownPlans(api());
     assertError(await api().post('/groups/987654', { name: unique('x') }), 404);
     const g = await createGroup(api(), { name: unique('grp'), plan_id: plans.small.plan_id });
-    assertBadFields(await api().post(`/groups/${g.group_id}`, { plan_id: 'big', webapi_enable: 'sometimes', name: '' }), ['plan_id', 'webapi_enable', 'name']);
+    assertBadFields(
+      await api().post(`/groups/${g.group_id}`, { plan_id: 'big', webapi_enable: 'sometimes', name: '' }),
+      ['plan_id', 'webapi_enable', 'name'],
+    );
     assertBadFields(await api().post(`/groups/${g.group_id}`, { force: 'please' }), ['force']);
     assertError(await api().post(`/groups/${g.group_id}`, [1, 2]), 400);
     assert.deepEqual((await api().get(`/groups/${g.group_id}`).expect(200)).body, g);
@@ -142,7 +190,10 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const other = await createGroup(api(), { name: unique('grp'), plan_id: plans.small.plan_id });
     assertConflict(await api().post(`/groups/${g.group_id}`, { plan_id: 424242 }), 'plan_id');
     assertConflict(await api().post(`/groups/${g.group_id}`, { name: other.name }), 'name');
-    assertConflict(await api().post(`/groups/${g.group_id}`, { name: other.name.toUpperCase(), webapi_enable: false }), 'name');
+    assertConflict(
+      await api().post(`/groups/${g.group_id}`, { name: other.name.toUpperCase(), webapi_enable: false }),
+      'name',
+    );
     assert.deepEqual((await api().get(`/groups/${g.group_id}`).expect(200)).body, g);
   });
 
@@ -174,7 +225,10 @@ export function groupsScenarios({ target }: ScenarioContext) {
     assertConflict(refused, 'avatars_over_quota');
     assert.equal((await api().get(`/groups/${g.group_id}`).expect(200)).body.plan_id, plans.medium.plan_id);
     for (const u of [heavy, light]) assert.equal((await getUser(api(), u.username)).plan_id, plans.medium.plan_id);
-    assertConflict(await api().post(`/groups/${g.group_id}`, { plan_id: plans.small.plan_id, force: false }), 'avatars_over_quota');
+    assertConflict(
+      await api().post(`/groups/${g.group_id}`, { plan_id: plans.small.plan_id, force: false }),
+      'avatars_over_quota',
+    );
 
     await api().post(`/groups/${g.group_id}`, { plan_id: plans.small.plan_id, force: 'true' }).expect(200);
     assert.equal((await settledGroup(api(), g.group_id)).plan_id, plans.small.plan_id);
@@ -184,7 +238,12 @@ export function groupsScenarios({ target }: ScenarioContext) {
       assert.equal(rec.storage_bytes, plans.small.storage_bytes);
     }
     const after = (await api().get('/partner/quota').expect(200)).body;
-    assert.equal(after.bytes_allocated, before.bytes_allocated - 2 * (plans.medium.storage_bytes - plans.small.storage_bytes) - 2 * (plans.large.storage_bytes - plans.medium.storage_bytes));
+    assert.equal(
+      after.bytes_allocated,
+      before.bytes_allocated -
+        2 * (plans.medium.storage_bytes - plans.small.storage_bytes) -
+        2 * (plans.large.storage_bytes - plans.medium.storage_bytes),
+    );
   });
 
   /** Waits until accounts has projected the user's stored bytes; returns the quota seen then. */
@@ -219,7 +278,8 @@ export function groupsScenarios({ target }: ScenarioContext) {
   });
 
   for (const how of ['DELETE', 'POST ?action=delete'] as const) {
-    const remove = (path: string) => (how === 'DELETE' ? api().delete(path) : api().post(`${path}${path.includes('?') ? '&' : '?'}action=delete`));
+    const remove = (path: string) =>
+      how === 'DELETE' ? api().delete(path) : api().post(`${path}${path.includes('?') ? '&' : '?'}action=delete`);
 
     it(`${how} /groups/<id>: 200 for an empty group, then 404; 404 for an unknown group`, async () => {
       const plans = await knownPlans(api());
@@ -230,7 +290,11 @@ export function groupsScenarios({ target }: ScenarioContext) {
       assertError(await api().get(`/groups/${g.group_id}`), 404);
       assertError(await remove(`/groups/${g.group_id}`), 404);
       assertError(await remove('/groups/987654'), 404);
-      assert.ok(!((await api().get('/groups/').expect(200)).body as { group_id: number }[]).some((x) => x.group_id === g.group_id));
+      assert.ok(
+        !((await api().get('/groups/').expect(200)).body as { group_id: number }[]).some(
+          (x) => x.group_id === g.group_id,
+        ),
+      );
       // the name can be used again
       await createGroup(api(), { name: g.name, plan_id: plans.small.plan_id });
     });
@@ -257,15 +321,22 @@ export function groupsScenarios({ target }: ScenarioContext) {
       assert.equal(res.status, 200, res.text);
       assertError(await api().get(`/groups/${from.group_id}`), 404);
       // the members move right after the reply (issue 39)
-      await eventually(async () => {
-        for (const m of members) {
-          const rec = await getUser(api(), m.username);
-          assert.equal(rec.group_id, to.group_id);
-          assert.equal(rec.plan_id, plans.medium.plan_id, 'moved users take the target group plan');
-        }
-      }, 30_000, 100);
+      await eventually(
+        async () => {
+          for (const m of members) {
+            const rec = await getUser(api(), m.username);
+            assert.equal(rec.group_id, to.group_id);
+            assert.equal(rec.plan_id, plans.medium.plan_id, 'moved users take the target group plan');
+          }
+        },
+        30_000,
+        100,
+      );
       const listed = (await api().get(`/users/?group_id=${to.group_id}`).expect(200)).body as { username: string }[];
-      assert.deepEqual(listed.map((u) => u.username).sort(), [...members.map((m) => m.username), bystander.username].sort());
+      assert.deepEqual(
+        listed.map((u) => u.username).sort(),
+        [...members.map((m) => m.username), bystander.username].sort(),
+      );
       assert.deepEqual((await api().get(`/users/?group_id=${from.group_id}`).expect(200)).body, []);
     });
 
@@ -284,11 +355,20 @@ export function groupsScenarios({ target }: ScenarioContext) {
 
   // ---- lenient bodies (CLIENT-FACTS transport) -------------------------------------------------
 
-  for (const contentType of ['application/json', 'text/javascript', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8']) {
+  for (const contentType of [
+    'application/json',
+    'text/javascript',
+    'application/x-www-form-urlencoded',
+    'text/plain; charset=utf-8',
+  ]) {
     it(`a JSON body sent as ${contentType} is parsed as JSON`, async () => {
       const plans = await knownPlans(api());
       const name = unique('ct');
-      const res = await api().post('/groups/', { name, plan_id: String(plans.small.plan_id), check_domain: '1' }, contentType);
+      const res = await api().post(
+        '/groups/',
+        { name, plan_id: String(plans.small.plan_id), check_domain: '1' },
+        contentType,
+      );
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.name, name);
       assert.equal(res.body.check_domain, true);
@@ -299,10 +379,20 @@ export function groupsScenarios({ target }: ScenarioContext) {
 
   it('malformed JSON is 400 (groups, users, settings, password), never 500', async () => {
     const g = (await api().get('/groups/').expect(200)).body[0] as { group_id: number } | undefined;
-    const paths = ['/groups/', '/users/', '/partner/settings', '/partner/password', ...(g ? [`/groups/${g.group_id}`] : [])];
+    const paths = [
+      '/groups/',
+      '/users/',
+      '/partner/settings',
+      '/partner/password',
+      ...(g ? [`/groups/${g.group_id}`] : []),
+    ];
     for (const path of paths) {
       for (const body of ['{"name": ', '{name: "x"}', "{'a': 1}", 'plan_id=3&name=x', '[1,2']) {
-        const res = await api().raw.post(path).auth(target().partner.username, target().partner.password).set('Content-Type', 'text/javascript').send(body);
+        const res = await api()
+          .raw.post(path)
+          .auth(target().partner.username, target().partner.password)
+          .set('Content-Type', 'text/javascript')
+          .send(body);
         assertError(res, 400);
       }
     }
@@ -310,24 +400,33 @@ export function groupsScenarios({ target }: ScenarioContext) {
 
   it('a body over 1 MiB is 413 (declared length and chunked), never 500', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10), plan_id: 1 });
-    const res = await api().raw.post('/groups/').auth(target().partner.username, target().partner.password).set('Content-Type', 'application/json').send(big);
+    const res = await api()
+      .raw.post('/groups/')
+      .auth(target().partner.username, target().partner.password)
+      .set('Content-Type', 'application/json')
+      .send(big);
     assertError(res, 413);
     // without a Content-Length: the stream is cut off at the limit
     const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL('/groups/', target().url);
       import('node:http').then(({ request }) => {
-        const req = request(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'transfer-encoding': 'chunked',
-            authorization: 'Basic ' + Buffer.from(`${target().partner.username}:${target().partner.password}`).toString('base64'),
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'transfer-encoding': 'chunked',
+              authorization:
+                'Basic ' + Buffer.from(`${target().partner.username}:${target().partner.password}`).toString('base64'),
+            },
           },
-        }, (r) => {
-          let body = '';
-          r.on('data', (c) => (body += c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
-        });
+          (r) => {
+            let body = '';
+            r.on('data', (c) => (body += c));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         const chunk = 'x'.repeat(64 * 1024);
         let sent = 0;
@@ -346,18 +445,37 @@ export function groupsScenarios({ target }: ScenarioContext) {
     assert.equal(typeof JSON.parse(chunked.body).reason, 'string');
     // a body just under the limit is accepted (and then judged on its fields)
     const plans = await knownPlans(api());
-    const near = await api().post('/groups/', { name: unique('n'), plan_id: plans.small.plan_id, padding: 'y'.repeat(1024 * 1024 - 200) });
+    const near = await api().post('/groups/', {
+      name: unique('n'),
+      plan_id: plans.small.plan_id,
+      padding: 'y'.repeat(1024 * 1024 - 200),
+    });
     assert.equal(near.status, 201, near.text.slice(0, 200));
   });
 
   it('odd query strings and paths never cause a 500', async () => {
     const u = await createUser(api());
     const gets = [
-      '/users/?limit=1&limit=2', '/users/?order_by=name&order_by=-name', '/users/?search=a&search=b', '/users/?search[$regex]=.*',
-      '/users/?search_by=enabled=1&search_by=enabled=0', '/users/?search=%28%5B', '/users/?search_by=name%3E', '/users/?group_id=&plan_id=',
-      '/users/?action=user_count&action=x', '/groups/?search=a&search=b', '/groups/?search=(', '/shares/?limit=1&limit=x',
-      '/clientrevisions/?min_revision=1&min_revision=2', '/clientrevisions/?max_revision=99999999999999999999',
-      `/users/${u.username}/shares/%2e%2e`, `/users/${u.username}%00`, '/users/%E0%A4%A', '/groups/%20', '/groups/1e3', '/groups/-1',
+      '/users/?limit=1&limit=2',
+      '/users/?order_by=name&order_by=-name',
+      '/users/?search=a&search=b',
+      '/users/?search[$regex]=.*',
+      '/users/?search_by=enabled=1&search_by=enabled=0',
+      '/users/?search=%28%5B',
+      '/users/?search_by=name%3E',
+      '/users/?group_id=&plan_id=',
+      '/users/?action=user_count&action=x',
+      '/groups/?search=a&search=b',
+      '/groups/?search=(',
+      '/shares/?limit=1&limit=x',
+      '/clientrevisions/?min_revision=1&min_revision=2',
+      '/clientrevisions/?max_revision=99999999999999999999',
+      `/users/${u.username}/shares/%2e%2e`,
+      `/users/${u.username}%00`,
+      '/users/%E0%A4%A',
+      '/groups/%20',
+      '/groups/1e3',
+      '/groups/-1',
     ];
     for (const path of gets) {
       const res = await api().get(path);
@@ -370,20 +488,47 @@ export function groupsScenarios({ target }: ScenarioContext) {
     const plans = await knownPlans(api());
     const g = await createGroup(api(), { name: unique('odd'), plan_id: plans.small.plan_id });
     const u = await createUser(api());
-    const bodies: unknown[] = [null, 0, true, 'str', [], {}, { name: {} }, { name: ['a'] }, { plan_id: 1e300 }, { plan_id: -1 }, { plan_id: '99999999999999999999' },
-      { group_id: { $gt: 0 } }, { email: 42 }, { enabled: null }, { bonus_bytes: 1.5 }, { bonus_gigs: '1e3' }, { __proto__: { admin: true } }, { constructor: 'x' }];
+    const bodies: unknown[] = [
+      null,
+      0,
+      true,
+      'str',
+      [],
+      {},
+      { name: {} },
+      { name: ['a'] },
+      { plan_id: 1e300 },
+      { plan_id: -1 },
+      { plan_id: '99999999999999999999' },
+      { group_id: { $gt: 0 } },
+      { email: 42 },
+      { enabled: null },
+      { bonus_bytes: 1.5 },
+      { bonus_gigs: '1e3' },
+      { __proto__: { admin: true } },
+      { constructor: 'x' },
+    ];
     const paths = ['/groups/', `/groups/${g.group_id}`, '/users/', `/users/${u.username}`, '/partner/settings'];
     for (const path of paths) {
       for (const body of bodies) {
         const res = await api().post(path, body);
         assert.ok(res.status < 500, `${path} ${JSON.stringify(body)} -> ${res.status} ${res.text}`);
-        if (res.status >= 400) assert.equal(typeof res.body.reason, 'string', `${path} ${JSON.stringify(body)} -> ${res.text}`);
+        if (res.status >= 400)
+          assert.equal(typeof res.body.reason, 'string', `${path} ${JSON.stringify(body)} -> ${res.text}`);
       }
     }
     // keys every JS object has, sent raw
     for (const path of paths) {
-      for (const raw of ['{"__proto__": {"plan_id": 1, "admin": true}}', '{"constructor": {"prototype": {"x": 1}}}', '{"toString": "x", "hasOwnProperty": 1}']) {
-        const res = await api().raw.post(path).auth(target().partner.username, target().partner.password).set('Content-Type', 'application/json').send(raw);
+      for (const raw of [
+        '{"__proto__": {"plan_id": 1, "admin": true}}',
+        '{"constructor": {"prototype": {"x": 1}}}',
+        '{"toString": "x", "hasOwnProperty": 1}',
+      ]) {
+        const res = await api()
+          .raw.post(path)
+          .auth(target().partner.username, target().partner.password)
+          .set('Content-Type', 'application/json')
+          .send(raw);
         assert.ok(res.status < 500, `${path} ${raw} -> ${res.status} ${res.text}`);
       }
     }

@@ -17,7 +17,9 @@ export function hostileInputScenarios({ target }: ScenarioContext) {
   it('deeply nested JSON (5,000 and 100,000 levels) is a 400 at the edge on every body-taking route, and the services still answer', async () => {
     for (const levels of [5_000, 100_000]) {
       for (const path of ['/partner/settings', '/partner/billing', '/users/', '/groups/', '/partner/password']) {
-        const res = await api().post(path).send(`{"name": ${nested(levels)}}`);
+        const res = await api()
+          .post(path)
+          .send(`{"name": ${nested(levels)}}`);
         assertError(res, 400);
         assert.match(res.body.reason, /nests deeper/, `${path} at ${levels} levels: ${res.text}`);
       }
@@ -29,18 +31,29 @@ export function hostileInputScenarios({ target }: ScenarioContext) {
   });
 
   it('nesting within the limit is judged by the schema, not refused for its depth', async () => {
-    const res = await api().post('/partner/settings').send(`{"colour": ${nested(20)}, "note": "${'['.repeat(100)}"}`);
+    const res = await api()
+      .post('/partner/settings')
+      .send(`{"colour": ${nested(20)}, "note": "${'['.repeat(100)}"}`);
     assertBadFields(res, ['colour', 'note']);
   });
 
   it('a body of more values than any request needs is a 400', async () => {
-    const res = await api().post('/partner/settings').send(`{"signup_network_restriction": [${Array.from({ length: 60_000 }, () => '1').join(',')}]}`);
+    const res = await api()
+      .post('/partner/settings')
+      .send(`{"signup_network_restriction": [${Array.from({ length: 60_000 }, () => '1').join(',')}]}`);
     assertError(res, 400);
     assert.match(res.body.reason, /more than/);
   });
 
   it('a repeated or bracketed query parameter is a 400 naming it, never ignored', async () => {
-    for (const query of ['limit[]=1', 'limit=1&limit=2', 'plan_id[$ne]=1', 'search[$regex]=.*', 'group_id[]=1&group_id[]=2', 'offset[gt]=0']) {
+    for (const query of [
+      'limit[]=1',
+      'limit=1&limit=2',
+      'plan_id[$ne]=1',
+      'search[$regex]=.*',
+      'group_id[]=1&group_id[]=2',
+      'offset[gt]=0',
+    ]) {
       const res = await api().get(`/users/?${query}`);
       const name = query.split(/[[=]/)[0];
       assertBadFields(res, [name]);
@@ -53,16 +66,30 @@ export function hostileInputScenarios({ target }: ScenarioContext) {
   });
 
   it('a NUL character in a path, a query, a JSON body or Basic credentials is refused at the edge (400/401), never reaching a database', async () => {
-    for (const url of ['/users/x%00y', '/users/?search_by=ab%00', '/groups/1%00', '/shares/?limit=5%00', '/storage/%00/', '/share/abc%00/key/']) {
+    for (const url of [
+      '/users/x%00y',
+      '/users/?search_by=ab%00',
+      '/groups/1%00',
+      '/shares/?limit=5%00',
+      '/storage/%00/',
+      '/share/abc%00/key/',
+    ]) {
       const res = await api().get(url);
       assertError(res, 400);
       assert.match(res.body.reason, /NUL/, `${url}: ${res.text}`);
     }
-    const body = await api().post('/users/', { name: 'Nul\u0000', email: 'nul@example.com', username: 'nul', plan_id: 1, group_id: 1 });
+    const body = await api().post('/users/', {
+      name: 'Nul\u0000',
+      email: 'nul@example.com',
+      username: 'nul',
+      plan_id: 1,
+      group_id: 1,
+    });
     assertBadFields(body, ['name']);
     const group = await api().post('/groups/', { name: 'a\u0000b' });
     assertBadFields(group, ['name']);
-    const auth = 'Basic ' + Buffer.from(`${target().partner.username}\u0000:${target().partner.password}`).toString('base64');
+    const auth =
+      'Basic ' + Buffer.from(`${target().partner.username}\u0000:${target().partner.password}`).toString('base64');
     assertError(await api().raw.get('/ping').set('authorization', auth), 401);
     // and everything still answers
     await api().get('/users/?limit=1').expect(200);

@@ -75,9 +75,22 @@ export function isolationScenarios({ target }: ScenarioContext) {
     const res = await b.delete(`/groups/${doomed.group_id}?move_to=${aGroup.group_id}`);
     assert.ok(res.status === 400 || res.status === 404, `${res.status} ${res.text}`);
     assert.equal((await getUser(b, member.username)).group_id, doomed.group_id);
-    assertConflict(await b.post('/users/', { username: unique(), name: 'X', email: `${unique()}@example.com`, group_id: aGroup.group_id }), 'group_id');
+    assertConflict(
+      await b.post('/users/', {
+        username: unique(),
+        name: 'X',
+        email: `${unique()}@example.com`,
+        group_id: aGroup.group_id,
+      }),
+      'group_id',
+    );
     assertConflict(await b.post(`/users/${bUser.username}`, { group_id: aGroup.group_id }), 'group_id');
-    assert.deepEqual((await a.get(`/users/?group_id=${aGroup.group_id}`).expect(200)).body.map((u: { username: string }) => u.username), [aUser.username]);
+    assert.deepEqual(
+      (await a.get(`/users/?group_id=${aGroup.group_id}`).expect(200)).body.map(
+        (u: { username: string }) => u.username,
+      ),
+      [aUser.username],
+    );
   });
 
   it("another partner's users are 404 by username and by email, for every user endpoint", async () => {
@@ -110,20 +123,34 @@ export function isolationScenarios({ target }: ScenarioContext) {
     // taken in advance: a username with @ bars the same address as another user's email, on create and on change
     const early = `${unique('early')}@late.example`;
     await createUser(b, { username: early, email: `${unique('early')}@example.com` });
-    assertConflict(await a.post('/users/', { username: unique('late'), name: 'Late', email: early, password: 'late-password-1' }), 'email');
+    assertConflict(
+      await a.post('/users/', { username: unique('late'), name: 'Late', email: early, password: 'late-password-1' }),
+      'email',
+    );
     assertConflict(await a.post(`/users/${alice.username}`, { email: early.toUpperCase() }), 'email');
     assert.equal((await getUser(a, alice.username)).email, alice.user.email);
   });
 
   it("lists and counts hold only the partner's own users and groups", async () => {
     const bUsers = (await b.get('/users/').expect(200)).body as { username: string }[];
-    assert.deepEqual(bUsers.map((u) => u.username).filter((n) => n === aUser.username), []);
+    assert.deepEqual(
+      bUsers.map((u) => u.username).filter((n) => n === aUser.username),
+      [],
+    );
     assert.ok(bUsers.some((u) => u.username === bUser.username));
-    for (const q of [`search=${aUser.username}`, `search=${encodeURIComponent(aUser.user.email)}`, `group_id=${aGroup.group_id}`, 'search=Alice%20of%20A']) {
+    for (const q of [
+      `search=${aUser.username}`,
+      `search=${encodeURIComponent(aUser.user.email)}`,
+      `group_id=${aGroup.group_id}`,
+      'search=Alice%20of%20A',
+    ]) {
       assert.deepEqual((await b.get(`/users/?${q}`).expect(200)).body, [], q);
       assert.deepEqual((await b.get(`/users/?action=user_count&${q}`).expect(200)).body, { user_count: 0 }, q);
     }
-    assert.deepEqual((await b.get(`/users/?search_by=${encodeURIComponent(`avatar_id=${aUser.user.avatar_id}`)}`).expect(200)).body, []);
+    assert.deepEqual(
+      (await b.get(`/users/?search_by=${encodeURIComponent(`avatar_id=${aUser.user.avatar_id}`)}`).expect(200)).body,
+      [],
+    );
     assert.deepEqual((await b.get('/users/?action=user_count').expect(200)).body, { user_count: bUsers.length });
     const bGroups = (await b.get('/groups/').expect(200)).body as GroupBody[];
     assert.ok(!bGroups.some((g) => g.group_id === aGroup.group_id));
@@ -131,25 +158,38 @@ export function isolationScenarios({ target }: ScenarioContext) {
     assert.deepEqual((await a.get(`/groups/?search=${aGroup.name}`).expect(200)).body, [aGroup]);
   });
 
-  it("quota, the share list and client revisions hold nothing of the other partner", async () => {
+  it('quota, the share list and client revisions hold nothing of the other partner', async () => {
     const plans = await knownPlans(b);
     const qb = (await b.get('/partner/quota').expect(200)).body;
     assert.equal(qb.bytes_used, 0);
     assert.equal(qb.share_count, 0);
     assert.equal(qb.device_count, 0);
-    const bAllocated = ((await b.get('/users/').expect(200)).body as { plan_id: number; bonus_bytes: number }[])
-      .reduce((sum, u) => sum + plans.all.find((p) => p.plan_id === u.plan_id)!.storage_bytes + u.bonus_bytes, 0);
+    const bAllocated = ((await b.get('/users/').expect(200)).body as { plan_id: number; bonus_bytes: number }[]).reduce(
+      (sum, u) => sum + plans.all.find((p) => p.plan_id === u.plan_id)!.storage_bytes + u.bonus_bytes,
+      0,
+    );
     assert.equal(qb.bytes_allocated, bAllocated);
     const qa = (await a.get('/partner/quota').expect(200)).body;
     assert.equal(qa.bytes_allocated, plans.medium.storage_bytes);
     assert.deepEqual((await b.get('/shares/').expect(200)).body, []);
     assert.deepEqual((await b.get('/clientrevisions/').expect(200)).body, []);
     assert.deepEqual((await a.get('/clientrevisions/').expect(200)).body, [{ revision: 4242, count: 1 }]);
-    assert.deepEqual(((await a.get('/shares/').expect(200)).body as { username: string }[]).map((u) => u.username), [aUser.username]);
+    assert.deepEqual(
+      ((await a.get('/shares/').expect(200)).body as { username: string }[]).map((u) => u.username),
+      [aUser.username],
+    );
     // the bootstrap partner sees none of it either
     const main = partnerApi(target());
-    assert.ok(!((await main.get('/clientrevisions/').expect(200)).body as { revision: number }[]).some((r) => r.revision === 4242));
-    assert.ok(!((await main.get('/shares/').expect(200)).body as { username: string }[]).some((u) => u.username === aUser.username));
+    assert.ok(
+      !((await main.get('/clientrevisions/').expect(200)).body as { revision: number }[]).some(
+        (r) => r.revision === 4242,
+      ),
+    );
+    assert.ok(
+      !((await main.get('/shares/').expect(200)).body as { username: string }[]).some(
+        (u) => u.username === aUser.username,
+      ),
+    );
   });
 
   it("one partner's settings, password and features do not touch another's", async () => {

@@ -15,5 +15,7 @@ const servers = ['NATS', 'PostgreSQL event store', ...(await configuredServers()
 registerAllScenarios(
   `multi-process (${servers})`,
   natsUrl && postgresUrl ? (env) => startMultiProcess(natsUrl, env, { postgresEventStore: postgresUrl }) : null,
-  natsUrl ? 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432' : 'NATS_URL not set and no nats-server found',
+  natsUrl
+    ? 'POSTGRES_URL not set and no PostgreSQL server on 127.0.0.1:5432'
+    : 'NATS_URL not set and no nats-server found',
 );

@@ -24,19 +24,34 @@ export function operationsScenarios({ target }: ScenarioContext) {
   it('a username stranded by a crash is listed as stuck, released by the operator, then usable through the API', async () => {
     const store = await target().openEventStore();
     try {
-      await store.append(Streams.reservation('username', 'stranded'), [{ type: 'NameReserved', data: { owner: randomUUID() } }], 'no_stream');
+      await store.append(
+        Streams.reservation('username', 'stranded'),
+        [{ type: 'NameReserved', data: { owner: randomUUID() } }],
+        'no_stream',
+      );
     } finally {
       await store.close();
     }
     const api = partnerApi(target());
-    const user = { username: 'stranded', name: 'Stranded', email: 'stranded@example.com', password: 'stranded-password-1' };
+    const user = {
+      username: 'stranded',
+      name: 'Stranded',
+      email: 'stranded@example.com',
+      password: 'stranded-password-1',
+    };
     const blocked = await api.post('/users/', user);
     assert.equal(blocked.status, 409, blocked.text);
     assert.deepEqual(blocked.body.conflicts, ['username']);
 
     const stuck = await operator().call<ReservationPage>(Subjects.accounts.listReservations, { stuck: true });
-    assert.deepEqual(stuck.reservations.map((r) => `${r.kind}:${r.name}:${r.status}`), ['username:stranded:stuck']);
-    const released = await operator().call<ReleasedReservation>(Subjects.accounts.releaseReservation, { kind: 'username', name: 'Stranded' });
+    assert.deepEqual(
+      stuck.reservations.map((r) => `${r.kind}:${r.name}:${r.status}`),
+      ['username:stranded:stuck'],
+    );
+    const released = await operator().call<ReleasedReservation>(Subjects.accounts.releaseReservation, {
+      kind: 'username',
+      name: 'Stranded',
+    });
     assert.equal(released.status, 'stuck');
 
     await api.post('/users/', user).expect(201);
@@ -54,6 +69,9 @@ export function operationsScenarios({ target }: ScenarioContext) {
     assert.equal(pending.more, false);
     const report = await operator().call<RecoverWritesReport>(Subjects.accounts.recoverWrites, { grace_seconds: 0 });
     assert.deepEqual(report, { grace_seconds: 0, completed: [], compensated: [], failed: [] });
-    await assert.rejects(operator().call(Subjects.accounts.listPendingWrites, { limit: 0 }), (e: { status?: number }) => e.status === 400);
+    await assert.rejects(
+      operator().call(Subjects.accounts.listPendingWrites, { limit: 0 }),
+      (e: { status?: number }) => e.status === 400,
+    );
   });
 }

@@ -22,10 +22,16 @@ export function paginationScenarios({ target }: ScenarioContext, { users, pageSi
     // spread the creates over every gateway, 8 in flight
     const gateways = target().urls.map((url) => partnerApi(target(), url, credentials));
     const width = String(users).length;
-    const usernames = Array.from({ length: users }, (_, i) => `pg${String(i).padStart(width, '0')}x${Math.random().toString(36).slice(2, 6)}`);
+    const usernames = Array.from(
+      { length: users },
+      (_, i) => `pg${String(i).padStart(width, '0')}x${Math.random().toString(36).slice(2, 6)}`,
+    );
     await mapLimit(usernames, 8, async (username, i) => {
       const res = await gateways[i % gateways.length].post('/users/', {
-        username, name: `Page ${i}`, email: `${username}@example.com`, password: 'page-password-1',
+        username,
+        name: `Page ${i}`,
+        email: `${username}@example.com`,
+        password: 'page-password-1',
       });
       assert.equal(res.status, 201, `${username}: ${res.status} ${res.text}`);
     });
@@ -48,7 +54,10 @@ export function paginationScenarios({ target }: ScenarioContext, { users, pageSi
     // descending order pages the same set backwards
     const desc: string[] = [];
     for (let page = 0; page < pages; page++) {
-      const query = page === 0 ? `order_by=-username&limit=${pageSize}` : `order_by=-username&limit=${pageSize}&offset=${page * pageSize}`;
+      const query =
+        page === 0
+          ? `order_by=-username&limit=${pageSize}`
+          : `order_by=-username&limit=${pageSize}&offset=${page * pageSize}`;
       desc.push(...((await p.get(`/users/?${query}`).expect(200)).body as UserRecord[]).map((u) => u.username));
     }
     assert.deepEqual(desc, [...seen].reverse());
@@ -56,7 +65,10 @@ export function paginationScenarios({ target }: ScenarioContext, { users, pageSi
     // a sort key with ties (creation_time) still pages without duplicates or gaps
     const byTime: string[] = [];
     for (let page = 0; page < pages; page++) {
-      const query = page === 0 ? `order_by=creation_time&limit=${pageSize}` : `order_by=creation_time&limit=${pageSize}&offset=${page * pageSize}`;
+      const query =
+        page === 0
+          ? `order_by=creation_time&limit=${pageSize}`
+          : `order_by=creation_time&limit=${pageSize}&offset=${page * pageSize}`;
       byTime.push(...((await p.get(`/users/?${query}`).expect(200)).body as UserRecord[]).map((u) => u.username));
     }
     assert.deepEqual([...byTime].sort(), seen);

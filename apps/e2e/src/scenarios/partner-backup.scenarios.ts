@@ -25,17 +25,26 @@ const backupData = (bytes: number, wrap = false) => {
  * POSTs a backup body of `dataBytes` of base64 in 1 MiB chunks with chunked transfer encoding (no
  * Content-Length), so only the count of bytes read can stop it.
  */
-function postChunked(url: string, auth: { username: string; password: string }, dataBytes: number): Promise<{ status: number; body: unknown }> {
+function postChunked(
+  url: string,
+  auth: { username: string; password: string },
+  dataBytes: number,
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const req = request(new URL('/partner/backup', url), {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
     });
     req.on('error', reject);
     req.on('response', (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString() || 'null') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString() || 'null') }),
+      );
     });
     const chunk = Buffer.alloc(1024 * 1024, 'A');
     let sent = 0;
@@ -92,7 +101,11 @@ export function partnerBackupScenarios({ target }: ScenarioContext) {
     const data = backupData(20_000, true);
     const body = JSON.stringify({ data, sha256: sha(data) }).replaceAll('/', '\\/');
     assert.ok(body.includes('\\/') && body.includes('\\n'));
-    const stored = await api.raw.post('/partner/backup').auth(credentials.username, credentials.password).set('Content-Type', 'text/javascript').send(body);
+    const stored = await api.raw
+      .post('/partner/backup')
+      .auth(credentials.username, credentials.password)
+      .set('Content-Type', 'text/javascript')
+      .send(body);
     assert.equal(stored.status, 200, stored.text);
     assert.equal(stored.body.sha256, sha(data));
     assert.equal((await api.get('/partner/backup').expect(200)).body.data, data);
@@ -133,7 +146,11 @@ export function partnerBackupScenarios({ target }: ScenarioContext) {
     // just under the limit is accepted: the cap is this route's own, not the 1 MiB of other bodies
     const big = 'B'.repeat(PARTNER_BACKUP_BODY_LIMIT - 200);
     assert.equal((await store(api, big)).size, big.length);
-    assert.equal((await api.get('/partner/backup/versions').expect(200)).body.length, 1, 'only the accepted backup was stored');
+    assert.equal(
+      (await api.get('/partner/backup/versions').expect(200)).body.length,
+      1,
+      'only the accepted backup was stored',
+    );
   });
 
   it(`keeps the ${PARTNER_BACKUPS_KEPT} most recent versions, newest first; a kept one reads back by its sha256, a dropped one is 404`, async () => {
@@ -141,14 +158,20 @@ export function partnerBackupScenarios({ target }: ScenarioContext) {
     const all = Array.from({ length: PARTNER_BACKUPS_KEPT + 1 }, () => backupData(500));
     for (const data of all) await store(api, data);
     const versions = (await api.get('/partner/backup/versions').expect(200)).body as { sha256: string }[];
-    assert.deepEqual(versions.map((v) => v.sha256), all.slice(1).reverse().map(sha));
+    assert.deepEqual(
+      versions.map((v) => v.sha256),
+      all.slice(1).reverse().map(sha),
+    );
     assert.equal((await api.get('/partner/backup').expect(200)).body.data, all.at(-1));
     assert.equal((await api.get(`/partner/backup?sha256=${sha(all[2]).toUpperCase()}`).expect(200)).body.data, all[2]);
     assertError(await api.get(`/partner/backup?sha256=${sha(all[0])}`), 404);
     assertBadFields(await api.get('/partner/backup?sha256=xyz'), ['sha256']);
     // the latest again (a retried POST) adds no version
     await store(api, all.at(-1)!);
-    assert.equal(((await api.get('/partner/backup/versions').expect(200)).body as unknown[]).length, PARTNER_BACKUPS_KEPT);
+    assert.equal(
+      ((await api.get('/partner/backup/versions').expect(200)).body as unknown[]).length,
+      PARTNER_BACKUPS_KEPT,
+    );
   });
 
   it("another partner's backup is invisible: null, 404 by hash, an empty version list", async () => {
@@ -164,7 +187,11 @@ export function partnerBackupScenarios({ target }: ScenarioContext) {
 
   it('needs partner credentials', async () => {
     const anonymous = supertest(target().url);
-    for (const res of [await anonymous.get('/partner/backup'), await anonymous.get('/partner/backup/versions'), await anonymous.post('/partner/backup').send('{}')]) {
+    for (const res of [
+      await anonymous.get('/partner/backup'),
+      await anonymous.get('/partner/backup/versions'),
+      await anonymous.post('/partner/backup').send('{}'),
+    ]) {
       assert.equal(res.status, 401);
       assert.match(res.headers['www-authenticate'] ?? '', /^Basic/);
     }

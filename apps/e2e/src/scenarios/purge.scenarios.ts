@@ -53,7 +53,12 @@ export function purgeScenarios({ target }: ScenarioContext) {
 
     await storage.putDevice('laptop').expect(200);
     await storage.putDevice('phone').expect(200);
-    for (const [device, path, size] of [['laptop', 'Documents/a.txt', 1000], ['laptop', 'Documents/a.txt', 500], ['laptop', 'b.txt', 250], ['phone', 'DCIM/c.jpg', 100]] as const) {
+    for (const [device, path, size] of [
+      ['laptop', 'Documents/a.txt', 1000],
+      ['laptop', 'Documents/a.txt', 500],
+      ['laptop', 'b.txt', 250],
+      ['phone', 'DCIM/c.jpg', 100],
+    ] as const) {
       const res = await storage.putFile(device, path, Buffer.alloc(size, path));
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.size, size);
@@ -66,7 +71,10 @@ export function purgeScenarios({ target }: ScenarioContext) {
     await eventually(async () => assert.deepEqual(await figures(), { bytes_stored: 100, bytes_used: 100 }));
     assert.equal(await ledger(userId), 1850);
     const purged = await runPurge();
-    assert.deepEqual([purged.purged_files, purged.purged_versions, purged.purged_bytes, purged.failed], [2, 3, 1750, []]);
+    assert.deepEqual(
+      [purged.purged_files, purged.purged_versions, purged.purged_bytes, purged.failed],
+      [2, 3, 1750, []],
+    );
     assert.equal(await ledger(userId), 100);
     assert.deepEqual(await figures(), { bytes_stored: 100, bytes_used: 100 });
     // the quota counts what is stored: a new upload fits where the purged bytes were
@@ -76,7 +84,10 @@ export function purgeScenarios({ target }: ScenarioContext) {
     // deleting the user (interface A): the purger clears and purges what they had
     await api.delete(`/users/${username}`).expect(200);
     const cleared = await runPurge();
-    assert.deepEqual([cleared.cleared_users, cleared.removed_devices, cleared.purged_files, cleared.purged_bytes], [1, 1, 2, 110]);
+    assert.deepEqual(
+      [cleared.cleared_users, cleared.removed_devices, cleared.purged_files, cleared.purged_bytes],
+      [1, 1, 2, 110],
+    );
     assert.equal(await ledger(userId), 0);
     await eventually(async () => assert.equal((await api.get('/partner/quota').expect(200)).body.bytes_used, 0));
 

@@ -34,7 +34,9 @@ export function revocationScenarios({ target }: ScenarioContext) {
     const login = await agent.post(`${root}/login`).type('form').send({ username, password: PASSWORD }).expect(200);
     const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
     const link = (await agent.post(`${root}/laptop/a.txt`).auth(username, PASSWORD).expect(200)).text;
-    const se = (await agent.get(`${root}/laptop/a.txt?format=session_extension&ip=127.0.0.1`).auth(username, PASSWORD).expect(200)).text;
+    const se = (
+      await agent.get(`${root}/laptop/a.txt?format=session_extension&ip=127.0.0.1`).auth(username, PASSWORD).expect(200)
+    ).text;
     const grants = {
       cookie: () => agent.get(`${root}/`).set('Cookie', cookie),
       link: () => agent.get(link),
@@ -45,22 +47,31 @@ export function revocationScenarios({ target }: ScenarioContext) {
 
   it('disabling a user ends their cookies, links and extensions; re-enabling brings none back; a new login works', async () => {
     const u = await userWithGrants();
-    for (const [what, request] of Object.entries(u.grants)) assert.equal((await request()).status, 200, `${what} before`);
+    for (const [what, request] of Object.entries(u.grants))
+      assert.equal((await request()).status, 200, `${what} before`);
     await api().post(`/users/${u.username}`, { enabled: false }).expect(200);
-    for (const [what, request] of Object.entries(u.grants)) assert.notEqual((await request()).status, 200, `${what} while disabled`);
+    for (const [what, request] of Object.entries(u.grants))
+      assert.notEqual((await request()).status, 200, `${what} while disabled`);
     await api().post(`/users/${u.username}`, { enabled: true }).expect(200);
     for (const [what, request] of Object.entries(u.grants)) {
       const res = await request();
-      assert.ok([401, 403, 404, 410].includes(res.status), `${what} after re-enabling: ${res.status} ${res.text.slice(0, 200)}`);
+      assert.ok(
+        [401, 403, 404, 410].includes(res.status),
+        `${what} after re-enabling: ${res.status} ${res.text.slice(0, 200)}`,
+      );
     }
     // the account itself works again: Basic, and a fresh login
-    await supertest(target().url).get(`/storage/${b32(u.username)}/`).auth(u.username, PASSWORD).expect(200);
+    await supertest(target().url)
+      .get(`/storage/${b32(u.username)}/`)
+      .auth(u.username, PASSWORD)
+      .expect(200);
   });
 
   it('a password change ends them too (the mechanism disabling reuses)', async () => {
     const u = await userWithGrants();
     await api().post(`/users/${u.username}`, { password: 'a-new-password-2' }).expect(200);
-    for (const [what, request] of Object.entries(u.grants)) assert.notEqual((await request()).status, 200, `${what} after a password change`);
+    for (const [what, request] of Object.entries(u.grants))
+      assert.notEqual((await request()).status, 200, `${what} after a password change`);
   });
 
   it('a change through one gateway ends what another remembers at its next request: password (cookie and Basic), logout, disable, the web interface off', async () => {
@@ -95,7 +106,10 @@ export function revocationScenarios({ target }: ScenarioContext) {
     // a logout through A
     const second = await loginOn(a, changed);
     for (let i = 0; i < 2; i++) await withCookie(second).expect(200);
-    await supertest(a).post(`${root}/logout`).set('Cookie', second).expect((res) => assert.ok(res.status < 400, `logout: ${res.status}`));
+    await supertest(a)
+      .post(`${root}/logout`)
+      .set('Cookie', second)
+      .expect((res) => assert.ok(res.status < 400, `logout: ${res.status}`));
     assert.equal((await withCookie(second)).status, 401, 'a logged-out cookie on B');
     // the group's web interface off, through A
     const third = await loginOn(a, changed);
@@ -119,7 +133,9 @@ export function revocationScenarios({ target }: ScenarioContext) {
     const root = `/storage/${b32(shared.username)}`;
     const auth = (r: supertest.Test) => r.auth(shared.username, shared.password);
     const link = (await auth(agent.post(`${root}/laptop/Documents/hello.txt`)).expect(200)).text;
-    const se = (await auth(agent.get(`${root}/laptop/Documents/hello.txt?format=session_extension&ip=127.0.0.1`)).expect(200)).text;
+    const se = (
+      await auth(agent.get(`${root}/laptop/Documents/hello.txt?format=session_extension&ip=127.0.0.1`)).expect(200)
+    ).text;
     const roomPath = roomAddress(shared.room.url);
     const shares = {
       link: () => agent.get(link),
@@ -138,6 +154,7 @@ export function revocationScenarios({ target }: ScenarioContext) {
     // the owner still reaches their own files
     await auth(agent.get(`${root}/laptop/Documents/hello.txt`)).expect(200);
     await p.post('/partner/settings', { sharing_enabled: true }).expect(200);
-    for (const [what, request] of Object.entries(shares)) assert.equal((await request()).status, 200, `${what} back on`);
+    for (const [what, request] of Object.entries(shares))
+      assert.equal((await request()).status, 200, `${what} back on`);
   });
 }

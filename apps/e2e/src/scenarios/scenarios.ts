@@ -16,7 +16,13 @@ export interface ScenarioContext {
 }
 
 /** Gets a target for a describe block (with `env` added to its configuration) and lets it go after. */
-export function withTarget(name: string, factory: TargetFactory | null, skipReason: string | undefined, body: (ctx: ScenarioContext) => void, env?: Record<string, string>) {
+export function withTarget(
+  name: string,
+  factory: TargetFactory | null,
+  skipReason: string | undefined,
+  body: (ctx: ScenarioContext) => void,
+  env?: Record<string, string>,
+) {
   // SCENARIO=<regex> boots only the targets whose block name matches (TEST_NAME filters tests, not
   // targets); the test runner applies it itself and names the blocks to run (SCENARIO_GROUP)
   const only = process.env.SCENARIO;
@@ -68,6 +74,7 @@ export class SharedTargets {
   private async closeAll(): Promise<void> {
     const targets = [...this.started.values()];
     this.started.clear();
-    for (const target of await Promise.allSettled(targets)) if (target.status === 'fulfilled') await target.value.close();
+    for (const target of await Promise.allSettled(targets))
+      if (target.status === 'fulfilled') await target.value.close();
   }
 }

@@ -40,7 +40,8 @@ export interface ShareRoomInput {
  * The room's own address (`/share/<b32>/<key>/`, where its JSON and pages are served) from its
  * `url`, the link people are handed (`/browse/share/<b32>/<key>`, which redirects there).
  */
-export const roomAddress = (url: string) => `${new URL(url, 'http://any').pathname.replace(/^\/browse\/share\//, '/share/')}/`;
+export const roomAddress = (url: string) =>
+  `${new URL(url, 'http://any').pathname.replace(/^\/browse\/share\//, '/share/')}/`;
 
 /** Creates a room as the user; asserts the 201 and returns the room. */
 export async function createShareRoom(storage: StorageApi, room: ShareRoomInput): Promise<ShareRoomReply> {

@@ -40,16 +40,28 @@ export function slowTransfersScenarios({ target }: ScenarioContext) {
       const parts = Array.from({ length: 18 }, () => randomBytes(512));
       // a chunk every sixth of the limit (a wide margin for timers late on a loaded machine): 9 s, three limits
       const slow = await rawRequest(`${url}${u.storage.root}/laptop/${name}`, {
-        method: 'PUT', headers: u.auth, body: parts.map((chunk) => ({ chunk, delayMs: IDLE_MS / 6 })),
+        method: 'PUT',
+        headers: u.auth,
+        body: parts.map((chunk) => ({ chunk, delayMs: IDLE_MS / 6 })),
       });
       assert.equal(slow.status, 201, slow.body.toString());
-      const stored = await bytes(supertest(url).get(`${u.storage.root}/laptop/${name}`).auth(u.username, PASSWORD)).expect(200);
+      const stored = await bytes(
+        supertest(url).get(`${u.storage.root}/laptop/${name}`).auth(u.username, PASSWORD),
+      ).expect(200);
       assert.deepEqual(stored.body, Buffer.concat(parts));
 
       const stalled = await rawRequest(`${url}${u.storage.root}/laptop/stalled.bin`, {
-        method: 'PUT', headers: u.auth, body: [{ chunk: randomBytes(64 * 1024) }], stallAfterBody: true, timeoutMs: IDLE_MS * 10,
+        method: 'PUT',
+        headers: u.auth,
+        body: [{ chunk: randomBytes(64 * 1024) }],
+        stallAfterBody: true,
+        timeoutMs: IDLE_MS * 10,
       });
-      assert.equal(stalled.status, undefined, `the gateway answered ${stalled.status} instead of cutting the idle upload`);
+      assert.equal(
+        stalled.status,
+        undefined,
+        `the gateway answered ${stalled.status} instead of cutting the idle upload`,
+      );
       assert.ok(stalled.error, 'the connection was closed under the stalled upload');
       await supertest(url).get(`${u.storage.root}/laptop/stalled.bin`).auth(u.username, PASSWORD).expect(404);
     }
@@ -63,18 +75,27 @@ export function slowTransfersScenarios({ target }: ScenarioContext) {
     await u.storage.putFile('laptop', 'Big/big.bin', content).expect(201);
     // the file from the first gateway, the zip from the last (every gateway runs the same server code)
     const urls = target().urls;
-    for (const [url, path] of [[urls[0], 'Big/big.bin'], [urls[urls.length - 1], 'Big/?format=zip']]) {
+    for (const [url, path] of [
+      [urls[0], 'Big/big.bin'],
+      [urls[urls.length - 1], 'Big/?format=zip'],
+    ]) {
       {
         const full = `${url}${u.storage.root}/laptop/${path}`;
         // 5 MiB/s: about 10 s, three times the idle limit, with bytes moving all the time
         const slow = await rawRequest(full, { headers: u.auth, readBytesPerSecond: 5 * MiB });
         assert.equal(slow.status, 200);
-        assert.ok(slow.complete, `${path}: the slow reader got ${slow.body.length} of ${slow.headers['content-length']} bytes`);
+        assert.ok(
+          slow.complete,
+          `${path}: the slow reader got ${slow.body.length} of ${slow.headers['content-length']} bytes`,
+        );
         if (path.endsWith('.bin')) assert.deepEqual(slow.body, content);
         else if (await hasUnzip()) assert.deepEqual((await unzipAll(slow.body)).get('Big/big.bin'), content);
 
         // stops reading after 1 MiB for three idle limits: socket buffers fill, nothing moves, the gateway hangs up
-        const stopped = await rawRequest(full, { headers: u.auth, pauseReadingAfter: { bytes: MiB, pauseMs: IDLE_MS * 3 } });
+        const stopped = await rawRequest(full, {
+          headers: u.auth,
+          pauseReadingAfter: { bytes: MiB, pauseMs: IDLE_MS * 3 },
+        });
         assert.equal(stopped.status, 200);
         assert.equal(stopped.complete, false, `${path}: a reader idle for three limits was not cut`);
         assert.ok(stopped.body.length < content.length);

@@ -31,7 +31,10 @@ async function blobFolder(dataDir: string): Promise<{ blobs: string[]; temporary
   const root = join(dataDir, 'blobs');
   if (!existsSync(root)) return { blobs: [], temporary: [] };
   const all = await readdir(root, { recursive: true });
-  return { blobs: all.filter((p) => /^[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}$/.test(p)).sort(), temporary: all.filter((p) => p.startsWith('tmp/')) };
+  return {
+    blobs: all.filter((p) => /^[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}$/.test(p)).sort(),
+    temporary: all.filter((p) => p.startsWith('tmp/')),
+  };
 }
 
 const assert507 = (res: RawResponse) => {
@@ -43,12 +46,20 @@ const assert507 = (res: RawResponse) => {
 export function uploadLimitsScenarios({ target }: ScenarioContext) {
   /** A user whose plan holds QUOTA bytes, with a device. */
   async function smallUser() {
-    const plan = await target().operator.call<{ plan_id: number }>(Subjects.accounts.addPlan, { name: unique('tiny plan '), storage_bytes: QUOTA });
+    const plan = await target().operator.call<{ plan_id: number }>(Subjects.accounts.addPlan, {
+      name: unique('tiny plan '),
+      storage_bytes: QUOTA,
+    });
     const username = unique('quota');
     await createUser(partnerApi(target()), { username, password: PASSWORD, plan_id: plan.plan_id });
     const storage = storageApi(target(), username, PASSWORD);
     await storage.putDevice('laptop').expect(200);
-    return { username, storage, auth: basicAuth(username, PASSWORD), fileUrl: (url: string, name: string) => `${url}${storage.root}/laptop/${name}` };
+    return {
+      username,
+      storage,
+      auth: basicAuth(username, PASSWORD),
+      fileUrl: (url: string, name: string) => `${url}${storage.root}/laptop/${name}`,
+    };
   }
 
   it('a chunked upload past the quota is refused with 507 while it streams: connection closed, temporary file gone, nothing stored', async () => {
@@ -59,10 +70,16 @@ export function uploadLimitsScenarios({ target }: ScenarioContext) {
     for (const url of target().urls) {
       const before = await blobFolder(target().dataDir);
       const res = await rawRequest(u.fileUrl(url, 'huge.bin'), {
-        method: 'PUT', headers: u.auth, body: Array.from({ length: total / chunk.length }, () => ({ chunk })), timeoutMs: 60_000,
+        method: 'PUT',
+        headers: u.auth,
+        body: Array.from({ length: total / chunk.length }, () => ({ chunk })),
+        timeoutMs: 60_000,
       });
       assert507(res);
-      assert.ok(res.sentBeforeResponse < total, `the refusal came before the client sent all ${total} bytes (it had sent ${res.sentBeforeResponse})`);
+      assert.ok(
+        res.sentBeforeResponse < total,
+        `the refusal came before the client sent all ${total} bytes (it had sent ${res.sentBeforeResponse})`,
+      );
       // at once: the gateway removed it before answering
       const after = await blobFolder(target().dataDir);
       assert.deepEqual(after.temporary, [], 'no temporary upload file is left');
@@ -75,16 +92,28 @@ export function uploadLimitsScenarios({ target }: ScenarioContext) {
     const u = await smallUser();
     for (const url of target().urls) {
       const declared = await rawRequest(u.fileUrl(url, 'declared.bin'), {
-        method: 'PUT', headers: { ...u.auth, 'Content-Length': String(QUOTA + 1) }, body: [], stallAfterBody: true, timeoutMs: 10_000,
+        method: 'PUT',
+        headers: { ...u.auth, 'Content-Length': String(QUOTA + 1) },
+        body: [],
+        stallAfterBody: true,
+        timeoutMs: 10_000,
       });
       assert507(declared);
       await supertest(url).get(`${u.storage.root}/laptop/declared.bin`).auth(u.username, PASSWORD).expect(404);
     }
     // chunked, exactly what the quota holds: stored; then a single byte more: refused
-    const exact = await rawRequest(u.fileUrl(target().url, 'exact.bin'), { method: 'PUT', headers: u.auth, body: [{ chunk: Buffer.alloc(QUOTA / 2, 1) }, { chunk: Buffer.alloc(QUOTA / 2, 2) }] });
+    const exact = await rawRequest(u.fileUrl(target().url, 'exact.bin'), {
+      method: 'PUT',
+      headers: u.auth,
+      body: [{ chunk: Buffer.alloc(QUOTA / 2, 1) }, { chunk: Buffer.alloc(QUOTA / 2, 2) }],
+    });
     assert.equal(exact.status, 201, exact.body.toString());
     assert.equal(JSON.parse(exact.body.toString()).size, QUOTA);
-    const one = await rawRequest(u.fileUrl(target().urls[target().urls.length - 1], 'one-more.bin'), { method: 'PUT', headers: u.auth, body: [{ chunk: Buffer.from('x') }] });
+    const one = await rawRequest(u.fileUrl(target().urls[target().urls.length - 1], 'one-more.bin'), {
+      method: 'PUT',
+      headers: u.auth,
+      body: [{ chunk: Buffer.from('x') }],
+    });
     assert507(one);
   });
 
@@ -95,25 +124,54 @@ export function uploadLimitsScenarios({ target }: ScenarioContext) {
     const filler = QUOTA - fits * size - 100;
     // the filler's commit tells every gateway it went through what remains; the others learn at their first upload
     for (const [i, url] of target().urls.entries()) {
-      const res = await rawRequest(u.fileUrl(url, `filler-${i}.bin`), { method: 'PUT', headers: { ...u.auth, 'Content-Length': String(i === 0 ? filler : 0) }, body: i === 0 ? [{ chunk: Buffer.alloc(filler, 3) }] : [] });
+      const res = await rawRequest(u.fileUrl(url, `filler-${i}.bin`), {
+        method: 'PUT',
+        headers: { ...u.auth, 'Content-Length': String(i === 0 ? filler : 0) },
+        body: i === 0 ? [{ chunk: Buffer.alloc(filler, 3) }] : [],
+      });
       assert.equal(res.status, 201, res.body.toString());
     }
     const racers = Array.from({ length: 50 }, (_, i) => {
       const url = target().urls[i % target().urls.length];
-      return rawRequest(u.fileUrl(url, `race-${i}.bin`), { method: 'PUT', headers: { ...u.auth, 'Content-Length': String(size) }, body: [{ chunk: Buffer.alloc(size, i) }], timeoutMs: 60_000 });
+      return rawRequest(u.fileUrl(url, `race-${i}.bin`), {
+        method: 'PUT',
+        headers: { ...u.auth, 'Content-Length': String(size) },
+        body: [{ chunk: Buffer.alloc(size, i) }],
+        timeoutMs: 60_000,
+      });
     });
     const statuses = (await Promise.all(racers)).map((r) => r.status);
     const stored = statuses.filter((s) => s === 201).length;
-    assert.deepEqual(statuses.filter((s) => s !== 201 && s !== 507), [], 'every racer is stored or refused for the quota');
+    assert.deepEqual(
+      statuses.filter((s) => s !== 201 && s !== 507),
+      [],
+      'every racer is stored or refused for the quota',
+    );
     assert.equal(stored, fits, `exactly the ${fits} that fit are stored (${statuses.join(' ')})`);
     const root = await supertest(target().url).get(`${u.storage.root}/`).auth(u.username, PASSWORD).expect(200);
-    assert.equal(Number(root.body.stats.backupsize_for_robots), filler + fits * size, 'the stored bytes are the filler and the racers that fit');
+    assert.equal(
+      Number(root.body.stats.backupsize_for_robots),
+      filler + fits * size,
+      'the stored bytes are the filler and the racers that fit',
+    );
     for (const url of target().urls) {
       // the gateway knows the quota holds 100 bytes: a declared 4 KiB is refused before a byte is sent
-      const declared = await rawRequest(u.fileUrl(url, 'late.bin'), { method: 'PUT', headers: { ...u.auth, 'Content-Length': String(size) }, body: [], stallAfterBody: true, timeoutMs: 10_000 });
+      const declared = await rawRequest(u.fileUrl(url, 'late.bin'), {
+        method: 'PUT',
+        headers: { ...u.auth, 'Content-Length': String(size) },
+        body: [],
+        stallAfterBody: true,
+        timeoutMs: 10_000,
+      });
       assert507(declared);
       // a device it has not heard of: 404 before a byte is sent, the connection closed
-      const unknown = await rawRequest(`${url}${u.storage.root}/desktop/a.bin`, { method: 'PUT', headers: { ...u.auth, 'Content-Length': '10' }, body: [], stallAfterBody: true, timeoutMs: 10_000 });
+      const unknown = await rawRequest(`${url}${u.storage.root}/desktop/a.bin`, {
+        method: 'PUT',
+        headers: { ...u.auth, 'Content-Length': '10' },
+        body: [],
+        stallAfterBody: true,
+        timeoutMs: 10_000,
+      });
       assert.equal(unknown.status, 404, unknown.body.toString());
       assert.equal(unknown.headers.connection, 'close');
     }
@@ -127,18 +185,27 @@ export function uploadLimitsScenarios({ target }: ScenarioContext) {
     const auth = basicAuth(username, PASSWORD);
     for (const url of target().urls) {
       const gzipped = await rawRequest(`${url}${storage.root}/laptop/te.txt`, {
-        method: 'PUT', headers: { ...auth, 'Transfer-Encoding': 'gzip, chunked' }, body: [{ chunk: Buffer.from('not really gzip') }],
+        method: 'PUT',
+        headers: { ...auth, 'Transfer-Encoding': 'gzip, chunked' },
+        body: [{ chunk: Buffer.from('not really gzip') }],
       });
       assert.equal(gzipped.status, 501, gzipped.body.toString());
       assert.match(JSON.parse(gzipped.body.toString()).reason, /transfer coding gzip/);
       const coded = await rawRequest(`${url}${storage.root}/laptop/ce.txt`, {
-        method: 'PUT', headers: { ...auth, 'Content-Encoding': 'gzip' }, body: [{ chunk: Buffer.from('not really gzip') }],
+        method: 'PUT',
+        headers: { ...auth, 'Content-Encoding': 'gzip' },
+        body: [{ chunk: Buffer.from('not really gzip') }],
       });
       assert.equal(coded.status, 415, coded.body.toString());
       assert.match(JSON.parse(coded.body.toString()).reason, /Content-Encoding gzip/);
-      for (const name of ['te.txt', 'ce.txt']) await supertest(url).get(`${storage.root}/laptop/${name}`).auth(username, PASSWORD).expect(404);
+      for (const name of ['te.txt', 'ce.txt'])
+        await supertest(url).get(`${storage.root}/laptop/${name}`).auth(username, PASSWORD).expect(404);
       // chunked alone is fine
-      const plain = await rawRequest(`${url}${storage.root}/laptop/plain.txt`, { method: 'PUT', headers: { ...auth, 'Transfer-Encoding': 'chunked' }, body: [{ chunk: Buffer.from('plain') }] });
+      const plain = await rawRequest(`${url}${storage.root}/laptop/plain.txt`, {
+        method: 'PUT',
+        headers: { ...auth, 'Transfer-Encoding': 'chunked' },
+        body: [{ chunk: Buffer.from('plain') }],
+      });
       assert.equal(plain.status, 201, plain.body.toString());
     }
   });

@@ -28,7 +28,13 @@ export function usersScenarios({ target }: ScenarioContext) {
   it('POST /users/ is 201 with the full record and the username; temp_password only when no password is given', async () => {
     const plans = await knownPlans(api());
     const username = unique('alice');
-    const res = await api().post('/users/', { username, name: 'Alice Example', email: `${username}@Example.com`, plan_id: plans.medium.plan_id, bonus_bytes: 12345 });
+    const res = await api().post('/users/', {
+      username,
+      name: 'Alice Example',
+      email: `${username}@Example.com`,
+      plan_id: plans.medium.plan_id,
+      bonus_bytes: 12345,
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.username, username);
     assert.equal(typeof res.body.temp_password, 'string');
@@ -50,7 +56,12 @@ export function usersScenarios({ target }: ScenarioContext) {
     assert.ok(Math.abs(u.creation_time - Date.now() / 1000) < 120);
     assert.deepEqual(await getUser(api(), username), u);
 
-    const withPassword = await api().post('/users/', { username: unique('bob'), name: 'Bob', email: `${unique('bob')}@example.com`, password: 'bob-password-1' });
+    const withPassword = await api().post('/users/', {
+      username: unique('bob'),
+      name: 'Bob',
+      email: `${unique('bob')}@example.com`,
+      password: 'bob-password-1',
+    });
     assert.equal(withPassword.status, 201, withPassword.text);
     assert.ok(!('temp_password' in withPassword.body));
     assertUserRecord(withPassword.body.user);
@@ -74,10 +85,23 @@ export function usersScenarios({ target }: ScenarioContext) {
 
   it('POST /users/ with a duplicate username or email (any case) is 409 naming it', async () => {
     const first = await createUser(api());
-    assertConflict(await api().post('/users/', { username: first.username, name: 'X', email: `${unique()}@example.com` }), 'username');
-    assertConflict(await api().post('/users/', { username: first.username.toUpperCase(), name: 'X', email: `${unique()}@example.com` }), 'username');
+    assertConflict(
+      await api().post('/users/', { username: first.username, name: 'X', email: `${unique()}@example.com` }),
+      'username',
+    );
+    assertConflict(
+      await api().post('/users/', {
+        username: first.username.toUpperCase(),
+        name: 'X',
+        email: `${unique()}@example.com`,
+      }),
+      'username',
+    );
     assertConflict(await api().post('/users/', { username: unique(), name: 'X', email: first.user.email }), 'email');
-    assertConflict(await api().post('/users/', { username: unique(), name: 'X', email: first.user.email.toUpperCase() }), 'email');
+    assertConflict(
+      await api().post('/users/', { username: unique(), name: 'X', email: first.user.email.toUpperCase() }),
+      'email',
+    );
     // the refused creates left nothing behind
     const count = (await api().get(`/users/?action=user_count&search=${first.username}`).expect(200)).body;
     assert.deepEqual(count, { user_count: 1 });
@@ -97,11 +121,23 @@ export function usersScenarios({ target }: ScenarioContext) {
     assertBadFields(await api().post('/users/', {}), ['name', 'email']);
     assertBadFields(await api().post('/users/', { name: 'X', email: 'not-an-email' }), ['email']);
     assertBadFields(
-      await api().post('/users/', { name: '', email: `${unique()}@example.com`, plan_id: 'one', group_id: 'g', bonus_bytes: -5, enabled: 'perhaps' }),
+      await api().post('/users/', {
+        name: '',
+        email: `${unique()}@example.com`,
+        plan_id: 'one',
+        group_id: 'g',
+        bonus_bytes: -5,
+        enabled: 'perhaps',
+      }),
       ['name', 'plan_id', 'group_id', 'bonus_bytes', 'enabled'],
     );
-    assertBadFields(await api().post('/users/', { username: 'bad name!', name: 'X', email: `${unique()}@example.com` }), ['username']);
-    assertBadFields(await api().post('/users/', { name: 'X', email: `${unique()}@example.com`, password: 'short' }), ['password']);
+    assertBadFields(
+      await api().post('/users/', { username: 'bad name!', name: 'X', email: `${unique()}@example.com` }),
+      ['username'],
+    );
+    assertBadFields(await api().post('/users/', { name: 'X', email: `${unique()}@example.com`, password: 'short' }), [
+      'password',
+    ]);
   });
 
   it('POST /users/ is 402 "payment required" when the plan allocation would exceed bytes_available', async () => {
@@ -110,11 +146,34 @@ export function usersScenarios({ target }: ScenarioContext) {
     const { api: p } = await createPartner(target(), { bytes_available: available });
     const first = await createUser(p, { plan_id: plans.small.plan_id });
     const username = unique();
-    const res = await p.post('/users/', { username, name: 'Too Much', email: `${username}@example.com`, plan_id: plans.small.plan_id, password: 'user-password-1' });
+    const res = await p.post('/users/', {
+      username,
+      name: 'Too Much',
+      email: `${username}@example.com`,
+      plan_id: plans.small.plan_id,
+      password: 'user-password-1',
+    });
     assertError(res, 402);
     assert.match(res.body.reason, /payment required/i);
-    assertError(await p.post('/users/', { username, name: 'Too Much', email: `${username}@example.com`, plan_id: plans.unlimited.plan_id }), 402);
-    assertError(await p.post('/users/', { username, name: 'Bonus', email: `${username}@example.com`, plan_id: plans.small.plan_id, bonus_gigs: 1 }), 402);
+    assertError(
+      await p.post('/users/', {
+        username,
+        name: 'Too Much',
+        email: `${username}@example.com`,
+        plan_id: plans.unlimited.plan_id,
+      }),
+      402,
+    );
+    assertError(
+      await p.post('/users/', {
+        username,
+        name: 'Bonus',
+        email: `${username}@example.com`,
+        plan_id: plans.small.plan_id,
+        bonus_gigs: 1,
+      }),
+      402,
+    );
     const quota = (await p.get('/partner/quota').expect(200)).body;
     assert.equal(quota.bytes_allocated, plans.small.storage_bytes);
     assert.deepEqual((await p.get('/users/?action=user_count').expect(200)).body, { user_count: 1 });
@@ -137,7 +196,11 @@ export function usersScenarios({ target }: ScenarioContext) {
     assert.equal((await getUser(p, email)).email, email);
     // without the feature the username is the local part
     const local = unique('erin');
-    const plain = await api().post('/users/', { name: 'Erin', email: `${local}@example.org`, password: 'user-password-1' });
+    const plain = await api().post('/users/', {
+      name: 'Erin',
+      email: `${local}@example.org`,
+      password: 'user-password-1',
+    });
     assert.equal(plain.body.username, local);
   });
 
@@ -150,7 +213,14 @@ export function usersScenarios({ target }: ScenarioContext) {
       assert.equal(res.body.username, u.username);
     }
     assert.equal((await api().get(`/apis/accounts/v1/users/${u.user.email}`).expect(200)).body.username, u.username);
-    assert.equal((await api().get(`/users/${encodeURIComponent(u.user.email)}`).expect(200)).body.username, u.username);
+    assert.equal(
+      (
+        await api()
+          .get(`/users/${encodeURIComponent(u.user.email)}`)
+          .expect(200)
+      ).body.username,
+      u.username,
+    );
     assertError(await api().get('/users/nobody-at-all'), 404);
     assertError(await api().get('/users/nobody@nowhere.example'), 404);
   });
@@ -167,7 +237,11 @@ export function usersScenarios({ target }: ScenarioContext) {
     const byPlan = new Map(plans.all.map((p) => [p.plan_id, p]));
     for (const u of list) {
       assertUserRecord(u);
-      assert.equal(u.storage_bytes, expectedStorageBytes(byPlan.get(u.plan_id as number)!, u.bonus_bytes as number), `storage_bytes of ${u.username}`);
+      assert.equal(
+        u.storage_bytes,
+        expectedStorageBytes(byPlan.get(u.plan_id as number)!, u.bonus_bytes as number),
+        `storage_bytes of ${u.username}`,
+      );
       assert.equal(u.share_identifier, u.share_id);
     }
   });
@@ -176,16 +250,43 @@ export function usersScenarios({ target }: ScenarioContext) {
     const plans = await knownPlans(api());
     const tag = unique('flt');
     const g = await createGroup(api(), { name: tag, plan_id: plans.large.plan_id });
-    const a = await createUser(api(), { username: `${tag}a`, name: `Zed ${tag} Alpha`, email: `alpha.${tag}@example.com`, plan_id: plans.small.plan_id });
-    const b = await createUser(api(), { username: `${tag}b`, name: 'Beta Person', email: `beta.${tag}@example.net`, group_id: g.group_id });
-    const c = await createUser(api(), { username: `${tag}c`, name: `Gamma ${tag.toUpperCase()}`, email: `g@${tag}.example.org`, group_id: g.group_id, plan_id: plans.medium.plan_id });
+    const a = await createUser(api(), {
+      username: `${tag}a`,
+      name: `Zed ${tag} Alpha`,
+      email: `alpha.${tag}@example.com`,
+      plan_id: plans.small.plan_id,
+    });
+    const b = await createUser(api(), {
+      username: `${tag}b`,
+      name: 'Beta Person',
+      email: `beta.${tag}@example.net`,
+      group_id: g.group_id,
+    });
+    const c = await createUser(api(), {
+      username: `${tag}c`,
+      name: `Gamma ${tag.toUpperCase()}`,
+      email: `g@${tag}.example.org`,
+      group_id: g.group_id,
+      plan_id: plans.medium.plan_id,
+    });
     const names = (res: { body: { username: string }[] }) => res.body.map((u) => u.username);
 
     assert.deepEqual(names(await api().get(`/users/?search=${tag}`).expect(200)), [a.username, b.username, c.username]);
-    assert.deepEqual(names(await api().get(`/users/?search=BETA.${tag}`).expect(200)), [b.username], 'search matches the email, case-insensitively');
-    assert.deepEqual(names(await api().get(`/users/?search=zed%20${tag}`).expect(200)), [a.username], 'search matches the name');
+    assert.deepEqual(
+      names(await api().get(`/users/?search=BETA.${tag}`).expect(200)),
+      [b.username],
+      'search matches the email, case-insensitively',
+    );
+    assert.deepEqual(
+      names(await api().get(`/users/?search=zed%20${tag}`).expect(200)),
+      [a.username],
+      'search matches the name',
+    );
     assert.deepEqual(names(await api().get(`/users/?group_id=${g.group_id}`).expect(200)), [b.username, c.username]);
-    assert.deepEqual(names(await api().get(`/users/?group_id=${g.group_id}&plan_id=${plans.medium.plan_id}`).expect(200)), [c.username]);
+    assert.deepEqual(
+      names(await api().get(`/users/?group_id=${g.group_id}&plan_id=${plans.medium.plan_id}`).expect(200)),
+      [c.username],
+    );
     const onSmall = names(await api().get(`/users/?plan_id=${plans.small.plan_id}`).expect(200));
     assert.ok(onSmall.includes(a.username) && !onSmall.includes(b.username) && !onSmall.includes(c.username));
     assert.deepEqual(names(await api().get(`/users/?search=${tag}&limit=2`).expect(200)), [a.username, b.username]);
@@ -193,18 +294,32 @@ export function usersScenarios({ target }: ScenarioContext) {
     assert.deepEqual(names(await api().get(`/users/?search=${tag}&offset=1`).expect(200)), [b.username, c.username]);
     assert.deepEqual((await api().get(`/users/?search=${tag}&offset=3`).expect(200)).body, []);
     assert.deepEqual((await api().get(`/users/?action=user_count&search=${tag}`).expect(200)).body, { user_count: 3 });
-    assert.deepEqual((await api().get(`/users/?action=user_count&group_id=${g.group_id}`).expect(200)).body, { user_count: 2 });
-    assert.deepEqual((await api().get(`/users/?action=user_count&search=${tag}&limit=1`).expect(200)).body, { user_count: 3 }, 'count ignores paging');
-    for (const bad of ['limit=-1', 'offset=x', 'plan_id=abc', 'group_id=1.5']) assertBadFields(await api().get(`/users/?${bad}`), [bad.split('=')[0]]);
+    assert.deepEqual((await api().get(`/users/?action=user_count&group_id=${g.group_id}`).expect(200)).body, {
+      user_count: 2,
+    });
+    assert.deepEqual(
+      (await api().get(`/users/?action=user_count&search=${tag}&limit=1`).expect(200)).body,
+      { user_count: 3 },
+      'count ignores paging',
+    );
+    for (const bad of ['limit=-1', 'offset=x', 'plan_id=abc', 'group_id=1.5'])
+      assertBadFields(await api().get(`/users/?${bad}`), [bad.split('=')[0]]);
   });
 
   it('GET /users/ orders by any user field, descending with a leading "-"', async () => {
     const tag = unique('ord');
     const made = [];
-    for (const [suffix, bonus, name] of [['a', 300, 'Charlie'], ['b', 100, 'alpha'], ['c', 200, 'Bravo']] as const) {
+    for (const [suffix, bonus, name] of [
+      ['a', 300, 'Charlie'],
+      ['b', 100, 'alpha'],
+      ['c', 200, 'Bravo'],
+    ] as const) {
       made.push(await createUser(api(), { username: `${tag}${suffix}`, name: `${name} ${tag}`, bonus_bytes: bonus }));
     }
-    const names = async (q: string) => ((await api().get(`/users/?search=${tag}&${q}`).expect(200)).body as { username: string }[]).map((u) => u.username.slice(-1));
+    const names = async (q: string) =>
+      ((await api().get(`/users/?search=${tag}&${q}`).expect(200)).body as { username: string }[]).map((u) =>
+        u.username.slice(-1),
+      );
     assert.deepEqual(await names('order_by=bonus_bytes'), ['b', 'c', 'a']);
     assert.deepEqual(await names('order_by=-bonus_bytes'), ['a', 'c', 'b']);
     assert.deepEqual(await names('order_by=username'), ['a', 'b', 'c']);
@@ -221,7 +336,13 @@ export function usersScenarios({ target }: ScenarioContext) {
     const off = await createUser(api(), { username: `${tag}off`, bonus_bytes: 20 });
     await api().post(`/users/${off.username}`, { enabled: false }).expect(200);
     const names = async (searchBy: string) =>
-      ((await api().get(`/users/?search=${tag}&search_by=${encodeURIComponent(searchBy)}`).expect(200)).body as { username: string }[]).map((u) => u.username);
+      (
+        (
+          await api()
+            .get(`/users/?search=${tag}&search_by=${encodeURIComponent(searchBy)}`)
+            .expect(200)
+        ).body as { username: string }[]
+      ).map((u) => u.username);
     assert.deepEqual(await names('enabled=0'), [off.username]);
     assert.deepEqual(await names('enabled=1'), [on.username]);
     assert.deepEqual(await names('enabled=false'), [off.username]);
@@ -233,7 +354,10 @@ export function usersScenarios({ target }: ScenarioContext) {
     assert.deepEqual(await names('bonus_bytes<=20'), [off.username, on.username]);
     assert.deepEqual(await names('bonus_bytes=10'), [on.username]);
     assert.deepEqual(await names('last_login>1700000000'), [], 'never logged in: last_login is null');
-    assert.deepEqual((await api().get(`/users/?action=user_count&search=${tag}&search_by=enabled%3D0`).expect(200)).body, { user_count: 1 });
+    assert.deepEqual(
+      (await api().get(`/users/?action=user_count&search=${tag}&search_by=enabled%3D0`).expect(200)).body,
+      { user_count: 1 },
+    );
     for (const bad of ['enabled', 'enabled~1', 'password=x', 'bonus_bytes>lots', 'enabled=maybe']) {
       assertBadFields(await api().get(`/users/?search_by=${encodeURIComponent(bad)}`), ['search_by']);
     }
@@ -245,8 +369,13 @@ export function usersScenarios({ target }: ScenarioContext) {
     const u = await createUser(api(), { plan_id: plans.small.plan_id });
     const email = `${unique('new')}@example.com`;
     const res = await api().post(`/users/${u.username}`, {
-      name: 'Renamed Person', email, plan_id: String(plans.large.plan_id), group_id: String(g.group_id),
-      bonus_gigs: '3', enabled: 'False', purgehold_active: 'True',
+      name: 'Renamed Person',
+      email,
+      plan_id: String(plans.large.plan_id),
+      group_id: String(g.group_id),
+      bonus_gigs: '3',
+      enabled: 'False',
+      purgehold_active: 'True',
     });
     assert.equal(res.status, 200, res.text);
     assertEmptyOrJson(res);
@@ -265,7 +394,9 @@ export function usersScenarios({ target }: ScenarioContext) {
     assertError(await api().get(`/users/${u.user.email}`), 404);
     await createUser(api(), { email: u.user.email });
 
-    await api().post(`/users/${email}`, { bonus_bytes: 12345, enabled: 1, purgehold_active: '0', group_id: null }).expect(200);
+    await api()
+      .post(`/users/${email}`, { bonus_bytes: 12345, enabled: 1, purgehold_active: '0', group_id: null })
+      .expect(200);
     const again = await getUser(api(), u.username);
     assert.equal(again.bonus_bytes, 12345);
     assert.equal(again.storage_bytes, plans.large.storage_bytes + 12345);
@@ -291,14 +422,25 @@ export function usersScenarios({ target }: ScenarioContext) {
   it('POST /users/<u> with bad values is 400 naming every bad field and changes nothing', async () => {
     const u = await createUser(api());
     const before = await getUser(api(), u.username);
-    const res = await api().post(`/users/${u.username}`, { name: 'Fine', plan_id: 'abc', enabled: 'maybe', email: 'not-an-email', bonus_gigs: -1, purgehold_active: [], group_id: '1x' });
+    const res = await api().post(`/users/${u.username}`, {
+      name: 'Fine',
+      plan_id: 'abc',
+      enabled: 'maybe',
+      email: 'not-an-email',
+      bonus_gigs: -1,
+      purgehold_active: [],
+      group_id: '1x',
+    });
     assertBadFields(res, ['plan_id', 'enabled', 'email', 'bonus_gigs', 'purgehold_active', 'group_id']);
     assert.deepEqual(await getUser(api(), u.username), before);
     assertBadFields(await api().post(`/users/${u.username}`, { bonus_bytes: '1.5' }), ['bonus_bytes']);
     // bonus values must stay exact integers in JSON (clients read them as int64)
     assertBadFields(await api().post(`/users/${u.username}`, { bonus_gigs: 9_007_199_255 }), ['bonus_gigs']);
     assertBadFields(await api().post(`/users/${u.username}`, { bonus_bytes: '9999999999999999' }), ['bonus_bytes']);
-    assertBadFields(await api().post('/users/', { name: 'X', email: `${unique()}@example.com`, bonus_gigs: '99999999999' }), ['bonus_gigs']);
+    assertBadFields(
+      await api().post('/users/', { name: 'X', email: `${unique()}@example.com`, bonus_gigs: '99999999999' }),
+      ['bonus_gigs'],
+    );
     assert.deepEqual(await getUser(api(), u.username), before);
     assertError(await api().post(`/users/${u.username}?action=explode`, {}), 400);
   });
@@ -318,7 +460,12 @@ export function usersScenarios({ target }: ScenarioContext) {
     const available = plans.small.storage_bytes + 5 * GB;
     const { api: p } = await createPartner(target(), { bytes_available: available });
     const u = await createUser(p, { plan_id: plans.small.plan_id });
-    for (const change of [{ plan_id: plans.medium.plan_id }, { bonus_gigs: 6 }, { bonus_bytes: 5 * GB + 1 }, { name: 'Still Fine', plan_id: plans.unlimited.plan_id }]) {
+    for (const change of [
+      { plan_id: plans.medium.plan_id },
+      { bonus_gigs: 6 },
+      { bonus_bytes: 5 * GB + 1 },
+      { name: 'Still Fine', plan_id: plans.unlimited.plan_id },
+    ]) {
       const res = await p.post(`/users/${u.username}`, change);
       assertError(res, 402);
       assert.match(res.body.reason, /quota exceeded/i);
@@ -337,7 +484,10 @@ export function usersScenarios({ target }: ScenarioContext) {
       const u = await createUser(api(), { plan_id: plans.medium.plan_id, bonus_bytes: 1000 });
       const quotaBefore = (await api().get('/partner/quota').expect(200)).body;
       const countBefore = (await api().get('/users/?action=user_count').expect(200)).body.user_count;
-      const res = how === 'DELETE' ? await api().delete(`/users/${u.username}`) : await api().post(`/users/${u.user.email}?action=delete`);
+      const res =
+        how === 'DELETE'
+          ? await api().delete(`/users/${u.username}`)
+          : await api().post(`/users/${u.user.email}?action=delete`);
       assert.equal(res.status, 200, res.text);
       assertEmptyOrJson(res);
       assertError(await api().get(`/users/${u.username}`), 404);
@@ -345,7 +495,9 @@ export function usersScenarios({ target }: ScenarioContext) {
       assertError(await api().get(`/users/${u.username}/devices`), 404);
       assertError(await api().delete(`/users/${u.username}`), 404);
       assertError(await api().post(`/users/${u.username}?action=delete`), 404);
-      assert.ok(!((await api().get('/users/').expect(200)).body as UserRecord[]).some((x) => x.username === u.username));
+      assert.ok(
+        !((await api().get('/users/').expect(200)).body as UserRecord[]).some((x) => x.username === u.username),
+      );
       assert.equal((await api().get('/users/?action=user_count').expect(200)).body.user_count, countBefore - 1);
       const quotaAfter = (await api().get('/partner/quota').expect(200)).body;
       assert.equal(quotaAfter.bytes_allocated, quotaBefore.bytes_allocated - plans.medium.storage_bytes - 1000);
@@ -357,7 +509,14 @@ export function usersScenarios({ target }: ScenarioContext) {
   it('POST /users/ honours enabled and purgehold_active; lookups by username ignore case; limit=0 is an empty page', async () => {
     const tag = Math.random().toString(36).slice(2, 8);
     const created = await api()
-      .post('/users/', { name: 'Flags', email: `flags-${tag}@example.com`, username: `Flags${tag}`, password: 'flags-password-1', enabled: 'false', purgehold_active: true })
+      .post('/users/', {
+        name: 'Flags',
+        email: `flags-${tag}@example.com`,
+        username: `Flags${tag}`,
+        password: 'flags-password-1',
+        enabled: 'false',
+        purgehold_active: true,
+      })
       .expect(201);
     assert.equal(created.body.user.enabled, false);
     assert.equal(created.body.user.purgehold_active, true);

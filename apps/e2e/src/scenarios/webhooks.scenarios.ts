@@ -70,7 +70,11 @@ export function webhooksScenarios({ target }: ScenarioContext) {
     api = (await createPartner(target())).api;
     other = (await createPartner(target())).api;
     receiver = await startReceiver();
-    const res = await api.post('/webhooks/', { url: receiver.url, event_types: ['user.created', 'user.disabled'], description: 'e2e' });
+    const res = await api.post('/webhooks/', {
+      url: receiver.url,
+      event_types: ['user.created', 'user.disabled'],
+      description: 'e2e',
+    });
     assert.equal(res.status, 201, res.text);
     hook = res.body;
     assert.match(res.headers.location, new RegExp(`/webhooks/${hook.id}$`));
@@ -92,7 +96,7 @@ export function webhooksScenarios({ target }: ScenarioContext) {
     assert.equal(d.headers['burrow-event-id'], event.id);
     assert.equal(d.headers['burrow-event-type'], 'user.created');
     const feed = (await api.get(`/events/?after=${event.position - 1}&limit=1`).expect(200)).body;
-    assert.deepEqual(feed.events[0], event, 'the delivered event is the feed\'s');
+    assert.deepEqual(feed.events[0], event, "the delivered event is the feed's");
     await eventually(async () => {
       const entry = (await log()).find((x) => x.id === d.headers['burrow-delivery-id']);
       assert.deepEqual([entry?.status, entry?.attempts, entry?.event_id], ['succeeded', 1, event.id]);
@@ -100,7 +104,9 @@ export function webhooksScenarios({ target }: ScenarioContext) {
   });
 
   it('after a secret rotation the receiver verifies the signature with each of the two secrets', async () => {
-    const rotated = (await api.post(`/webhooks/${hook.id}?action=rotate_secret`, { previous_secret_expires_in: 3600 }).expect(200)).body as WebhookWithSecret;
+    const rotated = (
+      await api.post(`/webhooks/${hook.id}?action=rotate_secret`, { previous_secret_expires_in: 3600 }).expect(200)
+    ).body as WebhookWithSecret;
     assert.notEqual(rotated.secret, hook.secret);
     const user = await createUser(api, { username: unique('rotated') });
     await eventually(async () => assert.ok(receiver.got.some((d) => usernameOf(d) === user.username)), 15_000);
@@ -117,14 +123,20 @@ export function webhooksScenarios({ target }: ScenarioContext) {
     const user = await createUser(api, { username: unique('flaky') });
     await eventually(async () => assert.ok(receiver.got.slice(before).some((d) => d.status === 200)), 15_000);
     const attempts = receiver.got.slice(before).filter((d) => usernameOf(d) === user.username);
-    assert.deepEqual(attempts.map((d) => d.status), [500, 500, 200]);
+    assert.deepEqual(
+      attempts.map((d) => d.status),
+      [500, 500, 200],
+    );
     assert.equal(new Set(attempts.map((d) => d.headers['burrow-delivery-id'])).size, 1);
     const entry = await eventually(async () => {
       const found = (await log()).find((x) => x.id === attempts[0].headers['burrow-delivery-id']);
       assert.equal(found?.status, 'succeeded');
       return found;
     });
-    assert.deepEqual(entry.history.map((h) => h.status_code), [500, 500, 200]);
+    assert.deepEqual(
+      entry.history.map((h) => h.status_code),
+      [500, 500, 200],
+    );
     // nothing more arrives for it
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(receiver.got.filter((d) => usernameOf(d) === user.username && d.status === 200).length, 1);
@@ -135,11 +147,22 @@ export function webhooksScenarios({ target }: ScenarioContext) {
     const res = await api.post(`/webhooks/${hook.id}/deliveries/${latest.id}?action=redeliver`);
     assert.equal(res.status, 202, res.text);
     assert.equal(res.body.redelivery_of, latest.id);
-    await eventually(async () => assert.ok(receiver.got.some((d) => d.headers['burrow-delivery-id'] === res.body.id && d.status === 200)), 15_000);
+    await eventually(
+      async () =>
+        assert.ok(receiver.got.some((d) => d.headers['burrow-delivery-id'] === res.body.id && d.status === 200)),
+      15_000,
+    );
     const again = receiver.got.find((d) => d.headers['burrow-delivery-id'] === res.body.id)!;
     assert.equal(again.headers['burrow-event-id'], latest.event_id);
     // the receiver has it before the worker has recorded the answer
-    await eventually(async () => assert.equal((await api.get(`/webhooks/${hook.id}/deliveries/${res.body.id}`).expect(200)).body.status, 'succeeded'), 15_000);
+    await eventually(
+      async () =>
+        assert.equal(
+          (await api.get(`/webhooks/${hook.id}/deliveries/${res.body.id}`).expect(200)).body.status,
+          'succeeded',
+        ),
+      15_000,
+    );
   });
 
   it("isolation: another partner's events never reach the endpoint, and its webhooks are out of the other's reach", async () => {
@@ -158,7 +181,8 @@ export function webhooksScenarios({ target }: ScenarioContext) {
   it('disable, enable, change and delete through interface A', async () => {
     assert.equal((await api.post(`/webhooks/${hook.id}?action=disable`).expect(200)).body.enabled, false);
     assert.equal((await api.post(`/webhooks/${hook.id}?action=enable`).expect(200)).body.enabled, true);
-    const changed = (await api.post(`/webhooks/${hook.id}`, { event_types: ['*'], description: 'all' }).expect(200)).body;
+    const changed = (await api.post(`/webhooks/${hook.id}`, { event_types: ['*'], description: 'all' }).expect(200))
+      .body;
     assert.deepEqual([changed.event_types, changed.description], [['*'], 'all']);
     assertError(await api.post(`/webhooks/${hook.id}`, { event_types: ['no.such.type'] }), 400);
     await api.delete(`/webhooks/${hook.id}`).expect(200);

@@ -11,7 +11,17 @@ import { ReportsController } from './reports/reports.controller.js';
 import { UsersController } from './users/users.controller.js';
 
 /** In the order the OpenAPI document lists their routes (their paths do not overlap, so Nest's order does not matter). */
-export const ACCOUNTS_API_CONTROLLERS = [PlansController, UsersController, GroupsController, PartnerController, BillingController, ReportsController, DevicePoliciesController, PartnerBackupController, BillingApiController];
+export const ACCOUNTS_API_CONTROLLERS = [
+  PlansController,
+  UsersController,
+  GroupsController,
+  PartnerController,
+  BillingController,
+  ReportsController,
+  DevicePoliciesController,
+  PartnerBackupController,
+  BillingApiController,
+];
 
 @Module({ controllers: ACCOUNTS_API_CONTROLLERS })
 export class AccountsApiModule {}

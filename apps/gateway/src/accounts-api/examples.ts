@@ -81,15 +81,47 @@ export const exampleNewUser = {
   num_devices: 0,
 } satisfies UserRecord;
 
-export const exampleCreated = { user: exampleNewUser, username: 'bsmith', temp_password: 'q3VZ0pLwK8sXe1Rt' } satisfies CreateUserReply;
+export const exampleCreated = {
+  user: exampleNewUser,
+  username: 'bsmith',
+  temp_password: 'q3VZ0pLwK8sXe1Rt',
+} satisfies CreateUserReply;
 
 export const exampleDevices = [
-  { name: 'laptop', creation_time: T0 + 3600, last_backup_complete: T0 + 499_000, lastlogin: T0 + 500_000, last_login: T0 + 500_000, lastcommit: T0 + 499_000, client_revision: 1207, sysplatform: 'darwin' },
-  { name: 'office-pc', creation_time: T0 + 7200, last_backup_complete: null, lastlogin: T0 + 100_000, last_login: T0 + 100_000, lastcommit: null, client_revision: 1185, sysplatform: 'win32' },
+  {
+    name: 'laptop',
+    creation_time: T0 + 3600,
+    last_backup_complete: T0 + 499_000,
+    lastlogin: T0 + 500_000,
+    last_login: T0 + 500_000,
+    lastcommit: T0 + 499_000,
+    client_revision: 1207,
+    sysplatform: 'darwin',
+  },
+  {
+    name: 'office-pc',
+    creation_time: T0 + 7200,
+    last_backup_complete: null,
+    lastlogin: T0 + 100_000,
+    last_login: T0 + 100_000,
+    lastcommit: null,
+    client_revision: 1185,
+    sysplatform: 'win32',
+  },
 ] satisfies DeviceRecord[];
 
-export const exampleGroup = { group_id: 3, name: 'Engineering', plan_id: 2, webapi_enable: true, check_domain: false, device_policy: null } satisfies Group;
-export const exampleGroups = [exampleGroup, { group_id: 4, name: 'Sales', plan_id: 1, webapi_enable: false, check_domain: true, device_policy: null }] satisfies Group[];
+export const exampleGroup = {
+  group_id: 3,
+  name: 'Engineering',
+  plan_id: 2,
+  webapi_enable: true,
+  check_domain: false,
+  device_policy: null,
+} satisfies Group;
+export const exampleGroups = [
+  exampleGroup,
+  { group_id: 4, name: 'Sales', plan_id: 1, webapi_enable: false, check_domain: true, device_policy: null },
+] satisfies Group[];
 
 export const exampleSettings = {
   omva_url: 'https://appliance.example.com/omva',
@@ -105,11 +137,30 @@ export const exampleSettings = {
   api_version: null,
 } satisfies PartnerSettings;
 
-export const exampleFeatures = { netkes: false, ldap: true, group_permissions: true, signup_restrictions: false, email_as_username: false } satisfies PartnerFeatures;
-export const exampleQuota = { bytes_available: 10_000 * GB, bytes_allocated: 3105 * GB, bytes_used: 812 * GB, share_count: 14, device_count: 57 } satisfies PartnerQuota;
-export const exampleInfo = { partner_id: '0f6c1d2e-4b7a-4c1e-9a51-5d3c2b1a0f9e', company_name: 'Example Backup Co', brand_identifier: 'examplebackup', username: 'examplebackup' } satisfies PartnerInfo;
+export const exampleFeatures = {
+  netkes: false,
+  ldap: true,
+  group_permissions: true,
+  signup_restrictions: false,
+  email_as_username: false,
+} satisfies PartnerFeatures;
+export const exampleQuota = {
+  bytes_available: 10_000 * GB,
+  bytes_allocated: 3105 * GB,
+  bytes_used: 812 * GB,
+  share_count: 14,
+  device_count: 57,
+} satisfies PartnerQuota;
+export const exampleInfo = {
+  partner_id: '0f6c1d2e-4b7a-4c1e-9a51-5d3c2b1a0f9e',
+  company_name: 'Example Backup Co',
+  brand_identifier: 'examplebackup',
+  username: 'examplebackup',
+} satisfies PartnerInfo;
 
-export const exampleBrandShares = [{ username: 'jdoe', name: 'Jane Doe', email: 'jane.doe@example.com', shares: [exampleRoom] }] satisfies BrandShareEntry[];
+export const exampleBrandShares = [
+  { username: 'jdoe', name: 'Jane Doe', email: 'jane.doe@example.com', shares: [exampleRoom] },
+] satisfies BrandShareEntry[];
 export const exampleRevisions = [
   { revision: 1185, count: 12 },
   { revision: 1207, count: 45 },
@@ -123,11 +174,26 @@ export const billingAddress = {
   postal_code: '62701',
   country: 'US',
 };
-export const exampleBillingInvoice = { billing_mode: 'invoice', ...billingAddress, card: null, updated_at: T0 + 700_000 } satisfies BillingView;
+export const exampleBillingInvoice = {
+  billing_mode: 'invoice',
+  ...billingAddress,
+  card: null,
+  updated_at: T0 + 700_000,
+} satisfies BillingView;
 export const exampleBillingPrepaid = {
   billing_mode: 'prepaid',
   ...billingAddress,
   card: { brand: 'visa', last4: '4242', expiration_month: 12, expiration_year: 2030 },
   updated_at: T0 + 700_000,
 } satisfies BillingView;
-export const exampleBillingNothing = { billing_mode: 'invoice', name: null, address: null, city: null, state: null, postal_code: null, country: null, card: null, updated_at: null } satisfies BillingView;
+export const exampleBillingNothing = {
+  billing_mode: 'invoice',
+  name: null,
+  address: null,
+  city: null,
+  state: null,
+  postal_code: null,
+  country: null,
+  card: null,
+  updated_at: null,
+} satisfies BillingView;

@@ -17,7 +17,13 @@ import { admitStorageUser, basicStorageLogin } from '../storage-access/storage-l
 /** The challenge: clients show the realm when they ask for a password. */
 export const DAV_REALM = 'Basic realm="Burrow WebDAV", charset="UTF-8"';
 
-export async function authenticate(rpc: RpcClient, req: Request, res: Response, named: string, memo?: SessionMemo): Promise<AuthenticatedUser> {
+export async function authenticate(
+  rpc: RpcClient,
+  req: Request,
+  res: Response,
+  named: string,
+  memo?: SessionMemo,
+): Promise<AuthenticatedUser> {
   const credentials = basicCredentials(req);
   if (!credentials) {
     res.setHeader('WWW-Authenticate', DAV_REALM);

@@ -18,18 +18,35 @@ export async function copyOrMove(call: DavCall, mode: 'copy' | 'move'): Promise<
   if (target.device === null || !target.path || destination.device === null || !destination.path) {
     throw forbidden('devices are not copied or moved: copy or move what is in them');
   }
-  const depth = String(req.headers.depth ?? 'infinity').trim().toLowerCase();
-  if (depth !== 'infinity' && !(mode === 'copy' && depth === '0')) throw badRequest(mode === 'copy' ? 'Depth is 0 or infinity' : 'a MOVE has Depth: infinity', ['Depth']);
-  const overwriteHeader = String(req.headers.overwrite ?? 'T').trim().toUpperCase();
+  const depth = String(req.headers.depth ?? 'infinity')
+    .trim()
+    .toLowerCase();
+  if (depth !== 'infinity' && !(mode === 'copy' && depth === '0'))
+    throw badRequest(mode === 'copy' ? 'Depth is 0 or infinity' : 'a MOVE has Depth: infinity', ['Depth']);
+  const overwriteHeader = String(req.headers.overwrite ?? 'T')
+    .trim()
+    .toUpperCase();
   if (overwriteHeader !== 'T' && overwriteHeader !== 'F') throw badRequest('Overwrite is T or F', ['Overwrite']);
-  await guardWrite(call, mode === 'move' ? [{ target, tree: true }, { target: destination, tree: true }] : [{ target: destination, tree: true }]);
+  await guardWrite(
+    call,
+    mode === 'move'
+      ? [
+          { target, tree: true },
+          { target: destination, tree: true },
+        ]
+      : [{ target: destination, tree: true }],
+  );
   const request: TransferRequest = {
-    userId: call.user.userId, mode, overwrite: overwriteHeader === 'T', shallow: depth === '0',
+    userId: call.user.userId,
+    mode,
+    overwrite: overwriteHeader === 'T',
+    shallow: depth === '0',
     from: { device: target.device, path: target.slash ? `${target.path}/` : target.path },
     to: { device: destination.device, path: destination.slash ? `${destination.path}/` : destination.path },
   };
   let reply = await call.rpc.call<TransferReply>(Subjects.storage.transfer, request);
-  while (reply.next) reply = await call.rpc.call<TransferReply>(Subjects.storage.transfer, { ...request, cursor: reply.next });
+  while (reply.next)
+    reply = await call.rpc.call<TransferReply>(Subjects.storage.transfer, { ...request, cursor: reply.next });
   if (mode === 'move') await call.locks.forget(call.user.userId, lockPathOf(target));
   call.res.status(reply.replaced ? 204 : 201).setHeader('Content-Length', '0');
   call.res.end();

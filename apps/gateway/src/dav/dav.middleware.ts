@@ -34,9 +34,24 @@ export const DAV_LOCKS = Symbol('DAV_LOCKS');
 /** XML request bodies (PROPFIND, PROPPATCH, LOCK) are small: bounded, never a file. */
 export const DAV_XML_BODY_LIMIT = 1024 * 1024;
 
-export const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
+export const DAV_METHODS = [
+  'OPTIONS',
+  'GET',
+  'HEAD',
+  'PUT',
+  'DELETE',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+];
 
-const hasBody = (req: Request) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+const hasBody = (req: Request) =>
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+  req.headers['transfer-encoding'] !== undefined;
 
 @Injectable()
 export class DavMiddleware implements NestMiddleware {
@@ -58,13 +73,24 @@ export class DavMiddleware implements NestMiddleware {
       throw new DomainError(405, { reason: `${req.method} is not a WebDAV method here` });
     }
     const user = await authenticate(this.rpc, req, res, target.user, this.sessions.memo);
-    const call: DavCall = { req, res, rpc: this.rpc, blobs: this.blobs, locks: this.locks, hints: this.hints, user, target };
+    const call: DavCall = {
+      req,
+      res,
+      rpc: this.rpc,
+      blobs: this.blobs,
+      locks: this.locks,
+      hints: this.hints,
+      user,
+      target,
+    };
     try {
       await this.dispatch(call);
     } catch (error) {
       if (error instanceof LockedError && !res.headersSent) {
         res.status(423).setHeader('Content-Type', 'application/xml; charset=utf-8');
-        res.end(`<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:"><D:lock-token-submitted><D:href>${escapeXml(error.root)}</D:href></D:lock-token-submitted></D:error>\n`);
+        res.end(
+          `<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:"><D:lock-token-submitted><D:href>${escapeXml(error.root)}</D:href></D:lock-token-submitted></D:error>\n`,
+        );
         return;
       }
       throw error;
@@ -72,7 +98,10 @@ export class DavMiddleware implements NestMiddleware {
   }
 
   private options(res: Response): void {
-    res.status(200).set({ Allow: DAV_METHODS.join(', '), 'Accept-Ranges': 'bytes', 'Content-Length': '0' }).end();
+    res
+      .status(200)
+      .set({ Allow: DAV_METHODS.join(', '), 'Accept-Ranges': 'bytes', 'Content-Length': '0' })
+      .end();
   }
 
   private async xmlBody(req: Request): Promise<string> {

@@ -16,6 +16,11 @@ export class DavModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(DavMiddleware).forRoutes({ path: DAV_MOUNT, method: RequestMethod.ALL }, { path: `${DAV_MOUNT}/*path`, method: RequestMethod.ALL });
+    consumer
+      .apply(DavMiddleware)
+      .forRoutes(
+        { path: DAV_MOUNT, method: RequestMethod.ALL },
+        { path: `${DAV_MOUNT}/*path`, method: RequestMethod.ALL },
+      );
   }
 }

@@ -8,7 +8,12 @@
 import { route } from '../http/route.js';
 import { ERROR_SCHEMA, empty, err, error, ex } from '../openapi/builders.js';
 import type { Reference, Response } from '../http/openapi-types.js';
-import { DEAD_PROPERTIES_MAX, DEAD_PROPERTIES_MAX_BYTES, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES } from '@burrow/contracts';
+import {
+  DEAD_PROPERTIES_MAX,
+  DEAD_PROPERTIES_MAX_BYTES,
+  DEAD_PROPERTIES_PER_USER_MAX_BYTES,
+  DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES,
+} from '@burrow/contracts';
 import { DAV_METHODS, DAV_XML_BODY_LIMIT } from './dav.middleware.js';
 import { LOCK_OWNER_MAX_BYTES, LOCKS_PER_RESOURCE_MAX, LOCKS_PER_USER_MAX } from './locks.js';
 import { PROPERTY_NAMES_MAX_CHARS } from './xml.js';
@@ -49,21 +54,60 @@ ${LOCKS_PER_USER_MAX} (403).
 ${MOUNTING}
 `.trim();
 
-const davPath = { name: 'path', in: 'path' as const, required: true, description: '`<device>/<folder or file path>`, each segment percent-encoded (decoded once: an encoded slash, NUL, `.` or `..` is a 400)', schema: { type: 'string' }, example: 'laptop/Documents/report.pdf' };
-const davUser = { name: 'user', in: 'path' as const, required: true, description: 'the username or email address the user logs in with', schema: { type: 'string' }, example: 'alice' };
+const davPath = {
+  name: 'path',
+  in: 'path' as const,
+  required: true,
+  description:
+    '`<device>/<folder or file path>`, each segment percent-encoded (decoded once: an encoded slash, NUL, `.` or `..` is a 400)',
+  schema: { type: 'string' },
+  example: 'laptop/Documents/report.pdf',
+};
+const davUser = {
+  name: 'user',
+  in: 'path' as const,
+  required: true,
+  description: 'the username or email address the user logs in with',
+  schema: { type: 'string' },
+  example: 'alice',
+};
 
 const DAV_AUTH: Record<string, Response | Reference> = {
   '401': {
     description: 'Not logged in: HTTP Basic with the username (or email) and password.',
-    headers: { 'WWW-Authenticate': { description: 'Basic challenge', schema: { type: 'string' }, example: 'Basic realm="Burrow WebDAV", charset="UTF-8"' } },
-    content: { 'application/json': { schema: ERROR_SCHEMA, examples: { missing: ex('no credentials', err('login required: HTTP Basic with your username or email and password')) } } },
+    headers: {
+      'WWW-Authenticate': {
+        description: 'Basic challenge',
+        schema: { type: 'string' },
+        example: 'Basic realm="Burrow WebDAV", charset="UTF-8"',
+      },
+    },
+    content: {
+      'application/json': {
+        schema: ERROR_SCHEMA,
+        examples: {
+          missing: ex('no credentials', err('login required: HTTP Basic with your username or email and password')),
+        },
+      },
+    },
   },
-  '403': error('The account is disabled, or its group has the web interface turned off.', { disabled: ex('disabled user', err('this account is disabled')) }),
+  '403': error('The account is disabled, or its group has the web interface turned off.', {
+    disabled: ex('disabled user', err('this account is disabled')),
+  }),
   '404': error("Nothing there, or another user's storage.", { other: ex('not yours', err('no such storage')) }),
   '429': {
     description: 'Too many failed logins for this name or from this address.',
-    headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '60' } },
-    content: { 'application/json': { schema: ERROR_SCHEMA, examples: { locked: ex('locked', err('too many failed logins for this account; retry later', { retry_after: 60 })) } } },
+    headers: {
+      'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '60' },
+    },
+    content: {
+      'application/json': {
+        schema: ERROR_SCHEMA,
+        examples: {
+          locked: ex('locked', err('too many failed logins for this account; retry later', { retry_after: 60 })),
+        },
+      },
+    },
   },
   '503': { $ref: '#/components/responses/ServiceUnavailable' },
 };
@@ -81,19 +125,42 @@ export const DAV_ROUTES = [
       'x-webdav-methods': DAV_METHODS,
     },
     operation: {
-      operationId: 'davOptions', tags: ['webdav'], summary: 'WebDAV capabilities', description: 'Answers `DAV: 1, 2` and the methods in `Allow`.', security, parameters,
-      responses: { '200': { ...empty('The capabilities, in headers.'), headers: { DAV: { description: 'compliance classes', schema: { type: 'string' }, example: '1, 2' } } }, ...DAV_AUTH },
+      operationId: 'davOptions',
+      tags: ['webdav'],
+      summary: 'WebDAV capabilities',
+      description: 'Answers `DAV: 1, 2` and the methods in `Allow`.',
+      security,
+      parameters,
+      responses: {
+        '200': {
+          ...empty('The capabilities, in headers.'),
+          headers: { DAV: { description: 'compliance classes', schema: { type: 'string' }, example: '1, 2' } },
+        },
+        ...DAV_AUTH,
+      },
     },
   }),
   route({
     method: 'get',
     path: ':user/*path',
     operation: {
-      operationId: 'davGet', tags: ['webdav'], summary: "A file's bytes",
-      description: 'Streamed from the blob store; Range (206, 416), If-Range, If-None-Match (304); ETag is the content hash (sha256, base64url). A collection answers a short note.',
-      security, parameters,
+      operationId: 'davGet',
+      tags: ['webdav'],
+      summary: "A file's bytes",
+      description:
+        'Streamed from the blob store; Range (206, 416), If-Range, If-None-Match (304); ETag is the content hash (sha256, base64url). A collection answers a short note.',
+      security,
+      parameters,
       responses: {
-        '200': { description: 'The file.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { file: ex('a file', 'hello world') } } } },
+        '200': {
+          description: 'The file.',
+          content: {
+            'application/octet-stream': {
+              schema: { type: 'string', format: 'binary' },
+              examples: { file: ex('a file', 'hello world') },
+            },
+          },
+        },
         ...DAV_AUTH,
       },
     },
@@ -102,7 +169,12 @@ export const DAV_ROUTES = [
     method: 'head',
     path: ':user/*path',
     operation: {
-      operationId: 'davHead', tags: ['webdav'], summary: "A file's headers", description: 'What GET would send, without the body.', security, parameters,
+      operationId: 'davHead',
+      tags: ['webdav'],
+      summary: "A file's headers",
+      description: 'What GET would send, without the body.',
+      security,
+      parameters,
       responses: { '200': empty('The headers of the file.'), ...DAV_AUTH },
     },
   }),
@@ -110,23 +182,56 @@ export const DAV_ROUTES = [
     method: 'put',
     path: ':user/*path',
     operation: {
-      operationId: 'davPut', tags: ['webdav'], summary: 'A new version of a file',
+      operationId: 'davPut',
+      tags: ['webdav'],
+      summary: 'A new version of a file',
       description:
-        'The body streams into the blob store through the storage interface\'s ingest (quota, dedup, durability alike). The folder must exist (409); ' +
+        "The body streams into the blob store through the storage interface's ingest (quota, dedup, durability alike). The folder must exist (409); " +
         '`X-OC-Mtime` (unix seconds) sets the modification time and is answered `X-OC-Mtime: accepted`; If-Match / If-None-Match are honoured (412). ' +
         'Over the quota: 507, before a byte is read when the length is declared. A client that stops half way leaves the old version as it was.',
       security,
-      parameters: [...parameters, { name: 'X-OC-Mtime', in: 'header', required: false, description: 'modification time, unix seconds', schema: { type: 'integer', minimum: 0 }, example: 1700000000 }],
-      requestBody: { description: 'The file bytes.', required: false, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { bytes: ex('file content', 'hello world') } } } },
+      parameters: [
+        ...parameters,
+        {
+          name: 'X-OC-Mtime',
+          in: 'header',
+          required: false,
+          description: 'modification time, unix seconds',
+          schema: { type: 'integer', minimum: 0 },
+          example: 1700000000,
+        },
+      ],
+      requestBody: {
+        description: 'The file bytes.',
+        required: false,
+        content: {
+          'application/octet-stream': {
+            schema: { type: 'string', format: 'binary' },
+            examples: { bytes: ex('file content', 'hello world') },
+          },
+        },
+      },
       responses: {
         '201': empty('Created.'),
         '204': empty('A new version of an existing file.'),
-        '405': error('A collection is not a file.', { folder: ex('a folder', err('a folder is not a file: PUT a file inside it')) }),
-        '409': error('The folder that would hold it does not exist.', { parent: ex('no parent', err('no folder Documents/ to put report.pdf in', { conflicts: ['path'] })) }),
-        '412': error('If-Match, If-None-Match or the If header does not hold.', { precondition: ex('changed', err('If-Match does not hold')) }),
+        '405': error('A collection is not a file.', {
+          folder: ex('a folder', err('a folder is not a file: PUT a file inside it')),
+        }),
+        '409': error('The folder that would hold it does not exist.', {
+          parent: ex('no parent', err('no folder Documents/ to put report.pdf in', { conflicts: ['path'] })),
+        }),
+        '412': error('If-Match, If-None-Match or the If header does not hold.', {
+          precondition: ex('changed', err('If-Match does not hold')),
+        }),
         '507': error("Over the quota, or the server's disk is low or full; nothing was stored.", {
-          quota: ex('quota full', err('storage quota exceeded: the upload would take the user past plan + bonus bytes')),
-          diskFull: ex('disk full', err('the server has no disk space left: nothing was stored; retry once space is freed')),
+          quota: ex(
+            'quota full',
+            err('storage quota exceeded: the upload would take the user past plan + bonus bytes'),
+          ),
+          diskFull: ex(
+            'disk full',
+            err('the server has no disk space left: nothing was stored; retry once space is freed'),
+          ),
         }),
         ...DAV_AUTH,
       },
@@ -136,8 +241,13 @@ export const DAV_ROUTES = [
     method: 'delete',
     path: ':user/*path',
     operation: {
-      operationId: 'davDelete', tags: ['webdav'], summary: 'Delete a file, a folder, or a device',
-      description: 'As the storage interface deletes: hidden at once, versions kept until purged. Locks on it go with it.', security, parameters,
+      operationId: 'davDelete',
+      tags: ['webdav'],
+      summary: 'Delete a file, a folder, or a device',
+      description:
+        'As the storage interface deletes: hidden at once, versions kept until purged. Locks on it go with it.',
+      security,
+      parameters,
       responses: { '204': empty('Deleted.'), ...DAV_AUTH },
     },
   }),

@@ -23,20 +23,43 @@ function wellFormed(xml: string): void {
   const parser = new SaxesParser({ xmlns: true });
   parser.write(xml).close();
 }
-const multistatus = (names: PropertyNames, body: string) => `<D:multistatus xmlns:D="DAV:"${names.declarations()}>${body}</D:multistatus>`;
+const multistatus = (names: PropertyNames, body: string) =>
+  `<D:multistatus xmlns:D="DAV:"${names.declarations()}>${body}</D:multistatus>`;
 
-const lockAt = (path: string, depth: '0' | 'infinity'): DavLock => ({ token: `opaquelocktoken:${path}`, path, collection: false, depth, scope: 'exclusive', owned: false, timeout: 60, expires: 0 });
+const lockAt = (path: string, depth: '0' | 'infinity'): DavLock => ({
+  token: `opaquelocktoken:${path}`,
+  path,
+  collection: false,
+  depth,
+  scope: 'exclusive',
+  owned: false,
+  timeout: 60,
+  expires: 0,
+});
 
 describe('the If header', () => {
   it('parses untagged and tagged lists with Not, tokens and entity tags; a malformed one is a 400', () => {
     const lists = parseIf('<http://h/dav/u/d/f> (<opaquelocktoken:a> ["x"]) (Not <DAV:no-lock> ["x"])')!;
     assert.deepEqual(lists, [
-      { resource: 'http://h/dav/u/d/f', conditions: [{ not: false, token: 'opaquelocktoken:a' }, { not: false, etag: '"x"' }] },
-      { resource: 'http://h/dav/u/d/f', conditions: [{ not: true, token: 'DAV:no-lock' }, { not: false, etag: '"x"' }] },
+      {
+        resource: 'http://h/dav/u/d/f',
+        conditions: [
+          { not: false, token: 'opaquelocktoken:a' },
+          { not: false, etag: '"x"' },
+        ],
+      },
+      {
+        resource: 'http://h/dav/u/d/f',
+        conditions: [
+          { not: true, token: 'DAV:no-lock' },
+          { not: false, etag: '"x"' },
+        ],
+      },
     ]);
     assert.deepEqual(submittedTokens(lists), ['opaquelocktoken:a']);
     assert.equal(parseIf(undefined), null);
-    for (const bad of ['(', '(<a>', '<x>', '()', 'junk', '(["x")']) assert.throws(() => parseIf(bad), { status: 400 }, bad);
+    for (const bad of ['(', '(<a>', '<x>', '()', 'junk', '(["x")'])
+      assert.throws(() => parseIf(bad), { status: 400 }, bad);
   });
 
   it('holds when one list holds: every condition met (Not inverts), tokens against the locks, tags against the entity tag', async () => {
@@ -58,7 +81,8 @@ describe('XML bodies', () => {
       '<D:propfind xmlns:D="DAV:"><D:prop><bar:foo xmlns:bar=""/></D:prop></D:propfind>',
       '<foo>',
       `${'<a>'.repeat(100)}${'</a>'.repeat(100)}`,
-    ]) assert.throws(() => parseXml(bad), { status: 400 }, bad);
+    ])
+      assert.throws(() => parseXml(bad), { status: 400 }, bad);
   });
 
   it("keeps a property value's XML, its namespaces declared where they are first used, so it reparses the same", () => {
@@ -72,7 +96,9 @@ describe('XML bodies', () => {
   });
 
   it('declares a namespace once along a branch: nested elements reuse it; no-namespace and xml: attributes stay right', () => {
-    const root = parseXml(`<p xmlns:z="urn:${'z'.repeat(1000)}"><z:a><z:b><z:c z:k="v" xml:lang="en">"quoted" &amp; &lt;</z:c></z:b><plain/></z:a></p>`)!;
+    const root = parseXml(
+      `<p xmlns:z="urn:${'z'.repeat(1000)}"><z:a><z:b><z:c z:k="v" xml:lang="en">"quoted" &amp; &lt;</z:c></z:b><plain/></z:a></p>`,
+    )!;
     const value = serializeContent(root, roomy());
     assert.equal(value.match(/xmlns:n\d+=/g)?.length, 1);
     assert.ok(value.length < 1200, value);
@@ -82,9 +108,10 @@ describe('XML bodies', () => {
     const a = again.children[0];
     assert.ok(typeof a !== 'string');
     const c = (a.children[0] as typeof a).children[0] as typeof a;
-    assert.deepEqual([c.ns, c.name, c.attrs.map((x) => `${x.ns}|${x.name}|${x.value}`)], [
-      `urn:${'z'.repeat(1000)}`, 'c', [`urn:${'z'.repeat(1000)}|k|v`, 'http://www.w3.org/XML/1998/namespace|lang|en'],
-    ]);
+    assert.deepEqual(
+      [c.ns, c.name, c.attrs.map((x) => `${x.ns}|${x.name}|${x.value}`)],
+      [`urn:${'z'.repeat(1000)}`, 'c', [`urn:${'z'.repeat(1000)}|k|v`, 'http://www.w3.org/XML/1998/namespace|lang|en']],
+    );
     assert.equal((a.children[1] as typeof a).ns, '');
   });
 
@@ -93,15 +120,23 @@ describe('XML bodies', () => {
     const ns = `urn:${'a&amp;'.repeat(1600)}`;
     const root = parseXml(`<p xmlns:Z="${ns}">${'<Z:e/>'.repeat(6000)}</p>`)!;
     const before = process.memoryUsage().heapUsed;
-    assert.throws(() => serializeContent(root, new XmlBudget(64 * 1024, 'the value is too large')), { status: 413, body: { reason: 'the value is too large' } });
+    assert.throws(() => serializeContent(root, new XmlBudget(64 * 1024, 'the value is too large')), {
+      status: 413,
+      body: { reason: 'the value is too large' },
+    });
     assert.ok(process.memoryUsage().heapUsed - before < 16 * 1024 * 1024, 'no large string was built');
     // and a PROPPATCH setting it is refused the same way
     assert.throws(
-      () => patchPlanOf(`<D:propertyupdate xmlns:D="DAV:" xmlns:Z="${ns}"><D:set><D:prop><Z:p>${'<Z:e/>'.repeat(6000)}</Z:p></D:prop></D:set></D:propertyupdate>`),
+      () =>
+        patchPlanOf(
+          `<D:propertyupdate xmlns:D="DAV:" xmlns:Z="${ns}"><D:set><D:prop><Z:p>${'<Z:e/>'.repeat(6000)}</Z:p></D:prop></D:set></D:propertyupdate>`,
+        ),
       { status: 413 },
     );
     // within the budget: taken
-    const small = patchPlanOf(`<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><p xmlns="urn:x">${'v'.repeat(DEAD_PROPERTIES_MAX_BYTES - 100)}</p></D:prop></D:set></D:propertyupdate>`);
+    const small = patchPlanOf(
+      `<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><p xmlns="urn:x">${'v'.repeat(DEAD_PROPERTIES_MAX_BYTES - 100)}</p></D:prop></D:set></D:propertyupdate>`,
+    );
     assert.equal(small.set['{urn:x}p'].length, DEAD_PROPERTIES_MAX_BYTES - 100);
   });
 });
@@ -117,7 +152,11 @@ describe('property keys and responses', () => {
   it('PROPFIND and PROPPATCH answers stay well-formed XML whatever the namespaces and names hold', () => {
     const evil = 'urn:q}"></D:prop></D:propstat></D:response><D:response><D:href>/forged</D:href>';
     const resource: DavResource = {
-      href: '/dav/u/d/f', collection: false, displayname: 'f', dead: { [clark(evil, 'p')]: 'v', '{urn:q}"></D:prop><x': 'from before', [clark('', 'bare')]: '1' }, locks: [],
+      href: '/dav/u/d/f',
+      collection: false,
+      displayname: 'f',
+      dead: { [clark(evil, 'p')]: 'v', '{urn:q}"></D:prop><x': 'from before', [clark('', 'bare')]: '1' },
+      locks: [],
     };
     const requests: PropRequest[] = [
       { kind: 'allprop', include: [] },
@@ -136,10 +175,18 @@ describe('property keys and responses', () => {
 
   it('the names a PROPFIND or PROPPATCH names are bounded in all (413), counted before a key is built: 6,000 names in a 16 KiB namespace are refused', () => {
     const ns = `urn:${'n'.repeat(16 * 1024)}`;
-    const names = (count: number, space: string) => Array.from({ length: count }, (_, i) => `<Z:m${i}/>`).join('').replace(/^/, `<D:prop xmlns:Z="${space}">`) + '</D:prop>';
+    const names = (count: number, space: string) =>
+      Array.from({ length: count }, (_, i) => `<Z:m${i}/>`)
+        .join('')
+        .replace(/^/, `<D:prop xmlns:Z="${space}">`) + '</D:prop>';
     assert.throws(() => propRequestOf(`<D:propfind xmlns:D="DAV:">${names(6000, ns)}</D:propfind>`), { status: 413 });
-    assert.throws(() => patchPlanOf(`<D:propertyupdate xmlns:D="DAV:"><D:remove>${names(6000, ns)}</D:remove></D:propertyupdate>`), { status: 413 });
-    const many = propRequestOf(`<D:propfind xmlns:D="DAV:">${names(1000, 'http://example.com/a/namespace/of/some/length/')}</D:propfind>`);
+    assert.throws(
+      () => patchPlanOf(`<D:propertyupdate xmlns:D="DAV:"><D:remove>${names(6000, ns)}</D:remove></D:propertyupdate>`),
+      { status: 413 },
+    );
+    const many = propRequestOf(
+      `<D:propfind xmlns:D="DAV:">${names(1000, 'http://example.com/a/namespace/of/some/length/')}</D:propfind>`,
+    );
     assert.equal(many.kind === 'prop' && many.keys.length, 1000);
   });
 
@@ -157,8 +204,14 @@ describe('property keys and responses', () => {
 
   it('PROPFIND bodies: empty is allprop; prop, propname, allprop with include; unknown elements ignored', () => {
     assert.deepEqual(propRequestOf(''), { kind: 'allprop', include: [] });
-    assert.deepEqual(propRequestOf('<propfind xmlns="DAV:"><foobar/><allprop/></propfind>'), { kind: 'allprop', include: [] });
-    assert.deepEqual(propRequestOf('<propfind xmlns="DAV:"><prop><getetag/><x xmlns="urn:x"/><y xmlns=""/></prop></propfind>'), { kind: 'prop', keys: ['{DAV:}getetag', '{urn:x}x', '{}y'] });
+    assert.deepEqual(propRequestOf('<propfind xmlns="DAV:"><foobar/><allprop/></propfind>'), {
+      kind: 'allprop',
+      include: [],
+    });
+    assert.deepEqual(
+      propRequestOf('<propfind xmlns="DAV:"><prop><getetag/><x xmlns="urn:x"/><y xmlns=""/></prop></propfind>'),
+      { kind: 'prop', keys: ['{DAV:}getetag', '{urn:x}x', '{}y'] },
+    );
     assert.deepEqual(propRequestOf('<propfind xmlns="DAV:"><propname/></propfind>'), { kind: 'propname' });
     assert.throws(() => propRequestOf('<other xmlns="DAV:"/>'), { status: 400 });
   });

@@ -11,7 +11,8 @@ import { guardWrite } from './write-guard.js';
 export async function del(call: DavCall): Promise<void> {
   const { target } = call;
   const userId = call.user.userId;
-  if (target.device === null) throw new DomainError(403, { reason: 'your storage is not deleted over WebDAV: delete its devices' });
+  if (target.device === null)
+    throw new DomainError(403, { reason: 'your storage is not deleted over WebDAV: delete its devices' });
   if (!target.path) {
     await guardWrite(call, [{ target, tree: true }]);
     call.hints.forgetDevice(userId, target.device);

@@ -82,7 +82,10 @@ export interface ResourceState {
 }
 
 /** Does the header hold? `stateOf` says what a list's resource is like (its URL as sent, or null for the request's). */
-export async function ifHolds(lists: IfList[], stateOf: (resource: string | null) => Promise<ResourceState>): Promise<boolean> {
+export async function ifHolds(
+  lists: IfList[],
+  stateOf: (resource: string | null) => Promise<ResourceState>,
+): Promise<boolean> {
   const states = new Map<string | null, Promise<ResourceState>>();
   const state = (resource: string | null) => {
     if (!states.has(resource)) states.set(resource, stateOf(resource));
@@ -93,7 +96,8 @@ export async function ifHolds(lists: IfList[], stateOf: (resource: string | null
     let holds = true;
     for (const c of list.conditions) {
       const s = await state(list.resource);
-      const met = c.token !== undefined ? s.tokens.includes(c.token) : s.etag !== null && weakless(s.etag) === weakless(c.etag!);
+      const met =
+        c.token !== undefined ? s.tokens.includes(c.token) : s.etag !== null && weakless(s.etag) === weakless(c.etag!);
       if (met === c.not) {
         holds = false;
         break;

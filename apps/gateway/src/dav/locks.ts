@@ -73,7 +73,8 @@ export const locked = (reason: string) => new DomainError(423, { reason });
 export const covers = (lock: DavLock, path: string) =>
   lock.path === path || (lock.depth === 'infinity' && (lock.path === '' || path.startsWith(`${lock.path}/`)));
 /** Is the lock's resource below `path`? */
-export const below = (lock: DavLock, path: string) => lock.path !== path && (path === '' || lock.path.startsWith(`${path}/`));
+export const below = (lock: DavLock, path: string) =>
+  lock.path !== path && (path === '' || lock.path.startsWith(`${path}/`));
 
 const uuidOf = (token: string) => token.replace(/^opaquelocktoken:/, '');
 
@@ -127,9 +128,17 @@ export class DavLocks {
    * exclusive one for a shared one; or a limit would be passed (423 for the resource's, 403 for
    * the user's). A refusal changes nothing.
    */
-  async grant(userId: string, lock: Omit<DavLock, 'token' | 'expires' | 'owned'> & { owner: string }): Promise<DavLock> {
+  async grant(
+    userId: string,
+    lock: Omit<DavLock, 'token' | 'expires' | 'owned'> & { owner: string },
+  ): Promise<DavLock> {
     const { owner, ...rest } = lock;
-    const granted: DavLock = { ...rest, owned: owner !== '', token: `opaquelocktoken:${randomUUID()}`, expires: this.now() + lock.timeout * 1000 };
+    const granted: DavLock = {
+      ...rest,
+      owned: owner !== '',
+      token: `opaquelocktoken:${randomUUID()}`,
+      expires: this.now() + lock.timeout * 1000,
+    };
     const { index, owners } = await this.open();
     const ownerKey = this.ownerKey(userId, granted.token);
     // the owner first: a lock in the index always has its owner to show
@@ -137,12 +146,16 @@ export class DavLocks {
     try {
       await modify(index, userId, (current) => {
         const locks = this.live(current);
-        const inTheWay = locks.filter((l) => covers(l, lock.path) || (lock.depth === 'infinity' && below(l, lock.path)));
-        if (inTheWay.some((l) => l.scope === 'exclusive' || lock.scope === 'exclusive')) throw locked('the resource is locked');
+        const inTheWay = locks.filter(
+          (l) => covers(l, lock.path) || (lock.depth === 'infinity' && below(l, lock.path)),
+        );
+        if (inTheWay.some((l) => l.scope === 'exclusive' || lock.scope === 'exclusive'))
+          throw locked('the resource is locked');
         if (locks.filter((l) => l.path === lock.path).length >= LOCKS_PER_RESOURCE_MAX) {
           throw locked(`a resource takes at most ${LOCKS_PER_RESOURCE_MAX} locks: unlock one first`);
         }
-        if (locks.length >= LOCKS_PER_USER_MAX) throw forbidden(`a user holds at most ${LOCKS_PER_USER_MAX} locks: unlock some first`);
+        if (locks.length >= LOCKS_PER_USER_MAX)
+          throw forbidden(`a user holds at most ${LOCKS_PER_USER_MAX} locks: unlock some first`);
         const next = { locks: [...locks, granted] };
         if (Buffer.byteLength(JSON.stringify(next)) > LOCK_INDEX_MAX_BYTES) {
           throw forbidden(`a user's locks take at most ${LOCK_INDEX_MAX_BYTES} bytes (their paths): unlock some first`);
@@ -168,7 +181,8 @@ export class DavLocks {
       return { locks: locks.map((l) => (l.token === token ? refreshed! : l)) };
     });
     // the owner's entry lives as long as its last write: written again, it outlives the lock
-    if ((refreshed as DavLock | null)?.owned) await modify(owners, this.ownerKey(userId, token), (current) => (current ? { ...current } : undefined));
+    if ((refreshed as DavLock | null)?.owned)
+      await modify(owners, this.ownerKey(userId, token), (current) => (current ? { ...current } : undefined));
     return refreshed;
   }
 

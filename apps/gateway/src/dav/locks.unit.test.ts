@@ -6,7 +6,13 @@
 import { type KeyValueStore, type KvBucket, MemoryKeyValueStore } from '@burrow/kv';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DavLocks, LOCK_INDEX_MAX_BYTES, LOCK_OWNER_MAX_BYTES, LOCKS_PER_RESOURCE_MAX, LOCKS_PER_USER_MAX } from './locks.js';
+import {
+  DavLocks,
+  LOCK_INDEX_MAX_BYTES,
+  LOCK_OWNER_MAX_BYTES,
+  LOCKS_PER_RESOURCE_MAX,
+  LOCKS_PER_USER_MAX,
+} from './locks.js';
 
 /** A key-value store that counts the bytes each bucket's reads return. */
 function counting(): { kv: KeyValueStore; read: Map<string, number> } {
@@ -32,7 +38,14 @@ function counting(): { kv: KeyValueStore; read: Map<string, number> } {
   return { kv, read };
 }
 
-const shared = (path: string, owner = '') => ({ path, collection: false, depth: '0' as const, scope: 'shared' as const, owner, timeout: 600 });
+const shared = (path: string, owner = '') => ({
+  path,
+  collection: false,
+  depth: '0' as const,
+  scope: 'shared' as const,
+  owner,
+  timeout: 600,
+});
 const code = (status: number) => ({ status });
 
 describe('DavLocks', () => {
@@ -54,7 +67,8 @@ describe('DavLocks', () => {
   it(`a resource takes at most ${LOCKS_PER_RESOURCE_MAX} locks (423); the refusal leaves the others`, async () => {
     const locks = new DavLocks(async () => new MemoryKeyValueStore());
     const granted = [];
-    for (let i = 0; i < LOCKS_PER_RESOURCE_MAX; i++) granted.push(await locks.grant('u1', shared('dev/f', `<D:href>${i}</D:href>`)));
+    for (let i = 0; i < LOCKS_PER_RESOURCE_MAX; i++)
+      granted.push(await locks.grant('u1', shared('dev/f', `<D:href>${i}</D:href>`)));
     await assert.rejects(locks.grant('u1', shared('dev/f', '<D:href>x</D:href>')), code(423));
     const listed = await locks.list('u1');
     assert.deepEqual(listed.map((l) => l.token).sort(), granted.map((l) => l.token).sort());
@@ -73,8 +87,11 @@ describe('DavLocks', () => {
     // long paths: the index's size binds first
     const long = (i: number) => `dev/${'p'.repeat(200)}/${'q'.repeat(200)}/${'r'.repeat(200)}/${i}`;
     let held = 0;
-    for (;; held++) {
-      const refused = await locks.grant('u3', shared(long(held))).then(() => null, (error: { status: number }) => error);
+    for (; ; held++) {
+      const refused = await locks.grant('u3', shared(long(held))).then(
+        () => null,
+        (error: { status: number }) => error,
+      );
       if (refused) {
         assert.equal(refused.status, 403);
         break;

@@ -12,9 +12,18 @@ export async function mkcol(call: DavCall, hasBody: boolean): Promise<void> {
   if (target.device === null) throw new DomainError(405, { reason: 'your storage exists' });
   await guardWrite(call, [{ target }]);
   if (!target.path) {
-    await call.rpc.call(Subjects.storage.registerDevice, { userId: call.user.userId, partnerId: call.user.partnerId, device: target.device, createOnly: true });
+    await call.rpc.call(Subjects.storage.registerDevice, {
+      userId: call.user.userId,
+      partnerId: call.user.partnerId,
+      device: target.device,
+      createOnly: true,
+    });
   } else {
-    await call.rpc.call(Subjects.storage.makeFolder, { userId: call.user.userId, device: target.device, path: `${target.path}/` });
+    await call.rpc.call(Subjects.storage.makeFolder, {
+      userId: call.user.userId,
+      device: target.device,
+      path: `${target.path}/`,
+    });
   }
   call.res.status(201).setHeader('Content-Length', '0');
   call.res.end();

@@ -29,7 +29,9 @@ export class MultistatusWriter {
 
   start(): void {
     this.res.status(207).setHeader('Content-Type', 'application/xml; charset=utf-8');
-    this.res.write(`<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:"${this.names?.declarations() ?? ''}>`);
+    this.res.write(
+      `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:"${this.names?.declarations() ?? ''}>`,
+    );
   }
 
   async write(xml: string): Promise<void> {
@@ -46,7 +48,9 @@ export function sendMultistatus(res: Response, responses: string[], names?: Prop
   res
     .status(207)
     .setHeader('Content-Type', 'application/xml; charset=utf-8')
-    .end(`<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:"${names?.declarations() ?? ''}>${responses.join('')}</D:multistatus>\n`);
+    .end(
+      `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:"${names?.declarations() ?? ''}>${responses.join('')}</D:multistatus>\n`,
+    );
 }
 
 /** An error body with a precondition or postcondition element (RFC 4918 §16). */

@@ -32,8 +32,17 @@ export interface DavResource {
 export type ShownLock = DavLock & { root: string; owner: string };
 
 const LIVE = [
-  'resourcetype', 'getcontentlength', 'getlastmodified', 'getetag', 'getcontenttype', 'creationdate', 'displayname', 'lockdiscovery', 'supportedlock',
-  'quota-available-bytes', 'quota-used-bytes',
+  'resourcetype',
+  'getcontentlength',
+  'getlastmodified',
+  'getetag',
+  'getcontenttype',
+  'creationdate',
+  'displayname',
+  'lockdiscovery',
+  'supportedlock',
+  'quota-available-bytes',
+  'quota-used-bytes',
 ];
 /** What allprop leaves out (RFC 4331 §3: quotas are computed on demand only). */
 const NOT_IN_ALLPROP = new Set(['quota-available-bytes', 'quota-used-bytes']);
@@ -77,7 +86,11 @@ function liveValue(r: DavResource, name: string): string | undefined {
     case 'creationdate':
       return r.created === undefined || r.created === null ? undefined : iso(r.created);
     case 'supportedlock':
-      return ['exclusive', 'shared'].map((s) => `<D:lockentry><D:lockscope><D:${s}/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`).join('');
+      return ['exclusive', 'shared']
+        .map(
+          (s) => `<D:lockentry><D:lockscope><D:${s}/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`,
+        )
+        .join('');
     case 'lockdiscovery':
       return r.locks.map((l) => activeLockXml(l)).join('');
     case 'quota-used-bytes':
@@ -105,13 +118,17 @@ export class PropertyNames {
   constructor(keys: Iterable<string> = []) {
     for (const key of keys) {
       const parsed = parseClark(key);
-      if (parsed && parsed.ns && !this.prefixes.has(parsed.ns)) this.prefixes.set(parsed.ns, `n${this.prefixes.size - 1}`);
+      if (parsed && parsed.ns && !this.prefixes.has(parsed.ns))
+        this.prefixes.set(parsed.ns, `n${this.prefixes.size - 1}`);
     }
   }
 
   /** The namespace declarations for the root element (after `xmlns:D="DAV:"`). */
   declarations(): string {
-    return [...this.prefixes].filter(([ns]) => ns !== DAV).map(([ns, prefix]) => ` xmlns:${prefix}="${escapeXml(ns)}"`).join('');
+    return [...this.prefixes]
+      .filter(([ns]) => ns !== DAV)
+      .map(([ns, prefix]) => ` xmlns:${prefix}="${escapeXml(ns)}"`)
+      .join('');
   }
 
   /** A property element with its content (empty: an empty element); '' for a key that is none. */
@@ -127,18 +144,31 @@ export class PropertyNames {
   }
 }
 
-export type PropRequest = { kind: 'allprop'; include: string[] } | { kind: 'propname' } | { kind: 'prop'; keys: string[] };
+export type PropRequest =
+  { kind: 'allprop'; include: string[] } | { kind: 'propname' } | { kind: 'prop'; keys: string[] };
 
 /** The resource's properties for a request, by status (200 found, 404 not). */
-export function propertiesFor(r: DavResource, request: PropRequest, names: PropertyNames): { found: string[]; missing: string[] } {
+export function propertiesFor(
+  r: DavResource,
+  request: PropRequest,
+  names: PropertyNames,
+): { found: string[]; missing: string[] } {
   if (request.kind === 'propname') {
-    const keys = [...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)), ...(r.checksums ? [OC_CHECKSUMS] : []), ...Object.keys(r.dead)];
+    const keys = [
+      ...LIVE.filter((n) => liveValue(r, n) !== undefined).map((n) => clark(DAV, n)),
+      ...(r.checksums ? [OC_CHECKSUMS] : []),
+      ...Object.keys(r.dead),
+    ];
     return { found: keys.map((k) => names.element(k)).filter(Boolean), missing: [] };
   }
   const keys =
     request.kind === 'prop'
       ? request.keys
-      : [...LIVE.filter((n) => !NOT_IN_ALLPROP.has(n)).map((n) => clark(DAV, n)), ...Object.keys(r.dead), ...request.include];
+      : [
+          ...LIVE.filter((n) => !NOT_IN_ALLPROP.has(n)).map((n) => clark(DAV, n)),
+          ...Object.keys(r.dead),
+          ...request.include,
+        ];
   const found: string[] = [];
   const missing: string[] = [];
   const seen = new Set<string>();
@@ -150,7 +180,13 @@ export function propertiesFor(r: DavResource, request: PropRequest, names: Prope
     // unambiguously could be) is left out rather than written as broken XML
     if (!parsed) continue;
     const value =
-      parsed.ns === DAV && LIVE.includes(parsed.name) ? liveValue(r, parsed.name) : key === OC_CHECKSUMS ? checksumsValue(r) : Object.hasOwn(r.dead, key) ? r.dead[key] : undefined;
+      parsed.ns === DAV && LIVE.includes(parsed.name)
+        ? liveValue(r, parsed.name)
+        : key === OC_CHECKSUMS
+          ? checksumsValue(r)
+          : Object.hasOwn(r.dead, key)
+            ? r.dead[key]
+            : undefined;
     if (value === undefined) {
       if (request.kind === 'prop') missing.push(names.element(key));
     } else found.push(names.element(key, value));

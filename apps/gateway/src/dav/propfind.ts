@@ -13,7 +13,8 @@ import { child, clark, DAV, elementsOf, parseXml, PropertyKeys } from './xml.js'
 export function propRequestOf(body: string): PropRequest {
   const root = parseXml(body);
   if (!root) return { kind: 'allprop', include: [] };
-  if (root.ns !== DAV || root.name !== 'propfind') throw badRequest('a PROPFIND body is a DAV:propfind element', ['body']);
+  if (root.ns !== DAV || root.name !== 'propfind')
+    throw badRequest('a PROPFIND body is a DAV:propfind element', ['body']);
   if (child(root, DAV, 'propname')) return { kind: 'propname' };
   const keys = new PropertyKeys();
   if (child(root, DAV, 'allprop')) {
@@ -27,21 +28,30 @@ export function propRequestOf(body: string): PropRequest {
 
 function resourceXml(r: DavResource, request: PropRequest, names: PropertyNames): string {
   const { found, missing } = propertiesFor(r, request, names);
-  return responseXml(r.href, (found.length || !missing.length ? propstatXml(found, 200) : '') + (missing.length ? propstatXml(missing, 404) : ''));
+  return responseXml(
+    r.href,
+    (found.length || !missing.length ? propstatXml(found, 200) : '') +
+      (missing.length ? propstatXml(missing, 404) : ''),
+  );
 }
 
 /** Does the response show lockdiscovery (and so the owners of the locks it lists)? */
-const showsLocks = (request: PropRequest) => request.kind === 'allprop' || (request.kind === 'prop' && request.keys.includes(clark(DAV, 'lockdiscovery')));
+const showsLocks = (request: PropRequest) =>
+  request.kind === 'allprop' || (request.kind === 'prop' && request.keys.includes(clark(DAV, 'lockdiscovery')));
 
 export async function propfind(call: DavCall, body: string): Promise<void> {
-  const depth = String(call.req.headers.depth ?? 'infinity').trim().toLowerCase();
+  const depth = String(call.req.headers.depth ?? 'infinity')
+    .trim()
+    .toLowerCase();
   if (depth !== '0' && depth !== '1') {
     if (depth === 'infinity') return sendError(call.res, 403, 'propfind-finite-depth');
     throw badRequest('Depth is 0, 1 or infinity', ['Depth']);
   }
   const request = propRequestOf(body);
   // the namespaces the request names are declared once, on the multistatus element
-  const names = new PropertyNames(request.kind === 'prop' ? request.keys : request.kind === 'allprop' ? request.include : []);
+  const names = new PropertyNames(
+    request.kind === 'prop' ? request.keys : request.kind === 'allprop' ? request.include : [],
+  );
   const locks = await call.locks.list(call.user.userId);
   const { target } = call;
   const out = new MultistatusWriter(call.res, names);

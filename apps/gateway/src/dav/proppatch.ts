@@ -24,13 +24,17 @@ interface PatchPlan {
 
 export function patchPlanOf(body: string): PatchPlan {
   const root = parseXml(body);
-  if (!root || root.ns !== DAV || root.name !== 'propertyupdate') throw badRequest('a PROPPATCH body is a DAV:propertyupdate element', ['body']);
+  if (!root || root.ns !== DAV || root.name !== 'propertyupdate')
+    throw badRequest('a PROPPATCH body is a DAV:propertyupdate element', ['body']);
   // document order: the last instruction about a property wins
   const last = new Map<string, string | null>();
   // what is set can be stored only within a file's or folder's limit: refused (413) as soon as the
   // values written as XML pass it, before a larger string is built
   const keys = new PropertyKeys();
-  const budget = new XmlBudget(DEAD_PROPERTIES_MAX_BYTES, `the properties set take more than ${DEAD_PROPERTIES_MAX_BYTES} bytes (names and values as XML), the most a file or folder holds`);
+  const budget = new XmlBudget(
+    DEAD_PROPERTIES_MAX_BYTES,
+    `the properties set take more than ${DEAD_PROPERTIES_MAX_BYTES} bytes (names and values as XML), the most a file or folder holds`,
+  );
   for (const op of elementsOf(root)) {
     if (op.ns !== DAV || (op.name !== 'set' && op.name !== 'remove')) continue;
     const prop = child(op, DAV, 'prop');
@@ -73,7 +77,14 @@ export async function proppatch(call: DavCall, body: string): Promise<void> {
   const remove = plan.remove.filter((n) => n !== OC_CHECKSUMS);
   try {
     const path = target.slash && target.path ? `${target.path}/` : target.path;
-    if (Object.keys(set).length || remove.length) await call.rpc.call(Subjects.storage.setProperties, { userId: call.user.userId, device: target.device, path, set, remove });
+    if (Object.keys(set).length || remove.length)
+      await call.rpc.call(Subjects.storage.setProperties, {
+        userId: call.user.userId,
+        device: target.device,
+        path,
+        set,
+        remove,
+      });
     else await readPath(call, target); // nothing to store: the resource must still exist (404 otherwise)
   } catch (error) {
     if (error instanceof DomainError && error.status === 507) {

@@ -34,7 +34,10 @@ function checkPreconditions(req: Request, etag: string | null): void {
   }
   const noneMatch = req.headers['if-none-match'];
   if (noneMatch !== undefined) {
-    const hit = noneMatch.trim() === '*' ? etag !== null : etag !== null && noneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+    const hit =
+      noneMatch.trim() === '*'
+        ? etag !== null
+        : etag !== null && noneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
     if (hit) throw new DomainError(412, { reason: 'If-None-Match does not hold' });
   }
 }
@@ -44,16 +47,33 @@ function checkPreconditions(req: Request, etag: string | null): void {
  * interface's, transfers/upload.ts); whether the file existed before. A conditional PUT (`If-Match`,
  * `If-None-Match`) asks for the current version before a byte is read.
  */
-export async function putFile(call: DavCall, body: Request | null): Promise<{ existed: boolean; version: FileVersionInfo }> {
+export async function putFile(
+  call: DavCall,
+  body: Request | null,
+): Promise<{ existed: boolean; version: FileVersionInfo }> {
   const { req, res, target } = call;
-  if (target.device === null || !target.path || target.slash) throw new DomainError(405, { reason: 'a folder is not a file: PUT a file inside it' });
-  if (req.headers['content-range'] !== undefined) throw badRequest('partial PUT (Content-Range) is not supported', ['Content-Range']);
+  if (target.device === null || !target.path || target.slash)
+    throw new DomainError(405, { reason: 'a folder is not a file: PUT a file inside it' });
+  if (req.headers['content-range'] !== undefined)
+    throw badRequest('partial PUT (Content-Range) is not supported', ['Content-Range']);
   const mtime = ocMtime(req) ?? unixHeader(req, 'X-Burrow-Mtime');
   const expected = req.headers['x-expected-entity-length'];
-  const size = body === null ? 0 : (declaredLength(req) ?? (typeof expected === 'string' && /^\d{1,16}$/.test(expected) ? Number(expected) : undefined));
+  const size =
+    body === null
+      ? 0
+      : (declaredLength(req) ??
+        (typeof expected === 'string' && /^\d{1,16}$/.test(expected) ? Number(expected) : undefined));
   const conditional = req.headers['if-match'] !== undefined || req.headers['if-none-match'] !== undefined;
   const { version } = await upload(call, {
-    req, res, userId: call.user.userId, device: target.device, path: target.path, size, mtime, strict: true, needsCurrent: conditional,
+    req,
+    res,
+    userId: call.user.userId,
+    device: target.device,
+    path: target.path,
+    size,
+    mtime,
+    strict: true,
+    needsCurrent: conditional,
     async before(current) {
       // known when asked for (conditional requests); otherwise the lock check reads it only if its If header needs it
       const etag = current === undefined ? undefined : current ? etagOf(current.blob) : null;

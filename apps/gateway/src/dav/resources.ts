@@ -3,7 +3,15 @@
  * a device's folder or file (with a page of a folder's members), and turning the catalog's
  * records into `DavResource`s.
  */
-import { type DeadProperties, type DeviceInfo, type FileEntry, type FolderStat, type PathStat, type StorageRoot, Subjects } from '@burrow/contracts';
+import {
+  type DeadProperties,
+  type DeviceInfo,
+  type FileEntry,
+  type FolderStat,
+  type PathStat,
+  type StorageRoot,
+  Subjects,
+} from '@burrow/contracts';
 import { typeOf } from '../transfers/download.js';
 import type { DavCall } from './context.js';
 import type { DavLock } from './locks.js';
@@ -18,42 +26,92 @@ export type Quota = { used: number; available: number | null };
  */
 export const etagOf = (blob: string) => `"${Buffer.from(blob, 'hex').toString('base64url')}"`;
 
-const locksOn = (user: string, locks: DavLock[], path: string) => locks.filter((l) => l.path === path).map((l) => ({ ...l, root: lockRootOf(user, l), owner: '' }));
+const locksOn = (user: string, locks: DavLock[], path: string) =>
+  locks.filter((l) => l.path === path).map((l) => ({ ...l, root: lockRootOf(user, l), owner: '' }));
 
 export function rootResource(user: string, root: StorageRoot, locks: DavLock[]): DavResource {
-  const quota = { used: root.user.bytes_stored, available: root.user.quota_bytes === null ? null : Math.max(0, root.user.quota_bytes - root.user.bytes_stored) };
-  return { href: hrefOf(user, null, '', true), collection: true, displayname: root.user.username, quota, dead: {}, locks: locksOn(user, locks, '') };
+  const quota = {
+    used: root.user.bytes_stored,
+    available: root.user.quota_bytes === null ? null : Math.max(0, root.user.quota_bytes - root.user.bytes_stored),
+  };
+  return {
+    href: hrefOf(user, null, '', true),
+    collection: true,
+    displayname: root.user.username,
+    quota,
+    dead: {},
+    locks: locksOn(user, locks, ''),
+  };
 }
 
 export function deviceResource(user: string, device: DeviceInfo, quota: Quota, locks: DavLock[]): DavResource {
   return {
-    href: hrefOf(user, device.name, '', true), collection: true, displayname: device.name, modified: device.lastcommit ?? device.creation_time,
-    created: device.creation_time, quota, dead: {}, locks: locksOn(user, locks, device.name),
+    href: hrefOf(user, device.name, '', true),
+    collection: true,
+    displayname: device.name,
+    modified: device.lastcommit ?? device.creation_time,
+    created: device.creation_time,
+    quota,
+    dead: {},
+    locks: locksOn(user, locks, device.name),
   };
 }
 
-export function folderResource(user: string, device: string, folder: FolderStat, quota: Quota, locks: DavLock[]): DavResource {
+export function folderResource(
+  user: string,
+  device: string,
+  folder: FolderStat,
+  quota: Quota,
+  locks: DavLock[],
+): DavResource {
   const path = folder.path.replace(/\/$/, '');
   return {
-    href: hrefOf(user, device, path, true), collection: true, displayname: folder.name || device, modified: folder.created, created: folder.created,
-    quota, dead: folder.props, locks: locksOn(user, locks, lockPathOf({ device, path })),
+    href: hrefOf(user, device, path, true),
+    collection: true,
+    displayname: folder.name || device,
+    modified: folder.created,
+    created: folder.created,
+    quota,
+    dead: folder.props,
+    locks: locksOn(user, locks, lockPathOf({ device, path })),
   };
 }
 
-export function fileResource(user: string, device: string, file: FileEntry, props: DeadProperties, locks: DavLock[]): DavResource {
+export function fileResource(
+  user: string,
+  device: string,
+  file: FileEntry,
+  props: DeadProperties,
+  locks: DavLock[],
+): DavResource {
   return {
-    href: hrefOf(user, device, file.path, false), collection: false, displayname: file.name, size: file.size, etag: etagOf(file.blob),
-    contentType: typeOf(file.name), modified: file.mtime, created: file.ctime, checksums: file.checksums, dead: props, locks: locksOn(user, locks, lockPathOf({ device, path: file.path })),
+    href: hrefOf(user, device, file.path, false),
+    collection: false,
+    displayname: file.name,
+    size: file.size,
+    etag: etagOf(file.blob),
+    contentType: typeOf(file.name),
+    modified: file.mtime,
+    created: file.ctime,
+    checksums: file.checksums,
+    dead: props,
+    locks: locksOn(user, locks, lockPathOf({ device, path: file.path })),
   };
 }
 
 /** The user's root: the catalog's storage root (devices, usage and quota). */
-export const readRoot = (call: DavCall) => call.rpc.call<StorageRoot>(Subjects.storage.root, { userId: call.user.userId });
+export const readRoot = (call: DavCall) =>
+  call.rpc.call<StorageRoot>(Subjects.storage.root, { userId: call.user.userId });
 
 /** A device's folder or file; `members` asks for a page of a folder's members too. */
 export function readPath(call: DavCall, target: DavTarget, members?: { cursor?: string }): Promise<PathStat> {
   const path = target.slash && target.path ? `${target.path}/` : target.path;
-  return call.rpc.call<PathStat>(Subjects.storage.stat, { userId: call.user.userId, device: target.device, path, ...(members ? { members } : {}) });
+  return call.rpc.call<PathStat>(Subjects.storage.stat, {
+    userId: call.user.userId,
+    device: target.device,
+    path,
+    ...(members ? { members } : {}),
+  });
 }
 
 /** The resource of a stat reply. */

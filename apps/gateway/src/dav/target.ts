@@ -38,7 +38,8 @@ export const requestTarget = (req: Request): DavTarget => {
  */
 export function destinationTarget(req: Request): DavTarget {
   const header = req.headers.destination;
-  if (typeof header !== 'string' || header === '') throw badRequest('a Destination header is required', ['Destination']);
+  if (typeof header !== 'string' || header === '')
+    throw badRequest('a Destination header is required', ['Destination']);
   return hrefTarget(header, 'Destination');
 }
 
@@ -52,7 +53,11 @@ export function hrefTarget(href: string, field: string): DavTarget {
 }
 
 /** The device and path a catalog request names. */
-export const devicePathOf = (userId: string, t: DavTarget): DeviceRef & { path: string } => ({ userId, device: t.device!, path: t.path });
+export const devicePathOf = (userId: string, t: DavTarget): DeviceRef & { path: string } => ({
+  userId,
+  device: t.device!,
+  path: t.path,
+});
 
 /** The canonical href of a resource: every segment percent-encoded, collections ending with `/`. */
 export function hrefOf(user: string, device: string | null, path: string, collection: boolean): string {
@@ -68,4 +73,5 @@ export function lockRootOf(user: string, lock: { path: string; collection: boole
 }
 
 /** The key a lock is kept under: device and path, without a trailing slash ('' is the user's root). */
-export const lockPathOf = (t: Pick<DavTarget, 'device' | 'path'>) => (t.device === null ? '' : t.path ? `${t.device}/${t.path}` : t.device);
+export const lockPathOf = (t: Pick<DavTarget, 'device' | 'path'>) =>
+  t.device === null ? '' : t.path ? `${t.device}/${t.path}` : t.device;

@@ -40,7 +40,11 @@ async function currentEtag(call: DavCall, target: DavTarget): Promise<string | n
  * Checks the request's writes; `etag` is the request target's current entity tag when the caller
  * knows it already (saves reading it again). Returns the user's live locks.
  */
-export async function guardWrite(call: DavCall, changes: Change[], known?: { etag: string | null }): Promise<DavLock[]> {
+export async function guardWrite(
+  call: DavCall,
+  changes: Change[],
+  known?: { etag: string | null },
+): Promise<DavLock[]> {
   const lists: IfList[] | null = parseIf(call.req.headers.if as string | undefined);
   const locks = await call.locks.list(call.user.userId);
   if (lists) {
@@ -66,7 +70,11 @@ export async function guardWrite(call: DavCall, changes: Change[], known?: { eta
   for (const change of changes) {
     const path = lockPathOf(change.target);
     const applying = locks.filter((l) => covers(l, path) || (change.tree === true && below(l, path)));
-    const missing = applying.find((l) => !submitted.includes(l.token) && !applying.some((other) => other.scope === 'shared' && l.scope === 'shared' && submitted.includes(other.token)));
+    const missing = applying.find(
+      (l) =>
+        !submitted.includes(l.token) &&
+        !applying.some((other) => other.scope === 'shared' && l.scope === 'shared' && submitted.includes(other.token)),
+    );
     if (missing) throw new LockedError(lockRootOf(call.target.user, missing));
   }
   return locks;

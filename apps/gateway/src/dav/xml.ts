@@ -38,10 +38,18 @@ export function parseXml(text: string): XmlElement | null {
   });
   parser.on('opentag', (tag) => {
     if (++elements > MAX_ELEMENTS || stack.length >= MAX_DEPTH) failure = 'the XML body is too large or too deep';
-    const attrs = Object.values(tag.attributes as Record<string, { uri: string; local: string; prefix: string; value: string }>)
+    const attrs = Object.values(
+      tag.attributes as Record<string, { uri: string; local: string; prefix: string; value: string }>,
+    )
       .filter((a) => a.prefix !== 'xmlns' && !(a.prefix === '' && a.local === 'xmlns'))
       .map((a) => ({ ns: a.uri, name: a.local, prefix: a.prefix, value: a.value }));
-    const element: XmlElement = { ns: tag.uri ?? '', name: tag.local ?? tag.name, prefix: tag.prefix ?? '', attrs, children: [] };
+    const element: XmlElement = {
+      ns: tag.uri ?? '',
+      name: tag.local ?? tag.name,
+      prefix: tag.prefix ?? '',
+      attrs,
+      children: [],
+    };
     if (stack.length) stack[stack.length - 1].children.push(element);
     else root = element;
     stack.push(element);
@@ -65,8 +73,10 @@ export function parseXml(text: string): XmlElement | null {
 
 export const isElement = (node: XmlNode): node is XmlElement => typeof node !== 'string';
 export const elementsOf = (e: XmlElement) => e.children.filter(isElement);
-export const child = (e: XmlElement, ns: string, name: string) => elementsOf(e).find((c) => c.ns === ns && c.name === name);
-export const textOf = (e: XmlElement): string => e.children.map((c) => (typeof c === 'string' ? c : textOf(c))).join('');
+export const child = (e: XmlElement, ns: string, name: string) =>
+  elementsOf(e).find((c) => c.ns === ns && c.name === name);
+export const textOf = (e: XmlElement): string =>
+  e.children.map((c) => (typeof c === 'string' ? c : textOf(c))).join('');
 
 /**
  * A property's key: `{namespace}name` (Clark notation). The name is an XML NCName, which holds
@@ -97,19 +107,29 @@ export class PropertyKeys {
   key(e: XmlElement): string {
     this.used += e.ns.length + e.name.length + 2;
     if (this.used > PROPERTY_NAMES_MAX_CHARS) {
-      throw new DomainError(413, { reason: `the properties a request names take at most ${PROPERTY_NAMES_MAX_CHARS} characters in all (namespaces and names)` });
+      throw new DomainError(413, {
+        reason: `the properties a request names take at most ${PROPERTY_NAMES_MAX_CHARS} characters in all (namespaces and names)`,
+      });
     }
     return clark(e.ns, e.name);
   }
 }
 
 // Namespaces in XML 1.0, NCName: XML's Name without ':'.
-const NAME_START = 'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
+const NAME_START =
+  'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
 // eslint-disable-next-line no-misleading-character-class -- XML's NCName production lists combining marks as name characters
 const NC_NAME = new RegExp(`^[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040]*$`, 'u');
 export const isNcName = (name: string) => NC_NAME.test(name);
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\r': '&#13;',
+};
 /** Escapes for any place (text or an attribute value in either quotes). */
 export const escapeXml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 /** Text content: only what must be escaped there (`"` stays one byte, not six); a CR kept as one. */

@@ -9,6 +9,10 @@ export const EVENTS_CONTROLLERS = [FeedController, WebhooksController];
 @Module({})
 export class EventsModule {
   static forRoot(options: EventsOptions): DynamicModule {
-    return { module: EventsModule, controllers: EVENTS_CONTROLLERS, providers: [{ provide: EVENTS_OPTIONS, useValue: options }] };
+    return {
+      module: EventsModule,
+      controllers: EVENTS_CONTROLLERS,
+      providers: [{ provide: EVENTS_OPTIONS, useValue: options }],
+    };
   }
 }

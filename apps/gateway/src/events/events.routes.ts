@@ -35,16 +35,33 @@ import { sseFrame } from './sse.js';
 
 const sseExample = exampleEvents.slice(0, 2).map(sseFrame).join('');
 
-const webhookIdParam = pathParameter('id', 'the webhook endpoint id', { type: 'string', format: 'uuid' }, exampleWebhook.id);
+const webhookIdParam = pathParameter(
+  'id',
+  'the webhook endpoint id',
+  { type: 'string', format: 'uuid' },
+  exampleWebhook.id,
+);
 const deliveryIdParam = pathParameter('delivery', 'the delivery id', { type: 'string' }, exampleDelivery.id);
-const noWebhook = error('No such webhook endpoint for this partner.', { noWebhook: ex('unknown endpoint', err(`no webhook ${exampleWebhook.id}`)) });
-const noDelivery = error('No such webhook endpoint or delivery for this partner.', { noDelivery: ex('unknown delivery', err(`no delivery ${exampleDelivery.id}`)) });
-const badUrl = error('Invalid fields (named in `fields`): a url that is not https (unless the operator allows http), holds credentials, does not resolve, or points at a private, loopback or link-local address; an unknown event type.', {
-  private: ex('a loopback address', err('url refused: 127.0.0.1 resolves to 127.0.0.1 is a loopback address (not allowed for webhooks)', { fields: ['url'] })),
-  scheme: ex('http', err('url must use https', { fields: ['url'] })),
-  types: ex('unknown event type', err('invalid or missing parameters: event_types', { fields: ['event_types'] })),
-  notObject: notAnObject,
+const noWebhook = error('No such webhook endpoint for this partner.', {
+  noWebhook: ex('unknown endpoint', err(`no webhook ${exampleWebhook.id}`)),
 });
+const noDelivery = error('No such webhook endpoint or delivery for this partner.', {
+  noDelivery: ex('unknown delivery', err(`no delivery ${exampleDelivery.id}`)),
+});
+const badUrl = error(
+  'Invalid fields (named in `fields`): a url that is not https (unless the operator allows http), holds credentials, does not resolve, or points at a private, loopback or link-local address; an unknown event type.',
+  {
+    private: ex(
+      'a loopback address',
+      err('url refused: 127.0.0.1 resolves to 127.0.0.1 is a loopback address (not allowed for webhooks)', {
+        fields: ['url'],
+      }),
+    ),
+    scheme: ex('http', err('url must use https', { fields: ['url'] })),
+    types: ex('unknown event type', err('invalid or missing parameters: event_types', { fields: ['event_types'] })),
+    notObject: notAnObject,
+  },
+);
 const webhookBody = {
   url: exampleWebhook.url,
   event_types: exampleWebhook.event_types,
@@ -77,19 +94,39 @@ Comment lines (\`: heartbeat\`) keep an idle stream open through proxies; a stre
 `.trim(),
       queryNotes: { after: { example: 1520 }, limit: { example: FEED_PAGE_DEFAULT } },
       parameters: [
-        { name: 'Last-Event-ID', in: 'header', description: 'SSE only: resume after this position (wins over `after`)', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1730' },
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          description: 'SSE only: resume after this position (wins over `after`)',
+          required: false,
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+          example: '1730',
+        },
       ],
       responses: {
         '200': {
-          description: 'A page of the feed (JSON), or with `Accept: text/event-stream` an endless stream of its events.',
+          description:
+            'A page of the feed (JSON), or with `Accept: text/event-stream` an endless stream of its events.',
           content: {
-            'application/json': { schema: { $ref: '#/components/schemas/FeedPage' }, examples: { page: ex('a page of three events, more to come', exampleFeedPage), empty: ex('nothing after the position', { events: [], next_after: 3200, has_more: false }) } },
-            'text/event-stream': { schema: { type: 'string' }, examples: { stream: ex('the first two frames of a stream', sseExample) } },
+            'application/json': {
+              schema: { $ref: '#/components/schemas/FeedPage' },
+              examples: {
+                page: ex('a page of three events, more to come', exampleFeedPage),
+                empty: ex('nothing after the position', { events: [], next_after: 3200, has_more: false }),
+              },
+            },
+            'text/event-stream': {
+              schema: { type: 'string' },
+              examples: { stream: ex('the first two frames of a stream', sseExample) },
+            },
           },
         },
         '400': error('`after` or `limit` out of range (named in `fields`), or a Last-Event-ID that is no position.', {
           limit: ex('limit too large', err('invalid query parameters: limit', { fields: ['limit'] })),
-          lastEventId: ex('bad Last-Event-ID', err('Last-Event-ID must be a feed position', { fields: ['Last-Event-ID'] })),
+          lastEventId: ex(
+            'bad Last-Event-ID',
+            err('Last-Event-ID must be a feed position', { fields: ['Last-Event-ID'] }),
+          ),
         }),
         ...AUTHENTICATED,
       },
@@ -105,7 +142,14 @@ export const WEBHOOK_ROUTES = {
       operationId: 'listWebhooks',
       tags: ['events'],
       summary: 'List webhook endpoints',
-      responses: { '200': reply(`The partner's endpoints (at most ${MAX_WEBHOOKS_PER_PARTNER}), oldest first; never their secrets.`, listOf(Webhook, 'endpoints'), { list: ex('one endpoint', [exampleWebhook]) }), ...AUTHENTICATED },
+      responses: {
+        '200': reply(
+          `The partner's endpoints (at most ${MAX_WEBHOOKS_PER_PARTNER}), oldest first; never their secrets.`,
+          listOf(Webhook, 'endpoints'),
+          { list: ex('one endpoint', [exampleWebhook]) },
+        ),
+        ...AUTHENTICATED,
+      },
     },
   }),
   create: route({
@@ -117,13 +161,30 @@ export const WEBHOOK_ROUTES = {
       tags: ['events'],
       summary: 'Register a webhook endpoint',
       description: `${SIGNATURE_PROSE}\n\nThe reply holds the signing \`secret\`, shown this once (rotate it to get a new one). Deliveries start with the next event of the chosen types.`,
-      requestBody: { description: 'The endpoint.', examples: { endpoint: ex('a CRM endpoint', webhookBody), everything: ex('every event type', { url: 'https://hooks.example.com/burrow', event_types: ['*'] }) } },
+      requestBody: {
+        description: 'The endpoint.',
+        examples: {
+          endpoint: ex('a CRM endpoint', webhookBody),
+          everything: ex('every event type', { url: 'https://hooks.example.com/burrow', event_types: ['*'] }),
+        },
+      },
       responses: {
-        '201': reply('Registered; `Location` ends in `/<id>`.', WebhookWithSecret, { created: ex('the endpoint and its secret', exampleWebhookWithSecret) }, {
-          Location: { description: 'path of the new endpoint', schema: { type: 'string' }, example: `/webhooks/${exampleWebhook.id}` },
-        }),
+        '201': reply(
+          'Registered; `Location` ends in `/<id>`.',
+          WebhookWithSecret,
+          { created: ex('the endpoint and its secret', exampleWebhookWithSecret) },
+          {
+            Location: {
+              description: 'path of the new endpoint',
+              schema: { type: 'string' },
+              example: `/webhooks/${exampleWebhook.id}`,
+            },
+          },
+        ),
         '400': badUrl,
-        '409': error(`The partner has ${MAX_WEBHOOKS_PER_PARTNER} endpoints already.`, { tooMany: ex('too many', err(`a partner has at most ${MAX_WEBHOOKS_PER_PARTNER} webhooks`, { conflicts: [] })) }),
+        '409': error(`The partner has ${MAX_WEBHOOKS_PER_PARTNER} endpoints already.`, {
+          tooMany: ex('too many', err(`a partner has at most ${MAX_WEBHOOKS_PER_PARTNER} webhooks`, { conflicts: [] })),
+        }),
         ...WITH_BODY,
       },
     },
@@ -136,7 +197,14 @@ export const WEBHOOK_ROUTES = {
       tags: ['events'],
       summary: 'A webhook endpoint',
       parameters: [webhookIdParam],
-      responses: { '200': reply('The endpoint (without its secret).', Webhook, { endpoint: ex('enabled', exampleWebhook), disabled: ex('disabled after days of failures', exampleDisabledWebhook) }), '404': noWebhook, ...AUTHENTICATED },
+      responses: {
+        '200': reply('The endpoint (without its secret).', Webhook, {
+          endpoint: ex('enabled', exampleWebhook),
+          disabled: ex('disabled after days of failures', exampleDisabledWebhook),
+        }),
+        '404': noWebhook,
+        ...AUTHENTICATED,
+      },
     },
   }),
   update: route({
@@ -161,10 +229,17 @@ export const WEBHOOK_ROUTES = {
         required: false,
       },
       responses: {
-        '200': reply('The endpoint (with the new `secret` after rotate_secret; empty after delete).', { anyOf: [{ $ref: '#/components/schemas/Webhook' }, { $ref: '#/components/schemas/WebhookWithSecret' }] }, {
-          changed: ex('changed', { ...exampleWebhook, event_types: ['user.created', 'user.deleted'] }),
-          rotated: ex('after rotate_secret', { ...exampleWebhookWithSecret, previous_secret_expires_at: 1_700_003_600 }),
-        }),
+        '200': reply(
+          'The endpoint (with the new `secret` after rotate_secret; empty after delete).',
+          { anyOf: [{ $ref: '#/components/schemas/Webhook' }, { $ref: '#/components/schemas/WebhookWithSecret' }] },
+          {
+            changed: ex('changed', { ...exampleWebhook, event_types: ['user.created', 'user.deleted'] }),
+            rotated: ex('after rotate_secret', {
+              ...exampleWebhookWithSecret,
+              previous_secret_expires_at: 1_700_003_600,
+            }),
+          },
+        ),
         '400': badUrl,
         '404': noWebhook,
         ...WITH_BODY,
@@ -194,7 +269,13 @@ export const WEBHOOK_ROUTES = {
       description: 'Newest first: status, attempts, the last status code and error, and the last attempts.',
       parameters: [webhookIdParam],
       queryNotes: { status: { example: 'failed' }, limit: { example: DELIVERY_PAGE_MAX }, offset: { example: 0 } },
-      responses: { '200': reply('Deliveries of the endpoint.', listOf(WebhookDelivery, 'deliveries'), { log: ex('one delivery, after two failures', [exampleDelivery]) }), '404': noWebhook, ...AUTHENTICATED },
+      responses: {
+        '200': reply('Deliveries of the endpoint.', listOf(WebhookDelivery, 'deliveries'), {
+          log: ex('one delivery, after two failures', [exampleDelivery]),
+        }),
+        '404': noWebhook,
+        ...AUTHENTICATED,
+      },
     },
   }),
   delivery: route({
@@ -205,7 +286,13 @@ export const WEBHOOK_ROUTES = {
       tags: ['events'],
       summary: 'A delivery',
       parameters: [webhookIdParam, deliveryIdParam],
-      responses: { '200': reply('The delivery.', WebhookDelivery, { delivery: ex('succeeded on the third attempt', exampleDelivery) }), '404': noDelivery, ...AUTHENTICATED },
+      responses: {
+        '200': reply('The delivery.', WebhookDelivery, {
+          delivery: ex('succeeded on the third attempt', exampleDelivery),
+        }),
+        '404': noDelivery,
+        ...AUTHENTICATED,
+      },
     },
   }),
   redeliver: route({
@@ -216,14 +303,21 @@ export const WEBHOOK_ROUTES = {
       operationId: 'redeliverWebhook',
       tags: ['events'],
       summary: 'Deliver the event again (?action=redeliver)',
-      description: 'A new delivery of the same event (same event id, new delivery id), with retries of its own; the original keeps its log.',
+      description:
+        'A new delivery of the same event (same event id, new delivery id), with retries of its own; the original keeps its log.',
       parameters: [webhookIdParam, deliveryIdParam],
       queryNotes: { action: { example: 'redeliver' } },
       responses: {
-        '202': reply('The new delivery, pending.', WebhookDelivery, { redelivery: ex('queued', examplePendingDelivery) }),
-        '400': error('`action` missing or not `redeliver`.', { action: ex('no action', err('invalid query parameters: action', { fields: ['action'] })) }),
+        '202': reply('The new delivery, pending.', WebhookDelivery, {
+          redelivery: ex('queued', examplePendingDelivery),
+        }),
+        '400': error('`action` missing or not `redeliver`.', {
+          action: ex('no action', err('invalid query parameters: action', { fields: ['action'] })),
+        }),
         '404': noDelivery,
-        '409': error('The endpoint is disabled: enable it first.', { disabled: ex('disabled', err('the webhook is disabled: enable it first', { conflicts: [] })) }),
+        '409': error('The endpoint is disabled: enable it first.', {
+          disabled: ex('disabled', err('the webhook is disabled: enable it first', { conflicts: [] })),
+        }),
         ...AUTHENTICATED,
       },
     },

@@ -6,21 +6,72 @@ const T0 = 1_700_000_000;
 
 export const exampleEvents: PublicEvent[] = [
   {
-    id: 'evt_5c1f0e9a7b3d2c4e8f6a1b0d9c8e7f6a', position: 1520, type: 'user.created', time: '2026-11-25T09:14:03.120Z',
-    data: { username: 'alice', name: 'Alice Example', email: 'alice@example.com', plan_id: 2, group_id: 3, bonus_bytes: 0, avatar_id: 17, creation_time: 1795598043 },
+    id: 'evt_5c1f0e9a7b3d2c4e8f6a1b0d9c8e7f6a',
+    position: 1520,
+    type: 'user.created',
+    time: '2026-11-25T09:14:03.120Z',
+    data: {
+      username: 'alice',
+      name: 'Alice Example',
+      email: 'alice@example.com',
+      plan_id: 2,
+      group_id: 3,
+      bonus_bytes: 0,
+      avatar_id: 17,
+      creation_time: 1795598043,
+    },
   },
-  { id: 'evt_0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d', position: 1610, type: 'user.plan_changed', time: '2026-11-25T09:20:11.004Z', data: { username: 'alice', plan_id: 3 } },
-  { id: 'evt_7e6d5c4b3a29180f7e6d5c4b3a291801', position: 1730, type: 'device.registered', time: '2026-11-25T09:31:40.518Z', data: { username: 'alice', device: 'laptop', sysplatform: 'linux', client_revision: 2 } },
   {
-    id: 'evt_3b2a19080f1e2d3c4b5a69788796a5b4', position: 2990, type: 'device.backup_activity', time: '2026-11-25T11:01:02.300Z',
-    data: { username: 'alice', device: 'laptop', hour_start: '2026-11-25T09:00:00.000Z', files_committed: 1204, bytes_committed: 3 * GB, files_deleted: 12, folders_deleted: 1, backups_completed: 1 },
+    id: 'evt_0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d',
+    position: 1610,
+    type: 'user.plan_changed',
+    time: '2026-11-25T09:20:11.004Z',
+    data: { username: 'alice', plan_id: 3 },
   },
   {
-    id: 'evt_9f8e7d6c5b4a39281706f5e4d3c2b1a0', position: 3011, type: 'quota.threshold_crossed', time: '2026-11-25T11:03:27.911Z',
+    id: 'evt_7e6d5c4b3a29180f7e6d5c4b3a291801',
+    position: 1730,
+    type: 'device.registered',
+    time: '2026-11-25T09:31:40.518Z',
+    data: { username: 'alice', device: 'laptop', sysplatform: 'linux', client_revision: 2 },
+  },
+  {
+    id: 'evt_3b2a19080f1e2d3c4b5a69788796a5b4',
+    position: 2990,
+    type: 'device.backup_activity',
+    time: '2026-11-25T11:01:02.300Z',
+    data: {
+      username: 'alice',
+      device: 'laptop',
+      hour_start: '2026-11-25T09:00:00.000Z',
+      files_committed: 1204,
+      bytes_committed: 3 * GB,
+      files_deleted: 12,
+      folders_deleted: 1,
+      backups_completed: 1,
+    },
+  },
+  {
+    id: 'evt_9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+    position: 3011,
+    type: 'quota.threshold_crossed',
+    time: '2026-11-25T11:03:27.911Z',
     data: { username: 'alice', threshold: 80, direction: 'up', bytes_stored: 4100 * GB, storage_bytes: 5000 * GB },
   },
-  { id: 'evt_1a2b3c4d5e6f708192a3b4c5d6e7f809', position: 3140, type: 'share_room.created', time: '2026-11-25T11:10:00.000Z', data: { username: 'alice', room_key: 'k7Pq2mXa', name: 'Holiday photos', description: 'Pictures from the lake' } },
-  { id: 'evt_c0ffee00c0ffee00c0ffee00c0ffee00', position: 3200, type: 'user.password_changed', time: '2026-11-25T11:12:45.000Z', data: { username: 'alice' } },
+  {
+    id: 'evt_1a2b3c4d5e6f708192a3b4c5d6e7f809',
+    position: 3140,
+    type: 'share_room.created',
+    time: '2026-11-25T11:10:00.000Z',
+    data: { username: 'alice', room_key: 'k7Pq2mXa', name: 'Holiday photos', description: 'Pictures from the lake' },
+  },
+  {
+    id: 'evt_c0ffee00c0ffee00c0ffee00c0ffee00',
+    position: 3200,
+    type: 'user.password_changed',
+    time: '2026-11-25T11:12:45.000Z',
+    data: { username: 'alice' },
+  },
 ];
 
 export const exampleFeedPage: FeedPage = { events: exampleEvents.slice(0, 3), next_after: 1730, has_more: true };
@@ -39,7 +90,11 @@ export const exampleWebhook: Webhook = {
   previous_secret_expires_at: null,
 };
 
-export const exampleWebhookWithSecret: WebhookWithSecret = { ...exampleWebhook, last_success_at: null, secret: 'whsec_q3mB0n6Jb4XcN1yQ2w8v5rT7pL9kH0dF3sA6gE2uI4o' };
+export const exampleWebhookWithSecret: WebhookWithSecret = {
+  ...exampleWebhook,
+  last_success_at: null,
+  secret: 'whsec_q3mB0n6Jb4XcN1yQ2w8v5rT7pL9kH0dF3sA6gE2uI4o',
+};
 
 export const exampleDisabledWebhook: Webhook = {
   ...exampleWebhook,

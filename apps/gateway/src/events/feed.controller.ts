@@ -38,18 +38,37 @@ export class FeedController {
   ) {}
 
   @Route(FEED_ROUTES.feed)
-  async feed(@PartnerId() partnerId: PartnerIdentity, @Query(FEED_ROUTES.feed.query) query: z.output<typeof FEED_ROUTES.feed.query>, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async feed(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Query(FEED_ROUTES.feed.query) query: z.output<typeof FEED_ROUTES.feed.query>,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const after = lastEventId(req) ?? query.after ?? 0;
     if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream') {
       // every poll carries the stamp of the credentials the stream was opened with: accounts
       // refuses it (401, the stream ends) once the partner's password has changed
       const stamp = partnerStamp(req);
       const fetch = (from: number, limit: number, waitMs: number) =>
-        this.rpc.call<FeedPage>(Subjects.accounts.readFeed, { partnerId, after: from, limit, waitMs, stamp }, { timeoutMs: waitMs + ANSWER_MS });
-      await streamFeed(res, after, fetch, { heartbeatMs: this.options.heartbeatMs, maxMs: this.options.maxStreamMs }, this.log);
+        this.rpc.call<FeedPage>(
+          Subjects.accounts.readFeed,
+          { partnerId, after: from, limit, waitMs, stamp },
+          { timeoutMs: waitMs + ANSWER_MS },
+        );
+      await streamFeed(
+        res,
+        after,
+        fetch,
+        { heartbeatMs: this.options.heartbeatMs, maxMs: this.options.maxStreamMs },
+        this.log,
+      );
       return;
     }
-    const page = await this.rpc.call<FeedPage>(Subjects.accounts.readFeed, { partnerId, after, limit: query.limit ?? FEED_PAGE_DEFAULT });
+    const page = await this.rpc.call<FeedPage>(Subjects.accounts.readFeed, {
+      partnerId,
+      after,
+      limit: query.limit ?? FEED_PAGE_DEFAULT,
+    });
     res.json(page);
   }
 }

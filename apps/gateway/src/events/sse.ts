@@ -22,9 +22,11 @@ const BATCH = 100;
 const MAX_WAIT_MS = 25_000;
 
 /** The last line of a stream whose credentials have changed (the partner's password). */
-export const CREDENTIALS_CHANGED = 'the partner password has changed: the stream ends; reconnect with the new credentials';
+export const CREDENTIALS_CHANGED =
+  'the partner password has changed: the stream ends; reconnect with the new credentials';
 
-export const sseFrame = (event: PublicEvent): string => `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+export const sseFrame = (event: PublicEvent): string =>
+  `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 export const sseComment = (text: string): string => `: ${text}\n\n`;
 
 export interface SseOptions {
@@ -42,7 +44,13 @@ export type FeedFetch = (after: number, limit: number, waitMs: number) => Promis
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function streamFeed(res: Response, from: number, fetch: FeedFetch, options: SseOptions, log: StreamLog): Promise<void> {
+export async function streamFeed(
+  res: Response,
+  from: number,
+  fetch: FeedFetch,
+  options: SseOptions,
+  log: StreamLog,
+): Promise<void> {
   let open = true;
   let wake: () => void = () => undefined;
   res.once('close', () => {
@@ -50,7 +58,12 @@ export async function streamFeed(res: Response, from: number, fetch: FeedFetch, 
     wake();
   });
   res.status(200);
-  res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
+  res.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Accel-Buffering': 'no',
+    Connection: 'keep-alive',
+  });
   res.flushHeaders();
 
   let lastWrite = Date.now();

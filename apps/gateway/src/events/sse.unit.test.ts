@@ -16,7 +16,11 @@ const silentLog = { error: () => undefined };
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const event = (position: number, size = 2000): PublicEvent => ({
-  id: `evt_${position}`, position, type: 'user.deleted', time: '2026-01-01T00:00:00.000Z', data: { username: `user${position}`.padEnd(size, 'x') },
+  id: `evt_${position}`,
+  position,
+  type: 'user.deleted',
+  time: '2026-01-01T00:00:00.000Z',
+  data: { username: `user${position}`.padEnd(size, 'x') },
 });
 
 /** Waits until `check` holds (the stream's timing is the machine's, not the test's). */
@@ -100,7 +104,11 @@ describe('SSE stream', () => {
     // 1 MB per fetch: the socket buffers (several MB on loopback) fill after a few fetches
     const url = await serve(async (after) => {
       calls++;
-      return { events: Array.from({ length: 50 }, (_, i) => event(after + i + 1, 20_000)), next_after: after + 50, has_more: true };
+      return {
+        events: Array.from({ length: 50 }, (_, i) => event(after + i + 1, 20_000)),
+        next_after: after + 50,
+        has_more: true,
+      };
     });
     const client = open(url);
     await until(() => client.received() > 100_000, 'the first events');
@@ -124,20 +132,38 @@ describe('SSE stream', () => {
     let calls = 0;
     const errors: object[] = [];
     const app = express();
-    app.get('/events', (_req, res) => void streamFeed(res, 0, async (after) => {
-      calls++;
-      if (calls === 2) throw unauthorized('the partner password has changed');
-      return { events: [event(after + 1)], next_after: after + 1, has_more: false };
-    }, { heartbeatMs: 50, maxMs: 60_000 }, { error: (details) => void errors.push(details) }));
+    app.get(
+      '/events',
+      (_req, res) =>
+        void streamFeed(
+          res,
+          0,
+          async (after) => {
+            calls++;
+            if (calls === 2) throw unauthorized('the partner password has changed');
+            return { events: [event(after + 1)], next_after: after + 1, has_more: false };
+          },
+          { heartbeatMs: 50, maxMs: 60_000 },
+          { error: (details) => void errors.push(details) },
+        ),
+    );
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server!.once('listening', r));
     const text = await new Promise<string>((resolve, reject) => {
       request(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/events`, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve(body));
-      }).on('error', reject).end();
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (body += c))
+          .on('end', () => resolve(body));
+      })
+        .on('error', reject)
+        .end();
     });
-    assert.match(text, /id: 1\n[^]*: the partner password has changed: the stream ends; reconnect with the new credentials\n\n$/);
+    assert.match(
+      text,
+      /id: 1\n[^]*: the partner password has changed: the stream ends; reconnect with the new credentials\n\n$/,
+    );
     assert.equal(calls, 2);
     assert.deepEqual(errors, [], 'an expected end, not an error');
   });
@@ -147,7 +173,9 @@ describe('SSE stream', () => {
     const url = await serve(async (after) => {
       calls++;
       if (calls === 1) throw serviceUnavailable('accounts service did not answer in time');
-      return calls === 2 ? { events: [event(after + 1)], next_after: after + 1, has_more: false } : (await pause(50), { events: [], next_after: after, has_more: false });
+      return calls === 2
+        ? { events: [event(after + 1)], next_after: after + 1, has_more: false }
+        : (await pause(50), { events: [], next_after: after, has_more: false });
     });
     const client = open(url);
     await until(() => /id: 1\n/.test(client.text()), 'the event after the outage');

@@ -52,7 +52,12 @@ export class WebhooksController {
 
   /** 201 with the endpoint and its secret, shown this once. */
   @Route(WEBHOOK_ROUTES.create)
-  async create(@PartnerId() partnerId: PartnerIdentity, @Body(WEBHOOK_ROUTES.create.body, { required: true }) body: CreateWebhookBody, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async create(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Body(WEBHOOK_ROUTES.create.body, { required: true }) body: CreateWebhookBody,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const created = await this.rpc.call<WebhookWithSecret>(Subjects.accounts.createWebhook, { partnerId, ...body });
     res.setHeader('Cache-Control', 'no-store');
     replyCreated(req, res, created.id, created);
@@ -85,7 +90,10 @@ export class WebhooksController {
       case 'delete':
         return this.rpc.call(Subjects.accounts.deleteWebhook, ref);
       default:
-        return this.rpc.call(Subjects.accounts.updateWebhook, { ...ref, changes: parseBody(WEBHOOK_ROUTES.update.body, raw) });
+        return this.rpc.call(Subjects.accounts.updateWebhook, {
+          ...ref,
+          changes: parseBody(WEBHOOK_ROUTES.update.body, raw),
+        });
     }
   }
 
@@ -95,19 +103,40 @@ export class WebhooksController {
   }
 
   @Route(WEBHOOK_ROUTES.deliveries)
-  deliveries(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Query(WEBHOOK_ROUTES.deliveries.query) query: z.output<typeof WEBHOOK_ROUTES.deliveries.query>): Promise<WebhookDelivery[]> {
+  deliveries(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Param('id') id: string,
+    @Query(WEBHOOK_ROUTES.deliveries.query) query: z.output<typeof WEBHOOK_ROUTES.deliveries.query>,
+  ): Promise<WebhookDelivery[]> {
     return this.rpc.call(Subjects.accounts.listWebhookDeliveries, { partnerId, webhookId: webhookId(id), ...query });
   }
 
   @Route(WEBHOOK_ROUTES.delivery)
-  delivery(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Param('delivery') delivery: string): Promise<WebhookDelivery> {
-    return this.rpc.call(Subjects.accounts.getWebhookDelivery, { partnerId, webhookId: webhookId(id), deliveryId: deliveryId(delivery) });
+  delivery(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Param('id') id: string,
+    @Param('delivery') delivery: string,
+  ): Promise<WebhookDelivery> {
+    return this.rpc.call(Subjects.accounts.getWebhookDelivery, {
+      partnerId,
+      webhookId: webhookId(id),
+      deliveryId: deliveryId(delivery),
+    });
   }
 
   /** `?action=redeliver`: the event again, as a new delivery (202, the new delivery). */
   @Route(WEBHOOK_ROUTES.redeliver)
   @HttpCode(202)
-  redeliver(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Param('delivery') delivery: string, @Query(WEBHOOK_ROUTES.redeliver.query) _query: z.output<typeof WEBHOOK_ROUTES.redeliver.query>): Promise<WebhookDelivery> {
-    return this.rpc.call(Subjects.accounts.redeliverWebhook, { partnerId, webhookId: webhookId(id), deliveryId: deliveryId(delivery) });
+  redeliver(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Param('id') id: string,
+    @Param('delivery') delivery: string,
+    @Query(WEBHOOK_ROUTES.redeliver.query) _query: z.output<typeof WEBHOOK_ROUTES.redeliver.query>,
+  ): Promise<WebhookDelivery> {
+    return this.rpc.call(Subjects.accounts.redeliverWebhook, {
+      partnerId,
+      webhookId: webhookId(id),
+      deliveryId: deliveryId(delivery),
+    });
   }
 }

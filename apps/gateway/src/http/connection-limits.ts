@@ -90,9 +90,11 @@ export class ConnectionLimiter {
     const key = clientAddressKey(address);
     const count = this.addresses.get(key) ?? { open: 0, unfinished: 0 };
     const refused: RefusalReason | null =
-      this.limits.perAddress > 0 && count.open >= this.limits.perAddress ? 'connections'
-      : this.limits.unfinishedHeadersPerAddress > 0 && count.unfinished >= this.limits.unfinishedHeadersPerAddress ? 'unfinished_headers'
-      : null;
+      this.limits.perAddress > 0 && count.open >= this.limits.perAddress
+        ? 'connections'
+        : this.limits.unfinishedHeadersPerAddress > 0 && count.unfinished >= this.limits.unfinishedHeadersPerAddress
+          ? 'unfinished_headers'
+          : null;
     if (refused) {
       socket.destroy();
       this.onRefused(refused, key);
@@ -140,7 +142,9 @@ export class ConnectionLimiter {
     if (now >= this.limits.perAddress) {
       this.onRefused('requests', key);
       res.setHeader('Retry-After', '1');
-      res.status(429).json({ reason: `too many requests in progress from this address (${this.limits.perAddress}): wait for some to finish` });
+      res.status(429).json({
+        reason: `too many requests in progress from this address (${this.limits.perAddress}): wait for some to finish`,
+      });
       return;
     }
     this.inProgress.set(key, now + 1);

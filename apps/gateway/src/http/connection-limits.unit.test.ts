@@ -29,12 +29,19 @@ interface Started {
 }
 
 /** An Express app behind the limiter: `/hold` answers only when released, anything else at once. */
-async function start(limits: ConnectionLimits, options: { trustProxy?: string; tls?: { cert: Buffer; key: Buffer } } = {}): Promise<Started> {
+async function start(
+  limits: ConnectionLimits,
+  options: { trustProxy?: string; tls?: { cert: Buffer; key: Buffer } } = {},
+): Promise<Started> {
   const app = express();
   if (options.trustProxy) app.set('trust proxy', options.trustProxy);
   const refused: RefusalReason[] = [];
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
-  const limiter = new ConnectionLimiter(limits, (address) => trust(address, 0), (reason) => refused.push(reason));
+  const limiter = new ConnectionLimiter(
+    limits,
+    (address) => trust(address, 0),
+    (reason) => refused.push(reason),
+  );
   let held: (() => void)[] = [];
   app.use(limiter.middleware);
   app.get('/hold', (_req, res) => {
@@ -72,7 +79,10 @@ function open(port: number, from: string, data: string, tls = false) {
   let socket: Socket;
   const connected = new Promise<void>((resolve) => {
     socket = tls
-      ? tlsConnect({ socket: connect({ host: '127.0.0.1', port, localAddress: from }), rejectUnauthorized: false }, () => resolve())
+      ? tlsConnect(
+          { socket: connect({ host: '127.0.0.1', port, localAddress: from }), rejectUnauthorized: false },
+          () => resolve(),
+        )
       : connect({ host: '127.0.0.1', port, localAddress: from }, () => resolve());
   });
   const closed = new Promise<void>((resolve) => {
@@ -85,7 +95,12 @@ function open(port: number, from: string, data: string, tls = false) {
 }
 
 /** A whole GET from `from`; the status and body. */
-function get(port: number, from: string, path = '/', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function get(
+  port: number,
+  from: string,
+  path = '/',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, localAddress: from, headers, agent: false }, (res) => {
       let body = '';
@@ -117,9 +132,13 @@ describe('ConnectionLimiter', () => {
     await Promise.all(flood.map((c) => c.connected));
     // the 25 past the limit are closed without an answer, long before the headers timeout
     const deadline = Date.now() + 1000;
-    while (flood.filter((c) => c.isClosed()).length < 25 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (flood.filter((c) => c.isClosed()).length < 25 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal(flood.filter((c) => c.isClosed()).length, 25);
-    assert.ok(flood.every((c) => c.received() === ''), 'no answer to a refused connection');
+    assert.ok(
+      flood.every((c) => c.received() === ''),
+      'no answer to a refused connection',
+    );
     assert.ok(Date.now() - started < 1500);
     assert.deepEqual(s.limiter.held('127.0.0.2'), { open: 5, unfinished: 5, requests: 0 });
     // another address is served meanwhile
@@ -140,7 +159,8 @@ describe('ConnectionLimiter', () => {
     const holding = Array.from({ length: 4 }, () => open(s.port, '127.0.0.4', 'GET /hold HTTP/1.1\r\nHost: x\r\n\r\n'));
     await Promise.all(holding.map((c) => c.connected));
     const deadline = Date.now() + 5000;
-    while (s.limiter.held('127.0.0.4').requests < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (s.limiter.held('127.0.0.4').requests < 4 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(s.limiter.held('127.0.0.4'), { open: 4, unfinished: 0, requests: 4 });
     const fifth = open(s.port, '127.0.0.4', 'GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     await fifth.closed;
@@ -156,24 +176,37 @@ describe('ConnectionLimiter', () => {
   });
 
   it('behind a trusted proxy: no limit at the socket, and requests in progress limited per forwarded address (429)', async () => {
-    const s = await start({ perAddress: 3, unfinishedHeadersPerAddress: 2, headersTimeoutSeconds: 10 }, { trustProxy: 'loopback' });
+    const s = await start(
+      { perAddress: 3, unfinishedHeadersPerAddress: 2, headersTimeoutSeconds: 10 },
+      { trustProxy: 'loopback' },
+    );
     servers.push(s.server);
     // the proxy's own connections are many clients': more than the limits allow one address
     const partial = Array.from({ length: 6 }, () => open(s.port, '127.0.0.6', PARTIAL));
     await Promise.all(partial.map((c) => c.connected));
-    const forwarded = (client: string) => open(s.port, '127.0.0.6', `GET /hold HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client}\r\n\r\n`);
+    const forwarded = (client: string) =>
+      open(s.port, '127.0.0.6', `GET /hold HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${client}\r\n\r\n`);
     const holding = Array.from({ length: 3 }, () => forwarded('203.0.113.7'));
     const deadline = Date.now() + 5000;
-    while (s.limiter.held('203.0.113.7').requests < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (s.limiter.held('203.0.113.7').requests < 3 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal(s.limiter.held('203.0.113.7').requests, 3);
-    assert.ok(partial.every((c) => !c.isClosed()), 'a trusted proxy is not limited at the socket');
+    assert.ok(
+      partial.every((c) => !c.isClosed()),
+      'a trusted proxy is not limited at the socket',
+    );
     const refused = await get(s.port, '127.0.0.6', '/', { 'X-Forwarded-For': '203.0.113.7' });
     assert.equal(refused.status, 429);
     assert.match(JSON.parse(refused.body).reason, /too many requests in progress/);
-    assert.equal((await get(s.port, '127.0.0.6', '/', { 'X-Forwarded-For': '203.0.113.8' })).status, 200, 'another client behind the proxy');
+    assert.equal(
+      (await get(s.port, '127.0.0.6', '/', { 'X-Forwarded-For': '203.0.113.8' })).status,
+      200,
+      'another client behind the proxy',
+    );
     // an IPv6 client counts by its /64
     const v6 = Array.from({ length: 3 }, (_, i) => forwarded(`2001:db8:1:2::${i + 1}`));
-    while (s.limiter.held('2001:db8:1:2::99').requests < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (s.limiter.held('2001:db8:1:2::99').requests < 3 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal((await get(s.port, '127.0.0.6', '/', { 'X-Forwarded-For': '2001:db8:1:2:ffff::1' })).status, 429);
     s.release();
     for (const c of [...holding, ...v6, ...partial]) c.socket().destroy();
@@ -182,33 +215,58 @@ describe('ConnectionLimiter', () => {
     assert.deepEqual(s.refused, ['requests', 'requests']);
   });
 
-  it('follows TLS connections: the handshake counts as unfinished headers, a request ends that', { skip: HAS_OPENSSL ? false : 'openssl not found' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'burrow-limits-'));
-    try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=t', '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], { stdio: 'ignore' });
-      const tls = { cert: readFileSync(join(dir, 'c')), key: readFileSync(join(dir, 'k')) };
-      const s = await start({ perAddress: 10, unfinishedHeadersPerAddress: 2, headersTimeoutSeconds: 10 }, { tls });
-      servers.push(s.server);
-      // two handshaken connections that never send a request, then a third is refused before its handshake
-      const idle = [open(s.port, '127.0.0.7', '', true), open(s.port, '127.0.0.7', '', true)];
-      await Promise.all(idle.map((c) => c.connected));
-      assert.deepEqual(s.limiter.held('127.0.0.7'), { open: 2, unfinished: 2, requests: 0 });
-      const third = open(s.port, '127.0.0.7', '', true);
-      await third.closed;
-      assert.deepEqual(s.refused, ['unfinished_headers']);
-      // a connection that sent its request no longer counts as unfinished (kept alive, it stays open)
-      for (const c of idle) c.socket().write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-      const deadline = Date.now() + 5000;
-      while (!idle.every((c) => c.received().includes('ok')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      assert.deepEqual(s.limiter.held('127.0.0.7'), { open: 2, unfinished: 0, requests: 0 });
-      const fourth = open(s.port, '127.0.0.7', 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', true);
-      await fourth.closed;
-      assert.match(fourth.received(), /^HTTP\/1\.1 200/);
-      for (const c of idle) c.socket().destroy();
-      await Promise.all(idle.map((c) => c.closed));
-      await settled(s.limiter, '127.0.0.7');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'follows TLS connections: the handshake counts as unfinished headers, a request ends that',
+    { skip: HAS_OPENSSL ? false : 'openssl not found' },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'burrow-limits-'));
+      try {
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:P-256',
+            '-nodes',
+            '-days',
+            '1',
+            '-subj',
+            '/CN=t',
+            '-keyout',
+            join(dir, 'k'),
+            '-out',
+            join(dir, 'c'),
+          ],
+          { stdio: 'ignore' },
+        );
+        const tls = { cert: readFileSync(join(dir, 'c')), key: readFileSync(join(dir, 'k')) };
+        const s = await start({ perAddress: 10, unfinishedHeadersPerAddress: 2, headersTimeoutSeconds: 10 }, { tls });
+        servers.push(s.server);
+        // two handshaken connections that never send a request, then a third is refused before its handshake
+        const idle = [open(s.port, '127.0.0.7', '', true), open(s.port, '127.0.0.7', '', true)];
+        await Promise.all(idle.map((c) => c.connected));
+        assert.deepEqual(s.limiter.held('127.0.0.7'), { open: 2, unfinished: 2, requests: 0 });
+        const third = open(s.port, '127.0.0.7', '', true);
+        await third.closed;
+        assert.deepEqual(s.refused, ['unfinished_headers']);
+        // a connection that sent its request no longer counts as unfinished (kept alive, it stays open)
+        for (const c of idle) c.socket().write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+        const deadline = Date.now() + 5000;
+        while (!idle.every((c) => c.received().includes('ok')) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 10));
+        assert.deepEqual(s.limiter.held('127.0.0.7'), { open: 2, unfinished: 0, requests: 0 });
+        const fourth = open(s.port, '127.0.0.7', 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', true);
+        await fourth.closed;
+        assert.match(fourth.received(), /^HTTP\/1\.1 200/);
+        for (const c of idle) c.socket().destroy();
+        await Promise.all(idle.map((c) => c.closed));
+        await settled(s.limiter, '127.0.0.7');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -27,7 +27,8 @@ import type { NextFunction, Request, Response } from 'express';
 export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
 
 /** The reason of the 403, given why (the browser's words). */
-export const crossSiteRefusal = (why: string) => `${why}: a change must come from Burrow's own pages or from a client that is not a browser, whatever credentials it carries`;
+export const crossSiteRefusal = (why: string) =>
+  `${why}: a change must come from Burrow's own pages or from a client that is not a browser, whatever credentials it carries`;
 
 /** `scheme://host[:port]` in lower case, the default port dropped; null for anything else. */
 export function normalOrigin(value: string): string | null {
@@ -50,7 +51,8 @@ function ownOrigin(req: Request): string | null {
 export function crossSiteWrite(req: Request, publicOrigin: string | null): string | null {
   if (SAFE_METHODS.has(req.method)) return null;
   const site = req.get('sec-fetch-site')?.toLowerCase();
-  if (site === 'cross-site' || site === 'same-site') return `this request came from another site (Sec-Fetch-Site: ${site})`;
+  if (site === 'cross-site' || site === 'same-site')
+    return `this request came from another site (Sec-Fetch-Site: ${site})`;
   const origin = req.get('origin');
   if (origin === undefined) return null;
   // a page under `Referrer-Policy: no-referrer` posts with `Origin: null`; the browser's own word

@@ -26,21 +26,31 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     const dependency = exception instanceof DomainError ? null : unavailableDependency(exception);
     if (dependency) {
-      this.log.warn({ dependency, err: { name: (exception as Error).name, message: (exception as Error).message } }, 'a dependency is unavailable');
+      this.log.warn(
+        { dependency, err: { name: (exception as Error).name, message: (exception as Error).message } },
+        'a dependency is unavailable',
+      );
       exception = dependencyUnavailable(dependency);
     }
     if (exception instanceof DomainError) {
       // a 5xx is the system's fault (a missing blob, say): the operator must hear of it
-      if (exception.status >= 500 && !dependency) this.log.error({ status: exception.status, err: { message: exception.message } }, exception.body.reason);
-      if (exception.status === 401 && !res.getHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Basic realm="burrow"');
-      if (exception.status === 429 && exception.body.retry_after) res.setHeader('Retry-After', String(exception.body.retry_after));
-      if (exception.status === 503) res.setHeader('Retry-After', String(exception.body.retry_after ?? RETRY_AFTER_SECONDS));
+      if (exception.status >= 500 && !dependency)
+        this.log.error({ status: exception.status, err: { message: exception.message } }, exception.body.reason);
+      if (exception.status === 401 && !res.getHeader('WWW-Authenticate'))
+        res.setHeader('WWW-Authenticate', 'Basic realm="burrow"');
+      if (exception.status === 429 && exception.body.retry_after)
+        res.setHeader('Retry-After', String(exception.body.retry_after));
+      if (exception.status === 503)
+        res.setHeader('Retry-After', String(exception.body.retry_after ?? RETRY_AFTER_SECONDS));
       res.status(exception.status).json(exception.body);
       return;
     }
     if (isDiskFull(exception)) {
       // an upload's temporary file found the disk full: it is removed, nothing was committed
-      this.log.error({ err: { code: (exception as { code?: unknown }).code, message: (exception as Error).message } }, 'disk full: a write was refused');
+      this.log.error(
+        { err: { code: (exception as { code?: unknown }).code, message: (exception as Error).message } },
+        'disk full: a write was refused',
+      );
       res.status(507).json(diskFull().body);
       return;
     }
@@ -49,7 +59,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       res.status(status).json({ reason: status === 404 ? 'not found' : exception.message });
       return;
     }
-    this.log.error({ err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception }, 'unhandled error');
+    this.log.error(
+      { err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception },
+      'unhandled error',
+    );
     res.status(500).json({ reason: 'internal error' });
   }
 }

@@ -108,10 +108,14 @@ export class FastRoutes {
     if (own < 0) throw new Error('FastRoutes.middleware is not in the app');
     this.routes = this.definitions.map((definition) => {
       const method = definition.method.toLowerCase();
-      const same = stack.filter((layer, i) => i > own && layer.route?.path === definition.path && layer.route.methods[method]);
+      const same = stack.filter(
+        (layer, i) => i > own && layer.route?.path === definition.path && layer.route.methods[method],
+      );
       const expected = (definition.middlewares ?? 0) + 1;
       if (same.length !== expected) {
-        throw new Error(`fast route ${definition.method} ${definition.path}: expected ${expected - 1} middleware(s) and the route, found ${same.length} layers`);
+        throw new Error(
+          `fast route ${definition.method} ${definition.path}: expected ${expected - 1} middleware(s) and the route, found ${same.length} layers`,
+        );
       }
       const layer = same[same.length - 1];
       const index = stack.indexOf(layer);
@@ -123,7 +127,9 @@ export class FastRoutes {
         // a route or middleware whose first segment is another literal never matches this route's requests
         if (head !== null && otherHead !== null && otherHead !== head) return false;
         if (!other.route) {
-          throw new Error(`fast route ${definition.method} ${definition.path}: a middleware (${otherPath ?? other.name}) runs after FastRoutes.middleware and before the route: use it before FastRoutes.middleware`);
+          throw new Error(
+            `fast route ${definition.method} ${definition.path}: a middleware (${otherPath ?? other.name}) runs after FastRoutes.middleware and before the route: use it before FastRoutes.middleware`,
+          );
         }
         return true;
       });
@@ -141,7 +147,13 @@ export class FastRoutes {
         match = route.layer.match(path);
         if (!match) continue;
         // the first layer that takes the request is Express's choice: one before the route wins
-        if (route.before.some((other) => other.match(path) && (!other.route || req.method === 'HEAD' || other.route._handlesMethod(req.method)))) break;
+        if (
+          route.before.some(
+            (other) =>
+              other.match(path) && (!other.route || req.method === 'HEAD' || other.route._handlesMethod(req.method)),
+          )
+        )
+          break;
         if (route.definition.declines?.(req)) break;
       } catch {
         // a path Express's matcher refuses (bad percent-encoding): Express answers it as before

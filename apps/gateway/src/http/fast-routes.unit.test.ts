@@ -8,7 +8,15 @@ import { FastRoutes } from './fast-routes.js';
  * An app laid out as the gateway's: the fast middleware, then a specific route on the same prefix,
  * a page middleware bound to the fast route's path (Nest's `forRoutes`), the route itself, others.
  */
-function app(options: { enabled?: boolean; middlewares?: number; extraMiddleware?: boolean; lateMiddleware?: string; failingFilter?: boolean } = {}) {
+function app(
+  options: {
+    enabled?: boolean;
+    middlewares?: number;
+    extraMiddleware?: boolean;
+    lateMiddleware?: string;
+    failingFilter?: boolean;
+  } = {},
+) {
   const server = express();
   server.set('query parser', 'simple');
   const errors: unknown[] = [];
@@ -70,7 +78,17 @@ describe('FastRoutes', () => {
     // a path Express's matcher refuses: Express answers as it always did
     assert.equal((await client.get('/files/%E0%A4%A')).status, 400);
     assert.equal(fast.served, 3);
-    assert.deepEqual(labels, ['GET /files/*path', 'GET /files/*path', 'HEAD /files/*path', 'GET /files/:user/shares', 'HEAD /files/:user/shares', 'GET /files/*path', 'PUT /files/*path', 'GET /other', 'GET unmatched']);
+    assert.deepEqual(labels, [
+      'GET /files/*path',
+      'GET /files/*path',
+      'HEAD /files/*path',
+      'GET /files/:user/shares',
+      'HEAD /files/:user/shares',
+      'GET /files/*path',
+      'PUT /files/*path',
+      'GET /other',
+      'GET unmatched',
+    ]);
   });
 
   it("gives a handler's error to the error handler", async () => {
@@ -98,7 +116,10 @@ describe('FastRoutes', () => {
     assert.throws(() => app({ middlewares: 0 }), /expected 0 middleware\(s\) and the route, found 2 layers/);
     assert.throws(() => app({ extraMiddleware: true }), /expected 1 middleware\(s\) and the route, found 3 layers/);
     // a middleware after FastRoutes.middleware that could run for the route's requests
-    assert.throws(() => app({ lateMiddleware: '/' }), /a middleware \(\/\) runs after FastRoutes.middleware and before the route/);
+    assert.throws(
+      () => app({ lateMiddleware: '/' }),
+      /a middleware \(\/\) runs after FastRoutes.middleware and before the route/,
+    );
     assert.throws(() => app({ lateMiddleware: '/files' }), /a middleware \(\/files\) runs after/);
     assert.equal(app({ lateMiddleware: '/dav' }).fast.served, 0, 'one on another prefix never runs for them');
   });

@@ -12,7 +12,8 @@ export const FORM_BODY_LIMIT = 16 * 1024;
 
 export async function readFormBody(req: Request, limit = FORM_BODY_LIMIT): Promise<Record<string, string>> {
   const fields: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams((await readBoundedBody(req, limit)).toString('utf8'))) if (!(key in fields)) fields[key] = value;
+  for (const [key, value] of new URLSearchParams((await readBoundedBody(req, limit)).toString('utf8')))
+    if (!(key in fields)) fields[key] = value;
   const withNul = fieldsHoldingNul(fields);
   if (withNul.length) throw badRequest('NUL characters are not allowed', withNul);
   return fields;

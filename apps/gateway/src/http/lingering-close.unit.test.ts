@@ -23,10 +23,13 @@ function refusingServer(lingering: boolean) {
 function upload(port: number): Promise<{ status?: number; error?: string }> {
   return new Promise((resolve) => {
     const seen: { status?: number; error?: string } = {};
-    const req = http.request({ port, host: '127.0.0.1', method: 'PUT', agent: false, headers: { 'transfer-encoding': 'chunked' } }, (res) => {
-      seen.status = res.statusCode;
-      res.resume();
-    });
+    const req = http.request(
+      { port, host: '127.0.0.1', method: 'PUT', agent: false, headers: { 'transfer-encoding': 'chunked' } },
+      (res) => {
+        seen.status = res.statusCode;
+        res.resume();
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => (seen.error = error.code ?? error.message));
     req.on('close', () => resolve(seen));
     const chunk = Buffer.alloc(256 * 1024);
@@ -46,7 +49,10 @@ describe('a refused upload closes its connection lingering', () => {
   const servers: http.Server[] = [];
   const ports: Record<string, number> = {};
   before(async () => {
-    for (const [name, lingering] of [['plain', false], ['lingering', true]] as const) {
+    for (const [name, lingering] of [
+      ['plain', false],
+      ['lingering', true],
+    ] as const) {
       const server = refusingServer(lingering);
       servers.push(server);
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -61,6 +67,9 @@ describe('a refused upload closes its connection lingering', () => {
 
   it('(what it prevents: a plain close resets a client that is still sending)', async () => {
     const seen = await Promise.all(Array.from({ length: 20 }, () => upload(ports.plain)));
-    assert.ok(seen.some((s) => s.error !== undefined), `no plain close reset its client: ${JSON.stringify(seen)}`);
+    assert.ok(
+      seen.some((s) => s.error !== undefined),
+      `no plain close reset its client: ${JSON.stringify(seen)}`,
+    );
   });
 });

@@ -55,7 +55,9 @@ export interface Server {
 }
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
-export type PathItem = { summary?: string; description?: string; servers?: Server[]; 'x-webdav-methods'?: string[] } & { [M in HttpMethod]?: Operation };
+export type PathItem = { summary?: string; description?: string; servers?: Server[]; 'x-webdav-methods'?: string[] } & {
+  [M in HttpMethod]?: Operation;
+};
 
 export interface OpenApiDocument {
   openapi: '3.1.0';

@@ -10,7 +10,10 @@ import { readJsonBody } from './json-body.js';
 
 /** Parses a body read with `JsonBody`; an empty (or null) body counts as `{}` unless `required`. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, options: BodyOptions = {}): z.output<S> {
-  return parseRequest(schema, (body === undefined || body === null) && !options.required ? {} : body, { field: options.field, nested: options.nested });
+  return parseRequest(schema, (body === undefined || body === null) && !options.required ? {} : body, {
+    field: options.field,
+    nested: options.nested,
+  });
 }
 
 export interface BodyOptions extends Pick<ParseOptions, 'field' | 'nested'> {
@@ -28,7 +31,8 @@ const BodyParam = createParamDecorator(async (options: BodyOptions & { parser: z
  * Nest would take `{schema}` for its own Standard Schema option, and a bare zod schema (it has a
  * `transform` method) for a pipe.
  */
-export const Body = (schema: z.ZodType, options: BodyOptions = {}): ParameterDecorator => BodyParam({ parser: schema, ...options });
+export const Body = (schema: z.ZodType, options: BodyOptions = {}): ParameterDecorator =>
+  BodyParam({ parser: schema, ...options });
 
 const QueryParam = createParamDecorator((options: { parser: z.ZodObject }, ctx: ExecutionContext) =>
   parseQuery(options.parser, ctx.switchToHttp().getRequest<Request>().query as Record<string, unknown>),

@@ -35,7 +35,10 @@ export interface OperationProse extends Omit<Operation, 'parameters' | 'requestB
   requestBody?: BodyProse | RequestBody;
 }
 
-export interface RouteDeclaration<Q extends z.ZodObject | undefined = z.ZodObject | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteDeclaration<
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   method: HttpMethod;
   /** the Nest path relative to the controller's mount (`groups/:id`, `storage/*path`); a trailing slash is kept in the document */
   path: string;
@@ -70,16 +73,24 @@ const NEST_METHODS: Record<HttpMethod, RequestMethod> = {
 /** The handler's route: Nest's `RequestMapping` for the declared method and path, and the declaration for the document. */
 export function Route(declaration: RouteDeclaration): MethodDecorator {
   if (declaration.method === 'trace') throw new Error(`${declaration.path}: TRACE is not served`);
-  return applyDecorators(RequestMapping({ path: declaration.path, method: NEST_METHODS[declaration.method] }), SetMetadata(ROUTE_KEY, declaration));
+  return applyDecorators(
+    RequestMapping({ path: declaration.path, method: NEST_METHODS[declaration.method] }),
+    SetMetadata(ROUTE_KEY, declaration),
+  );
 }
 
 /** The declaration a handler was decorated with (undefined for a handler without `@Route`). */
 export function routeOf(handler: unknown): RouteDeclaration | undefined {
-  return typeof handler === 'function' ? (Reflect.getMetadata(ROUTE_KEY, handler) as RouteDeclaration | undefined) : undefined;
+  return typeof handler === 'function'
+    ? (Reflect.getMetadata(ROUTE_KEY, handler) as RouteDeclaration | undefined)
+    : undefined;
 }
 
 /** A controller class's mounts (its `@Controller` paths) and its handlers, in the order the class declares them. */
-export function controllerHandlers(controller: abstract new (...args: never[]) => unknown): { mounts: string[]; handlers: [string, unknown][] } {
+export function controllerHandlers(controller: abstract new (...args: never[]) => unknown): {
+  mounts: string[];
+  handlers: [string, unknown][];
+} {
   const raw = Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined;
   const mounts = raw === undefined ? [''] : [raw].flat().map(String);
   const prototype = controller.prototype as Record<string, unknown>;

@@ -41,7 +41,10 @@ export const TLS12_CIPHERS = [
   'ECDHE-RSA-CHACHA20-POLY1305',
 ];
 /** Node's TLS 1.3 suites (all AEAD with forward secrecy), then the TLS 1.2 ones. */
-export const CIPHERS = [...DEFAULT_CIPHERS.split(':').filter((suite) => suite.startsWith('TLS_')), ...TLS12_CIPHERS].join(':');
+export const CIPHERS = [
+  ...DEFAULT_CIPHERS.split(':').filter((suite) => suite.startsWith('TLS_')),
+  ...TLS12_CIPHERS,
+].join(':');
 
 export interface TlsOptions {
   cert: Buffer;
@@ -52,7 +55,12 @@ export interface TlsOptions {
 
 /** Reads the PEM pair and checks it makes a secure context (a key that fits the certificate), with Burrow's suites. */
 export function loadTlsPair(files: TlsFiles): TlsOptions {
-  const options: TlsOptions = { cert: readFileSync(files.cert), key: readFileSync(files.key), ciphers: CIPHERS, minVersion: 'TLSv1.2' };
+  const options: TlsOptions = {
+    cert: readFileSync(files.cert),
+    key: readFileSync(files.key),
+    ciphers: CIPHERS,
+    minVersion: 'TLSv1.2',
+  };
   createSecureContext(options);
   return options;
 }
@@ -99,11 +107,21 @@ export function canonicalHost(value: string): string | null {
 
 /** Whether `host` (canonical) is one of `known` (a `*.` wildcard covers one label). */
 function isKnownHost(host: string, known: string[]): boolean {
-  return known.some((name) => name === host || (name.startsWith('*.') && host.endsWith(name.slice(1)) && !host.slice(0, -name.length + 1).includes('.')));
+  return known.some(
+    (name) =>
+      name === host ||
+      (name.startsWith('*.') && host.endsWith(name.slice(1)) && !host.slice(0, -name.length + 1).includes('.')),
+  );
 }
 
 /** Replaces the server's certificate whenever either file changes (then tells `onLoaded`); returns the stopper. */
-export function reloadOnChange(server: HttpsServer, files: TlsFiles, log: Logger, intervalMs = 1000, onLoaded?: (options: TlsOptions) => void): () => void {
+export function reloadOnChange(
+  server: HttpsServer,
+  files: TlsFiles,
+  log: Logger,
+  intervalMs = 1000,
+  onLoaded?: (options: TlsOptions) => void,
+): () => void {
   const reload = () => {
     try {
       const options = loadTlsPair(files);
@@ -111,7 +129,10 @@ export function reloadOnChange(server: HttpsServer, files: TlsFiles, log: Logger
       onLoaded?.(options);
       log.info({ cert: files.cert }, 'TLS certificate reloaded');
     } catch (error) {
-      log.warn({ err: { message: (error as Error).message }, cert: files.cert, key: files.key }, 'TLS files changed but do not load: the previous certificate stays in use');
+      log.warn(
+        { err: { message: (error as Error).message }, cert: files.cert, key: files.key },
+        'TLS files changed but do not load: the previous certificate stays in use',
+      );
     }
   };
   const listener = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
@@ -136,7 +157,13 @@ export function strictTransportSecurity(req: Request, res: Response, next: NextF
  * and to the first known name otherwise: a `Host` of the client's choosing never becomes a
  * redirect to another site.
  */
-export function startRedirectServer(port: number, httpsPort: number, publicUrl: string | undefined, knownHosts: () => string[], log: Logger): Promise<HttpServer> {
+export function startRedirectServer(
+  port: number,
+  httpsPort: number,
+  publicUrl: string | undefined,
+  knownHosts: () => string[],
+  log: Logger,
+): Promise<HttpServer> {
   const publicOrigin = publicUrl && publicUrl.startsWith('https://') ? new URL(publicUrl).origin : null;
   const portPart = httpsPort === 443 ? '' : `:${httpsPort}`;
   const server = createServer((req, res) => {
@@ -150,18 +177,28 @@ export function startRedirectServer(port: number, httpsPort: number, publicUrl: 
       } catch {
         // not a host: the first known name
       }
-      const host = asked && !asked.startsWith('*.') && isKnownHost(asked, known) ? asked : known.find((name) => !name.startsWith('*.'))!;
+      const host =
+        asked && !asked.startsWith('*.') && isKnownHost(asked, known)
+          ? asked
+          : known.find((name) => !name.startsWith('*.'))!;
       origin = `https://${host}${portPart}`;
     }
     const path = req.url?.startsWith('/') ? req.url : '/';
     const status = req.method === 'GET' || req.method === 'HEAD' ? 301 : 308;
     res.writeHead(status, { Location: origin + path, 'Content-Type': 'application/json' });
-    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ reason: 'this port only redirects to https', location: origin + path }));
+    res.end(
+      req.method === 'HEAD'
+        ? undefined
+        : JSON.stringify({ reason: 'this port only redirects to https', location: origin + path }),
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '0.0.0.0', () => {
-      log.info({ port: (server.address() as { port: number }).port, to: httpsPort }, 'plain-HTTP redirect to https listening');
+      log.info(
+        { port: (server.address() as { port: number }).port, to: httpsPort },
+        'plain-HTTP redirect to https listening',
+      );
       resolve(server);
     });
   });

@@ -11,8 +11,13 @@ import { closeAfterAnswer } from './lingering-close.js';
 export function refuseUnknownTransferCodings(req: Request, res: Response, next: NextFunction): void {
   const header = req.headers['transfer-encoding'];
   if (header === undefined) return next();
-  const unknown = header.split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '' && coding !== 'chunked');
+  const unknown = header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'chunked');
   if (unknown.length === 0) return next();
   closeAfterAnswer(req, res);
-  res.status(501).json({ reason: `transfer coding ${unknown.join(', ')} is not supported: send the body as it is, chunked or with a Content-Length` });
+  res.status(501).json({
+    reason: `transfer coding ${unknown.join(', ')} is not supported: send the body as it is, chunked or with a Content-Length`,
+  });
 }

@@ -5,7 +5,16 @@
 import type { ErrorBody, z } from '@burrow/contracts';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { jsonSchema, parameterSchema } from './schemas.js';
-import type { Example, Header, MediaType, Parameter, Reference, RequestBody, Response, Schema } from '../http/openapi-types.js';
+import type {
+  Example,
+  Header,
+  MediaType,
+  Parameter,
+  Reference,
+  RequestBody,
+  Response,
+  Schema,
+} from '../http/openapi-types.js';
 
 export const JSON_TYPE = 'application/json';
 /** The spec's content type for request bodies; real clients send application/json (both parsed alike). */
@@ -14,8 +23,12 @@ export const SPEC_BODY_TYPE = 'text/javascript';
 export const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
 export const ERROR_SCHEMA: Schema = { $ref: '#/components/schemas/Error' };
 
-const toSchema = (schema: z.ZodType | Schema): Schema => ('_zod' in schema ? jsonSchema(schema as z.ZodType) : (schema));
-export const listOf = (schema: z.ZodType, description: string): Schema => ({ type: 'array', description, items: jsonSchema(schema) });
+const toSchema = (schema: z.ZodType | Schema): Schema => ('_zod' in schema ? jsonSchema(schema as z.ZodType) : schema);
+export const listOf = (schema: z.ZodType, description: string): Schema => ({
+  type: 'array',
+  description,
+  items: jsonSchema(schema),
+});
 
 export const ex = (summary: string, value: unknown): Example => ({ summary, value });
 export const err = (reason: string, extra: Omit<ErrorBody, 'reason'> = {}): ErrorBody => ({ reason, ...extra });
@@ -24,7 +37,12 @@ export function content(schema: z.ZodType | Schema, examples: Record<string, Exa
   return { [JSON_TYPE]: { schema: toSchema(schema), examples } };
 }
 
-export function reply(description: string, schema: z.ZodType | Schema, examples: Record<string, Example>, headers?: Record<string, Header>): Response {
+export function reply(
+  description: string,
+  schema: z.ZodType | Schema,
+  examples: Record<string, Example>,
+  headers?: Record<string, Header>,
+): Response {
   return { description, ...(headers ? { headers } : {}), content: content(schema, examples) };
 }
 
@@ -36,7 +54,12 @@ export function error(description: string, examples: Record<string, Example>): R
 export const empty = (description: string): Response => ({ description: `${description} The body is empty.` });
 
 /** A JSON request body, parsed the same whatever the content type. */
-export function body(description: string, schema: z.ZodType, examples: Record<string, Example>, required = true): RequestBody {
+export function body(
+  description: string,
+  schema: z.ZodType,
+  examples: Record<string, Example>,
+  required = true,
+): RequestBody {
   const media = { schema: jsonSchema(schema), examples };
   return {
     description: `${description} Parsed as JSON whatever the content type (application/json, text/javascript, or a form content type holding JSON); at most ${JSON_BODY_LIMIT} bytes.`,

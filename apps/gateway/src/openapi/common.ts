@@ -7,7 +7,12 @@ import type { Response } from '../http/openapi-types.js';
 
 const MINUTE = 60_000;
 const duration = (ms: number) => {
-  const [n, unit] = ms % (24 * 60 * MINUTE) === 0 ? [ms / (24 * 60 * MINUTE), 'day'] : ms % (60 * MINUTE) === 0 ? [ms / (60 * MINUTE), 'hour'] : [ms / MINUTE, 'minute'];
+  const [n, unit] =
+    ms % (24 * 60 * MINUTE) === 0
+      ? [ms / (24 * 60 * MINUTE), 'day']
+      : ms % (60 * MINUTE) === 0
+        ? [ms / (60 * MINUTE), 'hour']
+        : [ms / MINUTE, 'minute'];
   return `${n} ${unit}${n === 1 ? '' : 's'}`;
 };
 const { account, address, knownAddress } = LOGIN_POLICY;
@@ -28,13 +33,20 @@ export const CROSS_SITE_PROSE =
   'Clients that are not browsers send neither header and are not affected.';
 
 /** The example of a cross-site refusal, as the gateway words it. */
-export const crossSiteExample = ex('a change sent by a page of another site', err(crossSiteRefusal('this request came from another origin (https://evil.example)')));
+export const crossSiteExample = ex(
+  'a change sent by a page of another site',
+  err(crossSiteRefusal('this request came from another origin (https://evil.example)')),
+);
 
 export const commonResponses: Record<string, Response> = {
   Unauthorized: {
     description: 'Missing or invalid partner credentials.',
     headers: {
-      'WWW-Authenticate': { description: 'Basic challenge', schema: { type: 'string' }, example: 'Basic realm="burrow"' },
+      'WWW-Authenticate': {
+        description: 'Basic challenge',
+        schema: { type: 'string' },
+        example: 'Basic realm="burrow"',
+      },
     },
     content: content(ERROR_SCHEMA, {
       invalid: ex('wrong username or password', err('invalid partner credentials')),
@@ -44,16 +56,29 @@ export const commonResponses: Record<string, Response> = {
   TooManyRequests: {
     description: `Too many failed logins. ${LOGIN_LIMITS_PROSE} While refused, even the right password gets 429: wait \`Retry-After\` seconds.`,
     headers: {
-      'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: String(account.firstLockMs / 1000) },
+      'Retry-After': {
+        description: 'seconds to wait',
+        schema: { type: 'integer', minimum: 1 },
+        example: String(account.firstLockMs / 1000),
+      },
     },
     content: content(ERROR_SCHEMA, {
-      account: ex('this username failed too often', err('too many failed logins for this account; retry later', { retry_after: account.firstLockMs / 1000 })),
-      address: ex('this client address failed too often', err('too many failed logins from this address; retry later', { retry_after: 35 })),
+      account: ex(
+        'this username failed too often',
+        err('too many failed logins for this account; retry later', { retry_after: account.firstLockMs / 1000 }),
+      ),
+      address: ex(
+        'this client address failed too often',
+        err('too many failed logins from this address; retry later', { retry_after: 35 }),
+      ),
     }),
   },
-  ServiceUnavailable: error('A service behind the gateway did not answer in time, or was too contended. After a timeout a write may still have been applied: read back before retrying.', {
-    timeout: ex('service timed out', err('accounts service did not answer in time')),
-  }),
+  ServiceUnavailable: error(
+    'A service behind the gateway did not answer in time, or was too contended. After a timeout a write may still have been applied: read back before retrying.',
+    {
+      timeout: ex('service timed out', err('accounts service did not answer in time')),
+    },
+  ),
   CrossSite: error(CROSS_SITE_PROSE, { crossSite: crossSiteExample }),
   PayloadTooLarge: error(`The request body is over ${JSON_BODY_LIMIT} bytes.`, {
     tooLarge: ex('body too large', err(`request body over ${JSON_BODY_LIMIT} bytes`)),
@@ -61,7 +86,11 @@ export const commonResponses: Record<string, Response> = {
 };
 
 /** Responses every partner-authenticated operation can give. */
-export const AUTHENTICATED = { '401': responseRef('Unauthorized'), '429': responseRef('TooManyRequests'), '503': responseRef('ServiceUnavailable') };
+export const AUTHENTICATED = {
+  '401': responseRef('Unauthorized'),
+  '429': responseRef('TooManyRequests'),
+  '503': responseRef('ServiceUnavailable'),
+};
 /** ... and those reading a JSON body. */
 export const WITH_BODY = { ...AUTHENTICATED, '413': responseRef('PayloadTooLarge') };
 

@@ -45,11 +45,17 @@ function routeQuerySchemas(): Map<string, z.ZodObject> {
       if (typeof handler !== 'function') continue;
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
       if (method === undefined) continue;
-      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<string, { data?: { parser?: unknown } }>;
-      const query = Object.values(args).map((a) => a.data?.parser).find((d): d is z.ZodObject => d instanceof z.ZodObject);
+      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<
+        string,
+        { data?: { parser?: unknown } }
+      >;
+      const query = Object.values(args)
+        .map((a) => a.data?.parser)
+        .find((d): d is z.ZodObject => d instanceof z.ZodObject);
       if (!query) continue;
       for (const prefix of prefixes) {
-        for (const path of [Reflect.getMetadata(PATH_METADATA, handler)].flat().map(String)) out.set(`${RequestMethod[method]} ${normalize(`${prefix}/${path}`)}`, query);
+        for (const path of [Reflect.getMetadata(PATH_METADATA, handler)].flat().map(String))
+          out.set(`${RequestMethod[method]} ${normalize(`${prefix}/${path}`)}`, query);
       }
     }
   }
@@ -70,18 +76,26 @@ function probes(schema: Schema): Probe[] {
     const types = [s.type].flat();
     if (types.includes('integer')) {
       if (typeof s.minimum === 'number' && Number.isSafeInteger(s.minimum - 1)) {
-        out.push({ value: s.minimum, ok: true, why: `minimum ${s.minimum}` }, { value: s.minimum - 1, ok: false, why: `below minimum ${s.minimum}` });
+        out.push(
+          { value: s.minimum, ok: true, why: `minimum ${s.minimum}` },
+          { value: s.minimum - 1, ok: false, why: `below minimum ${s.minimum}` },
+        );
       }
       if (typeof s.maximum === 'number' && Number.isSafeInteger(s.maximum + 1)) {
-        out.push({ value: s.maximum, ok: true, why: `maximum ${s.maximum}` }, { value: s.maximum + 1, ok: false, why: `above maximum ${s.maximum}` });
+        out.push(
+          { value: s.maximum, ok: true, why: `maximum ${s.maximum}` },
+          { value: s.maximum + 1, ok: false, why: `above maximum ${s.maximum}` },
+        );
       }
     }
     if (types.includes('string')) {
       if (typeof s.maxLength === 'number') {
-        if (s.pattern === undefined && s.enum === undefined) out.push({ value: 'x'.repeat(s.maxLength), ok: true, why: `maxLength ${s.maxLength}` });
+        if (s.pattern === undefined && s.enum === undefined)
+          out.push({ value: 'x'.repeat(s.maxLength), ok: true, why: `maxLength ${s.maxLength}` });
         out.push({ value: 'x'.repeat(s.maxLength + 1), ok: false, why: `over maxLength ${s.maxLength}` });
       }
-      if (typeof s.minLength === 'number' && s.minLength > 0) out.push({ value: 'x'.repeat(s.minLength - 1), ok: false, why: `under minLength ${s.minLength}` });
+      if (typeof s.minLength === 'number' && s.minLength > 0)
+        out.push({ value: 'x'.repeat(s.minLength - 1), ok: false, why: `under minLength ${s.minLength}` });
       if (Array.isArray(s.enum)) {
         for (const v of s.enum) out.push({ value: v, ok: true, why: `enum value ${String(v)}` });
         out.push({ value: 'not-one-of-them', ok: false, why: 'outside the enum' });
@@ -101,7 +115,7 @@ function refusesField(parse: () => unknown, field: string): boolean {
   }
 }
 
-describe('documented limits equal the parsers\'', () => {
+describe("documented limits equal the parsers'", () => {
   it('request bodies: every bound of every property holds in the parser', () => {
     let checked = 0;
     for (const [name, component] of Object.entries(doc.components.schemas)) {
@@ -110,7 +124,11 @@ describe('documented limits equal the parsers\'', () => {
       for (const [prop, propSchema] of Object.entries((component.properties ?? {}) as Record<string, Schema>)) {
         for (const probe of probes(propSchema)) {
           const refused = refusesField(() => contracts.parseRequest(parser, { [prop]: probe.value }), prop);
-          assert.equal(refused, !probe.ok, `${name}.${prop}: ${probe.why} (${JSON.stringify(probe.value)}) is documented as ${probe.ok ? 'accepted' : 'refused'}`);
+          assert.equal(
+            refused,
+            !probe.ok,
+            `${name}.${prop}: ${probe.why} (${JSON.stringify(probe.value)}) is documented as ${probe.ok ? 'accepted' : 'refused'}`,
+          );
           checked++;
         }
       }
@@ -129,11 +147,19 @@ describe('documented limits equal the parsers\'', () => {
         const route = `${method.toUpperCase()} ${normalize(path)}`;
         const schema = routes.get(route);
         assert.ok(schema, `${route} documents query parameters but parses none`);
-        assert.deepEqual(params.map((p) => p.name).sort(), Object.keys(schema.shape).sort(), `${route}: documented and parsed parameters differ`);
+        assert.deepEqual(
+          params.map((p) => p.name).sort(),
+          Object.keys(schema.shape).sort(),
+          `${route}: documented and parsed parameters differ`,
+        );
         for (const param of params) {
           for (const probe of probes(param.schema)) {
             const refused = refusesField(() => parseQuery(schema, { [param.name]: String(probe.value) }), param.name);
-            assert.equal(refused, !probe.ok, `${route} ?${param.name}: ${probe.why} is documented as ${probe.ok ? 'accepted' : 'refused'}`);
+            assert.equal(
+              refused,
+              !probe.ok,
+              `${route} ?${param.name}: ${probe.why} is documented as ${probe.ok ? 'accepted' : 'refused'}`,
+            );
             checked++;
           }
         }
@@ -147,8 +173,14 @@ describe('documented limits equal the parsers\'', () => {
     const refused = refusesField(() => contracts.parseRequest(loose, { name: 'x'.repeat(256) }), 'name');
     assert.equal(refused, false, 'a documented maxLength of 255 would be caught as not enforced');
     const tight = z.object({ name: z.string().max(255) });
-    assert.equal(refusesField(() => contracts.parseRequest(tight, { name: 'x'.repeat(256) }), 'name'), true);
+    assert.equal(
+      refusesField(() => contracts.parseRequest(tight, { name: 'x'.repeat(256) }), 'name'),
+      true,
+    );
     assert.equal(probes({ type: 'integer', minimum: 1, maximum: 12 }).length, 4);
-    assert.deepEqual(probes({ type: 'string', enum: ['a'] }).map((p) => p.ok), [true, false]);
+    assert.deepEqual(
+      probes({ type: 'string', enum: ['a'] }).map((p) => p.ok),
+      [true, false],
+    );
   });
 });

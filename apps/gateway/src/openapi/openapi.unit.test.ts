@@ -17,7 +17,14 @@ import { DAV_METHODS } from '../dav/dav.middleware.js';
 import { GATEWAY_CONTROLLERS, gatewayOpenApiDocument } from '../gateway.routes.js';
 import { Query } from '../http/request.js';
 import { controllerHandlers, Route, route, routeOf } from '../http/route.js';
-import { HTTP_METHODS, type MediaType, type OpenApiDocument, type Operation, type Parameter, type Response } from '../http/openapi-types.js';
+import {
+  HTTP_METHODS,
+  type MediaType,
+  type OpenApiDocument,
+  type Operation,
+  type Parameter,
+  type Response,
+} from '../http/openapi-types.js';
 
 const openApiDocument = gatewayOpenApiDocument();
 
@@ -37,7 +44,8 @@ function normalizeRoute(path: string): string {
   return p;
 }
 
-const asList = (value: unknown): string[] => (value === undefined ? [''] : Array.isArray(value) ? value.map(String) : [String(value)]);
+const asList = (value: unknown): string[] =>
+  value === undefined ? [''] : Array.isArray(value) ? value.map(String) : [String(value)];
 
 /** `GET /users/{user}` for every route of every controller, over every mount. */
 function routesOf(controllers: readonly (new (...args: never[]) => unknown)[]): Set<string> {
@@ -64,8 +72,13 @@ type ControllerClass = new (...args: never[]) => unknown;
 
 /** The schemas a handler's `@Query(schema)` / `@Body(schema)` parameters parse with. */
 function parsersOf(controller: ControllerClass, key: string): unknown[] {
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<string, { data?: { parser?: unknown } }>;
-  return Object.values(args).map((a) => a.data?.parser).filter((p) => p !== undefined);
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, key) ?? {}) as Record<
+    string,
+    { data?: { parser?: unknown } }
+  >;
+  return Object.values(args)
+    .map((a) => a.data?.parser)
+    .filter((p) => p !== undefined);
 }
 
 /**
@@ -84,12 +97,19 @@ function undeclaredHandlers(controllers: readonly ControllerClass[]): string[] {
         strays.push(`${where}: no @Route declaration`);
         continue;
       }
-      if (RequestMethod[method] !== declared.method.toUpperCase() || Reflect.getMetadata(PATH_METADATA, handler as object) !== declared.path) {
-        strays.push(`${where}: routed as ${RequestMethod[method]} ${String(Reflect.getMetadata(PATH_METADATA, handler as object))}, declared as ${declared.method.toUpperCase()} ${declared.path}`);
+      if (
+        RequestMethod[method] !== declared.method.toUpperCase() ||
+        Reflect.getMetadata(PATH_METADATA, handler as object) !== declared.path
+      ) {
+        strays.push(
+          `${where}: routed as ${RequestMethod[method]} ${String(Reflect.getMetadata(PATH_METADATA, handler as object))}, declared as ${declared.method.toUpperCase()} ${declared.path}`,
+        );
       }
       const parsers = parsersOf(controller, key);
-      if (parsers.some((p) => p !== declared.query && p !== declared.body)) strays.push(`${where}: parses with a schema its declaration does not document`);
-      if (declared.query && !parsers.includes(declared.query)) strays.push(`${where}: does not parse the declared query with @Query(declaration.query)`);
+      if (parsers.some((p) => p !== declared.query && p !== declared.body))
+        strays.push(`${where}: parses with a schema its declaration does not document`);
+      if (declared.query && !parsers.includes(declared.query))
+        strays.push(`${where}: does not parse the declared query with @Query(declaration.query)`);
     }
   }
   return strays;
@@ -100,7 +120,9 @@ function undeclaredHandlers(controllers: readonly ControllerClass[]): string[] {
  * methods the middleware answers that OpenAPI can name (the others, PROPFIND and the rest, are in the
  * path's description).
  */
-const DAV_SERVED = DAV_METHODS.filter((m) => (HTTP_METHODS as readonly string[]).includes(m.toLowerCase())).map((m) => `${m} /dav/{user}/{path}`);
+const DAV_SERVED = DAV_METHODS.filter((m) => (HTTP_METHODS as readonly string[]).includes(m.toLowerCase())).map(
+  (m) => `${m} /dav/{user}/{path}`,
+);
 
 /** `GET /users/{user}` for every operation of the document. */
 function operationsOf(doc: OpenApiDocument): Set<string> {
@@ -132,7 +154,7 @@ function resolvePointer(doc: unknown, ref: string): unknown {
 }
 
 const deref = <T>(value: T | { $ref: string }): T =>
-  value && typeof value === 'object' && '$ref' in value ? (resolvePointer(openApiDocument, (value).$ref) as T) : (value);
+  value && typeof value === 'object' && '$ref' in value ? (resolvePointer(openApiDocument, value.$ref) as T) : value;
 
 function* refsIn(node: unknown, at = '#'): Generator<[string, string]> {
   if (Array.isArray(node)) for (const [i, v] of node.entries()) yield* refsIn(v, `${at}/${i}`);
@@ -180,7 +202,12 @@ describe('OpenAPI document', () => {
 
   it('the declaration check notices a bare route decorator, a route routed elsewhere and a query parsed with another schema (self-check)', () => {
     const Declared = z.object({ q: z.string().optional() });
-    const declared = route({ method: 'get', path: 'declared', query: Declared, operation: { operationId: 'x', tags: [], summary: 'x', responses: {} } });
+    const declared = route({
+      method: 'get',
+      path: 'declared',
+      query: Declared,
+      operation: { operationId: 'x', tags: [], summary: 'x', responses: {} },
+    });
     @Controller()
     class Stray {
       @Route(declared)
@@ -203,7 +230,15 @@ describe('OpenAPI document', () => {
 
   it('reads the routes over both interface-A mounts (and sees the ops endpoints at the root)', () => {
     const routes = routesOf(GATEWAY_CONTROLLERS);
-    for (const r of ['GET /ping', 'POST /users', 'POST /groups/{id}', 'GET /partner/billing', 'POST /partner/billing', 'GET /healthz', 'GET /openapi.json']) {
+    for (const r of [
+      'GET /ping',
+      'POST /users',
+      'POST /groups/{id}',
+      'GET /partner/billing',
+      'POST /partner/billing',
+      'GET /healthz',
+      'GET /openapi.json',
+    ]) {
       assert.ok(routes.has(r), `expected the gateway to route ${r}`);
     }
     assert.equal(normalizeRoute('apis/accounts/v1/users/:user/shares/:room'), '/users/{user}/shares/{room}');
@@ -224,13 +259,31 @@ describe('OpenAPI document', () => {
 
   it('is OpenAPI 3.1 and names both mounts', () => {
     assert.equal(openApiDocument.openapi, '3.1.0');
-    assert.deepEqual(openApiDocument.servers.map((s) => s.url), ['/', '/apis/accounts/v1']);
+    assert.deepEqual(
+      openApiDocument.servers.map((s) => s.url),
+      ['/', '/apis/accounts/v1'],
+    );
     assert.match(openApiDocument.info.description, /\/apis\/accounts\/v1\//);
     assert.deepEqual(openApiDocument.security, [{ basicAuth: [] }]);
     const basic = openApiDocument.components.securitySchemes.basicAuth;
     assert.equal(basic.type, 'http');
     assert.equal(basic.scheme, 'basic');
-    for (const name of ['Plan', 'Group', 'UserRecord', 'DeviceRecord', 'UserShareRoom', 'BrandShareEntry', 'ClientRevisionCount', 'PartnerSettings', 'PartnerFeatures', 'PartnerQuota', 'PartnerInfo', 'BillingInformationBody', 'BillingView', 'Error']) {
+    for (const name of [
+      'Plan',
+      'Group',
+      'UserRecord',
+      'DeviceRecord',
+      'UserShareRoom',
+      'BrandShareEntry',
+      'ClientRevisionCount',
+      'PartnerSettings',
+      'PartnerFeatures',
+      'PartnerQuota',
+      'PartnerInfo',
+      'BillingInformationBody',
+      'BillingView',
+      'Error',
+    ]) {
       assert.ok(openApiDocument.components.schemas[name], `schema ${name} missing`);
     }
   });
@@ -238,7 +291,8 @@ describe('OpenAPI document', () => {
   it('resolves every $ref', () => {
     const refs = [...refsIn(openApiDocument)];
     assert.ok(refs.length > 40);
-    for (const [at, ref] of refs) assert.notEqual(resolvePointer(openApiDocument, ref), undefined, `${at}: $ref ${ref} does not resolve`);
+    for (const [at, ref] of refs)
+      assert.notEqual(resolvePointer(openApiDocument, ref), undefined, `${at}: $ref ${ref} does not resolve`);
   });
 
   it('declares every path template parameter, and only those', () => {
@@ -246,9 +300,13 @@ describe('OpenAPI document', () => {
       const path = name.split(' ')[1];
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
       const params = (op.parameters ?? []).map((p) => deref<Parameter>(p));
-      const declared = params.filter((p) => p.in === 'path').map((p) => p.name).sort();
+      const declared = params
+        .filter((p) => p.in === 'path')
+        .map((p) => p.name)
+        .sort();
       assert.deepEqual(declared, inPath, `${name}: path parameters`);
-      for (const p of params.filter((q) => q.in === 'path')) assert.equal(p.required, true, `${name}: ${p.name} must be required`);
+      for (const p of params.filter((q) => q.in === 'path'))
+        assert.equal(p.required, true, `${name}: ${p.name} must be required`);
       for (const p of params) assert.ok(p.schema?.type, `${name}: parameter ${p.name} needs a typed schema`);
     }
   });
@@ -257,7 +315,10 @@ describe('OpenAPI document', () => {
     for (const [name, op] of operations(openApiDocument)) {
       assert.ok(Object.keys(op.responses).length > 0, `${name}: no responses`);
       // (a redirect is the success of a route that only leads elsewhere)
-      assert.ok(Object.keys(op.responses).some((s) => /^[23]0[0-8]$/.test(s) && s !== '304'), `${name}: no success response`);
+      assert.ok(
+        Object.keys(op.responses).some((s) => /^[23]0[0-8]$/.test(s) && s !== '304'),
+        `${name}: no success response`,
+      );
       let examples = 0;
       for (const [status, raw] of Object.entries(op.responses)) {
         const response = deref<Response>(raw);
@@ -308,7 +369,10 @@ describe('OpenAPI document', () => {
       const forbidden = deref<Response>(op.responses['403']);
       assert.ok(forbidden, `${name}: no 403`);
       const examples = mediaExamples(forbidden.content!['application/json']) as Json[];
-      assert.ok(examples.some((body) => /^this request came from another (origin|site)/.test(String(body.reason))), `${name}: the 403 has no cross-site example`);
+      assert.ok(
+        examples.some((body) => /^this request came from another (origin|site)/.test(String(body.reason))),
+        `${name}: the 403 has no cross-site example`,
+      );
     }
     assert.ok(changes >= 30, `${changes} changes`);
   });
@@ -325,11 +389,19 @@ describe('OpenAPI document', () => {
           continue;
         }
         const response = deref<Response>(raw);
-        assert.equal(response.content?.['application/json']?.schema.$ref, '#/components/schemas/Error', `${name} ${status}: not the Error schema`);
+        assert.equal(
+          response.content?.['application/json']?.schema.$ref,
+          '#/components/schemas/Error',
+          `${name} ${status}: not the Error schema`,
+        );
       }
       if (op.responses['409']) {
         const conflicts = mediaExamples(deref<Response>(op.responses['409']).content!['application/json']);
-        for (const body of conflicts as Json[]) assert.ok(Array.isArray(body.conflicts) || typeof body.code === 'string', `${name} 409 example without conflicts or code`);
+        for (const body of conflicts as Json[])
+          assert.ok(
+            Array.isArray(body.conflicts) || typeof body.code === 'string',
+            `${name} 409 example without conflicts or code`,
+          );
       }
     }
   });
@@ -341,7 +413,8 @@ describe('OpenAPI document', () => {
     };
     const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
     // OpenAPI points into components; ajv gets the schemas as one document of $defs.
-    const rewrite = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    const rewrite = (schema: unknown) =>
+      JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
     ajv.addSchema({ $id: 'components', $defs: rewrite(openApiDocument.components.schemas) });
     const check = (where: string, media: MediaType) => {
       const validate = ajv.compile(rewrite(media.schema));
@@ -374,9 +447,16 @@ describe('OpenAPI document', () => {
       compile(schema: object): (data: unknown) => boolean;
     };
     const ajv = new Ajv({ strict: false, validateFormats: false });
-    ajv.addSchema({ $id: 'components', $defs: JSON.parse(JSON.stringify(openApiDocument.components.schemas).replaceAll('"#/components/schemas/', '"components#/$defs/')) });
+    ajv.addSchema({
+      $id: 'components',
+      $defs: JSON.parse(
+        JSON.stringify(openApiDocument.components.schemas).replaceAll('"#/components/schemas/', '"components#/$defs/'),
+      ),
+    });
     const validate = ajv.compile({ $ref: 'components#/$defs/UserRecord' });
-    const user = mediaExamples(deref<Response>(openApiDocument.paths['/users/{user}'].get!.responses['200']).content!['application/json'])[0] as Json;
+    const user = mediaExamples(
+      deref<Response>(openApiDocument.paths['/users/{user}'].get!.responses['200']).content!['application/json'],
+    )[0] as Json;
     assert.ok(validate(user));
     const { email: _e, ...withoutEmail } = user;
     assert.ok(!validate(withoutEmail));

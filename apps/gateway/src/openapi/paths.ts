@@ -31,7 +31,11 @@ export function operationOf(declaration: RouteDeclaration): Operation {
   // path parameters, then the query schema's, then the rest (headers, queries parsed by hand)
   const parameters =
     declared || declaration.query
-      ? [...(declared ?? []).filter((p) => p.in === 'path'), ...(declaration.query ? queryParameters(declaration.query, queryNotes) : []), ...(declared ?? []).filter((p) => p.in !== 'path')]
+      ? [
+          ...(declared ?? []).filter((p) => p.in === 'path'),
+          ...(declaration.query ? queryParameters(declaration.query, queryNotes) : []),
+          ...(declared ?? []).filter((p) => p.in !== 'path'),
+        ]
       : undefined;
   let requestBody: RequestBody | undefined;
   if (prose && 'content' in prose) {
@@ -42,7 +46,12 @@ export function operationOf(declaration: RouteDeclaration): Operation {
   } else if (prose) {
     throw new Error(`${where}: body prose without a body schema`);
   }
-  return { ...rest, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: withCrossSite(declaration.method, responses) };
+  return {
+    ...rest,
+    ...(parameters ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses: withCrossSite(declaration.method, responses),
+  };
 }
 
 /**
@@ -69,7 +78,10 @@ function declarationsOf(source: RouteSource): [string, RouteDeclaration][] {
   if (typeof source === 'function') {
     const { mounts, handlers } = controllerHandlers(source);
     // interface A is mounted twice; the document shows the first mount (the second is the second server)
-    return handlers.map(([, handler]) => routeOf(handler)).filter((d) => d !== undefined).map((d) => [mounts[0], d]);
+    return handlers
+      .map(([, handler]) => routeOf(handler))
+      .filter((d) => d !== undefined)
+      .map((d) => [mounts[0], d]);
   }
   return source.routes.map((d) => [source.mount, d]);
 }
@@ -87,7 +99,10 @@ export function routePaths(sources: readonly RouteSource[]): PathsFragment {
   };
   for (const source of sources) {
     for (const [mount, declaration] of declarationsOf(source)) {
-      add(openApiPath(mount, declaration.path), { ...declaration.pathItem, [declaration.method]: operationOf(declaration) });
+      add(openApiPath(mount, declaration.path), {
+        ...declaration.pathItem,
+        [declaration.method]: operationOf(declaration),
+      });
     }
   }
   return paths;

@@ -13,12 +13,19 @@ const INPUT_FORM = new Set(['ChangePasswordBody']);
 
 const COMPONENTS = '#/components/schemas/';
 
-type OverrideContext = { zodSchema: { _zod: { def: { type: string; catchall?: { _zod?: { def?: { type?: string } } } } } }; jsonSchema: Schema };
+type OverrideContext = {
+  zodSchema: { _zod: { def: { type: string; catchall?: { _zod?: { def?: { type?: string } } } } } };
+  jsonSchema: Schema;
+};
 
 /** Objects that ignore unknown keys say so: only strict objects (partner settings) forbid them. */
 function override(ctx: OverrideContext): void {
   const def = ctx.zodSchema._zod.def;
-  if (def.type === 'object' && ctx.jsonSchema.additionalProperties === false && def.catchall?._zod?.def?.type !== 'never') {
+  if (
+    def.type === 'object' &&
+    ctx.jsonSchema.additionalProperties === false &&
+    def.catchall?._zod?.def?.type !== 'never'
+  ) {
     delete ctx.jsonSchema.additionalProperties;
   }
 }
@@ -31,10 +38,19 @@ function clean(schema: Schema): Schema {
 /** Every registered schema (those with an `id`), as components. */
 export function componentSchemas(): Record<string, Schema> {
   const convert = (io: 'input' | 'output') =>
-    z.toJSONSchema(z.globalRegistry, { io, uri: (id) => `${COMPONENTS}${id}`, override: override, unrepresentable: 'any' }).schemas as Record<string, Schema>;
+    z.toJSONSchema(z.globalRegistry, {
+      io,
+      uri: (id) => `${COMPONENTS}${id}`,
+      override: override,
+      unrepresentable: 'any',
+    }).schemas as Record<string, Schema>;
   const output = convert('output');
   const input = convert('input');
-  return Object.fromEntries(Object.keys(output).sort().map((id) => [id, clean(INPUT_FORM.has(id) ? input[id] : output[id])]));
+  return Object.fromEntries(
+    Object.keys(output)
+      .sort()
+      .map((id) => [id, clean(INPUT_FORM.has(id) ? input[id] : output[id])]),
+  );
 }
 
 /** The JSON Schema of one zod schema: a `$ref` to its component if it has an id, else inline. */

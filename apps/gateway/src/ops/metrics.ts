@@ -19,7 +19,7 @@ export class GatewayMetrics {
   /** requests a fast route answered (http/fast-routes.ts), by the route's path: whether the fast path is taken */
   readonly fastRoutes = new Counter({
     name: 'burrow_http_fast_route_requests_total',
-    help: 'HTTP requests answered by a fast route (without Express\'s router and Nest\'s pipeline)',
+    help: "HTTP requests answered by a fast route (without Express's router and Nest's pipeline)",
     labelNames: ['route'],
     registers: [this.registry],
   });

@@ -67,7 +67,11 @@ export class OpsController {
         const name = subject.split('.')[0];
         try {
           const reply = await this.rpc.call<HealthReply>(subject, {}, { timeoutMs: READY_TIMEOUT_MS });
-          checks[name] = !reply.ok ? (reply.reason ?? 'failing') : reply.degraded ? `degraded: ${reply.degraded}` : 'ok';
+          checks[name] = !reply.ok
+            ? (reply.reason ?? 'failing')
+            : reply.degraded
+              ? `degraded: ${reply.degraded}`
+              : 'ok';
         } catch (error) {
           checks[name] = (error as Error).message;
         }
@@ -88,7 +92,9 @@ export class OpsController {
     const failing = Object.keys(checks).filter((name) => checks[name] !== 'ok');
     const ready = failing.every((name) => !REQUIRED.has(name) || checks[name].startsWith('degraded: '));
     const degraded = failing.filter((name) => !REQUIRED.has(name) || checks[name].startsWith('degraded: '));
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks, degraded, replicas: this.replicas.snapshot() });
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'not ready', checks, degraded, replicas: this.replicas.snapshot() });
   }
 
   @Route(OPS_ROUTES.metrics)

@@ -25,10 +25,17 @@ const Replica = z.object({
   replica: z.string().describe('the process: `<host>:<pid>`'),
   ok: z.boolean().describe('its own health, as it last reported it'),
   reason: z.string().optional().describe('why not ok'),
-  degraded: z.string().optional().describe('ok, but some requests fail: what does not answer (the event store: writes answer 503)'),
+  degraded: z
+    .string()
+    .optional()
+    .describe('ok, but some requests fail: what does not answer (the event store: writes answer 503)'),
   position: z.int().describe('how far its read models are (event store position)'),
   last_seen_ms: z.int().describe('how long ago its last report arrived'),
-  stale: z.boolean().describe('no report for three of its intervals (`BURROW_REPLICA_REPORT_MS`): stuck, stopped or cut off from the bus'),
+  stale: z
+    .boolean()
+    .describe(
+      'no report for three of its intervals (`BURROW_REPLICA_REPORT_MS`): stuck, stopped or cut off from the bus',
+    ),
   ops: z.string().optional().describe('its own /healthz, /readyz and /metrics (`BURROW_OPS_PORT`)'),
 });
 export const Readiness = z
@@ -36,13 +43,19 @@ export const Readiness = z
     status: z.enum(['ready', 'not ready']),
     checks: z
       .record(z.string(), z.string())
-      .describe("each service's and the blob store's answer, and the data directory's free space (`disk`): `ok`, `degraded: <what>` (it serves, some requests fail), or what failed"),
+      .describe(
+        "each service's and the blob store's answer, and the data directory's free space (`disk`): `ok`, `degraded: <what>` (it serves, some requests fail), or what failed",
+      ),
     degraded: z
       .array(z.string())
-      .describe('the checks that fail or are degraded without failing readiness (billing: its routes answer 503; a service whose event store is down: writes answer 503)'),
+      .describe(
+        'the checks that fail or are degraded without failing readiness (billing: its routes answer 503; a service whose event store is down: writes answer 503)',
+      ),
     replicas: z
       .record(z.string(), z.array(Replica))
-      .describe('every process heard from in the last 10 minutes, by service (`gateway` included), as each reports itself every `BURROW_REPLICA_REPORT_MS`'),
+      .describe(
+        'every process heard from in the last 10 minutes, by service (`gateway` included), as each reports itself every `BURROW_REPLICA_REPORT_MS`',
+      ),
   })
   .meta({
     id: 'Readiness',
@@ -68,11 +81,37 @@ export const OPS_ROUTES = {
         '200 while the process serves or is reconnecting to the bus (a restart would not bring NATS back); 503 only when a bus connection is closed for good or has stopped trying, so an orchestrator should restart it. /readyz is what fails during a bus outage.',
       responses: {
         '200': reply('The process is alive (possibly reconnecting: see `bus`).', Health, {
-          ok: ex('alive and connected', { status: 'ok', bus: { connected: true, since: 1700000000000, live: true, connections: { 'gateway-requests': { connected: true, since: 1700000000000 } } } }),
-          reconnecting: ex('NATS is down, reconnecting', { status: 'ok', bus: { connected: false, since: 1700000100000, live: true, connections: { 'gateway-requests': { connected: false, since: 1700000100000, lastAttempt: 1700000105000 } } } }),
+          ok: ex('alive and connected', {
+            status: 'ok',
+            bus: {
+              connected: true,
+              since: 1700000000000,
+              live: true,
+              connections: { 'gateway-requests': { connected: true, since: 1700000000000 } },
+            },
+          }),
+          reconnecting: ex('NATS is down, reconnecting', {
+            status: 'ok',
+            bus: {
+              connected: false,
+              since: 1700000100000,
+              live: true,
+              connections: {
+                'gateway-requests': { connected: false, since: 1700000100000, lastAttempt: 1700000105000 },
+              },
+            },
+          }),
         }),
         '503': reply('A bus connection is closed for good: restart the process.', Health, {
-          dead: ex('gave up', { status: 'bus connection lost for good', bus: { connected: false, since: 1700000100000, live: false, connections: { 'gateway-requests': { connected: false, since: 1700000100000, closed: true } } } }),
+          dead: ex('gave up', {
+            status: 'bus connection lost for good',
+            bus: {
+              connected: false,
+              since: 1700000100000,
+              live: false,
+              connections: { 'gateway-requests': { connected: false, since: 1700000100000, closed: true } },
+            },
+          }),
         }),
       },
     },
@@ -91,7 +130,9 @@ export const OPS_ROUTES = {
       responses: {
         '200': reply('Ready.', Readiness, {
           ready: ex('all good', {
-            status: 'ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' }, degraded: [],
+            status: 'ready',
+            checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' },
+            degraded: [],
             replicas: {
               accounts: [{ replica: 'host-a:41', ok: true, position: 1234, last_seen_ms: 800, stale: false }],
               'storage-catalog': [
@@ -101,17 +142,56 @@ export const OPS_ROUTES = {
             },
           }),
           billingDown: ex('billing down: its routes answer 503, the rest is served', {
-            status: 'ready', checks: { accounts: 'ok', billing: 'billing service did not answer in time', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' }, degraded: ['billing'], replicas: {},
+            status: 'ready',
+            checks: {
+              accounts: 'ok',
+              billing: 'billing service did not answer in time',
+              'storage-catalog': 'ok',
+              blobs: 'ok',
+              disk: 'ok',
+            },
+            degraded: ['billing'],
+            replicas: {},
           }),
           eventStoreDown: ex('the event store down: writes answer 503, reads are served', {
             status: 'ready',
-            checks: { accounts: 'degraded: event store: the event store is unavailable: connect ECONNREFUSED 10.0.0.5:5432; writes answer 503 until it is back, reads go on', billing: 'degraded: event store: ...', 'storage-catalog': 'degraded: event store: ...', blobs: 'ok', disk: 'ok' },
-            degraded: ['accounts', 'billing', 'storage-catalog'], replicas: {},
+            checks: {
+              accounts:
+                'degraded: event store: the event store is unavailable: connect ECONNREFUSED 10.0.0.5:5432; writes answer 503 until it is back, reads go on',
+              billing: 'degraded: event store: ...',
+              'storage-catalog': 'degraded: event store: ...',
+              blobs: 'ok',
+              disk: 'ok',
+            },
+            degraded: ['accounts', 'billing', 'storage-catalog'],
+            replicas: {},
           }),
         }),
         '503': reply('Not ready; `checks` says what failed.', Readiness, {
-          notReady: ex('the login throttle store does not answer', { status: 'not ready', checks: { accounts: 'login throttle store: no responders available for request', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'ok' }, degraded: [], replicas: {} }),
-          lowDisk: ex('low disk space', { status: 'not ready', checks: { accounts: 'ok', billing: 'ok', 'storage-catalog': 'ok', blobs: 'ok', disk: 'low disk space: 301.5 MiB free in /var/lib/burrow, below 512.0 MiB (BURROW_MIN_FREE_DISK_MB); uploads are refused' }, degraded: [], replicas: {} }),
+          notReady: ex('the login throttle store does not answer', {
+            status: 'not ready',
+            checks: {
+              accounts: 'login throttle store: no responders available for request',
+              billing: 'ok',
+              'storage-catalog': 'ok',
+              blobs: 'ok',
+              disk: 'ok',
+            },
+            degraded: [],
+            replicas: {},
+          }),
+          lowDisk: ex('low disk space', {
+            status: 'not ready',
+            checks: {
+              accounts: 'ok',
+              billing: 'ok',
+              'storage-catalog': 'ok',
+              blobs: 'ok',
+              disk: 'low disk space: 301.5 MiB free in /var/lib/burrow, below 512.0 MiB (BURROW_MIN_FREE_DISK_MB); uploads are refused',
+            },
+            degraded: [],
+            replicas: {},
+          }),
         }),
       },
     },
@@ -127,7 +207,8 @@ export const OPS_ROUTES = {
       security: [],
       responses: {
         '200': {
-          description: 'Prometheus text exposition: `burrow_http_requests_total{method,route,status}`, `burrow_http_request_duration_seconds{method,route}`, and process metrics prefixed `burrow_gateway_`.',
+          description:
+            'Prometheus text exposition: `burrow_http_requests_total{method,route,status}`, `burrow_http_request_duration_seconds{method,route}`, and process metrics prefixed `burrow_gateway_`.',
           content: {
             'text/plain': {
               schema: { type: 'string' },
@@ -153,9 +234,17 @@ export const OPS_ROUTES = {
       summary: 'This document',
       security: [],
       responses: {
-        '200': reply('The OpenAPI 3.1 document.', { type: 'object', required: ['openapi', 'info', 'paths'] }, {
-          document: ex('the start of it', { openapi: '3.1.0', info: { title: 'Burrow accounts interface (A)', version: '1' }, paths: {} }),
-        }),
+        '200': reply(
+          'The OpenAPI 3.1 document.',
+          { type: 'object', required: ['openapi', 'info', 'paths'] },
+          {
+            document: ex('the start of it', {
+              openapi: '3.1.0',
+              info: { title: 'Burrow accounts interface (A)', version: '1' },
+              paths: {},
+            }),
+          },
+        ),
       },
     },
   }),

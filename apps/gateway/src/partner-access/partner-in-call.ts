@@ -20,9 +20,22 @@
  * (No AsyncLocalStorage: on Node 20 it turns on promise hooks for every promise of the process,
  * which cost more than the round trip saved.)
  */
-import { type AuthenticatedPartner, type AuthenticatePartnerRequest, type JsonText, PARTNER_CREDENTIALS_FIELD } from '@burrow/contracts';
+import {
+  type AuthenticatedPartner,
+  type AuthenticatePartnerRequest,
+  type JsonText,
+  PARTNER_CREDENTIALS_FIELD,
+} from '@burrow/contracts';
 import { RpcClient } from '@burrow/transport';
-import { applyDecorators, type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+  SetMetadata,
+  UseInterceptors,
+} from '@nestjs/common';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 
 export const IN_CALL_KEY = 'burrow:partner-in-call';
@@ -80,7 +93,8 @@ export class PartnerInCall {
  * on a controller, every route of it. The handler must pass `PartnerId()` as the `partnerId` at
  * the top of its payloads, and nothing else with it.
  */
-export const AuthenticatedInCall = () => applyDecorators(SetMetadata(IN_CALL_KEY, true), UseInterceptors(PartnerInCallInterceptor));
+export const AuthenticatedInCall = () =>
+  applyDecorators(SetMetadata(IN_CALL_KEY, true), UseInterceptors(PartnerInCallInterceptor));
 
 /** Settles the authentication of a request whose handler failed or answered without carrying the credentials. */
 @Injectable()
@@ -115,7 +129,11 @@ export async function settledAfter<T>(state: PartnerInCall, handle: () => Promis
 
 /** The gateway's bus client: what `RpcClient` does, plus the partner of an `@AuthenticatedInCall()` route. */
 export class PartnerRpcClient extends RpcClient {
-  protected override async request<T>(subject: string, payload: object, options: { timeoutMs?: number }): Promise<T | JsonText> {
+  protected override async request<T>(
+    subject: string,
+    payload: object,
+    options: { timeoutMs?: number },
+  ): Promise<T | JsonText> {
     const state = (payload as { partnerId?: unknown }).partnerId;
     if (!(state instanceof PartnerInCall)) {
       // only a stand-in carries credentials: a field of that name from anywhere else is dropped

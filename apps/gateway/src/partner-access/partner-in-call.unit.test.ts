@@ -47,7 +47,11 @@ class ProbeController {
   /** as if client input reached the payload under the credentials' field name */
   @Get('smuggled')
   smuggled(@PartnerId() partnerId: PartnerIdentity): Promise<unknown> {
-    return this.rpc.call('accounts.probe.get', { partnerId, id: 's', [PARTNER_CREDENTIALS_FIELD]: { ...RIGHT, address: '203.0.113.9' } });
+    return this.rpc.call('accounts.probe.get', {
+      partnerId,
+      id: 's',
+      [PARTNER_CREDENTIALS_FIELD]: { ...RIGHT, address: '203.0.113.9' },
+    });
   }
 }
 
@@ -58,23 +62,31 @@ describe('@AuthenticatedInCall() routes', () => {
   let http: ReturnType<typeof supertest>;
 
   const serve = (subject: string, answer: (data: Record<string, unknown>) => { err?: WireError; response?: unknown }) =>
-    bus.subscribe(subject, (message, reply) => {
-      const { id, data } = JSON.parse(message) as { id: string; data: Record<string, unknown> };
-      sent.push({ subject, data });
-      const { err = null, response = null } = answer(data);
-      reply?.(JSON.stringify({ id, err, response, isDisposed: true }));
-    }, subject.split('.')[0]);
+    bus.subscribe(
+      subject,
+      (message, reply) => {
+        const { id, data } = JSON.parse(message) as { id: string; data: Record<string, unknown> };
+        sent.push({ subject, data });
+        const { err = null, response = null } = answer(data);
+        reply?.(JSON.stringify({ id, err, response, isDisposed: true }));
+      },
+      subject.split('.')[0],
+    );
   const authenticated = (c: unknown) => {
     const { username, password } = (c ?? {}) as Record<string, unknown>;
     return username === RIGHT.username && password === RIGHT.password;
   };
 
   before(async () => {
-    serve('accounts.partners.authenticate', (data) => (authenticated(data) ? { response: { partnerId: 'p-acme', username: 'acme' } } : { err: REFUSED }));
+    serve('accounts.partners.authenticate', (data) =>
+      authenticated(data) ? { response: { partnerId: 'p-acme', username: 'acme' } } : { err: REFUSED },
+    );
     serve('accounts.probe.get', (data) => {
       // what the accounts service's PartnerCredentialsGuard does
       if (!(PARTNER_CREDENTIALS_FIELD in data)) return { response: { partnerId: data.partnerId, id: data.id } };
-      return authenticated(data[PARTNER_CREDENTIALS_FIELD]) ? { response: { partnerId: 'p-acme', id: data.id } } : { err: REFUSED };
+      return authenticated(data[PARTNER_CREDENTIALS_FIELD])
+        ? { response: { partnerId: 'p-acme', id: data.id } }
+        : { err: REFUSED };
     });
     serve('storage.probe.get', (data) => ({ response: { partnerId: data.partnerId } }));
     const rpc = new PartnerRpcClient(new InProcessClient(bus));
@@ -120,7 +132,10 @@ describe('@AuthenticatedInCall() routes', () => {
   it('a handler failing before its call: the credentials are checked first, and a refusal wins', async () => {
     const refused = await http.get('/in-call/bad').auth(RIGHT.username, 'wrong');
     assert.equal(refused.status, 401);
-    assert.deepEqual(sent.map((m) => m.subject), ['accounts.partners.authenticate']);
+    assert.deepEqual(
+      sent.map((m) => m.subject),
+      ['accounts.partners.authenticate'],
+    );
     const bad = await http.get('/in-call/bad').auth(RIGHT.username, RIGHT.password);
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body, { reason: 'bad id' });
@@ -129,7 +144,10 @@ describe('@AuthenticatedInCall() routes', () => {
   it('a call to another service gets the partner from a separate authentication first', async () => {
     const res = await http.get('/in-call-storage').auth(RIGHT.username, RIGHT.password);
     assert.deepEqual(res.body, { partnerId: 'p-acme' });
-    assert.deepEqual(sent.map((m) => m.subject), ['accounts.partners.authenticate', 'storage.probe.get']);
+    assert.deepEqual(
+      sent.map((m) => m.subject),
+      ['accounts.partners.authenticate', 'storage.probe.get'],
+    );
     assert.ok(!(PARTNER_CREDENTIALS_FIELD in sent[1].data));
     assert.equal((await http.get('/in-call-storage').auth(RIGHT.username, 'wrong')).status, 401);
     assert.equal(sent.at(-1)!.subject, 'accounts.partners.authenticate');
@@ -138,7 +156,13 @@ describe('@AuthenticatedInCall() routes', () => {
   it('other routes keep the guard: authenticate, then the call with the partner id', async () => {
     const res = await http.get('/guarded').auth(RIGHT.username, RIGHT.password);
     assert.deepEqual(res.body, { partnerId: 'p-acme', id: 'g' });
-    assert.deepEqual(sent.map((m) => [m.subject, m.data.partnerId]), [['accounts.partners.authenticate', undefined], ['accounts.probe.get', 'p-acme']]);
+    assert.deepEqual(
+      sent.map((m) => [m.subject, m.data.partnerId]),
+      [
+        ['accounts.partners.authenticate', undefined],
+        ['accounts.probe.get', 'p-acme'],
+      ],
+    );
   });
 
   it('credentials reach accounts only from the stand-in: a payload field of that name from elsewhere is dropped', async () => {

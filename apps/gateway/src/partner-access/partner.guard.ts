@@ -20,7 +20,8 @@ type PartnerRequest = Request & { partner?: AuthenticatedPartner; partnerInCall?
 
 @Injectable()
 export class PartnerGuard implements CanActivate {
-  private readonly authenticate = (request: AuthenticatePartnerRequest) => this.rpc.call<AuthenticatedPartner>(Subjects.accounts.authenticatePartner, request);
+  private readonly authenticate = (request: AuthenticatePartnerRequest) =>
+    this.rpc.call<AuthenticatedPartner>(Subjects.accounts.authenticatePartner, request);
 
   constructor(
     @Inject(RPC) private readonly rpc: RpcClient,
@@ -30,7 +31,9 @@ export class PartnerGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<PartnerRequest>();
     const request = partnerCredentials(req);
-    if (this.reflector.getAllAndOverride<boolean | undefined>(IN_CALL_KEY, [context.getHandler(), context.getClass()])) {
+    if (
+      this.reflector.getAllAndOverride<boolean | undefined>(IN_CALL_KEY, [context.getHandler(), context.getClass()])
+    ) {
       req.partnerInCall = new PartnerInCall(request, this.authenticate);
       return true;
     }

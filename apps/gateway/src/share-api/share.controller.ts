@@ -26,7 +26,16 @@ import {
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { dirPair, fileObject, humanSize, requestedPreview, requestedVersion, sendFileVersion, sendFolder, splitName } from '../transfers/catalog-views.js';
+import {
+  dirPair,
+  fileObject,
+  humanSize,
+  requestedPreview,
+  requestedVersion,
+  sendFileVersion,
+  sendFolder,
+  splitName,
+} from '../transfers/catalog-views.js';
 import { claimedIncarnation, type LinkClaims } from '../storage-access/links.js';
 import { BROWSE_SHARE_MOUNT, SHARE_MOUNT } from '../storage-access/mounts.js';
 import { queryValue } from '../http/query.js';
@@ -72,7 +81,9 @@ export class ShareController {
     const [shareB32, roomKey, label, ...rest] = segments;
     let room: PublicShareRoom;
     try {
-      room = await openRoom(this.rpc, req, this.signer, shareB32, roomKey, { download: isDownload(req, label, folder) });
+      room = await openRoom(this.rpc, req, this.signer, shareB32, roomKey, {
+        download: isDownload(req, label, folder),
+      });
     } catch (error) {
       if (!isPasswordRequired(error)) throw error;
       res.setHeader('Cache-Control', 'no-store');
@@ -84,7 +95,12 @@ export class ShareController {
     const folders = roomFolders(room.dirs);
     if (label === undefined) {
       if (queryValue(req, 'format') === 'zip') {
-        const roots: ZipRoot[] = folders.map((f) => ({ userId: room.userId, device: f.device, path: f.path, prefix: `${f.label}/` }));
+        const roots: ZipRoot[] = folders.map((f) => ({
+          userId: room.userId,
+          device: f.device,
+          path: f.path,
+          prefix: `${f.label}/`,
+        }));
         return sendFolderZip(req, res, this.rpc, this.blobs, roots, room.name || roomKey, this.log);
       }
       res.setHeader('Cache-Control', 'no-cache');
@@ -109,18 +125,43 @@ export class ShareController {
     if (folder) {
       if (queryValue(req, 'format') === 'zip') {
         const name = rest.length ? rest[rest.length - 1] : top.label;
-        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: room.userId, device: top.device, path, prefix: `${name}/` }], name, this.log);
+        return sendFolderZip(
+          req,
+          res,
+          this.rpc,
+          this.blobs,
+          [{ userId: room.userId, device: top.device, path, prefix: `${name}/` }],
+          name,
+          this.log,
+        );
       }
-      return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit }));
+      return sendFolder(res, (cursor, limit) =>
+        this.rpc.call<FolderPage>(Subjects.storage.listFolder, {
+          userId: room.userId,
+          device: top.device,
+          path,
+          cursor,
+          limit,
+        }),
+      );
     }
     if (!inner) throw notFound(`no file ${label}`);
     if (queryValue(req, 'format') === 'version_info') {
-      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: room.userId, device: top.device, path: top.path + inner });
+      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, {
+        userId: room.userId,
+        device: top.device,
+        path: top.path + inner,
+      });
       res.setHeader('Cache-Control', 'no-cache');
       res.json(versions.map((v) => fileObject(v, 'version')));
       return;
     }
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: room.userId, device: top.device, path: top.path + inner, version: requestedVersion(req) });
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, {
+      userId: room.userId,
+      device: top.device,
+      path: top.path + inner,
+      version: requestedVersion(req),
+    });
     await sendFileVersion(req, res, this.blobs, file);
   }
 
@@ -157,20 +198,34 @@ export class ShareController {
   async link(@Req() req: Request, @Res() res: Response): Promise<void> {
     const claims = this.signer.verify<LinkClaims>('link', String(req.params.token));
     const expect = claims && claimedIncarnation(claims);
-    if (!claims || !expect || typeof claims.d !== 'string' || typeof claims.p !== 'string' || !Number.isInteger(claims.v)) {
+    if (
+      !claims ||
+      !expect ||
+      typeof claims.d !== 'string' ||
+      typeof claims.p !== 'string' ||
+      !Number.isInteger(claims.v)
+    ) {
       throw forbidden('this link is not valid: it has expired or been altered');
     }
     let user: AuthenticatedUser;
     try {
       // as this replica remembers accounts confirming it (session-memo.ts), or asked
-      user = await this.sessions.memo.session({ userId: claims.u, stamp: claims.st }, () => this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, { userId: claims.u, stamp: claims.st }));
+      user = await this.sessions.memo.session({ userId: claims.u, stamp: claims.st }, () =>
+        this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, { userId: claims.u, stamp: claims.st }),
+      );
     } catch (error) {
       if (error instanceof DomainError && error.status === 401) throw forbidden('this link has been revoked');
       throw error;
     }
     checkStoragePolicy(user);
     if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device: claims.d, path: claims.p, version: claims.v, expect });
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, {
+      userId: user.userId,
+      device: claims.d,
+      path: claims.p,
+      version: claims.v,
+      expect,
+    });
     await sendFileVersion(req, res, this.blobs, file);
   }
 }

@@ -6,7 +6,15 @@
  * the life of the file (`FileIncarnation`): once the device is removed or the file deleted, the
  * link is gone for good, whatever is uploaded to that name later.
  */
-import { type AuthenticatedUser, badRequest, Expiry, type FileEntry, type FileIncarnation, forbidden, Subjects } from '@burrow/contracts';
+import {
+  type AuthenticatedUser,
+  badRequest,
+  Expiry,
+  type FileEntry,
+  type FileIncarnation,
+  forbidden,
+  Subjects,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { LINK_MOUNT } from './mounts.js';
 import type { TokenSigner } from './signed-tokens.js';
@@ -27,7 +35,9 @@ export interface LinkClaims {
 
 /** The life of the file a link or extension names; null for a token without one (made before they were named: refused). */
 export const claimedIncarnation = (claims: { di?: unknown; g?: unknown }): FileIncarnation | null =>
-  typeof claims.di === 'string' && Number.isInteger(claims.g) ? { deviceId: claims.di, since: claims.g as number } : null;
+  typeof claims.di === 'string' && Number.isInteger(claims.g)
+    ? { deviceId: claims.di, since: claims.g as number }
+    : null;
 
 /** The link's path: the token, then the file's name (so a browser saves it under that name). */
 export const linkPath = (token: string, name: string) => `/${LINK_MOUNT}/${token}/${encodeURIComponent(name)}`;
@@ -43,7 +53,8 @@ export const linkPath = (token: string, name: string) => `/${LINK_MOUNT}/${token
 export function linkTtlSeconds(expires: string | undefined, now: number): number {
   if (expires === undefined) return LINK_TTL_SECONDS;
   const parsed = Expiry.safeParse(expires.trim());
-  if (!parsed.success) throw badRequest('expires must be unix seconds, an ISO 8601 date or date-time, or never', ['expires']);
+  if (!parsed.success)
+    throw badRequest('expires must be unix seconds, an ISO 8601 date or date-time, or never', ['expires']);
   if (parsed.data === null) return LINK_NEVER_SECONDS;
   if (parsed.data <= now) throw badRequest('expires must be in the future (or never)', ['expires']);
   return parsed.data - now;
@@ -64,6 +75,10 @@ export async function createFileLink(
   if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
   const file = await rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version });
   const life = file.incarnation!;
-  const token = signer.sign<LinkClaims>('link', { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version, di: life.deviceId, g: life.since }, ttlSeconds);
+  const token = signer.sign<LinkClaims>(
+    'link',
+    { u: user.userId, st: user.sessionStamp, d: device, p: path, v: file.version, di: life.deviceId, g: life.since },
+    ttlSeconds,
+  );
   return linkPath(token, file.name);
 }

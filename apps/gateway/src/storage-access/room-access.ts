@@ -57,15 +57,27 @@ export function roomKeys(req: Request, signer: TokenSigner): RoomKeys {
 }
 
 /** The refusal of a room that needs its password (401; `password_required` tells clients why). */
-export const passwordRequired = (reason = 'this share room needs its password') => new DomainError(401, { reason, password_required: true });
+export const passwordRequired = (reason = 'this share room needs its password') =>
+  new DomainError(401, { reason, password_required: true });
 
-export const isPasswordRequired = (error: unknown): error is DomainError => error instanceof DomainError && error.status === 401 && error.body.password_required === true;
+export const isPasswordRequired = (error: unknown): error is DomainError =>
+  error instanceof DomainError && error.status === 401 && error.body.password_required === true;
 
 /** The room cookie for a room its visitor just gave the password of (Secure when the request came over TLS). */
 export function setRoomCookie(req: Request, res: Response, signer: TokenSigner, room: PublicShareRoom): void {
   if (!room.password_stamp) return;
-  const token = signer.sign<RoomClaims>('room', { r: roomRef(room.share_id, room.room_key), ps: room.password_stamp }, ROOM_COOKIE_TTL_SECONDS);
-  res.cookie(ROOM_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: roomCookiePath(req), maxAge: ROOM_COOKIE_TTL_SECONDS * 1000 });
+  const token = signer.sign<RoomClaims>(
+    'room',
+    { r: roomRef(room.share_id, room.room_key), ps: room.password_stamp },
+    ROOM_COOKIE_TTL_SECONDS,
+  );
+  res.cookie(ROOM_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: req.secure,
+    path: roomCookiePath(req),
+    maxAge: ROOM_COOKIE_TTL_SECONDS * 1000,
+  });
 }
 
 /** `?auth_required_format=json`: the mobile app asks to be told a password is needed with a 200, not a 401. */

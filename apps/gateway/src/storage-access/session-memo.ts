@@ -20,7 +20,13 @@
  * remembering only once its replica reports have had time to reach accounts (`activeAfterMs`), so
  * no write answers without waiting for it.
  */
-import { type AuthenticatedUser, SESSION_FORGET_SUBJECT, SESSION_FORGOTTEN_SUBJECT, type SessionForget, type SessionForgotten } from '@burrow/contracts';
+import {
+  type AuthenticatedUser,
+  SESSION_FORGET_SUBJECT,
+  SESSION_FORGOTTEN_SUBJECT,
+  type SessionForget,
+  type SessionForgotten,
+} from '@burrow/contracts';
 import { type Broadcasts, replicaId, SESSION_MEMO_TTL_MS } from '@burrow/runtime';
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -81,12 +87,16 @@ export class SessionMemo {
     const sessionSet = new Set(Array.isArray(sessions) ? sessions : []);
     if (userSet.size === 0 && sessionSet.size === 0) return;
     for (const [key, entry] of this.entries) {
-      if (userSet.has(entry.user.userId) || (entry.sid !== undefined && sessionSet.has(entry.sid))) this.entries.delete(key);
+      if (userSet.has(entry.user.userId) || (entry.sid !== undefined && sessionSet.has(entry.sid)))
+        this.entries.delete(key);
     }
   }
 
   /** A cookie session's (or link's, extension's: `sid` absent) user: remembered, or `check`ed and remembered. */
-  session(claims: { sid?: string; userId: string; stamp: string }, check: () => Promise<AuthenticatedUser>): Promise<AuthenticatedUser> {
+  session(
+    claims: { sid?: string; userId: string; stamp: string },
+    check: () => Promise<AuthenticatedUser>,
+  ): Promise<AuthenticatedUser> {
     return this.remembered(`s\0${claims.sid ?? ''}\0${claims.userId}\0${claims.stamp}`, claims.sid, check);
   }
 
@@ -95,7 +105,12 @@ export class SessionMemo {
    * (a login confirmed from one address does not pass for another, which the throttle may have
    * locked), or `check`ed and remembered.
    */
-  basic(login: string, password: string, address: string, check: () => Promise<AuthenticatedUser>): Promise<AuthenticatedUser> {
+  basic(
+    login: string,
+    password: string,
+    address: string,
+    check: () => Promise<AuthenticatedUser>,
+  ): Promise<AuthenticatedUser> {
     const key = `b\0${createHmac('sha256', this.key).update(`${login}\0${address}\0`).update(password).digest('base64url')}`;
     return this.remembered(key, undefined, check);
   }
@@ -105,7 +120,11 @@ export class SessionMemo {
     return this.entries.size;
   }
 
-  private async remembered(key: string, sid: string | undefined, check: () => Promise<AuthenticatedUser>): Promise<AuthenticatedUser> {
+  private async remembered(
+    key: string,
+    sid: string | undefined,
+    check: () => Promise<AuthenticatedUser>,
+  ): Promise<AuthenticatedUser> {
     const now = this.now();
     const entry = this.entries.get(key);
     if (entry && entry.until > now) return entry.user;

@@ -5,13 +5,27 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type AuthenticatedUser, SESSION_FORGET_SUBJECT, SESSION_FORGOTTEN_SUBJECT, unauthorized } from '@burrow/contracts';
+import {
+  type AuthenticatedUser,
+  SESSION_FORGET_SUBJECT,
+  SESSION_FORGOTTEN_SUBJECT,
+  unauthorized,
+} from '@burrow/contracts';
 import type { Broadcasts } from '@burrow/runtime';
 import { SessionForgets } from '@burrow/runtime';
 import { SessionMemo } from './session-memo.js';
 
 const user = (userId: string): AuthenticatedUser => ({
-  userId, partnerId: 'p1', username: userId, email: `${userId}@example.com`, name: userId, enabled: true, webapi_enable: true, sessionStamp: 'st', sharing_enabled: true, share_link_ttl: 60,
+  userId,
+  partnerId: 'p1',
+  username: userId,
+  email: `${userId}@example.com`,
+  name: userId,
+  enabled: true,
+  webapi_enable: true,
+  sessionStamp: 'st',
+  sharing_enabled: true,
+  share_link_ttl: 60,
 });
 
 function memo(ttlMs = 1000) {
@@ -77,7 +91,10 @@ describe('session memo', () => {
     await m.basic('alice', 'other-password', '10.0.0.1', c.check);
     assert.equal(c.calls(), 3, 'another address or password is checked by accounts');
     const kept = JSON.stringify([...(m as unknown as { entries: Map<string, unknown> }).entries.keys()]);
-    assert.ok(!kept.includes('secret-password') && !kept.includes('alice'), 'neither the password nor the login in the keys');
+    assert.ok(
+      !kept.includes('secret-password') && !kept.includes('alice'),
+      'neither the password nor the login in the keys',
+    );
   });
 
   it('forgets users, sessions or everything; a check under way when a forget comes is not remembered', async () => {
@@ -97,7 +114,10 @@ describe('session memo', () => {
     assert.equal(m.size, 0);
     // a check that began before a forget may have read what the write changed
     let release!: () => void;
-    const slow = m.session({ sid: 's2', userId: 'u1', stamp: 'st' }, () => new Promise<AuthenticatedUser>((resolve) => (release = () => resolve(user('u1')))));
+    const slow = m.session(
+      { sid: 's2', userId: 'u1', stamp: 'st' },
+      () => new Promise<AuthenticatedUser>((resolve) => (release = () => resolve(user('u1')))),
+    );
     m.forget({ users: ['u9'] });
     release();
     await slow;

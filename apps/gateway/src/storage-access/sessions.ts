@@ -68,7 +68,9 @@ export class Sessions {
 
   private endedBucket(): Promise<KvBucket<{ at: number }>> {
     if (!this.ended) {
-      this.ended = this.keyValues().then((kv) => kv.bucket<{ at: number }>(ENDED_BUCKET, { ttlMs: (SESSION_TTL_SECONDS + 300) * 1000 }));
+      this.ended = this.keyValues().then((kv) =>
+        kv.bucket<{ at: number }>(ENDED_BUCKET, { ttlMs: (SESSION_TTL_SECONDS + 300) * 1000 }),
+      );
       this.ended.catch(() => (this.ended = undefined));
     }
     return this.ended;
@@ -76,8 +78,18 @@ export class Sessions {
 
   /** Opens a session for the user: sets the cookie (Secure when the request came over TLS). */
   open(req: Request, res: Response, userId: string, stamp: string): void {
-    const token = this.signer.sign<SessionClaims>('session', { u: userId, st: stamp, sid: randomBytes(16).toString('base64url') }, SESSION_TTL_SECONDS);
-    res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/', maxAge: SESSION_TTL_SECONDS * 1000 });
+    const token = this.signer.sign<SessionClaims>(
+      'session',
+      { u: userId, st: stamp, sid: randomBytes(16).toString('base64url') },
+      SESSION_TTL_SECONDS,
+    );
+    res.cookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: req.secure,
+      path: '/',
+      maxAge: SESSION_TTL_SECONDS * 1000,
+    });
   }
 
   /** The request's session if its cookie is genuine, unexpired and not logged out. */
@@ -90,7 +102,14 @@ export class Sessions {
   /** The request's session if its cookie is genuine and unexpired (logged out or not: `hasEnded`). */
   claims(req: Request): SessionClaims | null {
     const claims = this.signer.verify<SessionClaims>('session', cookieValue(req, SESSION_COOKIE));
-    if (!claims || typeof claims.u !== 'string' || typeof claims.st !== 'string' || typeof claims.sid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(claims.sid)) return null;
+    if (
+      !claims ||
+      typeof claims.u !== 'string' ||
+      typeof claims.st !== 'string' ||
+      typeof claims.sid !== 'string' ||
+      !/^[A-Za-z0-9_-]{1,64}$/.test(claims.sid)
+    )
+      return null;
     return claims;
   }
 

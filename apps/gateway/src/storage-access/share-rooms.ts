@@ -74,7 +74,13 @@ export async function openRoom(
   const [share_id, also_share_id] = shareIdCandidates(shareSegment);
   const keys = roomKeys(req, signer);
   const room = await rpc.call<PublicShareRoom>(Subjects.storage.openShare, {
-    share_id, also_share_id, room_key: roomKey, password: given.password ?? keys.password, stamp: keys.stamp, address: keys.address, download: given.download,
+    share_id,
+    also_share_id,
+    room_key: roomKey,
+    password: given.password ?? keys.password,
+    stamp: keys.stamp,
+    address: keys.address,
+    download: given.download,
   } satisfies OpenShareRequest);
   if (room.locked) throw passwordRequired();
   return room;

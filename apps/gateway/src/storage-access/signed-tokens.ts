@@ -43,7 +43,10 @@ export class TokenSigner {
     /** milliseconds since the epoch; injectable for expiry tests */
     private readonly now: () => number = Date.now,
   ) {
-    this.keys = secrets.map((s) => ({ id: createHash('sha256').update(s).digest('base64url').slice(0, 6), secret: Buffer.from(s, 'utf8') }));
+    this.keys = secrets.map((s) => ({
+      id: createHash('sha256').update(s).digest('base64url').slice(0, 6),
+      secret: Buffer.from(s, 'utf8'),
+    }));
     if (this.keys.length === 0) throw new RangeError('the signing key set is empty');
   }
 
@@ -58,7 +61,9 @@ export class TokenSigner {
 
   /** A token of `kind` holding `payload`, valid for `ttlSeconds` from now. */
   sign<T extends object>(kind: TokenKind, payload: T, ttlSeconds: number): string {
-    const body = Buffer.from(JSON.stringify({ ...payload, exp: this.seconds() + Math.max(1, Math.floor(ttlSeconds)) })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ ...payload, exp: this.seconds() + Math.max(1, Math.floor(ttlSeconds)) }),
+    ).toString('base64url');
     const key = this.keys[0];
     return `${body}.${key.id}.${this.mac(key, kind, body).toString('base64url')}`;
   }

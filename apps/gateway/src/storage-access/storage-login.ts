@@ -5,7 +5,15 @@
  * and clients send it, the credentials against the accounts service, and where a logged-in user's
  * storage lives.
  */
-import { type AuthenticatedUser, type AuthenticateUserRequest, badRequest, DomainError, forbidden, notFound, Subjects } from '@burrow/contracts';
+import {
+  type AuthenticatedUser,
+  type AuthenticateUserRequest,
+  badRequest,
+  DomainError,
+  forbidden,
+  notFound,
+  Subjects,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import type { Request } from 'express';
 import { b32encode } from './b32.js';
@@ -23,11 +31,23 @@ import { checkStoragePolicy, namesUser } from './storage-access.js';
  * counted). A refusal (401) first calls `challenge`, which sets the door's WWW-Authenticate
  * header; a throttled login (429) or an outage passes through unchanged.
  */
-export async function basicStorageLogin(rpc: RpcClient, req: Request, credentials: BasicCredentials, challenge: () => void, memo?: SessionMemo): Promise<AuthenticatedUser> {
-  const request: AuthenticateUserRequest = { login: credentials.username, password: credentials.password, address: clientAddress(req) };
+export async function basicStorageLogin(
+  rpc: RpcClient,
+  req: Request,
+  credentials: BasicCredentials,
+  challenge: () => void,
+  memo?: SessionMemo,
+): Promise<AuthenticatedUser> {
+  const request: AuthenticateUserRequest = {
+    login: credentials.username,
+    password: credentials.password,
+    address: clientAddress(req),
+  };
   const check = () => rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, request);
   try {
-    return await (memo ? memo.basic(credentials.username, credentials.password, request.address ?? '', check) : check());
+    return await (memo
+      ? memo.basic(credentials.username, credentials.password, request.address ?? '', check)
+      : check());
   } catch (error) {
     if (error instanceof DomainError && error.status === 401) challenge();
     throw error;
@@ -66,11 +86,20 @@ export async function readLoginForm(req: Request): Promise<Record<string, string
  * a 403 (no Basic challenge), a refused policy a 403 with its reason, too many failures a 429.
  * Shared by the text login flow and the login page.
  */
-export async function loginUser(rpc: RpcClient, req: Request, login: string | undefined, password: string | undefined): Promise<AuthenticatedUser> {
+export async function loginUser(
+  rpc: RpcClient,
+  req: Request,
+  login: string | undefined,
+  password: string | undefined,
+): Promise<AuthenticatedUser> {
   const missing = [...(login ? [] : ['username']), ...(password ? [] : ['password'])];
   if (missing.length) throw badRequest(`${missing.join(' and ')} required`, missing);
   try {
-    const user = await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, { login, password, address: clientAddress(req) });
+    const user = await rpc.call<AuthenticatedUser>(Subjects.accounts.authenticateUser, {
+      login,
+      password,
+      address: clientAddress(req),
+    });
     checkStoragePolicy(user);
     return user;
   } catch (error) {

@@ -43,7 +43,8 @@ export function parsePathAfter(raw: string, mount: string): ParsedPath {
 }
 
 /** `a/b/` or `a/b/c` within a device, from the segments after the device's. */
-export const devicePath = (segments: string[], folder: boolean): string => (segments.length ? segments.join('/') + (folder ? '/' : '') : '');
+export const devicePath = (segments: string[], folder: boolean): string =>
+  segments.length ? segments.join('/') + (folder ? '/' : '') : '';
 
 /** Percent-encodes one path segment for a URL (slashes included). */
 export const encodeSegment = (segment: string): string => encodeURIComponent(segment);

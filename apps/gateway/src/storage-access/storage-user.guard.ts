@@ -60,7 +60,10 @@ export class StorageUserGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    await this.authenticate(context.switchToHttp().getRequest<StorageRequest>(), context.switchToHttp().getResponse<Response>());
+    await this.authenticate(
+      context.switchToHttp().getRequest<StorageRequest>(),
+      context.switchToHttp().getResponse<Response>(),
+    );
     return true;
   }
 
@@ -74,23 +77,40 @@ export class StorageUserGuard implements CanActivate {
     const user = await this.identify(req, segments, folder, challenge);
     admitStorageUser(named, user);
     // an extension is a share: it stops while the partner has sharing turned off
-    if (req.storageAuth === 'extension' && !user.sharing_enabled) throw forbidden('sharing is turned off for this account');
+    if (req.storageAuth === 'extension' && !user.sharing_enabled)
+      throw forbidden('sharing is turned off for this account');
     req.storageUser = user;
     return user;
   }
 
-  private async identify(req: StorageRequest, segments: string[], folder: boolean, challenge: () => void): Promise<AuthenticatedUser> {
+  private async identify(
+    req: StorageRequest,
+    segments: string[],
+    folder: boolean,
+    challenge: () => void,
+  ): Promise<AuthenticatedUser> {
     const extension = queryValue(req, 'se');
     if (extension !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
       const claims = this.signer.verify<ExtensionClaims>('extension', extension);
       const life = claims && claimedIncarnation(claims);
       // a file's extension opens that file only: a folder of the same path (listing, zip) is another resource
-      if (!claims || !life || claims.k !== 'file' || folder || claims.r !== extensionResource(segments) || claims.ip !== clientAddress(req)) {
-        throw forbidden('this session extension is not valid: expired, altered, for another resource or for another address');
+      if (
+        !claims ||
+        !life ||
+        claims.k !== 'file' ||
+        folder ||
+        claims.r !== extensionResource(segments) ||
+        claims.ip !== clientAddress(req)
+      ) {
+        throw forbidden(
+          'this session extension is not valid: expired, altered, for another resource or for another address',
+        );
       }
       req.storageAuth = 'extension';
       req.storageExtension = life;
-      return this.sessionUser({ userId: claims.u, stamp: claims.st }, () => forbidden('this session extension has ended'));
+      return this.sessionUser({ userId: claims.u, stamp: claims.st }, () =>
+        forbidden('this session extension has ended'),
+      );
     }
     const credentials = basicCredentials(req);
     if (credentials) {
@@ -99,7 +119,9 @@ export class StorageUserGuard implements CanActivate {
     }
     const loginRequired = () => {
       challenge();
-      return unauthorized('login required (HTTP Basic with your username or email and password, or the session cookie of POST .../login)');
+      return unauthorized(
+        'login required (HTTP Basic with your username or email and password, or the session cookie of POST .../login)',
+      );
     };
     const session = this.sessions.claims(req);
     if (!session) throw loginRequired();
@@ -119,7 +141,11 @@ export class StorageUserGuard implements CanActivate {
    * The user of a session (or extension), as this replica remembers accounts confirming it, or
    * asked of accounts (`accounts.users.session`) and, for a cookie, the shared list of logouts.
    */
-  private async sessionUser(request: SessionUserRequest, ended: () => DomainError, cookie?: { sid: string; loggedOut: () => DomainError }): Promise<AuthenticatedUser> {
+  private async sessionUser(
+    request: SessionUserRequest,
+    ended: () => DomainError,
+    cookie?: { sid: string; loggedOut: () => DomainError },
+  ): Promise<AuthenticatedUser> {
     return this.sessions.memo.session({ sid: cookie?.sid, userId: request.userId, stamp: request.stamp }, async () => {
       const [user, loggedOut] = await Promise.all([
         this.rpc.call<AuthenticatedUser>(Subjects.accounts.sessionUser, request).catch((error: unknown) => {

@@ -34,7 +34,6 @@ import { PUBLIC_URL, RPC } from '../http/tokens.js';
 import { Route } from '../http/route.js';
 import { SHARE_ROOM_ROUTES } from './share-rooms.routes.js';
 
-
 /** A room as the storage interface shows it to its owner. */
 export const shareRoomObject = (publicUrl: string, shareId: string, room: ShareRoomInfo) => ({
   url: shareRoomUrl(publicUrl, shareId, room.room_key),
@@ -67,7 +66,12 @@ export class ShareRoomsController {
   }
 
   @Route(SHARE_ROOM_ROUTES.list)
-  async list(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction, @StorageUser() user: AuthenticatedUser): Promise<void> {
+  async list(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Next() next: NextFunction,
+    @StorageUser() user: AuthenticatedUser,
+  ): Promise<void> {
     if (this.isDeviceUrl(req)) return next();
     const shares = await this.rpc.call<UserShareRooms>(Subjects.storage.listShares, { userId: user.userId });
     res.status(200).json({
@@ -88,12 +92,19 @@ export class ShareRoomsController {
     if (this.isDeviceUrl(req)) return next();
     const body = await readJsonBody(req);
     if (room_key === undefined) {
-      const room = await this.rpc.call<OwnShareRoom>(Subjects.storage.createShare, { userId: user.userId, ...parseBody(ShareRoomBody, body, { required: true }) });
+      const room = await this.rpc.call<OwnShareRoom>(Subjects.storage.createShare, {
+        userId: user.userId,
+        ...parseBody(ShareRoomBody, body, { required: true }),
+      });
       res.status(201).json(shareRoomObject(this.publicUrl, room.share_id, room));
       return;
     }
     const changes = parseBody(UpdateShareRoomBody, body);
-    const room = await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: user.userId, room_key, changes });
+    const room = await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, {
+      userId: user.userId,
+      room_key,
+      changes,
+    });
     res.status(200).json(shareRoomObject(this.publicUrl, room.share_id, room));
   }
 

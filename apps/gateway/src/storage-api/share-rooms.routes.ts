@@ -1,5 +1,14 @@
 /** The routes (path, method, OpenAPI prose and examples) of the logged-in user's share rooms: list, create, update, delete. */
-import { ROOM_DESCRIPTION_MAX_LENGTH, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX, ROOM_KEY_PATTERN, SHARE_ROOMS_MAX, ShareRoomBody, UpdateShareRoomBody, z } from '@burrow/contracts';
+import {
+  ROOM_DESCRIPTION_MAX_LENGTH,
+  ROOM_NAME_MAX_LENGTH,
+  SHARE_ROOM_DIRS_MAX,
+  ROOM_KEY_PATTERN,
+  SHARE_ROOMS_MAX,
+  ShareRoomBody,
+  UpdateShareRoomBody,
+  z,
+} from '@burrow/contracts';
 import { route } from '../http/route.js';
 import { empty, err, error, ex, pathParameter, reply } from '../openapi/builders.js';
 import { notAnObject, notValidJson } from '../openapi/common.js';
@@ -8,18 +17,35 @@ import { STORAGE_AUTH } from './storage-write.routes.js';
 
 export const ShareRoomObject = z
   .object({
-    url: z.string().describe("the room's link as the original made it, `/browse/share/<b32 share id>/<room_key>` (redirects to the room at `/share/<b32 share id>/<room_key>/`; absolute when the server has BURROW_PUBLIC_URL)"),
+    url: z
+      .string()
+      .describe(
+        "the room's link as the original made it, `/browse/share/<b32 share id>/<room_key>` (redirects to the room at `/share/<b32 share id>/<room_key>/`; absolute when the server has BURROW_PUBLIC_URL)",
+      ),
     room_key: z.string(),
     room_name: z.string(),
     room_description: z.string(),
     dirs: z.array(z.string()).describe('the shared folders, each `<device name>/<folder path>/`'),
     enabled: z.boolean().describe('false when the partner disabled the room: it is then not served publicly'),
-    password_required: z.boolean().describe('whether visitors must give the room password (HTTP Basic, or the room page\'s form)'),
-    expires: z.int().nullable().describe('unix seconds after which the room answers 404 like an unknown one; null: never'),
-    downloads: z.int().min(0).describe('files and zips fetched from the room by its visitors (counted by the minute: a visit shows within a minute)'),
+    password_required: z
+      .boolean()
+      .describe("whether visitors must give the room password (HTTP Basic, or the room page's form)"),
+    expires: z
+      .int()
+      .nullable()
+      .describe('unix seconds after which the room answers 404 like an unknown one; null: never'),
+    downloads: z
+      .int()
+      .min(0)
+      .describe(
+        'files and zips fetched from the room by its visitors (counted by the minute: a visit shows within a minute)',
+      ),
     last_access: z.int().nullable().describe('unix seconds of the last visit; null: none yet'),
     number_of_files: z.int().min(0).describe('live files under the shared folders'),
-    number_of_folders: z.int().min(0).describe('the shared folders that hold live files, and every folder below them that does'),
+    number_of_folders: z
+      .int()
+      .min(0)
+      .describe('the shared folders that hold live files, and every folder below them that does'),
     creation_time: z.int(),
     update_time: z.int(),
   })
@@ -50,13 +76,23 @@ const exampleRoom = {
   update_time: 1700000000,
 } satisfies z.output<typeof ShareRoomObject>;
 
-const userParam = pathParameter('user', "the user's username (or the email they log in with), base32 without padding", { type: 'string' }, 'NJSG6ZI');
+const userParam = pathParameter(
+  'user',
+  "the user's username (or the email they log in with), base32 without padding",
+  { type: 'string' },
+  'NJSG6ZI',
+);
 const USER_SECURITY = [{ userBasic: [] }];
-const noRoom: Response = error('The user has no room with this key.', { noRoom: ex('unknown room', err('no share holiday')) });
+const noRoom: Response = error('The user has no room with this key.', {
+  noRoom: ex('unknown room', err('no share holiday')),
+});
 const badDirs = {
   noDevice: ex('unknown device', err('no device tablet (in "tablet/")', { fields: ['dirs'] })),
   noFolder: ex('no such folder', err('no folder Photos/ on device laptop', { fields: ['dirs'] })),
-  badPath: ex('malformed entry', err('invalid path: empty, "." and ".." segments are not allowed (in "laptop/../x/")', { fields: ['dirs'] })),
+  badPath: ex(
+    'malformed entry',
+    err('invalid path: empty, "." and ".." segments are not allowed (in "laptop/../x/")', { fields: ['dirs'] }),
+  ),
 };
 const ROOM_RULES =
   `\`room_name\` is 1 to ${ROOM_NAME_MAX_LENGTH} characters, \`room_description\` at most ${ROOM_DESCRIPTION_MAX_LENGTH} (both trimmed). ` +
@@ -85,10 +121,16 @@ export const SHARE_ROOM_ROUTES = {
       parameters: [userParam],
       responses: {
         '200': reply('The share list.', ShareListObject, {
-          list: ex('GET /storage/NJSG6ZI/shares', { share_id: 'jdoe', share_id_b32: 'NJSG6ZI', share_rooms: [exampleRoom] }),
+          list: ex('GET /storage/NJSG6ZI/shares', {
+            share_id: 'jdoe',
+            share_id_b32: 'NJSG6ZI',
+            share_rooms: [exampleRoom],
+          }),
           none: ex('no rooms yet', { share_id: 'jdoe', share_id_b32: 'NJSG6ZI', share_rooms: [] }),
         }),
-        '404': error("Another user's storage (not revealed), or a deleted user.", { other: ex("another user's storage", err('no such storage')) }),
+        '404': error("Another user's storage (not revealed), or a deleted user.", {
+          other: ex("another user's storage", err('no such storage')),
+        }),
         ...STORAGE_AUTH,
       },
     },
@@ -115,9 +157,17 @@ export const SHARE_ROOM_ROUTES = {
       requestBody: {
         description: 'A new room (ShareRoomBody), or the fields to change (UpdateShareRoomBody).',
         examples: {
-          create: ex('POST /storage/NJSG6ZI/shares', { room_key: 'holiday', room_name: 'Holiday 2026', room_description: 'Pictures from the trip', dirs: ['phone/DCIM/Camera/'] }),
+          create: ex('POST /storage/NJSG6ZI/shares', {
+            room_key: 'holiday',
+            room_name: 'Holiday 2026',
+            room_description: 'Pictures from the trip',
+            dirs: ['phone/DCIM/Camera/'],
+          }),
           generated: ex('a generated key', { room_name: 'Work', dirs: ['laptop/Documents/Work/', 'laptop/Projects/'] }),
-          update: ex('POST /storage/NJSG6ZI/shares?room_key=holiday', { room_name: 'Holiday 2026 (all)', dirs: ['phone/DCIM/'] }),
+          update: ex('POST /storage/NJSG6ZI/shares?room_key=holiday', {
+            room_name: 'Holiday 2026 (all)',
+            dirs: ['phone/DCIM/'],
+          }),
           password: ex('protect the room with a password', { password: 'summer-2026-photos' }),
           noPassword: ex('remove the password', { password: null }),
           expiry: ex('stop serving the room after a date (through its end, UTC)', { expires: '2026-12-31' }),
@@ -130,16 +180,24 @@ export const SHARE_ROOM_ROUTES = {
           protected: ex('a password set', { ...exampleRoom, password_required: true, update_time: 1700003600 }),
         }),
         '201': reply('The room, created.', ShareRoomObject, { created: ex('created', exampleRoom) }),
-        '400': error('A malformed body, query or shared folder (named in `fields`), or the user already has as many rooms as allowed.', {
-          ...badDirs,
-          name: ex('empty name', err('invalid or missing parameters: room_name', { fields: ['room_name'] })),
-          key: ex('a key outside A-Z a-z 0-9 _ -', err('invalid or missing parameters: room_key', { fields: ['room_key'] })),
-          tooMany: ex('room limit', err(`a user has at most ${SHARE_ROOMS_MAX} share rooms: delete one first`)),
-          notAnObject,
-          notValidJson,
-        }),
+        '400': error(
+          'A malformed body, query or shared folder (named in `fields`), or the user already has as many rooms as allowed.',
+          {
+            ...badDirs,
+            name: ex('empty name', err('invalid or missing parameters: room_name', { fields: ['room_name'] })),
+            key: ex(
+              'a key outside A-Z a-z 0-9 _ -',
+              err('invalid or missing parameters: room_key', { fields: ['room_key'] }),
+            ),
+            tooMany: ex('room limit', err(`a user has at most ${SHARE_ROOMS_MAX} share rooms: delete one first`)),
+            notAnObject,
+            notValidJson,
+          },
+        ),
         '404': noRoom,
-        '409': error('The user already has a room with this key.', { taken: ex('key in use', err('a share room with the key holiday exists', { conflicts: ['room_key'] })) }),
+        '409': error('The user already has a room with this key.', {
+          taken: ex('key in use', err('a share room with the key holiday exists', { conflicts: ['room_key'] })),
+        }),
         '413': { $ref: '#/components/responses/PayloadTooLarge' },
         ...STORAGE_AUTH,
       },
@@ -159,8 +217,10 @@ export const SHARE_ROOM_ROUTES = {
       queryNotes: { room_key: { description: 'the room to delete', example: 'holiday', required: true } },
       responses: {
         '200': empty('Deleted.'),
-        '400': error('room_key is missing or malformed.', { missing: ex('no room_key', err('name the room to delete: ?room_key=<key>', { fields: ['room_key'] })),
-          malformed: ex('not a room key', err('invalid query parameters: room_key', { fields: ['room_key'] })) }),
+        '400': error('room_key is missing or malformed.', {
+          missing: ex('no room_key', err('name the room to delete: ?room_key=<key>', { fields: ['room_key'] })),
+          malformed: ex('not a room key', err('invalid query parameters: room_key', { fields: ['room_key'] })),
+        }),
         '404': noRoom,
         ...STORAGE_AUTH,
       },

@@ -11,7 +11,12 @@ import { StorageReadController } from './storage-read.controller.js';
 import { StorageSessionController } from './storage-session.controller.js';
 import { StorageWriteController } from './storage-write.controller.js';
 
-export const STORAGE_API_CONTROLLERS = [StorageSessionController, ShareRoomsController, StorageReadController, StorageWriteController];
+export const STORAGE_API_CONTROLLERS = [
+  StorageSessionController,
+  ShareRoomsController,
+  StorageReadController,
+  StorageWriteController,
+];
 
 @Module({ controllers: STORAGE_API_CONTROLLERS, providers: [StorageUserGuard] })
 export class StorageApiModule {}

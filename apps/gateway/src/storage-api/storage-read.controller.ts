@@ -29,7 +29,15 @@ import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
-import { dirPair, fileObject, humanSize, requestedVersion, sendFileVersion, sendFolder, splitName } from '../transfers/catalog-views.js';
+import {
+  dirPair,
+  fileObject,
+  humanSize,
+  requestedVersion,
+  sendFileVersion,
+  sendFolder,
+  splitName,
+} from '../transfers/catalog-views.js';
 import { createFileLink, linkTtlSeconds } from '../storage-access/links.js';
 import { STORAGE_MOUNT } from '../storage-access/mounts.js';
 import { queryValue } from '../http/query.js';
@@ -65,24 +73,46 @@ export class StorageReadController {
     if (folder) {
       const path = devicePath(rest, true);
       const format = queryValue(req, 'format');
-      if (format === 'session_extension') throw badRequest('session extensions are made for files: ask on a file URL', ['format']);
+      if (format === 'session_extension')
+        throw badRequest('session extensions are made for files: ask on a file URL', ['format']);
       if (format === 'zip') {
         const name = rest.length ? rest[rest.length - 1] : device;
-        return sendFolderZip(req, res, this.rpc, this.blobs, [{ userId: user.userId, device, path, prefix: `${name}/` }], name, this.log);
+        return sendFolderZip(
+          req,
+          res,
+          this.rpc,
+          this.blobs,
+          [{ userId: user.userId, device, path, prefix: `${name}/` }],
+          name,
+          this.log,
+        );
       }
-      return sendFolder(res, (cursor, limit) => this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: user.userId, device, path, cursor, limit }));
+      return sendFolder(res, (cursor, limit) =>
+        this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: user.userId, device, path, cursor, limit }),
+      );
     }
     if (rest.length === 0) throw notFound(`no device ${device} (a device URL ends with /)`);
     const path = devicePath(rest, false);
     const format = queryValue(req, 'format');
     if (format === 'version_info') {
-      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: user.userId, device, path, expect });
+      const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, {
+        userId: user.userId,
+        device,
+        path,
+        expect,
+      });
       res.setHeader('Cache-Control', 'private, no-cache');
       res.json(versions.map((v) => fileObject(v, 'version')));
       return;
     }
     if (format === 'session_extension') return this.sessionExtension(req, res, user, segments, device, path);
-    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path, version: requestedVersion(req), expect });
+    const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, {
+      userId: user.userId,
+      device,
+      path,
+      version: requestedVersion(req),
+      expect,
+    });
     await sendFileVersion(req, res, this.blobs, file);
   }
 
@@ -93,23 +123,48 @@ export class StorageReadController {
     req.resume(); // any body is ignored
     const { segments, folder } = parseMountedPath(req, STORAGE_MOUNT);
     const [, device, ...rest] = segments;
-    if (!device || folder || rest.length === 0) throw badRequest('a share link is made by a POST on a file URL', ['path']);
+    if (!device || folder || rest.length === 0)
+      throw badRequest('a share link is made by a POST on a file URL', ['path']);
     const ttl = linkTtlSeconds(queryValue(req, 'expires'), this.signer.seconds());
-    const link = await createFileLink(this.rpc, this.signer, user, device, devicePath(rest, false), requestedVersion(req), ttl);
+    const link = await createFileLink(
+      this.rpc,
+      this.signer,
+      user,
+      device,
+      devicePath(rest, false),
+      requestedVersion(req),
+      ttl,
+    );
     res.setHeader('Cache-Control', 'no-store');
     res.type('text/plain').send(link);
   }
 
-  private async sessionExtension(req: StorageRequest, res: Response, user: AuthenticatedUser, segments: string[], device: string, path: string): Promise<void> {
+  private async sessionExtension(
+    req: StorageRequest,
+    res: Response,
+    user: AuthenticatedUser,
+    segments: string[],
+    device: string,
+    path: string,
+  ): Promise<void> {
     // only the owner, logged in, extends access: an extension would otherwise renew itself forever, for any address
-    if (req.storageAuth === 'extension') throw forbidden('a session extension cannot make another: log in (cookie or HTTP Basic) to make one');
+    if (req.storageAuth === 'extension')
+      throw forbidden('a session extension cannot make another: log in (cookie or HTTP Basic) to make one');
     const ip = queryValue(req, 'ip')?.trim() ?? '';
     if (!isIP(ip)) throw badRequest('ip must be the IPv4 or IPv6 address of the third party', ['ip']);
     if (!user.sharing_enabled) throw forbidden('sharing is turned off for this account');
     // the file must exist now; the extension then covers that URL (any version of it) while the file lives
     const file = await this.rpc.call<FileEntry>(Subjects.storage.fileVersion, { userId: user.userId, device, path });
     const life = file.incarnation!;
-    const claims: ExtensionClaims = { u: user.userId, st: user.sessionStamp, r: extensionResource(segments), k: 'file', ip: extensionAddress(ip), di: life.deviceId, g: life.since };
+    const claims: ExtensionClaims = {
+      u: user.userId,
+      st: user.sessionStamp,
+      r: extensionResource(segments),
+      k: 'file',
+      ip: extensionAddress(ip),
+      di: life.deviceId,
+      g: life.since,
+    };
     const token = this.signer.sign<ExtensionClaims>('extension', claims, user.share_link_ttl * 60);
     res.setHeader('Cache-Control', 'no-store');
     res.type('text/plain').send(token);
@@ -133,7 +188,14 @@ export class StorageReadController {
     const devices = wantsDeviceInfo(req)
       ? root.devices.map((d) => {
           const url = dirPair(d.name)[1];
-          return { name: d.name, url, encoded: url, lastcommit: d.lastcommit ?? 0, lastlogin: d.lastlogin ?? 0, sysplatform: d.sysplatform };
+          return {
+            name: d.name,
+            url,
+            encoded: url,
+            lastcommit: d.lastcommit ?? 0,
+            lastlogin: d.lastlogin ?? 0,
+            sysplatform: d.sysplatform,
+          };
         })
       : root.devices.map((d) => dirPair(d.name));
     res.setHeader('Cache-Control', 'private, no-cache');

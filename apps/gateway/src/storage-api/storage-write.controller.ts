@@ -10,13 +10,7 @@
  *   device itself.
  */
 import type { BlobReader, BlobWriter } from '@burrow/blobs';
-import {
-  type AuthenticatedUser,
-  badRequest,
-  type DeviceInfo,
-  RegisterDeviceBody,
-  Subjects,
-} from '@burrow/contracts';
+import { type AuthenticatedUser, badRequest, type DeviceInfo, RegisterDeviceBody, Subjects } from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
@@ -34,8 +28,13 @@ import { STORAGE_WRITE_ROUTES } from './storage-write.routes.js';
 
 /** What a device registration answers: the device as the storage root shows it. */
 const deviceReply = (d: DeviceInfo) => ({
-  name: d.name, sysplatform: d.sysplatform, client_revision: d.client_revision, creation_time: d.creation_time,
-  lastlogin: d.lastlogin, lastcommit: d.lastcommit, last_backup_complete: d.last_backup_complete,
+  name: d.name,
+  sysplatform: d.sysplatform,
+  client_revision: d.client_revision,
+  creation_time: d.creation_time,
+  lastlogin: d.lastlogin,
+  lastcommit: d.lastcommit,
+  last_backup_complete: d.last_backup_complete,
 });
 
 @Controller()
@@ -55,7 +54,12 @@ export class StorageWriteController {
     if (folder) {
       if (rest.length) throw badRequest('folders appear with their files: PUT a file, or the device itself', ['path']);
       const body = parseBody(RegisterDeviceBody, await readJsonBody(req));
-      const info = await this.rpc.call<DeviceInfo>(Subjects.storage.registerDevice, { userId: user.userId, partnerId: user.partnerId, device, ...body });
+      const info = await this.rpc.call<DeviceInfo>(Subjects.storage.registerDevice, {
+        userId: user.userId,
+        partnerId: user.partnerId,
+        device,
+        ...body,
+      });
       this.hints.learn(user.userId, device);
       res.status(200).json(deviceReply(info));
       return;
@@ -63,10 +67,27 @@ export class StorageWriteController {
     const path = devicePath(rest, false);
     const mtime = unixHeader(req, 'X-Burrow-Mtime');
     const ctime = unixHeader(req, 'X-Burrow-Ctime');
-    const { blob, version } = await upload(this, { req, res, userId: user.userId, device, path, size: declaredLength(req), mtime, ctime });
+    const { blob, version } = await upload(this, {
+      req,
+      res,
+      userId: user.userId,
+      device,
+      path,
+      size: declaredLength(req),
+      mtime,
+      ctime,
+    });
     res.status(201).json({
-      path: version.path, name: version.name, version: version.version, size: version.size, sha256: version.blob, crc32: version.crc32,
-      sha1: blob.checksums.sha1, md5: blob.checksums.md5, mtime: version.mtime, ctime: version.ctime,
+      path: version.path,
+      name: version.name,
+      version: version.version,
+      size: version.size,
+      sha256: version.blob,
+      crc32: version.crc32,
+      sha1: blob.checksums.sha1,
+      md5: blob.checksums.md5,
+      mtime: version.mtime,
+      ctime: version.ctime,
     });
   }
 

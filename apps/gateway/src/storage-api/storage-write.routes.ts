@@ -26,8 +26,14 @@ export const UploadReply = z
     size: z.int().min(0),
     sha256: z.string().describe('the content hash (identical content is stored once)'),
     crc32: z.int().min(0),
-    sha1: z.string().regex(/^[0-9a-f]{40}$/).describe('SHA-1 of the content, lowercase hex (what WebDAV serves as oc:checksums and OC-Checksum)'),
-    md5: z.string().regex(/^[0-9a-f]{32}$/).describe('MD5 of the content, lowercase hex'),
+    sha1: z
+      .string()
+      .regex(/^[0-9a-f]{40}$/)
+      .describe('SHA-1 of the content, lowercase hex (what WebDAV serves as oc:checksums and OC-Checksum)'),
+    md5: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .describe('MD5 of the content, lowercase hex'),
     mtime: z.int(),
     ctime: z.int(),
   })
@@ -44,8 +50,21 @@ const storagePath = pathParameter(
 export const STORAGE_AUTH: Record<string, Response | Reference> = {
   '401': {
     description: 'Not logged in: HTTP Basic with the username (or email) and password is required.',
-    headers: { 'WWW-Authenticate': { description: 'Basic challenge, realm `burrow/<b32 username>`', schema: { type: 'string' }, example: 'Basic realm="burrow/MFXG4"' } },
-    content: { 'application/json': { schema: ERROR_SCHEMA, examples: { missing: ex('no credentials', err('login required (HTTP Basic with your username or email and password)')) } } },
+    headers: {
+      'WWW-Authenticate': {
+        description: 'Basic challenge, realm `burrow/<b32 username>`',
+        schema: { type: 'string' },
+        example: 'Basic realm="burrow/MFXG4"',
+      },
+    },
+    content: {
+      'application/json': {
+        schema: ERROR_SCHEMA,
+        examples: {
+          missing: ex('no credentials', err('login required (HTTP Basic with your username or email and password)')),
+        },
+      },
+    },
   },
   '403': error('The account is disabled, or its group has the web interface turned off.', {
     disabled: ex('disabled user', err('this account is disabled')),
@@ -53,8 +72,17 @@ export const STORAGE_AUTH: Record<string, Response | Reference> = {
   }),
   '429': {
     description: 'Too many failed logins for this name or from this address.',
-    headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '60' } },
-    content: { 'application/json': { schema: ERROR_SCHEMA, examples: { locked: ex('locked', err('too many failed logins for this account; retry later', { retry_after: 60 })) } } },
+    headers: {
+      'Retry-After': { description: 'seconds to wait', schema: { type: 'integer', minimum: 1 }, example: '60' },
+    },
+    content: {
+      'application/json': {
+        schema: ERROR_SCHEMA,
+        examples: {
+          locked: ex('locked', err('too many failed logins for this account; retry later', { retry_after: 60 })),
+        },
+      },
+    },
   },
   '503': { $ref: '#/components/responses/ServiceUnavailable' },
 };
@@ -80,39 +108,100 @@ export const STORAGE_WRITE_ROUTES = {
       security: USER_SECURITY,
       parameters: [
         storagePath,
-        { name: 'X-Burrow-Mtime', in: 'header', description: 'modification time, unix seconds (file uploads)', required: false, schema: { type: 'integer', minimum: 0 }, example: 1700000000 },
-        { name: 'X-Burrow-Ctime', in: 'header', description: 'creation time, unix seconds (file uploads)', required: false, schema: { type: 'integer', minimum: 0 }, example: 1690000000 },
+        {
+          name: 'X-Burrow-Mtime',
+          in: 'header',
+          description: 'modification time, unix seconds (file uploads)',
+          required: false,
+          schema: { type: 'integer', minimum: 0 },
+          example: 1700000000,
+        },
+        {
+          name: 'X-Burrow-Ctime',
+          in: 'header',
+          description: 'creation time, unix seconds (file uploads)',
+          required: false,
+          schema: { type: 'integer', minimum: 0 },
+          example: 1690000000,
+        },
       ],
       requestBody: {
         description: 'A device registration (JSON) on a device URL; the file bytes on a file URL.',
         required: false,
         content: {
-          'application/json': { schema: jsonSchema(RegisterDeviceBody), examples: { device: ex('a device login', { sysplatform: 'linux', client_revision: 1207, backup_complete: true }) } },
-          'application/octet-stream': { schema: { type: 'string', format: 'binary' }, examples: { bytes: ex('file content', 'hello world') } },
+          'application/json': {
+            schema: jsonSchema(RegisterDeviceBody),
+            examples: {
+              device: ex('a device login', { sysplatform: 'linux', client_revision: 1207, backup_complete: true }),
+            },
+          },
+          'application/octet-stream': {
+            schema: { type: 'string', format: 'binary' },
+            examples: { bytes: ex('file content', 'hello world') },
+          },
         },
       },
       responses: {
         '200': reply('The device, registered or logged in.', DeviceReply, {
-          device: ex('PUT /storage/MFXG4/laptop/', { name: 'laptop', sysplatform: 'linux', client_revision: 1207, creation_time: 1700000000, lastlogin: 1700500000, lastcommit: 1700499000, last_backup_complete: 1700500000 }),
+          device: ex('PUT /storage/MFXG4/laptop/', {
+            name: 'laptop',
+            sysplatform: 'linux',
+            client_revision: 1207,
+            creation_time: 1700000000,
+            lastlogin: 1700500000,
+            lastcommit: 1700499000,
+            last_backup_complete: 1700500000,
+          }),
         }),
         '201': reply('The version committed.', UploadReply, {
-          upload: ex('PUT /storage/MFXG4/laptop/Documents/report.pdf', { path: 'Documents/report.pdf', name: 'report.pdf', version: 3, size: 52431, sha256: 'a'.repeat(64), crc32: 3735928559, sha1: 'b'.repeat(40), md5: 'c'.repeat(32), mtime: 1700000000, ctime: 1690000000 }),
+          upload: ex('PUT /storage/MFXG4/laptop/Documents/report.pdf', {
+            path: 'Documents/report.pdf',
+            name: 'report.pdf',
+            version: 3,
+            size: 52431,
+            sha256: 'a'.repeat(64),
+            crc32: 3735928559,
+            sha1: 'b'.repeat(40),
+            md5: 'c'.repeat(32),
+            mtime: 1700000000,
+            ctime: 1690000000,
+          }),
         }),
         '400': error('A malformed path or body, or a PUT on a folder URL (folders appear with their files).', {
           path: ex('encoded slash', err('invalid path: a name cannot contain a slash', { fields: ['path'] })),
         }),
-        '404': error("No such device (register it first), or another user's storage.", { device: ex('unknown device', err('no device phone')) }),
+        '404': error("No such device (register it first), or another user's storage.", {
+          device: ex('unknown device', err('no device phone')),
+        }),
         '415': error('A Content-Encoding (gzip, ...) on a file upload: the bytes would be stored still encoded.', {
-          coding: ex('gzip body', err('Content-Encoding gzip is not supported: upload the file\'s own bytes')),
+          coding: ex('gzip body', err("Content-Encoding gzip is not supported: upload the file's own bytes")),
         }),
-        '501': error('A transfer coding other than chunked (e.g. `Transfer-Encoding: gzip, chunked`), which the gateway does not decode.', {
-          coding: ex('gzip transfer coding', err('transfer coding gzip is not supported: send the body as it is, chunked or with a Content-Length')),
-        }),
-        '507': error("The upload would take the user past plan + bonus bytes, or the server's disk is low or full (a device registration too, when it is full); nothing was stored.", {
-          quota: ex('quota full', err('storage quota exceeded: the upload would take the user past plan + bonus bytes')),
-          diskLow: ex('disk below BURROW_MIN_FREE_DISK_MB', err('the server is low on disk space: uploads are refused until space is freed')),
-          diskFull: ex('disk full', err('the server has no disk space left: nothing was stored; retry once space is freed')),
-        }),
+        '501': error(
+          'A transfer coding other than chunked (e.g. `Transfer-Encoding: gzip, chunked`), which the gateway does not decode.',
+          {
+            coding: ex(
+              'gzip transfer coding',
+              err('transfer coding gzip is not supported: send the body as it is, chunked or with a Content-Length'),
+            ),
+          },
+        ),
+        '507': error(
+          "The upload would take the user past plan + bonus bytes, or the server's disk is low or full (a device registration too, when it is full); nothing was stored.",
+          {
+            quota: ex(
+              'quota full',
+              err('storage quota exceeded: the upload would take the user past plan + bonus bytes'),
+            ),
+            diskLow: ex(
+              'disk below BURROW_MIN_FREE_DISK_MB',
+              err('the server is low on disk space: uploads are refused until space is freed'),
+            ),
+            diskFull: ex(
+              'disk full',
+              err('the server has no disk space left: nothing was stored; retry once space is freed'),
+            ),
+          },
+        ),
         ...STORAGE_AUTH,
       },
     },
@@ -130,7 +219,9 @@ export const STORAGE_WRITE_ROUTES = {
       parameters: [storagePath],
       responses: {
         '200': empty('Deleted.'),
-        '400': error('A malformed path, or the device root given as a folder.', { path: ex('bad path', err('invalid path: empty, "." and ".." segments are not allowed', { fields: ['path'] })) }),
+        '400': error('A malformed path, or the device root given as a folder.', {
+          path: ex('bad path', err('invalid path: empty, "." and ".." segments are not allowed', { fields: ['path'] })),
+        }),
         '404': error('No such device, folder or file.', { file: ex('unknown file', err('no file Documents/x.txt')) }),
         ...STORAGE_AUTH,
       },

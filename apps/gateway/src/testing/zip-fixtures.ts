@@ -11,7 +11,12 @@ export const toolAvailable = (tool: string, args = ['-v']) => spawnSync(tool, ar
 
 /** Runs a tool in a UTF-8 locale; throws with its output when it fails. */
 export function run(tool: string, args: string[], cwd?: string): string {
-  const r = spawnSync(tool, args, { cwd, encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' }, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(tool, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' },
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (r.status !== 0) throw new Error(`${tool} ${args.join(' ')} exited ${r.status}: ${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
@@ -23,7 +28,13 @@ export interface OpenCall {
 }
 
 /** An entry over a buffer, yielding it in chunks of `chunk` bytes; records every open in `opens`. */
-export function bufferEntry(path: string, content: Buffer, mtime: number, opens?: OpenCall[], chunk = 7919): ZipFileEntry {
+export function bufferEntry(
+  path: string,
+  content: Buffer,
+  mtime: number,
+  opens?: OpenCall[],
+  chunk = 7919,
+): ZipFileEntry {
   return {
     path,
     size: content.length,
@@ -33,16 +44,19 @@ export function bufferEntry(path: string, content: Buffer, mtime: number, opens?
     async open(start, end) {
       opens?.push({ path, start, end });
       const part = content.subarray(start, end + 1);
-      return Readable.from((function* () {
-        for (let i = 0; i < part.length; i += chunk) yield part.subarray(i, i + chunk);
-      })());
+      return Readable.from(
+        (function* () {
+          for (let i = 0; i < part.length; i += chunk) yield part.subarray(i, i + chunk);
+        })(),
+      );
     },
   };
 }
 
-export const fromArray = (entries: ZipFileEntry[]): ZipEntries => async function* () {
-  yield* entries;
-};
+export const fromArray = (entries: ZipFileEntry[]): ZipEntries =>
+  async function* () {
+    yield* entries;
+  };
 
 /** A Writable that keeps everything written to it. */
 export class Collector extends Writable {

@@ -41,9 +41,17 @@ export interface FileObject {
 export function fileObject(file: FileVersionInfo & { versions?: number }, as: 'listing' | 'version'): FileObject {
   const base = encodeURIComponent(file.name);
   const url = as === 'version' ? `${base}?version=${file.version}` : base;
-  const object: FileObject = { url, name: file.name, size: file.size, ctime: file.ctime, mtime: file.mtime, etime: file.at };
+  const object: FileObject = {
+    url,
+    name: file.name,
+    size: file.size,
+    ctime: file.ctime,
+    mtime: file.mtime,
+    etime: file.at,
+  };
   for (const width of PREVIEW_WIDTHS) {
-    if (file.previews?.[`${width}`]) object[`preview_${width}`] = `${url}${as === 'version' ? '&' : '?'}preview_${width}`;
+    if (file.previews?.[`${width}`])
+      object[`preview_${width}`] = `${url}${as === 'version' ? '&' : '?'}preview_${width}`;
   }
   if (as === 'listing') object.versions = file.versions ?? 1;
   return object;
@@ -69,7 +77,9 @@ export function humanSize(bytes: number): string {
 export function splitName(name: string): { firstname: string; lastname: string } {
   const trimmed = name.trim();
   const space = trimmed.indexOf(' ');
-  return space < 0 ? { firstname: trimmed, lastname: '' } : { firstname: trimmed.slice(0, space), lastname: trimmed.slice(space + 1).trim() };
+  return space < 0
+    ? { firstname: trimmed, lastname: '' }
+    : { firstname: trimmed.slice(0, space), lastname: trimmed.slice(space + 1).trim() };
 }
 
 /**
@@ -78,7 +88,11 @@ export function splitName(name: string): { firstname: string; lastname: string }
  * folder is a clean 404; a failure later destroys the connection (a truncated JSON text never
  * parses as a whole one).
  */
-export async function sendFolder(res: Response, fetchPage: (cursor: string | undefined, limit: number) => Promise<FolderPage>, extra?: Record<string, unknown>): Promise<void> {
+export async function sendFolder(
+  res: Response,
+  fetchPage: (cursor: string | undefined, limit: number) => Promise<FolderPage>,
+  extra?: Record<string, unknown>,
+): Promise<void> {
   let page = await fetchPage(undefined, listingPageSize());
   res.status(200).type('application/json');
   res.setHeader('Cache-Control', 'private, no-cache');
@@ -135,12 +149,18 @@ export function requestedPreview(req: Request): PreviewWidth | undefined {
   const value = queryValue(req, 'preview');
   if (value === undefined) return undefined;
   const width = Number(value) as PreviewWidth;
-  if (!PREVIEW_WIDTHS.includes(width)) throw badRequest(`preview must be one of ${PREVIEW_WIDTHS.join(', ')}`, ['preview']);
+  if (!PREVIEW_WIDTHS.includes(width))
+    throw badRequest(`preview must be one of ${PREVIEW_WIDTHS.join(', ')}`, ['preview']);
   return width;
 }
 
 /** Sends a file version's bytes, or one of its previews. */
-export async function sendFileVersion(req: Request, res: Response, blobs: BlobReader, file: FileEntry | FileVersionInfo): Promise<void> {
+export async function sendFileVersion(
+  req: Request,
+  res: Response,
+  blobs: BlobReader,
+  file: FileEntry | FileVersionInfo,
+): Promise<void> {
   const width = requestedPreview(req);
   if (width !== undefined) {
     const blob = file.previews?.[`${width}`];
@@ -150,10 +170,22 @@ export async function sendFileVersion(req: Request, res: Response, blobs: BlobRe
     // previews are JPEG, or PNG where the image has transparency: the first bytes say which
     const png = await startsWithPng(blobs, blob, stat.size);
     const name = `${file.name.replace(/\.[^.]*$/, '')}-${width}.${png ? 'png' : 'jpg'}`;
-    await sendBlob(req, res, blobs, { blob, size: stat.size, mtime: file.mtime, name }, { disposition: 'inline', type: png ? 'image/png' : 'image/jpeg', maxAge: 3600 });
+    await sendBlob(
+      req,
+      res,
+      blobs,
+      { blob, size: stat.size, mtime: file.mtime, name },
+      { disposition: 'inline', type: png ? 'image/png' : 'image/jpeg', maxAge: 3600 },
+    );
     return;
   }
-  await sendBlob(req, res, blobs, { blob: file.blob, size: file.size, mtime: file.mtime, name: file.name, checksums: file.checksums }, { disposition: 'attachment' });
+  await sendBlob(
+    req,
+    res,
+    blobs,
+    { blob: file.blob, size: file.size, mtime: file.mtime, name: file.name, checksums: file.checksums },
+    { disposition: 'attachment' },
+  );
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -161,6 +193,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 async function startsWithPng(blobs: BlobReader, blob: string, size: number): Promise<boolean> {
   if (size < PNG_SIGNATURE.length) return false;
   const chunks: Buffer[] = [];
-  for await (const chunk of await blobs.get(blob, { start: 0, end: PNG_SIGNATURE.length - 1 })) chunks.push(chunk as Buffer);
+  for await (const chunk of await blobs.get(blob, { start: 0, end: PNG_SIGNATURE.length - 1 }))
+    chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
 }

@@ -72,7 +72,12 @@ export async function openBlob(blobs: BlobReader, key: string, range?: ByteRange
  * MissingBlobError; null when the store has no such read, the blob is larger, or the bytes do not
  * read back as they should (the caller then streams, and fails as a stream does).
  */
-export async function readSmallBlob(blobs: BlobReader, key: string, length: number, range?: ByteRange): Promise<Buffer | null> {
+export async function readSmallBlob(
+  blobs: BlobReader,
+  key: string,
+  length: number,
+  range?: ByteRange,
+): Promise<Buffer | null> {
   if (!blobs.readSmall || length > SMALL_BLOB_BYTES) return null;
   try {
     return await blobs.readSmall(key, length, range);
@@ -119,14 +124,21 @@ export function planDownload(req: Request, rep: { etag: string; size: number; mt
   if (ifRangeHeader !== undefined) {
     const ifRange = String(ifRangeHeader).trim();
     // an entity tag must match exactly (strong); a date must be the Last-Modified sent
-    const current = ifRange.startsWith('"') || ifRange.startsWith('W/') ? ifRange === etag : Date.parse(ifRange) === Date.parse(httpDate(rep.mtime));
+    const current =
+      ifRange.startsWith('"') || ifRange.startsWith('W/')
+        ? ifRange === etag
+        : Date.parse(ifRange) === Date.parse(httpDate(rep.mtime));
     if (!current) return { status: 200 };
   }
   // RFC 9110 §14.1.1: a range whose last position is before its first is invalid, so the header is ignored (200)
-  if (/(?:^|[=,])\s*(\d+)\s*-\s*(\d+)/.test(rangeHeader) && rangeHeader.split(/[=,]/).some((spec) => {
-    const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(spec);
-    return m !== null && Number(m[2]) < Number(m[1]);
-  })) return { status: 200 };
+  if (
+    /(?:^|[=,])\s*(\d+)\s*-\s*(\d+)/.test(rangeHeader) &&
+    rangeHeader.split(/[=,]/).some((spec) => {
+      const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(spec);
+      return m !== null && Number(m[2]) < Number(m[1]);
+    })
+  )
+    return { status: 200 };
   const ranges = rangeParser(rep.size, rangeHeader, { combine: true });
   if (ranges === -1) return { status: 416 };
   // malformed (-2), not bytes, or several ranges: the whole representation
@@ -135,7 +147,13 @@ export function planDownload(req: Request, rep: { etag: string; size: number; mt
 }
 
 /** Sends `rep`'s bytes from the blob store, honouring conditional and Range headers. */
-export async function sendBlob(req: Request, res: Response, blobs: BlobReader, rep: Representation, options: SendOptions): Promise<void> {
+export async function sendBlob(
+  req: Request,
+  res: Response,
+  blobs: BlobReader,
+  rep: Representation,
+  options: SendOptions,
+): Promise<void> {
   const etag = options.etag ?? etagOf(rep.blob);
   const plan = planDownload(req, { etag, size: rep.size, mtime: rep.mtime });
   const headers: Record<string, string> = {
@@ -150,7 +168,10 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
     return;
   }
   if (plan.status === 416) {
-    res.status(416).set({ ...headers, 'Content-Range': `bytes */${rep.size}` }).json({ reason: `the range is outside the file's ${rep.size} bytes` });
+    res
+      .status(416)
+      .set({ ...headers, 'Content-Range': `bytes */${rep.size}` })
+      .json({ reason: `the range is outside the file's ${rep.size} bytes` });
     return;
   }
   const range = plan.status === 206 ? plan.range : rep.size > 0 ? { start: 0, end: rep.size - 1 } : null;
@@ -169,7 +190,8 @@ export async function sendBlob(req: Request, res: Response, blobs: BlobReader, r
     'Content-Disposition': contentDisposition(rep.name, { type: options.disposition }),
     // stored files are the users' bytes: never run them as pages of this origin
     'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
+    'Content-Security-Policy':
+      "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
   });
   if (plan.status === 206) res.setHeader('Content-Range', `bytes ${range!.start}-${range!.end}/${rep.size}`);
   if (!source) {

@@ -31,7 +31,10 @@ export interface IngestedBlob {
 }
 
 /** The checksums of no bytes at all. */
-export const EMPTY_CHECKSUMS: FileChecksums = { sha1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709', md5: 'd41d8cd98f00b204e9800998ecf8427e' };
+export const EMPTY_CHECKSUMS: FileChecksums = {
+  sha1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+  md5: 'd41d8cd98f00b204e9800998ecf8427e',
+};
 
 export interface IngestOptions {
   /** the most bytes the upload may have (null or absent: no limit); past it, a 507 */
@@ -41,7 +44,8 @@ export interface IngestOptions {
 export async function ingest(req: Request, blobs: BlobWriter, options: IngestOptions = {}): Promise<IngestedBlob> {
   // bytes are stored exactly as they arrive: a coded body would be backed up still coded
   const coding = req.headers['content-encoding']?.trim().toLowerCase();
-  if (coding && coding !== 'identity') throw new DomainError(415, { reason: `Content-Encoding ${coding} is not supported: upload the file's own bytes` });
+  if (coding && coding !== 'identity')
+    throw new DomainError(415, { reason: `Content-Encoding ${coding} is not supported: upload the file's own bytes` });
   const limit = options.limit ?? Infinity;
   let size = 0;
   let crc = 0;
@@ -79,7 +83,13 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
   });
   req.pipe(meter);
   const info = await blobs.put(meter);
-  return { blob: info.key, size, crc32: crc >>> 0, checksums: { sha1: sha1.digest('hex'), md5: md5.digest('hex') }, head: Buffer.concat(head).toString('base64') };
+  return {
+    blob: info.key,
+    size,
+    crc32: crc >>> 0,
+    checksums: { sha1: sha1.digest('hex'), md5: md5.digest('hex') },
+    head: Buffer.concat(head).toString('base64'),
+  };
 }
 
 /** An optional unix-seconds header (`X-Burrow-Mtime`); a 400 naming it when malformed. */

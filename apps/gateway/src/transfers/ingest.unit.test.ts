@@ -21,7 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), 'burrow-ingest-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** PUTs `chunks` (each written on its own, with a pause between) and answers with what `ingest` returned. */
-async function upload(chunks: Buffer[]): Promise<{ blob: string; size: number; crc32: number; checksums: { sha1: string; md5: string }; head: string }> {
+async function upload(
+  chunks: Buffer[],
+): Promise<{ blob: string; size: number; crc32: number; checksums: { sha1: string; md5: string }; head: string }> {
   const blobs = new LocalBlobStore(join(dir, 'blobs'));
   const app = express();
   app.put('/f', (req, res, next) => {
@@ -31,11 +33,14 @@ async function upload(chunks: Buffer[]): Promise<{ blob: string; size: number; c
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     return await new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'PUT', path: '/f' }, (res) => {
-        const body: Buffer[] = [];
-        res.on('data', (c: Buffer) => body.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(body).toString())));
-      });
+      const req = request(
+        { host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'PUT', path: '/f' },
+        (res) => {
+          const body: Buffer[] = [];
+          res.on('data', (c: Buffer) => body.push(c));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(body).toString())));
+        },
+      );
       req.on('error', reject);
       void (async () => {
         for (const chunk of chunks) {
@@ -62,7 +67,7 @@ describe('ingest', () => {
     assert.equal((await upload([])).head, '');
   });
 
-  it('computes SHA-1 and MD5 of the bytes in the same pass, whatever the chunks, beside the blob store\'s sha256', async () => {
+  it("computes SHA-1 and MD5 of the bytes in the same pass, whatever the chunks, beside the blob store's sha256", async () => {
     const bytes = Buffer.concat([Buffer.from('checksums '), Buffer.alloc(200_000, 7), Buffer.from(' end')]);
     const digest = (algorithm: string, data: Buffer) => createHash(algorithm).update(data).digest('hex');
     const split = await upload([bytes.subarray(0, 1), bytes.subarray(1, 70_000), bytes.subarray(70_000)]);

@@ -10,6 +10,7 @@ let size = LISTING_PAGE_DEFAULT;
 export const listingPageSize = (): number => size;
 
 export function setListingPageSize(entries: number): void {
-  if (!Number.isInteger(entries) || entries < 1 || entries > LISTING_PAGE_MAX) throw new Error(`a listing page holds 1 to ${LISTING_PAGE_MAX} entries (got ${entries})`);
+  if (!Number.isInteger(entries) || entries < 1 || entries > LISTING_PAGE_MAX)
+    throw new Error(`a listing page holds 1 to ${LISTING_PAGE_MAX} entries (got ${entries})`);
   size = entries;
 }

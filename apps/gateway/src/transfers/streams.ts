@@ -22,7 +22,8 @@ export class ShortBlobError extends Error {
 
 const ignore = () => undefined;
 
-const gone = (out: Writable) => out.destroyed || out.writableEnded || (out as Writable & { closed?: boolean }).closed === true;
+const gone = (out: Writable) =>
+  out.destroyed || out.writableEnded || (out as Writable & { closed?: boolean }).closed === true;
 
 type Listeners = [NodeJS.EventEmitter, string, Parameters<NodeJS.EventEmitter['on']>[1]][];
 
@@ -44,7 +45,11 @@ export function drained(out: Writable): Promise<void> {
       else resolve();
     };
     const onClose = () => done(new ClientGoneError());
-    const detach = attach([[out, 'drain', () => done()], [out, 'close', onClose], [out, 'error', onClose]]);
+    const detach = attach([
+      [out, 'drain', () => done()],
+      [out, 'close', onClose],
+      [out, 'error', onClose],
+    ]);
   });
 }
 

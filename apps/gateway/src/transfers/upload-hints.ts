@@ -56,7 +56,8 @@ export class UploadHints {
     const fresh = old && this.now() - old.at <= UPLOAD_HINT_TTL_MS ? old : undefined;
     if (remaining === undefined && fresh === undefined) return; // a registration alone says nothing of the quota
     let figure = remaining === undefined ? fresh!.remaining : remaining;
-    if (from === 'committed' && fresh && fresh.remaining !== null && (figure === null || figure > fresh.remaining)) figure = fresh.remaining;
+    if (from === 'committed' && fresh && fresh.remaining !== null && (figure === null || figure > fresh.remaining))
+      figure = fresh.remaining;
     const hint: Hint = { devices: fresh?.devices ?? new Set(), remaining: figure, at: this.now() };
     hint.devices.add(device);
     this.users.delete(userId);

@@ -55,7 +55,11 @@ export async function upload(parts: UploadParts, u: UploadRequest): Promise<Uplo
   const hinted = !u.needsCurrent && hints.allows(u.userId, u.device, u.size);
   let limit = hints.remaining(u.userId);
   if (!hinted) {
-    const prepared = await rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, { ...scope, size: u.size, strict: u.strict });
+    const prepared = await rpc.call<PrepareUploadReply>(Subjects.storage.prepareUpload, {
+      ...scope,
+      size: u.size,
+      strict: u.strict,
+    });
     hints.learn(u.userId, u.device, prepared.remaining);
     limit = prepared.remaining;
     await u.before?.(prepared.current);
@@ -65,7 +69,13 @@ export async function upload(parts: UploadParts, u: UploadRequest): Promise<Uplo
   const blob = u.body ? await u.body() : await ingest(u.req, blobs, { limit });
   u.res.removeHeader('Connection');
   try {
-    const version = await rpc.call<CommitFileReply>(Subjects.storage.commitFile, { ...scope, ...blob, mtime: u.mtime, ctime: u.ctime, strict: u.strict });
+    const version = await rpc.call<CommitFileReply>(Subjects.storage.commitFile, {
+      ...scope,
+      ...blob,
+      mtime: u.mtime,
+      ctime: u.ctime,
+      strict: u.strict,
+    });
     hints.learn(u.userId, u.device, version.remaining, 'committed');
     return { blob, version, prepared: !hinted };
   } catch (error) {

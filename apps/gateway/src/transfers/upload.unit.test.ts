@@ -6,7 +6,14 @@
  * fake that records the subjects it is asked and answers as the catalog would.
  */
 import { LocalBlobStore } from '@burrow/blobs';
-import { type CommitFileRequest, DomainError, notFound, type PrepareUploadRequest, quotaExceeded, Subjects } from '@burrow/contracts';
+import {
+  type CommitFileRequest,
+  DomainError,
+  notFound,
+  type PrepareUploadRequest,
+  quotaExceeded,
+  Subjects,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import express from 'express';
 import assert from 'node:assert/strict';
@@ -38,7 +45,16 @@ const rpc = {
     if (subject === Subjects.storage.commitFile) {
       if (payload.size > remaining) throw quotaExceeded();
       catalog.used += payload.size;
-      return { path: payload.path, name: payload.path, version: 1, size: payload.size, blob: payload.blob, crc32: payload.crc32, existed: false, remaining: catalog.quota - catalog.used };
+      return {
+        path: payload.path,
+        name: payload.path,
+        version: 1,
+        size: payload.size,
+        blob: payload.blob,
+        crc32: payload.crc32,
+        existed: false,
+        remaining: catalog.quota - catalog.used,
+      };
     }
     throw new Error(`unexpected ${subject}`);
   },
@@ -51,7 +67,10 @@ let port: number;
 before(async () => {
   const app = express();
   app.put('/:device/:name', (req, res) => {
-    upload({ rpc, blobs, hints }, { req, res, userId: 'u1', device: req.params.device, path: req.params.name, size: declaredLength(req) }).then(
+    upload(
+      { rpc, blobs, hints },
+      { req, res, userId: 'u1', device: req.params.device, path: req.params.name, size: declaredLength(req) },
+    ).then(
       ({ version }) => res.status(201).json(version),
       (error: unknown) => res.status(error instanceof DomainError ? error.status : 500).json({ reason: String(error) }),
     );
@@ -75,7 +94,9 @@ beforeEach(() => {
  */
 function put(path: string, body: Buffer, options: { chunked?: boolean; hold?: boolean } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) };
+    const headers: Record<string, string> = options.chunked
+      ? { 'transfer-encoding': 'chunked' }
+      : { 'content-length': String(body.length) };
     const req = request({ host: '127.0.0.1', port, method: 'PUT', path, headers, agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode!));

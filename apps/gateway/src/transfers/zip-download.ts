@@ -65,12 +65,16 @@ export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[
       },
       // a whole entry read unhashed, its CRC-32 skipped when the blob read back right recently;
       // a small one read in one go and hashed (readSmall), so its CRC-32 need not be checked
-      ...(getChecked ? {
-        openChecked: async () => {
-          const bytes = f.size > 0 ? await smallRead(blobs, f.blob, f.size) : null;
-          return bytes ? { stream: Readable.from([bytes]), known: true, passed: () => undefined } : getChecked(f.blob);
-        },
-      } : {}),
+      ...(getChecked
+        ? {
+            openChecked: async () => {
+              const bytes = f.size > 0 ? await smallRead(blobs, f.blob, f.size) : null;
+              return bytes
+                ? { stream: Readable.from([bytes]), known: true, passed: () => undefined }
+                : getChecked(f.blob);
+            },
+          }
+        : {}),
     };
   };
   return async function* () {
@@ -82,7 +86,13 @@ export function folderEntries(rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[
       }
       let cursor: string | undefined;
       do {
-        const page = await rpc.call<SubtreePage>(Subjects.storage.walkFolder, { userId: root.userId, device: root.device, path: root.path, cursor, limit: LISTING_PAGE_MAX });
+        const page = await rpc.call<SubtreePage>(Subjects.storage.walkFolder, {
+          userId: root.userId,
+          device: root.device,
+          path: root.path,
+          cursor,
+          limit: LISTING_PAGE_MAX,
+        });
         const entries = page.files.map((f) => entryOf(root, f));
         if (cursor === undefined && !page.next && keptCount + entries.length <= LISTING_PAGE_MAX) {
           kept.set(root, entries);
@@ -115,7 +125,15 @@ async function requireBlobs(entries: ZipEntries, blobs: BlobReader): Promise<voi
   await check();
 }
 
-export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient, blobs: BlobReader, roots: ZipRoot[], name: string, log?: ZipErrorLog): Promise<void> {
+export async function sendFolderZip(
+  req: Request,
+  res: Response,
+  rpc: RpcClient,
+  blobs: BlobReader,
+  roots: ZipRoot[],
+  name: string,
+  log?: ZipErrorLog,
+): Promise<void> {
   const entries = folderEntries(rpc, blobs, roots);
   const plan = await planZip(entries);
   const decision = planDownload(req, { etag: plan.etag, size: plan.length, mtime: plan.mtime });
@@ -130,7 +148,10 @@ export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient,
     return;
   }
   if (decision.status === 416) {
-    res.status(416).set({ ...headers, 'Content-Range': `bytes */${plan.length}` }).json({ reason: `the range is outside the archive's ${plan.length} bytes` });
+    res
+      .status(416)
+      .set({ ...headers, 'Content-Range': `bytes */${plan.length}` })
+      .json({ reason: `the range is outside the archive's ${plan.length} bytes` });
     return;
   }
   const range = decision.status === 206 ? decision.range : { start: 0, end: plan.length - 1 };
@@ -153,7 +174,14 @@ export async function sendFolderZip(req: Request, res: Response, rpc: RpcClient,
     // a client that went away is ordinary; anything else (a missing or unreadable blob, a folder
     // changing under the download) cut the archive short and the operator must hear of it
     if (!(error instanceof ZipError && error.code === 'OUTPUT_CLOSED')) {
-      log?.error({ err: { message: (error as Error).message, code: (error as ZipError).code }, zip: name, bytes: `${range.start}-${range.end}/${plan.length}` }, 'zip download cut short');
+      log?.error(
+        {
+          err: { message: (error as Error).message, code: (error as ZipError).code },
+          zip: name,
+          bytes: `${range.start}-${range.end}/${plan.length}`,
+        },
+        'zip download cut short',
+      );
     }
     res.destroy(error instanceof Error ? error : undefined);
   }

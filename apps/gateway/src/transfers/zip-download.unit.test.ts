@@ -19,8 +19,32 @@ import { folderEntries, sendFolderZip, type ZipErrorLog } from './zip-download.j
 const content = Buffer.alloc(256 * 1024, 7);
 const page: SubtreePage = {
   files: [
-    { path: 'docs/a.bin', name: 'a.bin', version: 0, size: content.length, blob: 'a'.repeat(64), crc32: crc32(content) >>> 0, mtime: 1_700_000_000, ctime: 1_700_000_000, at: 1_700_000_000, previews: {}, versions: 1 },
-    { path: 'docs/b.bin', name: 'b.bin', version: 0, size: content.length, blob: 'b'.repeat(64), crc32: crc32(content) >>> 0, mtime: 1_700_000_000, ctime: 1_700_000_000, at: 1_700_000_000, previews: {}, versions: 1 },
+    {
+      path: 'docs/a.bin',
+      name: 'a.bin',
+      version: 0,
+      size: content.length,
+      blob: 'a'.repeat(64),
+      crc32: crc32(content) >>> 0,
+      mtime: 1_700_000_000,
+      ctime: 1_700_000_000,
+      at: 1_700_000_000,
+      previews: {},
+      versions: 1,
+    },
+    {
+      path: 'docs/b.bin',
+      name: 'b.bin',
+      version: 0,
+      size: content.length,
+      blob: 'b'.repeat(64),
+      crc32: crc32(content) >>> 0,
+      mtime: 1_700_000_000,
+      ctime: 1_700_000_000,
+      at: 1_700_000_000,
+      previews: {},
+      versions: 1,
+    },
   ],
   next: null,
 };
@@ -33,16 +57,32 @@ function recordingLogger() {
 }
 
 /** Serves the zip, reads the response to its end (or its abort): status, declared and received lengths. */
-async function fetchZip(blobs: BlobReader, log: ZipErrorLog): Promise<{ status: number; declared: number; received: number }> {
+async function fetchZip(
+  blobs: BlobReader,
+  log: ZipErrorLog,
+): Promise<{ status: number; declared: number; received: number }> {
   const app = express();
-  app.get('/zip', (req, res) => void sendFolderZip(req, res, rpc, blobs, [{ userId: 'u', device: 'laptop', path: 'docs/', prefix: 'docs/' }], 'docs', log));
+  app.get(
+    '/zip',
+    (req, res) =>
+      void sendFolderZip(
+        req,
+        res,
+        rpc,
+        blobs,
+        [{ userId: 'u', device: 'laptop', path: 'docs/', prefix: 'docs/' }],
+        'docs',
+        log,
+      ),
+  );
   const server = app.listen(0);
   try {
     const port = (server.address() as AddressInfo).port;
     return await new Promise((resolve) => {
       httpRequest({ port, path: '/zip' }, (res) => {
         let received = 0;
-        const done = () => resolve({ status: res.statusCode ?? 0, declared: Number(res.headers['content-length']), received });
+        const done = () =>
+          resolve({ status: res.statusCode ?? 0, declared: Number(res.headers['content-length']), received });
         res.on('data', (c: Buffer) => (received += c.length));
         res.on('end', done);
         res.on('error', done);

@@ -73,7 +73,12 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   'file.svg': { type: 'image/svg+xml', body: FILE_SVG },
   'folder.svg': { type: 'image/svg+xml', body: FOLDER_SVG },
 };
-const ETAGS = Object.fromEntries(Object.entries(ASSETS).map(([name, a]) => [name, `"${createHash('sha256').update(a.body).digest('base64url').slice(0, 22)}"`]));
+const ETAGS = Object.fromEntries(
+  Object.entries(ASSETS).map(([name, a]) => [
+    name,
+    `"${createHash('sha256').update(a.body).digest('base64url').slice(0, 22)}"`,
+  ]),
+);
 
 export const FILE_ICON = `/${ASSET_MOUNT}/file.svg`;
 export const FOLDER_ICON = `/${ASSET_MOUNT}/folder.svg`;
@@ -84,7 +89,12 @@ export class WebAssetsController {
   asset(@Param('name') name: string, @Res() res: Response): void {
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) throw notFound(`no asset ${name}`);
-    res.set({ 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400', ETag: ETAGS[name], 'X-Content-Type-Options': 'nosniff' });
+    res.set({
+      'Content-Type': asset.type,
+      'Cache-Control': 'public, max-age=86400',
+      ETag: ETAGS[name],
+      'X-Content-Type-Options': 'nosniff',
+    });
     if (req304(res, ETAGS[name])) return;
     res.send(asset.body);
   }

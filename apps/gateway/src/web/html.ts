@@ -4,7 +4,14 @@
  * itself the result of `html` (already safe). Arrays are joined, null/undefined/false render
  * nothing. There is no helper to insert raw text: markup exists only as template literals.
  */
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 /** Markup that is safe to emit as is. */
 export class SafeHtml {

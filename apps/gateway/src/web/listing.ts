@@ -18,7 +18,9 @@ export interface Crumb {
 
 export function breadcrumb(crumbs: Crumb[]): SafeHtml {
   return html`<nav class="crumbs" aria-label="Breadcrumb"><ol>${crumbs.map((c) =>
-    c.href ? html`<li><a href="${c.href}">${c.label}</a></li>` : html`<li><span aria-current="page">${c.label}</span></li>`,
+    c.href
+      ? html`<li><a href="${c.href}">${c.label}</a></li>`
+      : html`<li><span aria-current="page">${c.label}</span></li>`,
   )}</ol></nav>`;
 }
 
@@ -30,7 +32,9 @@ export function folderRow(label: string, href: string, meta?: SafeHtml): SafeHtm
 }
 
 export function fileRow(file: FileObject, base: string, actions?: SafeHtml): SafeHtml {
-  const thumb = file.preview_48 ? html`<img class="thumb" src="${base + file.preview_48}" alt="" width="48" height="48">` : html`<img class="thumb" src="${FILE_ICON}" alt="" width="48" height="48">`;
+  const thumb = file.preview_48
+    ? html`<img class="thumb" src="${base + file.preview_48}" alt="" width="48" height="48">`
+    : html`<img class="thumb" src="${FILE_ICON}" alt="" width="48" height="48">`;
   return html`<li>${thumb}<span class="name"><a href="${base + file.url}" download>${file.name}</a></span><span class="meta">${size(file.size)} · ${when(file.mtime)}</span>${actions ? html`<span class="actions">${actions}</span>` : ''}</li>`;
 }
 
@@ -45,6 +49,8 @@ export function folderEntries(page: FolderPage, base: string, fileActions?: (fil
     return fileRow(object, base, fileActions?.(object));
   });
   const empty = dirs.length + files.length === 0 ? html`<p class="muted">This folder is empty.</p>` : '';
-  const more = page.next ? html`<p><a href="${base}?${PAGE_PARAM}=${encodeURIComponent(page.next)}">More entries</a></p>` : '';
+  const more = page.next
+    ? html`<p><a href="${base}?${PAGE_PARAM}=${encodeURIComponent(page.next)}">More entries</a></p>`
+    : '';
   return html`${empty}${dirs.length + files.length ? html`<ul class="entries">${dirs}${files}</ul>` : ''}${more}`;
 }

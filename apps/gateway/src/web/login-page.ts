@@ -53,7 +53,11 @@ export class LoginFormPost implements NestMiddleware {
       const form = await readLoginForm(req);
       username = form.username?.trim() ?? '';
       if (!sameToken(form.form_token, cookieValue(req, LOGIN_CSRF_COOKIE))) {
-        return renderLoginPage(req, res, { username, error: 'This form has expired: please log in again.', status: 403 });
+        return renderLoginPage(req, res, {
+          username,
+          error: 'This form has expired: please log in again.',
+          status: 403,
+        });
       }
       const user = await loginUser(this.rpc, req, username, form.password);
       this.sessions.open(req, res, user.userId, user.sessionStamp);
@@ -63,18 +67,33 @@ export class LoginFormPost implements NestMiddleware {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const retry = error.body.retry_after ?? res.getHeader('Retry-After');
-      const message = error.status === 429 ? `Too many failed logins. Wait ${retry ?? 'a while'}${retry ? ' seconds' : ''} and try again.` : error.status === 403 || error.status === 400 ? `Login failed: ${error.message}.` : error.message;
+      const message =
+        error.status === 429
+          ? `Too many failed logins. Wait ${retry ?? 'a while'}${retry ? ' seconds' : ''} and try again.`
+          : error.status === 403 || error.status === 400
+            ? `Login failed: ${error.message}.`
+            : error.message;
       renderLoginPage(req, res, { username, error: message, status: error.status });
     }
   }
 }
 
 /** The form (again, with the error or a notice): its token cookie set when missing. */
-function renderLoginPage(req: Request, res: Response, state: { username?: string; error?: string; notice?: string; status?: number }): void {
+function renderLoginPage(
+  req: Request,
+  res: Response,
+  state: { username?: string; error?: string; notice?: string; status?: number },
+): void {
   let token = cookieValue(req, LOGIN_CSRF_COOKIE);
   if (!token || !/^[A-Za-z0-9_-]{22,64}$/.test(token)) {
     token = randomBytes(18).toString('base64url');
-    res.cookie(LOGIN_CSRF_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: LOGIN_PAGE, maxAge: 3600_000 });
+    res.cookie(LOGIN_CSRF_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.secure,
+      path: LOGIN_PAGE,
+      maxAge: 3600_000,
+    });
   }
   const body = html`<h1>Log in</h1>
 ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}

@@ -14,16 +14,19 @@ import type { TokenSigner } from '../storage-access/signed-tokens.js';
 import { html, type SafeHtml } from './html.js';
 
 export const ASSET_MOUNT = 'browse/static';
-export const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const CSP =
+  "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * Does the request prefer a page? Browsers navigating send `text/html` first; a client sending no
  * Accept, `*` / `*`, or JSON (or plain text) first keeps the JSON and text contracts.
  */
-export const prefersHtml = (req: Request): boolean => req.accepts(['application/json', 'text/plain', 'text/html']) === 'text/html';
+export const prefersHtml = (req: Request): boolean =>
+  req.accepts(['application/json', 'text/plain', 'text/html']) === 'text/html';
 
 /** Is the body an HTML form post (urlencoded)? */
-export const isFormPost = (req: Request): boolean => /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
+export const isFormPost = (req: Request): boolean =>
+  /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
 
 export interface PageOptions {
   title: string;
@@ -76,13 +79,18 @@ ${body}
 export function sendErrorPage(res: Response, error: unknown, options: { private: boolean; nav?: SafeHtml }): void {
   if (!(error instanceof DomainError)) throw error;
   const retry = error.body.retry_after ?? res.getHeader('Retry-After');
-  const title = error.status === 404 ? 'Not found' : error.status === 429 ? 'Too many attempts' : 'Something is not right';
-  sendPage(res, html`<h1>${title}</h1><p class="error" role="alert">${error.message}</p>${retry ? html`<p>Try again in ${String(retry)} seconds.</p>` : ''}`, {
-    title,
-    private: options.private,
-    nav: options.nav,
-    status: error.status,
-  });
+  const title =
+    error.status === 404 ? 'Not found' : error.status === 429 ? 'Too many attempts' : 'Something is not right';
+  sendPage(
+    res,
+    html`<h1>${title}</h1><p class="error" role="alert">${error.message}</p>${retry ? html`<p>Try again in ${String(retry)} seconds.</p>` : ''}`,
+    {
+      title,
+      private: options.private,
+      nav: options.nav,
+      status: error.status,
+    },
+  );
 }
 
 /** A date for people: `2024-05-01 14:03 UTC` in a <time> element. */
@@ -95,7 +103,8 @@ export function when(unixSeconds: number | null | undefined): SafeHtml {
 export const size = (bytes: number): string => humanSize(bytes);
 
 /** The CSRF token of a session: a signed statement naming the session id, checked on every POST. */
-export const csrfToken = (signer: TokenSigner, session: SessionClaims): string => signer.sign('csrf', { s: session.sid }, SESSION_TTL_SECONDS);
+export const csrfToken = (signer: TokenSigner, session: SessionClaims): string =>
+  signer.sign('csrf', { s: session.sid }, SESSION_TTL_SECONDS);
 
 export function validCsrf(signer: TokenSigner, session: SessionClaims | null, token: string | undefined): boolean {
   const claims = signer.verify<{ s: string }>('csrf', token);

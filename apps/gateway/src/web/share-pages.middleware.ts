@@ -76,7 +76,10 @@ ${state.error ? html`<p class="error" role="alert" id="room-password-error">${st
     try {
       const form = await readFormBody(req);
       // back to a page of this room only (a relative path below it), never elsewhere
-      back = /^[^/\\?#][^?#]*\/$/.test(form.back ?? '') && !(form.back ?? '').split('/').some((s) => s === '..' || s === '.') ? form.back : '';
+      back =
+        /^[^/\\?#][^?#]*\/$/.test(form.back ?? '') && !(form.back ?? '').split('/').some((s) => s === '..' || s === '.')
+          ? form.back
+          : '';
       const room = await openRoom(this.rpc, req, this.signer, shareSegment, roomKey, { password: form.password ?? '' });
       setRoomCookie(req, res, this.signer, room);
       res.setHeader('Cache-Control', 'no-store');
@@ -84,7 +87,10 @@ ${state.error ? html`<p class="error" role="alert" id="room-password-error">${st
     } catch (error) {
       if (!(error instanceof DomainError) || error.status === 404) return sendErrorPage(res, error, { private: false });
       const retry = error.body.retry_after ?? res.getHeader('Retry-After');
-      const message = error.status === 429 ? `Too many wrong passwords. Wait ${retry ?? 'a while'}${retry ? ' seconds' : ''} and try again.` : 'Wrong password.';
+      const message =
+        error.status === 429
+          ? `Too many wrong passwords. Wait ${retry ?? 'a while'}${retry ? ' seconds' : ''} and try again.`
+          : 'Wrong password.';
       this.passwordForm(req, res, { error: message, status: error.status, back });
     }
   }
@@ -106,7 +112,13 @@ ${folders.length ? html`<ul class="entries">${folders.map((f) => folderRow(f.lab
     }
     const { top, path } = roomFolderAt(folders, label, rest);
     const cursor = queryValue(req, PAGE_PARAM);
-    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: room.userId, device: top.device, path, cursor, limit: listingPageSize() });
+    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, {
+      userId: room.userId,
+      device: top.device,
+      path,
+      cursor,
+      limit: listingPageSize(),
+    });
     const names = [label, ...rest];
     let href = base;
     const crumbs: Crumb[] = [{ label: title, href: base }];

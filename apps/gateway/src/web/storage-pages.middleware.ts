@@ -20,7 +20,6 @@ import {
   DomainError,
   type FileVersionInfo,
   type FolderPage,
-  
   type OwnShareRoom,
   ShareRoomBody,
   type StorageRoot,
@@ -135,7 +134,11 @@ export class StoragePages implements NestMiddleware {
       if (!who) return;
       viewer = who.viewer;
       if (!validCsrf(this.signer, who.session, form.csrf)) {
-        return sendPage(res, html`<h1>Form expired</h1><p class="error" role="alert">This form is no longer valid (it was not sent from your current session). Go back, reload the page and try again.</p>`, { title: 'Form expired', private: true, nav: viewer.nav, status: 403 });
+        return sendPage(
+          res,
+          html`<h1>Form expired</h1><p class="error" role="alert">This form is no longer valid (it was not sent from your current session). Go back, reload the page and try again.</p>`,
+          { title: 'Form expired', private: true, nav: viewer.nav, status: 403 },
+        );
       }
       if (isLogout) {
         await this.sessions.close(req, res);
@@ -155,11 +158,17 @@ export class StoragePages implements NestMiddleware {
     const body = html`<h1>My storage</h1>
 <p class="muted">${humanSize(root.user.bytes_stored)} stored${quota === null ? '' : html` of ${humanSize(quota)}`}</p>
 <h2>Devices</h2>
-${root.devices.length
-  ? html`<ul class="entries">${root.devices.map((d) =>
-      folderRow(d.name, v.home + dirPair(d.name)[1], html`${d.sysplatform} · last login ${when(d.lastlogin)} · last backup ${when(d.lastcommit)}`),
-    )}</ul>`
-  : html`<p class="muted">No device has backed up yet.</p>`}`;
+${
+  root.devices.length
+    ? html`<ul class="entries">${root.devices.map((d) =>
+        folderRow(
+          d.name,
+          v.home + dirPair(d.name)[1],
+          html`${d.sysplatform} · last login ${when(d.lastlogin)} · last backup ${when(d.lastcommit)}`,
+        ),
+      )}</ul>`
+    : html`<p class="muted">No device has backed up yet.</p>`
+}`;
     sendPage(res, body, { title: 'My storage', private: true, nav: v.nav });
   }
 
@@ -175,15 +184,22 @@ ${root.devices.length
 
   private async folder(req: Request, res: Response, v: Viewer, device: string, rest: string[]): Promise<void> {
     const cursor = queryValue(req, PAGE_PARAM);
-    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, { userId: v.user.userId, device, path: devicePath(rest, true), cursor, limit: listingPageSize() });
+    const page = await this.rpc.call<FolderPage>(Subjects.storage.listFolder, {
+      userId: v.user.userId,
+      device,
+      path: devicePath(rest, true),
+      cursor,
+      limit: listingPageSize(),
+    });
     const names = [device, ...rest];
     const { crumbs, href } = this.crumbs(v, names);
     const here = names[names.length - 1];
-    const actions = (file: FileObject) => html`<a href="${href + file.url}?format=version_info">Versions (${file.versions ?? 1})</a>${
-      v.user.sharing_enabled && v.csrf
-        ? html`<form class="inline" method="post" action="${href + file.url}">${csrfField(v.csrf)}<button type="submit" class="secondary" aria-label="${`Share ${file.name}`}">Share</button></form>`
-        : ''
-    }`;
+    const actions = (file: FileObject) =>
+      html`<a href="${href + file.url}?format=version_info">Versions (${file.versions ?? 1})</a>${
+        v.user.sharing_enabled && v.csrf
+          ? html`<form class="inline" method="post" action="${href + file.url}">${csrfField(v.csrf)}<button type="submit" class="secondary" aria-label="${`Share ${file.name}`}">Share</button></form>`
+          : ''
+      }`;
     const body = html`${breadcrumb(crumbs)}
 <h1>${here}</h1>
 <div class="toolbar"><a class="button" href="${href}?format=zip" download>Download folder as zip</a></div>
@@ -192,7 +208,11 @@ ${folderEntries(page, href, actions)}`;
   }
 
   private async versions(res: Response, v: Viewer, device: string, rest: string[]): Promise<void> {
-    const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, { userId: v.user.userId, device, path: devicePath(rest, false) });
+    const versions = await this.rpc.call<FileVersionInfo[]>(Subjects.storage.fileVersions, {
+      userId: v.user.userId,
+      device,
+      path: devicePath(rest, false),
+    });
     const { crumbs } = this.crumbs(v, [device, ...rest]);
     const folderHref = this.crumbs(v, [device, ...rest.slice(0, -1)]).href;
     const name = rest[rest.length - 1];
@@ -207,7 +227,14 @@ ${folderEntries(page, href, actions)}`;
   }
 
   private async shareFile(req: Request, res: Response, v: Viewer, device: string, rest: string[]): Promise<void> {
-    const path = await createFileLink(this.rpc, this.signer, v.user, device, devicePath(rest, false), requestedVersion(req));
+    const path = await createFileLink(
+      this.rpc,
+      this.signer,
+      v.user,
+      device,
+      devicePath(rest, false),
+      requestedVersion(req),
+    );
     const absolute = `${this.publicUrl || `${req.protocol}://${req.get('host') ?? 'localhost'}`}${path}`;
     const name = rest[rest.length - 1];
     const body = html`<h1>Link to ${name}</h1>
@@ -222,7 +249,10 @@ ${folderEntries(page, href, actions)}`;
   private async rooms(res: Response, v: Viewer, state: { error?: string; status?: number } = {}): Promise<void> {
     const shares = await this.rpc.call<UserShareRooms>(Subjects.storage.listShares, { userId: v.user.userId });
     const action = `${v.home}shares`;
-    const fields = (id: string, room?: { name: string; description: string; dirs: string[]; expires: number | null }) => html`
+    const fields = (
+      id: string,
+      room?: { name: string; description: string; dirs: string[]; expires: number | null },
+    ) => html`
 <label for="${id}-name">Name</label><input type="text" id="${id}-name" name="room_name" required value="${room?.name ?? ''}">
 <label for="${id}-description">Description</label><textarea id="${id}-description" name="room_description">${room?.description ?? ''}</textarea>
 <label for="${id}-dirs">Folders (one per line, as <code>device/folder/</code>)</label><textarea id="${id}-dirs" name="dirs" required>${(room?.dirs ?? []).join('\n')}</textarea>
@@ -255,23 +285,52 @@ ${rooms.length ? rooms : html`<p class="muted">You have no share rooms yet.</p>`
 
   private async writeRoom(req: Request, res: Response, v: Viewer, form: Record<string, string>): Promise<void> {
     const roomKey = queryValue(req, 'room_key');
-    const dirs = (form.dirs ?? '').split(/\r?\n/).map((d) => d.trim()).filter(Boolean);
+    const dirs = (form.dirs ?? '')
+      .split(/\r?\n/)
+      .map((d) => d.trim())
+      .filter(Boolean);
     try {
       if (roomKey !== undefined && form.action === 'delete') {
         await this.rpc.call(Subjects.storage.deleteShare, { userId: v.user.userId, room_key: roomKey });
       } else if (roomKey !== undefined && (form.action === 'password' || form.action === 'remove_password')) {
-        const changes = parseBody(UpdateShareRoomBody, { password: form.action === 'password' ? (form.password ?? '') : null });
-        if (changes.password === null && form.action === 'password') throw badRequest('give the new password', ['password']);
-        await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: v.user.userId, room_key: roomKey, changes });
+        const changes = parseBody(UpdateShareRoomBody, {
+          password: form.action === 'password' ? (form.password ?? '') : null,
+        });
+        if (changes.password === null && form.action === 'password')
+          throw badRequest('give the new password', ['password']);
+        await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, {
+          userId: v.user.userId,
+          room_key: roomKey,
+          changes,
+        });
       } else if (roomKey !== undefined) {
-        const changes = parseBody(UpdateShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs, expires: form.expires ?? '' });
-        await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, { userId: v.user.userId, room_key: roomKey, changes });
+        const changes = parseBody(UpdateShareRoomBody, {
+          room_name: form.room_name,
+          room_description: form.room_description ?? '',
+          dirs,
+          expires: form.expires ?? '',
+        });
+        await this.rpc.call<OwnShareRoom>(Subjects.storage.updateShare, {
+          userId: v.user.userId,
+          room_key: roomKey,
+          changes,
+        });
       } else {
-        const body = parseBody(ShareRoomBody, { room_name: form.room_name, room_description: form.room_description ?? '', dirs, expires: form.expires || undefined }, { required: true });
+        const body = parseBody(
+          ShareRoomBody,
+          {
+            room_name: form.room_name,
+            room_description: form.room_description ?? '',
+            dirs,
+            expires: form.expires || undefined,
+          },
+          { required: true },
+        );
         await this.rpc.call<OwnShareRoom>(Subjects.storage.createShare, { userId: v.user.userId, ...body });
       }
     } catch (error) {
-      if (error instanceof DomainError && error.status < 500 && error.status !== 401) return this.rooms(res, v, { error: error.message, status: error.status });
+      if (error instanceof DomainError && error.status < 500 && error.status !== 401)
+        return this.rooms(res, v, { error: error.message, status: error.status });
       throw error;
     }
     res.setHeader('Cache-Control', 'no-store');

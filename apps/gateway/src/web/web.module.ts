@@ -22,8 +22,18 @@ export const WEB_CONTROLLERS = [WebAssetsController, LoginPageController, SetPas
 @Module({ controllers: WEB_CONTROLLERS, providers: [StorageUserGuard, StoragePages, SharePages, LoginFormPost] })
 export class WebModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(StoragePages).forRoutes({ path: `${STORAGE_MOUNT}/*path`, method: RequestMethod.GET }, { path: `${STORAGE_MOUNT}/*path`, method: RequestMethod.POST });
-    consumer.apply(SharePages).forRoutes({ path: `${SHARE_MOUNT}/*path`, method: RequestMethod.GET }, { path: `${SHARE_MOUNT}/*path`, method: RequestMethod.POST });
+    consumer
+      .apply(StoragePages)
+      .forRoutes(
+        { path: `${STORAGE_MOUNT}/*path`, method: RequestMethod.GET },
+        { path: `${STORAGE_MOUNT}/*path`, method: RequestMethod.POST },
+      );
+    consumer
+      .apply(SharePages)
+      .forRoutes(
+        { path: `${SHARE_MOUNT}/*path`, method: RequestMethod.GET },
+        { path: `${SHARE_MOUNT}/*path`, method: RequestMethod.POST },
+      );
     consumer.apply(LoginFormPost).forRoutes({ path: LOGIN_PAGE.slice(1), method: RequestMethod.POST });
   }
 }

@@ -23,7 +23,12 @@ export const WEB_ROUTES = {
         'A form posting `username`, `password` and a form token to `POST /browse/login`. A form post that prefers `text/html` is answered with a 303 to the ' +
         'storage browser (the session cookie set), or the form again with the error (403, 429 with the wait); other clients keep the `login:` text reply.',
       security: [],
-      responses: { '200': page('The form (Cache-Control: no-store).', '<!doctype html><html lang="en">...<form method="post" action="/browse/login">...') },
+      responses: {
+        '200': page(
+          'The form (Cache-Control: no-store).',
+          '<!doctype html><html lang="en">...<form method="post" action="/browse/login">...',
+        ),
+      },
     },
   }),
   asset: route({
@@ -35,9 +40,21 @@ export const WEB_ROUTES = {
       summary: "The pages' stylesheet, script and icons",
       description: '`style.css`, `copy.js`, `file.svg`, `folder.svg`; cached for a day, with an ETag.',
       security: [],
-      parameters: [pathParameter('name', 'the file', { type: 'string', enum: ['style.css', 'copy.js', 'file.svg', 'folder.svg'] }, 'style.css')],
+      parameters: [
+        pathParameter(
+          'name',
+          'the file',
+          { type: 'string', enum: ['style.css', 'copy.js', 'file.svg', 'folder.svg'] },
+          'style.css',
+        ),
+      ],
       responses: {
-        '200': { description: 'The file.', content: { 'text/css': { schema: { type: 'string' }, examples: { css: ex('the stylesheet', ':root{--fg:#1b1f24}') } } } },
+        '200': {
+          description: 'The file.',
+          content: {
+            'text/css': { schema: { type: 'string' }, examples: { css: ex('the stylesheet', ':root{--fg:#1b1f24}') } },
+          },
+        },
         '304': { description: 'Not modified. The body is empty.' },
         '404': error('No such file.', { unknown: ex('unknown', err('no asset x.css')) }),
       },

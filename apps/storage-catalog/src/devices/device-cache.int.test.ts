@@ -10,7 +10,13 @@ import { nameKey, releaseName, reserveName } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  expectError,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 

@@ -36,7 +36,11 @@ const DEVICES_PER_USER = 10_000;
  * For reads: the user's live device with this name, or 404; from the event store (`resolveDevice`)
  * while it answers, else from the devices read model.
  */
-export async function resolveDeviceToRead(ctx: { store: EventStore; docs: DocumentStore }, userId: string, name: string): Promise<DeviceToRead> {
+export async function resolveDeviceToRead(
+  ctx: { store: EventStore; docs: DocumentStore },
+  userId: string,
+  name: string,
+): Promise<DeviceToRead> {
   try {
     return await resolveDevice(ctx.store, userId, name);
   } catch (error) {
@@ -45,6 +49,12 @@ export async function resolveDeviceToRead(ctx: { store: EventStore; docs: Docume
     const devices = await devicesCollection(ctx.docs).find({ userId, removed: false }, { limit: DEVICES_PER_USER });
     const device = devices.find((d) => nameKey(d.name) === key);
     if (!device) throw notFound(`no device ${name}`);
-    return { deviceId: device._id, userId: device.userId, partnerId: device.partnerId, name: device.name, removed: false };
+    return {
+      deviceId: device._id,
+      userId: device.userId,
+      partnerId: device.partnerId,
+      name: device.name,
+      removed: false,
+    };
   }
 }

@@ -6,7 +6,15 @@
  *   stored is purged by the purger, which also gives the bytes back to the user's usage.
  */
 import { badRequest, type DeviceRegistrationAbandoned, type DeviceRemoved, Streams } from '@burrow/contracts';
-import { appendEvents, claimNewStream, defineWorkflow, type DomainEvent, releaseName, reserveName, retryOnConflict } from '@burrow/eventsourcing';
+import {
+  appendEvents,
+  claimNewStream,
+  defineWorkflow,
+  type DomainEvent,
+  releaseName,
+  reserveName,
+  retryOnConflict,
+} from '@burrow/eventsourcing';
 import type { StorageContext } from '../shared/context.js';
 import { type DeviceState, loadDevice } from './device.js';
 import { deviceNameReservation } from './device-names.js';
@@ -25,15 +33,21 @@ export const registerDeviceProcess = (ctx: StorageContext) =>
     steps: [
       {
         name: 'reserve-name',
-        run: ({ data }) => reserveName(ctx.store, deviceNameReservation(data.userId, data.name), data.deviceId, 'device'),
+        run: ({ data }) =>
+          reserveName(ctx.store, deviceNameReservation(data.userId, data.name), data.deviceId, 'device'),
         undo: (data) => releaseName(ctx.store, deviceNameReservation(data.userId, data.name), data.deviceId),
       },
     ],
     async commit({ id, data, input }) {
-      return (await appendEvents(ctx.store, Streams.device(data.deviceId), input.events, 'no_stream', { processId: id })).position;
+      return (
+        await appendEvents(ctx.store, Streams.device(data.deviceId), input.events, 'no_stream', { processId: id })
+      ).position;
     },
     settle(data) {
-      const marker: DeviceRegistrationAbandoned = { type: 'DeviceRegistrationAbandoned', data: { at: ctx.clock.now() } };
+      const marker: DeviceRegistrationAbandoned = {
+        type: 'DeviceRegistrationAbandoned',
+        data: { at: ctx.clock.now() },
+      };
       return claimNewStream(ctx.store, Streams.device(data.deviceId), marker, 'DeviceRegistered');
     },
   });
@@ -52,8 +66,13 @@ export const removeDeviceProcess = (ctx: StorageContext) =>
       retryOnConflict('device', async () => {
         const current = await loadDevice(ctx.store, data.deviceId);
         if (!current || current.removed) throw badRequest('the device is already removed');
-        const event: DeviceRemoved = { type: 'DeviceRemoved', data: { at: ctx.clock.now(), userId: current.userId, partnerId: current.partnerId } };
-        return (await appendEvents(ctx.store, Streams.device(data.deviceId), [event], current.revision, { processId: id })).position;
+        const event: DeviceRemoved = {
+          type: 'DeviceRemoved',
+          data: { at: ctx.clock.now(), userId: current.userId, partnerId: current.partnerId },
+        };
+        return (
+          await appendEvents(ctx.store, Streams.device(data.deviceId), [event], current.revision, { processId: id })
+        ).position;
       }),
     async settle(data) {
       return (await loadDevice(ctx.store, data.deviceId))?.removed ? 'committed' : 'abandoned';
@@ -69,6 +88,15 @@ export const removeDeviceProcess = (ctx: StorageContext) =>
  * user's own request and by the clearing of a deleted user's storage; either way the purger then
  * purges what the device stored.
  */
-export async function removeDevice(ctx: StorageContext, device: Pick<DeviceState, 'deviceId' | 'userId' | 'name'>): Promise<number | null> {
-  return (await ctx.processes.run(removeDeviceProcess(ctx), { deviceId: device.deviceId, userId: device.userId, name: device.name })).position;
+export async function removeDevice(
+  ctx: StorageContext,
+  device: Pick<DeviceState, 'deviceId' | 'userId' | 'name'>,
+): Promise<number | null> {
+  return (
+    await ctx.processes.run(removeDeviceProcess(ctx), {
+      deviceId: device.deviceId,
+      userId: device.userId,
+      name: device.name,
+    })
+  ).position;
 }

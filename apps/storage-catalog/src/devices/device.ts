@@ -43,7 +43,12 @@ export function loadDevice(store: EventStore, deviceId: string): Promise<Readonl
 }
 
 /** The user's live device, or 404 (another user's device is as good as absent). */
-export async function requireDevice(store: EventStore, deviceId: string | null, userId: string, name: string): Promise<Readonly<DeviceState>> {
+export async function requireDevice(
+  store: EventStore,
+  deviceId: string | null,
+  userId: string,
+  name: string,
+): Promise<Readonly<DeviceState>> {
   const device = deviceId ? await loadDevice(store, deviceId) : null;
   if (!device || device.removed || device.userId !== userId) throw notFound(`no device ${name}`);
   return device;

@@ -45,8 +45,16 @@ export class DevicesHandlers {
   private async info(doc: DeviceDoc): Promise<DeviceInfo> {
     const root = await foldersCollection(this.ctx.docs).get(`${doc._id}:`);
     return {
-      deviceId: doc._id, name: doc.name, sysplatform: doc.sysplatform, client_revision: doc.client_revision, creation_time: doc.creation_time,
-      lastlogin: doc.lastlogin, lastcommit: doc.lastcommit, last_backup_complete: doc.last_backup_complete, bytes: doc.bytes, files: root?.files ?? 0,
+      deviceId: doc._id,
+      name: doc.name,
+      sysplatform: doc.sysplatform,
+      client_revision: doc.client_revision,
+      creation_time: doc.creation_time,
+      lastlogin: doc.lastlogin,
+      lastcommit: doc.lastcommit,
+      last_backup_complete: doc.last_backup_complete,
+      bytes: doc.bytes,
+      files: root?.files ?? 0,
     };
   }
 
@@ -64,13 +72,23 @@ export class DevicesHandlers {
       if (existing && !existing.removed) {
         if (req.createOnly) throw new DomainError(405, { reason: `a device named ${name} exists` });
         const events: DomainEvent[] = [
-          { type: 'DeviceLoggedIn', data: { at, userId: req.userId, ...(req.sysplatform !== undefined ? { sysplatform: req.sysplatform } : {}), ...(req.client_revision !== undefined ? { client_revision: req.client_revision } : {}) } },
+          {
+            type: 'DeviceLoggedIn',
+            data: {
+              at,
+              userId: req.userId,
+              ...(req.sysplatform !== undefined ? { sysplatform: req.sysplatform } : {}),
+              ...(req.client_revision !== undefined ? { client_revision: req.client_revision } : {}),
+            },
+          },
         ];
         if (req.backup_complete) events.push({ type: 'BackupCompleted', data: { at } });
-        return (await appendEvents(this.ctx.store, Streams.device(existing.deviceId), events, existing.revision)).position;
+        return (await appendEvents(this.ctx.store, Streams.device(existing.deviceId), events, existing.revision))
+          .position;
       }
       // a removed device whose name was not freed yet (its removal crashed before): free it now
-      if (existing?.removed) await releaseName(this.ctx.store, deviceNameReservation(req.userId, name), existing.deviceId);
+      if (existing?.removed)
+        await releaseName(this.ctx.store, deviceNameReservation(req.userId, name), existing.deviceId);
       return this.registerNew(req, name, at);
     });
     await this.ctx.runner.waitFor(position);
@@ -80,21 +98,40 @@ export class DevicesHandlers {
   }
 
   /** A new device: reserve its name for a new id, then `DeviceRegistered` (a multi-step write). */
-  private async registerNew(req: RegisterDeviceRequest & { partnerId: string }, name: string, at: number): Promise<number | null> {
+  private async registerNew(
+    req: RegisterDeviceRequest & { partnerId: string },
+    name: string,
+    at: number,
+  ): Promise<number | null> {
     const deviceId = randomUUID();
     const events: DomainEvent[] = [
       {
         type: 'DeviceRegistered',
-        data: { deviceId, userId: req.userId, partnerId: req.partnerId, name, sysplatform: req.sysplatform ?? '', client_revision: req.client_revision ?? 0, at },
+        data: {
+          deviceId,
+          userId: req.userId,
+          partnerId: req.partnerId,
+          name,
+          sysplatform: req.sysplatform ?? '',
+          client_revision: req.client_revision ?? 0,
+          at,
+        },
       },
     ];
     if (req.backup_complete) events.push({ type: 'BackupCompleted', data: { at } });
     try {
-      return (await this.ctx.processes.run(registerDeviceProcess(this.ctx), { deviceId, userId: req.userId, name }, { events })).position;
+      return (
+        await this.ctx.processes.run(
+          registerDeviceProcess(this.ctx),
+          { deviceId, userId: req.userId, name },
+          { events },
+        )
+      ).position;
     } catch (error) {
       // the name was taken meanwhile by a concurrent registration of the same device: the retry
       // (a concurrency conflict) then logs in on that device
-      if (error instanceof DomainError && error.status === 409) throw new WrongExpectedRevisionError(deviceNameReservation(req.userId, name), 'no_stream', 0);
+      if (error instanceof DomainError && error.status === 409)
+        throw new WrongExpectedRevisionError(deviceNameReservation(req.userId, name), 'no_stream', 0);
       throw error;
     }
   }
@@ -115,11 +152,20 @@ export class DevicesHandlers {
       await this.ctx.runner.catchUp();
       user = await requireUser(this.ctx.docs, req.userId);
     }
-    const devices = await devicesCollection(this.ctx.docs).find({ userId: req.userId, removed: false }, { sort: { nameKey: 1, _id: 1 }, limit: DEVICES_MAX });
+    const devices = await devicesCollection(this.ctx.docs).find(
+      { userId: req.userId, removed: false },
+      { sort: { nameKey: 1, _id: 1 }, limit: DEVICES_MAX },
+    );
     return {
       user: {
-        userId: user._id, partnerId: user.partnerId, username: user.username, name: user.name, email: user.email, share_id: user.share_id,
-        quota_bytes: await quotaOf(this.ctx.docs, user), bytes_stored: await storedBytesToRead(this.ctx, req.userId),
+        userId: user._id,
+        partnerId: user.partnerId,
+        username: user.username,
+        name: user.name,
+        email: user.email,
+        share_id: user.share_id,
+        quota_bytes: await quotaOf(this.ctx.docs, user),
+        bytes_stored: await storedBytesToRead(this.ctx, req.userId),
       },
       devices: await Promise.all(devices.map((d) => this.info(d))),
     };

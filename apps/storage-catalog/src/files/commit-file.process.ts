@@ -9,8 +9,24 @@
  * it becomes durable with the next durable append (a power loss before that: recovery completes
  * the process again).
  */
-import { type DeadProperties, type FileChecksums, type FileCommitAbandoned, fileIdOf, type FileVersionData, Streams, withChecksums } from '@burrow/contracts';
-import { appendEvents, claimRevision, defineWorkflow, type DomainEvent, type LedgerHead, loadAggregate, retryOnConflict } from '@burrow/eventsourcing';
+import {
+  type DeadProperties,
+  type FileChecksums,
+  type FileCommitAbandoned,
+  fileIdOf,
+  type FileVersionData,
+  Streams,
+  withChecksums,
+} from '@burrow/contracts';
+import {
+  appendEvents,
+  claimRevision,
+  defineWorkflow,
+  type DomainEvent,
+  type LedgerHead,
+  loadAggregate,
+  retryOnConflict,
+} from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import { SNIFF_BYTES } from '../previews/image-format.js';
 import type { StorageContext } from '../shared/context.js';
@@ -48,13 +64,24 @@ export const commitFileProcess = (ctx: StorageContext) =>
       {
         name: 'reserve-usage',
         run: ({ id, data, input, store }) =>
-          ensureUsage(store, data.userId, { delta: input.size, ref: id, reason: `commit ${input.path}`, after: data.usageFrom, limit: input.quota, head: input.usage }),
+          ensureUsage(store, data.userId, {
+            delta: input.size,
+            ref: id,
+            reason: `commit ${input.path}`,
+            after: data.usageFrom,
+            limit: input.quota,
+            head: input.usage,
+          }),
         undo: (data, processId) => undoUsage(ctx.store, data.userId, processId, data.usageFrom),
       },
     ],
     // durable: the log's store, not the step's deferred one
     async commit({ id, data, input }) {
-      return (await appendEvents(ctx.store, Streams.file(data.fileId), input.events, data.revision ?? 'no_stream', { processId: id })).position;
+      return (
+        await appendEvents(ctx.store, Streams.file(data.fileId), input.events, data.revision ?? 'no_stream', {
+          processId: id,
+        })
+      ).position;
     },
     settle(data, processId) {
       const marker: FileCommitAbandoned = { type: 'FileCommitAbandoned', data: { processId, at: ctx.clock.now() } };
@@ -93,8 +120,18 @@ export async function commitVersion(
   const stream = Streams.file(fileId);
   const now = ctx.clock.now();
   const data = {
-    fileId, deviceId: device.deviceId, userId: device.userId, partnerId: device.partnerId, path, size: content.size, blob: content.blob,
-    crc32: content.crc32, ...withChecksums(content), mtime: content.mtime ?? now, ctime: content.ctime ?? content.mtime ?? now, at: now,
+    fileId,
+    deviceId: device.deviceId,
+    userId: device.userId,
+    partnerId: device.partnerId,
+    path,
+    size: content.size,
+    blob: content.blob,
+    crc32: content.crc32,
+    ...withChecksums(content),
+    mtime: content.mtime ?? now,
+    ctime: content.ctime ?? content.mtime ?? now,
+    at: now,
   };
   const committed = await retryOnConflict('file', async () => {
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);

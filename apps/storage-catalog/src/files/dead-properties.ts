@@ -12,8 +12,12 @@ export function changedProperties(current: DeadProperties, set: DeadProperties, 
   const props: DeadProperties = { ...current };
   for (const [name, value] of Object.entries(set)) props[name] = value;
   for (const name of remove) delete props[name];
-  if (Object.keys(props).length > DEAD_PROPERTIES_MAX) throw new DomainError(507, { reason: `at most ${DEAD_PROPERTIES_MAX} properties per file or folder` });
-  if (bytesOf(props) > DEAD_PROPERTIES_MAX_BYTES) throw new DomainError(507, { reason: `at most ${DEAD_PROPERTIES_MAX_BYTES} bytes of properties per file or folder` });
+  if (Object.keys(props).length > DEAD_PROPERTIES_MAX)
+    throw new DomainError(507, { reason: `at most ${DEAD_PROPERTIES_MAX} properties per file or folder` });
+  if (bytesOf(props) > DEAD_PROPERTIES_MAX_BYTES)
+    throw new DomainError(507, {
+      reason: `at most ${DEAD_PROPERTIES_MAX_BYTES} bytes of properties per file or folder`,
+    });
   return props;
 }
 

@@ -4,7 +4,13 @@
  * concurrent uploads of one path get different numbers. The stream grows only with this file's
  * versions.
  */
-import { type Command, type DeadProperties, type Decider, type FileEvent, type FileVersionData } from '@burrow/contracts';
+import {
+  type Command,
+  type DeadProperties,
+  type Decider,
+  type FileEvent,
+  type FileVersionData,
+} from '@burrow/contracts';
 import { changedProperties, sameProperties } from './dead-properties.js';
 
 export interface FileIdentity {
@@ -28,7 +34,10 @@ export interface FileState {
 }
 
 /** A new version; `props` (a COPY or MOVE carries the source's) replace the file's dead properties in the same append. */
-export type CommitVersion = Command<'CommitVersion', { data: Omit<FileVersionData, 'version'>; props?: DeadProperties }>;
+export type CommitVersion = Command<
+  'CommitVersion',
+  { data: Omit<FileVersionData, 'version'>; props?: DeadProperties }
+>;
 export type DeleteFile = Command<'DeleteFile', { at: number }>;
 export type PurgeVersions = Command<'PurgeVersions', { versions: number[]; at: number }>;
 export type SetProperties = Command<'SetProperties', { set: DeadProperties; remove: string[]; at: number }>;
@@ -40,13 +49,19 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
   initialState: { identity: null, nextVersion: 0, stored: new Map(), deleted: false, props: {} },
   decide(command, state) {
     if (command.type === 'CommitVersion') {
-      const committed: FileEvent = { type: 'FileVersionCommitted', data: { ...command.data, version: state.nextVersion } };
-      return command.props ? [committed, { type: 'FilePropertiesSet', data: { props: command.props, at: command.data.at } }] : [committed];
+      const committed: FileEvent = {
+        type: 'FileVersionCommitted',
+        data: { ...command.data, version: state.nextVersion },
+      };
+      return command.props
+        ? [committed, { type: 'FilePropertiesSet', data: { props: command.props, at: command.data.at } }]
+        : [committed];
     }
     const id = state.identity;
     if (!id) return [];
     const owner = { userId: id.userId, partnerId: id.partnerId, deviceId: id.deviceId, path: id.path };
-    if (command.type === 'DeleteFile') return state.deleted ? [] : [{ type: 'FileDeleted', data: { ...owner, at: command.at } }];
+    if (command.type === 'DeleteFile')
+      return state.deleted ? [] : [{ type: 'FileDeleted', data: { ...owner, at: command.at } }];
     if (command.type === 'SetProperties') {
       const props = changedProperties(state.props, command.set, command.remove);
       return sameProperties(props, state.props) ? [] : [{ type: 'FilePropertiesSet', data: { props, at: command.at } }];
@@ -54,7 +69,12 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
     if (command.type === 'MoveOut') {
       const stored = state.stored.get(command.version);
       if (!stored) return [];
-      return [{ type: 'FileMovedOut', data: { ...owner, version: command.version, bytes: stored.size, to: command.to, at: command.at } }];
+      return [
+        {
+          type: 'FileMovedOut',
+          data: { ...owner, version: command.version, bytes: stored.size, to: command.to, at: command.at },
+        },
+      ];
     }
     const versions = [...new Set(command.versions)].filter((v) => state.stored.has(v)).sort((a, b) => a - b);
     if (!versions.length) return [];
@@ -68,9 +88,21 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
         const d = event.data;
         const stored = new Map(state.stored);
         stored.set(d.version, { size: d.size, blob: d.blob });
-        const identity = state.identity ?? { fileId: d.fileId, deviceId: d.deviceId, userId: d.userId, partnerId: d.partnerId, path: d.path };
+        const identity = state.identity ?? {
+          fileId: d.fileId,
+          deviceId: d.deviceId,
+          userId: d.userId,
+          partnerId: d.partnerId,
+          path: d.path,
+        };
         // a deleted file written again is a new resource: its old dead properties do not come back
-        return { identity, nextVersion: d.version + 1, stored, deleted: false, props: state.deleted ? {} : state.props };
+        return {
+          identity,
+          nextVersion: d.version + 1,
+          stored,
+          deleted: false,
+          props: state.deleted ? {} : state.props,
+        };
       }
       case 'FileDeleted':
         return { ...state, deleted: true, props: {} };

@@ -44,7 +44,13 @@ import { type DeviceToRead, resolveDevice, resolveDeviceToRead } from '../device
 import { STORAGE_CONTEXT, type StorageContext } from '../shared/context.js';
 import { usageHead } from '../usage/usage.js';
 import { userQuota } from '../users/user-quota.js';
-import { type FileDoc, filesCollection, foldersCollection, versionsCollection, versionId } from '../read-models/catalog.documents.js';
+import {
+  type FileDoc,
+  filesCollection,
+  foldersCollection,
+  versionsCollection,
+  versionId,
+} from '../read-models/catalog.documents.js';
 import { commitVersion } from './commit-file.process.js';
 import { folderExists } from './resolve-path.js';
 import { fileDecider } from './file.js';
@@ -58,7 +64,10 @@ const GONE = 'the file this link or session extension was made for has been dele
  * a device registered again under the name, or a file deleted and uploaded again to the path, is
  * not what was shared.
  */
-async function liveFile(ctx: StorageContext, req: DevicePath & { expect?: FileIncarnation }): Promise<{ device: DeviceToRead; path: string; file: FileDoc }> {
+async function liveFile(
+  ctx: StorageContext,
+  req: DevicePath & { expect?: FileIncarnation },
+): Promise<{ device: DeviceToRead; path: string; file: FileDoc }> {
   const path = filePath(req.path);
   const expect = req.expect;
   let device: DeviceToRead;
@@ -69,7 +78,11 @@ async function liveFile(ctx: StorageContext, req: DevicePath & { expect?: FileIn
     throw error;
   }
   const file = await filesCollection(ctx.docs).get(fileIdOf(device.deviceId, path));
-  if (expect && (expect.deviceId !== device.deviceId || !file || file.deleted || (file.incarnation ?? 0) !== expect.since)) throw gone(GONE);
+  if (
+    expect &&
+    (expect.deviceId !== device.deviceId || !file || file.deleted || (file.incarnation ?? 0) !== expect.since)
+  )
+    throw gone(GONE);
   if (!file || file.deleted) throw notFound(`no file ${path}`);
   return { device, path, file };
 }
@@ -80,9 +93,13 @@ const nonNegativeInt = (n: unknown): n is number => typeof n === 'number' && Num
 /** A commit's `head` (base64 of the blob's first bytes), decoded; a 400 when it is not that. */
 function headOf(req: CommitFileRequest): Buffer | undefined {
   if (req.head === undefined) return undefined;
-  const ok = typeof req.head === 'string' && req.head.length <= 4 * Math.ceil(UPLOAD_HEAD_BYTES / 3) && /^[A-Za-z0-9+/]*={0,2}$/.test(req.head);
+  const ok =
+    typeof req.head === 'string' &&
+    req.head.length <= 4 * Math.ceil(UPLOAD_HEAD_BYTES / 3) &&
+    /^[A-Za-z0-9+/]*={0,2}$/.test(req.head);
   const head = ok ? Buffer.from(req.head, 'base64') : null;
-  if (!head || head.length !== Math.min(req.size, UPLOAD_HEAD_BYTES)) throw badRequest(`head must be the blob's first ${UPLOAD_HEAD_BYTES} bytes, base64`, ['head']);
+  if (!head || head.length !== Math.min(req.size, UPLOAD_HEAD_BYTES))
+    throw badRequest(`head must be the blob's first ${UPLOAD_HEAD_BYTES} bytes, base64`, ['head']);
   return head;
 }
 
@@ -90,7 +107,13 @@ function headOf(req: CommitFileRequest): Buffer | undefined {
 function checksumsOf(value: unknown): FileChecksums | undefined {
   if (value === undefined) return undefined;
   const c = (typeof value === 'object' ? value : null) as Partial<FileChecksums> | null;
-  if (!c || typeof c.sha1 !== 'string' || !/^[0-9a-f]{40}$/.test(c.sha1) || typeof c.md5 !== 'string' || !/^[0-9a-f]{32}$/.test(c.md5)) {
+  if (
+    !c ||
+    typeof c.sha1 !== 'string' ||
+    !/^[0-9a-f]{40}$/.test(c.sha1) ||
+    typeof c.md5 !== 'string' ||
+    !/^[0-9a-f]{32}$/.test(c.md5)
+  ) {
     throw badRequest('checksums must be {sha1, md5} in lowercase hex', ['checksums']);
   }
   return { sha1: c.sha1, md5: c.md5 };
@@ -116,14 +139,23 @@ export class FilesHandlers {
     const remaining = quota === null ? null : Math.max(0, quota - (await usageHead(this.ctx.store, req.userId)).total);
     if (remaining !== null && req.size !== undefined && req.size > remaining) throw quotaExceeded();
     const file = await filesCollection(this.ctx.docs).get(fileIdOf(device.deviceId, path));
-    return { ok: true, current: file && !file.deleted ? { blob: file.blob, size: file.size, mtime: file.mtime } : null, remaining };
+    return {
+      ok: true,
+      current: file && !file.deleted ? { blob: file.blob, size: file.size, mtime: file.mtime } : null,
+      remaining,
+    };
   }
 
   /** WebDAV's rules for a PUT: the path is not a folder (405) and its parent folder exists (409). */
   private async checkWebdavPath(deviceId: string, path: string): Promise<void> {
     await this.ctx.runner.catchUp();
-    if (await folderExists(this.ctx.docs, deviceId, `${path}/`)) throw new DomainError(405, { reason: `${path} is a folder` });
-    if (!(await folderExists(this.ctx.docs, deviceId, parentOf(path)))) throw new DomainError(409, { reason: `no folder ${parentOf(path) || '/'} to put ${nameOf(path)} in`, conflicts: ['path'] });
+    if (await folderExists(this.ctx.docs, deviceId, `${path}/`))
+      throw new DomainError(405, { reason: `${path} is a folder` });
+    if (!(await folderExists(this.ctx.docs, deviceId, parentOf(path))))
+      throw new DomainError(409, {
+        reason: `no folder ${parentOf(path) || '/'} to put ${nameOf(path)} in`,
+        conflicts: ['path'],
+      });
   }
 
   /**
@@ -137,16 +169,33 @@ export class FilesHandlers {
   @MessagePattern(Subjects.storage.commitFile)
   async commit(@Payload() req: CommitFileRequest): Promise<CommitFileReply> {
     const path = filePath(req.path);
-    if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32)) throw badRequest('blob, size and crc32 are required', ['blob']);
+    if (!isBlobKey(req.blob) || !nonNegativeInt(req.size) || !nonNegativeInt(req.crc32))
+      throw badRequest('blob, size and crc32 are required', ['blob']);
     const head = headOf(req);
     const device = await resolveDevice(this.ctx.store, req.userId, req.device);
     if (req.strict) await this.checkWebdavPath(device.deviceId, path);
     const before = await filesCollection(this.ctx.docs).get(fileIdOf(device.deviceId, path));
-    const content = { size: req.size, blob: req.blob, crc32: req.crc32, ...withChecksums({ checksums: checksumsOf(req.checksums) }), mtime: req.mtime, ctime: req.ctime, head };
+    const content = {
+      size: req.size,
+      blob: req.blob,
+      crc32: req.crc32,
+      ...withChecksums({ checksums: checksumsOf(req.checksums) }),
+      mtime: req.mtime,
+      ctime: req.ctime,
+      head,
+    };
     const quota = await userQuota(this.ctx, req.userId);
     const { data, version, position, used } = await commitVersion(this.ctx, device, path, content, quota);
     const remaining = quota === null ? null : Math.max(0, quota - used);
-    return { ...data, name: nameOf(path), version, previews: {}, position, existed: !!before && !before.deleted, remaining };
+    return {
+      ...data,
+      name: nameOf(path),
+      version,
+      previews: {},
+      position,
+      existed: !!before && !before.deleted,
+      remaining,
+    };
   }
 
   /** A file (path without trailing slash) or a folder and everything under it (path ending with `/`). */
@@ -158,11 +207,16 @@ export class FilesHandlers {
       const path = folderPath(req.path);
       if (path === '') throw badRequest('the device root is not a folder to delete: delete the device', ['path']);
       await this.ctx.runner.catchUp();
-      if (!(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
+      if (!(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`)))
+        throw notFound(`no folder ${path}`);
       const position = await retryOnConflict('device', async () => {
         const current = await resolveDevice(this.ctx.store, req.userId, req.device);
-        const event = { type: 'FolderDeleted' as const, data: { path, userId: current.userId, partnerId: current.partnerId, at: now } };
-        return (await appendEvents(this.ctx.store, Streams.device(current.deviceId), [event], current.revision)).position;
+        const event = {
+          type: 'FolderDeleted' as const,
+          data: { path, userId: current.userId, partnerId: current.partnerId, at: now },
+        };
+        return (await appendEvents(this.ctx.store, Streams.device(current.deviceId), [event], current.revision))
+          .position;
       });
       await this.ctx.runner.waitFor(position);
       return { position };
@@ -173,7 +227,10 @@ export class FilesHandlers {
     const { state } = await loadAggregate(this.ctx.store, Streams.file(fileId), fileDecider);
     if (!state.identity || (live && live.deleted) || (!live && state.deleted)) throw notFound(`no file ${path}`);
     // a file deleted with its folder is still live in its own stream: FileDeleted is then a no-op in the read model
-    const result = await handleCommand(this.ctx.store, Streams.file(fileId), fileDecider, { type: 'DeleteFile', at: now });
+    const result = await handleCommand(this.ctx.store, Streams.file(fileId), fileDecider, {
+      type: 'DeleteFile',
+      at: now,
+    });
     await this.ctx.runner.waitFor(result.position);
     return { position: result.position };
   }
@@ -185,12 +242,26 @@ export class FilesHandlers {
   @MessagePattern(Subjects.storage.fileVersion)
   async version(@Payload() req: FileRequest): Promise<FileEntry> {
     const { device, path, file } = await liveFile(this.ctx, req);
-    const entry: FileEntry = { ...toFileEntry(file), incarnation: { deviceId: device.deviceId, since: file.incarnation ?? 0 } };
+    const entry: FileEntry = {
+      ...toFileEntry(file),
+      incarnation: { deviceId: device.deviceId, since: file.incarnation ?? 0 },
+    };
     if (req.version === undefined || req.version === file.version) return entry;
     const v = await versionsCollection(this.ctx.docs).get(versionId(file._id, req.version));
     if (!v) throw notFound(`no version ${req.version} of ${path}`);
     const { checksums: _latest, ...rest } = entry;
-    return { ...rest, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, ...withChecksums(v), mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews };
+    return {
+      ...rest,
+      version: v.version,
+      size: v.size,
+      blob: v.blob,
+      crc32: v.crc32,
+      ...withChecksums(v),
+      mtime: v.mtime,
+      ctime: v.ctime,
+      at: v.at,
+      previews: v.previews,
+    };
   }
 
   /** Every stored version of a file, oldest first (the last is the latest). */
@@ -198,9 +269,22 @@ export class FilesHandlers {
   async versions(@Payload() req: FileVersionsRequest): Promise<FileVersionInfo[]> {
     const { path, file } = await liveFile(this.ctx, req);
     const fileId = file._id;
-    const versions = await versionsCollection(this.ctx.docs).find({ fileId }, { sort: { version: 1 }, limit: VERSIONS_MAX });
+    const versions = await versionsCollection(this.ctx.docs).find(
+      { fileId },
+      { sort: { version: 1 }, limit: VERSIONS_MAX },
+    );
     return versions.map((v) => ({
-      path, name: file.name, version: v.version, size: v.size, blob: v.blob, crc32: v.crc32, ...withChecksums(v), mtime: v.mtime, ctime: v.ctime, at: v.at, previews: v.previews,
+      path,
+      name: file.name,
+      version: v.version,
+      size: v.size,
+      blob: v.blob,
+      crc32: v.crc32,
+      ...withChecksums(v),
+      mtime: v.mtime,
+      ctime: v.ctime,
+      at: v.at,
+      previews: v.previews,
     }));
   }
 
@@ -208,7 +292,8 @@ export class FilesHandlers {
   async list(@Payload() req: ListFolderRequest): Promise<FolderPage> {
     const path = folderPath(req.path);
     const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
-    if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
+    if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`)))
+      throw notFound(`no folder ${path}`);
     return listFolder(this.ctx.docs, device.deviceId, path, req);
   }
 
@@ -216,7 +301,8 @@ export class FilesHandlers {
   async walk(@Payload() req: ListFolderRequest): Promise<SubtreePage> {
     const path = folderPath(req.path);
     const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
-    if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`))) throw notFound(`no folder ${path}`);
+    if (path !== '' && !(await foldersCollection(this.ctx.docs).get(`${device.deviceId}:${path}`)))
+      throw notFound(`no folder ${path}`);
     return walkFolder(this.ctx.docs, device.deviceId, path, req);
   }
 

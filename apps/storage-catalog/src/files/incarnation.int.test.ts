@@ -7,7 +7,13 @@
 import type { FileIncarnation } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  expectError,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 
@@ -18,8 +24,10 @@ describe('file incarnations (what links and session extensions name)', () => {
     await t?.close();
   });
 
-  const read = (path: string, expect?: FileIncarnation, version?: number) => t.files.version({ userId: user.userId, device: 'laptop', path, version, expect });
-  const versions = (path: string, expect?: FileIncarnation) => t.files.versions({ userId: user.userId, device: 'laptop', path, expect });
+  const read = (path: string, expect?: FileIncarnation, version?: number) =>
+    t.files.version({ userId: user.userId, device: 'laptop', path, version, expect });
+  const versions = (path: string, expect?: FileIncarnation) =>
+    t.files.versions({ userId: user.userId, device: 'laptop', path, expect });
 
   async function start(): Promise<void> {
     t = await startTestStorage();

@@ -21,7 +21,13 @@ import {
   withChecksums,
 } from '@burrow/contracts';
 import { type DocumentStore, prefixRange } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, folderId, foldersCollection } from '../read-models/catalog.documents.js';
+import {
+  type FileDoc,
+  filesCollection,
+  type FolderDoc,
+  folderId,
+  foldersCollection,
+} from '../read-models/catalog.documents.js';
 
 interface FolderCursor {
   /** 'd' while listing subfolders, 'f' files */
@@ -46,17 +52,45 @@ function decode<T>(cursor: string | undefined, check: (v: Record<string, unknown
 const pageSize = (limit: number | undefined) => Math.min(Math.max(1, limit ?? LISTING_PAGE_DEFAULT), LISTING_PAGE_MAX);
 
 export const toFileEntry = (f: FileDoc): FileEntry => ({
-  path: f.path, name: f.name, version: f.version, size: f.size, blob: f.blob, crc32: f.crc32, ...withChecksums(f), mtime: f.mtime, ctime: f.ctime, at: f.at,
-  previews: f.previews, versions: f.versions,
+  path: f.path,
+  name: f.name,
+  version: f.version,
+  size: f.size,
+  blob: f.blob,
+  crc32: f.crc32,
+  ...withChecksums(f),
+  mtime: f.mtime,
+  ctime: f.ctime,
+  at: f.at,
+  previews: f.previews,
+  versions: f.versions,
 });
 
 /**
  * toFileEntry's fields, for the store to read a listing's files as entries (one object per file,
  * not a document and then its entry: a 5,000-file page keeps half the objects alive).
  */
-const FILE_ENTRY_FIELDS = ['path', 'name', 'version', 'size', 'blob', 'crc32', 'checksums', 'mtime', 'ctime', 'at', 'previews', 'versions'] as const satisfies readonly (keyof FileEntry)[];
+const FILE_ENTRY_FIELDS = [
+  'path',
+  'name',
+  'version',
+  'size',
+  'blob',
+  'crc32',
+  'checksums',
+  'mtime',
+  'ctime',
+  'at',
+  'previews',
+  'versions',
+] as const satisfies readonly (keyof FileEntry)[];
 
-const toFolderEntry = (f: FolderDoc): FolderEntry => ({ name: f.name, path: f.path, files: f.files, folders: f.folders });
+const toFolderEntry = (f: FolderDoc): FolderEntry => ({
+  name: f.name,
+  path: f.path,
+  files: f.files,
+  folders: f.folders,
+});
 
 /** A page of a folder as documents: subfolders, then files, each by name. */
 export function folderPage(
@@ -96,32 +130,54 @@ async function pageOf<F extends { name: string }>(
     return { dirs, files: [], next: encode({ p: 'd', n: dirs[dirs.length - 1].name }) };
   }
   const after = cursor?.p === 'f' ? cursor.n : undefined;
-  const filter = after === undefined ? { deviceId, parent: path, deleted: false } : { deviceId, parent: path, deleted: false, name: { $gt: after } };
+  const filter =
+    after === undefined
+      ? { deviceId, parent: path, deleted: false }
+      : { deviceId, parent: path, deleted: false, name: { $gt: after } };
   // as unknown as: with `fields` the store returns only those fields (F, the caller's pick of FileDoc); the port types a find as whole documents
-  const files = (await filesCollection(docs).find(filter, { sort: { name: 1 }, limit: room + 1, ...(fields ? { fields } : {}) })) as unknown as F[];
+  const files = (await filesCollection(docs).find(filter, {
+    sort: { name: 1 },
+    limit: room + 1,
+    ...(fields ? { fields } : {}),
+  })) as unknown as F[];
   const more = files.length > room;
   const shown = more ? files.slice(0, room) : files;
   return { dirs, files: shown, next: more ? encode({ p: 'f', n: shown[shown.length - 1].name }) : null };
 }
 
-export async function listFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<FolderPage> {
+export async function listFolder(
+  docs: DocumentStore,
+  deviceId: string,
+  path: string,
+  options: { cursor?: string; limit?: number },
+): Promise<FolderPage> {
   const page = await pageOf<FileEntry>(docs, deviceId, path, options, FILE_ENTRY_FIELDS);
   return { dirs: page.dirs.map(toFolderEntry), files: page.files, next: page.next };
 }
 
 /** Every live file under `path` (a folder path; '' for the whole device), in path order. */
-export async function walkFolder(docs: DocumentStore, deviceId: string, path: string, options: { cursor?: string; limit?: number }): Promise<SubtreePage> {
+export async function walkFolder(
+  docs: DocumentStore,
+  deviceId: string,
+  path: string,
+  options: { cursor?: string; limit?: number },
+): Promise<SubtreePage> {
   const limit = pageSize(options.limit);
   const cursor = decode<{ a: string }>(options.cursor, (v) => typeof v.a === 'string');
   const { $gte, $lt } = prefixRange(path);
   const range: Record<string, string> = cursor ? { $gt: cursor.a } : { $gte };
   if ($lt !== undefined) range.$lt = $lt;
-  const page = await filesCollection(docs).find({ deviceId, deleted: false, path: range }, { sort: { path: 1 }, limit: limit + 1 });
+  const page = await filesCollection(docs).find(
+    { deviceId, deleted: false, path: range },
+    { sort: { path: 1 }, limit: limit + 1 },
+  );
   const more = page.length > limit;
   const shown = more ? page.slice(0, limit) : page;
   const twins = await folderTwins(docs, deviceId, shown);
   const files = await Promise.all(
-    shown.map(async (f): Promise<SubtreeFile> => (twins.has(f.path) ? { ...toFileEntry(f), archive_name: await archiveName(docs, deviceId, f) } : toFileEntry(f))),
+    shown.map(async (f): Promise<SubtreeFile> =>
+      twins.has(f.path) ? { ...toFileEntry(f), archive_name: await archiveName(docs, deviceId, f) } : toFileEntry(f),
+    ),
   );
   return { files, next: more ? encode({ a: shown[shown.length - 1].path }) : null };
 }
@@ -129,7 +185,10 @@ export async function walkFolder(docs: DocumentStore, deviceId: string, path: st
 /** The paths among `files` that are also folders holding files (one query per page). */
 async function folderTwins(docs: DocumentStore, deviceId: string, files: FileDoc[]): Promise<Set<string>> {
   if (!files.length) return new Set();
-  const folders = await foldersCollection(docs).find({ _id: { $in: files.map((f) => folderId(deviceId, `${f.path}/`)) }, files: { $gt: 0 } });
+  const folders = await foldersCollection(docs).find({
+    _id: { $in: files.map((f) => folderId(deviceId, `${f.path}/`)) },
+    files: { $gt: 0 },
+  });
   return new Set(folders.map((d) => d.path.slice(0, -1)));
 }
 

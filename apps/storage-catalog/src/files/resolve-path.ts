@@ -3,9 +3,23 @@
  * the live file of that name or else the folder; with one, or '' (the device root), only a folder.
  * Paths come canonical from here on: a file path without, a folder path with its trailing slash.
  */
-import { type DeadProperties, type FileEntry, fileIdOf, type FolderStat, folderPath, nameOf, pathSegments } from '@burrow/contracts';
+import {
+  type DeadProperties,
+  type FileEntry,
+  fileIdOf,
+  type FolderStat,
+  folderPath,
+  nameOf,
+  pathSegments,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
-import { type FileDoc, filesCollection, type FolderDoc, foldersCollection, folderId } from '../read-models/catalog.documents.js';
+import {
+  type FileDoc,
+  filesCollection,
+  type FolderDoc,
+  foldersCollection,
+  folderId,
+} from '../read-models/catalog.documents.js';
 import { toFileEntry } from './listing.js';
 
 export type ResolvedPath =
@@ -13,12 +27,14 @@ export type ResolvedPath =
   /** `doc` null: the device root, which has no document while it holds nothing */
   | { kind: 'folder'; path: string; doc: FolderDoc | null };
 
-export const propsOf = (doc: { props?: string } | null): DeadProperties => (doc?.props ? (JSON.parse(doc.props) as DeadProperties) : {});
+export const propsOf = (doc: { props?: string } | null): DeadProperties =>
+  doc?.props ? (JSON.parse(doc.props) as DeadProperties) : {};
 
 /** The live file or the folder `path` names, or null. */
 export async function resolvePath(docs: DocumentStore, deviceId: string, path: string): Promise<ResolvedPath | null> {
   const segments = pathSegments(path);
-  if (segments.length === 0) return { kind: 'folder', path: '', doc: await foldersCollection(docs).get(folderId(deviceId, '')) };
+  if (segments.length === 0)
+    return { kind: 'folder', path: '', doc: await foldersCollection(docs).get(folderId(deviceId, '')) };
   if (!path.endsWith('/')) {
     const file = segments.join('/');
     const doc = await filesCollection(docs).get(fileIdOf(deviceId, file));
@@ -36,9 +52,17 @@ export async function folderExists(docs: DocumentStore, deviceId: string, folder
 
 export function toFolderStat(path: string, doc: FolderDoc | null): FolderStat {
   return {
-    path, name: path ? nameOf(path) : '', files: doc?.files ?? 0, folders: doc?.folders ?? 0, bytes: doc?.bytes ?? 0,
-    created: doc?.made ? (doc.made_at ?? null) : null, props: propsOf(doc),
+    path,
+    name: path ? nameOf(path) : '',
+    files: doc?.files ?? 0,
+    folders: doc?.folders ?? 0,
+    bytes: doc?.bytes ?? 0,
+    created: doc?.made ? (doc.made_at ?? null) : null,
+    props: propsOf(doc),
   };
 }
 
-export const toFileStat = (doc: FileDoc): FileEntry & { props: DeadProperties } => ({ ...toFileEntry(doc), props: propsOf(doc) });
+export const toFileStat = (doc: FileDoc): FileEntry & { props: DeadProperties } => ({
+  ...toFileEntry(doc),
+  props: propsOf(doc),
+});

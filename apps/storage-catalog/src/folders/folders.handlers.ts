@@ -55,8 +55,16 @@ export class FoldersHandlers {
       throw error;
     }
     return appendToDevice(this.ctx, req.userId, req.device, async (device) => {
-      checkNewFolder(path, { taken: await taken(this.ctx, device.deviceId, path), parent: await folderExists(this.ctx.docs, device.deviceId, parentOf(path)) });
-      return [{ type: 'FolderCreated', data: { path, userId: device.userId, partnerId: device.partnerId, at: this.ctx.clock.now() } }];
+      checkNewFolder(path, {
+        taken: await taken(this.ctx, device.deviceId, path),
+        parent: await folderExists(this.ctx.docs, device.deviceId, parentOf(path)),
+      });
+      return [
+        {
+          type: 'FolderCreated',
+          data: { path, userId: device.userId, partnerId: device.partnerId, at: this.ctx.clock.now() },
+        },
+      ];
     });
   }
 
@@ -68,11 +76,16 @@ export class FoldersHandlers {
     const quota = await userQuota(this.ctx, req.userId);
     const used = await storedBytesToRead(this.ctx, req.userId);
     const figures = { quota: { used, available: quota === null ? null : Math.max(0, quota - used) } };
-    if (found.kind === 'file') return { kind: 'file', file: toFileStat(found.doc), props: propsOf(found.doc), ...figures };
+    if (found.kind === 'file')
+      return { kind: 'file', file: toFileStat(found.doc), props: propsOf(found.doc), ...figures };
     const folder = toFolderStat(found.path, found.doc);
     if (!req.members) return { kind: 'folder', folder, ...figures };
     const page = await folderPage(this.ctx.docs, device.deviceId, found.path, req.members);
-    const members = { dirs: page.dirs.map((d) => toFolderStat(d.path, d)), files: page.files.map(toFileStat), next: page.next };
+    const members = {
+      dirs: page.dirs.map((d) => toFolderStat(d.path, d)),
+      files: page.files.map(toFileStat),
+      next: page.next,
+    };
     return { kind: 'folder', folder, members, ...figures };
   }
 
@@ -96,7 +109,12 @@ export class FoldersHandlers {
       if (sameProperties(before, after)) return { position: null };
       await checkDeadPropertyBudget(this.ctx, req.userId, propertyBytes(before), propertyBytes(after));
       const fileId = fileIdOf(device.deviceId, found.path);
-      const result = await handleCommand(this.ctx.store, Streams.file(fileId), fileDecider, { type: 'SetProperties', set: req.set, remove: req.remove, at });
+      const result = await handleCommand(this.ctx.store, Streams.file(fileId), fileDecider, {
+        type: 'SetProperties',
+        set: req.set,
+        remove: req.remove,
+        at,
+      });
       await this.ctx.runner.waitFor(result.position);
       return { position: result.position };
     }
@@ -108,7 +126,9 @@ export class FoldersHandlers {
       if (sameProperties(before, props)) return [];
       await checkDeadPropertyBudget(this.ctx, req.userId, propertyBytes(before), propertyBytes(props));
       const owner = { userId: current.userId, partnerId: current.partnerId };
-      const events: DomainEvent[] = resolved.doc?.made ? [] : [{ type: 'FolderCreated', data: { path: found.path, ...owner, at } }];
+      const events: DomainEvent[] = resolved.doc?.made
+        ? []
+        : [{ type: 'FolderCreated', data: { path: found.path, ...owner, at } }];
       events.push({ type: 'FolderPropertiesSet', data: { path: found.path, props, at } });
       return events;
     });

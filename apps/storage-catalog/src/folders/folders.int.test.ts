@@ -7,7 +7,14 @@
 import { DEAD_PROPERTIES_MAX, type PathStat } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  expectError,
+  restartStorage,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 
@@ -28,7 +35,8 @@ describe('made folders', () => {
     const { t, user } = await setUp();
     try {
       const make = (path: string) => t.folders.make({ userId: user.userId, device: 'laptop', path });
-      const stat = (path: string, members = false) => t.folders.stat({ userId: user.userId, device: 'laptop', path, ...(members ? { members: {} } : {}) });
+      const stat = (path: string, members = false) =>
+        t.folders.stat({ userId: user.userId, device: 'laptop', path, ...(members ? { members: {} } : {}) });
       await make('docs/');
       await expectError(make('docs/'), 405);
       await expectError(make('missing/inner/'), 409);
@@ -37,20 +45,32 @@ describe('made folders', () => {
       await expectError(make('notes.txt/'), 405);
       await make('docs/empty/');
       const root = folderOf(await stat('', true));
-      assert.deepEqual(root.members!.dirs.map((d) => [d.name, d.created !== null]), [['docs', true]]);
-      assert.deepEqual(root.members!.files.map((f) => f.name), ['notes.txt']);
+      assert.deepEqual(
+        root.members!.dirs.map((d) => [d.name, d.created !== null]),
+        [['docs', true]],
+      );
+      assert.deepEqual(
+        root.members!.files.map((f) => f.name),
+        ['notes.txt'],
+      );
       assert.equal(root.folder.folders, 2, 'docs/ and docs/empty/ count in the root');
       // a folder of files made on its own stays when they go
       await t.upload(user, 'laptop', 'docs/a.txt', 'a');
       await t.deletePath(user, 'laptop', 'docs/a.txt');
-      assert.deepEqual(folderOf(await stat('docs', true)).members!.dirs.map((d) => d.name), ['empty']);
+      assert.deepEqual(
+        folderOf(await stat('docs', true)).members!.dirs.map((d) => d.name),
+        ['empty'],
+      );
       // a folder that only held files goes with them
       await t.upload(user, 'laptop', 'tmp/x.txt', 'x');
       await t.deletePath(user, 'laptop', 'tmp/x.txt');
       await expectError(stat('tmp'), 404);
       // the listing of interface B shows made folders too
       const listed = await t.files.list({ userId: user.userId, device: 'laptop', path: 'docs/' });
-      assert.deepEqual(listed.dirs.map((d) => d.name), ['empty']);
+      assert.deepEqual(
+        listed.dirs.map((d) => d.name),
+        ['empty'],
+      );
       // deleting the folder takes the made ones under it, and the counts above follow
       await t.deletePath(user, 'laptop', 'docs/');
       await expectError(stat('docs'), 404);
@@ -60,7 +80,10 @@ describe('made folders', () => {
       try {
         const again = await restarted.folders.stat({ userId: user.userId, device: 'laptop', path: '', members: {} });
         assert.deepEqual(folderOf(again).members!.dirs, []);
-        assert.deepEqual(folderOf(again).members!.files.map((f) => f.name), ['notes.txt']);
+        assert.deepEqual(
+          folderOf(again).members!.files.map((f) => f.name),
+          ['notes.txt'],
+        );
       } finally {
         await restarted.close();
       }
@@ -74,11 +97,17 @@ describe('made folders', () => {
     const { t, user } = await setUp();
     try {
       await t.upload(user, 'laptop', 'a/b/c.txt', 'c');
-      assert.equal(folderOf(await t.folders.stat({ userId: user.userId, device: 'laptop', path: '' })).folder.folders, 2);
+      assert.equal(
+        folderOf(await t.folders.stat({ userId: user.userId, device: 'laptop', path: '' })).folder.folders,
+        2,
+      );
       await t.deletePath(user, 'laptop', 'a/b/');
       await expectError(t.folders.stat({ userId: user.userId, device: 'laptop', path: 'a' }), 404);
       await t.upload(user, 'laptop', 'z.txt', 'z');
-      assert.equal(folderOf(await t.folders.stat({ userId: user.userId, device: 'laptop', path: '' })).folder.folders, 0);
+      assert.equal(
+        folderOf(await t.folders.stat({ userId: user.userId, device: 'laptop', path: '' })).folder.folders,
+        0,
+      );
     } finally {
       await t.close();
     }
@@ -111,7 +140,8 @@ describe('dead properties', () => {
   it("a file's are kept by a new version and go with its deletion; a folder's make it a made folder; all bounded", async () => {
     const { t, user } = await setUp();
     try {
-      const set = (path: string, props: Record<string, string>, remove: string[] = []) => t.folders.setProperties({ userId: user.userId, device: 'laptop', path, set: props, remove });
+      const set = (path: string, props: Record<string, string>, remove: string[] = []) =>
+        t.folders.setProperties({ userId: user.userId, device: 'laptop', path, set: props, remove });
       const propsAt = async (path: string) => {
         const s = await t.folders.stat({ userId: user.userId, device: 'laptop', path });
         return s.kind === 'file' ? s.props : s.folder.props;
@@ -121,7 +151,11 @@ describe('dead properties', () => {
       await set('f.txt', {}, ['{urn:x}a', '{urn:x}never']);
       assert.deepEqual(await propsAt('f.txt'), { '{urn:x}b': '<x:v xmlns:x="urn:x">2</x:v>' });
       await t.upload(user, 'laptop', 'f.txt', 'two');
-      assert.deepEqual(await propsAt('f.txt'), { '{urn:x}b': '<x:v xmlns:x="urn:x">2</x:v>' }, 'a new version keeps them');
+      assert.deepEqual(
+        await propsAt('f.txt'),
+        { '{urn:x}b': '<x:v xmlns:x="urn:x">2</x:v>' },
+        'a new version keeps them',
+      );
       await t.deletePath(user, 'laptop', 'f.txt');
       await t.upload(user, 'laptop', 'f.txt', 'three');
       assert.deepEqual(await propsAt('f.txt'), {}, 'a file written again after its deletion starts without');

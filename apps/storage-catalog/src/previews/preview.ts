@@ -16,7 +16,10 @@ export interface PreviewState {
   startedAt: number | null;
 }
 
-export type StartPreviews = Command<'StartPreviews', { blob: string; at: number; claimSeconds: number; maxAttempts: number }>;
+export type StartPreviews = Command<
+  'StartPreviews',
+  { blob: string; at: number; claimSeconds: number; maxAttempts: number }
+>;
 export type RecordPreviews = Command<
   'RecordPreviews',
   { blob: string; at: number } & ({ previews: PreviewsGenerated['data']['previews'] } | { reason: string })
@@ -36,7 +39,12 @@ export const previewDecider: Decider<PreviewState, PreviewCommand, PreviewEvent>
       case 'StartPreviews':
         if (state.status === 'decided' || claimHolds(state, at, command.claimSeconds)) return [];
         if (state.attempts >= command.maxAttempts) {
-          return [{ type: 'PreviewsFailed', data: { blob, reason: `the previewer stopped ${state.attempts} times on this image`, at } }];
+          return [
+            {
+              type: 'PreviewsFailed',
+              data: { blob, reason: `the previewer stopped ${state.attempts} times on this image`, at },
+            },
+          ];
         }
         return [{ type: 'PreviewsStarted', data: { blob, attempt: state.attempts + 1, at } }];
       case 'RecordPreviews':
@@ -45,7 +53,9 @@ export const previewDecider: Decider<PreviewState, PreviewCommand, PreviewEvent>
           ? [{ type: 'PreviewsGenerated', data: { blob, previews: command.previews, at } }]
           : [{ type: 'PreviewsFailed', data: { blob, reason: command.reason, at } }];
       case 'DiscardPreviews':
-        return state.status === 'none' && state.attempts === 0 ? [] : [{ type: 'PreviewsDiscarded', data: { blob, at } }];
+        return state.status === 'none' && state.attempts === 0
+          ? []
+          : [{ type: 'PreviewsDiscarded', data: { blob, at } }];
     }
   },
   evolve(state, event) {

@@ -183,7 +183,11 @@ export class Previewer {
    * the stream already had a result (another replica, or a claim's end, got there first).
    */
   private async notImage(blob: string, at: number): Promise<PreviewOutcome> {
-    const { events } = await this.command(blob, { type: 'RecordPreviews', blob, at, reason: 'not an image (JPEG, PNG, GIF or WebP)' }, false);
+    const { events } = await this.command(
+      blob,
+      { type: 'RecordPreviews', blob, at, reason: 'not an image (JPEG, PNG, GIF or WebP)' },
+      false,
+    );
     return events.length > 0 ? 'not-image' : 'decided';
   }
 
@@ -193,7 +197,12 @@ export class Previewer {
    * cut, the blob is pending again and the next scan decides it again, the same way.
    */
   private command(blob: string, command: PreviewCommand, durable = true) {
-    return handleCommand(durable ? this.ctx.store : deferDurability(this.ctx.store), Streams.preview(blob), previewDecider, command);
+    return handleCommand(
+      durable ? this.ctx.store : deferDurability(this.ctx.store),
+      Streams.preview(blob),
+      previewDecider,
+      command,
+    );
   }
 
   /**
@@ -214,14 +223,28 @@ export class Previewer {
 
     const info = await this.ctx.blobs.stat(blob);
     if (!info) return 'missing';
-    const first = info.size === 0 ? Buffer.alloc(0) : await readAll(await this.ctx.blobs.get(blob, { start: 0, end: Math.min(info.size, SNIFF_BYTES) - 1 }));
+    const first =
+      info.size === 0
+        ? Buffer.alloc(0)
+        : await readAll(await this.ctx.blobs.get(blob, { start: 0, end: Math.min(info.size, SNIFF_BYTES) - 1 }));
     if (!sniffImage(first)) return this.notImage(blob, now);
     if (info.size > this.maxBytes) {
-      await this.command(blob, { type: 'RecordPreviews', blob, at: now, reason: `too large for previews (${info.size} bytes; at most ${this.maxBytes})` });
+      await this.command(blob, {
+        type: 'RecordPreviews',
+        blob,
+        at: now,
+        reason: `too large for previews (${info.size} bytes; at most ${this.maxBytes})`,
+      });
       return 'failed';
     }
 
-    const claim = await this.command(blob, { type: 'StartPreviews', blob, at: now, claimSeconds: this.claimSeconds, maxAttempts: this.maxAttempts });
+    const claim = await this.command(blob, {
+      type: 'StartPreviews',
+      blob,
+      at: now,
+      claimSeconds: this.claimSeconds,
+      maxAttempts: this.maxAttempts,
+    });
     const [claimed] = claim.events;
     if (!claimed) return claim.state.status === 'decided' ? 'decided' : 'claimed';
     if (claimed.type === 'PreviewsFailed') {
@@ -235,12 +258,18 @@ export class Previewer {
     } catch (error) {
       if (error instanceof BlobNotFoundError) return 'missing';
       if (!(error instanceof UnreadableImage)) throw error;
-      await this.command(blob, { type: 'RecordPreviews', blob, at: this.ctx.clock.now(), reason: `unreadable image: ${error.message}` });
+      await this.command(blob, {
+        type: 'RecordPreviews',
+        blob,
+        at: this.ctx.clock.now(),
+        reason: `unreadable image: ${error.message}`,
+      });
       this.ctx.log.info({ blob, reason: error.message }, 'an image could not be read: no previews for it');
       return 'failed';
     }
     const previews: Partial<Record<`${PreviewWidth}`, string>> = {};
-    for (const preview of rendered) previews[`${preview.width}`] = (await this.ctx.blobs.put(Readable.from([preview.data]))).key;
+    for (const preview of rendered)
+      previews[`${preview.width}`] = (await this.ctx.blobs.put(Readable.from([preview.data]))).key;
     await this.command(blob, { type: 'RecordPreviews', blob, at: this.ctx.clock.now(), previews });
     return 'generated';
   }

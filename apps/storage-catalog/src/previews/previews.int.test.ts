@@ -14,7 +14,13 @@ import { crc32 } from 'node:zlib';
 import { after, afterEach, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { filesCollection, previewsCollection, versionsCollection } from '../read-models/catalog.documents.js';
-import { cleanUpTestStorage, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  restartStorage,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 import { Previewer } from './previewer.js';
 
 after(cleanUpTestStorage);
@@ -70,7 +76,14 @@ async function decode(t: TestStorage, key: string, at: [number, number][] = []) 
     const i = (Math.floor(fy * (info.height - 1)) * info.width + Math.floor(fx * (info.width - 1))) * info.channels;
     return [pixels[i], pixels[i + 1], pixels[i + 2]];
   });
-  return { format: meta.format, width: meta.width, height: meta.height, orientation: meta.orientation, exif: meta.exif !== undefined, colours };
+  return {
+    format: meta.format,
+    width: meta.width,
+    height: meta.height,
+    orientation: meta.orientation,
+    exif: meta.exif !== undefined,
+    colours,
+  };
 }
 
 const isRed = ([r, , b]: number[]) => r > 150 && b < 100;
@@ -97,13 +110,27 @@ describe('previews', () => {
     const previews = await previewsOf(t, v.blob);
     assert.deepEqual(Object.keys(previews).sort(), ['228', '25', '48', '800']);
     for (const [width, key] of Object.entries(previews)) {
-      const got = await decode(t, key, [[0.1, 0.5], [0.9, 0.5]]);
-      assert.deepEqual([got.format, got.width, got.height], ['jpeg', Number(width), Math.round((Number(width) * 900) / 1200)], `the ${width} px preview`);
-      if (Number(width) >= 48) assert.ok(isRed(got.colours[0]) && isBlue(got.colours[1]), `the ${width} px preview shows the picture: ${JSON.stringify(got.colours)}`);
+      const got = await decode(t, key, [
+        [0.1, 0.5],
+        [0.9, 0.5],
+      ]);
+      assert.deepEqual(
+        [got.format, got.width, got.height],
+        ['jpeg', Number(width), Math.round((Number(width) * 900) / 1200)],
+        `the ${width} px preview`,
+      );
+      if (Number(width) >= 48)
+        assert.ok(
+          isRed(got.colours[0]) && isBlue(got.colours[1]),
+          `the ${width} px preview shows the picture: ${JSON.stringify(got.colours)}`,
+        );
     }
     const file = (await filesCollection(t.docs).find({ blob: v.blob }))[0];
     assert.deepEqual(file.previews, previews, 'the listing shows them');
-    assert.deepEqual((await t.files.version({ userId: user.userId, device: 'laptop', path: 'Pictures/a.jpg' })).previews, previews);
+    assert.deepEqual(
+      (await t.files.version({ userId: user.userId, device: 'laptop', path: 'Pictures/a.jpg' })).previews,
+      previews,
+    );
 
     // the same bytes again: another file, another user, a new version of an existing file
     const other = await t.createUser(user.partnerId);
@@ -116,7 +143,8 @@ describe('previews', () => {
     assert.deepEqual(await previewEvents(t, v.blob), ['PreviewsStarted', 'PreviewsGenerated'], 'made once');
     const shown = await versionsCollection(t.docs).find({ blob: v.blob });
     assert.equal(shown.length, 3);
-    for (const version of shown) assert.deepEqual(version.previews, previews, `${version.path} v${version.version} shows them`);
+    for (const version of shown)
+      assert.deepEqual(version.previews, previews, `${version.path} v${version.version} shows them`);
   });
 
   it('EXIF orientation is honoured: a picture stored sideways gets upright previews, without its EXIF', async () => {
@@ -126,9 +154,15 @@ describe('previews', () => {
     const v = await t.upload(user, 'laptop', 'DCIM/IMG_0001.JPG', sideways);
     const previews = await previewsOf(t, v.blob);
     assert.deepEqual(Object.keys(previews).sort(), ['228', '25', '48', '800']);
-    const got = await decode(t, previews['228'], [[0.5, 0.1], [0.5, 0.9]]);
+    const got = await decode(t, previews['228'], [
+      [0.5, 0.1],
+      [0.5, 0.9],
+    ]);
     assert.deepEqual([got.width, got.height], [228, 304], 'portrait: 228 x 1200/900*228');
-    assert.ok(isRed(got.colours[0]) && isBlue(got.colours[1]), `red on top, blue below: ${JSON.stringify(got.colours)}`);
+    assert.ok(
+      isRed(got.colours[0]) && isBlue(got.colours[1]),
+      `red on top, blue below: ${JSON.stringify(got.colours)}`,
+    );
     assert.equal(got.orientation, undefined, 'no orientation left to apply');
     assert.equal(got.exif, false, 'no EXIF copied');
   });
@@ -138,8 +172,18 @@ describe('previews', () => {
     const cases = [
       { path: 'icons/badge.png', bytes: await image(100, 50, 4).png().toBuffer(), widths: ['25', '48'], format: 'png' },
       // a GIF decodes with an alpha channel; opaque, its previews are JPEG
-      { path: 'anim/loop.gif', bytes: await image(300, 300).gif().toBuffer(), widths: ['228', '25', '48'], format: 'jpeg' },
-      { path: 'web/hero.webp', bytes: await image(900, 300).webp().toBuffer(), widths: ['228', '25', '48', '800'], format: 'jpeg' },
+      {
+        path: 'anim/loop.gif',
+        bytes: await image(300, 300).gif().toBuffer(),
+        widths: ['228', '25', '48'],
+        format: 'jpeg',
+      },
+      {
+        path: 'web/hero.webp',
+        bytes: await image(900, 300).webp().toBuffer(),
+        widths: ['228', '25', '48', '800'],
+        format: 'jpeg',
+      },
       { path: 'tiny.png', bytes: await image(20, 20).png().toBuffer(), widths: [], format: '' },
     ];
     for (const c of cases) {
@@ -160,14 +204,22 @@ describe('previews', () => {
     const photo = await image(300, 200).jpeg().toBuffer();
     const disguised = await t.upload(user, 'laptop', 'notes/scan.txt', photo);
     const noExtension = await t.upload(user, 'laptop', 'notes/IMG_0002', await image(240, 240).jpeg().toBuffer());
-    const fake = await t.upload(user, 'laptop', 'Pictures/fake.jpg', Buffer.from('just some text, not a picture at all'));
+    const fake = await t.upload(
+      user,
+      'laptop',
+      'Pictures/fake.jpg',
+      Buffer.from('just some text, not a picture at all'),
+    );
     const empty = await t.upload(user, 'laptop', 'Pictures/empty.jpg', Buffer.alloc(0));
     assert.deepEqual(Object.keys(await previewsOf(t, disguised.blob)).sort(), ['228', '25', '48']);
     assert.deepEqual(Object.keys(await previewsOf(t, noExtension.blob)).sort(), ['228', '25', '48']);
     for (const v of [fake, empty]) {
       assert.deepEqual(await previewsOf(t, v.blob), {});
       const doc = await previewsCollection(t.docs).get(v.blob);
-      assert.deepEqual([doc?.failed, doc?.pending, doc?.reason], [true, false, 'not an image (JPEG, PNG, GIF or WebP)']);
+      assert.deepEqual(
+        [doc?.failed, doc?.pending, doc?.reason],
+        [true, false, 'not an image (JPEG, PNG, GIF or WebP)'],
+      );
       assert.deepEqual(await previewEvents(t, v.blob), ['PreviewsFailed'], 'no claim: nothing was decoded');
       assert.equal(await t.previewer.process(v.blob), 'decided', 'never looked at again');
     }
@@ -185,7 +237,7 @@ describe('previews', () => {
     assert.ok(t.store.walSyncs > before, 'the claim and the previews are durable appends');
   });
 
-  it('an upload\'s commit that hands over the first bytes: not an image is decided without reading the blob back; an image still gets previews', async () => {
+  it("an upload's commit that hands over the first bytes: not an image is decided without reading the blob back; an image still gets previews", async () => {
     await setUp();
     const reads: string[] = [];
     const { stat, get } = t.blobs;
@@ -193,7 +245,15 @@ describe('previews', () => {
     t.blobs.get = (key, range) => (reads.push(key), get.call(t.blobs, key, range));
     const commit = async (path: string, bytes: Buffer, head?: Buffer) => {
       const { key, size } = await t.blobs.put(Readable.from([bytes]));
-      const version = await t.files.commit({ userId: user.userId, device: 'laptop', path, blob: key, size, crc32: crc32(bytes) >>> 0, head: head?.toString('base64') });
+      const version = await t.files.commit({
+        userId: user.userId,
+        device: 'laptop',
+        path,
+        blob: key,
+        size,
+        crc32: crc32(bytes) >>> 0,
+        head: head?.toString('base64'),
+      });
       return version.blob;
     };
     const text = Buffer.from('a text file whose first bytes the gateway saw go by');
@@ -216,7 +276,10 @@ describe('previews', () => {
     t.docs.collection = ((name: string) => {
       const c = collection(name);
       if (name !== 'previews') return c;
-      return new Proxy(c, { get: (target, prop) => (prop === 'get' ? (id: string) => (docReads.push(id), target.get(id)) : Reflect.get(target, prop, target)) });
+      return new Proxy(c, {
+        get: (target, prop) =>
+          prop === 'get' ? (id: string) => (docReads.push(id), target.get(id)) : Reflect.get(target, prop, target),
+      });
     }) as typeof t.docs.collection;
     assert.equal(await t.previewer.process(notImage, text.subarray(0, UPLOAD_HEAD_BYTES)), 'decided');
     assert.deepEqual(docReads, []);
@@ -227,7 +290,18 @@ describe('previews', () => {
     const png = await image(64, 64).png().toBuffer();
     const { key, size } = await t.blobs.put(Readable.from([png]));
     for (const head of [png.subarray(0, 4).toString('base64'), '!not base64!', 'A'.repeat(100)]) {
-      await assert.rejects(t.files.commit({ userId: user.userId, device: 'laptop', path: 'Pictures/b.png', blob: key, size, crc32: crc32(png) >>> 0, head }), (e: unknown) => e instanceof DomainError && e.status === 400);
+      await assert.rejects(
+        t.files.commit({
+          userId: user.userId,
+          device: 'laptop',
+          path: 'Pictures/b.png',
+          blob: key,
+          size,
+          crc32: crc32(png) >>> 0,
+          head,
+        }),
+        (e: unknown) => e instanceof DomainError && e.status === 400,
+      );
     }
   });
 
@@ -239,7 +313,12 @@ describe('previews', () => {
     const truncated = photo.subarray(0, 40);
     const good = await image(500, 300).png().toBuffer();
     const uploads = [];
-    for (const [path, bytes] of [['bad.jpg', corrupt], ['cut.jpg', truncated], ['good.png', good]] as const) uploads.push(await t.upload(user, 'laptop', path, bytes));
+    for (const [path, bytes] of [
+      ['bad.jpg', corrupt],
+      ['cut.jpg', truncated],
+      ['good.png', good],
+    ] as const)
+      uploads.push(await t.upload(user, 'laptop', path, bytes));
     const [bad, cut, fine] = uploads;
     for (const v of [bad, cut]) {
       assert.deepEqual(await previewsOf(t, v.blob), {});
@@ -256,13 +335,25 @@ describe('previews', () => {
   it('work pending when the process stopped is done at the next start', async () => {
     await setUp({ previews: false });
     const photos = [];
-    for (let i = 0; i < 3; i++) photos.push(await t.upload(user, 'laptop', `p${i}.jpg`, await image(260 + i, 100).jpeg().toBuffer()));
+    for (let i = 0; i < 3; i++)
+      photos.push(
+        await t.upload(
+          user,
+          'laptop',
+          `p${i}.jpg`,
+          await image(260 + i, 100)
+            .jpeg()
+            .toBuffer(),
+        ),
+      );
     await t.runner.catchUp();
-    for (const v of photos) assert.equal((await previewsCollection(t.docs).get(v.blob))?.pending, true, 'pending: no previewer ran');
+    for (const v of photos)
+      assert.equal((await previewsCollection(t.docs).get(v.blob))?.pending, true, 'pending: no previewer ran');
     t = await restartStorage(t, { previews: true });
     t.previewer.start(60_000);
     await t.previewer.scan(0);
-    for (const v of photos) assert.deepEqual(Object.keys(await previewsOf(t, v.blob)).sort(), ['228', '25', '48'], 'made after the restart');
+    for (const v of photos)
+      assert.deepEqual(Object.keys(await previewsOf(t, v.blob)).sort(), ['228', '25', '48'], 'made after the restart');
     assert.equal(await t.previewer.scan(0), 0, 'nothing pending any more');
   });
 
@@ -272,7 +363,12 @@ describe('previews', () => {
     const previewer = new Previewer(t.ctx, { claimSeconds: 600, maxAttempts: 3 });
     // what a previewer killed while decoding leaves: its claim, nothing after it
     const died = (blob: string, attempt: number) =>
-      appendEvents(t.store, Streams.preview(blob), [{ type: 'PreviewsStarted', data: { blob, attempt, at: t.clock.now() } } satisfies PreviewsStarted], 'any');
+      appendEvents(
+        t.store,
+        Streams.preview(blob),
+        [{ type: 'PreviewsStarted', data: { blob, attempt, at: t.clock.now() } } satisfies PreviewsStarted],
+        'any',
+      );
     await died(photo.blob, 1);
     assert.equal(await previewer.process(photo.blob), 'claimed', 'a fresh claim is left alone');
     t.clock.advance(601);
@@ -287,7 +383,10 @@ describe('previews', () => {
     assert.equal(await previewer.process(killer.blob), 'failed');
     await t.runner.catchUp();
     const doc = await previewsCollection(t.docs).get(killer.blob);
-    assert.deepEqual([doc?.failed, doc?.pending, doc?.reason], [true, false, 'the previewer stopped 3 times on this image']);
+    assert.deepEqual(
+      [doc?.failed, doc?.pending, doc?.reason],
+      [true, false, 'the previewer stopped 3 times on this image'],
+    );
     await previewer.stop();
   });
 
@@ -300,7 +399,19 @@ describe('previews', () => {
     assert.deepEqual(await previewEvents(t, photo.blob), ['PreviewsStarted', 'PreviewsGenerated']);
 
     const blobs: string[] = [];
-    for (let i = 0; i < 6; i++) blobs.push((await t.upload(user, 'laptop', `many/${i}.png`, await image(400 + i, 300).png().toBuffer())).blob);
+    for (let i = 0; i < 6; i++)
+      blobs.push(
+        (
+          await t.upload(
+            user,
+            'laptop',
+            `many/${i}.png`,
+            await image(400 + i, 300)
+              .png()
+              .toBuffer(),
+          )
+        ).blob,
+      );
     // Count whole-blob reads (renders) under way at once. A render starts only once its claim is
     // durable (the store's WAL sync, in the thread pool), so two renders the previewer runs at once
     // need not overlap by themselves: each read waits for the next one to start (or for none to be
@@ -340,7 +451,11 @@ describe('previews', () => {
     const failing: BlobStore = Object.create(t.blobs);
     failing.get = async (key, range) => {
       if (range) return t.blobs.get(key, range);
-      return new Readable({ read() { this.destroy(new Error('disk went away')); } });
+      return new Readable({
+        read() {
+          this.destroy(new Error('disk went away'));
+        },
+      });
     };
     const broken = new Previewer({ ...t.ctx, blobs: failing }, { claimSeconds: 600 });
     await assert.rejects(broken.process(photo.blob), /disk went away/);
@@ -373,7 +488,10 @@ describe('the previewer when the read-model database goes away', () => {
       previewer.start(20);
       await new Promise((r) => setTimeout(r, 200));
       assert.deepEqual(unhandled, []);
-      assert.ok(warnings.some((m) => /scan/.test(m)), `warned: ${JSON.stringify(warnings)}`);
+      assert.ok(
+        warnings.some((m) => /scan/.test(m)),
+        `warned: ${JSON.stringify(warnings)}`,
+      );
     } finally {
       process.off('unhandledRejection', onUnhandled);
       await previewer.stop();

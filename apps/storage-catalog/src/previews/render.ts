@@ -103,7 +103,12 @@ export async function renderPreviews(input: Readable): Promise<RenderedPreview[]
     const format: PreviewFormat = opaque(base.data, raw.channels) ? 'jpeg' : 'png';
     const previews: RenderedPreview[] = [];
     for (const width of widths) {
-      const scaled = sharp(base.data, { raw }).resize({ width, height: previewHeight(width, size), fit: 'cover', position: 'top' });
+      const scaled = sharp(base.data, { raw }).resize({
+        width,
+        height: previewHeight(width, size),
+        fit: 'cover',
+        position: 'top',
+      });
       const encoded = format === 'png' ? scaled.png() : scaled.removeAlpha().jpeg({ quality: JPEG_QUALITY });
       const { data, info } = await encoded.timeout({ seconds: TIMEOUT_SECONDS }).toBuffer({ resolveWithObject: true });
       previews.push({ width, height: info.height, format, data });

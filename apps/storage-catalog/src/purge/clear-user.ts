@@ -49,7 +49,9 @@ export async function clearDeletedUser(ctx: StorageContext, user: UserStorageDoc
     if (!rooms.length) return;
     const at = ctx.clock.now();
     const events: ShareRoomDeleted[] = rooms.map((room_key) => ({ type: 'ShareRoomDeleted', data: { room_key, at } }));
-    cleared.position = (await appendEvents(ctx.store, Streams.share(user._id), events, revision ?? 'no_stream')).position;
+    cleared.position = (
+      await appendEvents(ctx.store, Streams.share(user._id), events, revision ?? 'no_stream')
+    ).position;
     cleared.deletedRooms = rooms.length;
   });
   return cleared;

@@ -32,14 +32,20 @@ export const purgeFileProcess = (ctx: StorageContext) =>
     readYourWrites: false,
     // the first step: a purge that did not commit changed nothing, there is nothing to undo
     async commit({ id, data, input }) {
-      return (await appendEvents(ctx.store, Streams.file(data.fileId), [input.event], data.revision, { processId: id })).position;
+      return (await appendEvents(ctx.store, Streams.file(data.fileId), [input.event], data.revision, { processId: id }))
+        .position;
     },
     settle(data, processId) {
       const marker: FilePurgeAbandoned = { type: 'FilePurgeAbandoned', data: { processId, at: ctx.clock.now() } };
       return claimRevision(ctx.store, Streams.file(data.fileId), data.revision, processId, marker);
     },
     async complete(data, processId) {
-      await ensureUsage(ctx.store, data.userId, { delta: -data.bytes, ref: processId, reason: `purge ${data.path} v${data.versions.join(',')}`, after: data.usageFrom });
+      await ensureUsage(ctx.store, data.userId, {
+        delta: -data.bytes,
+        ref: processId,
+        reason: `purge ${data.path} v${data.versions.join(',')}`,
+        after: data.usageFrom,
+      });
     },
   });
 
@@ -54,16 +60,31 @@ export interface PurgedFile {
  * A concurrent write to the file (a new version, another purge) makes it decide again on the new
  * state. Null when nothing was purged.
  */
-export function purgeFile(ctx: StorageContext, fileId: string, choose: (state: FileState) => number[]): Promise<PurgedFile | null> {
+export function purgeFile(
+  ctx: StorageContext,
+  fileId: string,
+  choose: (state: FileState) => number[],
+): Promise<PurgedFile | null> {
   const stream = Streams.file(fileId);
   return retryOnConflict('file', async () => {
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
     if (!state.identity || revision === null) return null;
-    const [event] = fileDecider.decide({ type: 'PurgeVersions', versions: choose(state), at: ctx.clock.now() }, state) as FileVersionsPurged[];
+    const [event] = fileDecider.decide(
+      { type: 'PurgeVersions', versions: choose(state), at: ctx.clock.now() },
+      state,
+    ) as FileVersionsPurged[];
     if (!event) return null;
     const { userId, path } = state.identity;
     const usage = await usageHead(ctx.store, userId);
-    const purging = { fileId, userId, path, revision, usageFrom: usage.revision, versions: event.data.versions, bytes: event.data.bytes };
+    const purging = {
+      fileId,
+      userId,
+      path,
+      revision,
+      usageFrom: usage.revision,
+      versions: event.data.versions,
+      bytes: event.data.bytes,
+    };
     const { position } = await ctx.processes.run(purgeFileProcess(ctx), purging, { event });
     return { position, versions: event.data.versions.length, bytes: event.data.bytes };
   });

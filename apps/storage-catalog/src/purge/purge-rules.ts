@@ -23,7 +23,12 @@ export interface PurgePolicy {
  * The settings a partner has before changing any: as `apps/accounts/src/partners/settings.ts`
  * (`DEFAULT_SETTINGS`) declares them. An app cannot import another app, so they are repeated here.
  */
-export const DEFAULT_PURGE_POLICY: PurgePolicy = { autopurge_interval: 0, purgehold_duration: 0, versionpurge_interval: null, last_deletion_at: null };
+export const DEFAULT_PURGE_POLICY: PurgePolicy = {
+  autopurge_interval: 0,
+  purgehold_duration: 0,
+  versionpurge_interval: null,
+  last_deletion_at: null,
+};
 
 const positive = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0;
 

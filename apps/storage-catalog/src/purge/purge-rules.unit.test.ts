@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { autopurgeCutoff, DAY_SECONDS, DEFAULT_PURGE_POLICY, partnerOnHold, type PurgePolicy, versionpurgeCutoff } from './purge-rules.js';
+import {
+  autopurgeCutoff,
+  DAY_SECONDS,
+  DEFAULT_PURGE_POLICY,
+  partnerOnHold,
+  type PurgePolicy,
+  versionpurgeCutoff,
+} from './purge-rules.js';
 
 const NOW = 1_800_000_000;
 const policy = (p: Partial<PurgePolicy>): PurgePolicy => ({ ...DEFAULT_PURGE_POLICY, ...p });

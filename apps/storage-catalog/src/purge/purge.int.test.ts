@@ -41,10 +41,14 @@ async function assertUsage(t: TestStorage, user: TestUser, expected: number, whe
 }
 
 const versionNumbers = async (t: TestStorage, deviceId: string, path: string) =>
-  (await versionsCollection(t.docs).find({ fileId: fileIdOf(deviceId, path) }, { sort: { version: 1 } })).map((v) => v.version);
+  (await versionsCollection(t.docs).find({ fileId: fileIdOf(deviceId, path) }, { sort: { version: 1 } })).map(
+    (v) => v.version,
+  );
 
 const purgedEvents = async (t: TestStorage, deviceId: string, path: string) =>
-  (await t.store.readStream(Streams.file(fileIdOf(deviceId, path)))).filter((e) => e.type === 'FileVersionsPurged').map((e) => e.data as FileEvent['data']);
+  (await t.store.readStream(Streams.file(fileIdOf(deviceId, path))))
+    .filter((e) => e.type === 'FileVersionsPurged')
+    .map((e) => e.data as FileEvent['data']);
 
 describe('purger', () => {
   let t: TestStorage;
@@ -75,7 +79,11 @@ describe('purger', () => {
     assert.deepEqual(await versionNumbers(t, laptop.deviceId, 'Documents/report.txt'), []);
     assert.equal(await filesCollection(t.docs).get(fileIdOf(laptop.deviceId, 'Documents/report.txt')), null);
     const [purged] = await purgedEvents(t, laptop.deviceId, 'Documents/report.txt');
-    assert.equal((purged as { blobs: string[] }).blobs.length, 2, 'the purge names the blobs it released (for the blob reaper)');
+    assert.equal(
+      (purged as { blobs: string[] }).blobs.length,
+      2,
+      'the purge names the blobs it released (for the blob reaper)',
+    );
     await assertUsage(t, user, 10, 'after the purge');
     assert.equal((await t.root(user)).user.bytes_stored, 10);
 
@@ -158,7 +166,7 @@ describe('purger', () => {
     assert.equal(await t.usage(bob.userId), 0);
   });
 
-  it("purgehold_active: nothing of the user is purged (deleted files, removed devices, old versions) until the hold is lifted", async () => {
+  it('purgehold_active: nothing of the user is purged (deleted files, removed devices, old versions) until the hold is lifted', async () => {
     // pages of one: held candidates are passed over by the cursor, not read again and again
     t = await startTestStorage({ purgePageSize: 1 });
     const partner = await t.createPartner({ autopurge_interval: 1, versionpurge_interval: 1 });
@@ -176,7 +184,11 @@ describe('purger', () => {
     }
     t.clock.advance(2 * DAY);
     const report = await t.purge();
-    assert.deepEqual([report.held_devices, report.held_files], [1, 2], "the held user's phone, deleted file and old version");
+    assert.deepEqual(
+      [report.held_devices, report.held_files],
+      [1, 2],
+      "the held user's phone, deleted file and old version",
+    );
     assert.equal(await t.usage(held.userId), 4 + 2 + 3 + 10);
     assert.equal(await t.usage(free.userId), 3);
 
@@ -193,7 +205,8 @@ describe('purger', () => {
     await t.registerDevice(user, 'desktop');
     let laptopBytes = 0;
     for (let i = 0; i < 5; i++) {
-      for (let v = 0; v <= i % 3; v++) laptopBytes += (await t.upload(user, 'laptop', `Documents/f${i}.txt`, `${i}`.repeat(10 + v))).size;
+      for (let v = 0; v <= i % 3; v++)
+        laptopBytes += (await t.upload(user, 'laptop', `Documents/f${i}.txt`, `${i}`.repeat(10 + v))).size;
     }
     await t.deletePath(user, 'laptop', 'Documents/f1.txt');
     await t.upload(user, 'desktop', 'notes.txt', 'n'.repeat(42));
@@ -279,8 +292,16 @@ describe('purger', () => {
     assert.deepEqual(await versionNumbers(t, laptop.deviceId, 'doc.txt'), [1, 2]);
     t.clock.set(start + 1000 * DAY);
     assert.equal((await t.purge()).purged_versions, 1);
-    assert.deepEqual(await versionNumbers(t, laptop.deviceId, 'doc.txt'), [2], 'the latest version is never version-purged');
-    assert.deepEqual(await versionNumbers(t, laptop.deviceId, 'gone.txt'), [0, 1], "a deleted file's versions are autopurge's to purge");
+    assert.deepEqual(
+      await versionNumbers(t, laptop.deviceId, 'doc.txt'),
+      [2],
+      'the latest version is never version-purged',
+    );
+    assert.deepEqual(
+      await versionNumbers(t, laptop.deviceId, 'gone.txt'),
+      [0, 1],
+      "a deleted file's versions are autopurge's to purge",
+    );
     assert.equal(await t.usage(other.userId), 6, '0 keeps every version');
     await assertUsage(t, user, 2 + 4, 'the latest doc.txt and the deleted gone.txt');
   });

@@ -9,7 +9,13 @@ import { committed } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { versionsCollection } from '../read-models/catalog.documents.js';
-import { cleanUpTestStorage, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  restartStorage,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 
 after(cleanUpTestStorage);
 
@@ -31,22 +37,32 @@ async function recoverOnRestart(crashed: TestStorage, point: string): Promise<Te
   const t = await restartStorage(crashed);
   const replica = await startTestStorage({ dir: t.dir, clock: t.clock });
   const pending = await t.recovery().pending();
-  assert.deepEqual(pending.map((p) => p.kind), ['PurgeFile']);
+  assert.deepEqual(
+    pending.map((p) => p.kind),
+    ['PurgeFile'],
+  );
   const reports = await Promise.all([t.recovery(0).run(), replica.recovery(0).run()]);
   await replica.close({ keepFiles: true });
-  assert.deepEqual(reports.flatMap((r) => r.failed), []);
+  assert.deepEqual(
+    reports.flatMap((r) => r.failed),
+    [],
+  );
   const settled = reports.flatMap((r) => (committed(point) ? r.completed : r.compensated)).map((p) => p.id);
   assert.deepEqual(settled, [pending[0]._id], 'settled once, the expected way');
   await t.runner.catchUp();
   assert.deepEqual(await t.recovery().pending(), []);
-  const ends = (await t.store.readStream(processStream('storage-catalog', pending[0]._id))).filter((e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated');
+  const ends = (await t.store.readStream(processStream('storage-catalog', pending[0]._id))).filter(
+    (e) => e.type === 'ProcessCompleted' || e.type === 'ProcessCompensated',
+  );
   assert.equal(ends.length, 1);
   return t;
 }
 
 /** The ledger's entries of purges: each purge's `-bytes` once, never undone. */
 async function purgeEntries(t: TestStorage, userId: string): Promise<number[]> {
-  return (await t.store.readStream(`usage-${userId}`)).filter((e) => String(e.data.reason).startsWith('purge ')).map((e) => e.data.delta as number);
+  return (await t.store.readStream(`usage-${userId}`))
+    .filter((e) => String(e.data.reason).startsWith('purge '))
+    .map((e) => e.data.delta as number);
 }
 
 describe('purge crash recovery', () => {
@@ -57,7 +73,9 @@ describe('purge crash recovery', () => {
       await untilCrashed(crash, () => crashed.purger.run());
       const t = await recoverOnRestart(crashed, point);
       try {
-        const remaining = (await versionsCollection(t.docs).find({ userId: user.userId })).map((v) => `${v.path}:${v.version}`).sort();
+        const remaining = (await versionsCollection(t.docs).find({ userId: user.userId }))
+          .map((v) => `${v.path}:${v.version}`)
+          .sort();
         if (committed(point)) {
           assert.deepEqual(remaining, ['keep.txt:0']);
           assert.equal(await t.usage(user.userId), 7);
@@ -87,7 +105,11 @@ describe('purge crash recovery', () => {
       assert.equal(report.compensated.length, 1, 'recovery claimed the file stream');
       crash.resume();
       const resumed = await request;
-      assert.deepEqual([resumed.purged_files, resumed.purged_bytes, resumed.failed], [1, 150, []], 'it decided again, as a new write');
+      assert.deepEqual(
+        [resumed.purged_files, resumed.purged_bytes, resumed.failed],
+        [1, 150, []],
+        'it decided again, as a new write',
+      );
       assert.equal(await t.usage(user.userId), 7);
       assert.deepEqual(await purgeEntries(t, user.userId), [-150]);
     } finally {

@@ -17,7 +17,12 @@
  */
 import type { PurgeReport } from '@burrow/contracts';
 import { type DeviceDoc, devicesCollection } from '../read-models/devices.projection.js';
-import { type FileDoc, filesCollection, type VersionDoc, versionsCollection } from '../read-models/catalog.documents.js';
+import {
+  type FileDoc,
+  filesCollection,
+  type VersionDoc,
+  versionsCollection,
+} from '../read-models/catalog.documents.js';
 import type { FileState } from '../files/file.js';
 import type { StorageContext } from '../shared/context.js';
 import { storageUsersCollection } from '../users/users.projection.js';
@@ -38,8 +43,16 @@ export interface PurgerOptions {
 }
 
 const emptyReport = (): PurgeReport => ({
-  cleared_users: 0, removed_devices: 0, deleted_rooms: 0, purged_files: 0, purged_versions: 0, purged_bytes: 0, held_partners: 0,
-  held_devices: 0, held_files: 0, failed: [],
+  cleared_users: 0,
+  removed_devices: 0,
+  deleted_rooms: 0,
+  purged_files: 0,
+  purged_versions: 0,
+  purged_bytes: 0,
+  held_partners: 0,
+  held_devices: 0,
+  held_files: 0,
+  failed: [],
 });
 
 /** One run's state: the clock reading every rule uses, what was held, the last position written. */
@@ -93,7 +106,10 @@ export class Purger {
   }
 
   /** Pages through `find(after)` (each page starts after the last document of the one before). */
-  private async pages<T>(find: (after: T | null, limit: number) => Promise<T[]>, visit: (page: T[]) => Promise<void>): Promise<void> {
+  private async pages<T>(
+    find: (after: T | null, limit: number) => Promise<T[]>,
+    visit: (page: T[]) => Promise<void>,
+  ): Promise<void> {
     let after: T | null = null;
     for (;;) {
       if (this.runs.stopped) return;
@@ -107,7 +123,8 @@ export class Purger {
   private async clearDeletedUsers(run: Run): Promise<void> {
     const users = userStorageCollection(this.ctx.docs);
     await this.pages<UserStorageDoc>(
-      (after, limit) => users.find(after ? { pending: true, _id: { $gt: after._id } } : { pending: true }, { sort: { _id: 1 }, limit }),
+      (after, limit) =>
+        users.find(after ? { pending: true, _id: { $gt: after._id } } : { pending: true }, { sort: { _id: 1 }, limit }),
       async (page) => {
         for (const user of page) {
           if (this.runs.stopped) return;
@@ -142,8 +159,12 @@ export class Purger {
       run.report.purged_versions += purged.versions;
       run.report.purged_bytes += purged.bytes;
     } catch (error) {
-      if (run.report.failed.length < FAILURES_LISTED) run.report.failed.push({ fileId, error: (error as Error).message });
-      this.ctx.log.warn({ fileId, err: { message: (error as Error).message } }, 'purging a file failed; the next run tries again');
+      if (run.report.failed.length < FAILURES_LISTED)
+        run.report.failed.push({ fileId, error: (error as Error).message });
+      this.ctx.log.warn(
+        { fileId, err: { message: (error as Error).message } },
+        'purging a file failed; the next run tries again',
+      );
     }
   }
 
@@ -152,7 +173,12 @@ export class Purger {
     const files = filesCollection(this.ctx.docs);
     await this.pages<DeviceDoc>(
       (after, limit) =>
-        devices.find(after ? { removed: true, versions: { $gt: 0 }, _id: { $gt: after._id } } : { removed: true, versions: { $gt: 0 } }, { sort: { _id: 1 }, limit }),
+        devices.find(
+          after
+            ? { removed: true, versions: { $gt: 0 }, _id: { $gt: after._id } }
+            : { removed: true, versions: { $gt: 0 } },
+          { sort: { _id: 1 }, limit },
+        ),
       async (page) => {
         for (const device of page) {
           if (this.runs.stopped) return;
@@ -163,7 +189,11 @@ export class Purger {
           }
           // the device is removed for good: whatever its files hold now goes
           await this.pages<FileDoc>(
-            (after, limit) => files.find(after ? { deviceId: device._id, path: { $gt: after.path } } : { deviceId: device._id }, { sort: { path: 1 }, limit }),
+            (after, limit) =>
+              files.find(after ? { deviceId: device._id, path: { $gt: after.path } } : { deviceId: device._id }, {
+                sort: { path: 1 },
+                limit,
+              }),
             async (filePage) => {
               for (const file of filePage) if (!this.runs.stopped) await this.purge(run, file._id, allStored);
             },
@@ -174,10 +204,17 @@ export class Purger {
   }
 
   /** Partners with `field` set (> 0), a page at a time. */
-  private async eachPartnerWith(field: 'autopurge_interval' | 'versionpurge_interval', visit: (policy: PurgePolicyDoc) => Promise<void>): Promise<void> {
+  private async eachPartnerWith(
+    field: 'autopurge_interval' | 'versionpurge_interval',
+    visit: (policy: PurgePolicyDoc) => Promise<void>,
+  ): Promise<void> {
     const policies = purgePoliciesCollection(this.ctx.docs);
     await this.pages<PurgePolicyDoc>(
-      (after, limit) => policies.find(after ? { [field]: { $gt: 0 }, _id: { $gt: after._id } } : { [field]: { $gt: 0 } }, { sort: { _id: 1 }, limit }),
+      (after, limit) =>
+        policies.find(after ? { [field]: { $gt: 0 }, _id: { $gt: after._id } } : { [field]: { $gt: 0 } }, {
+          sort: { _id: 1 },
+          limit,
+        }),
       async (page) => {
         for (const policy of page) if (!this.runs.stopped) await visit(policy);
       },
@@ -193,7 +230,19 @@ export class Purger {
       await this.pages<FileDoc>(
         (after, limit) =>
           files.find(
-            after ? { $and: [due, { $or: [{ deleted_at: { $gt: after.deleted_at } }, { deleted_at: after.deleted_at, _id: { $gt: after._id } }] }] } : due,
+            after
+              ? {
+                  $and: [
+                    due,
+                    {
+                      $or: [
+                        { deleted_at: { $gt: after.deleted_at } },
+                        { deleted_at: after.deleted_at, _id: { $gt: after._id } },
+                      ],
+                    },
+                  ],
+                }
+              : due,
             { sort: { deleted_at: 1, _id: 1 }, limit },
           ),
         async (page) => {
@@ -205,7 +254,9 @@ export class Purger {
             }
             // the read model saw the file deleted at its latest version; a version committed since
             // (the file is back) shows in the stream as a later one, and the file is left alone
-            await this.purge(run, file._id, (state) => (state.nextVersion - 1 === file.version ? allStored(state) : []));
+            await this.purge(run, file._id, (state) =>
+              state.nextVersion - 1 === file.version ? allStored(state) : [],
+            );
           }
         },
       );
@@ -223,7 +274,17 @@ export class Purger {
         (after, limit) =>
           versions.find(
             after
-              ? { $and: [due, { $or: [{ superseded_at: { $gt: after.superseded_at } }, { superseded_at: after.superseded_at, _id: { $gt: after._id } }] }] }
+              ? {
+                  $and: [
+                    due,
+                    {
+                      $or: [
+                        { superseded_at: { $gt: after.superseded_at } },
+                        { superseded_at: after.superseded_at, _id: { $gt: after._id } },
+                      ],
+                    },
+                  ],
+                }
               : due,
             { sort: { superseded_at: 1, _id: 1 }, limit },
           ),

@@ -57,7 +57,11 @@ describe('user deletion', () => {
     assert.equal(await t.usage(alice.userId), 0);
     for (const device of [laptop, phone]) {
       assert.equal((await devicesCollection(t.docs).get(device.deviceId))?.removed, true);
-      assert.equal(await reservationHolder(t.store, deviceNameReservation(alice.userId, device.name)), null, 'the device name is freed');
+      assert.equal(
+        await reservationHolder(t.store, deviceNameReservation(alice.userId, device.name)),
+        null,
+        'the device name is freed',
+      );
     }
     assert.deepEqual(await filesCollection(t.docs).find({ userId: alice.userId }), []);
     assert.deepEqual(await versionsCollection(t.docs).find({ userId: alice.userId }), []);
@@ -67,7 +71,11 @@ describe('user deletion', () => {
     assert.equal(await t.usage(bob.userId), 3, "another user's storage is untouched");
 
     const again = await t.purge();
-    assert.deepEqual([again.cleared_users, again.removed_devices, again.deleted_rooms, again.purged_files], [0, 0, 0, 0], 'safe to re-run');
+    assert.deepEqual(
+      [again.cleared_users, again.removed_devices, again.deleted_rooms, again.purged_files],
+      [0, 0, 0, 0],
+      'safe to re-run',
+    );
 
     // accounts freed the username: a new user takes it, with a new id and nothing stored
     const newAlice = await t.createUser(partner, { username: 'alice' });
@@ -110,7 +118,11 @@ describe('user deletion', () => {
     await t.upload(user, 'laptop', 'a.txt', 'aaa');
     await t.deleteUser(user);
     const first = await t.purge();
-    assert.deepEqual([first.removed_devices, first.held_partners, first.purged_files], [1, 1, 0], "the removal is a deletion; the user's own hold went with them");
+    assert.deepEqual(
+      [first.removed_devices, first.held_partners, first.purged_files],
+      [1, 1, 0],
+      "the removal is a deletion; the user's own hold went with them",
+    );
     t.clock.advance(600);
     assert.equal((await t.purge()).purged_files, 1);
     assert.equal(await t.usage(user.userId), 0);

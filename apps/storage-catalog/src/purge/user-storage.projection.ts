@@ -26,7 +26,13 @@ export interface UserStorageDoc {
 
 export const userStorageCollection = (docs: DocumentStore) => docs.collection<UserStorageDoc>('user_storage');
 
-const blank = (userId: string): UserStorageDoc => ({ _id: userId, deleted: false, devices: [], rooms: [], pending: false });
+const blank = (userId: string): UserStorageDoc => ({
+  _id: userId,
+  deleted: false,
+  devices: [],
+  rooms: [],
+  pending: false,
+});
 const without = (list: string[], item: string) => list.filter((x) => x !== item);
 const withItem = (list: string[], item: string) => (list.includes(item) ? list : [...list, item]);
 
@@ -51,7 +57,8 @@ export const userStorageProjection = (): Projection => ({
         const found = (await users.get(e.data.userId)) ?? blank(e.data.userId);
         doc = { ...found, devices: withItem(found.devices, deviceId) };
       } else if (e.type === 'DeviceRemoved') {
-        const found = (e.data.userId ? await users.get(e.data.userId) : null) ?? (await users.findOne({ devices: deviceId }));
+        const found =
+          (e.data.userId ? await users.get(e.data.userId) : null) ?? (await users.findOne({ devices: deviceId }));
         if (!found) return;
         doc = { ...found, devices: without(found.devices, deviceId) };
       } else return;
@@ -60,7 +67,13 @@ export const userStorageProjection = (): Projection => ({
       const userId = event.stream.slice(StreamPrefixes.share.length);
       if (e.type !== 'ShareRoomCreated' && e.type !== 'ShareRoomDeleted') return;
       const found = (await users.get(userId)) ?? blank(userId);
-      doc = { ...found, rooms: e.type === 'ShareRoomCreated' ? withItem(found.rooms, e.data.room_key) : without(found.rooms, e.data.room_key) };
+      doc = {
+        ...found,
+        rooms:
+          e.type === 'ShareRoomCreated'
+            ? withItem(found.rooms, e.data.room_key)
+            : without(found.rooms, e.data.room_key),
+      };
     }
     doc.pending = doc.deleted && (doc.devices.length > 0 || doc.rooms.length > 0);
     await users.upsert(doc);

@@ -18,7 +18,13 @@ describe('catalog read model indexes (embedded store)', () => {
   let dir: string;
   let store: SqliteDocumentStore;
   const indexes = (collection: string) =>
-    (store.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'i:%'").all(`c:${collection}`) as { name: string }[]).map((r) => r.name).sort();
+    (
+      store
+        .statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'i:%'")
+        .all(`c:${collection}`) as { name: string }[]
+    )
+      .map((r) => r.name)
+      .sort();
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'burrow-catalog-indexes-'));
@@ -32,13 +38,33 @@ describe('catalog read model indexes (embedded store)', () => {
     for (let i = 0; i < 3000; i++) {
       const deleted = i % 4 === 0;
       writes.push({
-        kind: 'put', collection: 'files',
-        doc: { _id: `f${i}`, partnerId: `p${i % 3}`, deviceId: `d${i % 20}`, parent: `/x${i % 7}`, path: `/x${i % 7}/n${i}`, name: `n${i}`, deleted, deleted_at: deleted ? i : null, blob: `b${i}` },
+        kind: 'put',
+        collection: 'files',
+        doc: {
+          _id: `f${i}`,
+          partnerId: `p${i % 3}`,
+          deviceId: `d${i % 20}`,
+          parent: `/x${i % 7}`,
+          path: `/x${i % 7}/n${i}`,
+          name: `n${i}`,
+          deleted,
+          deleted_at: deleted ? i : null,
+          blob: `b${i}`,
+        },
       });
       const image = i % 100 === 0;
       writes.push({
-        kind: 'put', collection: 'previews',
-        doc: { _id: `b${i}`, previews: image ? Object.fromEntries(PREVIEW_BLOB_FIELDS.map((f) => [f.slice('previews.'.length), `pv${i}-${f}`])) : {}, failed: false, pending: i % 9 === 0, since: i },
+        kind: 'put',
+        collection: 'previews',
+        doc: {
+          _id: `b${i}`,
+          previews: image
+            ? Object.fromEntries(PREVIEW_BLOB_FIELDS.map((f) => [f.slice('previews.'.length), `pv${i}-${f}`]))
+            : {},
+          failed: false,
+          pending: i % 9 === 0,
+          since: i,
+        },
       });
     }
     await store.commit('test', 0, {}, writes);
@@ -48,31 +74,50 @@ describe('catalog read model indexes (embedded store)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a store made by an older build loses files (deleted, deleted_at), the lone previews pending and the preview fields\' full indexes', () => {
+  it("a store made by an older build loses files (deleted, deleted_at), the lone previews pending and the preview fields' full indexes", () => {
     assert.ok(!indexes('files').includes('i:files:{"deleted":1,"deleted_at":1}'), indexes('files').join());
-    assert.deepEqual(indexes('previews'), ['i:previews:{"pending":1,"since":1}', ...PREVIEW_BLOB_FIELDS.map((f) => `i:previews:{"${f}":1}:sparse`)].sort());
+    assert.deepEqual(
+      indexes('previews'),
+      ['i:previews:{"pending":1,"since":1}', ...PREVIEW_BLOB_FIELDS.map((f) => `i:previews:{"${f}":1}:sparse`)].sort(),
+    );
   });
 
-  it('a blob that is no image has no entry in the preview fields\' indexes', () => {
+  it("a blob that is no image has no entry in the preview fields' indexes", () => {
     for (const field of PREVIEW_BLOB_FIELDS) {
       const name = `i:previews:{"${field}":1}:sparse`;
-      const n = (store.statement(`SELECT count(*) AS n FROM "c:previews" INDEXED BY "${name.replace(/"/g, '""')}" WHERE json_extract(doc, '$.${field}') >= ''`).get() as { n: number }).n;
+      const n = (
+        store
+          .statement(
+            `SELECT count(*) AS n FROM "c:previews" INDEXED BY "${name.replace(/"/g, '""')}" WHERE json_extract(doc, '$.${field}') >= ''`,
+          )
+          .get() as { n: number }
+      ).n;
       assert.equal(n, 30, `${field}: the 30 images only`);
     }
   });
 
   // (the embedded store does not push a path with a numeric segment, `previews.25`, down to SQL:
   // the reaper's lookup reads the collection there, as before; MongoDB uses these indexes)
-  it('the blob reaper finds a preview blob by any width; the previewer\'s work list through (pending, since)', async () => {
-    for (const field of PREVIEW_BLOB_FIELDS) assert.equal((await store.collection('previews').findOne({ [field]: `pv100-${field}` }))?._id, 'b100');
+  it("the blob reaper finds a preview blob by any width; the previewer's work list through (pending, since)", async () => {
+    for (const field of PREVIEW_BLOB_FIELDS)
+      assert.equal((await store.collection('previews').findOne({ [field]: `pv100-${field}` }))?._id, 'b100');
     const due = { pending: true, since: { $lte: 2000 } };
-    assert.match(store.explainFind('previews', due, { sort: { since: 1, _id: 1 }, limit: 100 }).join('\n'), /USING INDEX i:previews:\{"pending":1,"since":1\} \(<expr>=\? AND <expr><\?\)/);
-    assert.equal((await store.collection('previews').find(due, { sort: { since: 1, _id: 1 }, limit: 1000 })).length, 223);
+    assert.match(
+      store.explainFind('previews', due, { sort: { since: 1, _id: 1 }, limit: 100 }).join('\n'),
+      /USING INDEX i:previews:\{"pending":1,"since":1\} \(<expr>=\? AND <expr><\?\)/,
+    );
+    assert.equal(
+      (await store.collection('previews').find(due, { sort: { since: 1, _id: 1 }, limit: 1000 })).length,
+      223,
+    );
   });
 
-  it('the purger\'s files deleted before a cutoff through (partnerId, deleted, deleted_at)', async () => {
+  it("the purger's files deleted before a cutoff through (partnerId, deleted, deleted_at)", async () => {
     const due = { partnerId: 'p1', deleted: true, deleted_at: { $lte: 1500 } };
-    assert.match(store.explainFind('files', due, { sort: { deleted_at: 1, _id: 1 }, limit: 100 }).join('\n'), /USING INDEX i:files:\{"partnerId":1,"deleted":1,"deleted_at":1\} \(<expr>=\? AND <expr>=\? AND <expr><\?\)/);
+    assert.match(
+      store.explainFind('files', due, { sort: { deleted_at: 1, _id: 1 }, limit: 100 }).join('\n'),
+      /USING INDEX i:files:\{"partnerId":1,"deleted":1,"deleted_at":1\} \(<expr>=\? AND <expr>=\? AND <expr><\?\)/,
+    );
     assert.equal((await store.collection('files').find(due, { sort: { deleted_at: 1, _id: 1 } })).length, 125);
   });
 });

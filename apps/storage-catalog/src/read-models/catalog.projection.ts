@@ -72,8 +72,15 @@ async function adjustFolders(
   for (const path of chain) {
     loaded.push(
       (await folders.get(folderId(f.deviceId, path))) ?? {
-        _id: folderId(f.deviceId, path), userId: f.userId, deviceId: f.deviceId, path, parent: path ? parentOf(path) : '', name: path ? nameOf(path) : '',
-        files: 0, folders: 0, bytes: 0,
+        _id: folderId(f.deviceId, path),
+        userId: f.userId,
+        deviceId: f.deviceId,
+        path,
+        parent: path ? parentOf(path) : '',
+        name: path ? nameOf(path) : '',
+        files: 0,
+        folders: 0,
+        bytes: 0,
       },
     );
   }
@@ -103,7 +110,10 @@ async function eachPage<T extends { _id: string; [key: string]: unknown }>(
   let after: string | null = null;
   for (;;) {
     // (flat, so an index on the filter's fields answers it)
-    const page = (await collection.find(after === null ? filter : { ...filter, _id: { $gt: after } }, { sort: { _id: 1 }, limit: PAGE })) as T[];
+    const page = (await collection.find(after === null ? filter : { ...filter, _id: { $gt: after } }, {
+      sort: { _id: 1 },
+      limit: PAGE,
+    })) as T[];
     for (const doc of page) await visit(doc);
     if (page.length < PAGE) return;
     after = page[page.length - 1]._id;
@@ -123,18 +133,50 @@ async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<
   const previews = await previewsOf(docs, d.blob, d.at);
   const versions = versionsCollection(docs);
   await versions.upsert({
-    _id: versionId(d.fileId, d.version), fileId: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path,
-    version: d.version, size: d.size, blob: d.blob, crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, at: d.at, previews, latest: true,
+    _id: versionId(d.fileId, d.version),
+    fileId: d.fileId,
+    userId: d.userId,
+    partnerId: d.partnerId,
+    deviceId: d.deviceId,
+    path: d.path,
+    version: d.version,
+    size: d.size,
+    blob: d.blob,
+    crc32: d.crc32,
+    ...withChecksums(d),
+    mtime: d.mtime,
+    ctime: d.ctime,
+    at: d.at,
+    previews,
+    latest: true,
     superseded_at: null,
   });
   const before = await files.get(d.fileId);
-  const superseded = before && before.version !== d.version ? await versions.get(versionId(d.fileId, before.version)) : null;
+  const superseded =
+    before && before.version !== d.version ? await versions.get(versionId(d.fileId, before.version)) : null;
   if (superseded?.latest) await versions.upsert({ ...superseded, latest: false, superseded_at: d.at });
   const wasLive = before !== null && !before.deleted;
   await files.upsert({
-    _id: d.fileId, userId: d.userId, partnerId: d.partnerId, deviceId: d.deviceId, path: d.path, parent: parentOf(d.path), name: nameOf(d.path),
-    deleted: false, deleted_at: null, versions: (before?.versions ?? 0) + 1, version: d.version, size: d.size, blob: d.blob,
-    crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, at: d.at, previews, incarnation: wasLive ? (before.incarnation ?? 0) : d.version,
+    _id: d.fileId,
+    userId: d.userId,
+    partnerId: d.partnerId,
+    deviceId: d.deviceId,
+    path: d.path,
+    parent: parentOf(d.path),
+    name: nameOf(d.path),
+    deleted: false,
+    deleted_at: null,
+    versions: (before?.versions ?? 0) + 1,
+    version: d.version,
+    size: d.size,
+    blob: d.blob,
+    crc32: d.crc32,
+    ...withChecksums(d),
+    mtime: d.mtime,
+    ctime: d.ctime,
+    at: d.at,
+    previews,
+    incarnation: wasLive ? (before.incarnation ?? 0) : d.version,
     // a new version keeps the file's dead properties; a deleted file written again starts without
     ...(wasLive && before.props !== undefined ? { props: before.props } : {}),
   });
@@ -187,7 +229,11 @@ async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Pro
       if (!file) return;
       const props = JSON.stringify(e.data.props);
       await files.upsert({ ...file, props });
-      await countDeadProperties(docs, file.userId, { before: storedPropertyBytes(file.props), after: storedPropertyBytes(props), at: e.data.at });
+      await countDeadProperties(docs, file.userId, {
+        before: storedPropertyBytes(file.props),
+        after: storedPropertyBytes(props),
+        at: e.data.at,
+      });
       return;
     }
     case 'FileMovedOut': {
@@ -201,7 +247,13 @@ async function applyFile(docs: DocumentStore, fileId: string, e: FileEvent): Pro
         return;
       }
       const { props: moved, ...kept } = file;
-      if (versions > 0) await files.upsert({ ...kept, versions, deleted: true, deleted_at: file.deleted ? file.deleted_at : e.data.at });
+      if (versions > 0)
+        await files.upsert({
+          ...kept,
+          versions,
+          deleted: true,
+          deleted_at: file.deleted ? file.deleted_at : e.data.at,
+        });
       else await files.delete(fileId);
       await dropProperties(docs, file.userId, moved);
       if (!file.deleted) await adjustFolders(docs, file, chainAbove(file.path), { files: -1, bytes: -file.size });
@@ -258,7 +310,11 @@ async function applyFolderDeleted(docs: DocumentStore, deviceId: string, path: s
 }
 
 /** A folder was made: it and the folders above it hold one more made folder (once, however often it is told). */
-async function applyFolderCreated(docs: DocumentStore, deviceId: string, d: { path: string; userId: string; at: number }): Promise<void> {
+async function applyFolderCreated(
+  docs: DocumentStore,
+  deviceId: string,
+  d: { path: string; userId: string; at: number },
+): Promise<void> {
   if ((await foldersCollection(docs).get(folderId(deviceId, d.path)))?.made) return;
   await adjustFolders(docs, { userId: d.userId, deviceId }, chainTo(d.path), { marks: 1 }, (doc) => {
     doc.made = true;
@@ -266,23 +322,35 @@ async function applyFolderCreated(docs: DocumentStore, deviceId: string, d: { pa
   });
 }
 
-async function applyFolderProperties(docs: DocumentStore, deviceId: string, d: { path: string; props: Record<string, string>; at: number }): Promise<void> {
+async function applyFolderProperties(
+  docs: DocumentStore,
+  deviceId: string,
+  d: { path: string; props: Record<string, string>; at: number },
+): Promise<void> {
   const doc = await foldersCollection(docs).get(folderId(deviceId, d.path));
   if (!doc) return;
   const props = JSON.stringify(d.props);
   await foldersCollection(docs).upsert({ ...doc, props });
-  await countDeadProperties(docs, doc.userId, { before: storedPropertyBytes(doc.props), after: storedPropertyBytes(props), at: d.at });
+  await countDeadProperties(docs, doc.userId, {
+    before: storedPropertyBytes(doc.props),
+    after: storedPropertyBytes(props),
+    at: d.at,
+  });
 }
 
 /** A removed device's folders go from the listings, and their properties with them (its files' go as they are purged). */
 async function applyDeviceRemoved(docs: DocumentStore, deviceId: string): Promise<void> {
-  await eachPage<FolderDoc>(foldersCollection(docs), { deviceId }, (folder) => dropProperties(docs, folder.userId, folder.props));
+  await eachPage<FolderDoc>(foldersCollection(docs), { deviceId }, (folder) =>
+    dropProperties(docs, folder.userId, folder.props),
+  );
   await foldersCollection(docs).deleteMany({ deviceId });
 }
 
 /** The blob's files and versions show these previews. */
 async function showPreviews(docs: DocumentStore, blob: string, previews: Previews): Promise<void> {
-  await eachPage<VersionDoc>(versionsCollection(docs), { blob }, (v) => versionsCollection(docs).upsert({ ...v, previews }));
+  await eachPage<VersionDoc>(versionsCollection(docs), { blob }, (v) =>
+    versionsCollection(docs).upsert({ ...v, previews }),
+  );
   await eachPage<FileDoc>(filesCollection(docs), { blob }, (f) => filesCollection(docs).upsert({ ...f, previews }));
 }
 
@@ -329,7 +397,8 @@ export const catalogProjection = (): Projection => ({
     // as most blobs are no image and have none, so their previews document, written twice per
     // upload, adds no entry to these four)
     await previewsCollection(docs).ensureIndex({ pending: 1, since: 1 });
-    for (const field of PREVIEW_BLOB_FIELDS) await previewsCollection(docs).ensureIndex({ [field]: 1 }, { sparse: true });
+    for (const field of PREVIEW_BLOB_FIELDS)
+      await previewsCollection(docs).ensureIndex({ [field]: 1 }, { sparse: true });
     // Indexes stores made by older builds keep and write on every upsert (issue 37): no query
     // filters on (deleted, deleted_at) without the partner (the purger's has its own index); a
     // lone `pending` is a prefix of (pending, since); the preview fields' full indexes are the
@@ -340,7 +409,10 @@ export const catalogProjection = (): Projection => ({
   },
   async apply(event, docs) {
     if (event.stream.startsWith(StreamPrefixes.file)) {
-      await applyFile(docs, event.stream.slice(StreamPrefixes.file.length), { type: event.type, data: event.data } as FileEvent);
+      await applyFile(docs, event.stream.slice(StreamPrefixes.file.length), {
+        type: event.type,
+        data: event.data,
+      } as FileEvent);
     } else if (event.stream.startsWith(StreamPrefixes.preview)) {
       await applyPreviews(docs, { type: event.type, data: event.data } as PreviewEvent);
     } else {

@@ -8,7 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cleanUpTestStorage, DAY, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  DAY,
+  expectError,
+  restartStorage,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 import { deadPropertyUsageCollection, type DeadPropertyLimits } from './dead-property-usage.js';
 
 after(cleanUpTestStorage);
@@ -18,11 +26,16 @@ const KEY = '{urn:x}big';
 const big = (n: number) => ({ [KEY]: `${n}:${'v'.repeat(60_000)}` });
 const BIG = Buffer.byteLength(KEY) + 60_002;
 
-async function setUp(limits: DeadPropertyLimits): Promise<{ t: TestStorage; user: TestUser; set: (path: string, props: Record<string, string>, remove?: string[]) => Promise<unknown> }> {
+async function setUp(limits: DeadPropertyLimits): Promise<{
+  t: TestStorage;
+  user: TestUser;
+  set: (path: string, props: Record<string, string>, remove?: string[]) => Promise<unknown>;
+}> {
   const t = await startTestStorage({ deadProperties: limits });
   const user = await t.createUser(await t.createPartner());
   await t.registerDevice(user, 'laptop');
-  const set = (path: string, props: Record<string, string>, remove: string[] = []) => t.folders.setProperties({ userId: user.userId, device: 'laptop', path, set: props, remove });
+  const set = (path: string, props: Record<string, string>, remove: string[] = []) =>
+    t.folders.setProperties({ userId: user.userId, device: 'laptop', path, set: props, remove });
   return { t, user, set };
 }
 
@@ -51,7 +64,7 @@ describe('dead properties per user', () => {
     }
   });
 
-  it("what a user holds is bounded (507) over all files and folders; a deletion frees it; a COPY counts, a MOVE does not add; a rebuild finds the same", async () => {
+  it('what a user holds is bounded (507) over all files and folders; a deletion frees it; a COPY counts, a MOVE does not add; a rebuild finds the same', async () => {
     const { t, user, set } = await setUp({ maxBytesPerUser: 200_000, maxWriteBytesPerDay: 1 << 30 });
     try {
       for (const f of ['a.txt', 'b.txt', 'c.txt', 'd/e.txt']) await t.upload(user, 'laptop', f, f);
@@ -65,8 +78,23 @@ describe('dead properties per user', () => {
       await t.upload(other, 'laptop', 'c.txt', 'c');
       await t.folders.setProperties({ userId: other.userId, device: 'laptop', path: 'c.txt', set: big(4), remove: [] });
       // a COPY of a file with properties is refused at the bound; a MOVE is not
-      await expectError(t.transfers.transfer({ userId: user.userId, mode: 'copy', from: { device: 'laptop', path: 'a.txt' }, to: { device: 'laptop', path: 'copy.txt' }, overwrite: false }), 507);
-      await t.transfers.transfer({ userId: user.userId, mode: 'move', from: { device: 'laptop', path: 'a.txt' }, to: { device: 'laptop', path: 'moved.txt' }, overwrite: false });
+      await expectError(
+        t.transfers.transfer({
+          userId: user.userId,
+          mode: 'copy',
+          from: { device: 'laptop', path: 'a.txt' },
+          to: { device: 'laptop', path: 'copy.txt' },
+          overwrite: false,
+        }),
+        507,
+      );
+      await t.transfers.transfer({
+        userId: user.userId,
+        mode: 'move',
+        from: { device: 'laptop', path: 'a.txt' },
+        to: { device: 'laptop', path: 'moved.txt' },
+        overwrite: false,
+      });
       // deleting a file frees what its properties took; so does deleting a folder
       await t.deletePath(user, 'laptop', 'moved.txt');
       await set('c.txt', big(4));
@@ -79,11 +107,19 @@ describe('dead properties per user', () => {
       // a removed device's folders take theirs with them
       await t.registerDevice(user, 'phone');
       await t.upload(user, 'phone', 'x/y.txt', 'y');
-      await t.folders.setProperties({ userId: user.userId, device: 'phone', path: 'x', set: { '{urn:x}s': 'small' }, remove: [] });
+      await t.folders.setProperties({
+        userId: user.userId,
+        device: 'phone',
+        path: 'x',
+        set: { '{urn:x}s': 'small' },
+        remove: [],
+      });
       assert.equal(await usage(t), 3 * BIG + Buffer.byteLength('{urn:x}s') + 5);
       await t.removeDevice(user, 'phone');
       assert.equal(await usage(t), 3 * BIG);
-      const again = await restartStorage(t, { deadProperties: { maxBytesPerUser: 200_000, maxWriteBytesPerDay: 1 << 30 } });
+      const again = await restartStorage(t, {
+        deadProperties: { maxBytesPerUser: 200_000, maxWriteBytesPerDay: 1 << 30 },
+      });
       try {
         assert.equal(await usage(again), 3 * BIG, 'the read model rebuilt from the events holds the same figure');
       } finally {

@@ -13,7 +13,13 @@
  * PROPPATCHes of one user can pass it together: the bound is then overshot by at most what those
  * few requests set (each within the per-resource 64 KiB).
  */
-import { type DeadProperties, DEAD_PROPERTIES_PER_USER_MAX_BYTES, DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES, insufficientStorage, tooManyRequests } from '@burrow/contracts';
+import {
+  type DeadProperties,
+  DEAD_PROPERTIES_PER_USER_MAX_BYTES,
+  DEAD_PROPERTY_WRITES_PER_DAY_MAX_BYTES,
+  insufficientStorage,
+  tooManyRequests,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { DeadPropertyLimits, StorageContext } from '../shared/context.js';
 
@@ -36,20 +42,27 @@ export const DEFAULT_DEAD_PROPERTY_LIMITS: DeadPropertyLimits = {
 
 const DAY = 86_400;
 
-export const deadPropertyUsageCollection = (docs: DocumentStore) => docs.collection<DeadPropertyUsageDoc>('dead_property_usage');
+export const deadPropertyUsageCollection = (docs: DocumentStore) =>
+  docs.collection<DeadPropertyUsageDoc>('dead_property_usage');
 
 /** A property set's size: names and values, UTF-8 bytes (what the per-resource and per-user limits count). */
-export const propertyBytes = (props: DeadProperties) => Object.entries(props).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+export const propertyBytes = (props: DeadProperties) =>
+  Object.entries(props).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
 
 /** The size of the properties a read-model document holds (their JSON; absent: none). */
-export const storedPropertyBytes = (json: string | undefined) => (json ? propertyBytes(JSON.parse(json) as DeadProperties) : 0);
+export const storedPropertyBytes = (json: string | undefined) =>
+  json ? propertyBytes(JSON.parse(json) as DeadProperties) : 0;
 
 /**
  * The projection's side: a file's or folder's properties went from `before` to `after` bytes; `at`
  * (unix seconds) when that was a property set written (it counts towards that day's writes), absent
  * when they went with their file or folder (deleted, moved away, purged).
  */
-export async function countDeadProperties(docs: DocumentStore, userId: string, change: { before: number; after: number; at?: number }): Promise<void> {
+export async function countDeadProperties(
+  docs: DocumentStore,
+  userId: string,
+  change: { before: number; after: number; at?: number },
+): Promise<void> {
   if (change.before === change.after && change.at === undefined) return;
   const usage = deadPropertyUsageCollection(docs);
   const doc = (await usage.get(userId)) ?? { _id: userId, stored: 0, day: 0, written: 0 };
@@ -69,11 +82,18 @@ export async function countDeadProperties(docs: DocumentStore, userId: string, c
  * does not shrink would take them past today's writes. A change that shrinks is always let through
  * (it frees what it removes).
  */
-export async function checkDeadPropertyBudget(ctx: StorageContext, userId: string, before: number, after: number): Promise<void> {
+export async function checkDeadPropertyBudget(
+  ctx: StorageContext,
+  userId: string,
+  before: number,
+  after: number,
+): Promise<void> {
   const limits = ctx.deadProperties ?? DEFAULT_DEAD_PROPERTY_LIMITS;
   const usage = await deadPropertyUsageCollection(ctx.docs).get(userId);
   if (after > before && (usage?.stored ?? 0) - before + after > limits.maxBytesPerUser) {
-    throw insufficientStorage(`a user's WebDAV properties take at most ${limits.maxBytesPerUser} bytes (names and values): remove some first`);
+    throw insufficientStorage(
+      `a user's WebDAV properties take at most ${limits.maxBytesPerUser} bytes (names and values): remove some first`,
+    );
   }
   const now = ctx.clock.now();
   const today = Math.floor(now / DAY);

@@ -55,9 +55,21 @@ export const devicesProjection = (): Projection => ({
     if (e.type === 'DeviceRegistered') {
       const d = e.data;
       await devices.upsert({
-        _id: deviceId, deviceId, userId: d.userId, partnerId: d.partnerId, name: d.name, nameKey: d.name.toLowerCase(),
-        sysplatform: d.sysplatform, client_revision: d.client_revision, creation_time: d.at, lastlogin: d.at, lastcommit: null,
-        last_backup_complete: null, bytes: 0, versions: 0, removed: false,
+        _id: deviceId,
+        deviceId,
+        userId: d.userId,
+        partnerId: d.partnerId,
+        name: d.name,
+        nameKey: d.name.toLowerCase(),
+        sysplatform: d.sysplatform,
+        client_revision: d.client_revision,
+        creation_time: d.at,
+        lastlogin: d.at,
+        lastcommit: null,
+        last_backup_complete: null,
+        bytes: 0,
+        versions: 0,
+        removed: false,
       });
       return;
     }

@@ -48,7 +48,17 @@ export interface BlobReaperOptions {
 const CHECKS_IN_FLIGHT = 16;
 const FAILURES_LISTED = 100;
 
-const emptyReport = (): BlobReapReport => ({ listed: 0, recent: 0, referenced: 0, reaped: 0, reaped_bytes: 0, raced: 0, temporaries: 0, abandoned: 0, failed: [] });
+const emptyReport = (): BlobReapReport => ({
+  listed: 0,
+  recent: 0,
+  referenced: 0,
+  reaped: 0,
+  reaped_bytes: 0,
+  raced: 0,
+  temporaries: 0,
+  abandoned: 0,
+  failed: [],
+});
 
 export class BlobReaper {
   private readonly runs = new SerialRuns();
@@ -72,7 +82,8 @@ export class BlobReaper {
   async referenced(key: string): Promise<boolean> {
     if (await versionsCollection(this.ctx.docs).findOne({ blob: key })) return true;
     if (await backupBlobsCollection(this.ctx.docs).findOne({ blob: key })) return true;
-    for (const field of PREVIEW_BLOB_FIELDS) if (await previewsCollection(this.ctx.docs).findOne({ [field]: key })) return true;
+    for (const field of PREVIEW_BLOB_FIELDS)
+      if (await previewsCollection(this.ctx.docs).findOne({ [field]: key })) return true;
     return false;
   }
 
@@ -89,7 +100,9 @@ export class BlobReaper {
       const page = await this.ctx.blobs.list({ after, limit: this.options.pageSize });
       report.listed += page.blobs.length;
       for (let i = 0; i < page.blobs.length; i += CHECKS_IN_FLIGHT) {
-        await Promise.all(page.blobs.slice(i, i + CHECKS_IN_FLIGHT).map((blob) => this.consider(blob, cutoffMs, report)));
+        await Promise.all(
+          page.blobs.slice(i, i + CHECKS_IN_FLIGHT).map((blob) => this.consider(blob, cutoffMs, report)),
+        );
       }
       after = page.next ?? undefined;
     } while (after !== undefined);
@@ -114,10 +127,18 @@ export class BlobReaper {
       report.reaped += 1;
       report.reaped_bytes += blob.size;
       // what was decided about its previews goes with it (a no-op for a blob never committed)
-      await handleCommand(this.ctx.store, Streams.preview(blob.key), previewDecider, { type: 'DiscardPreviews', blob: blob.key, at: this.ctx.clock.now() });
+      await handleCommand(this.ctx.store, Streams.preview(blob.key), previewDecider, {
+        type: 'DiscardPreviews',
+        blob: blob.key,
+        at: this.ctx.clock.now(),
+      });
     } catch (error) {
-      if (report.failed.length < FAILURES_LISTED) report.failed.push({ blob: blob.key, error: (error as Error).message });
-      this.ctx.log.warn({ blob: blob.key, err: { message: (error as Error).message } }, 'reaping a blob failed; the next run tries again');
+      if (report.failed.length < FAILURES_LISTED)
+        report.failed.push({ blob: blob.key, error: (error as Error).message });
+      this.ctx.log.warn(
+        { blob: blob.key, err: { message: (error as Error).message } },
+        'reaping a blob failed; the next run tries again',
+      );
     }
   }
 }

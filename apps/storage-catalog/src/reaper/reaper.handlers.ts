@@ -17,7 +17,8 @@ export class ReaperHandlers {
   @MessagePattern(Subjects.storage.reapBlobs)
   async run(@Payload() req: ReapBlobsRequest = {}): Promise<BlobReapReport> {
     const grace = req?.grace_seconds;
-    if (grace !== undefined && !(Number.isSafeInteger(grace) && grace >= 0)) throw badRequest('grace_seconds must be a whole number of seconds, 0 or more', ['grace_seconds']);
+    if (grace !== undefined && !(Number.isSafeInteger(grace) && grace >= 0))
+      throw badRequest('grace_seconds must be a whole number of seconds, 0 or more', ['grace_seconds']);
     return this.reaper.run(grace);
   }
 }

@@ -22,7 +22,16 @@ import { readConfig } from '@burrow/runtime';
 import sharp from 'sharp';
 import { previewsCollection, versionsCollection } from '../read-models/catalog.documents.js';
 import { readAll } from '../previews/render.js';
-import { cleanUpTestStorage, DAY, expectError, GB, startTestStorage, TEST_PLANS, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  DAY,
+  expectError,
+  GB,
+  startTestStorage,
+  TEST_PLANS,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 import { BlobReaper } from './blob-reaper.js';
 import { ReaperHandlers } from './reaper.handlers.js';
 
@@ -33,7 +42,11 @@ const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).di
 
 /** A reaper whose wall clock is `aheadMs` in the future (blobs look that much older), with a grace of an hour and small pages. */
 const reaperOf = (t: TestStorage, aheadMs = 0, options: { pageSize?: number; graceSeconds?: number } = {}) =>
-  new BlobReaper(t.ctx, { graceSeconds: options.graceSeconds ?? 3600, pageSize: options.pageSize ?? 3, wallClock: () => Date.now() + aheadMs });
+  new BlobReaper(t.ctx, {
+    graceSeconds: options.graceSeconds ?? 3600,
+    pageSize: options.pageSize ?? 3,
+    wallClock: () => Date.now() + aheadMs,
+  });
 
 /** Every blob key in the store. */
 async function storedKeys(t: TestStorage): Promise<string[]> {
@@ -75,13 +88,23 @@ async function minioStore(): Promise<Store> {
       }
       await blobs.sweepTemporary(Date.now() + HOUR_MS);
       const url = new URL(minio!.url);
-      const client = new Client({ endPoint: url.hostname, port: Number(url.port), useSSL: url.protocol === 'https:', accessKey: minio!.accessKey, secretKey: minio!.secretKey, pathStyle: true });
+      const client = new Client({
+        endPoint: url.hostname,
+        port: Number(url.port),
+        useSSL: url.protocol === 'https:',
+        accessKey: minio!.accessKey,
+        secretKey: minio!.secretKey,
+        pathStyle: true,
+      });
       await client.removeBucket(bucket);
     },
   };
 }
 
-for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minioStore : undefined]] as const) {
+for (const [name, makeStore] of [
+  ['local folder', null],
+  ['MinIO', minio ? minioStore : undefined],
+] as const) {
   describe(`blob reaper (${name})`, { skip: makeStore === undefined ? 'MINIO_URL not set' : false }, () => {
     let t: TestStorage;
     let store: Store | null = null;
@@ -99,7 +122,10 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       return t;
     }
 
-    async function partnerWithUsers(n: number, options: Parameters<typeof startTestStorage>[0] = {}): Promise<TestUser[]> {
+    async function partnerWithUsers(
+      n: number,
+      options: Parameters<typeof startTestStorage>[0] = {},
+    ): Promise<TestUser[]> {
       await start(options);
       const partner = await t.createPartner({ autopurge_interval: 1 });
       const users = [];
@@ -131,7 +157,11 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       assert.deepEqual([first.listed, first.reaped, first.referenced, first.recent, first.failed], [3, 2, 1, 0, []]);
       assert.equal(first.reaped_bytes, 'only in y'.length + 'y, second version'.length);
       assert.deepEqual(await storedKeys(t), [sha256('shared content')]);
-      assert.equal((await readAll(await t.blobs.get(sha256('shared content')))).toString(), 'shared content', 'still readable for b');
+      assert.equal(
+        (await readAll(await t.blobs.get(sha256('shared content')))).toString(),
+        'shared content',
+        'still readable for b',
+      );
 
       await t.removeDevice(b, 'laptop');
       assert.deepEqual((await t.purge()).failed, []);
@@ -148,7 +178,17 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       const bytes = Buffer.from('a commit that will be refused');
       const { key } = await t.blobs.put(Readable.from([bytes]));
       // the gateway put the bytes; the catalog refuses the commit (the size says 2 GB on a 1 GB plan)
-      await expectError(t.files.commit({ userId: user.userId, device: 'laptop', path: 'big.bin', blob: key, size: 2 * GB, crc32: crc32(bytes) >>> 0 }), 507);
+      await expectError(
+        t.files.commit({
+          userId: user.userId,
+          device: 'laptop',
+          path: 'big.bin',
+          blob: key,
+          size: 2 * GB,
+          crc32: crc32(bytes) >>> 0,
+        }),
+        507,
+      );
 
       const within = await reaperOf(t, 0).run();
       assert.deepEqual([within.recent, within.reaped], [1, 0], 'put less than the grace ago: kept');
@@ -166,7 +206,12 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
         const data = `backup ${i}`;
         const { key, size } = await t.blobs.put(Readable.from([Buffer.from(data)]));
         keys.push(key);
-        const { position } = await appendEvents(t.store, stream, [{ type: 'PartnerBackupStored', data: { blob: key, sha256: key, size, stored_at: i } }], 'any');
+        const { position } = await appendEvents(
+          t.store,
+          stream,
+          [{ type: 'PartnerBackupStored', data: { blob: key, sha256: key, size, stored_at: i } }],
+          'any',
+        );
         await t.runner.waitFor(position);
       }
       const report = await reaperOf(t, 2 * HOUR_MS).run();
@@ -175,34 +220,52 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       for (const key of keys.slice(1)) assert.equal(await t.blobs.exists(key), true, 'a kept backup stays');
     });
 
-    it('a blob between its put and its commit is never reaped: put again after its purge, or put while the reaper decides', { skip: !local && 'ages blobs by their file times' }, async () => {
-      const [user] = await partnerWithUsers(1);
-      const content = 'content stored long ago, purged, then uploaded again';
-      await t.upload(user, 'laptop', 'old.txt', content);
-      await purgeFiles(user, ['old.txt']);
-      const key = sha256(content);
-      await age(t, key, 2 * DAY * 1000);
+    it(
+      'a blob between its put and its commit is never reaped: put again after its purge, or put while the reaper decides',
+      { skip: !local && 'ages blobs by their file times' },
+      async () => {
+        const [user] = await partnerWithUsers(1);
+        const content = 'content stored long ago, purged, then uploaded again';
+        await t.upload(user, 'laptop', 'old.txt', content);
+        await purgeFiles(user, ['old.txt']);
+        const key = sha256(content);
+        await age(t, key, 2 * DAY * 1000);
 
-      // 1. the upload's put lands (the blob's time is fresh again), the reaper runs, then the commit
-      await t.blobs.put(Readable.from([Buffer.from(content)]));
-      const between = await reaperOf(t, 0).run();
-      assert.deepEqual([between.recent, between.reaped], [1, 0], 'the fresh put keeps it');
-      await t.files.commit({ userId: user.userId, device: 'laptop', path: 'again.txt', blob: key, size: content.length, crc32: crc32(Buffer.from(content)) >>> 0 });
-      assert.equal((await reaperOf(t, 2 * HOUR_MS).run()).referenced, 1, 'committed: referenced');
-
-      // 2. the put lands after the reaper found the blob old and unreferenced, before it deletes
-      await purgeFiles(user, ['again.txt']);
-      await age(t, key, 2 * DAY * 1000);
-      const racing: BlobStore = Object.create(t.blobs);
-      racing.deleteIfUnchanged = async (k, cutoffMs) => {
+        // 1. the upload's put lands (the blob's time is fresh again), the reaper runs, then the commit
         await t.blobs.put(Readable.from([Buffer.from(content)]));
-        return t.blobs.deleteIfUnchanged(k, cutoffMs);
-      };
-      const raced = await new BlobReaper({ ...t.ctx, blobs: racing }, { graceSeconds: 3600 }).run();
-      assert.deepEqual([raced.raced, raced.reaped], [1, 0]);
-      await t.files.commit({ userId: user.userId, device: 'laptop', path: 'third.txt', blob: key, size: content.length, crc32: crc32(Buffer.from(content)) >>> 0 });
-      assert.equal((await readAll(await t.blobs.get(key))).toString(), content, 'the committed version can be read');
-    });
+        const between = await reaperOf(t, 0).run();
+        assert.deepEqual([between.recent, between.reaped], [1, 0], 'the fresh put keeps it');
+        await t.files.commit({
+          userId: user.userId,
+          device: 'laptop',
+          path: 'again.txt',
+          blob: key,
+          size: content.length,
+          crc32: crc32(Buffer.from(content)) >>> 0,
+        });
+        assert.equal((await reaperOf(t, 2 * HOUR_MS).run()).referenced, 1, 'committed: referenced');
+
+        // 2. the put lands after the reaper found the blob old and unreferenced, before it deletes
+        await purgeFiles(user, ['again.txt']);
+        await age(t, key, 2 * DAY * 1000);
+        const racing: BlobStore = Object.create(t.blobs);
+        racing.deleteIfUnchanged = async (k, cutoffMs) => {
+          await t.blobs.put(Readable.from([Buffer.from(content)]));
+          return t.blobs.deleteIfUnchanged(k, cutoffMs);
+        };
+        const raced = await new BlobReaper({ ...t.ctx, blobs: racing }, { graceSeconds: 3600 }).run();
+        assert.deepEqual([raced.raced, raced.reaped], [1, 0]);
+        await t.files.commit({
+          userId: user.userId,
+          device: 'laptop',
+          path: 'third.txt',
+          blob: key,
+          size: content.length,
+          crc32: crc32(Buffer.from(content)) >>> 0,
+        });
+        assert.equal((await readAll(await t.blobs.get(key))).toString(), content, 'the committed version can be read');
+      },
+    );
 
     it('after uploads, new versions, deletions and purges, the store keeps exactly the blobs something references', async () => {
       const users = await partnerWithUsers(3);
@@ -228,14 +291,19 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       await t.runner.catchUp();
       const referenced = new Set((await versionsCollection(t.docs).find({})).map((v) => v.blob));
       assert.deepEqual((await storedKeys(t)).sort(), [...referenced].sort(), 'exactly the referenced blobs remain');
-      for (const key of referenced) assert.equal(sha256(await readAll(await t.blobs.get(key))), key, 'whole and intact');
+      for (const key of referenced)
+        assert.equal(sha256(await readAll(await t.blobs.get(key))), key, 'whole and intact');
       assert.ok(report.reaped >= 4, `orphans reaped (${report.reaped}); ${n} files`);
       assert.equal((await reaperOf(t, 2 * HOUR_MS, { pageSize: 4 }).run()).reaped, 0, 'a second run finds nothing');
     });
 
     it("an image's previews are reaped with it, and made anew when the same image is uploaded again", async () => {
       const [user] = await partnerWithUsers(1, { previews: true });
-      const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 10, g: 120, b: 200 } } }).jpeg().toBuffer();
+      const photo = await sharp({
+        create: { width: 300, height: 200, channels: 3, background: { r: 10, g: 120, b: 200 } },
+      })
+        .jpeg()
+        .toBuffer();
       const v = await t.upload(user, 'laptop', 'photo.jpg', photo);
       await t.previewer.drained();
       await t.runner.catchUp();
@@ -258,21 +326,31 @@ for (const [name, makeStore] of [['local folder', null], ['MinIO', minio ? minio
       assert.deepEqual(again.sort(), previews.sort(), 'the same previews, made again');
       for (const key of again) assert.equal(await t.blobs.exists(key), true);
       const events = (await t.store.readStream(Streams.preview(v.blob))).map((e) => e.type);
-      assert.deepEqual(events, ['PreviewsStarted', 'PreviewsGenerated', 'PreviewsDiscarded', 'PreviewsStarted', 'PreviewsGenerated']);
+      assert.deepEqual(events, [
+        'PreviewsStarted',
+        'PreviewsGenerated',
+        'PreviewsDiscarded',
+        'PreviewsStarted',
+        'PreviewsGenerated',
+      ]);
     });
 
-    it('what interrupted puts left is swept once older than the grace', { skip: !local && 'the local folder\'s temporary files' }, async () => {
-      await start();
-      const tmp = join(t.dir, 'blobs', 'tmp');
-      await mkdir(tmp, { recursive: true });
-      await writeFile(join(tmp, 'killed-mid-upload'), 'half an upload');
-      await writeFile(join(tmp, 'still-uploading'), 'an upload under way');
-      const old = new Date(Date.now() - 2 * HOUR_MS);
-      await utimes(join(tmp, 'killed-mid-upload'), old, old);
-      const report = await reaperOf(t, 0).run();
-      assert.equal(report.temporaries, 1);
-      assert.equal(await t.blobs.sweepTemporary(Date.now() - HOUR_MS), 0, 'the fresh one is left');
-    });
+    it(
+      'what interrupted puts left is swept once older than the grace',
+      { skip: !local && "the local folder's temporary files" },
+      async () => {
+        await start();
+        const tmp = join(t.dir, 'blobs', 'tmp');
+        await mkdir(tmp, { recursive: true });
+        await writeFile(join(tmp, 'killed-mid-upload'), 'half an upload');
+        await writeFile(join(tmp, 'still-uploading'), 'an upload under way');
+        const old = new Date(Date.now() - 2 * HOUR_MS);
+        await utimes(join(tmp, 'killed-mid-upload'), old, old);
+        const report = await reaperOf(t, 0).run();
+        assert.equal(report.temporaries, 1);
+        assert.equal(await t.blobs.sweepTemporary(Date.now() - HOUR_MS), 0, 'the fresh one is left');
+      },
+    );
 
     it('the operator subject runs it, with a grace of its own for this run; a bad grace is a 400', async () => {
       await start();

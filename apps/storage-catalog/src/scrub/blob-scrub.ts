@@ -69,7 +69,12 @@ export class BlobScrubber {
         const verdict = await verifyBlob(this.ctx.blobs, blob.key);
         if (verdict.state === 'corrupt') {
           const quarantined = await this.ctx.blobs.quarantine(blob.key);
-          page.corrupt.push({ blob: blob.key, size: blob.size, quarantined, ...(await affectedBy(this.ctx, blob.key)) });
+          page.corrupt.push({
+            blob: blob.key,
+            size: blob.size,
+            quarantined,
+            ...(await affectedBy(this.ctx, blob.key)),
+          });
         } else if (verdict.state === 'missing') {
           seen.delete(blob.key); // gone since it was listed (reaped): the versions below say whether that matters
         }
@@ -94,7 +99,10 @@ export class BlobScrubber {
     for (;;) {
       const range: Record<string, string> = { $gt: cursor };
       if (upTo !== null) range.$lte = upTo;
-      const versions = await versionsCollection(this.ctx.docs).find({ blob: range }, { sort: { blob: 1 }, limit: VERSIONS_PAGE });
+      const versions = await versionsCollection(this.ctx.docs).find(
+        { blob: range },
+        { sort: { blob: 1 }, limit: VERSIONS_PAGE },
+      );
       for (const key of new Set(versions.map((v) => v.blob))) {
         if (listed.has(key) || (await this.ctx.blobs.exists(key))) continue;
         problems.push({ blob: key, ...(await affectedBy(this.ctx, key)) });
@@ -129,8 +137,15 @@ export class BlobScrubber {
       report.corrupt.push(...page.corrupt);
       report.missing.push(...page.missing);
       report.failed.push(...page.failed.slice(0, FAILURES_LISTED - report.failed.length));
-      for (const problem of page.corrupt) this.ctx.log.error(problem, problem.quarantined ? 'corrupt blob quarantined: re-upload or restore the files named' : 'corrupt blob found (not quarantined: replaced meanwhile?)');
-      for (const problem of page.missing) this.ctx.log.error(problem, 'blob missing from the store: restore or re-upload the files named');
+      for (const problem of page.corrupt)
+        this.ctx.log.error(
+          problem,
+          problem.quarantined
+            ? 'corrupt blob quarantined: re-upload or restore the files named'
+            : 'corrupt blob found (not quarantined: replaced meanwhile?)',
+        );
+      for (const problem of page.missing)
+        this.ctx.log.error(problem, 'blob missing from the store: restore or re-upload the files named');
       if (rate > 0) {
         const due = started + (report.bytes / rate) * 1000;
         if (due > now()) await (this.options.sleep ?? sleep)(due - now());

@@ -19,7 +19,8 @@ export class ScrubHandlers {
 
   @MessagePattern(Subjects.storage.verifyBlobs)
   async verify(@Payload() req: VerifyBlobsRequest = {}): Promise<VerifyBlobsPage> {
-    if (req?.after !== undefined && !isBlobKey(req.after)) throw badRequest('after must be a blob key (the next of the page before)', ['after']);
+    if (req?.after !== undefined && !isBlobKey(req.after))
+      throw badRequest('after must be a blob key (the next of the page before)', ['after']);
     if (!positive(req?.max_bytes)) throw badRequest('max_bytes must be a whole number above 0', ['max_bytes']);
     if (!positive(req?.max_blobs)) throw badRequest('max_blobs must be a whole number above 0', ['max_blobs']);
     return this.scrubber.verifyPage(req ?? {});

@@ -62,25 +62,39 @@ describe('the blob scrub', () => {
     await t.upload(bob, 'laptop', 'copy of shared.bin', shared);
     const lost = (await t.upload(bob, 'laptop', 'lost.txt', randomBytes(300))).blob;
     const fine: string[] = [];
-    for (let i = 0; i < 12; i++) fine.push((await t.upload(alice, 'laptop', `fine/${i}.bin`, randomBytes(100 + i))).blob);
+    for (let i = 0; i < 12; i++)
+      fine.push((await t.upload(alice, 'laptop', `fine/${i}.bin`, randomBytes(100 + i))).blob);
     await damage(t, damaged);
     await rm(blobPath(t, lost));
 
     const scrubber = new BlobScrubber(t.ctx);
     const pages = await walk(scrubber, 3);
     assert.ok(pages.length >= 4, `${pages.length} pages`);
-    assert.equal(pages.reduce((n, p) => n + p.checked, 0), fine.length + 1, 'every stored blob read once');
+    assert.equal(
+      pages.reduce((n, p) => n + p.checked, 0),
+      fine.length + 1,
+      'every stored blob read once',
+    );
     const corrupt = pages.flatMap((p) => p.corrupt);
     const missing = pages.flatMap((p) => p.missing);
-    assert.deepEqual(pages.flatMap((p) => p.failed), []);
-    assert.deepEqual(corrupt.map((c) => [c.blob, c.size, c.quarantined]), [[damaged, shared.length, true]]);
+    assert.deepEqual(
+      pages.flatMap((p) => p.failed),
+      [],
+    );
+    assert.deepEqual(
+      corrupt.map((c) => [c.blob, c.size, c.quarantined]),
+      [[damaged, shared.length, true]],
+    );
     assert.deepEqual(corrupt[0].users, ['alice', 'bob']);
     assert.equal(corrupt[0].files_total, 2);
+    assert.deepEqual(corrupt[0].files.map((f) => `${f.user}:${f.device}:${f.path}:${f.version}:${f.latest}`).sort(), [
+      'alice:laptop:Docs/shared.bin:0:true',
+      'bob:laptop:copy of shared.bin:0:true',
+    ]);
     assert.deepEqual(
-      corrupt[0].files.map((f) => `${f.user}:${f.device}:${f.path}:${f.version}:${f.latest}`).sort(),
-      ['alice:laptop:Docs/shared.bin:0:true', 'bob:laptop:copy of shared.bin:0:true'],
+      missing.map((m) => [m.blob, m.users, m.files.map((f) => f.path)]),
+      [[lost, ['bob'], ['lost.txt']]],
     );
-    assert.deepEqual(missing.map((m) => [m.blob, m.users, m.files.map((f) => f.path)]), [[lost, ['bob'], ['lost.txt']]]);
     // quarantined: out of the store, kept aside
     assert.equal(await t.blobs.exists(damaged), false);
     assert.match((await readdir(join(t.dir, 'blobs', 'quarantine')))[0], new RegExp(`^${damaged}\\.`));
@@ -89,9 +103,18 @@ describe('the blob scrub', () => {
     await t.upload(bob, 'laptop', 'again.bin', shared);
     assert.equal(await t.blobs.exists(damaged), true);
     const again = await walk(scrubber, 5);
-    assert.deepEqual(again.flatMap((p) => p.corrupt), []);
-    assert.deepEqual(again.flatMap((p) => p.missing).map((m) => m.blob), [lost]);
-    assert.equal(again.reduce((n, p) => n + p.checked, 0), fine.length + 1);
+    assert.deepEqual(
+      again.flatMap((p) => p.corrupt),
+      [],
+    );
+    assert.deepEqual(
+      again.flatMap((p) => p.missing).map((m) => m.blob),
+      [lost],
+    );
+    assert.equal(
+      again.reduce((n, p) => n + p.checked, 0),
+      fine.length + 1,
+    );
   });
 
   it('a page stops once it has read max_bytes (a blob is read whole); the handler refuses malformed pages', async () => {

@@ -6,7 +6,8 @@ import { MessagePattern } from '@nestjs/microservices';
 import { STORAGE_CONTEXT, type StorageContext } from './context.js';
 
 /** The storage-catalog service's health: asked on the queue group (the gateway's /readyz) and sent as this replica's own report. */
-export const storageHealth = (ctx: StorageContext): Promise<HealthReply> => serviceHealth('storage-catalog', ctx.store, ctx.docs, ctx.runner);
+export const storageHealth = (ctx: StorageContext): Promise<HealthReply> =>
+  serviceHealth('storage-catalog', ctx.store, ctx.docs, ctx.runner);
 
 @Controller()
 export class HealthHandlers {

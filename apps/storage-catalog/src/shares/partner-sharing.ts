@@ -30,7 +30,10 @@ function sharingSet(event: { type: string; data: unknown }): boolean | undefined
   return 'sharing_enabled' in changes ? changes.sharing_enabled !== false : undefined;
 }
 
-export async function partnerSharingEnabled(ctx: { store: EventStore; docs: DocumentStore }, partnerId: string): Promise<boolean> {
+export async function partnerSharingEnabled(
+  ctx: { store: EventStore; docs: DocumentStore },
+  partnerId: string,
+): Promise<boolean> {
   let events;
   try {
     events = await ctx.store.readStream(Streams.partner(partnerId), { direction: 'backwards' });
@@ -51,6 +54,10 @@ export const partnerSharingProjection = (): Projection => ({
   prefixes: [StreamPrefixes.partner],
   async apply(event, docs) {
     const set = sharingSet(event);
-    if (set !== undefined) await partnerSharingCollection(docs).upsert({ _id: event.stream.slice(StreamPrefixes.partner.length), sharing_enabled: set });
+    if (set !== undefined)
+      await partnerSharingCollection(docs).upsert({
+        _id: event.stream.slice(StreamPrefixes.partner.length),
+        sharing_enabled: set,
+      });
   },
 });

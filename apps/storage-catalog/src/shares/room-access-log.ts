@@ -56,7 +56,10 @@ export class RoomAccessLog {
       for (const entry of batch) {
         try {
           await handleCommand(this.ctx.store, Streams.share(entry.userId), shareRoomsDecider, {
-            type: 'RecordShareRoomAccess', room_key: entry.room_key, downloads: entry.downloads, at: entry.last,
+            type: 'RecordShareRoomAccess',
+            room_key: entry.room_key,
+            downloads: entry.downloads,
+            at: entry.last,
           });
         } catch (error) {
           this.ctx.log.warn({ err: error, room_key: entry.room_key }, 'share room accesses not recorded');

@@ -22,9 +22,15 @@ export async function liveDevices(docs: DocumentStore, userId: string): Promise<
 
 /** `inner` is strictly below `outer` (the same device, a longer path under it). */
 const covers = (outer: ShareDir, inner: ShareDir) =>
-  outer.device.toLowerCase() === inner.device.toLowerCase() && inner.path.length > outer.path.length && inner.path.startsWith(outer.path);
+  outer.device.toLowerCase() === inner.device.toLowerCase() &&
+  inner.path.length > outer.path.length &&
+  inner.path.startsWith(outer.path);
 
-export async function roomCounts(docs: DocumentStore, devices: Map<string, string>, dirs: string[]): Promise<FolderSummary> {
+export async function roomCounts(
+  docs: DocumentStore,
+  devices: Map<string, string>,
+  dirs: string[],
+): Promise<FolderSummary> {
   const parsed = dirs.map(parseShareDir);
   const outermost = parsed.filter((d) => !parsed.some((o) => covers(o, d)));
   const folders = await Promise.all(

@@ -34,7 +34,8 @@ export function parseShareDir(dir: string): ShareDir {
     throw error;
   }
   const [device, ...rest] = segments;
-  if (device === undefined) throw badRequest('a shared folder is `<device name>/<folder path>/`: name a device', [FIELD]);
+  if (device === undefined)
+    throw badRequest('a shared folder is `<device name>/<folder path>/`: name a device', [FIELD]);
   return { device, path: rest.length ? `${rest.join('/')}/` : '' };
 }
 
@@ -53,7 +54,8 @@ export async function resolveShareDirs(ctx: StorageContext, userId: string, dirs
       try {
         device = await resolveDevice(ctx.store, userId, dir.device);
       } catch (error) {
-        if (error instanceof DomainError && error.status === 404) throw badRequest(`no device ${dir.device} (in ${JSON.stringify(shareDirString(dir))})`, [FIELD]);
+        if (error instanceof DomainError && error.status === 404)
+          throw badRequest(`no device ${dir.device} (in ${JSON.stringify(shareDirString(dir))})`, [FIELD]);
         throw error;
       }
       devices.set(key, device);

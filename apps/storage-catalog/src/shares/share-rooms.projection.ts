@@ -1,5 +1,11 @@
 /** Read model of share rooms (one document per room), as the partner interface shows them. */
-import { createdShareRoom, evolveShareRoom, type ShareEvent, StreamPrefixes, type UserShareRoom } from '@burrow/contracts';
+import {
+  createdShareRoom,
+  evolveShareRoom,
+  type ShareEvent,
+  StreamPrefixes,
+  type UserShareRoom,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import type { Projection } from '@burrow/eventsourcing';
 
@@ -18,7 +24,15 @@ export interface ShareRoomDoc extends UserShareRoom {
 export const shareRoomsCollection = (docs: DocumentStore) => docs.collection<ShareRoomDoc>('share_rooms');
 export const shareRoomId = (userId: string, roomKey: string) => `${userId}:${roomKey}`;
 
-export const toUserShareRoom = ({ _id, userId: _u, partnerId: _p, dirs: _d, seq: _s, password_hash: _h, ...room }: ShareRoomDoc): UserShareRoom => room;
+export const toUserShareRoom = ({
+  _id,
+  userId: _u,
+  partnerId: _p,
+  dirs: _d,
+  seq: _s,
+  password_hash: _h,
+  ...room
+}: ShareRoomDoc): UserShareRoom => room;
 
 /** Oldest first. */
 export const ROOM_ORDER = { creation_time: 1, seq: 1 } as const;
@@ -32,7 +46,8 @@ export const shareRoomsProjection = (): Projection => ({
   async apply(event, docs) {
     const rooms = shareRoomsCollection(docs);
     if (event.stream.startsWith(StreamPrefixes.user)) {
-      if (event.type === 'UserDeleted') await rooms.deleteMany({ userId: event.stream.slice(StreamPrefixes.user.length) });
+      if (event.type === 'UserDeleted')
+        await rooms.deleteMany({ userId: event.stream.slice(StreamPrefixes.user.length) });
       return;
     }
     const userId = event.stream.slice(StreamPrefixes.share.length);
@@ -40,7 +55,14 @@ export const shareRoomsProjection = (): Projection => ({
     const id = shareRoomId(userId, e.data.room_key);
     if (e.type === 'ShareRoomCreated') {
       const d = e.data;
-      await rooms.upsert({ ...createdShareRoom(d), _id: id, userId, partnerId: d.partnerId, dirs: d.dirs, seq: event.position });
+      await rooms.upsert({
+        ...createdShareRoom(d),
+        _id: id,
+        userId,
+        partnerId: d.partnerId,
+        dirs: d.dirs,
+        seq: event.position,
+      });
       return;
     }
     const room = await rooms.get(id);

@@ -24,15 +24,33 @@ export interface ShareRoomsState {
   rooms: Map<string, ShareRoomState>;
 }
 
-export type CreateShareRoom = Command<'CreateShareRoom', ShareRoomData & { userId: string; partnerId: string; at: number }>;
-export type UpdateShareRoom = Command<'UpdateShareRoom', { room_key: string; changes: Partial<Omit<ShareRoomData, 'room_key'>>; at: number }>;
+export type CreateShareRoom = Command<
+  'CreateShareRoom',
+  ShareRoomData & { userId: string; partnerId: string; at: number }
+>;
+export type UpdateShareRoom = Command<
+  'UpdateShareRoom',
+  { room_key: string; changes: Partial<Omit<ShareRoomData, 'room_key'>>; at: number }
+>;
 export type DeleteShareRoom = Command<'DeleteShareRoom', { room_key: string; at: number }>;
 export type SetShareRoomEnabled = Command<'SetShareRoomEnabled', { room_key: string; enabled: boolean; at: number }>;
 /** password_hash: the new password's hash, or null to remove the password */
-export type SetShareRoomPassword = Command<'SetShareRoomPassword', { room_key: string; password_hash: string | null; at: number }>;
+export type SetShareRoomPassword = Command<
+  'SetShareRoomPassword',
+  { room_key: string; password_hash: string | null; at: number }
+>;
 /** Visits counted since the last record (a room deleted meanwhile records nothing) */
-export type RecordShareRoomAccess = Command<'RecordShareRoomAccess', { room_key: string; downloads: number; at: number }>;
-export type ShareRoomsCommand = CreateShareRoom | UpdateShareRoom | DeleteShareRoom | SetShareRoomEnabled | SetShareRoomPassword | RecordShareRoomAccess;
+export type RecordShareRoomAccess = Command<
+  'RecordShareRoomAccess',
+  { room_key: string; downloads: number; at: number }
+>;
+export type ShareRoomsCommand =
+  | CreateShareRoom
+  | UpdateShareRoom
+  | DeleteShareRoom
+  | SetShareRoomEnabled
+  | SetShareRoomPassword
+  | RecordShareRoomAccess;
 
 const sameDirs = (a: string[], b: string[]) => a.length === b.length && a.every((d, i) => d === b[i]);
 
@@ -58,8 +76,10 @@ export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, Shar
   decide(command, state) {
     switch (command.type) {
       case 'CreateShareRoom': {
-        if (state.rooms.has(command.room_key)) throw conflict(`a share room with the key ${command.room_key} exists`, ['room_key']);
-        if (state.rooms.size >= SHARE_ROOMS_MAX) throw badRequest(`a user has at most ${SHARE_ROOMS_MAX} share rooms: delete one first`);
+        if (state.rooms.has(command.room_key))
+          throw conflict(`a share room with the key ${command.room_key} exists`, ['room_key']);
+        if (state.rooms.size >= SHARE_ROOMS_MAX)
+          throw badRequest(`a user has at most ${SHARE_ROOMS_MAX} share rooms: delete one first`);
         const { type: _t, ...data } = command;
         return [{ type: 'ShareRoomCreated', data }];
       }
@@ -71,16 +91,31 @@ export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, Shar
       case 'SetShareRoomEnabled': {
         const room = requireRoom(state, command.room_key);
         if (room.enabled === command.enabled) return [];
-        return [{ type: command.enabled ? 'ShareRoomEnabled' : 'ShareRoomDisabled', data: { room_key: command.room_key, at: command.at } }];
+        return [
+          {
+            type: command.enabled ? 'ShareRoomEnabled' : 'ShareRoomDisabled',
+            data: { room_key: command.room_key, at: command.at },
+          },
+        ];
       }
       case 'RecordShareRoomAccess':
         if (!state.rooms.has(command.room_key)) return [];
-        return [{ type: 'ShareRoomAccessed', data: { room_key: command.room_key, downloads: command.downloads, at: command.at } }];
+        return [
+          {
+            type: 'ShareRoomAccessed',
+            data: { room_key: command.room_key, downloads: command.downloads, at: command.at },
+          },
+        ];
       case 'SetShareRoomPassword': {
         const room = requireRoom(state, command.room_key);
         // removing a password there is not is nothing; a new hash is always news (even of the same password)
         if (command.password_hash === null && !room.has_password) return [];
-        return [{ type: 'ShareRoomPasswordSet', data: { room_key: command.room_key, password_hash: command.password_hash, at: command.at } }];
+        return [
+          {
+            type: 'ShareRoomPasswordSet',
+            data: { room_key: command.room_key, password_hash: command.password_hash, at: command.at },
+          },
+        ];
       }
     }
   },
@@ -90,7 +125,12 @@ export const shareRoomsDecider: Decider<ShareRoomsState, ShareRoomsCommand, Shar
     switch (event.type) {
       case 'ShareRoomCreated':
         rooms.set(event.data.room_key, {
-          room_key: event.data.room_key, name: event.data.name, description: event.data.description, dirs: event.data.dirs, expires: event.data.expires ?? null, enabled: true,
+          room_key: event.data.room_key,
+          name: event.data.name,
+          description: event.data.description,
+          dirs: event.data.dirs,
+          expires: event.data.expires ?? null,
+          enabled: true,
           has_password: false,
         });
         break;

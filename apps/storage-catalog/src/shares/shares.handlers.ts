@@ -42,14 +42,21 @@ import type { RoomAccessLog } from './room-access-log.js';
 import { liveDevices, roomCounts } from './room-counts.js';
 import { partnerSharingEnabled } from './partner-sharing.js';
 import { resolveShareDirs } from './share-dirs.js';
-import { ROOM_ORDER, type ShareRoomDoc, shareRoomId, shareRoomsCollection, toUserShareRoom } from './share-rooms.projection.js';
+import {
+  ROOM_ORDER,
+  type ShareRoomDoc,
+  shareRoomId,
+  shareRoomsCollection,
+  toUserShareRoom,
+} from './share-rooms.projection.js';
 import { type ShareRoomsCommand, shareRoomsDecider } from './share-rooms.js';
 
 /**
  * What a room cookie binds to: a digest of the room's password hash (salted, so unique to the room
  * and to each setting of its password), never the hash itself.
  */
-export const passwordStamp = (hash: string) => createHash('sha256').update(`room-cookie\0${hash}`).digest('base64url').slice(0, 22);
+export const passwordStamp = (hash: string) =>
+  createHash('sha256').update(`room-cookie\0${hash}`).digest('base64url').slice(0, 22);
 
 /** An expiry a room is given: it must still be to come (400 `expires` otherwise). */
 function futureExpiry(expires: number, now: number): number {
@@ -90,7 +97,10 @@ export class SharesHandlers {
 
   /** Setting a room's password: its scrypt hash, made by the accounts service (where every password is hashed); null removes it. */
   private async passwordCommand(room_key: string, password: string | null, at: number): Promise<ShareRoomsCommand> {
-    const password_hash = password === null ? null : (await this.ctx.rpc.call<HashSharePasswordReply>(Subjects.accounts.hashSharePassword, { password })).hash;
+    const password_hash =
+      password === null
+        ? null
+        : (await this.ctx.rpc.call<HashSharePasswordReply>(Subjects.accounts.hashSharePassword, { password })).hash;
     return { type: 'SetShareRoomPassword', room_key, password_hash, at };
   }
 
@@ -101,10 +111,24 @@ export class SharesHandlers {
   }
 
   private async info(room: ShareRoomDoc, devices?: Map<string, string>): Promise<ShareRoomInfo> {
-    const counts = await roomCounts(this.ctx.docs, devices ?? (await liveDevices(this.ctx.docs, room.userId)), room.dirs);
+    const counts = await roomCounts(
+      this.ctx.docs,
+      devices ?? (await liveDevices(this.ctx.docs, room.userId)),
+      room.dirs,
+    );
     return {
-      room_key: room.room_key, name: room.name, description: room.description, dirs: room.dirs, enabled: room.enabled,
-      password_required: !!room.password_hash, expires: room.expires ?? null, downloads: room.downloads ?? 0, last_access: room.last_access ?? null, creation_time: room.creation_time, update_time: room.update_time, ...counts,
+      room_key: room.room_key,
+      name: room.name,
+      description: room.description,
+      dirs: room.dirs,
+      enabled: room.enabled,
+      password_required: !!room.password_hash,
+      expires: room.expires ?? null,
+      downloads: room.downloads ?? 0,
+      last_access: room.last_access ?? null,
+      creation_time: room.creation_time,
+      update_time: room.update_time,
+      ...counts,
     };
   }
 
@@ -112,7 +136,10 @@ export class SharesHandlers {
   @MessagePattern(Subjects.storage.listShares)
   async list(@Payload() req: UserScoped): Promise<UserShareRooms> {
     const user = await this.user(req.userId);
-    const rooms = await shareRoomsCollection(this.ctx.docs).find({ userId: user._id }, { sort: ROOM_ORDER, limit: SHARE_ROOMS_MAX });
+    const rooms = await shareRoomsCollection(this.ctx.docs).find(
+      { userId: user._id },
+      { sort: ROOM_ORDER, limit: SHARE_ROOMS_MAX },
+    );
     const devices = await liveDevices(this.ctx.docs, user._id);
     const infos: ShareRoomInfo[] = [];
     for (const room of rooms) infos.push(await this.info(room, devices));
@@ -126,15 +153,31 @@ export class SharesHandlers {
   @MessagePattern(Subjects.storage.createShare)
   async create(@Payload() req: CreateShareRoomRequest): Promise<OwnShareRoom> {
     const body = parseRequest(ShareRoomBody, {
-      room_key: req.room_key, room_name: req.room_name, room_description: req.room_description, dirs: req.dirs, password: req.password, expires: req.expires,
+      room_key: req.room_key,
+      room_name: req.room_name,
+      room_description: req.room_description,
+      dirs: req.dirs,
+      password: req.password,
+      expires: req.expires,
     });
     const user = await this.user(req.userId);
     const dirs = await resolveShareDirs(this.ctx, user._id, body.dirs);
     const room_key = body.room_key ?? generateRoomKey();
     const at = this.ctx.clock.now();
-    const expiry = body.expires === undefined || body.expires === null ? {} : { expires: futureExpiry(body.expires, at) };
+    const expiry =
+      body.expires === undefined || body.expires === null ? {} : { expires: futureExpiry(body.expires, at) };
     const commands: ShareRoomsCommand[] = [
-      { type: 'CreateShareRoom', room_key, name: body.room_name, description: body.room_description, dirs, ...expiry, userId: user._id, partnerId: user.partnerId, at },
+      {
+        type: 'CreateShareRoom',
+        room_key,
+        name: body.room_name,
+        description: body.room_description,
+        dirs,
+        ...expiry,
+        userId: user._id,
+        partnerId: user.partnerId,
+        at,
+      },
     ];
     if (body.password) commands.push(await this.passwordCommand(room_key, body.password, at));
     await this.run(user._id, commands);
@@ -149,9 +192,15 @@ export class SharesHandlers {
     await this.room(user._id, req.room_key);
     const dirs = changes.dirs === undefined ? undefined : await resolveShareDirs(this.ctx, user._id, changes.dirs);
     const at = this.ctx.clock.now();
-    const expires = changes.expires === undefined || changes.expires === null ? changes.expires : futureExpiry(changes.expires, at);
+    const expires =
+      changes.expires === undefined || changes.expires === null ? changes.expires : futureExpiry(changes.expires, at);
     const commands: ShareRoomsCommand[] = [
-      { type: 'UpdateShareRoom', room_key: req.room_key, changes: { name: changes.room_name, description: changes.room_description, dirs, expires }, at },
+      {
+        type: 'UpdateShareRoom',
+        room_key: req.room_key,
+        changes: { name: changes.room_name, description: changes.room_description, dirs, expires },
+        at,
+      },
     ];
     if (changes.password !== undefined) commands.push(await this.passwordCommand(req.room_key, changes.password, at));
     await this.run(user._id, commands);
@@ -193,18 +242,31 @@ export class SharesHandlers {
     // an expired room is gone for its visitors, exactly like an unknown one
     if (typeof room.expires === 'number' && room.expires <= this.ctx.clock.now()) throw missing();
     // the owner's partner may have turned sharing off: every room stops until it is turned back on
-    if (!(await partnerSharingEnabled(this.ctx, owner.partnerId))) throw forbidden('sharing is turned off for this account');
+    if (!(await partnerSharingEnabled(this.ctx, owner.partnerId)))
+      throw forbidden('sharing is turned off for this account');
     const hash = room.password_hash ?? null;
     const stamp = hash === null ? null : passwordStamp(hash);
     let locked = false;
     if (hash !== null && !(typeof req.stamp === 'string' && req.stamp === stamp)) {
       if (typeof req.password === 'string' && req.password !== '') {
-        await this.ctx.rpc.call(Subjects.accounts.checkSharePassword, { room: `${owner.share_id}/${room.room_key}`, hash, password: req.password, address: req.address } satisfies CheckSharePasswordRequest);
+        await this.ctx.rpc.call(Subjects.accounts.checkSharePassword, {
+          room: `${owner.share_id}/${room.room_key}`,
+          hash,
+          password: req.password,
+          address: req.address,
+        } satisfies CheckSharePasswordRequest);
       } else locked = true;
     }
     // a visit (and a download) counts once the room is open to the visitor
     if (!locked) this.accessLog?.record(owner._id, room.room_key, req.download === true);
-    return { ...(await this.info(room)), userId: owner._id, share_id: owner.share_id, owner_name: owner.name, locked, password_stamp: stamp };
+    return {
+      ...(await this.info(room)),
+      userId: owner._id,
+      share_id: owner.share_id,
+      owner_name: owner.name,
+      locked,
+      password_stamp: stamp,
+    };
   }
 
   /**
@@ -224,7 +286,12 @@ export class SharesHandlers {
   @MessagePattern(Subjects.storage.setShareEnabled)
   async setEnabled(@Payload() req: SetShareEnabledRequest): Promise<UserShareRoom> {
     const user = await findPartnerUser(this.ctx.docs, req.partnerId, req.user);
-    await this.run(user._id, { type: 'SetShareRoomEnabled', room_key: req.room_key, enabled: req.enabled, at: this.ctx.clock.now() });
+    await this.run(user._id, {
+      type: 'SetShareRoomEnabled',
+      room_key: req.room_key,
+      enabled: req.enabled,
+      at: this.ctx.clock.now(),
+    });
     return toUserShareRoom(await this.room(user._id, req.room_key));
   }
 }

@@ -33,7 +33,15 @@ import {
 } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
 import { SqliteEventStore } from '@burrow/event-store';
-import { appendEvents, type DomainEvent, type FaultHook, ledgerHead, ProcessLog, ProcessRecovery, ProjectionRunner } from '@burrow/eventsourcing';
+import {
+  appendEvents,
+  type DomainEvent,
+  type FaultHook,
+  ledgerHead,
+  ProcessLog,
+  ProcessRecovery,
+  ProjectionRunner,
+} from '@burrow/eventsourcing';
 import { createLogger } from '@burrow/runtime';
 import { TestLeftovers } from '@burrow/testing/leftovers';
 import type { RpcClient } from '@burrow/transport';
@@ -60,7 +68,10 @@ export const DAY = 86_400;
 export const GB = 1_000_000_000;
 
 /** The plan catalogue every test context has: a small plan (1 GB) and an unlimited one. */
-export const TEST_PLANS = { small: { plan_id: 1, storage_bytes: GB }, unlimited: { plan_id: 2, storage_bytes: UNLIMITED_BYTES } } as const;
+export const TEST_PLANS = {
+  small: { plan_id: 1, storage_bytes: GB },
+  unlimited: { plan_id: 2, storage_bytes: UNLIMITED_BYTES },
+} as const;
 
 export interface TestClock {
   now(): number;
@@ -128,7 +139,10 @@ export interface TestStorage {
   createPartner(settings?: PurgeSettings): Promise<string>;
   changeSettings(partnerId: string, settings: PurgeSettings): Promise<void>;
   /** a user of the partner (`UserCreated`; on the unlimited plan unless given) */
-  createUser(partnerId: string, options?: { username?: string; plan_id?: number; purgehold_active?: boolean }): Promise<TestUser>;
+  createUser(
+    partnerId: string,
+    options?: { username?: string; plan_id?: number; purgehold_active?: boolean },
+  ): Promise<TestUser>;
   setPurgeHold(user: TestUser, purgehold_active: boolean): Promise<void>;
   /** `UserEnabled` / `UserDisabled` (a partner's `enabled` on the user) */
   setUserEnabled(user: TestUser, enabled: boolean): Promise<void>;
@@ -167,12 +181,29 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   const store = SqliteEventStore.open(join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const docs = new MemoryDocumentStore();
   const log = createLogger('storage-catalog', 'silent');
-  const runner = new ProjectionRunner(store, docs, storageProjections(), { log: (level, msg, extra) => log[level](extra ?? {}, msg) });
+  const runner = new ProjectionRunner(store, docs, storageProjections(), {
+    log: (level, msg, extra) => log[level](extra ?? {}, msg),
+  });
   await runner.start();
   const clock = options.clock ?? testClock();
-  const processes = new ProcessLog(store, 'storage-catalog', { now: clock.now, faults: options.faults, waitFor: (position) => runner.waitFor(position) });
+  const processes = new ProcessLog(store, 'storage-catalog', {
+    now: clock.now,
+    faults: options.faults,
+    waitFor: (position) => runner.waitFor(position),
+  });
   const blobs = options.blobs ?? new LocalBlobStore(join(dir, 'blobs'));
-  const ctx: StorageContext = { store, docs, runner, processes, blobs, rpc: noAccounts, clock, log, previews: noPreviews, deadProperties: options.deadProperties };
+  const ctx: StorageContext = {
+    store,
+    docs,
+    runner,
+    processes,
+    blobs,
+    rpc: noAccounts,
+    clock,
+    log,
+    previews: noPreviews,
+    deadProperties: options.deadProperties,
+  };
   const previewer = new Previewer(ctx, typeof options.previews === 'object' ? options.previews : {});
   if (options.previews) ctx.previews = previewer;
   const purger = new Purger(ctx, { pageSize: options.purgePageSize });
@@ -190,10 +221,24 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
     ];
     await append(Streams.planCatalogue, plans);
   }
-  const settingsChanged = (settings: PurgeSettings): PartnerSettingsChanged => ({ type: 'PartnerSettingsChanged', data: { changes: settings, at: clock.now() } });
+  const settingsChanged = (settings: PurgeSettings): PartnerSettingsChanged => ({
+    type: 'PartnerSettingsChanged',
+    data: { changes: settings, at: clock.now() },
+  });
 
   const t: TestStorage = {
-    dir, ctx, store, docs, runner, processes, blobs, clock, devices, files, purger, previewer,
+    dir,
+    ctx,
+    store,
+    docs,
+    runner,
+    processes,
+    blobs,
+    clock,
+    devices,
+    files,
+    purger,
+    previewer,
     folders: new FoldersHandlers(ctx),
     transfers: new TransfersHandlers(ctx),
     shares: new SharesHandlers(ctx),
@@ -204,13 +249,26 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
       const created: PartnerCreated = {
         type: 'PartnerCreated',
         data: {
-          partnerId, username: `partner-${partnerId.slice(0, 8)}`, company_name: 'Test Ltd', brand_identifier: partnerId.slice(0, 8),
-          passwordHash: 'scrypt2$not-a-real-hash', bytes_available: null,
-          features: { netkes: false, ldap: false, group_permissions: false, signup_restrictions: false, email_as_username: false },
+          partnerId,
+          username: `partner-${partnerId.slice(0, 8)}`,
+          company_name: 'Test Ltd',
+          brand_identifier: partnerId.slice(0, 8),
+          passwordHash: 'scrypt2$not-a-real-hash',
+          bytes_available: null,
+          features: {
+            netkes: false,
+            ldap: false,
+            group_permissions: false,
+            signup_restrictions: false,
+            email_as_username: false,
+          },
           created_at: clock.now(),
         },
       };
-      await append(Streams.partner(partnerId), Object.keys(settings).length ? [created, settingsChanged(settings)] : [created]);
+      await append(
+        Streams.partner(partnerId),
+        Object.keys(settings).length ? [created, settingsChanged(settings)] : [created],
+      );
       return partnerId;
     },
     changeSettings: (partnerId, settings) => append(Streams.partner(partnerId), [settingsChanged(settings)]),
@@ -221,19 +279,47 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
       const created: UserCreated = {
         type: 'UserCreated',
         data: {
-          userId, partnerId, username: name, name: `User ${userCount}`, email: `${name}@example.com`, plan_id, group_id: null, bonus_bytes: 0,
-          avatar_id: userCount, share_id: name, creation_time: clock.now(), passwordHash: 'scrypt2$not-a-real-hash',
+          userId,
+          partnerId,
+          username: name,
+          name: `User ${userCount}`,
+          email: `${name}@example.com`,
+          plan_id,
+          group_id: null,
+          bonus_bytes: 0,
+          avatar_id: userCount,
+          share_id: name,
+          creation_time: clock.now(),
+          passwordHash: 'scrypt2$not-a-real-hash',
         },
       };
       const hold: UserPurgeHoldChanged = { type: 'UserPurgeHoldChanged', data: { purgehold_active: true } };
       await append(Streams.user(userId), purgehold_active ? [created, hold] : [created]);
       return { userId, partnerId, username: name };
     },
-    setPurgeHold: (user, purgehold_active) => append(Streams.user(user.userId), [{ type: 'UserPurgeHoldChanged', data: { purgehold_active } } satisfies UserPurgeHoldChanged]),
-    setUserEnabled: (user, enabled) => append(Streams.user(user.userId), [enabled ? { type: 'UserEnabled', data: {} } satisfies UserEnabled : { type: 'UserDisabled', data: {} } satisfies UserDisabled]),
-    deleteUser: (user) => append(Streams.user(user.userId), [{ type: 'UserDeleted', data: { deletedAt: clock.now() } } satisfies UserDeleted]),
+    setPurgeHold: (user, purgehold_active) =>
+      append(Streams.user(user.userId), [
+        { type: 'UserPurgeHoldChanged', data: { purgehold_active } } satisfies UserPurgeHoldChanged,
+      ]),
+    setUserEnabled: (user, enabled) =>
+      append(Streams.user(user.userId), [
+        enabled
+          ? ({ type: 'UserEnabled', data: {} } satisfies UserEnabled)
+          : ({ type: 'UserDisabled', data: {} } satisfies UserDisabled),
+      ]),
+    deleteUser: (user) =>
+      append(Streams.user(user.userId), [
+        { type: 'UserDeleted', data: { deletedAt: clock.now() } } satisfies UserDeleted,
+      ]),
 
-    registerDevice: (user, device) => devices.register({ userId: user.userId, partnerId: user.partnerId, device, sysplatform: 'linux', client_revision: 100 }),
+    registerDevice: (user, device) =>
+      devices.register({
+        userId: user.userId,
+        partnerId: user.partnerId,
+        device,
+        sysplatform: 'linux',
+        client_revision: 100,
+      }),
     async upload(user, device, path, content) {
       const bytes = Buffer.from(content);
       const { key, size } = await blobs.put(Readable.from([bytes]));
@@ -248,7 +334,15 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
     async createShareRoom(user, room_key, dirs = ['laptop/']) {
       const created: ShareRoomCreated = {
         type: 'ShareRoomCreated',
-        data: { room_key, name: `Room ${room_key}`, description: '', dirs, userId: user.userId, partnerId: user.partnerId, at: clock.now() },
+        data: {
+          room_key,
+          name: `Room ${room_key}`,
+          description: '',
+          dirs,
+          userId: user.userId,
+          partnerId: user.partnerId,
+          at: clock.now(),
+        },
       };
       await append(Streams.share(user.userId), [created]);
     },
@@ -277,7 +371,10 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
 export const cleanUpTestStorage = (): Promise<void> => leftovers.cleanUp();
 
 /** What a restart finds: the files of `t`, closed as a killed process leaves them, opened again (same clock unless given). */
-export async function restartStorage(t: TestStorage, options: Omit<TestStorageOptions, 'dir'> = {}): Promise<TestStorage> {
+export async function restartStorage(
+  t: TestStorage,
+  options: Omit<TestStorageOptions, 'dir'> = {},
+): Promise<TestStorage> {
   await t.close({ keepFiles: true });
   return startTestStorage({ clock: t.clock, blobs: t.blobs, ...options, dir: t.dir });
 }

@@ -27,7 +27,8 @@ export function checkTransfer(f: TransferFacts): void {
   const from = strip(f.source.path);
   const to = strip(f.destination.path);
   if (sameDevice && from === to) throw forbidden('the source and the destination are the same');
-  if (sameDevice && f.source.kind === 'folder' && to.startsWith(`${from}/`)) throw forbidden('a folder cannot go into itself');
+  if (sameDevice && f.source.kind === 'folder' && to.startsWith(`${from}/`))
+    throw forbidden('a folder cannot go into itself');
   if (sameDevice && from.startsWith(`${to}/`)) throw forbidden('the destination holds the source');
   if (!f.parent) throw missingParent(`the folder that would hold ${to} does not exist`);
   if (f.existing && !f.overwrite) throw preconditionFailed(`${to} exists and Overwrite is F`);

@@ -87,14 +87,22 @@ export const TRANSFER_OPTIONS = Symbol('TRANSFER_OPTIONS');
 export class TransfersHandlers {
   private readonly batchMs: number;
 
-  constructor(@Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext, @Optional() @Inject(TRANSFER_OPTIONS) options?: { batchMs?: number }) {
+  constructor(
+    @Inject(STORAGE_CONTEXT) private readonly ctx: StorageContext,
+    @Optional() @Inject(TRANSFER_OPTIONS) options?: { batchMs?: number },
+  ) {
     this.batchMs = options?.batchMs ?? BATCH_MS;
   }
 
   @MessagePattern(Subjects.storage.transfer)
   async transfer(@Payload() req: TransferRequest): Promise<TransferReply> {
-    if (req.mode !== 'copy' && req.mode !== 'move') throw new DomainError(400, { reason: 'mode is copy or move', fields: ['mode'] });
-    if (req.mode === 'move' && req.shallow) throw new DomainError(400, { reason: 'a folder moves with everything in it (Depth: infinity)', fields: ['depth'] });
+    if (req.mode !== 'copy' && req.mode !== 'move')
+      throw new DomainError(400, { reason: 'mode is copy or move', fields: ['mode'] });
+    if (req.mode === 'move' && req.shallow)
+      throw new DomainError(400, {
+        reason: 'a folder moves with everything in it (Depth: infinity)',
+        fields: ['depth'],
+      });
     if (pathSegments(req.from.path, 'from').length === 0 || pathSegments(req.to.path, 'to').length === 0) {
       throw forbidden('a device is not copied or moved: copy or move what is in it');
     }
@@ -103,7 +111,14 @@ export class TransfersHandlers {
     await this.ctx.runner.catchUp();
     if (req.cursor) {
       // a folder transfer going on: the checks were made by its first request
-      return this.continueFolder(req, source, target, folderPath(req.from.path), folderPath(req.to.path), decode(req.cursor));
+      return this.continueFolder(
+        req,
+        source,
+        target,
+        folderPath(req.from.path),
+        folderPath(req.to.path),
+        decode(req.cursor),
+      );
     }
     const found = await resolvePath(this.ctx.docs, source.deviceId, req.from.path);
     if (!found) throw notFound(`no file or folder ${req.from.path}`);
@@ -118,7 +133,8 @@ export class TransfersHandlers {
     });
     // Overwrite: T deletes the destination first, except a file over a file, which gets a new
     // version (its history is kept, as an upload over it would keep it)
-    if (existing && !(existing.kind === 'file' && found.kind === 'file')) await this.remove(req.userId, req.to.device, target, existing);
+    if (existing && !(existing.kind === 'file' && found.kind === 'file'))
+      await this.remove(req.userId, req.to.device, target, existing);
     const replaced = existing !== null;
     if (found.kind === 'file') {
       await this.transferFile(req.mode, found, target, to, req.userId);
@@ -130,7 +146,13 @@ export class TransfersHandlers {
     return this.continueFolder(req, source, target, found.path, to, { p: 'd', a: '', r: replaced });
   }
 
-  private async transferFile(mode: 'copy' | 'move', found: Extract<ResolvedPath, { kind: 'file' }>, target: DeviceState, to: string, userId: string): Promise<void> {
+  private async transferFile(
+    mode: 'copy' | 'move',
+    found: Extract<ResolvedPath, { kind: 'file' }>,
+    target: DeviceState,
+    to: string,
+    userId: string,
+  ): Promise<void> {
     const props = propsOf(found.doc);
     await this.checkProperties(mode, userId, props);
     if (mode === 'move') {
@@ -138,18 +160,32 @@ export class TransfersHandlers {
       return;
     }
     const d = found.doc;
-    await commitVersion(this.ctx, target, to, { size: d.size, blob: d.blob, crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, props }, await userQuota(this.ctx, userId));
+    await commitVersion(
+      this.ctx,
+      target,
+      to,
+      { size: d.size, blob: d.blob, crc32: d.crc32, ...withChecksums(d), mtime: d.mtime, ctime: d.ctime, props },
+      await userQuota(this.ctx, userId),
+    );
   }
 
   /** Deletes what is at the destination (a folder with everything in it, or a file). */
   private async remove(userId: string, device: string, target: DeviceState, existing: ResolvedPath): Promise<void> {
     if (existing.kind === 'file') {
-      const result = await handleCommand(this.ctx.store, Streams.file(fileIdOf(target.deviceId, existing.path)), fileDecider, { type: 'DeleteFile', at: this.ctx.clock.now() });
+      const result = await handleCommand(
+        this.ctx.store,
+        Streams.file(fileIdOf(target.deviceId, existing.path)),
+        fileDecider,
+        { type: 'DeleteFile', at: this.ctx.clock.now() },
+      );
       await this.ctx.runner.waitFor(result.position);
       return;
     }
     await appendToDevice(this.ctx, userId, device, async (current) => [
-      { type: 'FolderDeleted', data: { path: existing.path, userId: current.userId, partnerId: current.partnerId, at: this.ctx.clock.now() } },
+      {
+        type: 'FolderDeleted',
+        data: { path: existing.path, userId: current.userId, partnerId: current.partnerId, at: this.ctx.clock.now() },
+      },
     ]);
   }
 
@@ -163,7 +199,13 @@ export class TransfersHandlers {
   }
 
   /** Makes the folder `path` (if it is not made yet) with these dead properties. */
-  private async makeFolder(mode: 'copy' | 'move', userId: string, device: string, path: string, props: Record<string, string>): Promise<void> {
+  private async makeFolder(
+    mode: 'copy' | 'move',
+    userId: string,
+    device: string,
+    path: string,
+    props: Record<string, string>,
+  ): Promise<void> {
     await this.checkProperties(mode, userId, props);
     await appendToDevice(this.ctx, userId, device, async (current) => {
       const doc = await foldersCollection(this.ctx.docs).get(`${current.deviceId}:${path}`);
@@ -176,16 +218,27 @@ export class TransfersHandlers {
   }
 
   /** Made subfolders, then files, in path order from the cursor, for at most BATCH_MS; then the source goes (a move). */
-  private async continueFolder(req: TransferRequest, source: DeviceState, target: DeviceState, from: string, to: string, cursor: Cursor): Promise<TransferReply> {
+  private async continueFolder(
+    req: TransferRequest,
+    source: DeviceState,
+    target: DeviceState,
+    from: string,
+    to: string,
+    cursor: Cursor,
+  ): Promise<TransferReply> {
     const started = Date.now();
     const { $lt } = prefixRange(from);
     const range = (after: string) => ({ $gt: after || from, ...($lt === undefined ? {} : { $lt }) });
     const rebase = (path: string) => to + path.slice(from.length);
     let at: Cursor = cursor;
     while (at.p === 'd') {
-      const page = await foldersCollection(this.ctx.docs).find({ deviceId: source.deviceId, path: range(at.a) }, { sort: { path: 1 }, limit: PAGE });
+      const page = await foldersCollection(this.ctx.docs).find(
+        { deviceId: source.deviceId, path: range(at.a) },
+        { sort: { path: 1 }, limit: PAGE },
+      );
       for (const folder of page) {
-        if (folder.made || folder.props) await this.makeFolder(req.mode, req.userId, req.to.device, rebase(folder.path), propsOf(folder));
+        if (folder.made || folder.props)
+          await this.makeFolder(req.mode, req.userId, req.to.device, rebase(folder.path), propsOf(folder));
         at = { ...at, a: folder.path };
       }
       if (page.length < PAGE) at = { p: 'f', a: '', r: at.r };
@@ -193,12 +246,30 @@ export class TransfersHandlers {
     }
     const quota = req.mode === 'copy' ? await userQuota(this.ctx, req.userId) : null;
     for (;;) {
-      const page = await filesCollection(this.ctx.docs).find({ deviceId: source.deviceId, deleted: false, path: range(at.a) }, { sort: { path: 1 }, limit: PAGE });
+      const page = await filesCollection(this.ctx.docs).find(
+        { deviceId: source.deviceId, deleted: false, path: range(at.a) },
+        { sort: { path: 1 }, limit: PAGE },
+      );
       for (const doc of page) {
         const props = propsOf(doc);
         await this.checkProperties(req.mode, req.userId, props);
         if (req.mode === 'move') await moveFile(this.ctx, doc, props, target, rebase(doc.path));
-        else await commitVersion(this.ctx, target, rebase(doc.path), { size: doc.size, blob: doc.blob, crc32: doc.crc32, ...withChecksums(doc), mtime: doc.mtime, ctime: doc.ctime, props }, quota);
+        else
+          await commitVersion(
+            this.ctx,
+            target,
+            rebase(doc.path),
+            {
+              size: doc.size,
+              blob: doc.blob,
+              crc32: doc.crc32,
+              ...withChecksums(doc),
+              mtime: doc.mtime,
+              ctime: doc.ctime,
+              props,
+            },
+            quota,
+          );
         at = { ...at, a: doc.path };
         if (Date.now() - started >= this.batchMs) {
           await this.ctx.runner.catchUp();
@@ -209,7 +280,10 @@ export class TransfersHandlers {
     }
     if (req.mode === 'move') {
       await appendToDevice(this.ctx, req.userId, req.from.device, async (current) => [
-        { type: 'FolderDeleted', data: { path: from, userId: current.userId, partnerId: current.partnerId, at: this.ctx.clock.now() } },
+        {
+          type: 'FolderDeleted',
+          data: { path: from, userId: current.userId, partnerId: current.partnerId, at: this.ctx.clock.now() },
+        },
       ]);
     }
     await this.ctx.runner.catchUp();

@@ -11,7 +11,14 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanUpTestStorage, expectError, restartStorage, startTestStorage, type TestStorage, type TestUser } from '../testing/test-context.js';
+import {
+  cleanUpTestStorage,
+  expectError,
+  restartStorage,
+  startTestStorage,
+  type TestStorage,
+  type TestUser,
+} from '../testing/test-context.js';
 import { TransfersHandlers } from './transfers.handlers.js';
 
 after(cleanUpTestStorage);
@@ -25,7 +32,10 @@ async function setUp(crash?: ReturnType<typeof crashAt>): Promise<{ t: TestStora
 }
 
 /** Runs a transfer to the end, following its cursor; how many requests it took. */
-async function transfer(handlers: TransfersHandlers, req: TransferRequest): Promise<{ replaced: boolean; requests: number }> {
+async function transfer(
+  handlers: TransfersHandlers,
+  req: TransferRequest,
+): Promise<{ replaced: boolean; requests: number }> {
   let reply = await handlers.transfer(req);
   let requests = 1;
   while (reply.next) {
@@ -35,10 +45,14 @@ async function transfer(handlers: TransfersHandlers, req: TransferRequest): Prom
   return { replaced: reply.replaced, requests };
 }
 
-const blobCount = async (t: TestStorage) => (await readdir(join(t.dir, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
+const blobCount = async (t: TestStorage) =>
+  (await readdir(join(t.dir, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).length;
 
 async function tree(t: TestStorage, user: TestUser, device: string, path = ''): Promise<string[]> {
-  const s = (await t.folders.stat({ userId: user.userId, device, path, members: { limit: 5000 } })) as Extract<PathStat, { kind: 'folder' }>;
+  const s = (await t.folders.stat({ userId: user.userId, device, path, members: { limit: 5000 } })) as Extract<
+    PathStat,
+    { kind: 'folder' }
+  >;
   const out: string[] = [];
   for (const d of s.members!.dirs) out.push(d.path, ...(await tree(t, user, device, d.path)));
   for (const f of s.members!.files) out.push(`${f.path}=${f.size}@${f.mtime}`);
@@ -49,10 +63,28 @@ describe('COPY and MOVE of files', () => {
   it('copy: a new version naming the same blob, counted in the usage; props and mtime go along', async () => {
     const { t, user } = await setUp();
     try {
-      await t.files.commit({ userId: user.userId, device: 'laptop', path: 'a.txt', ...(await putBlob(t, 'hello')), mtime: 1_600_000_000 });
-      await t.folders.setProperties({ userId: user.userId, device: 'laptop', path: 'a.txt', set: { '{urn:x}p': 'v' }, remove: [] });
+      await t.files.commit({
+        userId: user.userId,
+        device: 'laptop',
+        path: 'a.txt',
+        ...(await putBlob(t, 'hello')),
+        mtime: 1_600_000_000,
+      });
+      await t.folders.setProperties({
+        userId: user.userId,
+        device: 'laptop',
+        path: 'a.txt',
+        set: { '{urn:x}p': 'v' },
+        remove: [],
+      });
       const blobs = await blobCount(t);
-      const reply = await transfer(t.transfers, { userId: user.userId, mode: 'copy', from: { device: 'laptop', path: 'a.txt' }, to: { device: 'desktop', path: 'b.txt' }, overwrite: true });
+      const reply = await transfer(t.transfers, {
+        userId: user.userId,
+        mode: 'copy',
+        from: { device: 'laptop', path: 'a.txt' },
+        to: { device: 'desktop', path: 'b.txt' },
+        overwrite: true,
+      });
       assert.equal(reply.replaced, false);
       const copy = await t.folders.stat({ userId: user.userId, device: 'desktop', path: 'b.txt' });
       const original = await t.folders.stat({ userId: user.userId, device: 'laptop', path: 'a.txt' });
@@ -75,8 +107,20 @@ describe('COPY and MOVE of files', () => {
       await t.registerDevice(user, 'desktop');
       await t.upload(user, 'laptop', 'dir/a.txt', 'old');
       await t.upload(user, 'laptop', 'dir/a.txt', 'newer');
-      await t.folders.setProperties({ userId: user.userId, device: 'laptop', path: 'dir/a.txt', set: { '{urn:x}p': 'v' }, remove: [] });
-      await transfer(t.transfers, { userId: user.userId, mode: 'move', from: { device: 'laptop', path: 'dir/a.txt' }, to: { device: 'desktop', path: 'b.txt' }, overwrite: true });
+      await t.folders.setProperties({
+        userId: user.userId,
+        device: 'laptop',
+        path: 'dir/a.txt',
+        set: { '{urn:x}p': 'v' },
+        remove: [],
+      });
+      await transfer(t.transfers, {
+        userId: user.userId,
+        mode: 'move',
+        from: { device: 'laptop', path: 'dir/a.txt' },
+        to: { device: 'desktop', path: 'b.txt' },
+        overwrite: true,
+      });
       await expectError(t.folders.stat({ userId: user.userId, device: 'laptop', path: 'dir/a.txt' }), 404);
       await expectError(t.folders.stat({ userId: user.userId, device: 'laptop', path: 'dir' }), 404);
       const moved = await t.folders.stat({ userId: user.userId, device: 'desktop', path: 'b.txt' });
@@ -85,7 +129,10 @@ describe('COPY and MOVE of files', () => {
       assert.deepEqual(moved.props, { '{urn:x}p': 'v' });
       assert.equal(await t.usage(user.userId), 8, 'old (3) + newer (5), counted once');
       const root = await t.root(user);
-      assert.deepEqual(root.devices.map((d) => [d.name, d.bytes]).sort(), [['desktop', 5], ['laptop', 3]]);
+      assert.deepEqual(root.devices.map((d) => [d.name, d.bytes]).sort(), [
+        ['desktop', 5],
+        ['laptop', 3],
+      ]);
       // the moved version is stored once: the purger, later, takes off exactly what is left
       t.clock.advance(400 * 86_400);
       await t.purge();
@@ -100,7 +147,13 @@ describe('COPY and MOVE of files', () => {
     try {
       await t.upload(user, 'laptop', 'a.txt', 'a');
       await t.upload(user, 'laptop', 'b.txt', 'b');
-      const req = (from: string, to: string, overwrite = true, device = 'laptop'): TransferRequest => ({ userId: user.userId, mode: 'move', from: { device: 'laptop', path: from }, to: { device, path: to }, overwrite });
+      const req = (from: string, to: string, overwrite = true, device = 'laptop'): TransferRequest => ({
+        userId: user.userId,
+        mode: 'move',
+        from: { device: 'laptop', path: from },
+        to: { device, path: to },
+        overwrite,
+      });
       await expectError(t.transfers.transfer(req('a.txt', 'a.txt')), 403);
       await expectError(t.transfers.transfer(req('a.txt', 'no/such/a.txt')), 409);
       await expectError(t.transfers.transfer(req('a.txt', 'x.txt', true, 'nodevice')), 409);
@@ -126,31 +179,91 @@ describe('COPY and MOVE of folders', () => {
     try {
       const user = await t.createUser(await t.createPartner());
       await t.registerDevice(user, 'laptop');
-      for (const path of ['src/a.txt', 'src/sub/b.txt', 'src/sub/deeper/c.txt']) await t.upload(user, 'laptop', path, path);
+      for (const path of ['src/a.txt', 'src/sub/b.txt', 'src/sub/deeper/c.txt'])
+        await t.upload(user, 'laptop', path, path);
       await t.folders.make({ userId: user.userId, device: 'laptop', path: 'src/empty/' });
-      await t.folders.setProperties({ userId: user.userId, device: 'laptop', path: 'src/sub', set: { '{urn:x}p': 'v' }, remove: [] });
+      await t.folders.setProperties({
+        userId: user.userId,
+        device: 'laptop',
+        path: 'src/sub',
+        set: { '{urn:x}p': 'v' },
+        remove: [],
+      });
       const before = await tree(t, user, 'laptop', 'src/');
-      const copied = await transfer(handlers, { userId: user.userId, mode: 'copy', from: { device: 'laptop', path: 'src' }, to: { device: 'laptop', path: 'copy/' }, overwrite: false });
+      const copied = await transfer(handlers, {
+        userId: user.userId,
+        mode: 'copy',
+        from: { device: 'laptop', path: 'src' },
+        to: { device: 'laptop', path: 'copy/' },
+        overwrite: false,
+      });
       assert.ok(copied.requests > 3, `went on over ${copied.requests} requests`);
-      assert.deepEqual(await tree(t, user, 'laptop', 'copy/'), before.map((p) => p.replaceAll('src/', 'copy/')));
+      assert.deepEqual(
+        await tree(t, user, 'laptop', 'copy/'),
+        before.map((p) => p.replaceAll('src/', 'copy/')),
+      );
       assert.deepEqual(await tree(t, user, 'laptop', 'src/'), before);
       const sub = await t.folders.stat({ userId: user.userId, device: 'laptop', path: 'copy/sub' });
       assert.ok(sub.kind === 'folder' && sub.folder.props['{urn:x}p'] === 'v');
       const usage = await t.usage(user.userId);
-      await transfer(handlers, { userId: user.userId, mode: 'move', from: { device: 'laptop', path: 'src/' }, to: { device: 'laptop', path: 'moved' }, overwrite: false });
+      await transfer(handlers, {
+        userId: user.userId,
+        mode: 'move',
+        from: { device: 'laptop', path: 'src/' },
+        to: { device: 'laptop', path: 'moved' },
+        overwrite: false,
+      });
       await expectError(t.folders.stat({ userId: user.userId, device: 'laptop', path: 'src' }), 404);
-      assert.deepEqual(await tree(t, user, 'laptop', 'moved/'), before.map((p) => p.replaceAll('src/', 'moved/')));
+      assert.deepEqual(
+        await tree(t, user, 'laptop', 'moved/'),
+        before.map((p) => p.replaceAll('src/', 'moved/')),
+      );
       assert.equal(await t.usage(user.userId), usage, 'a move does not change the usage');
       // into itself
-      await expectError(handlers.transfer({ userId: user.userId, mode: 'move', from: { device: 'laptop', path: 'moved/' }, to: { device: 'laptop', path: 'moved/sub/x/' }, overwrite: true }), 403);
+      await expectError(
+        handlers.transfer({
+          userId: user.userId,
+          mode: 'move',
+          from: { device: 'laptop', path: 'moved/' },
+          to: { device: 'laptop', path: 'moved/sub/x/' },
+          overwrite: true,
+        }),
+        403,
+      );
       // over an existing folder: replaced (Overwrite T), refused (F)
-      await expectError(handlers.transfer({ userId: user.userId, mode: 'copy', from: { device: 'laptop', path: 'moved/' }, to: { device: 'laptop', path: 'copy/' }, overwrite: false }), 412);
+      await expectError(
+        handlers.transfer({
+          userId: user.userId,
+          mode: 'copy',
+          from: { device: 'laptop', path: 'moved/' },
+          to: { device: 'laptop', path: 'copy/' },
+          overwrite: false,
+        }),
+        412,
+      );
       await t.upload(user, 'laptop', 'copy/only-here.txt', 'x');
-      const replaced = await transfer(handlers, { userId: user.userId, mode: 'copy', from: { device: 'laptop', path: 'moved/' }, to: { device: 'laptop', path: 'copy/' }, overwrite: true });
+      const replaced = await transfer(handlers, {
+        userId: user.userId,
+        mode: 'copy',
+        from: { device: 'laptop', path: 'moved/' },
+        to: { device: 'laptop', path: 'copy/' },
+        overwrite: true,
+      });
       assert.equal(replaced.replaced, true);
-      assert.deepEqual(await tree(t, user, 'laptop', 'copy/'), before.map((p) => p.replaceAll('src/', 'copy/')), 'what was only at the destination is gone');
+      assert.deepEqual(
+        await tree(t, user, 'laptop', 'copy/'),
+        before.map((p) => p.replaceAll('src/', 'copy/')),
+        'what was only at the destination is gone',
+      );
       // Depth 0: the folder alone
-      await handlers.transfer({ userId: user.userId, mode: 'copy', from: { device: 'laptop', path: 'moved/' }, to: { device: 'laptop', path: 'shallow/' }, overwrite: false, shallow: true });
+      await handlers.transfer({
+        userId: user.userId,
+        mode: 'copy',
+        from: { device: 'laptop', path: 'moved/' },
+        to: { device: 'laptop', path: 'shallow/' },
+        overwrite: false,
+        shallow: true,
+      });
       assert.deepEqual(await tree(t, user, 'laptop', 'shallow/'), []);
       assert.equal((await t.folders.stat({ userId: user.userId, device: 'laptop', path: 'shallow' })).kind, 'folder');
     } finally {
@@ -165,13 +278,22 @@ describe('file move crash recovery', () => {
       const crash = crashAt(point);
       const { t: crashed, user } = await setUp(crash);
       await crashed.upload(user, 'laptop', 'a.txt', 'abc');
-      await untilCrashed(crash, () => crashed.transfers.transfer({ userId: user.userId, mode: 'move', from: { device: 'laptop', path: 'a.txt' }, to: { device: 'laptop', path: 'b.txt' }, overwrite: true }));
+      await untilCrashed(crash, () =>
+        crashed.transfers.transfer({
+          userId: user.userId,
+          mode: 'move',
+          from: { device: 'laptop', path: 'a.txt' },
+          to: { device: 'laptop', path: 'b.txt' },
+          overwrite: true,
+        }),
+      );
       const t = await restartStorage(crashed);
       try {
         const report = await t.recovery(0).run();
         assert.equal((committed(point) ? report.completed : report.compensated).length, 1);
         await t.runner.catchUp();
-        const has = async (path: string) => (await t.folders.stat({ userId: user.userId, device: 'laptop', path }).catch(() => null)) !== null;
+        const has = async (path: string) =>
+          (await t.folders.stat({ userId: user.userId, device: 'laptop', path }).catch(() => null)) !== null;
         assert.deepEqual([await has('a.txt'), await has('b.txt')], committed(point) ? [false, true] : [true, false]);
         assert.equal(await t.usage(user.userId), 3);
       } finally {

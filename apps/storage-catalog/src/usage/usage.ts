@@ -11,7 +11,10 @@ import type { EventStore } from '@burrow/event-store';
 import { ensureLedgerEntry, ledgerHead, type LedgerHead, undoLedgerEntry } from '@burrow/eventsourcing';
 import { devicesCollection } from '../read-models/devices.projection.js';
 
-export async function usageHead(store: EventStore, userId: string): Promise<{ total: number; revision: number | null }> {
+export async function usageHead(
+  store: EventStore,
+  userId: string,
+): Promise<{ total: number; revision: number | null }> {
   return ledgerHead(store, Streams.usage(userId));
 }
 
@@ -20,7 +23,10 @@ export async function usageHead(store: EventStore, userId: string): Promise<{ to
  * or while the event store does not answer (issue 39) the sum the devices read model holds, every
  * device of the user's, removed ones not purged yet included, as the ledger counts them.
  */
-export async function storedBytesToRead(ctx: { store: EventStore; docs: DocumentStore }, userId: string): Promise<number> {
+export async function storedBytesToRead(
+  ctx: { store: EventStore; docs: DocumentStore },
+  userId: string,
+): Promise<number> {
   try {
     return (await usageHead(ctx.store, userId)).total;
   } catch (error) {

@@ -6,7 +6,14 @@
  * quota, to keep a held user's data from the purger and to serve a share room only while its owner
  * is enabled, without asking accounts.
  */
-import { notFound, type Plan, type PlanAdded, StreamPrefixes, UNLIMITED_BYTES, type UserCreated } from '@burrow/contracts';
+import {
+  notFound,
+  type Plan,
+  type PlanAdded,
+  StreamPrefixes,
+  UNLIMITED_BYTES,
+  type UserCreated,
+} from '@burrow/contracts';
 import type { DocumentStore } from '@burrow/documents';
 import { type Projection, dataOf } from '@burrow/eventsourcing';
 
@@ -51,7 +58,11 @@ export const storageUsersProjection = (): Projection => ({
     if (event.stream === StreamPrefixes.planCatalogue) {
       if (event.type !== 'PlanAdded') return;
       const plan = event.data as PlanAdded['data'];
-      await plansCollection(docs).upsert({ _id: String(plan.plan_id), plan_id: plan.plan_id, storage_bytes: plan.storage_bytes });
+      await plansCollection(docs).upsert({
+        _id: String(plan.plan_id),
+        plan_id: plan.plan_id,
+        storage_bytes: plan.storage_bytes,
+      });
       return;
     }
     const users = storageUsersCollection(docs);
@@ -60,9 +71,19 @@ export const storageUsersProjection = (): Projection => ({
     if (event.type === 'UserCreated') {
       const c = dataOf<UserCreated>(event);
       await users.upsert({
-        _id: userId, partnerId: c.partnerId, username: c.username, usernameKey: c.username.toLowerCase(), email: c.email,
-        emailKey: c.email.toLowerCase(), name: c.name, share_id: c.share_id, shareIdKey: c.share_id.toLowerCase(),
-        plan_id: c.plan_id, bonus_bytes: c.bonus_bytes, purgehold_active: false, enabled: true,
+        _id: userId,
+        partnerId: c.partnerId,
+        username: c.username,
+        usernameKey: c.username.toLowerCase(),
+        email: c.email,
+        emailKey: c.email.toLowerCase(),
+        name: c.name,
+        share_id: c.share_id,
+        shareIdKey: c.share_id.toLowerCase(),
+        plan_id: c.plan_id,
+        bonus_bytes: c.bonus_bytes,
+        purgehold_active: false,
+        enabled: true,
       });
       return;
     }
@@ -73,14 +94,30 @@ export const storageUsersProjection = (): Projection => ({
     const user = await users.get(userId);
     if (!user) return;
     switch (event.type) {
-      case 'UserEmailChanged': user.email = d.email as string; user.emailKey = user.email.toLowerCase(); break;
-      case 'UserRenamed': user.name = d.name as string; break;
-      case 'UserPlanChanged': user.plan_id = d.plan_id as number; break;
-      case 'UserBonusChanged': user.bonus_bytes = d.bonus_bytes as number; break;
-      case 'UserPurgeHoldChanged': user.purgehold_active = d.purgehold_active as boolean; break;
-      case 'UserEnabled': user.enabled = true; break;
-      case 'UserDisabled': user.enabled = false; break;
-      default: return;
+      case 'UserEmailChanged':
+        user.email = d.email as string;
+        user.emailKey = user.email.toLowerCase();
+        break;
+      case 'UserRenamed':
+        user.name = d.name as string;
+        break;
+      case 'UserPlanChanged':
+        user.plan_id = d.plan_id as number;
+        break;
+      case 'UserBonusChanged':
+        user.bonus_bytes = d.bonus_bytes as number;
+        break;
+      case 'UserPurgeHoldChanged':
+        user.purgehold_active = d.purgehold_active as boolean;
+        break;
+      case 'UserEnabled':
+        user.enabled = true;
+        break;
+      case 'UserDisabled':
+        user.enabled = false;
+        break;
+      default:
+        return;
     }
     await users.upsert(user);
   },
@@ -90,7 +127,9 @@ export const storageUsersProjection = (): Projection => ({
 export async function findPartnerUser(docs: DocumentStore, partnerId: string, user: string): Promise<StorageUserDoc> {
   const users = storageUsersCollection(docs);
   const key = user.toLowerCase();
-  const doc = (await users.findOne({ partnerId, usernameKey: key })) ?? (user.includes('@') ? await users.findOne({ partnerId, emailKey: key }) : null);
+  const doc =
+    (await users.findOne({ partnerId, usernameKey: key })) ??
+    (user.includes('@') ? await users.findOne({ partnerId, emailKey: key }) : null);
   if (!doc) throw notFound(`no user ${user}`);
   return doc;
 }

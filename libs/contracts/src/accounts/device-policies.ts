@@ -52,7 +52,10 @@ export const EXCLUDED_FILE_TYPES_MAX = 200;
 /** HH:MM, 24-hour, device local time. */
 export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
 
-const pref = (p: Omit<DevicePreference, 'allowed_values' | 'children'> & Partial<Pick<DevicePreference, 'allowed_values' | 'children'>>): DevicePreference => ({
+const pref = (
+  p: Omit<DevicePreference, 'allowed_values' | 'children'> &
+    Partial<Pick<DevicePreference, 'allowed_values' | 'children'>>,
+): DevicePreference => ({
   allowed_values: null,
   children: [],
   ...p,
@@ -70,12 +73,36 @@ export const DEVICE_PREFERENCE_GROUPS: PreferenceGroup[] = [
       pref({
         name: 'backup_schedule',
         type: 'choice',
-        description: 'when the client backs up: continuously as files change (automatic), at an interval, at a time of day or week, or only when asked (manual)',
+        description:
+          'when the client backs up: continuously as files change (automatic), at an interval, at a time of day or week, or only when asked (manual)',
         default: 'automatic',
-        allowed_values: ['automatic', 'every_15_minutes', 'hourly', 'every_4_hours', 'every_12_hours', 'daily', 'weekly', 'manual'],
+        allowed_values: [
+          'automatic',
+          'every_15_minutes',
+          'hourly',
+          'every_4_hours',
+          'every_12_hours',
+          'daily',
+          'weekly',
+          'manual',
+        ],
         children: [
-          pref({ name: 'backup_time', type: 'time', description: 'time of day (HH:MM, 24-hour, device local time) of daily and weekly backups', default: '02:00', pattern: TIME_OF_DAY_PATTERN.source, shown_when: ['daily', 'weekly'] }),
-          pref({ name: 'backup_weekday', type: 'choice', description: 'day of weekly backups', default: 'monday', allowed_values: WEEKDAYS, shown_when: ['weekly'] }),
+          pref({
+            name: 'backup_time',
+            type: 'time',
+            description: 'time of day (HH:MM, 24-hour, device local time) of daily and weekly backups',
+            default: '02:00',
+            pattern: TIME_OF_DAY_PATTERN.source,
+            shown_when: ['daily', 'weekly'],
+          }),
+          pref({
+            name: 'backup_weekday',
+            type: 'choice',
+            description: 'day of weekly backups',
+            default: 'monday',
+            allowed_values: WEEKDAYS,
+            shown_when: ['weekly'],
+          }),
         ],
       }),
     ],
@@ -88,16 +115,41 @@ export const DEVICE_PREFERENCE_GROUPS: PreferenceGroup[] = [
         type: 'boolean',
         description: 'cap the upload bandwidth',
         default: false,
-        children: [pref({ name: 'upload_limit_kbps', type: 'integer', description: 'upload cap in kilobits per second', default: 1024, min: 8, max: KBPS_MAX, shown_when: [true] })],
+        children: [
+          pref({
+            name: 'upload_limit_kbps',
+            type: 'integer',
+            description: 'upload cap in kilobits per second',
+            default: 1024,
+            min: 8,
+            max: KBPS_MAX,
+            shown_when: [true],
+          }),
+        ],
       }),
       pref({
         name: 'download_limit_enabled',
         type: 'boolean',
         description: 'cap the download (restore) bandwidth',
         default: false,
-        children: [pref({ name: 'download_limit_kbps', type: 'integer', description: 'download cap in kilobits per second', default: 1024, min: 8, max: KBPS_MAX, shown_when: [true] })],
+        children: [
+          pref({
+            name: 'download_limit_kbps',
+            type: 'integer',
+            description: 'download cap in kilobits per second',
+            default: 1024,
+            min: 8,
+            max: KBPS_MAX,
+            shown_when: [true],
+          }),
+        ],
       }),
-      pref({ name: 'lan_sync', type: 'boolean', description: "exchange blocks with the user's other devices over the local network", default: true }),
+      pref({
+        name: 'lan_sync',
+        type: 'boolean',
+        description: "exchange blocks with the user's other devices over the local network",
+        default: true,
+      }),
     ],
   },
   {
@@ -106,7 +158,8 @@ export const DEVICE_PREFERENCE_GROUPS: PreferenceGroup[] = [
       pref({
         name: 'excluded_file_types',
         type: 'string_list',
-        description: 'file extensions never backed up, without the dot (a leading dot is removed; compared case-insensitively, stored lower-case)',
+        description:
+          'file extensions never backed up, without the dot (a leading dot is removed; compared case-insensitively, stored lower-case)',
         default: [],
         max_items: EXCLUDED_FILE_TYPES_MAX,
         pattern: FILE_TYPE_PATTERN.source,
@@ -116,7 +169,17 @@ export const DEVICE_PREFERENCE_GROUPS: PreferenceGroup[] = [
         type: 'boolean',
         description: 'skip files larger than a size',
         default: false,
-        children: [pref({ name: 'max_file_size_mb', type: 'integer', description: 'largest file backed up, in megabytes (10^6 bytes)', default: 4096, min: 1, max: 10_000_000, shown_when: [true] })],
+        children: [
+          pref({
+            name: 'max_file_size_mb',
+            type: 'integer',
+            description: 'largest file backed up, in megabytes (10^6 bytes)',
+            default: 4096,
+            min: 1,
+            max: 10_000_000,
+            shown_when: [true],
+          }),
+        ],
       }),
       pref({
         name: 'version_retention_days',
@@ -131,13 +194,30 @@ export const DEVICE_PREFERENCE_GROUPS: PreferenceGroup[] = [
   {
     category: 'Power and network',
     preferences: [
-      pref({ name: 'backup_on_battery', type: 'boolean', description: 'back up while the device runs on battery', default: true }),
-      pref({ name: 'backup_on_metered_network', type: 'boolean', description: 'back up over a metered (mobile) connection', default: false }),
+      pref({
+        name: 'backup_on_battery',
+        type: 'boolean',
+        description: 'back up while the device runs on battery',
+        default: true,
+      }),
+      pref({
+        name: 'backup_on_metered_network',
+        type: 'boolean',
+        description: 'back up over a metered (mobile) connection',
+        default: false,
+      }),
     ],
   },
   {
     category: 'Device',
-    preferences: [pref({ name: 'user_can_override', type: 'boolean', description: 'users may change these preferences on their device; false locks them to the policy', default: true })],
+    preferences: [
+      pref({
+        name: 'user_can_override',
+        type: 'boolean',
+        description: 'users may change these preferences on their device; false locks them to the policy',
+        default: true,
+      }),
+    ],
   },
 ];
 
@@ -169,7 +249,14 @@ function valueSchema(p: DevicePreference): z.ZodType<PreferenceValue> {
       return z.string().trim().regex(TIME_OF_DAY_PATTERN);
     case 'string_list':
       return z
-        .array(z.string().trim().toLowerCase().transform((s) => s.replace(/^\./, '')).pipe(z.string().regex(FILE_TYPE_PATTERN)))
+        .array(
+          z
+            .string()
+            .trim()
+            .toLowerCase()
+            .transform((s) => s.replace(/^\./, ''))
+            .pipe(z.string().regex(FILE_TYPE_PATTERN)),
+        )
         .max(p.max_items ?? EXCLUDED_FILE_TYPES_MAX)
         .transform((items) => [...new Set(items)]);
   }
@@ -191,18 +278,29 @@ export type PolicyValues = Record<string, PreferenceValue>;
  */
 // as unknown as (below): the object is built from the preference table at run time, so zod infers a loose record; PolicyValues is what it parses to
 export const PolicyValues = z
-  .strictObject(Object.fromEntries([...PREFERENCES_BY_NAME.values()].map((p) => [p.name, z.union([notSet, valueSchema(p)]).optional()])))
+  .strictObject(
+    Object.fromEntries(
+      [...PREFERENCES_BY_NAME.values()].map((p) => [p.name, z.union([notSet, valueSchema(p)]).optional()]),
+    ),
+  )
   .transform((values) => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)))
   .meta({
     id: 'PolicyValues',
-    description: 'Preference values by name (see GET /devicepreferences); unknown names are refused. null, "", "--inherit--" and "--unset--" (what the management console posts) leave a preference unset.',
+    description:
+      'Preference values by name (see GET /devicepreferences); unknown names are refused. null, "", "--inherit--" and "--unset--" (what the management console posts) leave a preference unset.',
   }) as unknown as z.ZodType<PolicyValues>;
 
 // ---- the catalogue as the management console reads it ------------------------------------------
 
 /** The field types the console's policy form knows (netkes `_field_type`). */
 export type ConsoleFieldType = 'boolean' | 'integer' | 'string' | 'string[]';
-const CONSOLE_TYPES: Record<PreferenceType, ConsoleFieldType> = { boolean: 'boolean', integer: 'integer', choice: 'string', time: 'string', string_list: 'string[]' };
+const CONSOLE_TYPES: Record<PreferenceType, ConsoleFieldType> = {
+  boolean: 'boolean',
+  integer: 'integer',
+  choice: 'string',
+  time: 'string',
+  string_list: 'string[]',
+};
 
 /**
  * One preference as the console's `_parse_preferences` walks it: `name`, `description`, `type`,
@@ -251,7 +349,10 @@ function preferenceField(p: DevicePreference): PreferenceField {
 }
 
 /** `GET /devicepreferences`: the catalogue by category, in the shape the console reads. */
-export const DEVICE_PREFERENCE_CATEGORIES: PreferenceCategory[] = DEVICE_PREFERENCE_GROUPS.map((g) => ({ category: g.category, fields: g.preferences.map(preferenceField) }));
+export const DEVICE_PREFERENCE_CATEGORIES: PreferenceCategory[] = DEVICE_PREFERENCE_GROUPS.map((g) => ({
+  category: g.category,
+  fields: g.preferences.map(preferenceField),
+}));
 
 // ---- records --------------------------------------------------------------------------------------
 
@@ -261,9 +362,17 @@ export const PreferenceFieldRecord: z.ZodType<PreferenceField> = z
   .object({
     name: z.string().describe('set in a policy by this name (children too: names are flat)'),
     description: z.string(),
-    type: z.enum(['boolean', 'integer', 'string', 'string[]']).describe("the management console's field type: a string with choices is a choice"),
-    choices: z.array(z.string()).nullable().describe('the values allowed; null when any value of the type (and format) is'),
-    conditional_parent_value: z.union([anyValue, z.array(anyValue)]).nullable().describe('a child: the value (or one of the values) its parent must have for it to apply; null at the top'),
+    type: z
+      .enum(['boolean', 'integer', 'string', 'string[]'])
+      .describe("the management console's field type: a string with choices is a choice"),
+    choices: z
+      .array(z.string())
+      .nullable()
+      .describe('the values allowed; null when any value of the type (and format) is'),
+    conditional_parent_value: z
+      .union([anyValue, z.array(anyValue)])
+      .nullable()
+      .describe('a child: the value (or one of the values) its parent must have for it to apply; null at the top'),
     format: z.enum(PREFERENCE_TYPES).describe("Burrow's type: boolean, integer, choice, time (HH:MM) or string_list"),
     default: anyValue,
     min: z.int().optional().describe('integer: the smallest value'),
@@ -274,21 +383,35 @@ export const PreferenceFieldRecord: z.ZodType<PreferenceField> = z
       return z.array(PreferenceFieldRecord);
     },
   })
-  .meta({ id: 'PreferenceField', description: 'A preference a device policy may set, with the preferences that refine it (`fields`).' });
+  .meta({
+    id: 'PreferenceField',
+    description: 'A preference a device policy may set, with the preferences that refine it (`fields`).',
+  });
 
 export const PreferenceCategoryRecord = z
   .object({ category: z.string(), fields: z.array(PreferenceFieldRecord) })
-  .meta({ id: 'PreferenceCategory', description: 'A group of preferences, as the management console shows them (no name: not itself a preference).' });
+  .meta({
+    id: 'PreferenceCategory',
+    description: 'A group of preferences, as the management console shows them (no name: not itself a preference).',
+  });
 
 export const DevicePolicy = z
   .object({
     id: z.int().min(1),
     name: z.string(),
-    inherits_from: z.int().min(1).nullable().describe('the policy whose values this one starts from; null: the catalogue defaults'),
-    policy: z.record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.array(z.string())])).describe("this policy's own values"),
+    inherits_from: z
+      .int()
+      .min(1)
+      .nullable()
+      .describe('the policy whose values this one starts from; null: the catalogue defaults'),
+    policy: z
+      .record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.array(z.string())]))
+      .describe("this policy's own values"),
     effective_policy: z
       .record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.array(z.string())]))
-      .describe('every preference as a device gets it: the defaults, overridden by each ancestor from the root down, then by this policy'),
+      .describe(
+        'every preference as a device gets it: the defaults, overridden by each ancestor from the root down, then by this policy',
+      ),
   })
   .meta({ id: 'DevicePolicy', description: 'A named set of device preferences.' });
 export type DevicePolicy = z.infer<typeof DevicePolicy>;
@@ -302,14 +425,21 @@ const policyFields = {
 };
 
 export const CreateDevicePolicyBody = z
-  .object({ ...policyFields, inherits_from: policyFields.inherits_from.optional(), policy: policyFields.policy.optional() })
-  .meta({ id: 'CreateDevicePolicyBody', description: 'A new device policy; inherits_from defaults to null and policy to {}.' });
+  .object({
+    ...policyFields,
+    inherits_from: policyFields.inherits_from.optional(),
+    policy: policyFields.policy.optional(),
+  })
+  .meta({
+    id: 'CreateDevicePolicyBody',
+    description: 'A new device policy; inherits_from defaults to null and policy to {}.',
+  });
 export type CreateDevicePolicyBody = z.output<typeof CreateDevicePolicyBody>;
 
-export const UpdateDevicePolicyBody = z
-  .object(policyFields)
-  .partial()
-  .meta({ id: 'UpdateDevicePolicyBody', description: 'The fields to change; each is optional. A policy given replaces the whole set of own values.' });
+export const UpdateDevicePolicyBody = z.object(policyFields).partial().meta({
+  id: 'UpdateDevicePolicyBody',
+  description: 'The fields to change; each is optional. A policy given replaces the whole set of own values.',
+});
 export type UpdateDevicePolicyBody = z.output<typeof UpdateDevicePolicyBody>;
 
 /** `POST /devicepolicies/<id>?action=delete` deletes, like DELETE. */
@@ -332,8 +462,19 @@ export type DevicePolicyCreated = Event<
   { policyId: number; partnerId: string; name: string; inherits_from: number | null; policy: PolicyValues; at: number }
 >;
 export type DevicePolicyRenamed = Event<'DevicePolicyRenamed', { policyId: number; name: string; at: number }>;
-export type DevicePolicyInheritanceChanged = Event<'DevicePolicyInheritanceChanged', { policyId: number; inherits_from: number | null; at: number }>;
+export type DevicePolicyInheritanceChanged = Event<
+  'DevicePolicyInheritanceChanged',
+  { policyId: number; inherits_from: number | null; at: number }
+>;
 /** The policy's own values, replaced whole. */
-export type DevicePolicyValuesSet = Event<'DevicePolicyValuesSet', { policyId: number; policy: PolicyValues; at: number }>;
+export type DevicePolicyValuesSet = Event<
+  'DevicePolicyValuesSet',
+  { policyId: number; policy: PolicyValues; at: number }
+>;
 export type DevicePolicyDeleted = Event<'DevicePolicyDeleted', { policyId: number; at: number }>;
-export type DevicePolicyEvent = DevicePolicyCreated | DevicePolicyRenamed | DevicePolicyInheritanceChanged | DevicePolicyValuesSet | DevicePolicyDeleted;
+export type DevicePolicyEvent =
+  | DevicePolicyCreated
+  | DevicePolicyRenamed
+  | DevicePolicyInheritanceChanged
+  | DevicePolicyValuesSet
+  | DevicePolicyDeleted;

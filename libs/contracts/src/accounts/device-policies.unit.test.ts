@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DomainError } from '../errors.js';
 import { parseRequest } from '../validation.js';
-import { CreateDevicePolicyBody, DEVICE_PREFERENCES, PolicyValues, PREFERENCE_DEFAULTS, PREFERENCES_BY_NAME, UpdateDevicePolicyBody } from './device-policies.js';
+import {
+  CreateDevicePolicyBody,
+  DEVICE_PREFERENCES,
+  PolicyValues,
+  PREFERENCE_DEFAULTS,
+  PREFERENCES_BY_NAME,
+  UpdateDevicePolicyBody,
+} from './device-policies.js';
 
 const fieldsOf = (fn: () => unknown): string[] => {
   try {
@@ -30,29 +37,73 @@ describe('device preference catalogue', () => {
   });
 
   it('drops what the management console posts for a preference its policy does not set (null, "", --inherit--, --unset--)', () => {
-    const posted = { lan_sync: '--unset--', backup_time: '', upload_limit_kbps: null, backup_weekday: '--inherit--', backup_on_battery: false };
+    const posted = {
+      lan_sync: '--unset--',
+      backup_time: '',
+      upload_limit_kbps: null,
+      backup_weekday: '--inherit--',
+      backup_on_battery: false,
+    };
     assert.deepEqual(PolicyValues.parse(posted), { backup_on_battery: false });
-    assert.deepEqual(fieldsOf(() => parseRequest(PolicyValues, { lan_sync: '--set--' })), ['lan_sync']);
+    assert.deepEqual(
+      fieldsOf(() => parseRequest(PolicyValues, { lan_sync: '--set--' })),
+      ['lan_sync'],
+    );
   });
 
   it('accepts values in the lenient forms of interface A and outputs canonical ones', () => {
-    const out = PolicyValues.parse({ lan_sync: 'False', upload_limit_kbps: '2048', excluded_file_types: ['.MP4', 'iso', 'mp4'], backup_time: ' 23:59 ' });
-    assert.deepEqual(out, { lan_sync: false, upload_limit_kbps: 2048, excluded_file_types: ['mp4', 'iso'], backup_time: '23:59' });
+    const out = PolicyValues.parse({
+      lan_sync: 'False',
+      upload_limit_kbps: '2048',
+      excluded_file_types: ['.MP4', 'iso', 'mp4'],
+      backup_time: ' 23:59 ',
+    });
+    assert.deepEqual(out, {
+      lan_sync: false,
+      upload_limit_kbps: 2048,
+      excluded_file_types: ['mp4', 'iso'],
+      backup_time: '23:59',
+    });
   });
 
   it('refuses a bad value or an unknown preference with a 400 naming policy.<preference>', () => {
     const body = {
       name: 'Laptops',
-      policy: { backup_schedule: 'sometimes', upload_limit_kbps: 1, backup_time: '24:00', excluded_file_types: ['a b'], lan_sync: 'maybe', colour: 'blue' },
+      policy: {
+        backup_schedule: 'sometimes',
+        upload_limit_kbps: 1,
+        backup_time: '24:00',
+        excluded_file_types: ['a b'],
+        lan_sync: 'maybe',
+        colour: 'blue',
+      },
     };
+    assert.deepEqual(fieldsOf(() => parseRequest(CreateDevicePolicyBody, body, { nested })).sort(), [
+      'policy.backup_schedule',
+      'policy.backup_time',
+      'policy.colour',
+      'policy.excluded_file_types',
+      'policy.lan_sync',
+      'policy.upload_limit_kbps',
+    ]);
     assert.deepEqual(
-      fieldsOf(() => parseRequest(CreateDevicePolicyBody, body, { nested })).sort(),
-      ['policy.backup_schedule', 'policy.backup_time', 'policy.colour', 'policy.excluded_file_types', 'policy.lan_sync', 'policy.upload_limit_kbps'],
+      fieldsOf(() => parseRequest(CreateDevicePolicyBody, { name: 'x', policy: [] }, { nested })),
+      ['policy'],
     );
-    assert.deepEqual(fieldsOf(() => parseRequest(CreateDevicePolicyBody, { name: 'x', policy: [] }, { nested })), ['policy']);
-    assert.deepEqual(fieldsOf(() => parseRequest(UpdateDevicePolicyBody, { inherits_from: 0 }, { nested })), ['inherits_from']);
-    assert.deepEqual(fieldsOf(() => parseRequest(CreateDevicePolicyBody, { policy: {} }, { nested })), ['name']);
-    assert.deepEqual(fieldsOf(() => parseRequest(PolicyValues, { excluded_file_types: Array.from({ length: 201 }, (_, i) => `t${i}`) })), ['excluded_file_types']);
+    assert.deepEqual(
+      fieldsOf(() => parseRequest(UpdateDevicePolicyBody, { inherits_from: 0 }, { nested })),
+      ['inherits_from'],
+    );
+    assert.deepEqual(
+      fieldsOf(() => parseRequest(CreateDevicePolicyBody, { policy: {} }, { nested })),
+      ['name'],
+    );
+    assert.deepEqual(
+      fieldsOf(() =>
+        parseRequest(PolicyValues, { excluded_file_types: Array.from({ length: 201 }, (_, i) => `t${i}`) }),
+      ),
+      ['excluded_file_types'],
+    );
   });
 
   it('a create defaults to no parent and no own values; inherits_from takes null or an id', () => {

@@ -23,10 +23,14 @@ export type PartnerCreated = Event<
 >;
 export type PartnerPasswordChanged = Event<'PartnerPasswordChanged', { passwordHash: string; at: number }>;
 export type PartnerSettingsChanged = Event<'PartnerSettingsChanged', { changes: Partial<PartnerSettings>; at: number }>;
-export type PartnerLimitsChanged = Event<'PartnerLimitsChanged', { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number }>;
+export type PartnerLimitsChanged = Event<
+  'PartnerLimitsChanged',
+  { bytes_available?: number | null; features?: Partial<PartnerFeatures>; at: number }
+>;
 /** Recovery's claim on the stream of a partner whose create crashed before `PartnerCreated`. */
 export type PartnerCreationAbandoned = Event<'PartnerCreationAbandoned', { at: number }>;
-export type PartnerEvent = PartnerCreated | PartnerPasswordChanged | PartnerSettingsChanged | PartnerLimitsChanged | PartnerCreationAbandoned;
+export type PartnerEvent =
+  PartnerCreated | PartnerPasswordChanged | PartnerSettingsChanged | PartnerLimitsChanged | PartnerCreationAbandoned;
 
 // ---- plan-catalogue -----------------------------------------------------------------------------
 

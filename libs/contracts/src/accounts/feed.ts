@@ -23,7 +23,8 @@ export const FEED_WAIT_MAX_MS = 30_000;
 
 const username = z.string().describe('the user (their username)');
 const groupId = z.int().min(1).describe('the group');
-const bytes = (description: string) => z.number().min(0).refine(Number.isInteger).meta({ type: 'integer', description });
+const bytes = (description: string) =>
+  z.number().min(0).refine(Number.isInteger).meta({ type: 'integer', description });
 const device = z.string().describe("the device's name");
 const roomKey = z.string().describe('the share room');
 
@@ -68,10 +69,17 @@ export const PUBLIC_EVENT_PAYLOADS = {
     device_policy: z.int().nullable().optional(),
   }),
   'group.plan_changed': z.strictObject({ group_id: groupId, plan_id: z.int() }),
-  'group.deleted': z.strictObject({ group_id: groupId, move_to: z.int().nullable().describe('the group its members moved to') }),
+  'group.deleted': z.strictObject({
+    group_id: groupId,
+    move_to: z.int().nullable().describe('the group its members moved to'),
+  }),
   'quota.threshold_crossed': z.strictObject({
     username,
-    threshold: z.union(QUOTA_THRESHOLDS.map((t) => z.literal(t))).describe('percent of the user\'s storage; a jump over several thresholds reports each, one event per threshold, in the order crossed'),
+    threshold: z
+      .union(QUOTA_THRESHOLDS.map((t) => z.literal(t)))
+      .describe(
+        "percent of the user's storage; a jump over several thresholds reports each, one event per threshold, in the order crossed",
+      ),
     direction: z.enum(['up', 'down']),
     bytes_stored: bytes('what the user stores now'),
     storage_bytes: bytes("the user's storage (plan + bonus)"),
@@ -81,7 +89,9 @@ export const PUBLIC_EVENT_PAYLOADS = {
   'device.backup_activity': z.strictObject({
     username,
     device,
-    hour_start: z.iso.datetime().describe('the hour summarised (UTC); activity recorded after its summary counts in a later hour'),
+    hour_start: z.iso
+      .datetime()
+      .describe('the hour summarised (UTC); activity recorded after its summary counts in a later hour'),
     files_committed: z.int().min(0).describe('file versions backed up'),
     bytes_committed: bytes('their bytes'),
     files_deleted: z.int().min(0),
@@ -105,7 +115,9 @@ export const PUBLIC_EVENT_PAYLOADS = {
     downloads: z.int().min(0).describe("files and zips fetched from the room since the room's previous share.accessed"),
     last_access: z.int().min(0).describe('unix seconds of the latest visit counted'),
   }),
-  'partner.password_changed': z.strictObject({}).describe('the API password changed (the password itself is never sent)'),
+  'partner.password_changed': z
+    .strictObject({})
+    .describe('the API password changed (the password itself is never sent)'),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_PAYLOADS;
@@ -134,7 +146,8 @@ const DESCRIPTIONS: Record<PublicEventType, string> = {
   'share_room.enabled': 'A share room was enabled.',
   'share_room.disabled': 'A share room was disabled.',
   'share_room.deleted': 'A share room was deleted.',
-  'share.accessed': 'A share room was visited: at most one event per room per hour, with the downloads since the previous one.',
+  'share.accessed':
+    'A share room was visited: at most one event per room per hour, with the downloads since the previous one.',
   'partner.password_changed': "The partner's API password changed.",
 };
 
@@ -161,7 +174,11 @@ const ENVELOPES = PUBLIC_EVENT_TYPES.map(envelope);
 export const FeedEvent = z
   // as unknown as: zod wants a non-empty tuple; ENVELOPES is mapped from the (non-empty) list of public event types
   .discriminatedUnion('type', ENVELOPES as unknown as [ReturnType<typeof envelope>, ...ReturnType<typeof envelope>[]])
-  .meta({ id: 'FeedEvent', description: 'One event of the partner\'s feed, as `GET /events/` lists it, SSE streams it and a webhook delivers it; `type` says which payload `data` holds.' });
+  .meta({
+    id: 'FeedEvent',
+    description:
+      "One event of the partner's feed, as `GET /events/` lists it, SSE streams it and a webhook delivers it; `type` says which payload `data` holds.",
+  });
 
 export interface PublicEvent<T extends PublicEventType = PublicEventType> {
   id: string;
@@ -175,15 +192,22 @@ export interface PublicEvent<T extends PublicEventType = PublicEventType> {
 export const FeedPage = z
   .object({
     events: z.array(FeedEvent),
-    next_after: z.int().min(0).describe('pass as `after` for the next page (the last position listed, or `after` when none was)'),
+    next_after: z
+      .int()
+      .min(0)
+      .describe('pass as `after` for the next page (the last position listed, or `after` when none was)'),
     has_more: z.boolean().describe('true when more events follow at once'),
   })
   .meta({ id: 'FeedPage', description: 'A page of the feed, oldest first.' });
 export type FeedPage = { events: PublicEvent[]; next_after: number; has_more: boolean };
 
 export const FeedQuery = z.object({
-  after: formInt({ min: 0 }).optional().describe('list events after this position (0, the default: from the beginning)'),
-  limit: formInt({ min: 1, max: FEED_PAGE_MAX }).optional().describe(`at most this many (default ${FEED_PAGE_DEFAULT}, at most ${FEED_PAGE_MAX})`),
+  after: formInt({ min: 0 })
+    .optional()
+    .describe('list events after this position (0, the default: from the beginning)'),
+  limit: formInt({ min: 1, max: FEED_PAGE_MAX })
+    .optional()
+    .describe(`at most this many (default ${FEED_PAGE_DEFAULT}, at most ${FEED_PAGE_MAX})`),
 });
 
 export interface ReadFeedRequest extends PartnerScoped {
@@ -206,4 +230,7 @@ export interface ReadFeedRequest extends PartnerScoped {
  * hour (activity the feed sees after this marker counts in a later hour). Appended once per device
  * and hour (expected revision: no stream), by whichever accounts replica gets there first.
  */
-export type BackupActivityHourClosed = Event<'BackupActivityHourClosed', { deviceId: string; hour: number; at: number }>;
+export type BackupActivityHourClosed = Event<
+  'BackupActivityHourClosed',
+  { deviceId: string; hour: number; at: number }
+>;

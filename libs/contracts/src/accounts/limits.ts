@@ -27,12 +27,30 @@ export const SEARCH_MAX_LENGTH = 255;
 
 /** User fields a list can be ordered and searched by (`order_by`, `search_by`). */
 export const USER_SORTABLE_FIELDS = [
-  'avatar_id', 'username', 'name', 'email', 'creation_time', 'last_login', 'bytes_stored', 'bonus_bytes',
-  'plan_id', 'group_id', 'enabled', 'purgehold_active', 'num_devices',
+  'avatar_id',
+  'username',
+  'name',
+  'email',
+  'creation_time',
+  'last_login',
+  'bytes_stored',
+  'bonus_bytes',
+  'plan_id',
+  'group_id',
+  'enabled',
+  'purgehold_active',
+  'num_devices',
 ] as const;
 export type UserSortableField = (typeof USER_SORTABLE_FIELDS)[number];
 export const USER_NUMERIC_FIELDS: readonly UserSortableField[] = [
-  'avatar_id', 'creation_time', 'last_login', 'bytes_stored', 'bonus_bytes', 'plan_id', 'group_id', 'num_devices',
+  'avatar_id',
+  'creation_time',
+  'last_login',
+  'bytes_stored',
+  'bonus_bytes',
+  'plan_id',
+  'group_id',
+  'num_devices',
 ];
 export const USER_BOOLEAN_FIELDS: readonly UserSortableField[] = ['enabled', 'purgehold_active'];
 export const SEARCH_BY_OPERATORS = ['=', '>', '>=', '<', '<='] as const;
@@ -51,4 +69,10 @@ export type SearchByOperator = (typeof SEARCH_BY_OPERATORS)[number];
 export const SETTINGS_INT_MAX = 2_147_483_647;
 export const API_VERSION_MAX_LENGTH = 32;
 
-export const PARTNER_FEATURES = ['netkes', 'ldap', 'group_permissions', 'signup_restrictions', 'email_as_username'] as const;
+export const PARTNER_FEATURES = [
+  'netkes',
+  'ldap',
+  'group_permissions',
+  'signup_restrictions',
+  'email_as_username',
+] as const;

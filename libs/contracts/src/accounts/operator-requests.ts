@@ -6,14 +6,24 @@
 import { z } from 'zod';
 import { Password } from './requests.js';
 import { formBool, formInt, text } from '../validation.js';
-import { NAME_MAX_LENGTH, OPERATOR_PAGE_MAX, PARTNER_FEATURES, PARTNER_USERNAME_PATTERN, UNLIMITED_BYTES } from './limits.js';
+import {
+  NAME_MAX_LENGTH,
+  OPERATOR_PAGE_MAX,
+  PARTNER_FEATURES,
+  PARTNER_USERNAME_PATTERN,
+  UNLIMITED_BYTES,
+} from './limits.js';
 import type { PartnerFeatures } from './records.js';
 import { RESERVATION_KINDS } from './streams.js';
 
 // ---- operator (admin CLI) ---------------------------------------------------------------------
 
 const bytesAvailable = z.union([z.null(), formInt({ min: 0 })]).describe('null: unlimited');
-const features = z.strictObject(Object.fromEntries(PARTNER_FEATURES.map((f) => [f, z.boolean()])) as Record<keyof PartnerFeatures, z.ZodBoolean>).partial();
+const features = z
+  .strictObject(
+    Object.fromEntries(PARTNER_FEATURES.map((f) => [f, z.boolean()])) as Record<keyof PartnerFeatures, z.ZodBoolean>,
+  )
+  .partial();
 
 export const CreatePartnerRequest = z.object({
   username: z.string().regex(PARTNER_USERNAME_PATTERN),
@@ -64,12 +74,18 @@ export const ReleaseReservationRequest = z
   })
   .superRefine((request, ctx) => {
     if ((request.kind === 'groupname') !== (request.partner !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['partner'], message: 'partner is required for a groupname, and only for one' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['partner'],
+        message: 'partner is required for a groupname, and only for one',
+      });
     }
   });
 export type ReleaseReservationRequest = z.input<typeof ReleaseReservationRequest>;
 
-export const ListPendingWritesRequest = z.strictObject({ limit: formInt({ min: 1, max: OPERATOR_PAGE_MAX }).default(100) });
+export const ListPendingWritesRequest = z.strictObject({
+  limit: formInt({ min: 1, max: OPERATOR_PAGE_MAX }).default(100),
+});
 export type ListPendingWritesRequest = z.input<typeof ListPendingWritesRequest>;
 
 export const RecoverWritesRequest = z.strictObject({

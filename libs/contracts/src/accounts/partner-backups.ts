@@ -17,7 +17,10 @@ export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
 export const PartnerBackupVersion = z
   .object({
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('SHA-256 (lowercase hex) of the data text exactly as it was sent'),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe('SHA-256 (lowercase hex) of the data text exactly as it was sent'),
     size: z.int().min(1).describe('length of the data text in bytes'),
     stored_at: z.int().min(0).describe('unix seconds'),
   })
@@ -32,8 +35,15 @@ export type PartnerBackup = z.infer<typeof PartnerBackup>;
 /** What the gateway's body parser accepts, as documentation (the body is parsed as a stream, not by this schema). */
 export const PartnerBackupBody = z
   .strictObject({
-    sha256: z.string().regex(SHA256_HEX).describe('hex SHA-256 of the `data` string exactly as sent (the base64 text, not the decoded bytes); any case'),
-    data: z.string().min(1).regex(/^[A-Za-z0-9+/=\r\n]+$/).describe('base64 (standard alphabet; line breaks allowed)'),
+    sha256: z
+      .string()
+      .regex(SHA256_HEX)
+      .describe('hex SHA-256 of the `data` string exactly as sent (the base64 text, not the decoded bytes); any case'),
+    data: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9+/=\r\n]+$/)
+      .describe('base64 (standard alphabet; line breaks allowed)'),
   })
   .meta({ id: 'PartnerBackupBody', description: 'An appliance configuration backup to store.' });
 
@@ -62,5 +72,8 @@ export interface PartnerBackupRef extends PartnerBackupVersion {
 
 // ---- events (stream partnerbackup-<partnerId>) -----------------------------------------------------
 
-export type PartnerBackupStored = Event<'PartnerBackupStored', { blob: string; sha256: string; size: number; stored_at: number }>;
+export type PartnerBackupStored = Event<
+  'PartnerBackupStored',
+  { blob: string; sha256: string; size: number; stored_at: number }
+>;
 export type PartnerBackupEvent = PartnerBackupStored;

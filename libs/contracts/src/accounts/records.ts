@@ -9,7 +9,8 @@ import type { ReservationKind } from './streams.js';
 
 const unixTime = () => z.int().min(0);
 /** A byte count: an exact integer, possibly beyond 2^53 (the unlimited value is). */
-const bytes = (description = 'bytes') => z.number().min(0).refine(Number.isInteger).meta({ type: 'integer', description });
+const bytes = (description = 'bytes') =>
+  z.number().min(0).refine(Number.isInteger).meta({ type: 'integer', description });
 
 export const Plan = z
   .object({
@@ -22,7 +23,12 @@ export const Plan = z
 export type Plan = z.infer<typeof Plan>;
 
 export const PartnerFeatures = z
-  .object(Object.fromEntries(PARTNER_FEATURES.map((f) => [f, z.boolean()])) as Record<(typeof PARTNER_FEATURES)[number], z.ZodBoolean>)
+  .object(
+    Object.fromEntries(PARTNER_FEATURES.map((f) => [f, z.boolean()])) as Record<
+      (typeof PARTNER_FEATURES)[number],
+      z.ZodBoolean
+    >,
+  )
   .meta({ id: 'PartnerFeatures', description: 'Features the operator enabled for the partner.' });
 export type PartnerFeatures = z.infer<typeof PartnerFeatures>;
 
@@ -103,12 +109,22 @@ export const Group = z
     plan_id: z.int(),
     webapi_enable: z.boolean(),
     check_domain: z.boolean(),
-    device_policy: z.int().min(1).nullable().describe('the device policy of its members (GET /devicepolicies/<id>), or null'),
+    device_policy: z
+      .int()
+      .min(1)
+      .nullable()
+      .describe('the device policy of its members (GET /devicepolicies/<id>), or null'),
     plan_status: z
       .enum(['current', 'updating'])
       .optional()
-      .describe("`updating` while a plan change is reaching the members (it is acknowledged at once; a group of thousands takes a while), else `current`"),
-    plan_members_pending: z.int().min(0).optional().describe('GET of one group, while `updating`: members not yet on `plan_id`'),
+      .describe(
+        '`updating` while a plan change is reaching the members (it is acknowledged at once; a group of thousands takes a while), else `current`',
+      ),
+    plan_members_pending: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('GET of one group, while `updating`: members not yet on `plan_id`'),
   })
   .meta({ id: 'Group', description: 'A group of users sharing a plan and policies.' });
 export type Group = z.infer<typeof Group>;
@@ -120,11 +136,20 @@ export const UserShareRoom = z
     description: z.string(),
     enabled: z.boolean(),
     password_required: z.boolean(),
-    expires: unixTime().nullable().optional().describe('when the room stops working (unix seconds; it then answers 404 like an unknown room); null or absent: never'),
+    expires: unixTime()
+      .nullable()
+      .optional()
+      .describe(
+        'when the room stops working (unix seconds; it then answers 404 like an unknown room); null or absent: never',
+      ),
     creation_time: unixTime(),
     update_time: unixTime(),
     last_login: unixTime().nullable().describe('the last visit of the room (the same as last_access)'),
-    downloads: z.int().min(0).optional().describe("files and zips fetched from the room by its visitors (absent: none counted yet)"),
+    downloads: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('files and zips fetched from the room by its visitors (absent: none counted yet)'),
     last_access: unixTime().nullable().optional().describe('unix seconds of the last visit; null or absent: none yet'),
   })
   .meta({ id: 'UserShareRoom', description: "One of a user's share rooms." });
@@ -160,7 +185,9 @@ export const DeviceRecord = z
     creation_time: unixTime(),
     last_backup_complete: unixTime().nullable(),
     lastlogin: unixTime().nullable(),
-    last_login: unixTime().nullable().describe('the same as lastlogin: the last device login (report scripts read this name)'),
+    last_login: unixTime()
+      .nullable()
+      .describe('the same as lastlogin: the last device login (report scripts read this name)'),
     lastcommit: unixTime().nullable(),
     client_revision: z.int(),
     sysplatform: z.string(),
@@ -193,7 +220,9 @@ export interface SetPasswordLinkInfo {
   expires_at: number;
 }
 
-export const UserCount = z.object({ user_count: z.int().min(0) }).meta({ id: 'UserCount', description: 'How many users match.' });
+export const UserCount = z
+  .object({ user_count: z.int().min(0) })
+  .meta({ id: 'UserCount', description: 'How many users match.' });
 export type UserCount = z.infer<typeof UserCount>;
 
 export const BrandShareEntry = z

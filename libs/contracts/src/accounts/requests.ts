@@ -51,14 +51,19 @@ const userWriteFields = {
   plan_id: formInt(),
   group_id: formInt().nullable(),
   bonus_bytes: formInt({ min: 0 }),
-  bonus_gigs: formInt({ min: 0, max: BONUS_GIGS_MAX }).describe('the bonus in gigabytes (10^9 bytes); bonus_bytes wins when both are given'),
+  bonus_gigs: formInt({ min: 0, max: BONUS_GIGS_MAX }).describe(
+    'the bonus in gigabytes (10^9 bytes); bonus_bytes wins when both are given',
+  ),
   enabled: formBool(),
   purgehold_active: formBool(),
   password: Password,
 };
 
 /** `POST /users/<u>`: any of the user's writable fields; unknown keys are ignored. */
-export const UpdateUserBody = z.object(userWriteFields).partial().meta({ id: 'UpdateUserBody', description: 'The fields to change; each is optional.' });
+export const UpdateUserBody = z
+  .object(userWriteFields)
+  .partial()
+  .meta({ id: 'UpdateUserBody', description: 'The fields to change; each is optional.' });
 export type UpdateUserBody = z.output<typeof UpdateUserBody>;
 
 /** `POST /users/`: create a user. */
@@ -120,7 +125,6 @@ export interface ShareRef extends UserRef {
   room_key: string;
 }
 
-
 export interface FieldSearch {
   field: UserSortableField;
   op: SearchByOperator;
@@ -162,10 +166,14 @@ export const SearchByParam = z
     if (!(USER_SORTABLE_FIELDS as readonly string[]).includes(field)) return bad(`cannot search by ${field}`);
     const f = field as UserSortableField;
     if (USER_NUMERIC_FIELDS.includes(f)) {
-      return /^-?\d{1,16}$/.test(value) ? { field: f, op: op as SearchByOperator, value: Number(value) } : bad(`search_by ${f} needs a number`);
+      return /^-?\d{1,16}$/.test(value)
+        ? { field: f, op: op as SearchByOperator, value: Number(value) }
+        : bad(`search_by ${f} needs a number`);
     }
     if (USER_BOOLEAN_FIELDS.includes(f)) {
-      return /^(0|1|true|false)$/i.test(value) ? { field: f, op: op as SearchByOperator, value: /^(1|true)$/i.test(value) } : bad(`search_by ${f} needs a boolean`);
+      return /^(0|1|true|false)$/i.test(value)
+        ? { field: f, op: op as SearchByOperator, value: /^(1|true)$/i.test(value) }
+        : bad(`search_by ${f} needs a boolean`);
     }
     return { field: f, op: op as SearchByOperator, value };
   })
@@ -182,10 +190,17 @@ export const ListUsersQuery = z.object({
   group_id: formInt().optional(),
   search: z.string().optional().describe('matches name or email, case-insensitively'),
   search_by: SearchByParam.optional(),
-  order_by: z.string().regex(ORDER_BY_PATTERN).optional().describe('a user field, optionally prefixed with - for descending'),
+  order_by: z
+    .string()
+    .regex(ORDER_BY_PATTERN)
+    .optional()
+    .describe('a user field, optionally prefixed with - for descending'),
   limit: formInt({ min: 0 }).optional(),
   offset: formInt({ min: 0 }).optional(),
-  action: z.string().optional().describe('`user_count` returns `{"user_count": N}` for the same filters instead of the list'),
+  action: z
+    .string()
+    .optional()
+    .describe('`user_count` returns `{"user_count": N}` for the same filters instead of the list'),
 });
 export type ListUsersQuery = z.output<typeof ListUsersQuery>;
 
@@ -246,14 +261,21 @@ export type SetPasswordForm = z.output<typeof SetPasswordForm>;
 export const ShareActionQuery = z.object({ action: z.enum(['enable', 'disable']).optional() });
 
 /** `POST /users/<u>/shares/<room_key>` without an action: the partner sets (or, with null, removes) the room's password. */
-export const ChangeUserShareBody = z
-  .object({ password: SharePassword.optional() })
-  .meta({ id: 'ChangeUserShareBody', description: "A share room's password, set by the partner; null or \"\" removes it." });
+export const ChangeUserShareBody = z.object({ password: SharePassword.optional() }).meta({
+  id: 'ChangeUserShareBody',
+  description: 'A share room\'s password, set by the partner; null or "" removes it.',
+});
 
 // ---- groups -----------------------------------------------------------------------------------
 
 /** No device policy: null, or what the management console's group form posts for it ("" when none is chosen, "None" as it renders null). */
-const NO_DEVICE_POLICY = z.union([z.null(), z.string().regex(/^\s*(none|null)?\s*$/i).transform(() => null)]);
+const NO_DEVICE_POLICY = z.union([
+  z.null(),
+  z
+    .string()
+    .regex(/^\s*(none|null)?\s*$/i)
+    .transform(() => null),
+]);
 
 const groupFields = {
   name: text(NAME_MAX_LENGTH),
@@ -262,7 +284,9 @@ const groupFields = {
   check_domain: formBool(),
   device_policy: z
     .union([NO_DEVICE_POLICY, formInt({ min: 1 })])
-    .describe('a device policy id of this partner, or null ("" and "None", what the management console\'s group form posts for no policy, are null too)'),
+    .describe(
+      'a device policy id of this partner, or null ("" and "None", what the management console\'s group form posts for no policy, are null too)',
+    ),
 };
 
 export const CreateGroupBody = z
@@ -338,10 +362,22 @@ export interface UnlockPartnerLoginRequest {
 
 /** `POST /partner/password`: a bare JSON string (the spec) or `{"password": "..."}`. */
 export const ChangePasswordBody = z
-  .union([Password, z.object({ password: Password }).transform((b) => b.password).pipe(Password)])
+  .union([
+    Password,
+    z
+      .object({ password: Password })
+      .transform((b) => b.password)
+      .pipe(Password),
+  ])
   .meta({ id: 'ChangePasswordBody', description: 'The new API password, as a bare JSON string.' });
 
-const emptyToNull = z.union([z.null(), z.literal('').transform(() => null).pipe(z.null())]);
+const emptyToNull = z.union([
+  z.null(),
+  z
+    .literal('')
+    .transform(() => null)
+    .pipe(z.null()),
+]);
 const nullable = <T extends z.ZodType>(schema: T) => z.union([emptyToNull, schema]);
 const settingsInt = (min: number) => formInt({ min, max: SETTINGS_INT_MAX });
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -374,7 +410,10 @@ export const UpdateSettingsBody = z
     purgehold_duration: settingsInt(0),
     ad_domain: nullable(z.string().trim().regex(DOMAIN).toLowerCase()),
     signup_network_restriction: z.union([
-      z.null().transform((): string[] => []).pipe(z.array(z.string())),
+      z
+        .null()
+        .transform((): string[] => [])
+        .pipe(z.array(z.string())),
       z.array(z.string().trim().refine(isCidr, 'must be a CIDR network')),
     ]),
     versionpurge_interval: nullable(settingsInt(0)),
@@ -383,7 +422,10 @@ export const UpdateSettingsBody = z
     api_version: z.string().max(API_VERSION_MAX_LENGTH).nullable(),
   })
   .partial()
-  .meta({ id: 'UpdateSettingsBody', description: 'The settings to change; each is optional. Empty strings clear nullable settings.' });
+  .meta({
+    id: 'UpdateSettingsBody',
+    description: 'The settings to change; each is optional. Empty strings clear nullable settings.',
+  });
 export type UpdateSettingsBody = z.output<typeof UpdateSettingsBody>;
 
 export interface UpdateSettingsRequest extends PartnerScoped {

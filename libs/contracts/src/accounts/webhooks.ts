@@ -44,7 +44,14 @@ const eventTypes = z
   .describe('the event types to deliver, or `["*"]` for every type');
 
 const webhookFields = {
-  url: z.string().trim().min(1).max(WEBHOOK_URL_MAX_LENGTH).describe('where deliveries are POSTed: https (http only where the operator allows it), never a private or loopback address'),
+  url: z
+    .string()
+    .trim()
+    .min(1)
+    .max(WEBHOOK_URL_MAX_LENGTH)
+    .describe(
+      'where deliveries are POSTed: https (http only where the operator allows it), never a private or loopback address',
+    ),
   event_types: eventTypes,
   description: text(WEBHOOK_DESCRIPTION_MAX_LENGTH, { allowEmpty: true }),
 };
@@ -54,19 +61,27 @@ export const CreateWebhookBody = z
   .meta({ id: 'CreateWebhookBody', description: 'A new webhook endpoint.' });
 export type CreateWebhookBody = z.output<typeof CreateWebhookBody>;
 
-export const UpdateWebhookBody = z.object(webhookFields).partial().meta({ id: 'UpdateWebhookBody', description: 'The fields to change; each is optional.' });
+export const UpdateWebhookBody = z
+  .object(webhookFields)
+  .partial()
+  .meta({ id: 'UpdateWebhookBody', description: 'The fields to change; each is optional.' });
 export type UpdateWebhookBody = z.output<typeof UpdateWebhookBody>;
 
 export const WEBHOOK_ACTIONS = ['delete', 'rotate_secret', 'enable', 'disable'] as const;
 export const WebhookActionQuery = z.object({
-  action: z.enum(WEBHOOK_ACTIONS).optional().describe('`rotate_secret`, `enable`, `disable` or `delete` instead of a change'),
+  action: z
+    .enum(WEBHOOK_ACTIONS)
+    .optional()
+    .describe('`rotate_secret`, `enable`, `disable` or `delete` instead of a change'),
 });
 
 export const RotateSecretBody = z
   .object({
     previous_secret_expires_in: formInt({ min: 0, max: PREVIOUS_SECRET_TTL_MAX })
       .optional()
-      .describe(`seconds the previous secret keeps signing beside the new one (default ${PREVIOUS_SECRET_TTL_DEFAULT}; 0: stop at once)`),
+      .describe(
+        `seconds the previous secret keeps signing beside the new one (default ${PREVIOUS_SECRET_TTL_DEFAULT}; 0: stop at once)`,
+      ),
   })
   .meta({ id: 'RotateSecretBody', description: 'How long the previous secret stays valid; the body may be absent.' });
 export type RotateSecretBody = z.output<typeof RotateSecretBody>;
@@ -76,11 +91,15 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const ListDeliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
-  limit: formInt({ min: 1, max: DELIVERY_PAGE_MAX }).optional().describe(`at most this many (default and most ${DELIVERY_PAGE_MAX})`),
+  limit: formInt({ min: 1, max: DELIVERY_PAGE_MAX })
+    .optional()
+    .describe(`at most this many (default and most ${DELIVERY_PAGE_MAX})`),
   offset: formInt({ min: 0 }).optional(),
 });
 
-export const RedeliverQuery = z.object({ action: z.enum(['redeliver']).describe('`redeliver`: deliver the event again, as a new delivery') });
+export const RedeliverQuery = z.object({
+  action: z.enum(['redeliver']).describe('`redeliver`: deliver the event again, as a new delivery'),
+});
 
 const unixTime = (description = 'unix seconds') => z.int().min(0).describe(description);
 
@@ -91,12 +110,17 @@ export const Webhook = z
     event_types: z.array(z.string()),
     description: z.string(),
     enabled: z.boolean(),
-    disabled_reason: z.string().nullable().describe('why it is disabled: by the partner, or failing deliveries for too long'),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .describe('why it is disabled: by the partner, or failing deliveries for too long'),
     disabled_at: unixTime().nullable(),
     created_at: unixTime(),
     failing_since: unixTime('unix seconds of the first failed attempt since the last success').nullable(),
     last_success_at: unixTime().nullable(),
-    previous_secret_expires_at: unixTime('while set, deliveries carry a signature with the previous secret too').nullable(),
+    previous_secret_expires_at: unixTime(
+      'while set, deliveries carry a signature with the previous secret too',
+    ).nullable(),
   })
   .meta({ id: 'Webhook', description: 'A webhook endpoint (its secret is shown only when it is made).' });
 export type Webhook = z.infer<typeof Webhook>;
@@ -110,7 +134,7 @@ export const DeliveryAttempt = z
   .object({
     attempt: z.int().min(1),
     at: unixTime(),
-    status_code: z.int().nullable().describe('the receiver\'s HTTP status (null: no response)'),
+    status_code: z.int().nullable().describe("the receiver's HTTP status (null: no response)"),
     error: z.string().nullable().describe('why it failed (null: it succeeded)'),
   })
   .meta({ id: 'DeliveryAttempt', description: 'One attempt at a delivery.' });
@@ -121,7 +145,7 @@ export const WebhookDelivery = z
     id: z.string().describe('the delivery id (header Burrow-Delivery-Id)'),
     event_id: z.string(),
     event_type: z.string(),
-    position: z.int().min(1).describe('the event\'s feed position'),
+    position: z.int().min(1).describe("the event's feed position"),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.int().min(0),
     created_at: unixTime(),
@@ -166,16 +190,36 @@ export interface SecretRef {
 
 export type WebhookEndpointRegistered = Event<
   'WebhookEndpointRegistered',
-  { endpointId: string; partnerId: string; url: string; event_types: (PublicEventType | typeof ALL_EVENT_TYPES)[]; description: string; secret: SecretRef; at: number }
+  {
+    endpointId: string;
+    partnerId: string;
+    url: string;
+    event_types: (PublicEventType | typeof ALL_EVENT_TYPES)[];
+    description: string;
+    secret: SecretRef;
+    at: number;
+  }
 >;
-export type WebhookEndpointChanged = Event<'WebhookEndpointChanged', { url?: string; event_types?: string[]; description?: string; at: number }>;
+export type WebhookEndpointChanged = Event<
+  'WebhookEndpointChanged',
+  { url?: string; event_types?: string[]; description?: string; at: number }
+>;
 /** The new secret signs from now on; the previous one too until `previousExpiresAt` (unix seconds). */
-export type WebhookSecretRotated = Event<'WebhookSecretRotated', { secret: SecretRef; previousExpiresAt: number; at: number }>;
-export type WebhookEndpointDisabled = Event<'WebhookEndpointDisabled', { reason: string; by: 'partner' | 'system'; at: number }>;
+export type WebhookSecretRotated = Event<
+  'WebhookSecretRotated',
+  { secret: SecretRef; previousExpiresAt: number; at: number }
+>;
+export type WebhookEndpointDisabled = Event<
+  'WebhookEndpointDisabled',
+  { reason: string; by: 'partner' | 'system'; at: number }
+>;
 export type WebhookEndpointEnabled = Event<'WebhookEndpointEnabled', { at: number }>;
 export type WebhookEndpointDeleted = Event<'WebhookEndpointDeleted', { at: number }>;
 /** The partner asked for the event at `position` to be delivered again, as delivery `deliveryId`. */
-export type WebhookRedeliveryRequested = Event<'WebhookRedeliveryRequested', { deliveryId: string; of: string; position: number; at: number }>;
+export type WebhookRedeliveryRequested = Event<
+  'WebhookRedeliveryRequested',
+  { deliveryId: string; of: string; position: number; at: number }
+>;
 export type WebhookEndpointEvent =
   | WebhookEndpointRegistered
   | WebhookEndpointChanged
@@ -196,5 +240,8 @@ interface AttemptData {
 }
 export type WebhookDeliverySucceeded = Event<'WebhookDeliverySucceeded', AttemptData>;
 /** `next_attempt_ms` (unix milliseconds) null: the retry window is over, the delivery failed for good. */
-export type WebhookDeliveryAttemptFailed = Event<'WebhookDeliveryAttemptFailed', AttemptData & { error: string; next_attempt_ms: number | null }>;
+export type WebhookDeliveryAttemptFailed = Event<
+  'WebhookDeliveryAttemptFailed',
+  AttemptData & { error: string; next_attempt_ms: number | null }
+>;
 export type WebhookDeliveryEvent = WebhookDeliverySucceeded | WebhookDeliveryAttemptFailed;

@@ -15,6 +15,12 @@ export interface BillingAddress {
 }
 
 export type BillingModeSet = Event<'BillingModeSet', { billing_mode: BillingMode; at: number }>;
-export type BillingInformationUpdated = Event<'BillingInformationUpdated', BillingAddress & { card: CardSummary | null; at: number }>;
-export type CardDeclined = Event<'CardDeclined', { code: string; reason: string; brand: string; last4: string; at: number }>;
+export type BillingInformationUpdated = Event<
+  'BillingInformationUpdated',
+  BillingAddress & { card: CardSummary | null; at: number }
+>;
+export type CardDeclined = Event<
+  'CardDeclined',
+  { code: string; reason: string; brand: string; last4: string; at: number }
+>;
 export type BillingEvent = BillingModeSet | BillingInformationUpdated | CardDeclined;

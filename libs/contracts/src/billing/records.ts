@@ -24,5 +24,8 @@ export const BillingView = z
     card: CardSummary.nullable(),
     updated_at: z.int().nullable().describe('unix seconds of the last accepted update; null before it'),
   })
-  .meta({ id: 'BillingView', description: 'The billing mode and the stored billing information (never the card number or security code).' });
+  .meta({
+    id: 'BillingView',
+    description: 'The billing mode and the stored billing information (never the card number or security code).',
+  });
 export type BillingView = z.infer<typeof BillingView>;

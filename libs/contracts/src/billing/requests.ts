@@ -24,7 +24,8 @@ export const ADDRESS_FIELDS = ['name', 'address', 'city', 'state', 'postal_code'
 /** Prepaid billing only, in the spec's order. */
 export const CARD_FIELDS = ['card_number', 'security_code', 'expiration_month', 'expiration_year'] as const;
 
-const line = (max: number) => z.string().trim().min(1, 'must be a non-empty string').max(max, `must be at most ${max} characters`);
+const line = (max: number) =>
+  z.string().trim().min(1, 'must be a non-empty string').max(max, `must be at most ${max} characters`);
 const CARD_DIGITS = new RegExp(`^\\d{${CARD_NUMBER_MIN_DIGITS},${CARD_NUMBER_MAX_DIGITS}}$`);
 /** 12 to 19 digits, with the spaces and dashes people type between groups anywhere. */
 const CARD_AS_TYPED = new RegExp(`^[\\s-]*(?:\\d[\\s-]*){${CARD_NUMBER_MIN_DIGITS},${CARD_NUMBER_MAX_DIGITS}}$`);
@@ -58,12 +59,15 @@ export const BillingInformationBody = z
       .describe('prepaid billing only'),
     expiration_month: formInt({ min: 1, max: 12 }).describe('prepaid billing only'),
     expiration_year: formInt({ min: 1000, max: 9999 }).describe('prepaid billing only; 4 digits'),
-    billing_mode: z.enum(['prepaid', 'invoice']).describe('optional; set by the operator, so only the current mode is accepted'),
+    billing_mode: z
+      .enum(['prepaid', 'invoice'])
+      .describe('optional; set by the operator, so only the current mode is accepted'),
   })
   .partial()
   .meta({
     id: 'BillingInformationBody',
-    description: 'Billing information. The six address fields are always required; the four card fields are required for prepaid billing and refused for invoice billing.',
+    description:
+      'Billing information. The six address fields are always required; the four card fields are required for prepaid billing and refused for invoice billing.',
   });
 export type BillingInformationBody = z.output<typeof BillingInformationBody>;
 

@@ -12,7 +12,8 @@ export interface FileChecksums {
 }
 
 /** `{ checksums }` when there are some, else nothing: for spreading into documents and replies. */
-export const withChecksums = (source: { checksums?: FileChecksums | null }): { checksums?: FileChecksums } => (source.checksums ? { checksums: source.checksums } : {});
+export const withChecksums = (source: { checksums?: FileChecksums | null }): { checksums?: FileChecksums } =>
+  source.checksums ? { checksums: source.checksums } : {};
 
 /** The owncloud form: `SHA1:<hex> MD5:<hex>`, what rclone parses from `oc:checksum`. */
 export const ocChecksums = (c: FileChecksums) => `SHA1:${c.sha1} MD5:${c.md5}`;

@@ -11,10 +11,21 @@ import type { FileChecksums } from './checksums.js';
 
 export type DeviceRegistered = Event<
   'DeviceRegistered',
-  { deviceId: string; userId: string; partnerId: string; name: string; sysplatform: string; client_revision: number; at: number }
+  {
+    deviceId: string;
+    userId: string;
+    partnerId: string;
+    name: string;
+    sysplatform: string;
+    client_revision: number;
+    at: number;
+  }
 >;
 /** Every device write is a device login (it also updates the user's last_login). */
-export type DeviceLoggedIn = Event<'DeviceLoggedIn', { at: number; userId?: string; client_revision?: number; sysplatform?: string }>;
+export type DeviceLoggedIn = Event<
+  'DeviceLoggedIn',
+  { at: number; userId?: string; client_revision?: number; sysplatform?: string }
+>;
 /** Everything under `path` (a folder path ending in `/`) committed before `at` is deleted. */
 export type FolderDeleted = Event<'FolderDeleted', { path: string; userId: string; partnerId: string; at: number }>;
 export type BackupCompleted = Event<'BackupCompleted', { at: number }>;
@@ -75,10 +86,22 @@ export interface FileVersionData {
 
 export type FileVersionCommitted = Event<'FileVersionCommitted', FileVersionData>;
 /** The file is hidden from listings; its versions stay until purged. */
-export type FileDeleted = Event<'FileDeleted', { userId: string; partnerId: string; deviceId: string; path: string; at: number }>;
+export type FileDeleted = Event<
+  'FileDeleted',
+  { userId: string; partnerId: string; deviceId: string; path: string; at: number }
+>;
 export type FileVersionsPurged = Event<
   'FileVersionsPurged',
-  { userId: string; partnerId: string; deviceId: string; path: string; versions: number[]; blobs: string[]; bytes: number; at: number }
+  {
+    userId: string;
+    partnerId: string;
+    deviceId: string;
+    path: string;
+    versions: number[];
+    blobs: string[];
+    bytes: number;
+    at: number;
+  }
 >;
 /** Recovery's claim on a file stream whose commit crashed: the commit can no longer happen. */
 export type FileCommitAbandoned = Event<'FileCommitAbandoned', { processId: string; at: number }>;
@@ -95,13 +118,29 @@ export type FilePropertiesSet = Event<'FilePropertiesSet', { props: DeadProperti
  */
 export type FileMovedOut = Event<
   'FileMovedOut',
-  { userId: string; partnerId: string; deviceId: string; path: string; version: number; bytes: number; to: { deviceId: string; path: string }; at: number }
+  {
+    userId: string;
+    partnerId: string;
+    deviceId: string;
+    path: string;
+    version: number;
+    bytes: number;
+    to: { deviceId: string; path: string };
+    at: number;
+  }
 >;
 /** Do a file event's bytes change the user's stored bytes? A move's two halves do not (they only move bytes between paths and devices). */
 export const changesUserBytes = (e: { type: string; data: unknown }) =>
   (e.type === 'FileVersionCommitted' && !(e.data as FileVersionData).moved_from) || e.type === 'FileVersionsPurged';
 
-export type FileEvent = FileVersionCommitted | FileDeleted | FileVersionsPurged | FilePropertiesSet | FileMovedOut | FileCommitAbandoned | FilePurgeAbandoned;
+export type FileEvent =
+  | FileVersionCommitted
+  | FileDeleted
+  | FileVersionsPurged
+  | FilePropertiesSet
+  | FileMovedOut
+  | FileCommitAbandoned
+  | FilePurgeAbandoned;
 
 // ---- share-<userId> ----------------------------------------------------------------------------
 
@@ -115,16 +154,29 @@ export interface ShareRoomData {
   expires?: number | null;
 }
 
-export type ShareRoomCreated = Event<'ShareRoomCreated', ShareRoomData & { userId: string; partnerId: string; at: number }>;
+export type ShareRoomCreated = Event<
+  'ShareRoomCreated',
+  ShareRoomData & { userId: string; partnerId: string; at: number }
+>;
 export type ShareRoomUpdated = Event<'ShareRoomUpdated', Partial<ShareRoomData> & { room_key: string; at: number }>;
 export type ShareRoomEnabled = Event<'ShareRoomEnabled', { room_key: string; at: number }>;
 export type ShareRoomDisabled = Event<'ShareRoomDisabled', { room_key: string; at: number }>;
 export type ShareRoomDeleted = Event<'ShareRoomDeleted', { room_key: string; at: number }>;
 /** The room's password set (its scrypt hash, made by the accounts service) or removed (null). */
-export type ShareRoomPasswordSet = Event<'ShareRoomPasswordSet', { room_key: string; password_hash: string | null; at: number }>;
+export type ShareRoomPasswordSet = Event<
+  'ShareRoomPasswordSet',
+  { room_key: string; password_hash: string | null; at: number }
+>;
 /** Visits since the last such event (a catalog replica writes one per room at most every flush interval): downloads, and the last access. */
 export type ShareRoomAccessed = Event<'ShareRoomAccessed', { room_key: string; downloads: number; at: number }>;
-export type ShareEvent = ShareRoomCreated | ShareRoomUpdated | ShareRoomEnabled | ShareRoomDisabled | ShareRoomDeleted | ShareRoomPasswordSet | ShareRoomAccessed;
+export type ShareEvent =
+  | ShareRoomCreated
+  | ShareRoomUpdated
+  | ShareRoomEnabled
+  | ShareRoomDisabled
+  | ShareRoomDeleted
+  | ShareRoomPasswordSet
+  | ShareRoomAccessed;
 
 // ---- preview-<sha256> --------------------------------------------------------------------------
 
@@ -138,7 +190,10 @@ export type PreviewWidth = (typeof PREVIEW_WIDTHS)[number];
  */
 export type PreviewsStarted = Event<'PreviewsStarted', { blob: string; attempt: number; at: number }>;
 /** Preview blobs (PNG/JPEG) of one image blob, by width; a width the image is too small for is absent. */
-export type PreviewsGenerated = Event<'PreviewsGenerated', { blob: string; previews: Partial<Record<`${PreviewWidth}`, string>>; at: number }>;
+export type PreviewsGenerated = Event<
+  'PreviewsGenerated',
+  { blob: string; previews: Partial<Record<`${PreviewWidth}`, string>>; at: number }
+>;
 /** The blob is no image the previewer can read (corrupt, or a format it does not know). */
 export type PreviewsFailed = Event<'PreviewsFailed', { blob: string; reason: string; at: number }>;
 /** The blob was reaped (nothing referenced it): what was decided about it goes with it; content uploaded again starts afresh. */

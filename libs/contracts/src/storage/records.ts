@@ -106,7 +106,11 @@ export interface FolderStat {
 /** A file or a folder (`storage-catalog.paths.stat`), with the user's quota for WebDAV's quota properties. */
 export type PathStat = (
   | { kind: 'file'; file: FileEntry; props: DeadProperties }
-  | { kind: 'folder'; folder: FolderStat; members?: { dirs: FolderStat[]; files: (FileEntry & { props: DeadProperties })[]; next: string | null } }
+  | {
+      kind: 'folder';
+      folder: FolderStat;
+      members?: { dirs: FolderStat[]; files: (FileEntry & { props: DeadProperties })[]; next: string | null };
+    }
 ) & { quota: { used: number; available: number | null } };
 
 /** A COPY or MOVE step: whether the destination existed before, and where to go on (null: done). */

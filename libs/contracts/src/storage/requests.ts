@@ -10,7 +10,14 @@ import { SharePassword } from '../accounts/share-passwords.js';
 import { Expiry } from './expiry.js';
 import type { FileChecksums } from './checksums.js';
 import type { FileIncarnation, FileVersionInfo } from './records.js';
-import { DEVICE_NAME_MAX_LENGTH, LISTING_PAGE_MAX, ROOM_DESCRIPTION_MAX_LENGTH, ROOM_KEY_PATTERN, ROOM_NAME_MAX_LENGTH, SHARE_ROOM_DIRS_MAX } from './limits.js';
+import {
+  DEVICE_NAME_MAX_LENGTH,
+  LISTING_PAGE_MAX,
+  ROOM_DESCRIPTION_MAX_LENGTH,
+  ROOM_KEY_PATTERN,
+  ROOM_NAME_MAX_LENGTH,
+  SHARE_ROOM_DIRS_MAX,
+} from './limits.js';
 
 export interface UserScoped {
   userId: string;
@@ -31,7 +38,9 @@ export const RegisterDeviceBody = z
   .object({
     sysplatform: text(64, { allowEmpty: true }).optional().describe('the client platform: win32, darwin, linux, ...'),
     client_revision: formInt({ min: 0 }).optional().describe("the backup client's revision number"),
-    backup_complete: formBool().optional().describe('true when the client has just finished a backup (sets last_backup_complete)'),
+    backup_complete: formBool()
+      .optional()
+      .describe('true when the client has just finished a backup (sets last_backup_complete)'),
   })
   .meta({ id: 'RegisterDeviceBody', description: 'A device registration or update (a device login).' });
 export type RegisterDeviceBody = z.output<typeof RegisterDeviceBody>;
@@ -157,7 +166,11 @@ const shareRoomFields = {
 /** Share rooms of the logged-in user: `POST {storage_root}/<b32>/shares` (and `?room_key=K` to update). */
 export const ShareRoomBody = z
   .object({
-    room_key: z.string().regex(ROOM_KEY_PATTERN).optional().describe('chosen by the client (1 to 64 of A-Z a-z 0-9 _ -), or generated'),
+    room_key: z
+      .string()
+      .regex(ROOM_KEY_PATTERN)
+      .optional()
+      .describe('chosen by the client (1 to 64 of A-Z a-z 0-9 _ -), or generated'),
     ...shareRoomFields,
     room_description: shareRoomFields.room_description.default(''),
     password: SharePassword.optional(),
@@ -168,9 +181,16 @@ export type ShareRoomBody = z.output<typeof ShareRoomBody>;
 
 /** The fields to change (no defaults: an absent field stays as it is). */
 export const UpdateShareRoomBody = z
-  .object({ ...shareRoomFields, password: SharePassword, expires: Expiry.describe('when the room stops working (a future moment), or null: never') })
+  .object({
+    ...shareRoomFields,
+    password: SharePassword,
+    expires: Expiry.describe('when the room stops working (a future moment), or null: never'),
+  })
   .partial()
-  .meta({ id: 'UpdateShareRoomBody', description: 'The fields of a share room to change; absent ones stay as they are.' });
+  .meta({
+    id: 'UpdateShareRoomBody',
+    description: 'The fields of a share room to change; absent ones stay as they are.',
+  });
 export type UpdateShareRoomBody = z.output<typeof UpdateShareRoomBody>;
 
 export type CreateShareRoomRequest = UserScoped & ShareRoomBody;

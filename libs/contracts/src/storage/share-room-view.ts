@@ -28,7 +28,10 @@ export const createdShareRoom = (d: ShareRoomCreated['data']): UserShareRoom => 
  * and every other field kept; null once the room is deleted; `room` itself for an event it does not
  * show (a caller then has nothing to write).
  */
-export function evolveShareRoom<R extends UserShareRoom>(room: R, event: Exclude<ShareEvent, ShareRoomCreated>): R | null {
+export function evolveShareRoom<R extends UserShareRoom>(
+  room: R,
+  event: Exclude<ShareEvent, ShareRoomCreated>,
+): R | null {
   switch (event.type) {
     case 'ShareRoomUpdated': {
       const { name, description, expires, at } = event.data;

@@ -16,7 +16,8 @@
 import { createHash } from 'node:crypto';
 
 /** A file's id: its device and a digest of its path (a path can be long; a stream name should not be). */
-export const fileIdOf = (deviceId: string, path: string): string => `${deviceId}.${createHash('sha256').update(path).digest('hex').slice(0, 32)}`;
+export const fileIdOf = (deviceId: string, path: string): string =>
+  `${deviceId}.${createHash('sha256').update(path).digest('hex').slice(0, 32)}`;
 
 export const StorageStreams = {
   device: (deviceId: string) => `device-${deviceId}`,

@@ -23,35 +23,39 @@ function flipMiddle(bytes: Buffer): Buffer {
   return bytes;
 }
 
-for (const [name, smallPuts] of [['LocalBlobStore', true], ['LocalBlobStore (every put streamed through the thread pool)', false]] as const) blobStoreContract(name, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
-  return {
-    store: new LocalBlobStore(dir, { smallPuts }),
-    childSpec: { kind: 'local', dir },
-    damage: async (key) => {
-      const handle = await open(join(dir, key.slice(0, 2), key.slice(2, 4), key), 'r+');
-      try {
-        const { size } = await handle.stat();
-        const middle = Buffer.alloc(2);
-        await handle.read(middle, 0, 2, Math.floor(size / 2) - 1);
-        await handle.write(flipMiddle(middle), 0, 2, Math.floor(size / 2) - 1);
-      } finally {
-        await handle.close();
-      }
-    },
-    // a killed put leaves its temporary file
-    leaveInterruptedPut: async () => {
-      await mkdir(join(dir, 'tmp'), { recursive: true });
-      await writeFile(join(dir, 'tmp', randomUUID()), 'half an upload');
-    },
-    cleanup: async () => {
-      // no temporary file may survive a put, successful or not
-      const leftovers = await readdir(join(dir, 'tmp')).catch(() => []);
-      await rm(dir, { recursive: true, force: true });
-      assert.deepEqual(leftovers, [], 'temporary files left behind');
-    },
-  };
-});
+for (const [name, smallPuts] of [
+  ['LocalBlobStore', true],
+  ['LocalBlobStore (every put streamed through the thread pool)', false],
+] as const)
+  blobStoreContract(name, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-blobs-'));
+    return {
+      store: new LocalBlobStore(dir, { smallPuts }),
+      childSpec: { kind: 'local', dir },
+      damage: async (key) => {
+        const handle = await open(join(dir, key.slice(0, 2), key.slice(2, 4), key), 'r+');
+        try {
+          const { size } = await handle.stat();
+          const middle = Buffer.alloc(2);
+          await handle.read(middle, 0, 2, Math.floor(size / 2) - 1);
+          await handle.write(flipMiddle(middle), 0, 2, Math.floor(size / 2) - 1);
+        } finally {
+          await handle.close();
+        }
+      },
+      // a killed put leaves its temporary file
+      leaveInterruptedPut: async () => {
+        await mkdir(join(dir, 'tmp'), { recursive: true });
+        await writeFile(join(dir, 'tmp', randomUUID()), 'half an upload');
+      },
+      cleanup: async () => {
+        // no temporary file may survive a put, successful or not
+        const leftovers = await readdir(join(dir, 'tmp')).catch(() => []);
+        await rm(dir, { recursive: true, force: true });
+        assert.deepEqual(leftovers, [], 'temporary files left behind');
+      },
+    };
+  });
 
 describe('LocalBlobStore (its folders)', () => {
   it('a blob folder removed behind its back (it remembers the folders it made) is made again', async () => {
@@ -87,7 +91,11 @@ describe('LocalBlobStore (content already stored)', () => {
       assert.equal(await store.quarantine(key), true);
       const [aside] = await readdir(join(dir, 'quarantine'));
       assert.match(aside, new RegExp(`^${key}\\.\\d+$`));
-      assert.deepEqual(await readFile(join(dir, 'quarantine', aside)), flipMiddle(Buffer.from(content)), 'the damaged bytes are kept for the operator');
+      assert.deepEqual(
+        await readFile(join(dir, 'quarantine', aside)),
+        flipMiddle(Buffer.from(content)),
+        'the damaged bytes are kept for the operator',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -138,7 +146,8 @@ async function removeBucket(bucket: string): Promise<void> {
     if (!names.length) break;
     await client.removeObjects(bucket, names);
   }
-  for await (const upload of client.listIncompleteUploads(bucket, '', true)) await client.abortMultipartUpload(bucket, upload.key, upload.uploadId);
+  for await (const upload of client.listIncompleteUploads(bucket, '', true))
+    await client.abortMultipartUpload(bucket, upload.key, upload.uploadId);
   await client.removeBucket(bucket);
 }
 
@@ -168,7 +177,16 @@ blobStoreContract(
             const name = `tmp/${randomUUID()}`;
             const uploadId = await client.initiateNewMultipartUpload(bucket, name, {});
             const part = Buffer.from('half an upload');
-            await client.uploadPart({ bucketName: bucket, objectName: name, uploadID: uploadId, partNumber: 1, headers: { 'Content-Length': part.length } }, part);
+            await client.uploadPart(
+              {
+                bucketName: bucket,
+                objectName: name,
+                uploadID: uploadId,
+                partNumber: 1,
+                headers: { 'Content-Length': part.length },
+              },
+              part,
+            );
             await client.putObject(bucket, `tmp/${randomUUID()}`, Buffer.from('a completed upload never copied'));
           },
           cleanup: async () => {
@@ -207,7 +225,13 @@ describe('MinioBlobStore (no server needed)', () => {
 
   it('rejects part sizes S3 would refuse', async () => {
     const error = await rejection(
-      MinioBlobStore.connect({ url: 'http://127.0.0.1:1', accessKey: 'x', secretKey: 'y', bucket: 'burrow-test', partSizeBytes: 1024 }),
+      MinioBlobStore.connect({
+        url: 'http://127.0.0.1:1',
+        accessKey: 'x',
+        secretKey: 'y',
+        bucket: 'burrow-test',
+        partSizeBytes: 1024,
+      }),
     );
     assert.ok(error instanceof RangeError);
   });

@@ -302,7 +302,9 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
         assert.match(error.message, /source failed mid-way/);
         // neither the prefix that was read nor the whole content became a blob
         if (failAfter > 0) {
-          const prefix = createHash('sha256').update(bytesAt(seed, 0, failAfter)).digest('hex');
+          const prefix = createHash('sha256')
+            .update(bytesAt(seed, 0, failAfter))
+            .digest('hex');
           assert.equal(await store.exists(prefix), false, `no blob for the ${failAfter} bytes read before the failure`);
         }
         const whole = await drain(generated(seed, size).stream);
@@ -338,13 +340,20 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
 
       for (const limit of [1, 3, 7, 100]) {
         const { blobs, pages } = await listAll(store, limit);
-        assert.deepEqual(blobs.map((b) => b.key), keys, `pages of ${limit}: every key once, in order`);
+        assert.deepEqual(
+          blobs.map((b) => b.key),
+          keys,
+          `pages of ${limit}: every key once, in order`,
+        );
         assert.ok(pages >= Math.ceil(keys.length / limit), `pages of ${limit}: ${pages} pages`);
       }
       const { blobs } = await listAll(store, 1000);
       for (const blob of blobs) {
         assert.equal(blob.size, infos.find((i) => i.key === blob.key)!.size);
-        assert.ok(blob.modifiedMs >= before - CLOCK_SLACK_MS && blob.modifiedMs <= after + CLOCK_SLACK_MS, `modifiedMs ${blob.modifiedMs} within the puts`);
+        assert.ok(
+          blob.modifiedMs >= before - CLOCK_SLACK_MS && blob.modifiedMs <= after + CLOCK_SLACK_MS,
+          `modifiedMs ${blob.modifiedMs} within the puts`,
+        );
       }
       // `after` need not be a stored key: listing resumes at the next key above it
       const third = keys[2];
@@ -356,7 +365,10 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       assert.deepEqual((await store.list({ after: keys[keys.length - 1] })).blobs, [], 'nothing after the last key');
       // a deleted blob is listed no more
       await store.delete(keys[0]);
-      assert.deepEqual((await listAll(store, 2)).blobs.map((b) => b.key), keys.slice(1));
+      assert.deepEqual(
+        (await listAll(store, 2)).blobs.map((b) => b.key),
+        keys.slice(1),
+      );
     });
 
     it('list refuses a limit below 1 and caps one above the maximum', async () => {
@@ -391,7 +403,11 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       const [listed] = (await store.list()).blobs;
       assert.equal(await store.deleteIfUnchanged(key, listed.modifiedMs - 60_000), false, 'put after the cutoff: kept');
       assert.deepEqual(await readAll(await store.get(key)), content, 'kept whole');
-      assert.equal(await store.deleteIfUnchanged(key, listed.modifiedMs + 1), true, 'untouched since the cutoff: deleted');
+      assert.equal(
+        await store.deleteIfUnchanged(key, listed.modifiedMs + 1),
+        true,
+        'untouched since the cutoff: deleted',
+      );
       assert.equal(await store.exists(key), false);
       assert.equal(await store.deleteIfUnchanged(key, Date.now() + 60_000), false, 'absent: nothing to delete');
       assert.equal(await store.deleteIfUnchanged('../../etc/passwd', Date.now()), false);
@@ -405,7 +421,11 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       await sleep(20);
       assert.ok((await store.sweepTemporary(Date.now() + CLOCK_SLACK_MS)) >= 1, 'older: removed');
       assert.equal(await store.sweepTemporary(Date.now() + CLOCK_SLACK_MS), 0, 'nothing left');
-      assert.deepEqual((await store.list()).blobs.map((b) => b.key), [kept.key], 'blobs are no temporaries');
+      assert.deepEqual(
+        (await store.list()).blobs.map((b) => b.key),
+        [kept.key],
+        'blobs are no temporaries',
+      );
       // (the fixture's cleanup checks that no temporary data is left)
     });
 
@@ -433,7 +453,11 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       assert.equal(await store.quarantine(key), true);
       assert.equal(await store.exists(key), false, 'it reads as missing');
       assert.ok((await rejection(store.get(key))) instanceof BlobNotFoundError);
-      assert.deepEqual((await store.list()).blobs.map((b) => b.key), [kept.key], 'quarantined bytes are not listed');
+      assert.deepEqual(
+        (await store.list()).blobs.map((b) => b.key),
+        [kept.key],
+        'quarantined bytes are not listed',
+      );
       assert.equal(await store.quarantine(key), false, 'absent: nothing to take out');
       assert.equal(await store.quarantine('../../etc/passwd'), false);
       assert.deepEqual(await store.put(Readable.from([content])), { key, size: content.length });
@@ -441,13 +465,20 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       assert.deepEqual(await verifyBlob(store, kept.key), { state: 'ok' });
     });
 
-    it('sweepAbandoned removes at once what a killed process\'s put left, and leaves a put under way', async () => {
+    it("sweepAbandoned removes at once what a killed process's put left, and leaves a put under way", async () => {
       // a put under way in this process, part of its bytes stored (a multipart part on MinIO)
       const size = 12 * MiB;
       const whole = generated(randomBytes(4).readUInt32LE(), size, { pauseAt: 11 * MiB });
       const ours = store.put(whole.stream);
       // another process starts a put and is killed in the middle of it
-      const child = spawn(process.execPath, [fileURLToPath(new URL('./blob-put-child.js', import.meta.url)), JSON.stringify({ spec: fixture.childSpec, bytes: 11 * MiB })], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        process.execPath,
+        [
+          fileURLToPath(new URL('./blob-put-child.js', import.meta.url)),
+          JSON.stringify({ spec: fixture.childSpec, bytes: 11 * MiB }),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve());
         child.once('exit', (code) => reject(new Error(`the child exited (${code}) before its put was under way`)));
@@ -455,7 +486,7 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
-      assert.ok((await store.sweepAbandoned()) >= 1, 'the killed put\'s temporary data is removed, young as it is');
+      assert.ok((await store.sweepAbandoned()) >= 1, "the killed put's temporary data is removed, young as it is");
       assert.equal(await store.sweepAbandoned(), 0, 'nothing more to remove');
       whole.release();
       const info = await ours;

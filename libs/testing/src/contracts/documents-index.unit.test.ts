@@ -24,16 +24,39 @@ describe('MemoryDocumentStore indexes answer exactly like a scan', () => {
     }
     await indexed.ensureIndex({ tags: 1 });
     await indexed.ensureIndex({ p: 1, u: 1 });
-    const filters = [{ p: 'x' }, { p: 'y' }, { p: 'z' }, { tags: 'one' }, { tags: 'two' }, { p: 'x', u: 'bob' }, { p: 'x', u: null }, { u: null }, { tags: null }];
+    const filters = [
+      { p: 'x' },
+      { p: 'y' },
+      { p: 'z' },
+      { tags: 'one' },
+      { tags: 'two' },
+      { p: 'x', u: 'bob' },
+      { p: 'x', u: null },
+      { u: null },
+      { tags: null },
+    ];
     for (const f of filters) {
-      assert.deepEqual((await indexed.find(f, { sort: { _id: 1 } })).map((d) => d._id), (await plain.find(f, { sort: { _id: 1 } })).map((d) => d._id), JSON.stringify(f));
+      assert.deepEqual(
+        (await indexed.find(f, { sort: { _id: 1 } })).map((d) => d._id),
+        (await plain.find(f, { sort: { _id: 1 } })).map((d) => d._id),
+        JSON.stringify(f),
+      );
     }
     // moving a document between index keys and deleting it keep the index right
     await indexed.upsert({ _id: 'a', p: 'y', u: 'ann', tags: 'three' });
-    assert.deepEqual((await indexed.find({ p: 'x' }, { sort: { _id: 1 } })).map((d) => d._id), ['b', 'd']);
-    assert.deepEqual((await indexed.find({ p: 'y' }, { sort: { _id: 1 } })).map((d) => d._id), ['a', 'c']);
+    assert.deepEqual(
+      (await indexed.find({ p: 'x' }, { sort: { _id: 1 } })).map((d) => d._id),
+      ['b', 'd'],
+    );
+    assert.deepEqual(
+      (await indexed.find({ p: 'y' }, { sort: { _id: 1 } })).map((d) => d._id),
+      ['a', 'c'],
+    );
     await indexed.delete('c');
-    assert.deepEqual((await indexed.find({ p: 'y' })).map((d) => d._id), ['a']);
+    assert.deepEqual(
+      (await indexed.find({ p: 'y' })).map((d) => d._id),
+      ['a'],
+    );
     await indexedStore.dropAll();
     assert.equal(await indexed.count({ p: 'x' }), 0);
   });

@@ -60,10 +60,28 @@ const PEOPLE: Person[] = [
     profile: { level: 1, country: 'NO' },
     items: [{ sku: 'b', qty: 2 }],
   },
-  { _id: 'p3', name: 'Carol', age: 35, city: null, tags: [], active: true, profile: { level: 2, country: 'SE' }, items: [] },
+  {
+    _id: 'p3',
+    name: 'Carol',
+    age: 35,
+    city: null,
+    tags: [],
+    active: true,
+    profile: { level: 2, country: 'SE' },
+    items: [],
+  },
   // no city, no active, no items, no profile.level; age is a string
   { _id: 'p4', name: 'dave', age: '40', tags: ['ops'], profile: { country: 'DK' } },
-  { _id: 'p5', name: 'Eve', age: 22, city: 'Oslo', tags: ['admin'], active: true, nickname: 'evil', profile: { level: 3, country: 'SE' } },
+  {
+    _id: 'p5',
+    name: 'Eve',
+    age: 22,
+    city: 'Oslo',
+    tags: ['admin'],
+    active: true,
+    nickname: 'evil',
+    profile: { level: 3, country: 'SE' },
+  },
 ];
 
 /** [description, filter, ids MongoDB returns] */
@@ -148,11 +166,21 @@ export const RETYPED_ASCENDING = ['n0', 'n1', 'n4', 'n8', 'n7', 'n6', 'n5', 'n9'
 export const RETYPED_DESCENDING = ['n3', 'n2', 'n9', 'n5', 'n6', 'n7', 'n8', 'n4', 'n0', 'n1'];
 
 /** Every page of `expected` (every offset, a few page sizes, past the end) is what `find` answers. */
-export async function assertPages(c: Collection, filter: Filter, sort: Record<string, 1 | -1>, expected: string[], label = ''): Promise<void> {
+export async function assertPages(
+  c: Collection,
+  filter: Filter,
+  sort: Record<string, 1 | -1>,
+  expected: string[],
+  label = '',
+): Promise<void> {
   for (let skip = 0; skip <= expected.length + 1; skip++) {
     for (const limit of [1, 3, 0]) {
       const page = (await c.find(filter, { sort, skip, ...(limit ? { limit } : {}) })).map((d) => d._id);
-      assert.deepEqual(page, expected.slice(skip, limit ? skip + limit : undefined), `${label} ${JSON.stringify({ filter, sort, skip, limit })}`);
+      assert.deepEqual(
+        page,
+        expected.slice(skip, limit ? skip + limit : undefined),
+        `${label} ${JSON.stringify({ filter, sort, skip, limit })}`,
+      );
     }
   }
 }
@@ -202,30 +230,64 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       }
 
       it('every filter answers the same with its fields indexed (stores that push filters down to an index)', async () => {
-        for (const fields of [['name'], ['age'], ['city', 'name'], ['tags'], ['active'], ['profile.country', 'profile.level'], ['nickname'], ['items.sku']]) {
+        for (const fields of [
+          ['name'],
+          ['age'],
+          ['city', 'name'],
+          ['tags'],
+          ['active'],
+          ['profile.country', 'profile.level'],
+          ['nickname'],
+          ['items.sku'],
+        ]) {
           await people.ensureIndex(Object.fromEntries(fields.map((f) => [f, 1])));
         }
         for (const [description, filter, expected] of FILTER_CASES) {
           assert.deepEqual(sortedIds(await people.find(filter)), expected, description);
           assert.equal(await people.count(filter), expected.length, `count: ${description}`);
-          assert.deepEqual(sortedIds(await people.find(filter, { sort: { name: 1 }, limit: 2 })), [...expected].sort((a, b) => PEOPLE.findIndex((p) => p._id === a) - PEOPLE.findIndex((p) => p._id === b)).map((id) => PEOPLE.find((p) => p._id === id)!).sort((a, b) => (a.name < b.name ? -1 : 1)).slice(0, 2).map((p) => p._id).sort(), `page: ${description}`);
+          assert.deepEqual(
+            sortedIds(await people.find(filter, { sort: { name: 1 }, limit: 2 })),
+            [...expected]
+              .sort((a, b) => PEOPLE.findIndex((p) => p._id === a) - PEOPLE.findIndex((p) => p._id === b))
+              .map((id) => PEOPLE.find((p) => p._id === id)!)
+              .sort((a, b) => (a.name < b.name ? -1 : 1))
+              .slice(0, 2)
+              .map((p) => p._id)
+              .sort(),
+            `page: ${description}`,
+          );
         }
         assert.deepEqual(sortedIds(await people.find({ 'items.sku': 'b' })), ['p1', 'p2']);
         assert.deepEqual(ids(await people.find({ active: true }, { sort: { city: 1, name: -1 } })), ['p3', 'p5', 'p1']);
-        assert.deepEqual(ids(await people.find({}, { sort: { active: 1, name: 1 } })), ['p4', 'p2', 'p1', 'p3', 'p5'], 'missing, then false, then true');
+        assert.deepEqual(
+          ids(await people.find({}, { sort: { active: 1, name: 1 } })),
+          ['p4', 'p2', 'p1', 'p3', 'p5'],
+          'missing, then false, then true',
+        );
         const deleted = await people.deleteMany({ tags: 'admin' });
         assert.equal(deleted, 2);
         assert.deepEqual(sortedIds(await people.find()), ['p2', 'p3', 'p4']);
       });
 
       it('pages through an indexed range in order, after a cursor', async () => {
-        const files = store.collection<Document & { folder: string; name: string; deleted: boolean }>(uniqueId('files_'));
+        const files = store.collection<Document & { folder: string; name: string; deleted: boolean }>(
+          uniqueId('files_'),
+        );
         await files.ensureIndex({ folder: 1, deleted: 1, name: 1 });
-        for (let n = 0; n < 40; n++) await files.upsert({ _id: `f${n}`, folder: n % 2 ? 'a' : 'b', deleted: n % 5 === 0, name: `n${String((n * 7) % 40).padStart(2, '0')}` });
+        for (let n = 0; n < 40; n++)
+          await files.upsert({
+            _id: `f${n}`,
+            folder: n % 2 ? 'a' : 'b',
+            deleted: n % 5 === 0,
+            name: `n${String((n * 7) % 40).padStart(2, '0')}`,
+          });
         const expected = (await files.find({ folder: 'a', deleted: false })).map((f) => f.name).sort();
         const seen: string[] = [];
-        for (let after = ''; ; ) {
-          const page = await files.find({ folder: 'a', deleted: false, name: { $gt: after } }, { sort: { name: 1 }, limit: 3 });
+        for (let after = ''; ;) {
+          const page = await files.find(
+            { folder: 'a', deleted: false, name: { $gt: after } },
+            { sort: { name: 1 }, limit: 3 },
+          );
           if (page.length === 0) break;
           seen.push(...page.map((f) => f.name));
           after = page[page.length - 1].name;
@@ -261,7 +323,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       });
 
       it('find with fields: only those top-level fields (those a document has), _id only when named; filter and sort see whole documents', async () => {
-        const picked = await people.find({ city: 'Oslo' }, { sort: { age: 1 }, fields: ['name', 'nickname', 'profile'] });
+        const picked = await people.find(
+          { city: 'Oslo' },
+          { sort: { age: 1 }, fields: ['name', 'nickname', 'profile'] },
+        );
         assert.deepEqual(picked, [
           { name: 'Eve', nickname: 'evil', profile: { level: 3, country: 'SE' } },
           { name: 'Alice', profile: { level: 3, country: 'NO' } },
@@ -270,7 +335,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         const indexed = store.collection<Document & { g: string; n: number; on: boolean }>(uniqueId('picked_'));
         await indexed.ensureIndex({ g: 1, on: 1, n: 1 });
         for (let i = 0; i < 5; i++) await indexed.upsert({ _id: `i${i}`, g: 'a', on: i !== 2, n: 10 - i });
-        assert.deepEqual(await indexed.find({ g: 'a', on: true }, { sort: { n: 1 }, skip: 1, limit: 2, fields: ['n'] }), [{ n: 7 }, { n: 9 }]);
+        assert.deepEqual(
+          await indexed.find({ g: 'a', on: true }, { sort: { n: 1 }, skip: 1, limit: 2, fields: ['n'] }),
+          [{ n: 7 }, { n: 9 }],
+        );
       });
 
       it('a boolean on an indexed path matches booleans only, never the numbers 0 and 1: found, paged, counted, also once a number is stored there later', async () => {
@@ -278,7 +346,8 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         await flags.ensureIndex({ g: 1, on: 1, n: 1 });
         await flags.ensureIndex({ on: 1 });
         for (let i = 0; i < 6; i++) await flags.upsert({ _id: `f${i}`, g: 'a', on: i % 2 === 0, n: i });
-        const page = async (on: boolean, skip: number, limit: number) => ids(await flags.find({ g: 'a', on }, { sort: { n: 1 }, skip, limit }));
+        const page = async (on: boolean, skip: number, limit: number) =>
+          ids(await flags.find({ g: 'a', on }, { sort: { n: 1 }, skip, limit }));
         assert.deepEqual(await page(false, 0, 2), ['f1', 'f3']);
         assert.deepEqual(await page(true, 1, 5), ['f2', 'f4']);
         await flags.upsert({ _id: 'z0', g: 'a', on: 0, n: 0.5 });
@@ -297,14 +366,21 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       });
 
       it('a sparse index: a value is found through it, documents without one by any other query; a field filled in later is found', async () => {
-        const previews = store.collection<Document & { k: string; p: { w?: string }; pending: boolean }>(uniqueId('sparse_'));
+        const previews = store.collection<Document & { k: string; p: { w?: string }; pending: boolean }>(
+          uniqueId('sparse_'),
+        );
         await previews.ensureIndex({ 'p.w': 1 }, { sparse: true });
         await previews.ensureIndex({ 'p.w': 1 }, { sparse: true }); // idempotent
-        for (let i = 0; i < 6; i++) await previews.upsert({ _id: `b${i}`, k: 'x', p: i % 3 === 0 ? { w: `key${i}` } : {}, pending: i % 3 !== 0 });
+        for (let i = 0; i < 6; i++)
+          await previews.upsert({ _id: `b${i}`, k: 'x', p: i % 3 === 0 ? { w: `key${i}` } : {}, pending: i % 3 !== 0 });
         assert.deepEqual(ids(await previews.find({ 'p.w': 'key3' })), ['b3']);
         assert.equal(await previews.findOne({ 'p.w': 'key1' }), null);
         assert.deepEqual(sortedIds(await previews.find({ 'p.w': { $gte: 'key' } })), ['b0', 'b3']);
-        assert.deepEqual(sortedIds(await previews.find({ 'p.w': null })), ['b1', 'b2', 'b4', 'b5'], 'missing: not in the index, still found');
+        assert.deepEqual(
+          sortedIds(await previews.find({ 'p.w': null })),
+          ['b1', 'b2', 'b4', 'b5'],
+          'missing: not in the index, still found',
+        );
         await previews.upsert({ _id: 'b1', k: 'x', p: { w: 'key1' }, pending: false });
         assert.deepEqual(ids(await previews.find({ 'p.w': 'key1' })), ['b1'], 'a value set later is in the index');
         await previews.upsert({ _id: 'b3', k: 'x', p: {}, pending: true });
@@ -312,11 +388,14 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       });
 
       it('dropIndex: idempotent (also for an index never made); queries on its fields stay right; another index on the same fields stays', async () => {
-        const files = store.collection<Document & { d: string; deleted: boolean; at: number | null }>(uniqueId('dropped_'));
+        const files = store.collection<Document & { d: string; deleted: boolean; at: number | null }>(
+          uniqueId('dropped_'),
+        );
         await files.ensureIndex({ deleted: 1, at: 1 });
         await files.ensureIndex({ d: 1, deleted: 1, at: 1 });
         await files.ensureIndex({ at: 1 }, { sparse: true });
-        for (let i = 0; i < 8; i++) await files.upsert({ _id: `f${i}`, d: `d${i % 2}`, deleted: i % 4 === 0, at: i % 4 === 0 ? i : null });
+        for (let i = 0; i < 8; i++)
+          await files.upsert({ _id: `f${i}`, d: `d${i % 2}`, deleted: i % 4 === 0, at: i % 4 === 0 ? i : null });
         await files.dropIndex({ deleted: 1, at: 1 });
         await files.dropIndex({ deleted: 1, at: 1 });
         await files.dropIndex({ nothing: 1 });
@@ -356,10 +435,13 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       });
 
       it('sorts by dotted paths', async () => {
-        assert.deepEqual(
-          ids(await people.find({}, { sort: { 'profile.country': -1, 'profile.level': 1 } })),
-          ['p3', 'p5', 'p2', 'p1', 'p4'],
-        );
+        assert.deepEqual(ids(await people.find({}, { sort: { 'profile.country': -1, 'profile.level': 1 } })), [
+          'p3',
+          'p5',
+          'p2',
+          'p1',
+          'p4',
+        ]);
       });
 
       it('skips and limits after sorting', async () => {
@@ -381,7 +463,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
           if (page.length === 0) break;
           seen.push(...page.map((d) => d.n));
         }
-        assert.deepEqual(seen, Array.from({ length: 57 }, (_, i) => i));
+        assert.deepEqual(
+          seen,
+          Array.from({ length: 57 }, (_, i) => i),
+        );
       });
 
       it('pages at every offset through mixed sort key types, ascending, descending, by several keys', async () => {
@@ -395,7 +480,20 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         await assertPages(c, {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9']);
         // a boolean in group 'b': after all the others in a sort over every group, no change to group 'a'
         await c.upsert({ _id: 'm1', g: 'b', k: true });
-        await assertPages(c, {}, { k: 1, _id: 1 }, ['n0', 'n1', 'n3', 'n4', 'm0', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9', 'm1']);
+        await assertPages(c, {}, { k: 1, _id: 1 }, [
+          'n0',
+          'n1',
+          'n3',
+          'n4',
+          'm0',
+          'n2',
+          'n8',
+          'n7',
+          'n6',
+          'n5',
+          'n9',
+          'm1',
+        ]);
         await assertPages(c, { g: 'a' }, { k: -1, _id: 1 }, MIXED_DESCENDING);
       });
 
@@ -406,7 +504,13 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         for (const d of MIXED_KEYS) await c.upsert(structuredClone(d));
         await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, MIXED_ASCENDING, 'before');
         await c.upsert({ _id: 'n3', g: 'a', k: true });
-        await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, ['n0', 'n1', 'n4', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9', 'n3'], 'a boolean');
+        await assertPages(
+          c,
+          { g: 'a' },
+          { k: 1, _id: 1 },
+          ['n0', 'n1', 'n4', 'n2', 'n8', 'n7', 'n6', 'n5', 'n9', 'n3'],
+          'a boolean',
+        );
         // as projections write: in a commit
         await store.commit(name, 0, {}, [{ kind: 'put', collection: name, doc: { _id: 'n2', g: 'a', k: { x: 1 } } }]);
         await assertPages(c, { g: 'a' }, { k: 1, _id: 1 }, RETYPED_ASCENDING, 'and an object');
@@ -429,9 +533,24 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         const c = store.collection(uniqueId('loose_'));
         await c.ensureIndex({ g: 1, k: 1 });
         await c.ensureIndex({ tags: 1 });
-        for (const d of MIXED_KEYS) await c.upsert({ ...structuredClone(d), tags: Number(d._id.slice(1)) % 2 ? ['odd', 'x'] : 'even', h: Number(d._id.slice(1)) % 3 });
-        await assertPages(c, { g: 'a', tags: 'odd' }, { k: 1, _id: 1 }, MIXED_ASCENDING.filter((id) => Number(id.slice(1)) % 2));
-        await assertPages(c, { g: 'a', h: { $ne: 0 } }, { k: -1, _id: 1 }, MIXED_DESCENDING.filter((id) => Number(id.slice(1)) % 3));
+        for (const d of MIXED_KEYS)
+          await c.upsert({
+            ...structuredClone(d),
+            tags: Number(d._id.slice(1)) % 2 ? ['odd', 'x'] : 'even',
+            h: Number(d._id.slice(1)) % 3,
+          });
+        await assertPages(
+          c,
+          { g: 'a', tags: 'odd' },
+          { k: 1, _id: 1 },
+          MIXED_ASCENDING.filter((id) => Number(id.slice(1)) % 2),
+        );
+        await assertPages(
+          c,
+          { g: 'a', h: { $ne: 0 } },
+          { k: -1, _id: 1 },
+          MIXED_DESCENDING.filter((id) => Number(id.slice(1)) % 3),
+        );
         await assertPages(c, { g: 'a', tags: { $in: ['even', 'x'] } }, { k: 1, _id: 1 }, MIXED_ASCENDING);
       });
     });
@@ -508,7 +627,11 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       const error = await rejection(c.upsert({ _id: 'n1', list: [1, [2]] }));
       assert.ok(error instanceof InvalidDocumentError, `expected InvalidDocumentError, got ${String(error)}`);
       const name = uniqueId('cp_');
-      const batch = await rejection(store.commit(name, 0, {}, [{ kind: 'put', collection: uniqueId('nested_'), doc: { _id: 'n2', m: { list: [[1]] } } }]));
+      const batch = await rejection(
+        store.commit(name, 0, {}, [
+          { kind: 'put', collection: uniqueId('nested_'), doc: { _id: 'n2', m: { list: [[1]] } } },
+        ]),
+      );
       assert.ok(batch instanceof InvalidDocumentError);
       assert.equal(await store.readCheckpoint(name), null, 'nothing of the batch was committed');
     });
@@ -520,16 +643,28 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       it('sorts and compares strings by code point, emoji after U+FFFF', async () => {
         const c = store.collection<Document & { p: string }>(uniqueId('utf8_'));
         for (const [i, p] of [...names].reverse().entries()) await c.upsert({ _id: `d${i}`, p });
-        assert.deepEqual((await c.find({}, { sort: { p: 1 } })).map((d) => d.p), names);
-        assert.deepEqual((await c.find({ p: { $gt: 'a/\uffff' } }, { sort: { p: 1 } })).map((d) => d.p), ['a/\u{1F407}', 'a0', 'b']);
+        assert.deepEqual(
+          (await c.find({}, { sort: { p: 1 } })).map((d) => d.p),
+          names,
+        );
+        assert.deepEqual(
+          (await c.find({ p: { $gt: 'a/\uffff' } }, { sort: { p: 1 } })).map((d) => d.p),
+          ['a/\u{1F407}', 'a0', 'b'],
+        );
       });
 
       it('prefixRange finds every path under a prefix, emoji included, and nothing beside it', async () => {
         const c = store.collection<Document & { p: string }>(uniqueId('prefix_'));
         for (const [i, p] of names.entries()) await c.upsert({ _id: `d${i}`, p });
         await c.upsert({ _id: 'deep', p: 'a/\u{1F407}/\u{10FFFF}' });
-        assert.deepEqual((await c.find({ p: prefixRange('a/') }, { sort: { p: 1 } })).map((d) => d.p), ['a/z', 'a/\uff5e', 'a/\u{1F407}', 'a/\u{1F407}/\u{10FFFF}']);
-        assert.deepEqual((await c.find({ p: prefixRange('a/\u{1F407}/') })).map((d) => d.p), ['a/\u{1F407}/\u{10FFFF}']);
+        assert.deepEqual(
+          (await c.find({ p: prefixRange('a/') }, { sort: { p: 1 } })).map((d) => d.p),
+          ['a/z', 'a/\uff5e', 'a/\u{1F407}', 'a/\u{1F407}/\u{10FFFF}'],
+        );
+        assert.deepEqual(
+          (await c.find({ p: prefixRange('a/\u{1F407}/') })).map((d) => d.p),
+          ['a/\u{1F407}/\u{10FFFF}'],
+        );
         assert.equal(await c.count({ p: prefixRange('') }), names.length + 1);
       });
     });
@@ -557,7 +692,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal(await store.collection(c).get('z'), null);
         assert.deepEqual(await store.readCheckpoint(name), { version: 1, state: { at: 1 } });
 
-        const second = await store.commit(name, 1, { at: 2 }, [put(c, { _id: 'a', v: 2 }), { kind: 'delete', collection: c, id: 'b' }]);
+        const second = await store.commit(name, 1, { at: 2 }, [
+          put(c, { _id: 'a', v: 2 }),
+          { kind: 'delete', collection: c, id: 'b' },
+        ]);
         assert.equal(second.committed, true);
         assert.deepEqual(await store.collection(c).find({}, { sort: { _id: 1 } }), [{ _id: 'a', v: 2 }]);
         assert.deepEqual(await store.readCheckpoint(name), { version: 2, state: { at: 2 } });
@@ -566,9 +704,19 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
       it('deleteMany goes first; puts after it stay', async () => {
         const name = uniqueId('cp_');
         const c = uniqueId('docs_');
-        await store.commit(name, 0, {}, [put(c, { _id: 'a', g: 1 }), put(c, { _id: 'b', g: 1 }), put(c, { _id: 'c', g: 2 })]);
-        await store.commit(name, 1, {}, [{ kind: 'deleteMany', collection: c, filter: { g: 1 } }, put(c, { _id: 'b', g: 1, back: true })]);
-        assert.deepEqual(await store.collection(c).find({}, { sort: { _id: 1 } }), [{ _id: 'b', g: 1, back: true }, { _id: 'c', g: 2 }]);
+        await store.commit(name, 0, {}, [
+          put(c, { _id: 'a', g: 1 }),
+          put(c, { _id: 'b', g: 1 }),
+          put(c, { _id: 'c', g: 2 }),
+        ]);
+        await store.commit(name, 1, {}, [
+          { kind: 'deleteMany', collection: c, filter: { g: 1 } },
+          put(c, { _id: 'b', g: 1, back: true }),
+        ]);
+        assert.deepEqual(await store.collection(c).find({}, { sort: { _id: 1 } }), [
+          { _id: 'b', g: 1, back: true },
+          { _id: 'c', g: 2 },
+        ]);
       });
 
       it('clear empties every collection but keeps checkpoints and indexes', async () => {
@@ -581,7 +729,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.deepEqual(await users.find(), [{ _id: 'u2', email: 'y' }]);
         assert.equal(await people.count(), 0, 'other collections are emptied too');
         assert.deepEqual(await store.readCheckpoint(name), { version: 2, state: { n: 2 } });
-        assert.ok((await rejection(users.upsert({ _id: 'u3', email: 'y' }))) instanceof DuplicateKeyError, 'the unique index is still there');
+        assert.ok(
+          (await rejection(users.upsert({ _id: 'u3', email: 'y' }))) instanceof DuplicateKeyError,
+          'the unique index is still there',
+        );
       });
 
       it('a put a unique index refuses is reported; the rest of the batch is applied; renames in any order pass', async () => {
@@ -591,12 +742,29 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         await users.ensureIndex({ email: 1 }, { unique: true });
         await store.commit(name, 0, {}, [put(c, { _id: 'u1', email: 'a' }), put(c, { _id: 'u2', email: 'b' })]);
         // u3 takes a, which u1 gives up later in the same batch
-        const renames = await store.commit(name, 1, {}, [put(c, { _id: 'u3', email: 'a' }), put(c, { _id: 'u1', email: 'c' })]);
+        const renames = await store.commit(name, 1, {}, [
+          put(c, { _id: 'u3', email: 'a' }),
+          put(c, { _id: 'u1', email: 'c' }),
+        ]);
         assert.deepEqual(renames, { committed: true, rejected: [] });
-        const clash = await store.commit(name, 2, { done: true }, [put(c, { _id: 'u4', email: 'b' }), put(c, { _id: 'u5', email: 'e' })]);
+        const clash = await store.commit(name, 2, { done: true }, [
+          put(c, { _id: 'u4', email: 'b' }),
+          put(c, { _id: 'u5', email: 'e' }),
+        ]);
         assert.equal(clash.committed, true);
-        assert.deepEqual(clash.rejected.map((r) => [r.collection, r.id]), [[c, 'u4']]);
-        assert.deepEqual((await users.find({}, { sort: { _id: 1 } })).map((u) => [u._id, u.email]), [['u1', 'c'], ['u2', 'b'], ['u3', 'a'], ['u5', 'e']]);
+        assert.deepEqual(
+          clash.rejected.map((r) => [r.collection, r.id]),
+          [[c, 'u4']],
+        );
+        assert.deepEqual(
+          (await users.find({}, { sort: { _id: 1 } })).map((u) => [u._id, u.email]),
+          [
+            ['u1', 'c'],
+            ['u2', 'b'],
+            ['u3', 'a'],
+            ['u5', 'e'],
+          ],
+        );
         assert.deepEqual(await store.readCheckpoint(name), { version: 3, state: { done: true } });
       });
       it('a batch larger than one MongoDB document can hold (16 MiB) commits whole', async () => {
@@ -611,7 +779,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal(await store.collection(c).count(), 20);
         assert.deepEqual(await store.collection(c).get('d19'), { _id: 'd19', n: 19, filler });
         // and the next one commits after it
-        assert.equal((await store.commit(name, 1, { at: 2 }, [{ kind: 'delete', collection: c, id: 'd0' }])).committed, true);
+        assert.equal(
+          (await store.commit(name, 1, { at: 2 }, [{ kind: 'delete', collection: c, id: 'd0' }])).committed,
+          true,
+        );
         assert.equal(await store.collection(c).count(), 19);
       });
     });
@@ -638,7 +809,11 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal(await c.get('p3'), null, 'a stored document the pending deleteMany removes is gone');
         assert.deepEqual(sortedIds(await c.find()), ['p2', 'p4', 'p9']);
         await c.upsert({ _id: 'p5', name: 'Eve again', profile: { country: 'SE' } });
-        assert.deepEqual(sortedIds(await c.find({ 'profile.country': 'SE' })), ['p5'], 'written after the deleteMany: kept');
+        assert.deepEqual(
+          sortedIds(await c.find({ 'profile.country': 'SE' })),
+          ['p5'],
+          'written after the deleteMany: kept',
+        );
 
         const name = uniqueId('cp_');
         assert.equal((await store.commit(name, 0, {}, uow.writes())).committed, true);
@@ -652,13 +827,38 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         const c = uow.collection<Person>(uniqueId('pending_'));
         // the first equality find on a path indexes the pending documents by it: index every path
         // while the documents hold other values, then rewrite, delete and roll back
-        await c.upsert({ _id: 'p0', name: 'Alice', city: 'Oslo', tags: ['admin'], active: true, age: 30, profile: { level: 3, country: 'NO' } });
-        for (const p of PEOPLE) await c.upsert({ ...p, name: 'x', city: 'Bergen', tags: ['ops'], active: false, age: 25, profile: { level: 1, country: 'NO' } });
+        await c.upsert({
+          _id: 'p0',
+          name: 'Alice',
+          city: 'Oslo',
+          tags: ['admin'],
+          active: true,
+          age: 30,
+          profile: { level: 3, country: 'NO' },
+        });
+        for (const p of PEOPLE)
+          await c.upsert({
+            ...p,
+            name: 'x',
+            city: 'Bergen',
+            tags: ['ops'],
+            active: false,
+            age: 25,
+            profile: { level: 1, country: 'NO' },
+          });
         for (const [, filter] of FILTER_CASES) await c.find(filter);
         for (const p of PEOPLE) await c.upsert(p);
         await c.delete('p0');
         const mark = uow.savepoint();
-        await c.upsert({ _id: 'p6', name: 'Alice', city: 'Oslo', tags: ['admin', 'dev', 'ops'], active: true, age: 25, profile: { level: 3, country: 'NO' } });
+        await c.upsert({
+          _id: 'p6',
+          name: 'Alice',
+          city: 'Oslo',
+          tags: ['admin', 'dev', 'ops'],
+          active: true,
+          age: 25,
+          profile: { level: 3, country: 'NO' },
+        });
         await c.upsert({ ...PEOPLE[1], _id: 'p2', city: 'Oslo', active: true });
         uow.rollback(mark);
         for (const [description, filter, expected] of FILTER_CASES) {
@@ -676,7 +876,11 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         // the first find on `city` indexes the pending documents as they are now (Bergen)
         assert.deepEqual(ids(await c.find({ city: 'Bergen' })), ['p1']);
         uow.rollback(mark);
-        assert.deepEqual(ids(await c.find({ city: 'Oslo' })), ['p1'], 'the restored document is found by its restored value');
+        assert.deepEqual(
+          ids(await c.find({ city: 'Oslo' })),
+          ['p1'],
+          'the restored document is found by its restored value',
+        );
         assert.deepEqual(ids(await c.find({ city: 'Bergen' })), []);
       });
 
@@ -689,7 +893,11 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         await c.upsert({ _id: 'p8', name: 'Xi', city: 'Trondheim', profile: { country: 'NO' } });
         await c.upsert({ ...p9, name: 'Zed again' });
         assert.deepEqual(ids((await c.find({ city: 'Trondheim' })).slice(-3)), ['p9', 'p7', 'p8']);
-        assert.deepEqual(ids((await c.find({ 'profile.country': 'NO', city: 'Trondheim' })).slice(-3)), ['p9', 'p7', 'p8']);
+        assert.deepEqual(ids((await c.find({ 'profile.country': 'NO', city: 'Trondheim' })).slice(-3)), [
+          'p9',
+          'p7',
+          'p8',
+        ]);
       });
 
       it('rollback to a savepoint forgets what was written after it', async () => {
@@ -704,7 +912,10 @@ export function documentStoreContract(name: string, factory: DocumentStoreFactor
         assert.equal((await c.get('p1'))!.name, 'kept');
         assert.equal(await c.get('p8'), null);
         assert.equal((await c.get('p5'))!.name, 'Eve');
-        assert.deepEqual(uow.writes().map((w) => (w.kind === 'put' ? w.doc._id : w.kind)), ['p1']);
+        assert.deepEqual(
+          uow.writes().map((w) => (w.kind === 'put' ? w.doc._id : w.kind)),
+          ['p1'],
+        );
       });
     });
 

@@ -10,7 +10,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createPostgresDatabase, dropPostgresDatabase, EsdbEventStore, PostgresEventStore, SqliteEventStore } from '@burrow/event-store';
+import {
+  createPostgresDatabase,
+  dropPostgresDatabase,
+  EsdbEventStore,
+  PostgresEventStore,
+  SqliteEventStore,
+} from '@burrow/event-store';
 import { type SqliteDriver, usableSqliteDrivers } from '@burrow/sqlite';
 import { type EventStoreFixture, eventStoreContract } from './event-store.contract.js';
 import { rejection, silentPort } from './util.js';
@@ -34,7 +40,8 @@ const sqliteFixture = (driver: SqliteDriver) => async (): Promise<EventStoreFixt
   };
 };
 // once per SQLite driver this Node can use (libs/sqlite)
-for (const driver of usableSqliteDrivers()) eventStoreContract(`SqliteEventStore (${driver.name})`, sqliteFixture(driver));
+for (const driver of usableSqliteDrivers())
+  eventStoreContract(`SqliteEventStore (${driver.name})`, sqliteFixture(driver));
 
 /** Databases this run made on the PostgreSQL server, dropped when the file's tests end. */
 const postgresServer = process.env.POSTGRES_URL;
@@ -106,7 +113,9 @@ describe('EsdbEventStore.connect (no server needed)', () => {
     const silent = await silentPort();
     const port = silent.port;
     await silent.close(); // now nothing listens on it
-    const error = await rejection(EsdbEventStore.connect(`kurrentdb://127.0.0.1:${port}?tls=false`, { connectTimeoutMs: 2_000 }));
+    const error = await rejection(
+      EsdbEventStore.connect(`kurrentdb://127.0.0.1:${port}?tls=false`, { connectTimeoutMs: 2_000 }),
+    );
     assert.ok(error instanceof Error);
   });
 });
@@ -115,7 +124,11 @@ describe('PostgresEventStore.connect (no server needed)', () => {
   it('fails within its timeout, naming the server without its password, against a port that never answers', async () => {
     const silent = await silentPort();
     try {
-      const error = await rejection(PostgresEventStore.connect(`postgres://burrow:s3cret@127.0.0.1:${silent.port}/events`, { connectTimeoutMs: 500 }));
+      const error = await rejection(
+        PostgresEventStore.connect(`postgres://burrow:s3cret@127.0.0.1:${silent.port}/events`, {
+          connectTimeoutMs: 500,
+        }),
+      );
       assert.ok(error instanceof Error);
       assert.match(error.message, /PostgreSQL at postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/events is not reachable/);
       assert.doesNotMatch(error.message, /s3cret/);

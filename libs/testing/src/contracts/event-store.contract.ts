@@ -89,7 +89,10 @@ async function expectWrongRevision(
 function assertCheckpointInvariants(c: Collected, matching: number[], fromPosition: number) {
   const positions = c.checkpoints.map((cp) => cp.position);
   for (let i = 1; i < positions.length; i++) {
-    assert.ok(positions[i] >= positions[i - 1], `checkpoints must not go back: ${positions[i - 1]} then ${positions[i]}`);
+    assert.ok(
+      positions[i] >= positions[i - 1],
+      `checkpoints must not go back: ${positions[i - 1]} then ${positions[i]}`,
+    );
   }
   for (const cp of c.checkpoints) {
     assert.ok(cp.position >= fromPosition, `checkpoint ${cp.position} is before the start ${fromPosition}`);
@@ -165,13 +168,19 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         assert.deepEqual(events[1].data, { amount: 12.5 });
         assert.deepEqual(events[1].metadata, {}, 'metadata defaults to {}');
         assert.deepEqual(events[2].data, {});
-        assertStrictlyIncreasing(events.map((e) => e.position), 'positions within one append');
+        assertStrictlyIncreasing(
+          events.map((e) => e.position),
+          'positions within one append',
+        );
         assert.ok(events[0].position > 0, 'positions start after 0');
         assert.equal(result.position, events[2].position, 'append returns the position of its last event');
         for (const e of events) {
           assert.equal(typeof e.recordedAt, 'number');
           // a remote server's clock may differ a little from ours
-          assert.ok(e.recordedAt >= before - 5_000 && e.recordedAt <= after + 5_000, `recordedAt ${e.recordedAt} not near now`);
+          assert.ok(
+            e.recordedAt >= before - 5_000 && e.recordedAt <= after + 5_000,
+            `recordedAt ${e.recordedAt} not near now`,
+          );
         }
       });
 
@@ -208,13 +217,20 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
           read.map((e) => [e.revision, e.data.i]),
           events.map((_, i) => [i, i]),
         );
-        assertStrictlyIncreasing(read.map((e) => e.position), 'positions within one batch');
+        assertStrictlyIncreasing(
+          read.map((e) => e.position),
+          'positions within one batch',
+        );
         assert.equal(result.position, read[299].position);
       });
 
       it('reads with fromRevision, maxCount and direction', async () => {
         const stream = `${id}-ten`;
-        await store.append(stream, Array.from({ length: 10 }, (_, i) => ({ type: 'N', data: { i } })), 'no_stream');
+        await store.append(
+          stream,
+          Array.from({ length: 10 }, (_, i) => ({ type: 'N', data: { i } })),
+          'no_stream',
+        );
         const revs = async (options: Parameters<EventStore['readStream']>[1]) =>
           (await store.readStream(stream, options)).map((e) => e.revision);
         assert.deepEqual(await revs({}), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -228,7 +244,11 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         assert.deepEqual(await revs({ direction: 'backwards', fromRevision: 5, maxCount: 2 }), [5, 4]);
         assert.deepEqual(await revs({ direction: 'backwards', fromRevision: 0 }), [0]);
         const backwards = await store.readStream(stream, { direction: 'backwards', maxCount: 2 });
-        assert.deepEqual(backwards.map((e) => e.data.i), [9, 8], 'data travels with its event');
+        assert.deepEqual(
+          backwards.map((e) => e.data.i),
+          [9, 8],
+          'data travels with its event',
+        );
       });
     });
 
@@ -239,7 +259,11 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         assert.equal(created.revision, 0);
         await expectWrongRevision(store.append(stream, [{ type: 'B', data: {} }], 'no_stream'), stream, 'no_stream', 0);
         const events = await store.readStream(stream);
-        assert.deepEqual(events.map((e) => e.type), ['A'], 'the failed append wrote nothing');
+        assert.deepEqual(
+          events.map((e) => e.type),
+          ['A'],
+          'the failed append wrote nothing',
+        );
       });
 
       it("'stream_exists' fails on a missing stream and appends to an existing one", async () => {
@@ -252,7 +276,14 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         );
         assert.deepEqual(await store.readStream(stream), [], 'the failed append created nothing');
         await store.append(stream, [{ type: 'A', data: {} }], 'any');
-        const result = await store.append(stream, [{ type: 'B', data: {} }, { type: 'C', data: {} }], 'stream_exists');
+        const result = await store.append(
+          stream,
+          [
+            { type: 'B', data: {} },
+            { type: 'C', data: {} },
+          ],
+          'stream_exists',
+        );
         assert.equal(result.revision, 2);
       });
 
@@ -260,14 +291,24 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         const stream = `${id}-exact`;
         await expectWrongRevision(store.append(stream, [{ type: 'A', data: {} }], 0), stream, 0, 'no_stream');
         await store.append(stream, [{ type: 'A', data: {} }], 'no_stream'); // revision 0
-        const r1 = await store.append(stream, [{ type: 'B', data: {} }, { type: 'C', data: {} }], 0);
+        const r1 = await store.append(
+          stream,
+          [
+            { type: 'B', data: {} },
+            { type: 'C', data: {} },
+          ],
+          0,
+        );
         assert.equal(r1.revision, 2);
         await expectWrongRevision(store.append(stream, [{ type: 'X', data: {} }], 1), stream, 1, 2); // stale
         await expectWrongRevision(store.append(stream, [{ type: 'X', data: {} }], 3), stream, 3, 2); // ahead
         await expectWrongRevision(store.append(stream, [{ type: 'X', data: {} }], 0), stream, 0, 2);
         const r2 = await store.append(stream, [{ type: 'D', data: {} }], 2);
         assert.equal(r2.revision, 3);
-        assert.deepEqual((await store.readStream(stream)).map((e) => e.type), ['A', 'B', 'C', 'D']);
+        assert.deepEqual(
+          (await store.readStream(stream)).map((e) => e.type),
+          ['A', 'B', 'C', 'D'],
+        );
       });
 
       it("'any' appends whether or not the stream exists", async () => {
@@ -286,9 +327,13 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         const won = attempts.filter((a) => a.status === 'fulfilled');
         const lost = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
         assert.equal(won.length, 1, 'exactly one append wins');
-        for (const l of lost) assert.ok(l.reason instanceof WrongExpectedRevisionError, `loser failed with ${String(l.reason)}`);
+        for (const l of lost)
+          assert.ok(l.reason instanceof WrongExpectedRevisionError, `loser failed with ${String(l.reason)}`);
         const events = await store.readStream(stream);
-        assert.deepEqual(events.map((e) => e.type), ['Opened', 'Raced']);
+        assert.deepEqual(
+          events.map((e) => e.type),
+          ['Opened', 'Raced'],
+        );
       });
 
       it("concurrent 'no_stream' appends to a new stream: exactly one wins", async () => {
@@ -307,12 +352,22 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         const stream = `${id}-many`;
         const results = await Promise.all(
           Array.from({ length: 10 }, (_, batch) =>
-            store.append(stream, [{ type: 'First', data: { batch } }, { type: 'Second', data: { batch } }], 'any'),
+            store.append(
+              stream,
+              [
+                { type: 'First', data: { batch } },
+                { type: 'Second', data: { batch } },
+              ],
+              'any',
+            ),
           ),
         );
         const events = await store.readStream(stream);
         assert.equal(events.length, 20);
-        assert.deepEqual(events.map((e) => e.revision), Array.from({ length: 20 }, (_, i) => i));
+        assert.deepEqual(
+          events.map((e) => e.revision),
+          Array.from({ length: 20 }, (_, i) => i),
+        );
         for (let i = 0; i < 20; i += 2) {
           assert.equal(events[i].type, 'First');
           assert.equal(events[i + 1].type, 'Second');
@@ -334,7 +389,10 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
           const r = await store.append(stream, [{ type: 'Tick', data: { i } }], 'any');
           appended.push({ stream, ...r });
         }
-        assertStrictlyIncreasing(appended.map((a) => a.position), 'append positions');
+        assertStrictlyIncreasing(
+          appended.map((a) => a.position),
+          'append positions',
+        );
         for (const stream of streams) {
           const read = await store.readStream(stream);
           assert.deepEqual(
@@ -362,17 +420,27 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
               const size = 1 + ((a + r) % 4) * 10;
               // own streams, plus one that every appender shares
               const stream = r % 3 === 0 ? `${prefix}shared` : `${prefix}${a}`;
-              await store.append(stream, Array.from({ length: size }, (_, i) => ({ type: 'C', data: { a, r, i } })), 'any');
+              await store.append(
+                stream,
+                Array.from({ length: size }, (_, i) => ({ type: 'C', data: { a, r, i } })),
+                'any',
+              );
             }
           }),
         );
         const streams = [`${prefix}shared`, ...Array.from({ length: appenders }, (_, a) => `${prefix}${a}`)];
-        const stored = (await Promise.all(streams.map((s) => store.readStream(s)))).flat().sort((x, y) => x.position - y.position);
+        const stored = (await Promise.all(streams.map((s) => store.readStream(s))))
+          .flat()
+          .sort((x, y) => x.position - y.position);
         assert.equal(stored.length, appenders * (rounds / 4) * (1 + 11 + 21 + 31));
-        await waitFor(() => c.events.length >= stored.length && lastCheckpoint(c) >= stored.at(-1)!.position, 'every appended event', {
-          timeoutMs: WAIT_MS,
-          state: () => ({ delivered: c.events.length, stored: stored.length, checkpoint: lastCheckpoint(c) }),
-        });
+        await waitFor(
+          () => c.events.length >= stored.length && lastCheckpoint(c) >= stored.at(-1)!.position,
+          'every appended event',
+          {
+            timeoutMs: WAIT_MS,
+            state: () => ({ delivered: c.events.length, stored: stored.length, checkpoint: lastCheckpoint(c) }),
+          },
+        );
         await sleep(QUIET_MS);
         assert.deepEqual(c.errors, []);
         assert.deepEqual(
@@ -380,15 +448,24 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
           stored.map((e) => [e.position, e.stream, e.revision]),
           'the subscriber saw exactly the stored events, in position order',
         );
-        assertCheckpointInvariants(c, stored.map((e) => e.position), from);
+        assertCheckpointInvariants(
+          c,
+          stored.map((e) => e.position),
+          from,
+        );
 
         // catch-up from a checkpoint reported mid-way delivers exactly the events after it
         const mid = c.checkpoints[Math.floor(c.checkpoints.length / 2)].position;
         const resumed = track(collect(store, { fromPosition: mid, prefixes: [prefix] }));
         const rest = stored.filter((e) => e.position > mid);
-        await waitFor(() => resumed.events.length >= rest.length, 'the events after the checkpoint', { timeoutMs: WAIT_MS });
+        await waitFor(() => resumed.events.length >= rest.length, 'the events after the checkpoint', {
+          timeoutMs: WAIT_MS,
+        });
         await sleep(QUIET_MS);
-        assert.deepEqual(resumed.events.map((e) => e.position), rest.map((e) => e.position));
+        assert.deepEqual(
+          resumed.events.map((e) => e.position),
+          rest.map((e) => e.position),
+        );
       });
 
       it('headPosition follows appends', async () => {
@@ -408,10 +485,21 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         assert.equal(await store.streamRevision(`${id}-rev`), null);
         await store.append(`${id}-rev`, [{ type: 'A', data: {} }], 'no_stream');
         assert.equal(await store.streamRevision(`${id}-rev`), 0);
-        const { revision } = await store.append(`${id}-rev`, [{ type: 'B', data: {} }, { type: 'C', data: {} }], 0);
+        const { revision } = await store.append(
+          `${id}-rev`,
+          [
+            { type: 'B', data: {} },
+            { type: 'C', data: {} },
+          ],
+          0,
+        );
         assert.equal(await store.streamRevision(`${id}-rev`), revision);
         assert.equal(revision, 2);
-        assert.equal(await store.streamRevision(`${id}-rev-other`), null, 'a stream named with the same prefix is another stream');
+        assert.equal(
+          await store.streamRevision(`${id}-rev-other`),
+          null,
+          'a stream named with the same prefix is another stream',
+        );
         const deferred = store.deferringDurability?.();
         if (deferred) {
           await deferred.append(`${id}-rev`, [{ type: 'D', data: {} }], 2);
@@ -458,8 +546,13 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
             await waitFor(() => c.checkpoints.length > 0, 'the subscription to catch up', { timeoutMs: WAIT_MS });
             await store.append(`${id}-x-1`, [{ type: 'E', data: { n: 1 } }], 'no_stream');
             await store.append(`${id}-x-2`, [{ type: 'E', data: { n: 2 } }], 'no_stream');
-            await waitFor(() => c.events.length >= 2, 'the live events on the other connection', { timeoutMs: WAIT_MS });
-            assert.deepEqual(c.events.map((e) => e.data.n), [1, 2]);
+            await waitFor(() => c.events.length >= 2, 'the live events on the other connection', {
+              timeoutMs: WAIT_MS,
+            });
+            assert.deepEqual(
+              c.events.map((e) => e.data.n),
+              [1, 2],
+            );
             assert.deepEqual(c.errors, []);
           } finally {
             await c.sub.stop();
@@ -474,23 +567,56 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
       it('catches up, then delivers live events, filtered by prefix and in position order', async () => {
         const grp = `${id}-grp-`;
         const from = await store.headPosition();
-        await store.append(`${grp}1`, [{ type: 'G', data: { n: 1 } }, { type: 'G', data: { n: 2 } }], 'no_stream');
-        await store.append(`${id}-oth-1`, [{ type: 'O', data: {} }, { type: 'O', data: {} }], 'no_stream');
+        await store.append(
+          `${grp}1`,
+          [
+            { type: 'G', data: { n: 1 } },
+            { type: 'G', data: { n: 2 } },
+          ],
+          'no_stream',
+        );
+        await store.append(
+          `${id}-oth-1`,
+          [
+            { type: 'O', data: {} },
+            { type: 'O', data: {} },
+          ],
+          'no_stream',
+        );
         await store.append(`${grp}2`, [{ type: 'G', data: { n: 3 } }], 'no_stream');
 
         const c = track(collect(store, { fromPosition: from, prefixes: [grp] }));
-        await waitFor(() => c.events.length >= 3, 'the catch-up events', { timeoutMs: WAIT_MS, state: () => c.events.length });
+        await waitFor(() => c.events.length >= 3, 'the catch-up events', {
+          timeoutMs: WAIT_MS,
+          state: () => c.events.length,
+        });
 
         await store.append(`${grp}1`, [{ type: 'G', data: { n: 4 } }], 1);
         await store.append(`${id}-oth-1`, [{ type: 'O', data: {} }], 'any');
-        await store.append(`${grp}3`, [{ type: 'G', data: { n: 5 } }, { type: 'G', data: { n: 6 } }], 'no_stream');
-        await waitFor(() => c.events.length >= 6, 'the live events', { timeoutMs: WAIT_MS, state: () => c.events.length });
+        await store.append(
+          `${grp}3`,
+          [
+            { type: 'G', data: { n: 5 } },
+            { type: 'G', data: { n: 6 } },
+          ],
+          'no_stream',
+        );
+        await waitFor(() => c.events.length >= 6, 'the live events', {
+          timeoutMs: WAIT_MS,
+          state: () => c.events.length,
+        });
         await sleep(QUIET_MS);
 
         assert.equal(c.events.length, 6, 'no other events are delivered');
-        assert.deepEqual(c.events.map((e) => e.data.n), [1, 2, 3, 4, 5, 6]);
+        assert.deepEqual(
+          c.events.map((e) => e.data.n),
+          [1, 2, 3, 4, 5, 6],
+        );
         assert.ok(c.events.every((e) => e.stream.startsWith(grp)));
-        assertStrictlyIncreasing(c.events.map((e) => e.position), 'delivered positions');
+        assertStrictlyIncreasing(
+          c.events.map((e) => e.position),
+          'delivered positions',
+        );
         // what a subscription delivers is exactly what a read returns
         const read = [
           ...(await store.readStream(`${grp}1`)),
@@ -506,12 +632,19 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
 
       it('treats fromPosition as exclusive', async () => {
         const stream = `${id}-x-1`;
-        await store.append(stream, Array.from({ length: 5 }, (_, i) => ({ type: 'E', data: { i } })), 'no_stream');
+        await store.append(
+          stream,
+          Array.from({ length: 5 }, (_, i) => ({ type: 'E', data: { i } })),
+          'no_stream',
+        );
         const all = await store.readStream(stream);
         const c = track(collect(store, { fromPosition: all[1].position, prefixes: [`${id}-x-`] }));
         await waitFor(() => c.events.length >= 3, 'events after the start position', { timeoutMs: WAIT_MS });
         await sleep(QUIET_MS);
-        assert.deepEqual(c.events.map((e) => e.revision), [2, 3, 4]);
+        assert.deepEqual(
+          c.events.map((e) => e.revision),
+          [2, 3, 4],
+        );
       });
 
       it('replays from position 0 (the beginning)', async () => {
@@ -520,7 +653,10 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         const c = track(collect(store, { fromPosition: 0, prefixes: [`${id}-z-`] }));
         await waitFor(() => c.events.length >= 2, 'the replayed events', { timeoutMs: WAIT_MS });
         await sleep(QUIET_MS);
-        assert.deepEqual(c.events.map((e) => e.data.i), [0, 1]);
+        assert.deepEqual(
+          c.events.map((e) => e.data.i),
+          [0, 1],
+        );
       });
 
       it('accepts several prefixes; no prefix means every (non-system) stream', async () => {
@@ -538,10 +674,23 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
           state: () => [two.events.length, ours().length],
         });
         await sleep(QUIET_MS);
-        assert.deepEqual(two.events.map((e) => e.data.s), ['a', 'b'], "'-ab-' does not match '-a-'");
-        assert.deepEqual(ours().map((e) => e.data.s), ['a', 'b', 'c', 'ab']);
-        assert.ok(every.events.every((e) => !e.stream.startsWith('$') && !e.type.startsWith('$')), 'no system events');
-        assertStrictlyIncreasing(every.events.map((e) => e.position), 'positions of an unfiltered subscription');
+        assert.deepEqual(
+          two.events.map((e) => e.data.s),
+          ['a', 'b'],
+          "'-ab-' does not match '-a-'",
+        );
+        assert.deepEqual(
+          ours().map((e) => e.data.s),
+          ['a', 'b', 'c', 'ab'],
+        );
+        assert.ok(
+          every.events.every((e) => !e.stream.startsWith('$') && !e.type.startsWith('$')),
+          'no system events',
+        );
+        assertStrictlyIncreasing(
+          every.events.map((e) => e.position),
+          'positions of an unfiltered subscription',
+        );
       });
 
       it('reports checkpoints past non-matching events, during catch-up and live', async () => {
@@ -562,31 +711,60 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         const noise1 = await noise();
 
         const c = track(collect(store, { fromPosition: from, prefixes: [`${id}-m-`] }));
-        await waitFor(() => c.events.length >= 1 && lastCheckpoint(c) > match1.position, 'a catch-up checkpoint past the noise', {
-          timeoutMs: WAIT_MS,
-          state: () => ({ events: c.events.length, checkpoints: c.checkpoints.map((x) => x.position), match1, noise1 }),
-        });
+        await waitFor(
+          () => c.events.length >= 1 && lastCheckpoint(c) > match1.position,
+          'a catch-up checkpoint past the noise',
+          {
+            timeoutMs: WAIT_MS,
+            state: () => ({
+              events: c.events.length,
+              checkpoints: c.checkpoints.map((x) => x.position),
+              match1,
+              noise1,
+            }),
+          },
+        );
 
         // live: one match, then noise
         const match2 = await store.append(`${id}-m-1`, [{ type: 'M', data: { n: 2 } }], 0);
         const noise2 = await noise();
-        await waitFor(() => c.events.length >= 2 && lastCheckpoint(c) > match2.position, 'a live checkpoint past the noise', {
-          timeoutMs: WAIT_MS,
-          state: () => ({ events: c.events.length, checkpoints: c.checkpoints.map((x) => x.position), match2, noise2 }),
-        });
+        await waitFor(
+          () => c.events.length >= 2 && lastCheckpoint(c) > match2.position,
+          'a live checkpoint past the noise',
+          {
+            timeoutMs: WAIT_MS,
+            state: () => ({
+              events: c.events.length,
+              checkpoints: c.checkpoints.map((x) => x.position),
+              match2,
+              noise2,
+            }),
+          },
+        );
 
-        assert.deepEqual(c.events.map((e) => e.data.n), [1, 2]);
+        assert.deepEqual(
+          c.events.map((e) => e.data.n),
+          [1, 2],
+        );
         assertCheckpointInvariants(c, [match1.position, match2.position], from);
         const head = await store.headPosition();
-        assert.ok(c.checkpoints.every((cp) => cp.position <= head), 'checkpoints never pass the head');
+        assert.ok(
+          c.checkpoints.every((cp) => cp.position <= head),
+          'checkpoints never pass the head',
+        );
       });
 
       it('advances the checkpoint even when nothing matches', async () => {
         const from = await store.headPosition();
         let last = 0;
         for (let i = 0; i < 4; i++) {
-          last = (await store.append(`${id}-quiet-${i}`, Array.from({ length: 25 }, () => ({ type: 'Q', data: {} })), 'any'))
-            .position;
+          last = (
+            await store.append(
+              `${id}-quiet-${i}`,
+              Array.from({ length: 25 }, () => ({ type: 'Q', data: {} })),
+              'any',
+            )
+          ).position;
         }
         const c = track(collect(store, { fromPosition: from, prefixes: [`${id}-nothing-`] }));
         await waitFor(() => lastCheckpoint(c) > from, 'a checkpoint past the start', {
@@ -611,11 +789,18 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
           }),
         );
         for (let i = 0; i < 4; i++) {
-          await store.append(stream, Array.from({ length: 5 }, (_, j) => ({ type: 'S', data: { k: i * 5 + j } })), 'any');
+          await store.append(
+            stream,
+            Array.from({ length: 5 }, (_, j) => ({ type: 'S', data: { k: i * 5 + j } })),
+            'any',
+          );
         }
         await waitFor(() => c.events.length >= 20, 'all slow events', { timeoutMs: WAIT_MS });
         assert.equal(maxInFlight, 1, 'the next event waits for the previous handler');
-        assert.deepEqual(c.events.map((e) => e.data.k), Array.from({ length: 20 }, (_, i) => i));
+        assert.deepEqual(
+          c.events.map((e) => e.data.k),
+          Array.from({ length: 20 }, (_, i) => i),
+        );
       });
 
       it('stop() ends delivery and can be called twice', async () => {
@@ -625,7 +810,14 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         await store.append(stream, [{ type: 'E', data: { i: 0 } }], 'no_stream');
         await waitFor(() => c.events.length === 1, 'the first event', { timeoutMs: WAIT_MS });
         await c.sub.stop();
-        await store.append(stream, [{ type: 'E', data: { i: 1 } }, { type: 'E', data: { i: 2 } }], 0);
+        await store.append(
+          stream,
+          [
+            { type: 'E', data: { i: 1 } },
+            { type: 'E', data: { i: 2 } },
+          ],
+          0,
+        );
         await sleep(QUIET_MS * 2);
         assert.equal(c.events.length, 1, 'nothing is delivered after stop()');
         await c.sub.stop();
@@ -640,7 +832,11 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
             if (event.revision === 1) throw boom;
           }),
         );
-        await store.append(stream, Array.from({ length: 4 }, (_, i) => ({ type: 'E', data: { i } })), 'no_stream');
+        await store.append(
+          stream,
+          Array.from({ length: 4 }, (_, i) => ({ type: 'E', data: { i } })),
+          'no_stream',
+        );
         await waitFor(() => c.errors.length >= 1, 'onError', { timeoutMs: WAIT_MS });
         await sleep(QUIET_MS);
         assert.equal(c.errors[0], boom, 'onError receives the handler error');

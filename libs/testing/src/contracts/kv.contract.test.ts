@@ -5,7 +5,13 @@
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { type BucketOptions, type KeyValueStore, MemoryKeyValueStore, NatsKeyValueStore, SqliteKeyValueStore } from '@burrow/kv';
+import {
+  type BucketOptions,
+  type KeyValueStore,
+  MemoryKeyValueStore,
+  NatsKeyValueStore,
+  SqliteKeyValueStore,
+} from '@burrow/kv';
 import { usableSqliteDrivers } from '@burrow/sqlite';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -53,7 +59,10 @@ keyValueStoreContract(
   'NatsKeyValueStore',
   natsUrl
     ? async () => {
-        const connections: NatsConnection[] = [await connect({ servers: natsUrl }), await connect({ servers: natsUrl })];
+        const connections: NatsConnection[] = [
+          await connect({ servers: natsUrl }),
+          await connect({ servers: natsUrl }),
+        ];
         const names = new Set<string>();
         return {
           store: recording(new NatsKeyValueStore(connections[0]), names),

@@ -101,21 +101,31 @@ export function keyValueStoreContract(name: string, factory: KeyValueFactory | n
         assert.ok((await rejection(bucket.create(key, 1))) instanceof RangeError, `key ${JSON.stringify(key)}`);
       }
       assert.ok((await rejection(fixture.store.bucket('a.b', { ttlMs: MINUTE }))) instanceof RangeError);
-      assert.ok((await rejection(fixture.store.bucket('ok', { ttlMs: 10 }))) instanceof RangeError, 'a TTL under a second');
+      assert.ok(
+        (await rejection(fixture.store.bucket('ok', { ttlMs: 10 }))) instanceof RangeError,
+        'a TTL under a second',
+      );
       // base64url and hex digests, dot-separated, are what callers use
       await bucket.create('partner.Ab-_9=.0f', 1);
     });
 
     it('compare-and-set under concurrency: 50 concurrent increments of one counter, from two stores, land exactly 50', async () => {
       const name = uniqueId('kv');
-      const buckets = [await fixture.store.bucket<number>(name, { ttlMs: MINUTE }), await fixture.peer.bucket<number>(name, { ttlMs: MINUTE })];
+      const buckets = [
+        await fixture.store.bucket<number>(name, { ttlMs: MINUTE }),
+        await fixture.peer.bucket<number>(name, { ttlMs: MINUTE }),
+      ];
       // the counter exists, so every increment is an update (the create path is covered above)
       await buckets[0].create('hits', 0);
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) => modify(buckets[i % 2], 'hits', (n) => n! + 1)),
       );
       assert.ok(results.every((r) => r.written));
-      assert.deepEqual(results.map((r) => r.value).sort((x, y) => x! - y!), Array.from({ length: 50 }, (_, i) => i + 1), 'each increment saw a distinct value');
+      assert.deepEqual(
+        results.map((r) => r.value).sort((x, y) => x! - y!),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+        'each increment saw a distinct value',
+      );
       assert.equal((await buckets[0].get('hits'))?.value, 50);
     });
 
@@ -124,7 +134,11 @@ export function keyValueStoreContract(name: string, factory: KeyValueFactory | n
       assert.deepEqual(await modify(bucket, 'k', () => undefined), { value: null, revision: 0, written: false });
       assert.equal(await bucket.get('k'), null);
       const written = await modify(bucket, 'k', () => 1);
-      assert.deepEqual(await modify(bucket, 'k', () => undefined), { value: 1, revision: written.revision, written: false });
+      assert.deepEqual(await modify(bucket, 'k', () => undefined), {
+        value: 1,
+        revision: written.revision,
+        written: false,
+      });
     });
 
     it('an entry expires its TTL after its last write; each write restarts the clock', async () => {
@@ -136,12 +150,18 @@ export function keyValueStoreContract(name: string, factory: KeyValueFactory | n
       for (let i = 1; Date.now() - started < 1.6 * ttlMs; i++) {
         await sleep(ttlMs / 3);
         const next = await bucket.update('kept', i, revision);
-        assert.ok(next !== null, `write ${i}, ${Date.now() - started} ms after the first: the entry expired although written within its TTL`);
+        assert.ok(
+          next !== null,
+          `write ${i}, ${Date.now() - started} ms after the first: the entry expired although written within its TTL`,
+        );
         revision = next;
       }
       await bucket.create('once', 1);
       assert.equal((await bucket.get('once'))?.value, 1);
-      await waitFor(async () => (await bucket.get('once')) === null, 'the entry to expire', { timeoutMs: 10_000, intervalMs: 100 });
+      await waitFor(async () => (await bucket.get('once')) === null, 'the entry to expire', {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
       assert.ok((await bucket.create('once', 2)) !== null, 'an expired key can be created again');
     });
 
@@ -150,7 +170,10 @@ export function keyValueStoreContract(name: string, factory: KeyValueFactory | n
       await fixture.store.bucket<number>(name, { ttlMs: 10 * MINUTE });
       const reopened = await fixture.peer.bucket<number>(name, { ttlMs: 1000 });
       await reopened.create('short', 1);
-      await waitFor(async () => (await reopened.get('short')) === null, 'the entry to expire under the new TTL', { timeoutMs: 10_000, intervalMs: 100 });
+      await waitFor(async () => (await reopened.get('short')) === null, 'the entry to expire under the new TTL', {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
     });
   });
 }

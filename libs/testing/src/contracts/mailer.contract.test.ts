@@ -32,11 +32,13 @@ async function startSmtp(options: { login?: { user: string; pass: string } } = {
     authOptional: !options.login,
     logger: false,
     onAuth(auth, _session, done) {
-      if (options.login && auth.username === options.login.user && auth.password === options.login.pass) return done(null, { user: auth.username });
+      if (options.login && auth.username === options.login.user && auth.password === options.login.pass)
+        return done(null, { user: auth.username });
       return done(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
     },
     onRcptTo(address, _session, done) {
-      if (address.address.startsWith('refuse@')) return done(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      if (address.address.startsWith('refuse@'))
+        return done(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
       return done();
     },
     onData(stream, _session, done) {
@@ -51,7 +53,11 @@ async function startSmtp(options: { login?: { user: string; pass: string } } = {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as { port: number };
   const auth = options.login ? `${options.login.user}:${options.login.pass}@` : '';
-  return { url: `smtp://${auth}127.0.0.1:${port}`, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://${auth}127.0.0.1:${port}`,
+    messages,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 mailerContract('EmlFolderMailer', async () => {
@@ -99,7 +105,10 @@ describe('SmtpMailer failures', { timeout: 30_000 }, () => {
   const notSent = async (promise: Promise<unknown>) => {
     const error = await rejection(promise);
     assert.ok(error instanceof MailNotSentError, String(error));
-    assert.ok(!error.reason.includes(login.pass) && !error.reason.includes('127.0.0.1'), `no credentials or host in "${error.reason}"`);
+    assert.ok(
+      !error.reason.includes(login.pass) && !error.reason.includes('127.0.0.1'),
+      `no credentials or host in "${error.reason}"`,
+    );
     return error.reason;
   };
 
@@ -131,7 +140,11 @@ describe('SmtpMailer failures', { timeout: 30_000 }, () => {
     // a server that accepts the connection and never greets
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const quiet = new SmtpMailer({ url: `smtp://127.0.0.1:${(silent.address() as { port: number }).port}`, sender: SENDER, timeoutMs: 300 });
+    const quiet = new SmtpMailer({
+      url: `smtp://127.0.0.1:${(silent.address() as { port: number }).port}`,
+      sender: SENDER,
+      timeoutMs: 300,
+    });
     const started = Date.now();
     assert.match(await notSent(quiet.send(message())), /did not answer in time|could not be reached/);
     assert.ok(Date.now() - started < 5000, 'gives up at its own deadline');
@@ -146,8 +159,14 @@ describe('EmlFolderMailer files', () => {
     const dir = await mkdtemp(join(tmpdir(), 'burrow-mail-'));
     try {
       const logged: { details: object; message: string }[] = [];
-      const mailer = new EmlFolderMailer(join(dir, 'mail'), SENDER, { info: (details, message) => logged.push({ details, message }) });
-      const sent = await mailer.send({ to: { address: 'jane@example.com' }, subject: 'Set your password', text: 'https://x.example/set-password/SECRET-TOKEN' });
+      const mailer = new EmlFolderMailer(join(dir, 'mail'), SENDER, {
+        info: (details, message) => logged.push({ details, message }),
+      });
+      const sent = await mailer.send({
+        to: { address: 'jane@example.com' },
+        subject: 'Set your password',
+        text: 'https://x.example/set-password/SECRET-TOKEN',
+      });
       assert.ok(sent.file?.startsWith(join(dir, 'mail')));
       assert.equal((await stat(sent.file!)).mode & 0o777, 0o600);
       assert.equal((await stat(join(dir, 'mail'))).mode & 0o777, 0o700);

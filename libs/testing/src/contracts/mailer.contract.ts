@@ -47,7 +47,9 @@ export function mailerContract(name: string, factory: MailerFactory): void {
         headers: { 'X-Burrow-Brand': 'acme' },
       });
       const mail = await only();
-      assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [{ name: 'Jane Doe', address: 'jane@example.com' }]);
+      assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value : null, [
+        { name: 'Jane Doe', address: 'jane@example.com' },
+      ]);
       assert.deepEqual(mail.from?.value, [{ name: 'Acme Backup', address: fixture.sender }]);
       assert.deepEqual(mail.replyTo?.value, [{ name: 'Acme Support', address: 'help@acme.example' }]);
       assert.equal(mail.subject, 'Set your password');
@@ -59,7 +61,12 @@ export function mailerContract(name: string, factory: MailerFactory): void {
     });
 
     it('non-ASCII names, subject and text arrive intact; a message without html is text only', async () => {
-      await fixture.mailer.send({ to: { name: 'Zoë Ångström', address: 'zoe@example.com' }, fromName: 'Société Générale 🛡', subject: 'Mot de passe — définir', text: 'Bonjour Zoë ✓' });
+      await fixture.mailer.send({
+        to: { name: 'Zoë Ångström', address: 'zoe@example.com' },
+        fromName: 'Société Générale 🛡',
+        subject: 'Mot de passe — définir',
+        text: 'Bonjour Zoë ✓',
+      });
       const mail = await only();
       assert.equal(mail.to && !Array.isArray(mail.to) ? mail.to.value[0].name : '', 'Zoë Ångström');
       assert.equal(mail.from?.value[0].name, 'Société Générale 🛡');

@@ -8,12 +8,35 @@
  */
 import 'reflect-metadata';
 import { DomainError, notFound } from '@burrow/contracts';
-import { descendsFrom, OTLP_SPAN_KIND, OTLP_STATUS, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '@burrow/tracing/testing';
+import {
+  descendsFrom,
+  OTLP_SPAN_KIND,
+  OTLP_STATUS,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  startOtlpReceiver,
+} from '@burrow/tracing/testing';
 import { startTracing, type Tracing } from '@burrow/tracing';
-import { type BusTracing, InProcessBus, InProcessClient, InProcessServer, natsClient, natsServer, NO_REPLY, RpcClient } from '@burrow/transport';
+import {
+  type BusTracing,
+  InProcessBus,
+  InProcessClient,
+  InProcessServer,
+  natsClient,
+  natsServer,
+  NO_REPLY,
+  RpcClient,
+} from '@burrow/transport';
 import { Catch, Controller, type INestMicroservice, Module, type RpcExceptionFilter } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type ClientProxy, type CustomTransportStrategy, Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  type ClientProxy,
+  type CustomTransportStrategy,
+  Ctx,
+  EventPattern,
+  MessagePattern,
+  Payload,
+} from '@nestjs/microservices';
 import { trace } from '@opentelemetry/api';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +45,11 @@ import { throwError } from 'rxjs';
 @Catch()
 class Filter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown) {
-    return throwError(() => (exception instanceof DomainError ? exception.toWire() : { burrowError: true, status: 500, reason: 'internal error' }));
+    return throwError(() =>
+      exception instanceof DomainError
+        ? exception.toWire()
+        : { burrowError: true, status: 500, reason: 'internal error' },
+    );
   }
 }
 
@@ -102,7 +129,10 @@ function transportTracing(name: string, factory: (() => Factory) | null, skipRea
       }
       @Module({ controllers: [Handlers] })
       class TracedModule {}
-      app = await NestFactory.createMicroservice({ module: TracedModule }, { strategy: f.server('traced-svc', tracing.bus), logger: false });
+      app = await NestFactory.createMicroservice(
+        { module: TracedModule },
+        { strategy: f.server('traced-svc', tracing.bus), logger: false },
+      );
       app.useGlobalFilters(new Filter());
       await app.listen();
       @Controller()
@@ -114,7 +144,10 @@ function transportTracing(name: string, factory: (() => Factory) | null, skipRea
       }
       @Module({ controllers: [PlainHandlers] })
       class PlainModule {}
-      plainApp = await NestFactory.createMicroservice({ module: PlainModule }, { strategy: f.server('plain-svc'), logger: false });
+      plainApp = await NestFactory.createMicroservice(
+        { module: PlainModule },
+        { strategy: f.server('plain-svc'), logger: false },
+      );
       await plainApp.listen();
       client = f.client(tracing.bus);
       await client.connect();
@@ -136,7 +169,7 @@ function transportTracing(name: string, factory: (() => Factory) | null, skipRea
       return all.filter((s) => s.traceId === traceId);
     };
 
-    it('a request is a span under the caller\'s, its handler a span under the request\'s, one trace; the handler logs with its span', async () => {
+    it("a request is a span under the caller's, its handler a span under the request's, one trace; the handler logs with its span", async () => {
       const parent = await inParent(() => rpc.call(`${prefix}.echo`, { a: 1 }));
       assert.deepEqual(parent.result, { a: 1 });
       const spans = await spansOf(parent.traceId, 3);
@@ -151,15 +184,32 @@ function transportTracing(name: string, factory: (() => Factory) | null, skipRea
       assert.equal(send.status.code, OTLP_STATUS.UNSET);
       const fields = handled.at(-1)!.fields;
       assert.deepEqual(fields, { trace_id: parent.traceId, span_id: handler.spanId });
-      if (name === 'NATS') assert.match(String((handled.at(-1)!.headers as { get(n: string): string }).get('traceparent')), new RegExp(`^00-${parent.traceId}-${send.spanId}-01$`));
+      if (name === 'NATS')
+        assert.match(
+          String((handled.at(-1)!.headers as { get(n: string): string }).get('traceparent')),
+          new RegExp(`^00-${parent.traceId}-${send.spanId}-01$`),
+        );
     });
 
     it('a domain error (404) is an answer: recorded, not a failure; a 500 fails both spans', async () => {
-      const missing = await inParent(() => rpc.call(`${prefix}.missing`).then(() => 'answered', (e: DomainError) => e.status));
+      const missing = await inParent(() =>
+        rpc.call(`${prefix}.missing`).then(
+          () => 'answered',
+          (e: DomainError) => e.status,
+        ),
+      );
       assert.equal(missing.result, 404);
-      const crash = await inParent(() => rpc.call(`${prefix}.crash`).then(() => 'answered', (e: DomainError) => e.status));
+      const crash = await inParent(() =>
+        rpc.call(`${prefix}.crash`).then(
+          () => 'answered',
+          (e: DomainError) => e.status,
+        ),
+      );
       assert.equal(crash.result, 500);
-      for (const [run, subject, code] of [[missing, 'missing', OTLP_STATUS.UNSET], [crash, 'crash', OTLP_STATUS.ERROR]] as const) {
+      for (const [run, subject, code] of [
+        [missing, 'missing', OTLP_STATUS.UNSET],
+        [crash, 'crash', OTLP_STATUS.ERROR],
+      ] as const) {
         const spans = await spansOf(run.traceId, 3);
         for (const span of spans.filter((s) => s.name.endsWith(`${prefix}.${subject}`))) {
           assert.equal(span.status.code, code, `${span.name}`);
@@ -169,7 +219,12 @@ function transportTracing(name: string, factory: (() => Factory) | null, skipRea
     });
 
     it('a request nobody answers in time fails its span with the reason', async () => {
-      const slow = await inParent(() => rpc.call(`${prefix}.slow`).then(() => 'answered', (e: DomainError) => e.status));
+      const slow = await inParent(() =>
+        rpc.call(`${prefix}.slow`).then(
+          () => 'answered',
+          (e: DomainError) => e.status,
+        ),
+      );
       assert.equal(slow.result, 503);
       const spans = await spansOf(slow.traceId, 2);
       const send = spans.find((s) => s.name === `send ${prefix}.slow`)!;
@@ -177,7 +232,7 @@ function transportTracing(name: string, factory: (() => Factory) | null, skipRea
       assert.equal(send.status.message, NO_REPLY);
     });
 
-    it('an event\'s handler is a span under its send', async () => {
+    it("an event's handler is a span under its send", async () => {
       const count = events.length;
       const sent = await inParent(async () => {
         await new RpcClient(client).emit(`${prefix}.event`, { n: 1 });
@@ -209,6 +264,11 @@ transportTracing('in-process bus', () => {
 const natsUrl = process.env.NATS_URL;
 transportTracing(
   'NATS',
-  natsUrl ? () => ({ server: (queue, t) => natsServer(natsUrl, queue, {}, t), client: (t) => natsClient(natsUrl, 'tracing-test', {}, t) as unknown as ClientProxy }) : null,
+  natsUrl
+    ? () => ({
+        server: (queue, t) => natsServer(natsUrl, queue, {}, t),
+        client: (t) => natsClient(natsUrl, 'tracing-test', {}, t) as unknown as ClientProxy,
+      })
+    : null,
   'NATS_URL not set: no NATS server for this run',
 );

@@ -11,6 +11,11 @@ transportContract('in-process bus', async () => {
 const natsUrl = process.env.NATS_URL;
 transportContract(
   'NATS',
-  natsUrl ? async () => ({ server: (queue) => natsServer(natsUrl, queue), client: () => natsClient(natsUrl, 'contract') as unknown as ClientProxy }) : null,
+  natsUrl
+    ? async () => ({
+        server: (queue) => natsServer(natsUrl, queue),
+        client: () => natsClient(natsUrl, 'contract') as unknown as ClientProxy,
+      })
+    : null,
   'NATS_URL not set: no NATS server for this run',
 );

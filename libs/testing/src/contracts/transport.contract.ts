@@ -9,7 +9,13 @@ import { DomainError, JsonText, notFound } from '@burrow/contracts';
 import { RpcClient } from '@burrow/transport';
 import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type ClientProxy, type CustomTransportStrategy, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  type ClientProxy,
+  type CustomTransportStrategy,
+  EventPattern,
+  MessagePattern,
+  Payload,
+} from '@nestjs/microservices';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Catch, type RpcExceptionFilter } from '@nestjs/common';
@@ -24,12 +30,22 @@ export interface TransportFactory {
 @Catch()
 class TestWireFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown) {
-    return throwError(() => (exception instanceof DomainError ? exception.toWire() : { burrowError: true, status: 500, reason: 'internal error' }));
+    return throwError(() =>
+      exception instanceof DomainError
+        ? exception.toWire()
+        : { burrowError: true, status: 500, reason: 'internal error' },
+    );
   }
 }
 
 /** A page as a service relays it: text that needs escaping, non-ASCII, the envelope's own marker inside. */
-const PAGE = (n: number) => Array.from({ length: n }, (_, i) => ({ i, name: `user "${i}" \\ é 😀`, note: '{"id":"x","isDisposed":true,"err":null,"response":', none: null }));
+const PAGE = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    i,
+    name: `user "${i}" \\ é 😀`,
+    note: '{"id":"x","isDisposed":true,"err":null,"response":',
+    none: null,
+  }));
 /** A plain reply that reads like a JsonText envelope: it must come back as this string. */
 const ENVELOPE_LIKE = '{"id":"abc","isDisposed":true,"err":null,"response":[1]}';
 
@@ -79,7 +95,11 @@ function echoModule(instance: string, prefix: string, log: string[], received: u
   return { module: EchoModule };
 }
 
-export function transportContract(name: string, factory: (() => Promise<TransportFactory>) | null, skipReason?: string) {
+export function transportContract(
+  name: string,
+  factory: (() => Promise<TransportFactory>) | null,
+  skipReason?: string,
+) {
   describe(`transport contract: ${name}`, { skip: factory ? false : skipReason }, () => {
     const prefix = `contract.${process.pid}.${Date.now().toString(36)}`;
     const log: string[] = [];
@@ -92,8 +112,15 @@ export function transportContract(name: string, factory: (() => Promise<Transpor
     before(async () => {
       transport = await factory!();
       // two members of queue "svc" and one of queue "other"
-      for (const [instance, queue] of [['a1', 'svc'], ['a2', 'svc'], ['b1', 'other']]) {
-        const app = await NestFactory.createMicroservice(echoModule(instance, prefix, log, received), { strategy: transport.server(queue), logger: false });
+      for (const [instance, queue] of [
+        ['a1', 'svc'],
+        ['a2', 'svc'],
+        ['b1', 'other'],
+      ]) {
+        const app = await NestFactory.createMicroservice(echoModule(instance, prefix, log, received), {
+          strategy: transport.server(queue),
+          logger: false,
+        });
         app.useGlobalFilters(new TestWireFilter());
         await app.listen();
         apps.push(app);
@@ -137,11 +164,16 @@ export function transportContract(name: string, factory: (() => Promise<Transpor
 
     it('each request is handled by exactly one member of each queue group', async () => {
       received.length = 0;
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => rpc.call<{ handledBy: string; i: number }>(`${prefix}.echo`, { i })));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => rpc.call<{ handledBy: string; i: number }>(`${prefix}.echo`, { i })),
+      );
       // three subscribers in two groups: every request reached one member of "svc" and the one of "other"
       assert.equal(received.length, 40);
       assert.equal(replies.length, 20);
-      assert.deepEqual(replies.map((r) => r.i).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+      assert.deepEqual(
+        replies.map((r) => r.i).sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i),
+      );
     });
 
     it('domain errors cross the bus with status and body intact', async () => {

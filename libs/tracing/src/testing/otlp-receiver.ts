@@ -64,19 +64,22 @@ interface OtlpRequest {
   resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
 }
 
-const hex = (id: string | Uint8Array | undefined): string => (id === undefined ? '' : typeof id === 'string' ? id : Buffer.from(id).toString('hex'));
+const hex = (id: string | Uint8Array | undefined): string =>
+  id === undefined ? '' : typeof id === 'string' ? id : Buffer.from(id).toString('hex');
 
 function anyValue(value: OtlpAnyValue | undefined): unknown {
   if (!value) return undefined;
   if (value.stringValue !== undefined && value.stringValue !== null) return value.stringValue;
   if (value.boolValue !== undefined && value.boolValue !== null) return value.boolValue;
-  if (value.intValue !== undefined && value.intValue !== null) return typeof value.intValue === 'object' ? value.intValue.toNumber() : Number(value.intValue);
+  if (value.intValue !== undefined && value.intValue !== null)
+    return typeof value.intValue === 'object' ? value.intValue.toNumber() : Number(value.intValue);
   if (value.doubleValue !== undefined && value.doubleValue !== null) return value.doubleValue;
   if (value.arrayValue) return (value.arrayValue.values ?? []).map(anyValue);
   return undefined;
 }
 
-const attributes = (list: OtlpKeyValue[] | undefined): Record<string, unknown> => Object.fromEntries((list ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
+const attributes = (list: OtlpKeyValue[] | undefined): Record<string, unknown> =>
+  Object.fromEntries((list ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
 
 function spansOf(request: OtlpRequest, encoding: ReceivedSpan['encoding']): ReceivedSpan[] {
   return (request.resourceSpans ?? []).flatMap((rs) => {
@@ -111,14 +114,19 @@ type ReaderClass = new (bytes: Uint8Array) => ProtobufReader;
 function loadReader(): ReaderClass {
   const require = createRequire(import.meta.url);
   const main = require.resolve('@opentelemetry/otlp-transformer');
-  return (createRequire(main)('./common/protobuf/protobuf-reader.js') as { ProtobufReader: ReaderClass }).ProtobufReader;
+  return (createRequire(main)('./common/protobuf/protobuf-reader.js') as { ProtobufReader: ReaderClass })
+    .ProtobufReader;
 }
 
 /**
  * Reads the fields of one message: `on(field, reader, wireType)` takes the ones it knows (and
  * returns true), the rest are skipped.
  */
-function fields(Reader: ReaderClass, bytes: Uint8Array, on: (field: number, reader: ProtobufReader, wireType: number) => boolean): void {
+function fields(
+  Reader: ReaderClass,
+  bytes: Uint8Array,
+  on: (field: number, reader: ProtobufReader, wireType: number) => boolean,
+): void {
   const reader = new Reader(bytes);
   while (!reader.isAtEnd()) {
     const { fieldNumber, wireType } = reader.readTag();
@@ -184,7 +192,12 @@ function decodeProtobufRequest(Reader: ReaderClass, bytes: Uint8Array): OtlpRequ
     if (field !== 1 || wire !== 2) return false;
     const rs: NonNullable<OtlpRequest['resourceSpans']>[number] = { resource: { attributes: [] }, scopeSpans: [] };
     fields(Reader, r.readBytes(), (f, rr, w) => {
-      if (f === 1 && w === 2) fields(Reader, rr.readBytes(), (ff, r3, w3) => ff === 1 && w3 === 2 && rs.resource!.attributes!.push(keyValue(r3.readBytes())) > 0);
+      if (f === 1 && w === 2)
+        fields(
+          Reader,
+          rr.readBytes(),
+          (ff, r3, w3) => ff === 1 && w3 === 2 && rs.resource!.attributes!.push(keyValue(r3.readBytes())) > 0,
+        );
       else if (f === 2 && w === 2) {
         const spans: OtlpSpan[] = [];
         fields(Reader, rr.readBytes(), (ff, r3, w3) => ff === 2 && w3 === 2 && spans.push(span(r3.readBytes())) > 0);
@@ -222,7 +235,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`the spans awaited did not arrive within ${timeoutMs} ms; received ${receiver.spans.length} in ${receiver.requests} exports:\n${receiver.spans.map((s) => `  ${s.resource['service.name']} ${s.traceId}/${s.spanId}<-${s.parentSpanId} ${s.name}`).join('\n')}`));
+          reject(
+            new Error(
+              `the spans awaited did not arrive within ${timeoutMs} ms; received ${receiver.spans.length} in ${receiver.requests} exports:\n${receiver.spans.map((s) => `  ${s.resource['service.name']} ${s.traceId}/${s.spanId}<-${s.parentSpanId} ${s.name}`).join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

@@ -5,7 +5,13 @@
  * operator manages subscriptions. Those bodies (a payment token among them) are read to their end
  * and dropped: never forwarded, kept or logged.
  */
-import { type ApplianceBillingInfo, type Payment, Subjects, type SubscriptionReply, type SubscriptionRequestKind } from '@burrow/contracts';
+import {
+  type ApplianceBillingInfo,
+  type Payment,
+  Subjects,
+  type SubscriptionReply,
+  type SubscriptionRequestKind,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, HttpCode, Inject, UseGuards } from '@nestjs/common';
 import { JsonBody } from '../../http/json-body.js';

@@ -38,15 +38,22 @@ export const BILLING_API_ROUTES = {
       tags: ['billing'],
       summary: 'Billing standing (management appliance)',
       description:
-        'From the billing service\'s records: `current_plan.status` is `active` once the information the billing mode needs is on file (prepaid: a card; invoice: an address) and `pending` before; `next_payment` is always null (Burrow takes no payments).',
+        "From the billing service's records: `current_plan.status` is `active` once the information the billing mode needs is on file (prepaid: a card; invoice: an address) and `pending` before; `next_payment` is always null (Burrow takes no payments).",
       responses: {
         '200': reply('The standing.', ApplianceBillingInfo, {
           pending: ex('no billing information yet', {
-            current_plan: { status: 'pending', billing_mode: 'invoice', managed_by: 'operator' }, billing_mode: 'invoice', next_payment: null, payment_method: null, updated_at: null,
+            current_plan: { status: 'pending', billing_mode: 'invoice', managed_by: 'operator' },
+            billing_mode: 'invoice',
+            next_payment: null,
+            payment_method: null,
+            updated_at: null,
           }),
           prepaid: ex('a card on file', {
-            current_plan: { status: 'active', billing_mode: 'prepaid', managed_by: 'operator' }, billing_mode: 'prepaid', next_payment: null,
-            payment_method: { brand: 'visa', last4: '4242', expiration_month: 7, expiration_year: 2029 }, updated_at: 1763740000,
+            current_plan: { status: 'active', billing_mode: 'prepaid', managed_by: 'operator' },
+            billing_mode: 'prepaid',
+            next_payment: null,
+            payment_method: { brand: 'visa', last4: '4242', expiration_month: 7, expiration_year: 2029 },
+            updated_at: 1763740000,
           }),
         }),
         ...AUTHENTICATED,
@@ -61,8 +68,14 @@ export const BILLING_API_ROUTES = {
       operationId: 'appliancePayments',
       tags: ['billing'],
       summary: 'Payments (management appliance)',
-      description: 'The payments taken from the partner. Burrow takes and records none (the operator bills), so the list is empty.',
-      responses: { '200': reply('The payments: always empty today.', listOf(Payment, 'payments'), { none: ex('nothing recorded', []) }), ...AUTHENTICATED },
+      description:
+        'The payments taken from the partner. Burrow takes and records none (the operator bills), so the list is empty.',
+      responses: {
+        '200': reply('The payments: always empty today.', listOf(Payment, 'payments'), {
+          none: ex('nothing recorded', []),
+        }),
+        ...AUTHENTICATED,
+      },
     },
   }),
   coupon: route({
@@ -74,7 +87,11 @@ export const BILLING_API_ROUTES = {
       operationId: 'applianceCoupon',
       tags: ['billing'],
       summary: 'Redeem a coupon (refused: the operator manages plans)',
-      requestBody: { description: '`{"coupon"}`.', examples: { coupon: ex('a coupon', { coupon: 'SPRING25' }) }, required: false },
+      requestBody: {
+        description: '`{"coupon"}`.',
+        examples: { coupon: ex('a coupon', { coupon: 'SPRING25' }) },
+        required: false,
+      },
       responses: { '200': refusal('Coupons are not redeemed here'), ...WITH_BODY },
     },
   }),
@@ -87,7 +104,11 @@ export const BILLING_API_ROUTES = {
       operationId: 'applianceCreateSubscription',
       tags: ['billing'],
       summary: 'Start a subscription (refused: the operator manages subscriptions)',
-      requestBody: { description: '`{"coupon", "frequency", "stripe_token"}`.', examples: { subscription: ex('a monthly subscription', { frequency: 'monthly', stripe_token: 'tok_visa' }) }, required: false },
+      requestBody: {
+        description: '`{"coupon", "frequency", "stripe_token"}`.',
+        examples: { subscription: ex('a monthly subscription', { frequency: 'monthly', stripe_token: 'tok_visa' }) },
+        required: false,
+      },
       responses: { '200': refusal('Subscriptions cannot be started here'), ...WITH_BODY },
     },
   }),

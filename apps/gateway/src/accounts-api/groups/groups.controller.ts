@@ -27,7 +27,10 @@ export class GroupsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(GROUP_ROUTES.list)
-  list(@PartnerId() partnerId: PartnerIdentity, @Query(GROUP_ROUTES.list.query) { search }: z.output<typeof GROUP_ROUTES.list.query>): Promise<Group[]> {
+  list(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Query(GROUP_ROUTES.list.query) { search }: z.output<typeof GROUP_ROUTES.list.query>,
+  ): Promise<Group[]> {
     return this.rpc.call(Subjects.accounts.listGroups, { partnerId, search });
   }
 
@@ -62,11 +65,19 @@ export class GroupsController {
   }
 
   @Route(GROUP_ROUTES.remove)
-  remove(@PartnerId() partnerId: PartnerIdentity, @Param('id') id: string, @Query(GROUP_ROUTES.remove.query) query: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
+  remove(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Param('id') id: string,
+    @Query(GROUP_ROUTES.remove.query) query: z.output<typeof GROUP_ROUTES.remove.query>,
+  ): Promise<null> {
     return this.delete(partnerId, id, query);
   }
 
-  private async delete(partnerId: PartnerIdentity, id: string, { move_to }: z.output<typeof GROUP_ROUTES.remove.query>): Promise<null> {
+  private async delete(
+    partnerId: PartnerIdentity,
+    id: string,
+    { move_to }: z.output<typeof GROUP_ROUTES.remove.query>,
+  ): Promise<null> {
     await this.rpc.call(Subjects.accounts.deleteGroup, { partnerId, group_id: groupId(id), move_to });
     return null;
   }

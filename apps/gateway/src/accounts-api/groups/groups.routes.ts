@@ -1,12 +1,26 @@
 /** The routes of groups: path, method, the schemas the handlers parse with, and their OpenAPI prose and examples. */
-import { CreateGroupBody, DeleteGroupQuery, Group, ListGroupsQuery, MoveToQuery, UpdateGroupBody } from '@burrow/contracts';
+import {
+  CreateGroupBody,
+  DeleteGroupQuery,
+  Group,
+  ListGroupsQuery,
+  MoveToQuery,
+  UpdateGroupBody,
+} from '@burrow/contracts';
 import { route } from '../../http/route.js';
 import { empty, err, error, ex, listOf, pathParameter, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, notAnObject, WITH_BODY } from '../../openapi/common.js';
 import { exampleGroup, exampleGroups } from '../examples.js';
 
-const groupIdParam = pathParameter('id', 'the group id (a positive integer; anything else names no group)', { type: 'string', pattern: '^[0-9]+$' }, '3');
-const noGroup = error('No such group for this partner (or the id is not a positive integer).', { noGroup: ex('unknown group', err('no group 99')) });
+const groupIdParam = pathParameter(
+  'id',
+  'the group id (a positive integer; anything else names no group)',
+  { type: 'string', pattern: '^[0-9]+$' },
+  '3',
+);
+const noGroup = error('No such group for this partner (or the id is not a positive integer).', {
+  noGroup: ex('unknown group', err('no group 99')),
+});
 const moveTo = { description: 'move every member to this group (and its plan) before deleting', example: 4 };
 
 export const GROUP_ROUTES = {
@@ -18,9 +32,13 @@ export const GROUP_ROUTES = {
       operationId: 'listGroups',
       tags: ['groups'],
       summary: 'List groups',
-      queryNotes: { search: { description: 'only groups whose name contains this text (case-insensitive)', example: 'eng' } },
+      queryNotes: {
+        search: { description: 'only groups whose name contains this text (case-insensitive)', example: 'eng' },
+      },
       responses: {
-        '200': reply('Every matching group, by group_id.', listOf(Group, 'groups'), { groups: ex('two groups', exampleGroups) }),
+        '200': reply('Every matching group, by group_id.', listOf(Group, 'groups'), {
+          groups: ex('two groups', exampleGroups),
+        }),
         ...AUTHENTICATED,
       },
     },
@@ -35,14 +53,24 @@ export const GROUP_ROUTES = {
       summary: 'Create a group',
       requestBody: {
         description: 'The new group.',
-        examples: { group: ex('a group', { name: 'Engineering', plan_id: 2, webapi_enable: true, check_domain: false }) },
+        examples: {
+          group: ex('a group', { name: 'Engineering', plan_id: 2, webapi_enable: true, check_domain: false }),
+        },
       },
       responses: {
-        '201': reply('Created; `Location` ends in `/<group_id>` (no trailing slash, no query) on the mount that was called.', Group, { created: ex('the new group', exampleGroup) }, {
-          Location: { description: 'path of the new group', schema: { type: 'string' }, example: '/groups/3' },
-        }),
+        '201': reply(
+          'Created; `Location` ends in `/<group_id>` (no trailing slash, no query) on the mount that was called.',
+          Group,
+          { created: ex('the new group', exampleGroup) },
+          {
+            Location: { description: 'path of the new group', schema: { type: 'string' }, example: '/groups/3' },
+          },
+        ),
         '400': error('Invalid or missing parameters (named in `fields`).', {
-          fields: ex('missing name, bad plan_id', err('invalid or missing parameters: plan_id, name', { fields: ['plan_id', 'name'] })),
+          fields: ex(
+            'missing name, bad plan_id',
+            err('invalid or missing parameters: plan_id, name', { fields: ['plan_id', 'name'] }),
+          ),
           notObject: notAnObject,
         }),
         '409': error('A group with that name exists (case-insensitive), or plan_id names no plan.', {
@@ -61,7 +89,11 @@ export const GROUP_ROUTES = {
       tags: ['groups'],
       summary: 'Group details',
       parameters: [groupIdParam],
-      responses: { '200': reply('The group.', Group, { group: ex('GET /groups/3', exampleGroup) }), '404': noGroup, ...AUTHENTICATED },
+      responses: {
+        '200': reply('The group.', Group, { group: ex('GET /groups/3', exampleGroup) }),
+        '404': noGroup,
+        ...AUTHENTICATED,
+      },
     },
   }),
   update: route({
@@ -76,7 +108,10 @@ export const GROUP_ROUTES = {
       description:
         'Returns the updated group. A new plan_id is applied to every member. With `action=delete` (and optional `move_to`) the group is deleted as by DELETE, the body is ignored and the reply is empty.',
       parameters: [groupIdParam],
-      queryNotes: { action: { description: '`delete`: delete the group (same as DELETE); any other value is 400' }, move_to: moveTo },
+      queryNotes: {
+        action: { description: '`delete`: delete the group (same as DELETE); any other value is 400' },
+        move_to: moveTo,
+      },
       requestBody: {
         description: 'The fields to change (ignored with action=delete).',
         examples: {
@@ -86,21 +121,43 @@ export const GROUP_ROUTES = {
         required: false,
       },
       responses: {
-        '200': reply('The updated group (empty body with action=delete).', Group, { updated: ex('after a rename', { ...exampleGroup, name: 'Platform engineering' }) }),
-        '400': error('Invalid parameters (named in `fields`), an unknown action, or (action=delete) an invalid move_to.', {
-          fields: ex('bad values', err('invalid or missing parameters: webapi_enable', { fields: ['webapi_enable'] })),
-          moveTo: ex('move_to names no group', err('move_to: no group 99', { fields: ['move_to'] })),
+        '200': reply('The updated group (empty body with action=delete).', Group, {
+          updated: ex('after a rename', { ...exampleGroup, name: 'Platform engineering' }),
         }),
+        '400': error(
+          'Invalid parameters (named in `fields`), an unknown action, or (action=delete) an invalid move_to.',
+          {
+            fields: ex(
+              'bad values',
+              err('invalid or missing parameters: webapi_enable', { fields: ['webapi_enable'] }),
+            ),
+            moveTo: ex('move_to names no group', err('move_to: no group 99', { fields: ['move_to'] })),
+          },
+        ),
         '402': error('The new plan would make the enterprise allocation exceed the bytes available.', {
-          quota: ex('over the enterprise allocation', err('plan change would make the allocation exceed the bytes available')),
+          quota: ex(
+            'over the enterprise allocation',
+            err('plan change would make the allocation exceed the bytes available'),
+          ),
         }),
         '404': noGroup,
-        '409': error('plan_id names no plan; the name is used by another group; members would exceed their quota under the new plan (send force); or (action=delete) the group has users and no move_to.', {
-          plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
-          name: ex('name taken', err('name already in use', { conflicts: ['name'] })),
-          overQuota: ex('members over quota', err('members would exceed their quota under the new plan (use force)', { conflicts: ['avatars_over_quota'] })),
-          hasUsers: ex('action=delete on a group with users', err('group has users; supply move_to', { conflicts: ['move_to'] })),
-        }),
+        '409': error(
+          'plan_id names no plan; the name is used by another group; members would exceed their quota under the new plan (send force); or (action=delete) the group has users and no move_to.',
+          {
+            plan: ex('no such plan', err('plan 99 does not exist', { conflicts: ['plan_id'] })),
+            name: ex('name taken', err('name already in use', { conflicts: ['name'] })),
+            overQuota: ex(
+              'members over quota',
+              err('members would exceed their quota under the new plan (use force)', {
+                conflicts: ['avatars_over_quota'],
+              }),
+            ),
+            hasUsers: ex(
+              'action=delete on a group with users',
+              err('group has users; supply move_to', { conflicts: ['move_to'] }),
+            ),
+          },
+        ),
         ...WITH_BODY,
       },
     },
@@ -113,7 +170,8 @@ export const GROUP_ROUTES = {
       operationId: 'deleteGroup',
       tags: ['groups'],
       summary: 'Delete a group',
-      description: 'With move_to, every member moves to that group (and takes its plan). Without it, a group with users is refused (409).',
+      description:
+        'With move_to, every member moves to that group (and takes its plan). Without it, a group with users is refused (409).',
       parameters: [groupIdParam],
       queryNotes: { move_to: moveTo },
       responses: {

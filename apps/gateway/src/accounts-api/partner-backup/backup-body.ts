@@ -21,7 +21,19 @@ export interface BackupBody {
   size: number;
 }
 
-const enum State { BeforeObject, BeforeFirstKey, BeforeKey, Key, Colon, Value, Data, DataEscape, Sha, AfterValue, End }
+const enum State {
+  BeforeObject,
+  BeforeFirstKey,
+  BeforeKey,
+  Key,
+  Colon,
+  Value,
+  Data,
+  DataEscape,
+  Sha,
+  AfterValue,
+  End,
+}
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 /** The standard base64 alphabet and padding. */
@@ -36,7 +48,11 @@ const SHA_MAX = 64;
 const invalidJson = () => badRequest('request body is not valid JSON');
 const notBase64 = () => badRequest('data must be base64 text (A-Z, a-z, 0-9, +, /, =, line breaks)', ['data']);
 
-export async function readBackupBody(source: AsyncIterable<Buffer>, sink: Writable, limit: number): Promise<BackupBody> {
+export async function readBackupBody(
+  source: AsyncIterable<Buffer>,
+  sink: Writable,
+  limit: number,
+): Promise<BackupBody> {
   const hash = createHash('sha256');
   let state = State.BeforeObject as State;
   let total = 0;
@@ -80,14 +96,15 @@ export async function readBackupBody(source: AsyncIterable<Buffer>, sink: Writab
         case State.Key:
           if (c === 0x22 && !keyEscaped) {
             field = parseKey(key);
-            if (field !== 'data' && field !== 'sha256') throw badRequest(`unknown field ${JSON.stringify(field)}: the body holds sha256 and data only`, [field]);
+            if (field !== 'data' && field !== 'sha256')
+              throw badRequest(`unknown field ${JSON.stringify(field)}: the body holds sha256 and data only`, [field]);
             if (seen.has(field)) throw badRequest(`${field} is given twice`, [field]);
             seen.add(field);
             state = State.Colon;
             break;
           }
           if (key.length >= KEY_MAX) throw badRequest('unknown field: the body holds sha256 and data only');
-          keyEscaped = !keyEscaped && c === 0x5c /* \ */;
+          keyEscaped = !keyEscaped && c === 0x5c; /* \ */
           key.push(c);
           break;
         case State.Colon:
@@ -152,7 +169,10 @@ export async function readBackupBody(source: AsyncIterable<Buffer>, sink: Writab
   if (size === 0) throw badRequest('data is empty', ['data']);
   const declared = sha.toLowerCase();
   if (hash.digest('hex') !== declared) {
-    throw badRequest('sha256 does not match the data (expected: the hex SHA-256 of the data string exactly as sent, i.e. of the base64 text)', ['sha256']);
+    throw badRequest(
+      'sha256 does not match the data (expected: the hex SHA-256 of the data string exactly as sent, i.e. of the base64 text)',
+      ['sha256'],
+    );
   }
   return { sha256: declared, size };
 }

@@ -50,7 +50,10 @@ describe('POST /partner/backup body (streamed)', () => {
 
   it('hands on the data text exactly, whatever the chunking, with sha256 before or after it', async () => {
     for (const size of [1, 2, 3, 7, 64, 1 << 16]) {
-      for (const body of [JSON.stringify({ sha256: sha(data), data }), ` { "data" : "${data}" ,\n "sha256":"${sha(data).toUpperCase()}" } `]) {
+      for (const body of [
+        JSON.stringify({ sha256: sha(data), data }),
+        ` { "data" : "${data}" ,\n "sha256":"${sha(data).toUpperCase()}" } `,
+      ]) {
         const got = await read(body, size);
         assert.equal(got.data, data, `chunks of ${size}`);
         assert.deepEqual([got.sha256, got.size], [sha(data), data.length]);
@@ -99,7 +102,17 @@ describe('POST /partner/backup body (streamed)', () => {
   });
 
   it('refuses what is not a JSON object, or not valid JSON, with 400', async () => {
-    for (const body of ['', '[]', '"text"', '{', `{"sha256": "${sha(data)}", "data": "${data}"`, `{"sha256": "${sha(data)}", "data": "${data}",}`, `{"sha256": "${sha(data)}" "data": "x"}`, `{"sha256": "${sha(data)}", "data": "${data}"} x`, '{,}']) {
+    for (const body of [
+      '',
+      '[]',
+      '"text"',
+      '{',
+      `{"sha256": "${sha(data)}", "data": "${data}"`,
+      `{"sha256": "${sha(data)}", "data": "${data}",}`,
+      `{"sha256": "${sha(data)}" "data": "x"}`,
+      `{"sha256": "${sha(data)}", "data": "${data}"} x`,
+      '{,}',
+    ]) {
       assert.equal((await refusal(body)).status, 400, body.slice(0, 60));
     }
   });

@@ -50,8 +50,15 @@ export class PartnerBackupController {
   ) {}
 
   @Route(PARTNER_BACKUP_ROUTES.latest)
-  async latest(@PartnerId() partnerId: PartnerIdentity, @Query(PARTNER_BACKUP_ROUTES.latest.query) { sha256 }: z.output<typeof PARTNER_BACKUP_ROUTES.latest.query>, @Res() res: Response): Promise<void> {
-    const version = await this.rpc.call<PartnerBackupRef | null>(Subjects.accounts.getPartnerBackup, { partnerId, sha256 });
+  async latest(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Query(PARTNER_BACKUP_ROUTES.latest.query) { sha256 }: z.output<typeof PARTNER_BACKUP_ROUTES.latest.query>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const version = await this.rpc.call<PartnerBackupRef | null>(Subjects.accounts.getPartnerBackup, {
+      partnerId,
+      sha256,
+    });
     if (!version) {
       res.status(200).type('application/json').send('null');
       return;
@@ -84,7 +91,11 @@ export class PartnerBackupController {
     let size: number;
     try {
       // leaving the loop early (a refusal) must not destroy the request before the answer is sent
-      ({ size } = await readBackupBody(req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>, data, PARTNER_BACKUP_BODY_LIMIT));
+      ({ size } = await readBackupBody(
+        req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>,
+        data,
+        PARTNER_BACKUP_BODY_LIMIT,
+      ));
       data.end();
     } catch (error) {
       data.destroy(error as Error);
@@ -94,6 +105,10 @@ export class PartnerBackupController {
     }
     // the blob's key is the SHA-256 of what was written: the hash the parser just verified
     const blob = await put;
-    return this.rpc.call<PartnerBackupVersion>(Subjects.accounts.storePartnerBackup, { partnerId, blob: blob.key, size });
+    return this.rpc.call<PartnerBackupVersion>(Subjects.accounts.storePartnerBackup, {
+      partnerId,
+      blob: blob.key,
+      size,
+    });
   }
 }

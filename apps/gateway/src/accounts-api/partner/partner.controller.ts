@@ -29,7 +29,10 @@ export class PartnerController {
   /** Body: a bare JSON string (the spec); `{"password": "..."}` is accepted too. */
   @Route(PARTNER_ROUTES.password)
   @HttpCode(200)
-  async password(@PartnerId() partnerId: PartnerIdentity, @Body(PARTNER_ROUTES.password.body, { required: true, field: 'password' }) password: string): Promise<null> {
+  async password(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Body(PARTNER_ROUTES.password.body, { required: true, field: 'password' }) password: string,
+  ): Promise<null> {
     await this.rpc.call(Subjects.accounts.changePartnerPassword, { partnerId, password });
     return null;
   }
@@ -41,7 +44,10 @@ export class PartnerController {
 
   @Route(PARTNER_ROUTES.updateSettings)
   @HttpCode(200)
-  updateSettings(@PartnerId() partnerId: PartnerIdentity, @Body(PARTNER_ROUTES.updateSettings.body) settings: UpdateSettingsBody): Promise<PartnerSettings> {
+  updateSettings(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Body(PARTNER_ROUTES.updateSettings.body) settings: UpdateSettingsBody,
+  ): Promise<PartnerSettings> {
     return this.rpc.call(Subjects.accounts.updateSettings, { partnerId, settings });
   }
 

@@ -1,5 +1,12 @@
 /** The routes `/partner/...` (password, settings, features, quota, info): path, method, body schemas, and their OpenAPI prose and examples. */
-import { ChangePasswordBody, PartnerFeatures, PartnerInfo, PartnerQuota, PartnerSettings, UpdateSettingsBody } from '@burrow/contracts';
+import {
+  ChangePasswordBody,
+  PartnerFeatures,
+  PartnerInfo,
+  PartnerQuota,
+  PartnerSettings,
+  UpdateSettingsBody,
+} from '@burrow/contracts';
 import { route } from '../../http/route.js';
 import { empty, err, error, ex, reply } from '../../openapi/builders.js';
 import { AUTHENTICATED, notAnObject, WITH_BODY } from '../../openapi/common.js';
@@ -39,7 +46,10 @@ export const PARTNER_ROUTES = {
       operationId: 'getPartnerSettings',
       tags: ['partner'],
       summary: 'Enterprise settings',
-      responses: { '200': reply('The settings.', PartnerSettings, { settings: ex('settings', exampleSettings) }), ...AUTHENTICATED },
+      responses: {
+        '200': reply('The settings.', PartnerSettings, { settings: ex('settings', exampleSettings) }),
+        ...AUTHENTICATED,
+      },
     },
   }),
   updateSettings: route({
@@ -53,12 +63,25 @@ export const PARTNER_ROUTES = {
       description: 'Changes only the settings named; returns all settings.',
       requestBody: {
         description: 'Any subset of the settings.',
-        examples: { some: ex('partial update; null clears', { share_link_ttl: 120, autopurge_interval: null, ad_domain: 'corp.example.com' }) },
+        examples: {
+          some: ex('partial update; null clears', {
+            share_link_ttl: 120,
+            autopurge_interval: null,
+            ad_domain: 'corp.example.com',
+          }),
+        },
       },
       responses: {
-        '200': reply('All settings after the change.', PartnerSettings, { settings: ex('after the change', { ...exampleSettings, share_link_ttl: 120, autopurge_interval: null }) }),
+        '200': reply('All settings after the change.', PartnerSettings, {
+          settings: ex('after the change', { ...exampleSettings, share_link_ttl: 120, autopurge_interval: null }),
+        }),
         '400': error('Invalid values or unknown keys (all named in `fields`).', {
-          fields: ex('bad CIDR and an unknown key', err('invalid or missing parameters: signup_network_restriction, colour', { fields: ['signup_network_restriction', 'colour'] })),
+          fields: ex(
+            'bad CIDR and an unknown key',
+            err('invalid or missing parameters: signup_network_restriction, colour', {
+              fields: ['signup_network_restriction', 'colour'],
+            }),
+          ),
           notObject: notAnObject,
         }),
         ...WITH_BODY,
@@ -72,7 +95,10 @@ export const PARTNER_ROUTES = {
       operationId: 'getPartnerFeatures',
       tags: ['partner'],
       summary: 'Enterprise features',
-      responses: { '200': reply('The features.', PartnerFeatures, { features: ex('features', exampleFeatures) }), ...AUTHENTICATED },
+      responses: {
+        '200': reply('The features.', PartnerFeatures, { features: ex('features', exampleFeatures) }),
+        ...AUTHENTICATED,
+      },
     },
   }),
   quota: route({

@@ -13,9 +13,14 @@ export const PLAN_ROUTES = {
       operationId: 'ping',
       tags: ['partner'],
       summary: 'Credential check',
-      description: 'Clients use this to check credentials: 200 with the JSON string "pong" for good ones, 401 otherwise. GET, not POST (unlike the earlier interface).',
+      description:
+        'Clients use this to check credentials: 200 with the JSON string "pong" for good ones, 401 otherwise. GET, not POST (unlike the earlier interface).',
       responses: {
-        '200': reply('Credentials are good.', { type: 'string', const: 'pong' }, { pong: ex('good credentials', 'pong') }),
+        '200': reply(
+          'Credentials are good.',
+          { type: 'string', const: 'pong' },
+          { pong: ex('good credentials', 'pong') },
+        ),
         ...AUTHENTICATED,
       },
     },
@@ -27,7 +32,8 @@ export const PLAN_ROUTES = {
       operationId: 'listPlans',
       tags: ['plans'],
       summary: 'List all plans',
-      description: 'Every plan, promo-code plans included (there is no `promo` parameter and no single-plan resource). An unlimited plan always exists.',
+      description:
+        'Every plan, promo-code plans included (there is no `promo` parameter and no single-plan resource). An unlimited plan always exists.',
       responses: {
         '200': reply('All plans, by plan_id.', listOf(Plan, 'plans'), { plans: ex('default catalogue', examplePlans) }),
         ...AUTHENTICATED,

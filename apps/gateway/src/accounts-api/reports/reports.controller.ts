@@ -16,12 +16,18 @@ export class ReportsController {
   constructor(@Inject(RPC) private readonly rpc: RpcClient) {}
 
   @Route(REPORT_ROUTES.shares)
-  shares(@PartnerId() partnerId: PartnerIdentity, @Query(REPORT_ROUTES.shares.query) page: z.output<typeof REPORT_ROUTES.shares.query>): Promise<BrandShareEntry[]> {
+  shares(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Query(REPORT_ROUTES.shares.query) page: z.output<typeof REPORT_ROUTES.shares.query>,
+  ): Promise<BrandShareEntry[]> {
     return this.rpc.call(Subjects.accounts.brandShares, { partnerId, ...page });
   }
 
   @Route(REPORT_ROUTES.clientRevisions)
-  clientRevisions(@PartnerId() partnerId: PartnerIdentity, @Query(REPORT_ROUTES.clientRevisions.query) query: z.output<typeof REPORT_ROUTES.clientRevisions.query>): Promise<ClientRevisionCount[]> {
+  clientRevisions(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Query(REPORT_ROUTES.clientRevisions.query) query: z.output<typeof REPORT_ROUTES.clientRevisions.query>,
+  ): Promise<ClientRevisionCount[]> {
     return this.rpc.call(Subjects.accounts.clientRevisions, {
       partnerId,
       min_revision: query.min_revision ?? 0,

@@ -14,14 +14,19 @@ export const REPORT_ROUTES = {
       operationId: 'listBrandShares',
       tags: ['shares'],
       summary: 'All shares within the brand',
-      description: 'Users of the partner that have shares (by username), each with its rooms. `limit` and `offset` count users.',
+      description:
+        'Users of the partner that have shares (by username), each with its rooms. `limit` and `offset` count users.',
       queryNotes: {
         limit: { description: `users per page, at most ${MAX_PAGE} (the default)`, example: 100 },
         offset: { description: 'users to skip', example: 0 },
       },
       responses: {
-        '200': reply('Users with their shares.', listOf(BrandShareEntry, 'entries'), { shares: ex('one user with one room', exampleBrandShares) }),
-        '400': error('limit or offset not a non-negative integer.', { limit: ex('bad limit', err('invalid query parameters: limit', { fields: ['limit'] })) }),
+        '200': reply('Users with their shares.', listOf(BrandShareEntry, 'entries'), {
+          shares: ex('one user with one room', exampleBrandShares),
+        }),
+        '400': error('limit or offset not a non-negative integer.', {
+          limit: ex('bad limit', err('invalid query parameters: limit', { fields: ['limit'] })),
+        }),
         ...AUTHENTICATED,
       },
     },
@@ -37,10 +42,15 @@ export const REPORT_ROUTES = {
       queryNotes: {
         min_revision: { description: 'lowest revision counted (default 0, the lowest possible)', example: 1100 },
         max_revision: { description: 'highest revision counted; -1 = no maximum (default)' },
-        max_days_since_login: { description: 'only devices that logged in within this many days; -1 = no maximum (default)', example: 30 },
+        max_days_since_login: {
+          description: 'only devices that logged in within this many days; -1 = no maximum (default)',
+          example: 30,
+        },
       },
       responses: {
-        '200': reply('Counts, by revision ascending.', listOf(ClientRevisionCount, 'counts'), { counts: ex('two revisions in use', exampleRevisions) }),
+        '200': reply('Counts, by revision ascending.', listOf(ClientRevisionCount, 'counts'), {
+          counts: ex('two revisions in use', exampleRevisions),
+        }),
         '400': error('A parameter is not an integer or below its minimum.', {
           min: ex('negative min_revision', err('invalid query parameters: min_revision', { fields: ['min_revision'] })),
         }),

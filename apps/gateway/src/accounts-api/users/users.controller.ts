@@ -43,16 +43,25 @@ export class UsersController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<string | UserCount> {
     const { action, ...filters } = query;
-    if (action === 'user_count') return this.rpc.call<UserCount>(Subjects.accounts.countUsers, { partnerId, ...filters });
+    if (action === 'user_count')
+      return this.rpc.call<UserCount>(Subjects.accounts.countUsers, { partnerId, ...filters });
     // a page is up to 1,000 users: written as the accounts service serialized it
     return relayedJson(res, await this.rpc.relay<UserRecord[]>(Subjects.accounts.listUsers, { partnerId, ...filters }));
   }
 
   @Route(USER_ROUTES.create)
   @AuthenticatedInCall()
-  async create(@PartnerId() partnerId: PartnerIdentity, @Body(USER_ROUTES.create.body, { required: true }) body: CreateUserBody, @Res() res: Response): Promise<void> {
+  async create(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Body(USER_ROUTES.create.body, { required: true }) body: CreateUserBody,
+    @Res() res: Response,
+  ): Promise<void> {
     const { bonus_gigs: _g, bonus_bytes: _b, ...fields } = body;
-    const reply = await this.rpc.call<CreateUserReply>(Subjects.accounts.createUser, { partnerId, ...fields, bonus_bytes: bonusBytesOf(body) });
+    const reply = await this.rpc.call<CreateUserReply>(Subjects.accounts.createUser, {
+      partnerId,
+      ...fields,
+      bonus_bytes: bonusBytesOf(body),
+    });
     res.status(201).json(reply);
   }
 
@@ -89,11 +98,19 @@ export class UsersController {
       // the link's base when BURROW_PUBLIC_URL is unset: where this request came to
       const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
       // an SMTP server may take its time: wait past the mailer's own deadline, not the usual RPC timeout
-      return this.rpc.call(Subjects.accounts.sendActivationEmail, { partnerId, user, template_name, origin }, { timeoutMs: MAIL_SEND_TIMEOUT_MS + 5000 });
+      return this.rpc.call(
+        Subjects.accounts.sendActivationEmail,
+        { partnerId, user, template_name, origin },
+        { timeoutMs: MAIL_SEND_TIMEOUT_MS + 5000 },
+      );
     }
     const body = parseBody(UpdateUserBody, raw);
     const { bonus_gigs: _g, bonus_bytes: _b, ...changes } = body;
-    return this.rpc.call(Subjects.accounts.updateUser, { partnerId, user, changes: { ...changes, bonus_bytes: bonusBytesOf(body) } });
+    return this.rpc.call(Subjects.accounts.updateUser, {
+      partnerId,
+      user,
+      changes: { ...changes, bonus_bytes: bonusBytesOf(body) },
+    });
   }
 
   @Route(USER_ROUTES.remove)
@@ -111,7 +128,11 @@ export class UsersController {
 
   @Route(USER_ROUTES.share)
   @AuthenticatedInCall()
-  share(@PartnerId() partnerId: PartnerIdentity, @Param('user') user: string, @Param('room') room_key: string): Promise<UserShareRoom> {
+  share(
+    @PartnerId() partnerId: PartnerIdentity,
+    @Param('user') user: string,
+    @Param('room') room_key: string,
+  ): Promise<UserShareRoom> {
     return this.rpc.call(Subjects.accounts.userShare, { partnerId, user, room_key });
   }
 
@@ -125,9 +146,24 @@ export class UsersController {
     @Query(USER_ROUTES.setShareEnabled.query) { action }: z.output<typeof USER_ROUTES.setShareEnabled.query>,
     @JsonBody() raw: unknown,
   ): Promise<UserShareRoom> {
-    if (action) return this.rpc.call(Subjects.storage.setShareEnabled, { partnerId, user, room_key, enabled: action === 'enable' });
+    if (action)
+      return this.rpc.call(Subjects.storage.setShareEnabled, {
+        partnerId,
+        user,
+        room_key,
+        enabled: action === 'enable',
+      });
     const { password } = parseBody(USER_ROUTES.setShareEnabled.body, raw, { required: true });
-    if (password === undefined) throw badRequest('give ?action=enable|disable, or a password (null removes it) in the body', ['action', 'password']);
-    return this.rpc.call(Subjects.storage.setSharePassword, { partnerId, user, room_key, password } satisfies InCall<SetSharePasswordRequest>);
+    if (password === undefined)
+      throw badRequest('give ?action=enable|disable, or a password (null removes it) in the body', [
+        'action',
+        'password',
+      ]);
+    return this.rpc.call(Subjects.storage.setSharePassword, {
+      partnerId,
+      user,
+      room_key,
+      password,
+    } satisfies InCall<SetSharePasswordRequest>);
   }
 }

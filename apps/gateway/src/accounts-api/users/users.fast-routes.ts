@@ -38,7 +38,9 @@ export function userFastRoutes(app: INestApplication): FastRouteDefinition[] {
       path: nestPath(mount, USER_ROUTES.list.path),
       handle: async (req, res) => {
         const partner = guard.inCall(req);
-        const page = await settledAfter(partner, () => users.list(partner, parseQuery(USER_ROUTES.list.query, req.query as Record<string, unknown>), res));
+        const page = await settledAfter(partner, () =>
+          users.list(partner, parseQuery(USER_ROUTES.list.query, req.query as Record<string, unknown>), res),
+        );
         replyAsNest(res, page);
       },
     },

@@ -22,4 +22,12 @@
  */
 export { planZip } from './plan.js';
 export { writeZip } from './write.js';
-export { type WriteZipOptions, type ZipEntries, ZipError, type ZipErrorCode, type ZipFileEntry, type ZipPlan, type ZipRange } from './types.js';
+export {
+  type WriteZipOptions,
+  type ZipEntries,
+  ZipError,
+  type ZipErrorCode,
+  type ZipFileEntry,
+  type ZipPlan,
+  type ZipRange,
+} from './types.js';

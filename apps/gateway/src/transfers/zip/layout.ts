@@ -35,13 +35,15 @@ function checkEntry(e: ZipFileEntry): void {
   if (p.includes('\0') || LONE_SURROGATE.test(p)) throw bad('NUL or unpaired surrogate');
   if (p.split('/').some((s) => s === '' || s === '.' || s === '..')) throw bad("empty, '.' or '..' segment");
   if (!Number.isSafeInteger(e.size) || e.size < 0) throw bad('size must be a non-negative integer');
-  if (!Number.isInteger(e.crc32) || e.crc32 < 0 || e.crc32 > 0xffffffff) throw bad('crc32 must be an unsigned 32-bit integer');
+  if (!Number.isInteger(e.crc32) || e.crc32 < 0 || e.crc32 > 0xffffffff)
+    throw bad('crc32 must be an unsigned 32-bit integer');
   if (e.size === 0 && e.crc32 !== 0) throw bad('an empty file has CRC-32 0');
   if (!Number.isFinite(e.mtime)) throw bad('mtime must be a number');
   if (e.archivePath !== undefined) {
     const a = e.archivePath;
     const folder = (path: string) => path.slice(0, path.lastIndexOf('/') + 1);
-    if (a === '' || a.endsWith('/') || a.includes('\0') || LONE_SURROGATE.test(a) || folder(a) !== folder(p)) throw bad(`archivePath ${JSON.stringify(a)} must be another name in the same folder`);
+    if (a === '' || a.endsWith('/') || a.includes('\0') || LONE_SURROGATE.test(a) || folder(a) !== folder(p))
+      throw bad(`archivePath ${JSON.stringify(a)} must be another name in the same folder`);
     const last = a.slice(folder(a).length);
     if (last === '.' || last === '..') throw bad("archivePath cannot end in '.' or '..'");
   }
@@ -69,7 +71,8 @@ class OrderCheck {
     while (i < n && prev.charCodeAt(i) === path.charCodeAt(i)) i++;
     let js: number;
     let utf8: number;
-    if (i === n) js = utf8 = prev.length - path.length; // one is a prefix of the other
+    if (i === n)
+      js = utf8 = prev.length - path.length; // one is a prefix of the other
     else {
       const a = prev.charCodeAt(i);
       const b = path.charCodeAt(i);
@@ -91,8 +94,16 @@ export async function* walk(entries: ZipEntries, state: WalkState): AsyncGenerat
   const order = new OrderCheck();
   /** open folders, outermost first, each as its path plus '/' */
   const folders: string[] = [];
-  const item = (name: Buffer, dir: boolean, size: number, crc32: number, mtime: number, file?: ZipFileEntry): ZipItem => {
-    if (name.length > MAX16) throw new ZipError('ENTRY', `zip entry name longer than ${MAX16} bytes: ${name.toString('utf8', 0, 100)}...`);
+  const item = (
+    name: Buffer,
+    dir: boolean,
+    size: number,
+    crc32: number,
+    mtime: number,
+    file?: ZipFileEntry,
+  ): ZipItem => {
+    if (name.length > MAX16)
+      throw new ZipError('ENTRY', `zip entry name longer than ${MAX16} bytes: ${name.toString('utf8', 0, 100)}...`);
     const offset = state.offset;
     const localLength = localHeaderLength(name.length, size);
     const centralLength = centralHeaderLength(name.length, size, offset);

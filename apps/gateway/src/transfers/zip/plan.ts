@@ -29,12 +29,19 @@ export class EtagHash {
   }
 }
 
-export const archiveLength = (s: WalkState) => s.offset + s.centralSize + tailLength({ count: s.count, centralOffset: s.offset, centralSize: s.centralSize });
+export const archiveLength = (s: WalkState) =>
+  s.offset + s.centralSize + tailLength({ count: s.count, centralOffset: s.offset, centralSize: s.centralSize });
 
 /** One pass over `entries()`: the archive's length, ETag and counts. Rejects (ENTRY) on an invalid entry. */
 export async function planZip(entries: ZipEntries): Promise<ZipPlan> {
   const state = newWalkState();
   const etag = new EtagHash();
   for await (const item of walk(entries, state)) if (item.file) etag.add(item.file, item.mtime);
-  return { length: archiveLength(state), etag: etag.digest(), count: state.count, files: state.files, mtime: state.mtime };
+  return {
+    length: archiveLength(state),
+    etag: etag.digest(),
+    count: state.count,
+    files: state.files,
+    mtime: state.mtime,
+  };
 }

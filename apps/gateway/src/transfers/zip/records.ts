@@ -67,10 +67,12 @@ export function dosDateTime(mtime: number): { date: number; time: number } {
 
 const sizeNeedsZip64 = (e: RecordEntry) => e.size >= MAX32;
 const offsetNeedsZip64 = (e: RecordEntry) => e.offset >= MAX32;
-const versionNeeded = (e: RecordEntry) => (sizeNeedsZip64(e) || offsetNeedsZip64(e) ? VERSION_NEEDED_ZIP64 : VERSION_NEEDED);
+const versionNeeded = (e: RecordEntry) =>
+  sizeNeedsZip64(e) || offsetNeedsZip64(e) ? VERSION_NEEDED_ZIP64 : VERSION_NEEDED;
 
 /** Local header: both sizes go in the zip64 extra when the size does not fit. */
-export const localHeaderLength = (nameLength: number, size: number) => LOCAL_FIXED + nameLength + TIMESTAMP_EXTRA + (size >= MAX32 ? 20 : 0);
+export const localHeaderLength = (nameLength: number, size: number) =>
+  LOCAL_FIXED + nameLength + TIMESTAMP_EXTRA + (size >= MAX32 ? 20 : 0);
 
 /** Central header: one 8-byte zip64 field per size (two) and offset that does not fit. */
 export function centralHeaderLength(nameLength: number, size: number, offset: number): number {

@@ -42,10 +42,12 @@ class Output {
   };
 
   private readonly onClose = () => {
-    if (!this.out.writableFinished) this.fail(new ZipError('OUTPUT_CLOSED', 'the output closed before the archive was complete'));
+    if (!this.out.writableFinished)
+      this.fail(new ZipError('OUTPUT_CLOSED', 'the output closed before the archive was complete'));
   };
 
-  private readonly onError = (err: Error) => this.fail(new ZipError('OUTPUT_CLOSED', `the output failed: ${err.message}`, { cause: err }));
+  private readonly onError = (err: Error) =>
+    this.fail(new ZipError('OUTPUT_CLOSED', `the output failed: ${err.message}`, { cause: err }));
 
   private fail(err: ZipError): void {
     this.failure ??= err;
@@ -56,7 +58,8 @@ class Output {
   /** Throws if the output is gone. */
   check(): void {
     const gone = this.out.destroyed || (this.out.writableEnded && !this.ending);
-    if (!this.failure && gone && !this.out.writableFinished) this.fail(new ZipError('OUTPUT_CLOSED', 'the output closed before the archive was complete'));
+    if (!this.failure && gone && !this.out.writableFinished)
+      this.fail(new ZipError('OUTPUT_CLOSED', 'the output closed before the archive was complete'));
     if (this.failure) throw this.failure;
   }
 
@@ -152,7 +155,12 @@ function checkRange(range: ZipRange | undefined): { start: number; end: number }
  * download): ENTRY, BLOB, CHANGED, RANGE, or OUTPUT_CLOSED when `out` closed or failed first (then
  * the open blob stream is destroyed at once).
  */
-export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRange, options: WriteZipOptions = {}): Promise<void> {
+export async function writeZip(
+  entries: ZipEntries,
+  out: Writable,
+  range?: ZipRange,
+  options: WriteZipOptions = {},
+): Promise<void> {
   const { start, end } = checkRange(range);
   const verifyCrc = options.verifyCrc ?? false;
   const output = new Output(out);
@@ -192,7 +200,10 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
     let crc = 0;
     await output.copy(stream, to - from + 1, check ? (chunk) => (crc = crc32(chunk, crc)) : () => undefined, path);
     if (check && crc >>> 0 !== item.crc32) {
-      throw new ZipError('BLOB', `${path}: the blob's CRC-32 ${(crc >>> 0).toString(16)} differs from the entry's ${item.crc32.toString(16)}`);
+      throw new ZipError(
+        'BLOB',
+        `${path}: the blob's CRC-32 ${(crc >>> 0).toString(16)} differs from the entry's ${item.crc32.toString(16)}`,
+      );
     }
     if (check) passed?.();
   };
@@ -219,9 +230,13 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
       const length = archiveLength(first);
       const etag = firstTag.digest();
       if (options.expect && (options.expect.etag !== etag || options.expect.length !== length)) {
-        throw new ZipError('CHANGED', `the entries changed since the plan: ${length} bytes ${etag}, expected ${options.expect.length} bytes ${options.expect.etag}`);
+        throw new ZipError(
+          'CHANGED',
+          `the entries changed since the plan: ${length} bytes ${etag}, expected ${options.expect.length} bytes ${options.expect.etag}`,
+        );
       }
-      if (range && end >= length) throw new ZipError('RANGE', `range ${start}-${end} is past the archive's ${length} bytes`);
+      if (range && end >= length)
+        throw new ZipError('RANGE', `range ${start}-${end} is past the archive's ${length} bytes`);
       const centralOffset = first.offset;
       if (end >= centralOffset) {
         // pass 2: the central directory, then the tail
@@ -234,7 +249,8 @@ export async function writeZip(entries: ZipEntries, out: Writable, range?: ZipRa
           await emit(at, () => centralHeader(item), item.centralLength);
           at += item.centralLength;
         }
-        if (secondTag.digest() !== etag) throw new ZipError('CHANGED', 'the entries changed between the passes over them');
+        if (secondTag.digest() !== etag)
+          throw new ZipError('CHANGED', 'the entries changed between the passes over them');
         const t = { count: first.count, centralOffset, centralSize: first.centralSize };
         await emit(at, () => tail(t), length - at);
       }

@@ -55,7 +55,8 @@ const CONTENT: [string, Buffer][] = (
   ] as [string, Buffer][]
 ).sort(([a], [b]) => (a < b ? -1 : 1));
 
-const entriesOf = (content: [string, Buffer][], opens?: OpenCall[], mtime = MTIME): ZipEntries => fromArray(content.map(([p, c]) => bufferEntry(p, c, mtime, opens)));
+const entriesOf = (content: [string, Buffer][], opens?: OpenCall[], mtime = MTIME): ZipEntries =>
+  fromArray(content.map(([p, c]) => bufferEntry(p, c, mtime, opens)));
 
 async function zipBytes(entries: ZipEntries, range?: ZipRange): Promise<Buffer> {
   const out = new Collector();
@@ -64,67 +65,129 @@ async function zipBytes(entries: ZipEntries, range?: ZipRange): Promise<Buffer> 
 }
 
 function listFiles(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? [`${prefix}${d.name}/`, ...listFiles(join(dir, d.name), `${prefix}${d.name}/`)] : [`${prefix}${d.name}`]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory()
+      ? [`${prefix}${d.name}/`, ...listFiles(join(dir, d.name), `${prefix}${d.name}/`)]
+      : [`${prefix}${d.name}`],
+  );
 }
 
 describe('zip writer: archives the real unzip accepts', () => {
-  it('unzip -t passes and unzip -d extracts every file byte for byte, with its folders and time', { skip: NO_UNZIP }, async () => {
-    const archive = await zipBytes(entriesOf(CONTENT));
-    const file = join(tmp, 'full.zip');
-    writeFileSync(file, archive);
-    const tested = run('unzip', ['-t', file]);
-    assert.match(tested, /No errors detected/);
-    const dest = join(tmp, 'out');
-    run('unzip', ['-q', file, '-d', dest]);
-    const expectedDirs = ['a/', 'a/b/', 'a/b/c/', 'a b/', 'caf\u00e9/', '\u65e5\u672c/', '\u65e5\u672c/\u6771\u4eac/', '\u{1F600}/'];
-    assert.deepEqual(listFiles(dest).sort(), [...CONTENT.map(([p]) => p), ...expectedDirs].sort());
-    for (const [path, content] of CONTENT) {
-      assert.ok(readFileSync(join(dest, path)).equals(content), `${path} differs after extraction`);
-      assert.equal(statSync(join(dest, path)).mtimeMs / 1000, MTIME, `${path}'s time (extended timestamp)`);
-    }
-  });
+  it(
+    'unzip -t passes and unzip -d extracts every file byte for byte, with its folders and time',
+    { skip: NO_UNZIP },
+    async () => {
+      const archive = await zipBytes(entriesOf(CONTENT));
+      const file = join(tmp, 'full.zip');
+      writeFileSync(file, archive);
+      const tested = run('unzip', ['-t', file]);
+      assert.match(tested, /No errors detected/);
+      const dest = join(tmp, 'out');
+      run('unzip', ['-q', file, '-d', dest]);
+      const expectedDirs = [
+        'a/',
+        'a/b/',
+        'a/b/c/',
+        'a b/',
+        'caf\u00e9/',
+        '\u65e5\u672c/',
+        '\u65e5\u672c/\u6771\u4eac/',
+        '\u{1F600}/',
+      ];
+      assert.deepEqual(listFiles(dest).sort(), [...CONTENT.map(([p]) => p), ...expectedDirs].sort());
+      for (const [path, content] of CONTENT) {
+        assert.ok(readFileSync(join(dest, path)).equals(content), `${path} differs after extraction`);
+        assert.equal(statSync(join(dest, path)).mtimeMs / 1000, MTIME, `${path}'s time (extended timestamp)`);
+      }
+    },
+  );
 
-  it('lists folder entries before their first file, flags UTF-8 names, stores, and gives DOS times in UTC', { skip: HAS_PYTHON ? false : 'python3 is missing' }, async () => {
-    const file = join(tmp, 'list.zip');
-    writeFileSync(file, await zipBytes(entriesOf(CONTENT)));
-    const script = `import zipfile, json, sys
+  it(
+    'lists folder entries before their first file, flags UTF-8 names, stores, and gives DOS times in UTC',
+    { skip: HAS_PYTHON ? false : 'python3 is missing' },
+    async () => {
+      const file = join(tmp, 'list.zip');
+      writeFileSync(file, await zipBytes(entriesOf(CONTENT)));
+      const script = `import zipfile, json, sys
 z = zipfile.ZipFile(sys.argv[1])
 print(json.dumps([[i.filename, i.flag_bits, i.compress_type, list(i.date_time), i.file_size, i.CRC, i.external_attr >> 16] for i in z.infolist()]))`;
-    const listed = JSON.parse(run('python3', ['-c', script, file])) as [string, number, number, number[], number, number, number][];
-    assert.deepEqual(listed.map((e) => e[0]), [
-      'README.txt', 'a b/', 'a b/space name.txt', 'a/', 'a/b/', 'a/b/c/', 'a/b/c/deep.bin', 'a/b/empty.txt', 'a/b/z.txt', 'a/x.txt',
-      'caf\u00e9/', 'caf\u00e9/r\u00e9sum\u00e9.txt', 'empty-dir-sibling.txt', '\u65e5\u672c/', '\u65e5\u672c/\u6771\u4eac/',
-      '\u65e5\u672c/\u6771\u4eac/\u5730\u56f3.png', '\u{1F600}/', '\u{1F600}/\u{1F680} rocket.txt',
-    ]);
-    for (const [name, flags, method, time, size, crc, mode] of listed) {
-      assert.equal(flags & 0x0800, 0x0800, `${name}: UTF-8 flag`);
-      assert.equal(flags & 0x0008, 0, `${name}: no data descriptor`);
-      assert.equal(method, 0, `${name}: stored`);
-      assert.deepEqual(time, [2023, 11, 14, 22, 13, 20], `${name}: DOS time in UTC`);
-      const content = CONTENT.find(([p]) => p === name)?.[1];
-      if (content) assert.deepEqual([size, crc, mode], [content.length, crc32(content) >>> 0, 0o100644]);
-      else assert.deepEqual([name.endsWith('/'), size, mode], [true, 0, 0o040755]);
-    }
-  });
+      const listed = JSON.parse(run('python3', ['-c', script, file])) as [
+        string,
+        number,
+        number,
+        number[],
+        number,
+        number,
+        number,
+      ][];
+      assert.deepEqual(
+        listed.map((e) => e[0]),
+        [
+          'README.txt',
+          'a b/',
+          'a b/space name.txt',
+          'a/',
+          'a/b/',
+          'a/b/c/',
+          'a/b/c/deep.bin',
+          'a/b/empty.txt',
+          'a/b/z.txt',
+          'a/x.txt',
+          'caf\u00e9/',
+          'caf\u00e9/r\u00e9sum\u00e9.txt',
+          'empty-dir-sibling.txt',
+          '\u65e5\u672c/',
+          '\u65e5\u672c/\u6771\u4eac/',
+          '\u65e5\u672c/\u6771\u4eac/\u5730\u56f3.png',
+          '\u{1F600}/',
+          '\u{1F600}/\u{1F680} rocket.txt',
+        ],
+      );
+      for (const [name, flags, method, time, size, crc, mode] of listed) {
+        assert.equal(flags & 0x0800, 0x0800, `${name}: UTF-8 flag`);
+        assert.equal(flags & 0x0008, 0, `${name}: no data descriptor`);
+        assert.equal(method, 0, `${name}: stored`);
+        assert.deepEqual(time, [2023, 11, 14, 22, 13, 20], `${name}: DOS time in UTC`);
+        const content = CONTENT.find(([p]) => p === name)?.[1];
+        if (content) assert.deepEqual([size, crc, mode], [content.length, crc32(content) >>> 0, 0o100644]);
+        else assert.deepEqual([name.endsWith('/'), size, mode], [true, 0, 0o040755]);
+      }
+    },
+  );
 
-  it('a file named apart (archivePath) beside a folder of its path: unzip extracts both, and the ETag names the archive name', { skip: NO_UNZIP }, async () => {
-    const file = Buffer.from('the file called a');
-    const inner = Buffer.from('a file inside the folder called a');
-    const twin = { ...bufferEntry('Top/a', file, MTIME), archivePath: 'Top/a (file)' };
-    const entries = fromArray([twin, bufferEntry('Top/a/x.txt', inner, MTIME)]);
-    const zip = join(tmp, 'twins.zip');
-    writeFileSync(zip, await zipBytes(entries));
-    const out = join(tmp, 'twins');
-    run('unzip', ['-q', zip, '-d', out]);
-    assert.deepEqual(listFiles(out).sort(), ['Top/', 'Top/a (file)', 'Top/a/', 'Top/a/x.txt']);
-    assert.ok(readFileSync(join(out, 'Top', 'a (file)')).equals(file));
-    assert.ok(readFileSync(join(out, 'Top', 'a', 'x.txt')).equals(inner));
-    assert.notEqual((await planZip(entries)).etag, (await planZip(fromArray([{ ...twin, archivePath: 'Top/a (file 2)' }, bufferEntry('Top/a/x.txt', inner, MTIME)]))).etag);
-    // an archive name in another folder, or '..', is refused
-    for (const archivePath of ['Other/a', 'Top/..', 'Top/b/']) {
-      await assert.rejects(planZip(fromArray([{ ...twin, archivePath }])), (err: ZipError) => err.code === 'ENTRY', archivePath);
-    }
-  });
+  it(
+    'a file named apart (archivePath) beside a folder of its path: unzip extracts both, and the ETag names the archive name',
+    { skip: NO_UNZIP },
+    async () => {
+      const file = Buffer.from('the file called a');
+      const inner = Buffer.from('a file inside the folder called a');
+      const twin = { ...bufferEntry('Top/a', file, MTIME), archivePath: 'Top/a (file)' };
+      const entries = fromArray([twin, bufferEntry('Top/a/x.txt', inner, MTIME)]);
+      const zip = join(tmp, 'twins.zip');
+      writeFileSync(zip, await zipBytes(entries));
+      const out = join(tmp, 'twins');
+      run('unzip', ['-q', zip, '-d', out]);
+      assert.deepEqual(listFiles(out).sort(), ['Top/', 'Top/a (file)', 'Top/a/', 'Top/a/x.txt']);
+      assert.ok(readFileSync(join(out, 'Top', 'a (file)')).equals(file));
+      assert.ok(readFileSync(join(out, 'Top', 'a', 'x.txt')).equals(inner));
+      assert.notEqual(
+        (await planZip(entries)).etag,
+        (
+          await planZip(
+            fromArray([{ ...twin, archivePath: 'Top/a (file 2)' }, bufferEntry('Top/a/x.txt', inner, MTIME)]),
+          )
+        ).etag,
+      );
+      // an archive name in another folder, or '..', is refused
+      for (const archivePath of ['Other/a', 'Top/..', 'Top/b/']) {
+        await assert.rejects(
+          planZip(fromArray([{ ...twin, archivePath }])),
+          (err: ZipError) => err.code === 'ENTRY',
+          archivePath,
+        );
+      }
+    },
+  );
 
   it('extracts an empty archive, and a single root file', { skip: NO_UNZIP }, async () => {
     const empty = join(tmp, 'empty.zip');
@@ -169,7 +232,10 @@ describe('zip writer: deterministic, planned', () => {
   });
 
   it('encodes DOS times in UTC, clamped to 1980..2107', () => {
-    assert.deepEqual(dosDateTime(MTIME), { date: ((2023 - 1980) << 9) | (11 << 5) | 14, time: (22 << 11) | (13 << 5) | 10 });
+    assert.deepEqual(dosDateTime(MTIME), {
+      date: ((2023 - 1980) << 9) | (11 << 5) | 14,
+      time: (22 << 11) | (13 << 5) | 10,
+    });
     assert.deepEqual(dosDateTime(0), { date: (1 << 5) | 1, time: 0 });
   });
 });
@@ -205,7 +271,10 @@ describe('zip writer: byte ranges', () => {
       assert.ok(part.equals(full.subarray(range.start, range.end + 1)), `${label} ${range.start}-${range.end}`);
       for (const open of opens) {
         const content = CONTENT.find(([p]) => p === open.path)![1];
-        const dataStart = full.indexOf(content.subarray(0, 64)) >= 0 && content.length >= 64 ? full.indexOf(content.subarray(0, 64)) : -1;
+        const dataStart =
+          full.indexOf(content.subarray(0, 64)) >= 0 && content.length >= 64
+            ? full.indexOf(content.subarray(0, 64))
+            : -1;
         if (dataStart < 0) continue;
         // the blob was opened only for the covered part of its data
         assert.equal(open.start, Math.max(range.start - dataStart, 0), `${label}: ${open.path} opened from`);
@@ -222,7 +291,10 @@ describe('zip writer: byte ranges', () => {
 
   it('refuses a range past the end or inverted', async () => {
     const { length } = await planZip(entriesOf(CONTENT));
-    await assert.rejects(zipBytes(entriesOf(CONTENT), { start: length - 5, end: length }), (e: ZipError) => e.code === 'RANGE');
+    await assert.rejects(
+      zipBytes(entriesOf(CONTENT), { start: length - 5, end: length }),
+      (e: ZipError) => e.code === 'RANGE',
+    );
     await assert.rejects(zipBytes(entriesOf(CONTENT), { start: 10, end: 9 }), (e: ZipError) => e.code === 'RANGE');
   });
 });
@@ -235,23 +307,48 @@ function brokenEntry(path: string, size: number, blob: () => Readable | Promise<
 describe('zip writer: failures reject, never a short archive', () => {
   const good = bufferEntry('a.txt', Buffer.from('fine'), MTIME);
   const cases: [string, ZipFileEntry, RegExp][] = [
-    ['a missing blob', brokenEntry('b.bin', 10, () => Promise.reject(new Error('blob not found: abc'))), /cannot open the blob: blob not found/],
-    ['a read error mid-blob', brokenEntry('b.bin', 100_000, () => Readable.from((function* () {
-      yield Buffer.alloc(50_000, 1);
-      throw new Error('disk on fire');
-    })())), /reading the blob failed: disk on fire/],
-    ['a short blob', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(99, 1)])), /ended after 99 of 100 bytes/],
+    [
+      'a missing blob',
+      brokenEntry('b.bin', 10, () => Promise.reject(new Error('blob not found: abc'))),
+      /cannot open the blob: blob not found/,
+    ],
+    [
+      'a read error mid-blob',
+      brokenEntry('b.bin', 100_000, () =>
+        Readable.from(
+          (function* () {
+            yield Buffer.alloc(50_000, 1);
+            throw new Error('disk on fire');
+          })(),
+        ),
+      ),
+      /reading the blob failed: disk on fire/,
+    ],
+    [
+      'a short blob',
+      brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(99, 1)])),
+      /ended after 99 of 100 bytes/,
+    ],
     ['a long blob', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(101, 1)])), /more than the 100 bytes/],
-    ['a blob with other bytes than its CRC says, with verifyCrc', brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(100, 2)])), /CRC-32/],
+    [
+      'a blob with other bytes than its CRC says, with verifyCrc',
+      brokenEntry('b.bin', 100, () => Readable.from([Buffer.alloc(100, 2)])),
+      /CRC-32/,
+    ],
   ];
   for (const [label, bad, reason] of cases) {
     it(`${label} rejects with BLOB and leaves the output unended`, async () => {
       const out = new Collector();
-      await assert.rejects(writeZip(fromArray([good, bad, bufferEntry('c.txt', Buffer.from('after'), MTIME)]), out, undefined, { verifyCrc: true }), (e: ZipError) => {
-        assert.equal(e.code, 'BLOB');
-        assert.match(e.message, reason);
-        return true;
-      });
+      await assert.rejects(
+        writeZip(fromArray([good, bad, bufferEntry('c.txt', Buffer.from('after'), MTIME)]), out, undefined, {
+          verifyCrc: true,
+        }),
+        (e: ZipError) => {
+          assert.equal(e.code, 'BLOB');
+          assert.match(e.message, reason);
+          return true;
+        },
+      );
       assert.equal(out.writableEnded, false);
     });
   }
@@ -259,17 +356,28 @@ describe('zip writer: failures reject, never a short archive', () => {
   it('with verifyCrc, an entry whose bytes the store knows read back right is not checked again; another is, and the store hears when it passed', async () => {
     const passed: string[] = [];
     const checked = (path: string, content: Buffer, crc: number, known: boolean): ZipFileEntry => ({
-      path, size: content.length, crc32: crc, mtime: MTIME,
+      path,
+      size: content.length,
+      crc32: crc,
+      mtime: MTIME,
       open: async () => assert.fail('a whole entry is read through openChecked'),
       openChecked: async () => ({ stream: Readable.from([content]), known, passed: () => passed.push(path) }),
     });
     const right = Buffer.from('right bytes');
     // known: written as read, its CRC not computed (here it would not match: the store vouches for it)
     const out = new Collector();
-    await writeZip(fromArray([checked('a.bin', right, crc32(right) >>> 0, false), checked('b.bin', right, 1234, true)]), out, undefined, { verifyCrc: true });
+    await writeZip(
+      fromArray([checked('a.bin', right, crc32(right) >>> 0, false), checked('b.bin', right, 1234, true)]),
+      out,
+      undefined,
+      { verifyCrc: true },
+    );
     assert.deepEqual(passed, ['a.bin'], 'only the checked entry is reported');
     // not known: checked, and a mismatch rejects without telling the store
-    await assert.rejects(writeZip(fromArray([checked('c.bin', right, 1234, false)]), new Collector(), undefined, { verifyCrc: true }), (e: ZipError) => e.code === 'BLOB' && /CRC-32/.test(e.message));
+    await assert.rejects(
+      writeZip(fromArray([checked('c.bin', right, 1234, false)]), new Collector(), undefined, { verifyCrc: true }),
+      (e: ZipError) => e.code === 'BLOB' && /CRC-32/.test(e.message),
+    );
     assert.deepEqual(passed, ['a.bin']);
   });
 
@@ -282,7 +390,16 @@ describe('zip writer: failures reject, never a short archive', () => {
 
   it('rejects invalid entries (ENTRY) before writing anything: order, duplicates, paths', async () => {
     const e = (path: string) => bufferEntry(path, Buffer.from('x'), MTIME);
-    for (const list of [[e('b'), e('a')], [e('a'), e('a')], [e('../x')], [e('/abs')], [e('a//b')], [e('dir/')], [e('a/./b')], [e('nul\0')]]) {
+    for (const list of [
+      [e('b'), e('a')],
+      [e('a'), e('a')],
+      [e('../x')],
+      [e('/abs')],
+      [e('a//b')],
+      [e('dir/')],
+      [e('a/./b')],
+      [e('nul\0')],
+    ]) {
       const out = new Collector();
       await assert.rejects(writeZip(fromArray(list), out), (err: ZipError) => err.code === 'ENTRY');
       await assert.rejects(planZip(fromArray(list)), (err: ZipError) => err.code === 'ENTRY');
@@ -295,14 +412,20 @@ describe('zip writer: failures reject, never a short archive', () => {
     const astral = '\u{1F600}/a';
     await planZip(fromArray([e(astral), e(bmp)])); // JS (memory store) order
     await planZip(fromArray([e(bmp), e(astral)])); // UTF-8 (MongoDB) order
-    await assert.rejects(planZip(fromArray([e(astral), e(bmp), e('\u{1F600}/b')])), (err: ZipError) => err.code === 'ENTRY');
+    await assert.rejects(
+      planZip(fromArray([e(astral), e(bmp), e('\u{1F600}/b')])),
+      (err: ZipError) => err.code === 'ENTRY',
+    );
   });
 
   it('rejects with CHANGED when the entries no longer match the plan the headers were sent with', async () => {
     const plan = await planZip(entriesOf(CONTENT));
     const changed = CONTENT.map(([p, c], i): [string, Buffer] => [p, i === 0 ? Buffer.from('HELLO ZIP\n') : c]);
     const out = new Collector();
-    await assert.rejects(writeZip(entriesOf(changed), out, { start: 0, end: 10 }, { expect: plan }), (e: ZipError) => e.code === 'CHANGED');
+    await assert.rejects(
+      writeZip(entriesOf(changed), out, { start: 0, end: 10 }, { expect: plan }),
+      (e: ZipError) => e.code === 'CHANGED',
+    );
     assert.equal(out.writableEnded, false);
     await writeZip(entriesOf(CONTENT), new Collector(), { start: 0, end: 10 }, { expect: plan });
   });
@@ -356,7 +479,10 @@ describe('zip writer: back-pressure and a client that goes away', () => {
       },
     });
     const started = Date.now();
-    await assert.rejects(writeZip(fromArray([entry, bufferEntry('later.txt', Buffer.from('never'), MTIME)]), out), (e: ZipError) => e.code === 'OUTPUT_CLOSED');
+    await assert.rejects(
+      writeZip(fromArray([entry, bufferEntry('later.txt', Buffer.from('never'), MTIME)]), out),
+      (e: ZipError) => e.code === 'OUTPUT_CLOSED',
+    );
     assert.ok(Date.now() - started < 2000);
     assert.ok(state.stream?.destroyed, 'blob stream destroyed');
     assert.ok(state.produced < 4 * 1024 * 1024, `read ${state.produced} bytes after the client left`);
@@ -439,8 +565,16 @@ describe('zip writer: over a real HTTP response', () => {
   it('stops and closes the blob when the client disconnects mid-download', async () => {
     let blob: Readable | null = null;
     const endless: ZipFileEntry = {
-      path: 'huge.bin', size: 2 ** 40, crc32: 0, mtime: MTIME,
-      open: async () => (blob = new Readable({ read() { this.push(Buffer.alloc(64 * 1024)); } })),
+      path: 'huge.bin',
+      size: 2 ** 40,
+      crc32: 0,
+      mtime: MTIME,
+      open: async () =>
+        (blob = new Readable({
+          read() {
+            this.push(Buffer.alloc(64 * 1024));
+          },
+        })),
     };
     let settle!: (r: 'ok' | ZipError) => void;
     const outcome = new Promise<'ok' | ZipError>((resolve) => (settle = resolve));
@@ -461,7 +595,10 @@ describe('zip writer: over a real HTTP response', () => {
         setTimeout(() => reject(new Error('no data')), 5000);
       });
       const result = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('hung'), 3000))]);
-      assert.ok(result instanceof ZipError && result.code === 'OUTPUT_CLOSED', `writeZip settled with ${String(result)}`);
+      assert.ok(
+        result instanceof ZipError && result.code === 'OUTPUT_CLOSED',
+        `writeZip settled with ${String(result)}`,
+      );
       assert.ok((blob as Readable | null)?.destroyed, 'blob stream destroyed');
     } finally {
       server.close();

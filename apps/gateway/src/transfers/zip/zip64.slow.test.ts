@@ -58,11 +58,16 @@ function* bigContent(start: number, end: number): Generator<Buffer> {
 let bigCrc = 0;
 
 const small = (i: number) => Buffer.from(`file ${i}\n`);
-const smallPath = (i: number) => `many/${String(Math.floor(i / PER_FOLDER)).padStart(3, '0')}/${String(i).padStart(6, '0')}.txt`;
+const smallPath = (i: number) =>
+  `many/${String(Math.floor(i / PER_FOLDER)).padStart(3, '0')}/${String(i).padStart(6, '0')}.txt`;
 
 const entries = async function* (): AsyncGenerator<ZipFileEntry> {
   yield {
-    path: 'big/huge.bin', size: BIG, crc32: bigCrc, mtime: MTIME, id: 'big',
+    path: 'big/huge.bin',
+    size: BIG,
+    crc32: bigCrc,
+    mtime: MTIME,
+    id: 'big',
     open: async (start, end) => Readable.from(bigContent(start, end), { objectMode: false }),
   };
   for (let i = 0; i < MANY; i++) yield bufferEntry(smallPath(i), small(i), MTIME);
@@ -76,7 +81,8 @@ class SparseFile extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
-    if (!(chunk.length <= MiB && chunk.equals(ZERO.subarray(0, chunk.length)))) writeSync(this.fd, chunk, 0, chunk.length, this.position);
+    if (!(chunk.length <= MiB && chunk.equals(ZERO.subarray(0, chunk.length))))
+      writeSync(this.fd, chunk, 0, chunk.length, this.position);
     this.position += chunk.length;
     done();
   }
@@ -88,57 +94,79 @@ class SparseFile extends Writable {
   }
 }
 
-it('writes an archive with an entry over 4 GiB and over 65,535 entries that unzip -t accepts', { skip: toolAvailable('unzip') ? false : 'the `unzip` tool is missing (apt-get install unzip; .ci/run installs it)', timeout: 10 * 60_000 }, async (t) => {
-  for (const chunk of bigContent(0, BIG - 1)) bigCrc = crc32(chunk, bigCrc);
-  bigCrc >>>= 0;
-  const started = Date.now();
-  const cpu = process.cpuUsage();
-  const file = join(tmp, 'zip64.zip');
-  const plan = await planZip(entries);
-  const planned = Date.now();
-  const folders = 2 + Math.ceil(MANY / PER_FOLDER);
-  assert.equal(plan.count, 1 + MANY + folders);
-  await writeZip(entries, new SparseFile(openSync(file, 'w')));
-  const written = Date.now();
-  const { user, system } = process.cpuUsage(cpu);
+it(
+  'writes an archive with an entry over 4 GiB and over 65,535 entries that unzip -t accepts',
+  {
+    skip: toolAvailable('unzip') ? false : 'the `unzip` tool is missing (apt-get install unzip; .ci/run installs it)',
+    timeout: 10 * 60_000,
+  },
+  async (t) => {
+    for (const chunk of bigContent(0, BIG - 1)) bigCrc = crc32(chunk, bigCrc);
+    bigCrc >>>= 0;
+    const started = Date.now();
+    const cpu = process.cpuUsage();
+    const file = join(tmp, 'zip64.zip');
+    const plan = await planZip(entries);
+    const planned = Date.now();
+    const folders = 2 + Math.ceil(MANY / PER_FOLDER);
+    assert.equal(plan.count, 1 + MANY + folders);
+    await writeZip(entries, new SparseFile(openSync(file, 'w')));
+    const written = Date.now();
+    const { user, system } = process.cpuUsage(cpu);
 
-  const fd = openSync(file, 'r');
-  const slice = (start: number, end: number) => {
-    const buf = Buffer.alloc(end - start + 1);
-    readSync(fd, buf, 0, buf.length, start);
-    return buf;
-  };
-  const size = Number(run('stat', ['-c', '%s', file]).trim());
-  assert.equal(size, plan.length, 'planned length');
-  // the zip64 end record, locator and end record, the end record's counts saturated
-  const end = slice(size - 22, size - 1);
-  assert.equal(end.readUInt32LE(0), 0x06054b50);
-  assert.equal(end.readUInt16LE(10), 0xffff);
-  assert.equal(slice(size - 42, size - 39).readUInt32LE(0), 0x07064b50);
+    const fd = openSync(file, 'r');
+    const slice = (start: number, end: number) => {
+      const buf = Buffer.alloc(end - start + 1);
+      readSync(fd, buf, 0, buf.length, start);
+      return buf;
+    };
+    const size = Number(run('stat', ['-c', '%s', file]).trim());
+    assert.equal(size, plan.length, 'planned length');
+    // the zip64 end record, locator and end record, the end record's counts saturated
+    const end = slice(size - 22, size - 1);
+    assert.equal(end.readUInt32LE(0), 0x06054b50);
+    assert.equal(end.readUInt16LE(10), 0xffff);
+    assert.equal(slice(size - 42, size - 39).readUInt32LE(0), 0x07064b50);
 
-  const tested = run('unzip', ['-t', file]);
-  assert.match(tested, /No errors detected in compressed data/);
-  assert.match(tested, new RegExp(`testing: big/huge.bin +OK`));
-  const unzipped = Date.now();
-  if (toolAvailable('python3', ['-c', 'import zipfile'])) {
-    const script = `import zipfile, sys
+    const tested = run('unzip', ['-t', file]);
+    assert.match(tested, /No errors detected in compressed data/);
+    assert.match(tested, new RegExp(`testing: big/huge.bin +OK`));
+    const unzipped = Date.now();
+    if (toolAvailable('python3', ['-c', 'import zipfile'])) {
+      const script = `import zipfile, sys
 z = zipfile.ZipFile(sys.argv[1])
 infos = z.infolist()
 big = z.getinfo('big/huge.bin')
 print(len(infos), big.file_size, big.CRC, big.header_offset, z.getinfo('${smallPath(MANY - 1)}').header_offset, z.read('${smallPath(MANY - 1)}').decode())`;
-    const [count, bigSize, crc, bigOffset, lastOffset, ...lastContent] = run('python3', ['-c', script, file]).trim().split(' ');
-    assert.deepEqual([Number(count), Number(bigSize), Number(crc), Number(bigOffset)], [plan.count, BIG, bigCrc, 0 + 'big/'.length + 39]);
-    assert.ok(Number(lastOffset) > 2 ** 32, 'entries after the big one sit past 4 GiB');
-    assert.equal(lastContent.join(' '), small(MANY - 1).toString().trim());
-  }
+      const [count, bigSize, crc, bigOffset, lastOffset, ...lastContent] = run('python3', ['-c', script, file])
+        .trim()
+        .split(' ');
+      assert.deepEqual(
+        [Number(count), Number(bigSize), Number(crc), Number(bigOffset)],
+        [plan.count, BIG, bigCrc, 0 + 'big/'.length + 39],
+      );
+      assert.ok(Number(lastOffset) > 2 ** 32, 'entries after the big one sit past 4 GiB');
+      assert.equal(
+        lastContent.join(' '),
+        small(MANY - 1)
+          .toString()
+          .trim(),
+      );
+    }
 
-  // ranges of the zip64 archive: across the end of the big entry's data, and the tail
-  const bigDataEnd = 'big/'.length + 39 + 30 + 'big/huge.bin'.length + 9 + 20 + BIG;
-  for (const [start, stop] of [[bigDataEnd - 5000, bigDataEnd + 5000], [size - 5000, size - 1]]) {
-    const out = new Collector();
-    await writeZip(entries, out, { start, end: stop });
-    assert.ok(out.bytes().equals(slice(start, stop)), `range ${start}-${stop}`);
-  }
-  closeSync(fd);
-  t.diagnostic(`zip64: ${plan.count} entries, ${plan.length} bytes; planned in ${planned - started} ms, written in ${written - planned} ms (plan + write: ${Math.round((user + system) / 1000)} ms CPU), unzip -t ${unzipped - written} ms, all ${Date.now() - started} ms`);
-});
+    // ranges of the zip64 archive: across the end of the big entry's data, and the tail
+    const bigDataEnd = 'big/'.length + 39 + 30 + 'big/huge.bin'.length + 9 + 20 + BIG;
+    for (const [start, stop] of [
+      [bigDataEnd - 5000, bigDataEnd + 5000],
+      [size - 5000, size - 1],
+    ]) {
+      const out = new Collector();
+      await writeZip(entries, out, { start, end: stop });
+      assert.ok(out.bytes().equals(slice(start, stop)), `range ${start}-${stop}`);
+    }
+    closeSync(fd);
+    t.diagnostic(
+      `zip64: ${plan.count} entries, ${plan.length} bytes; planned in ${planned - started} ms, written in ${written - planned} ms (plan + write: ${Math.round((user + system) / 1000)} ms CPU), unzip -t ${unzipped - written} ms, all ${Date.now() - started} ms`,
+    );
+  },
+);

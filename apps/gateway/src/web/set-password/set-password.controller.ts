@@ -6,7 +6,14 @@
  * except to a form another site's page posts: the gateway refuses it first (http/cross-site.ts, a
  * JSON 403).
  */
-import { DomainError, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordForm, type SetPasswordLinkInfo, Subjects } from '@burrow/contracts';
+import {
+  DomainError,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  SetPasswordForm,
+  type SetPasswordLinkInfo,
+  Subjects,
+} from '@burrow/contracts';
 import type { RpcClient } from '@burrow/transport';
 import { Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
@@ -16,14 +23,15 @@ import { RPC } from '../../http/tokens.js';
 import { donePage, formPage, problemPage, sendPage } from './set-password.page.js';
 import { SET_PASSWORD_ROUTES } from './set-password.routes.js';
 
-
 /** What the form says about a refused password (the same rule as every password: contracts `Password`). */
 function formError(issues: { code: string; path: PropertyKey[]; message: string }[]): string {
   const issue = issues.find((i) => i.path[0] === 'password') ?? issues[0];
   if (issue?.code === 'too_small' || issue?.code === 'too_big' || issue?.code === 'invalid_type') {
     return `The password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long.`;
   }
-  return issue?.path[0] === 'password' ? `This password cannot be used: ${issue.message}.` : 'Repeat the password in the second field.';
+  return issue?.path[0] === 'password'
+    ? `This password cannot be used: ${issue.message}.`
+    : 'Repeat the password in the second field.';
 }
 
 @Controller()
@@ -72,7 +80,10 @@ export class SetPasswordController {
         sendPage(res, 400, formPage({ ...info, error: posted.error }));
         return;
       }
-      const { username } = await this.rpc.call<{ username: string }>(Subjects.accounts.setPasswordByLink, { token, password: posted.password });
+      const { username } = await this.rpc.call<{ username: string }>(Subjects.accounts.setPasswordByLink, {
+        token,
+        password: posted.password,
+      });
       sendPage(res, 200, donePage(username));
     } catch (error) {
       this.problem(res, error);

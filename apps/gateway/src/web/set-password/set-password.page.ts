@@ -62,39 +62,61 @@ export function formPage(view: FormView): string {
   const who = view.company_name ? `your ${view.company_name} account` : 'your account';
   const rules = `At least ${PASSWORD_MIN_LENGTH} characters.`;
   const invalid = view.error ? ' aria-invalid="true"' : '';
-  return layout('Choose your password', [
-    '<h1>Choose your password</h1>',
-    `<p>Hello ${escapeHtml(view.name || view.username)}, choose the password for ${escapeHtml(who)}. This link works once.</p>`,
-    view.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(view.error)}</p>` : '',
-    '<form method="post" action="" autocomplete="on">',
-    // for password managers: the account this password belongs to
-    `<label class="visually-hidden" for="username">Username</label>`,
-    `<input class="visually-hidden" id="username" name="username" type="text" autocomplete="username" value="${escapeHtml(view.username)}" readonly tabindex="-1">`,
-    '<label for="password">New password</label>',
-    `<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" aria-describedby="password-rules${view.error ? ' form-error' : ''}"${invalid}>`,
-    `<p class="hint" id="password-rules">${escapeHtml(rules)}</p>`,
-    '<label for="confirm">Repeat the new password</label>',
-    `<input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}"${invalid}>`,
-    '<button type="submit">Set password</button>',
-    '</form>',
-  ].join('\n'));
+  return layout(
+    'Choose your password',
+    [
+      '<h1>Choose your password</h1>',
+      `<p>Hello ${escapeHtml(view.name || view.username)}, choose the password for ${escapeHtml(who)}. This link works once.</p>`,
+      view.error ? `<p class="error" id="form-error" role="alert">${escapeHtml(view.error)}</p>` : '',
+      '<form method="post" action="" autocomplete="on">',
+      // for password managers: the account this password belongs to
+      `<label class="visually-hidden" for="username">Username</label>`,
+      `<input class="visually-hidden" id="username" name="username" type="text" autocomplete="username" value="${escapeHtml(view.username)}" readonly tabindex="-1">`,
+      '<label for="password">New password</label>',
+      `<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" aria-describedby="password-rules${view.error ? ' form-error' : ''}"${invalid}>`,
+      `<p class="hint" id="password-rules">${escapeHtml(rules)}</p>`,
+      '<label for="confirm">Repeat the new password</label>',
+      `<input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}"${invalid}>`,
+      '<button type="submit">Set password</button>',
+      '</form>',
+    ].join('\n'),
+  );
 }
 
 export function donePage(username: string): string {
-  return layout('Password set', [
-    '<h1>Your password is set</h1>',
-    `<p>You can now sign in as <strong>${escapeHtml(username)}</strong> with your new password.</p>`,
-  ].join('\n'));
+  return layout(
+    'Password set',
+    [
+      '<h1>Your password is set</h1>',
+      `<p>You can now sign in as <strong>${escapeHtml(username)}</strong> with your new password.</p>`,
+    ].join('\n'),
+  );
 }
 
 /** What a dead or unknown link, or a service that does not answer, shows. */
 export function problemPage(status: number): string {
   if (status === 410) {
-    return layout('Link expired', '<h1>This link has expired or has already been used</h1>\n<p>Ask your administrator to send you a new one.</p>');
+    return layout(
+      'Link expired',
+      '<h1>This link has expired or has already been used</h1>\n<p>Ask your administrator to send you a new one.</p>',
+    );
   }
-  if (status === 404) return layout('Link not valid', '<h1>This link is not valid</h1>\n<p>Check that you opened the whole link from your email, or ask for a new one.</p>');
-  if (status === 413) return layout('Too long', '<h1>That was too long</h1>\n<p>Go back and choose a password of at most ' + PASSWORD_MAX_LENGTH + ' characters.</p>');
-  return layout('Try again later', '<h1>Something went wrong</h1>\n<p>The password could not be set just now. Please try again in a few minutes.</p>');
+  if (status === 404)
+    return layout(
+      'Link not valid',
+      '<h1>This link is not valid</h1>\n<p>Check that you opened the whole link from your email, or ask for a new one.</p>',
+    );
+  if (status === 413)
+    return layout(
+      'Too long',
+      '<h1>That was too long</h1>\n<p>Go back and choose a password of at most ' +
+        PASSWORD_MAX_LENGTH +
+        ' characters.</p>',
+    );
+  return layout(
+    'Try again later',
+    '<h1>Something went wrong</h1>\n<p>The password could not be set just now. Please try again in a few minutes.</p>',
+  );
 }
 
 export function sendPage(res: Response, status: number, html: string): void {
