@@ -377,9 +377,9 @@ export class Infrastructure {
 
   client(name: string): ClientProxy {
     const tracing = this.tracing?.bus;
+    // as unknown as: ClientNats is a ClientProxy whose own status and event types TypeScript will not widen to ClientProxy's defaults
     return this.config.natsUrl
-      ? // as unknown as: ClientNats is a ClientProxy whose own status and event types TypeScript will not widen to ClientProxy's defaults
-        (natsClient(this.config.natsUrl, name, this.natsWatch(name), tracing) as unknown as ClientProxy)
+      ? (natsClient(this.config.natsUrl, name, this.natsWatch(name), tracing) as unknown as ClientProxy)
       : new InProcessClient(this.bus!, tracing);
   }
 

@@ -288,6 +288,7 @@ export const PolicyValues = z
     id: 'PolicyValues',
     description:
       'Preference values by name (see GET /devicepreferences); unknown names are refused. null, "", "--inherit--" and "--unset--" (what the management console posts) leave a preference unset.',
+    // as unknown as: see above (the schema is built at run time; PolicyValues is what it parses to)
   }) as unknown as z.ZodType<PolicyValues>;
 
 // ---- the catalogue as the management console reads it ------------------------------------------
