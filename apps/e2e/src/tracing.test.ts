@@ -151,9 +151,11 @@ describe(
     before(async () => {
       receiver = await startOtlpReceiver();
       // http/protobuf: OTLP's default encoding; debug logs: the gateway's access-log line of each request
+      // the login memory off (BURROW_SESSION_MEMO_MS=0): the upload, right after its device was
+      // registered by the same login, is then checked over the bus, which the trace shows
       target = await startMultiProcess(
         natsUrl!,
-        { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...FAST_EXPORT, LOG_LEVEL: 'debug' },
+        { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...FAST_EXPORT, LOG_LEVEL: 'debug', BURROW_SESSION_MEMO_MS: '0' },
         { postgresEventStore: process.env.POSTGRES_URL },
       );
     });
