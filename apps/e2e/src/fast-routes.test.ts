@@ -238,11 +238,16 @@ describe(
           Math.abs(Number(fast.headers['retry-after']) - Number(express.headers['retry-after'])) <= 1,
           `${fast.headers['retry-after']} ${express.headers['retry-after']}`,
         );
-        assert.deepEqual(
-          { ...fast, headers: { ...fast.headers, 'retry-after': '' } },
-          { ...express, headers: { ...express.headers, 'retry-after': '' } },
-          request.path,
-        );
+        // the two answers may fall either side of a second: the wait they give may differ by one
+        const text = (a: typeof fast) => Buffer.from(a.body, 'base64').toString(); // answer() gives the body in base64
+        const retryAfter = (a: typeof fast) => (JSON.parse(text(a)) as { retry_after: number }).retry_after;
+        assert.ok(Math.abs(retryAfter(fast) - retryAfter(express)) <= 1, `${retryAfter(fast)} ${retryAfter(express)}`);
+        const blank = (a: typeof fast) => ({
+          ...a,
+          body: text(a).replace(/"retry_after":\d+/, '"retry_after":0'),
+          headers: { ...a.headers, 'retry-after': '' },
+        });
+        assert.deepEqual(blank(fast), blank(express), request.path);
       }
 
       await assertSameCounts(fastUrl, expressUrl, /route="(\/apis\/accounts\/v1)?\/users/, 'route="/users/:user"');
