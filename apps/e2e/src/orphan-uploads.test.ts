@@ -97,9 +97,17 @@ describe('temporary files of uploads cut by a crash are removed at the next star
         await eventually(async () => assert.equal((await fetch(`${second}/readyz`)).status, 200), 90_000, 200);
         await eventually(async () => assert.deepEqual(await temporaries(target.dataDir), []), 30_000, 200);
         const underWay = await stalledUpload(target.dataDir, second, 4 * MiB);
-        target.startApp('gateway', { PORT: new URL(first).port });
+        target.startApp('gateway', { PORT: new URL(first).port, LOG_LEVEL: 'info' });
         await eventually(async () => assert.equal((await fetch(`${first}/readyz`)).status, 200), 90_000, 200);
-        await new Promise((r) => setTimeout(r, 2000));
+        // its start-up sweep has run (the line it logs at every start), and left the live upload alone
+        await eventually(
+          async () => {
+            const restarted = target.processes().filter((p) => p.name.startsWith('gateway')).at(-1)!;
+            assert.match(restarted.output, /swept what uploads of processes that no longer run left/);
+          },
+          30_000,
+          50,
+        );
         assert.deepEqual(
           await temporaries(target.dataDir),
           [underWay],

@@ -64,7 +64,16 @@ describe(
         const files: { path: string; body: string }[] = [];
         const failures: string[] = [];
         let requests = 0;
+        let answered = 0;
         let stop = false;
+        /** resolves once `answered` reaches `count`: the load's progress, not a clock, paces the test */
+        const answeredReach = async (count: number) => {
+          const deadline = Date.now() + 120_000;
+          while (answered < count && failures.length === 0) {
+            assert.ok(Date.now() < deadline, `only ${answered} of ${count} requests answered in 120 s`);
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        };
         const timed = async (what: string, request: supertest.Test): Promise<supertest.Response | null> => {
           requests++;
           const started = Date.now();
@@ -72,9 +81,11 @@ describe(
           try {
             res = await request.timeout(HANG_MS);
           } catch (error) {
+            answered++;
             failures.push(`${what}: no answer within ${HANG_MS} ms (${(error as Error).message})`);
             return null;
           }
+          answered++;
           if (res.status >= 300) {
             if (res.status !== 503 || typeof res.body?.reason !== 'string' || !res.body.reason)
               failures.push(`${what}: ${res.status} ${res.text}`);
@@ -109,9 +120,11 @@ describe(
           }
         };
         const load = Promise.all([0, 1, 2, 3].map(worker));
-        await new Promise((r) => setTimeout(r, 3000));
+        // 10 rounds of the four requests spread over both replicas of each service, then the kills,
+        // then 30 more rounds: requests caught on a killed replica and the load after it
+        await answeredReach(40);
         for (const name of ['accounts-2', 'billing-2', 'storage-catalog-2']) target.killProcess(name, 'SIGKILL');
-        await new Promise((r) => setTimeout(r, 8000));
+        await answeredReach(answered + 120);
         stop = true;
         await load;
 

@@ -73,8 +73,9 @@ async function openBlobs(infra: Infrastructure, log: Logger, disk: DiskSpace): P
       ),
     { reverifyAfterMs: infra.config.blobReverifyAfterMs },
   );
+  // logged once per start, whether or not it found anything: operators (and tests) see it has run
   void blobs.sweepAbandoned().then(
-    (removed) => removed > 0 && log.info({ removed }, 'removed what uploads of a process that no longer runs left'),
+    (removed) => log.info({ removed }, 'swept what uploads of processes that no longer run left'),
     (error: unknown) =>
       log.warn(
         { err: { message: (error as Error).message } },
