@@ -208,8 +208,7 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   const gateways = new ReplicaRegistry(broadcasts);
   const forgets = new SessionForgets(broadcasts, gateways);
   const app = await startService('accounts', module, infra, {
-    guards: [new PartnerCredentialsGuard(partnerAuthentication)],
-    interceptors: [new ForgetSessionsAfterWrites(forgets)],
+    hooks: [new PartnerCredentialsGuard(partnerAuthentication), new ForgetSessionsAfterWrites(forgets)],
   });
   await infra.reportHealth('accounts', () => accountsHealth(ctx));
   await seedPlans(ctx, infra.config);

@@ -3,6 +3,7 @@ export * from './logger.js';
 export * from './secrets.js';
 export * from './infrastructure.js';
 export * from './service-app.js';
+export * from './direct-handlers.js';
 export * from './process.js';
 export * from './ip-address.js';
 export * from './client-address-key.js';

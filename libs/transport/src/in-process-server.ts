@@ -7,11 +7,13 @@
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import type { InProcessBus } from './in-process-bus.js';
 import { type BusSpan, type BusTracing, endWithReply, handleTraced } from './bus-tracing.js';
+import type { DirectDispatch, DirectHandlers } from './direct.js';
 import { serializeReply } from './json-text.js';
 import { plainSubjectRoute } from './subject-route.js';
 
-export class InProcessServer extends Server implements CustomTransportStrategy {
+export class InProcessServer extends Server implements CustomTransportStrategy, DirectDispatch {
   private unsubscribers: (() => void)[] = [];
+  private direct: DirectHandlers = new Map();
 
   constructor(
     private readonly bus: InProcessBus,
@@ -19,6 +21,11 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     private readonly tracing?: BusTracing,
   ) {
     super();
+  }
+
+  /** Requests to these subjects are answered by calling the handler, past Nest's pipeline (direct.ts). */
+  useDirectHandlers(handlers: DirectHandlers): void {
+    this.direct = handlers;
   }
 
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
@@ -61,10 +68,22 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
       await this.handleEvent(subject, { pattern: subject, data: packet.data }, context);
       return;
     }
-    const respond = (response: { err?: unknown; isDisposed?: boolean }) => {
+    const respond = (response: { err?: unknown; response?: unknown; isDisposed?: boolean }) => {
       if (span) endWithReply(span, () => undefined)(response);
       reply?.(serializeReply({ ...response, id: packet.id }));
     };
+    const direct = this.direct.get(subject);
+    if (direct) {
+      let response: unknown;
+      try {
+        response = await direct(packet.data);
+      } catch (err) {
+        respond({ err, isDisposed: true });
+        return;
+      }
+      respond({ response, isDisposed: true });
+      return;
+    }
     const handler = this.getHandlerByPattern(subject);
     if (!handler) {
       respond({ err: `no handler for ${subject}`, isDisposed: true });

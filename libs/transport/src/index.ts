@@ -8,3 +8,4 @@ export * from './bus-status.js';
 export * from './transport-logger.js';
 export * from './unavailable-log.js';
 export * from './bus-tracing.js';
+export * from './direct.js';

@@ -5,7 +5,8 @@
  */
 import { DomainError, JsonText, serviceUnavailable } from '@burrow/contracts';
 import type { ClientProxy } from '@nestjs/microservices';
-import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { firstValueFrom, timeout } from 'rxjs';
+import { hasDirectRequests, isTimeout } from './direct.js';
 import type { TransportLogger } from './transport-logger.js';
 import { UnavailableLog } from './unavailable-log.js';
 
@@ -44,11 +45,13 @@ export class RpcClient {
   }
 
   protected async request<T>(subject: string, payload: object, options: { timeoutMs?: number }): Promise<T | JsonText> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     try {
-      return await firstValueFrom(
-        this.client.send<T>(subject, payload).pipe(timeout(options.timeoutMs ?? this.timeoutMs)),
-        { defaultValue: undefined as T },
-      );
+      // the lean bus (direct.ts) when the transport has it; else Nest's Observable
+      if (hasDirectRequests(this.client)) return (await this.client.requestDirect(subject, payload, timeoutMs)) as T;
+      return await firstValueFrom(this.client.send<T>(subject, payload).pipe(timeout(timeoutMs)), {
+        defaultValue: undefined as T,
+      });
     } catch (error) {
       const { domain, cause } = this.toDomainError(subject, error, options.timeoutMs ?? this.timeoutMs);
       if (domain.status === 503) this.unavailable?.report(subject, cause);
@@ -61,7 +64,7 @@ export class RpcClient {
     const service = subject.split('.')[0];
     const domain = DomainError.fromWire(error) ?? (error instanceof DomainError ? error : undefined);
     if (domain) return { domain, cause: domain.message };
-    if (error instanceof TimeoutError) {
+    if (isTimeout(error)) {
       return {
         domain: serviceUnavailable(`${service} service did not answer in time`),
         cause: `no reply within ${timeoutMs} ms`,

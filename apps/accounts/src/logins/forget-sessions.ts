@@ -18,9 +18,8 @@
  */
 import type { SessionForget } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { BusHook } from '@burrow/runtime';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { from, lastValueFrom, type Observable } from 'rxjs';
 
 /** the streams the handler running appended to (those that change what a login check says) */
 const appended = new AsyncLocalStorage<Set<string>>();
@@ -59,20 +58,17 @@ export interface GatewayForgets {
   forget(what: Omit<SessionForget, 'id'>): Promise<unknown>;
 }
 
-@Injectable()
-export class ForgetSessionsAfterWrites implements NestInterceptor {
+export class ForgetSessionsAfterWrites implements BusHook {
   constructor(private readonly forgets: GatewayForgets) {}
 
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  around(_data: unknown, next: () => Promise<unknown>): Promise<unknown> {
     const streams = new Set<string>();
-    return from(
-      appended.run(streams, async () => {
-        try {
-          return await lastValueFrom(next.handle(), { defaultValue: undefined });
-        } finally {
-          if (streams.size > 0) await this.forgets.forget(forgetFor(streams));
-        }
-      }),
-    );
+    return appended.run(streams, async () => {
+      try {
+        return await next();
+      } finally {
+        if (streams.size > 0) await this.forgets.forget(forgetFor(streams));
+      }
+    });
   }
 }

@@ -11,7 +11,7 @@ import {
   unauthorized,
 } from '@burrow/contracts';
 import { createHash } from 'node:crypto';
-import type { CanActivate, ExecutionContext } from '@nestjs/common';
+import type { BusHook } from '@burrow/runtime';
 import type { AccountsContext } from '../context.js';
 import { CredentialCheck, credentialsCurrent } from '../logins/credential-check.js';
 import { type PartnerDoc, partnersCollection } from './partners.projection.js';
@@ -93,12 +93,17 @@ const partnerStamp = (passwordHash: string) =>
  * credentials and takes the partner from the authentication only (tenant isolation). A refusal
  * (401, 429) is the request's answer, exactly as `accounts.partners.authenticate` gives it.
  */
-export class PartnerCredentialsGuard implements CanActivate {
+export class PartnerCredentialsGuard implements BusHook {
   constructor(private readonly partners: PartnerAuthentication) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const data: unknown = context.switchToRpc().getData();
-    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, PARTNER_CREDENTIALS_FIELD)) return true;
+  async around(data: unknown, next: () => Promise<unknown>): Promise<unknown> {
+    await this.check(data);
+    return next();
+  }
+
+  /** Authenticates the credentials `data` carries, if any, and puts the partner in their place. */
+  async check(data: unknown): Promise<void> {
+    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, PARTNER_CREDENTIALS_FIELD)) return;
     const payload = data as Record<string, unknown>;
     const credentials = payload[PARTNER_CREDENTIALS_FIELD];
     delete payload[PARTNER_CREDENTIALS_FIELD];
@@ -106,6 +111,5 @@ export class PartnerCredentialsGuard implements CanActivate {
       credentials !== null && typeof credentials === 'object' ? credentials : {},
     );
     payload.partnerId = partnerId;
-    return true;
   }
 }
