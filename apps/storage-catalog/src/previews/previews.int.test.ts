@@ -486,7 +486,10 @@ describe('the previewer when the read-model database goes away', () => {
     const previewer = new Previewer({ ...t.ctx, docs, log }, { concurrency: 1 });
     try {
       previewer.start(20);
-      await new Promise((r) => setTimeout(r, 200));
+      // the scan (every 20 ms) fails and says so: wait for the warning, not for a fixed time
+      const deadline = Date.now() + 10_000;
+      while (!warnings.some((m) => /scan/.test(m)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
       assert.deepEqual(unhandled, []);
       assert.ok(
         warnings.some((m) => /scan/.test(m)),
