@@ -102,7 +102,10 @@ describe('temporary files of uploads cut by a crash are removed at the next star
         // its start-up sweep has run (the line it logs at every start), and left the live upload alone
         await eventually(
           async () => {
-            const restarted = target.processes().filter((p) => p.name.startsWith('gateway')).at(-1)!;
+            const restarted = target
+              .processes()
+              .filter((p) => p.name.startsWith('gateway'))
+              .at(-1)!;
             assert.match(restarted.output, /swept what uploads of processes that no longer run left/);
           },
           30_000,
