@@ -405,12 +405,20 @@ export function davScenarios({ target }: ScenarioContext) {
   it("a MOVE keeps the partner's view of the user's stored bytes; a COPY adds the copy's", async () => {
     const api = partnerApi(target());
     const base = `/dav/${alice.username}/laptop`;
+    const stored = async () => (await api.get(`/users/${alice.username}`).expect(200)).body.bytes_stored as number;
+    // bytes_stored reaches the accounts service from the catalog's usage events, after the upload's
+    // answer: wait until it counts the upload (a run read it before, and the MOVE seemed to add 4 KiB)
+    const start = await stored();
     await alice.dav.request('PUT', `${base}/moving.bin`).send(randomBytes(4096)).expect(201);
-    const before = (await api.get(`/users/${alice.username}`).expect(200)).body.bytes_stored as number;
+    const before = await eventually(async () => {
+      const now = await stored();
+      assert.ok(now >= start + 4096, `bytes_stored ${now} does not count the upload yet (${start} before it)`);
+      return now;
+    }, 15_000);
     await alice.dav.request('MOVE', `${base}/moving.bin`).set('Destination', `${base}/moved.bin`).expect(201);
-    assert.equal((await api.get(`/users/${alice.username}`).expect(200)).body.bytes_stored, before);
+    await eventually(async () => assert.equal(await stored(), before), 15_000);
     await alice.dav.request('COPY', `${base}/moved.bin`).set('Destination', `${base}/copied.bin`).expect(201);
-    assert.equal((await api.get(`/users/${alice.username}`).expect(200)).body.bytes_stored, before + 4096);
+    await eventually(async () => assert.equal(await stored(), before + 4096), 15_000);
   });
 
   it('XML with a document type (entities, external ones too) is a 400 and nothing is read', async () => {
