@@ -128,6 +128,7 @@ function contractWith(
       const apps: INestMicroservice[] = [];
       let rpc: RpcClient;
       let client: ClientProxy;
+      let directCalls = 0;
 
       before(async () => {
         transport = await factory!();
@@ -144,7 +145,14 @@ function contractWith(
           if (dispatch === 'direct') {
             assert.ok(hasDirectDispatch(strategy), 'the strategy calls handlers directly');
             const controllers = Reflect.getMetadata('controllers', module.module) as Type[];
-            strategy.useDirectHandlers(directHandlers(app, controllers, [], testWire));
+            // counted, so the contract proves the strategy called them rather than Nest's pipeline
+            const table = directHandlers(app, controllers, [], testWire);
+            for (const [subject, handler] of table)
+              table.set(subject, (data) => {
+                directCalls++;
+                return handler(data);
+              });
+            strategy.useDirectHandlers(table);
           }
           await app.listen();
           apps.push(app);
@@ -169,6 +177,9 @@ function contractWith(
         assert.equal(reply.when, '1970-01-01T00:00:00.000Z');
         // the handler mutated its copy; ours is untouched
         assert.equal((payload as { mutated?: boolean }).mutated, undefined);
+        // handled on the path this run is for
+        if (dispatch === 'direct') assert.ok(directCalls > 0, 'the strategy called the direct handler');
+        else assert.equal(directCalls, 0);
       });
 
       it('a JsonText reply reaches call() as its value and relay() as its very text', async () => {
