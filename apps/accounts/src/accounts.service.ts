@@ -14,7 +14,7 @@ import {
   startService,
   systemClock,
 } from '@burrow/runtime';
-import { ForgetSessionsAfterWrites, notingAppends } from './logins/forget-sessions.js';
+import { ForgetSessionsAfterWrites, forgettingAfter, notingAppends } from './logins/forget-sessions.js';
 import { type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { bootstrapPartner, type FirstPasswordTo, seedPlans } from './bootstrap.js';
 import { DevicePoliciesHandlers } from './device-policies/device-policies.handlers.js';
@@ -171,7 +171,7 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
     webhooks: webhookSettings(infra.config),
   };
   const recovery = new ProcessRecovery(processes, docs, accountsProcesses(ctx), infra.config.recoveryGraceSeconds);
-  const recover = loggedRecovery(recovery, log);
+  const recoverLogged = loggedRecovery(recovery, log);
   // one per process: the authenticate handler and the guard share its verified-credential cache
   const partnerAuthentication = new PartnerAuthentication(ctx);
   const module: DynamicModule = {
@@ -213,7 +213,13 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   await infra.reportHealth('accounts', () => accountsHealth(ctx));
   await seedPlans(ctx, infra.config);
   await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers), options.firstPasswordTo);
+  // what recovery finishes outside a request is forgotten by the gateways too (forget-sessions.ts)
+  const recover = () => forgettingAfter(forgets, () => runner.catchUp(), recoverLogged);
   await recover();
+  // A predecessor killed between a write's append and its forget left the gateways remembering what
+  // it changed (a password, a disable, a deletion), and nothing says what that was: forget it all.
+  // Only at start, and cheap: each remembered login costs one more check.
+  await forgets.forget({ all: true });
   const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
   timer.unref();
   const summarise = () =>

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type PartnerApi, partnerApi } from './harness/client.js';
 import { type MultiProcessTarget, natsUrlForTests, startMultiProcess } from './harness/multi-process.js';
+import { storageApi } from './harness/storage-client.js';
 
 const natsUrl = natsUrlForTests();
 
@@ -163,6 +164,29 @@ describe(
           })
           .expect(201);
       });
+    });
+
+    it('delete a user the gateway remembers, killed right after the delete committed: the gateway refuses their login as soon as accounts is back', async () => {
+      const password = 'crash-password-1';
+      await api
+        .post('/users/', {
+          name: 'Remembered',
+          email: 'remembered@example.com',
+          username: 'remembered',
+          password,
+          plan_id: plans[0].plan_id,
+        })
+        .expect(201);
+      const storage = storageApi(target, 'remembered', password);
+      await crashAt('DeleteUser:commit:after', async () => {
+        // the gateway confirms the login with the accounts about to die, and remembers it (asked twice)
+        for (let i = 0; i < 2; i++) await storage.listShares().expect(200);
+        return api.delete('/users/remembered');
+      });
+      // well within the gateway's memory of the login (30 s): only a forget from accounts ends it
+      assert.equal((await storage.listShares()).status, 401, 'the deleted user, by a login the gateway remembered');
+      await api.get('/users/remembered').expect(404);
+      await ledgerIsExact();
     });
 
     it('create a group, killed after taking its id: the name is free again (or the group exists)', async () => {

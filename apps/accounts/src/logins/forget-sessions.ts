@@ -13,8 +13,10 @@
  * handler, which has waited for the read models (read-your-writes): a gateway that asks again
  * reads the change. A write that fails after appending forgets too.
  *
- * What recovery finishes outside a request (a write whose process died) forgets nothing: the
- * gateways' memories of it end within `SESSION_MEMO_TTL_MS`.
+ * What recovery finishes outside a request (a write whose process died) is noted the same way
+ * (`forgettingAfter`) and forgotten once the read models hold it. A process killed between its
+ * append and its forget leaves the gateways remembering what it changed, and its successor cannot
+ * tell what that was: a starting service has them forget everything (accounts.service.ts).
  */
 import type { SessionForget } from '@burrow/contracts';
 import type { EventStore } from '@burrow/event-store';
@@ -56,6 +58,29 @@ export function forgetFor(streams: Iterable<string>): Omit<SessionForget, 'id'> 
 /** Tells the gateways, and waits for them (`SessionForgets`). */
 export interface GatewayForgets {
   forget(what: Omit<SessionForget, 'id'>): Promise<unknown>;
+}
+
+/**
+ * Runs `work` outside a request (recovery finishing the writes of processes that died) with its
+ * appends noted as a handler's are; if it appended to a user's, group's or partner's stream, waits
+ * for the read models (`settled`: a gateway asking again must read the change) and has the
+ * gateways forget what those streams decide, whether `work` succeeded or not.
+ */
+export async function forgettingAfter<T>(
+  forgets: GatewayForgets,
+  settled: () => Promise<void>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const streams = new Set<string>();
+  try {
+    return await appended.run(streams, work);
+  } finally {
+    if (streams.size > 0) {
+      // read models that are behind (an outage) still get the forget: the gateways then ask again sooner
+      await settled().catch(() => undefined);
+      await forgets.forget(forgetFor(streams));
+    }
+  }
 }
 
 export class ForgetSessionsAfterWrites implements BusHook {
