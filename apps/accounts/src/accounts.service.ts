@@ -207,19 +207,23 @@ export async function startAccounts(infra: Infrastructure, options: AccountsOpti
   const broadcasts = await infra.broadcasts();
   const gateways = new ReplicaRegistry(broadcasts);
   const forgets = new SessionForgets(broadcasts, gateways);
+  // A predecessor killed between a write's append and its forget left the gateways remembering what
+  // it changed (a password, a disable, a deletion), and nothing says what that was: they forget it
+  // all, before this process answers anything. Only at start, and cheap: each remembered login
+  // costs one more check.
+  await forgets.forget({ all: true });
   const app = await startService('accounts', module, infra, {
     hooks: [new PartnerCredentialsGuard(partnerAuthentication), new ForgetSessionsAfterWrites(forgets)],
   });
   await infra.reportHealth('accounts', () => accountsHealth(ctx));
-  await seedPlans(ctx, infra.config);
-  await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers), options.firstPasswordTo);
-  // what recovery finishes outside a request is forgotten by the gateways too (forget-sessions.ts)
-  const recover = () => forgettingAfter(forgets, () => runner.catchUp(), recoverLogged);
+  // what start-up and recovery write outside a request is forgotten by the gateways too (forget-sessions.ts)
+  const forgetting = <T>(work: () => Promise<T>) => forgettingAfter(forgets, () => runner.catchUp(), work);
+  await forgetting(async () => {
+    await seedPlans(ctx, infra.config);
+    await bootstrapPartner(ctx, infra.config, app.get(PartnersHandlers), options.firstPasswordTo);
+  });
+  const recover = () => forgetting(recoverLogged);
   await recover();
-  // A predecessor killed between a write's append and its forget left the gateways remembering what
-  // it changed (a password, a disable, a deletion), and nothing says what that was: forget it all.
-  // Only at start, and cheap: each remembered login costs one more check.
-  await forgets.forget({ all: true });
   const timer = setInterval(() => void recover(), infra.config.recoveryIntervalMs);
   timer.unref();
   const summarise = () =>

@@ -166,8 +166,9 @@ describe(
       });
     });
 
-    it('delete a user the gateway remembers, killed right after the delete committed: the gateway refuses their login as soon as accounts is back', async () => {
+    it("change a user's password (and email), killed right after the change committed: as soon as accounts is back, the gateway refuses the old password it remembered", async () => {
       const password = 'crash-password-1';
+      const changed = 'crash-password-2';
       await api
         .post('/users/', {
           name: 'Remembered',
@@ -177,15 +178,17 @@ describe(
           plan_id: plans[0].plan_id,
         })
         .expect(201);
-      const storage = storageApi(target, 'remembered', password);
-      await crashAt('DeleteUser:commit:after', async () => {
+      const before = storageApi(target, 'remembered', password);
+      // a new email makes the change a multi-step write, with a commit point to die after
+      await crashAt('ChangeUser:commit:after', async () => {
         // the gateway confirms the login with the accounts about to die, and remembers it (asked twice)
-        for (let i = 0; i < 2; i++) await storage.listShares().expect(200);
-        return api.delete('/users/remembered');
+        for (let i = 0; i < 2; i++) await before.listShares().expect(200);
+        return api.post('/users/remembered', { email: 'remembered-2@example.com', password: changed });
       });
       // well within the gateway's memory of the login (30 s): only a forget from accounts ends it
-      assert.equal((await storage.listShares()).status, 401, 'the deleted user, by a login the gateway remembered');
-      await api.get('/users/remembered').expect(404);
+      assert.equal((await before.listShares()).status, 401, 'the old password, which the gateway remembered');
+      await storageApi(target, 'remembered', changed).listShares().expect(200);
+      assert.equal((await api.get('/users/remembered').expect(200)).body.email, 'remembered-2@example.com');
       await ledgerIsExact();
     });
 
