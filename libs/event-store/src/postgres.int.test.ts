@@ -4,8 +4,10 @@
  * that defer the WAL flush. Runs when POSTGRES_URL names a server (the test runner sets it when one
  * listens on 127.0.0.1:5432), each test in a database of its own, dropped after.
  */
+import { DependencyUnavailableError } from '@burrow/contracts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Socket, connect } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import pg from 'pg';
 import { deferDurability } from './port.js';
@@ -19,6 +21,80 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, what: string
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * A TCP proxy to the server whose connections can stop passing bytes while staying open, as a
+ * frozen server or a network that drops packets does: `freeze()` holds every connection open now
+ * (and, with `all`, those made later too) without passing a byte either way; `thaw()` passes again.
+ */
+async function startFreezingProxy(target: URL) {
+  const pairs: { client: Socket; upstream: Socket }[] = [];
+  let freezeNew = false;
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    pairs.push({ client, upstream });
+    if (freezeNew) {
+      client.pause();
+      upstream.pause();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    via(url: string): string {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    freeze(all: boolean) {
+      freezeNew = all;
+      for (const { client, upstream } of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    thaw() {
+      freezeNew = false;
+      for (const { client, upstream } of pairs) {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      }
+    },
+    async close() {
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** `promise`, or a failure naming `what` if it takes longer than `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -128,6 +204,90 @@ describe(
       const r = await store.append('s-0', [{ type: 'B', data: {} }], 0);
       assert.equal(r.revision, 1);
       assert.equal((await store.readStream('s-0')).length, 2);
+    });
+
+    it('a server that stops answering, connections open: appends and reads fail as unavailable within the query timeout, and go on once it answers', async () => {
+      const { url } = await database();
+      const proxy = await startFreezingProxy(new URL(url));
+      const store = await PostgresEventStore.connect(proxy.via(url), {
+        queryTimeoutMs: 400,
+        connectTimeoutMs: 400,
+        listenCheckMs: 200,
+      });
+      cleanups.push(() => store.close());
+      // first: a store still waiting on a frozen connection closes once the proxy drops it
+      cleanups.push(() => proxy.close());
+      await store.append('s-1', [{ type: 'A', data: { n: 1 } }], 'no_stream');
+
+      proxy.freeze(true);
+      const append = store.append('s-1', [{ type: 'A', data: { n: 2 } }], 0);
+      await assert.rejects(within(5000, 'an append to a frozen server', append), DependencyUnavailableError);
+      await assert.rejects(
+        within(5000, 'a read from a frozen server', store.readStream('s-1')),
+        DependencyUnavailableError,
+      );
+      await assert.rejects(within(5000, 'a ping of a frozen server', store.ping()), DependencyUnavailableError);
+
+      proxy.thaw();
+      // the frozen append's bytes reach the server when it thaws, so it may have committed: either way, no holes
+      await waitFor(
+        () =>
+          store.append('s-1', [{ type: 'A', data: { n: 3 } }], 'any').then(
+            () => true,
+            () => false,
+          ),
+        'an append once the server answers again',
+      );
+      const events = await store.readStream('s-1');
+      assert.deepEqual(
+        events.map((e) => e.revision),
+        events.map((_, i) => i),
+      );
+      assert.deepEqual(events.at(-1)!.data, { n: 3 });
+    });
+
+    it('connections that go silent while new ones work (a failover, a dropped NAT entry): the LISTEN connection is replaced and subscribers hear of appends', async () => {
+      const { url, name } = await database();
+      const proxy = await startFreezingProxy(new URL(url));
+      // no polling to fall back on within the test: only a live LISTEN connection delivers in time
+      const subscriber = await PostgresEventStore.connect(proxy.via(url), {
+        pollIntervalMs: 60_000,
+        queryTimeoutMs: 400,
+        listenCheckMs: 200,
+      });
+      cleanups.push(() => subscriber.close());
+      const writer = await open(url);
+      const seen: RecordedEvent[] = [];
+      let stop: (() => Promise<void>) | null = null;
+      // as the projection runner does: a subscription that fails (its read timed out) starts again where it was
+      const follow = (from: number) => {
+        const sub = subscriber.subscribeToAll(
+          { fromPosition: from, prefixes: ['s-'] },
+          {
+            onEvent: (e) => void seen.push(e),
+            onError: () => follow(seen.at(-1)?.position ?? 0),
+          },
+        );
+        stop = () => sub.stop();
+      };
+      follow(0);
+      cleanups.push(() => stop!());
+      cleanups.push(() => proxy.close());
+      await writer.append('s-1', [{ type: 'A', data: { n: 1 } }], 'no_stream');
+      await waitFor(() => seen.length === 1, 'the first event');
+      const before = await listenerPids(url, name);
+
+      proxy.freeze(false);
+      await waitFor(async () => {
+        const now = await listenerPids(url, name);
+        return now.some((pid) => !before.includes(pid));
+      }, 'a new LISTEN connection');
+      await writer.append('s-1', [{ type: 'A', data: { n: 2 } }], 0);
+      await waitFor(() => seen.length === 2, 'the next event, told by the new LISTEN connection', 10_000);
+      assert.deepEqual(
+        seen.map((e) => e.data.n),
+        [1, 2],
+      );
     });
 
     it('a deferred append is visible at once, in order, and the relaxed commit does not leak to later ones', async () => {

@@ -24,6 +24,13 @@
  * one LISTEN connection per store; polling every `pollIntervalMs` is the fallback while that
  * connection is down.
  *
+ * A server that stops answering without closing its connections (frozen, or cut off by a network
+ * that drops rather than resets) fails queries after `queryTimeoutMs` as unavailable (503): the
+ * connection is dropped and the next query opens a new one, so a failover or a thawed server is
+ * picked up at once, and nothing waits on a dead socket until TCP gives up (~15 min). The LISTEN
+ * connection carries no queries of its own, so it is asked to answer every `listenCheckMs`; one
+ * that does not is dropped like a closed one (subscriptions poll, it reconnects).
+ *
  * Data is stored as `json`, not `jsonb`: `json` keeps the text exactly (key order, `\u0000`,
  * number spelling), which is what the store must give back.
  */
@@ -54,7 +61,14 @@ export interface PostgresEventStoreOptions {
   connectTimeoutMs?: number;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /** How long a query waits for the server's answer before it fails as unavailable (ms, default 15000). */
+  queryTimeoutMs?: number;
+  /** How often the LISTEN connection must answer a query to be kept (ms, default 5000). */
+  listenCheckMs?: number;
 }
+
+/** The schema's creation and upgrades may wait for another process's, and rewrite a large table. */
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 
 const BATCH = 500;
 
@@ -107,6 +121,7 @@ export class PostgresEventStore implements EventStore {
     private readonly clientConfig: pg.ClientConfig,
     private readonly id: string,
     private readonly pollIntervalMs: number,
+    private readonly listenCheckMs: number,
   ) {
     this.group = new PostgresGroupCommit(pool, (head) => this.wake(head));
   }
@@ -116,6 +131,10 @@ export class PostgresEventStore implements EventStore {
     const clientConfig: pg.ClientConfig = {
       connectionString: url,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      query_timeout: options.queryTimeoutMs ?? 15_000,
+      // an idle connection to a host that vanished is found out by the kernel within a minute or so
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'burrow',
     };
     const { Pool } = await loadPg();
@@ -131,29 +150,41 @@ export class PostgresEventStore implements EventStore {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`PostgreSQL at ${redact(url)} is not reachable: ${reason}`, { cause: error });
     }
-    const store = new PostgresEventStore(pool, clientConfig, id, options.pollIntervalMs ?? 1000);
+    const store = new PostgresEventStore(
+      pool,
+      clientConfig,
+      id,
+      options.pollIntervalMs ?? 1000,
+      options.listenCheckMs ?? 5000,
+    );
     await store.listen();
     return store;
   }
 
   private static async migrate(pool: pg.Pool): Promise<string> {
     const client = await pool.connect();
+    const run = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
+      // pg reads a query's own `query_timeout` (its types leave it out)
+      client.query<R>({ text, values, query_timeout: MIGRATION_TIMEOUT_MS } as pg.QueryConfig);
+    let failed: Error | undefined;
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query(MIGRATION);
-      await client.query(`INSERT INTO ${STORE} (id, schema_version) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      await run('BEGIN');
+      await run('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await run(MIGRATION);
+      await run(`INSERT INTO ${STORE} (id, schema_version) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
         randomUUID(),
         SCHEMA_VERSION,
       ]);
-      const { rows } = await client.query<{ id: string }>(`SELECT id FROM ${STORE}`);
-      await client.query('COMMIT');
+      const { rows } = await run<{ id: string }>(`SELECT id FROM ${STORE}`);
+      await run('COMMIT');
       return rows[0].id;
     } catch (error) {
+      failed = error as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      // a connection that failed is not given to anyone else
+      client.release(failed);
     }
   }
 
@@ -169,6 +200,8 @@ export class PostgresEventStore implements EventStore {
       if (this.listener !== client) return;
       this.listener = null;
       client.end().catch(() => undefined);
+      // a server that stopped answering would hold the socket half-closed: let it go now
+      client.connection.stream.destroy();
       this.retryListen();
     };
     client.on('error', lost);
@@ -188,6 +221,19 @@ export class PostgresEventStore implements EventStore {
     }
     this.listener = client;
     this.wake();
+    this.checkListener(client);
+  }
+
+  /** Asks the LISTEN connection to answer every `listenCheckMs`; one that does not (in `query_timeout`) is lost. */
+  private checkListener(client: pg.Client): void {
+    const timer = setTimeout(() => {
+      if (this.listener !== client) return;
+      client.query('SELECT 1').then(
+        () => this.checkListener(client),
+        (error: Error) => client.emit('error', error),
+      );
+    }, this.listenCheckMs);
+    timer.unref();
   }
 
   private retryListen(): void {
