@@ -105,6 +105,9 @@ export class TokenSigner {
     const key = this.keys.find((k) => k.id === keyId);
     if (!key) return null;
     const given = Buffer.from(mac, 'base64url');
+    // one spelling per MAC: base64url decoding ignores a last character's low bits (and stray
+    // characters), so an altered token could otherwise pass as the same MAC
+    if (given.toString('base64url') !== mac) return null;
     const expected = this.mac(key, kind, body);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     let payload: unknown;
