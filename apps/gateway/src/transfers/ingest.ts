@@ -1,9 +1,10 @@
 /**
  * An upload's bytes go from the request straight into the blob store: hashed (sha256, by the blob
  * store), measured, CRC-32'd (zip entries need it before their data) and SHA-1'd and MD5'd (the
- * checksums ownCloud's clients and rclone verify transfers with) in the same pass, with
- * back-pressure, never buffered whole. A client that disconnects half way aborts the put: no blob
- * is left (the blob store removes its temporary data) and nothing is committed.
+ * checksums ownCloud's clients and rclone verify transfers with) as they pass, with back-pressure,
+ * never buffered whole; the last three on a worker thread once the body is large (checksums.ts).
+ * A client that disconnects half way aborts the put: no blob is left (the blob store removes its
+ * temporary data) and nothing is committed.
  *
  * The first bytes are kept (`head`): the commit hands them to the previewer, which then need not
  * read a blob that is not an image back from the store.
@@ -16,9 +17,8 @@
 import type { BlobWriter } from '@burrow/blobs';
 import { badRequest, DomainError, type FileChecksums, quotaExceeded, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import type { Request } from 'express';
-import { createHash } from 'node:crypto';
 import { finished, Transform } from 'node:stream';
-import { crc32 } from 'node:zlib';
+import { UploadChecksums } from './checksums.js';
 
 export interface IngestedBlob {
   blob: string;
@@ -48,9 +48,7 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
     throw new DomainError(415, { reason: `Content-Encoding ${coding} is not supported: upload the file's own bytes` });
   const limit = options.limit ?? Infinity;
   let size = 0;
-  let crc = 0;
-  const sha1 = createHash('sha1');
-  const md5 = createHash('md5');
+  const sums = new UploadChecksums();
   const head: Buffer[] = [];
   let headBytes = 0;
   const meter = new Transform({
@@ -62,15 +60,15 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
         callback(quotaExceeded());
         return;
       }
-      crc = crc32(chunk, crc);
-      sha1.update(chunk);
-      md5.update(chunk);
       if (headBytes < UPLOAD_HEAD_BYTES) {
         const part = chunk.subarray(0, UPLOAD_HEAD_BYTES - headBytes);
         head.push(Buffer.from(part));
         headBytes += part.length;
       }
-      callback(null, chunk);
+      // the checksum worker is behind: the next chunk waits (and the request with it)
+      const behind = sums.update(chunk);
+      if (behind) behind.then(() => callback(null, chunk), callback);
+      else callback(null, chunk);
     },
   });
   // The put reports the meter's error (a quota passed); the put may first await (the free-space
@@ -82,12 +80,19 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
     if (error) meter.destroy(error);
   });
   req.pipe(meter);
-  const info = await blobs.put(meter);
+  let info;
+  try {
+    info = await blobs.put(meter);
+  } catch (error) {
+    sums.drop();
+    throw error;
+  }
+  const { sha1, md5, crc32 } = await sums.digest();
   return {
     blob: info.key,
     size,
-    crc32: crc >>> 0,
-    checksums: { sha1: sha1.digest('hex'), md5: md5.digest('hex') },
+    crc32,
+    checksums: { sha1, md5 },
     head: Buffer.concat(head).toString('base64'),
   };
 }

@@ -1,13 +1,13 @@
 /**
  * `ingest` hands the commit the upload's first bytes (the previewer sniffs them instead of reading
  * the blob back), whatever the chunks they arrived in, with its size, CRC-32, SHA-1 and MD5 (the
- * checksums WebDAV serves), through a real blob store.
+ * checksums WebDAV serves), through a real blob store; a large body's on a worker thread.
  */
 import { LocalBlobStore } from '@burrow/blobs';
 import { UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import express from 'express';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
+import { OFF_THREAD_BYTES } from './checksums.js';
 import { EMPTY_CHECKSUMS, ingest } from './ingest.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burrow-ingest-'));
@@ -75,5 +76,17 @@ describe('ingest', () => {
     assert.equal(split.blob, digest('sha256', bytes), "the blob key stays Burrow's own sha256");
     assert.deepEqual((await upload([])).checksums, { sha1: EMPTY_CHECKSUMS.sha1, md5: EMPTY_CHECKSUMS.md5 });
     assert.deepEqual(EMPTY_CHECKSUMS, { sha1: digest('sha1', Buffer.alloc(0)), md5: digest('md5', Buffer.alloc(0)) });
+  });
+
+  it('gives the same checksums for a body large enough to be hashed on a worker thread', async () => {
+    const bytes = randomBytes(OFF_THREAD_BYTES * 3 + 12_345);
+    const digest = (algorithm: string, data: Buffer) => createHash(algorithm).update(data).digest('hex');
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 100_000) chunks.push(bytes.subarray(at, at + 100_000));
+    const large = await upload(chunks);
+    assert.deepEqual(large.checksums, { sha1: digest('sha1', bytes), md5: digest('md5', bytes) });
+    assert.equal(large.crc32, crc32(bytes) >>> 0);
+    assert.equal(large.size, bytes.length);
+    assert.equal(large.blob, digest('sha256', bytes));
   });
 });
