@@ -91,9 +91,9 @@ async function openBlobs(infra: Infrastructure, log: Logger, disk: DiskSpace): P
  * the event log keeps room for the small writes (issue 17, defect 4).
  */
 function roomChecking<B extends BlobReader & BlobWriter>(blobs: B, disk: DiskSpace): B {
-  const put: BlobWriter['put'] = async (source) => {
+  const put: BlobWriter['put'] = async (source, options) => {
     await disk.ensureRoom();
-    return blobs.put(source);
+    return blobs.put(source, options);
   };
   return new Proxy(blobs, {
     get(target, property) {

@@ -4,3 +4,4 @@ export * from './minio.js';
 export * from './temporary.js';
 export * from './verify.js';
 export * from './folder-syncs.js';
+export * from './digests.js';

@@ -33,7 +33,7 @@
  * those a killed process left at once (`sweepAbandoned`). A blob whose bytes do not match its key
  * is moved to `quarantine/<key>.<ms>` (`quarantine`), where it stays for the operator.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { close, createReadStream, createWriteStream, fstat, open as openFile, type Stats } from 'node:fs';
 import { link, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -48,7 +48,10 @@ import {
   type BlobStore,
   type ByteRange,
   isBlobKey,
+  type PutInfo,
+  type PutOptions,
 } from './port.js';
+import { type DigestSet, digestsOf, StreamDigests, withChecksums } from './digests.js';
 import { FolderSyncs } from './folder-syncs.js';
 import { readInOneGo } from './small-read.js';
 import { isMissing, listBlobs, sweepAbandoned, sweepTemporary } from './local-walks.js';
@@ -192,27 +195,28 @@ export class LocalBlobStore implements BlobStore {
    * is read whole and its file work handed to a worker thread in one message (small-puts.ts: the
    * same steps, the same durability); a larger one streams through the thread pool.
    */
-  async put(source: Readable): Promise<BlobInfo> {
+  async put(source: Readable, options: PutOptions = {}): Promise<PutInfo> {
     await this.ensureLayout();
-    if (!this.smallPuts) return this.putStreaming(source);
+    const set: DigestSet = { sha256: true, checksums: options.checksums === true };
+    if (!this.smallPuts) return this.putStreaming(source, set);
     const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];
     let size = 0;
     while (size <= SMALL_PUT_BYTES) {
       // a source that fails (a client gone, a quota passed) fails the put here: nothing was written
       const read = await iterator.next();
-      if (read.done) return this.putSmall(head, size);
+      if (read.done) return this.putSmall(head, size, set);
       const chunk = typeof read.value === 'string' ? Buffer.from(read.value) : read.value;
       head.push(chunk);
       size += chunk.length;
     }
-    return this.putStreaming(Readable.from(rest(head, iterator), { objectMode: false }));
+    return this.putStreaming(Readable.from(rest(head, iterator), { objectMode: false }), set);
   }
 
-  private async putSmall(chunks: Buffer[], size: number): Promise<BlobInfo> {
-    const hash = createHash('sha256');
-    for (const chunk of chunks) hash.update(chunk);
-    const key = hash.digest('hex');
+  private async putSmall(chunks: Buffer[], size: number, set: DigestSet): Promise<PutInfo> {
+    const digests = digestsOf(chunks, set);
+    const key = digests.sha256!;
+    const info = withChecksums({ key, size }, digests);
     const target = this.pathOf(key);
     const folder = dirname(target);
     // one buffer of its own (not a slice of a pooled one), moved to the worker without a copy
@@ -240,7 +244,7 @@ export class LocalBlobStore implements BlobStore {
       // the folder exists and its name is durable (if it was removed behind the cache's back, the
       // worker makes it again and syncs what it made)
       await put();
-      return { key, size };
+      return info;
     }
     // the first put into the folder in this process: others wait for it (it may make the folder,
     // and a put into it must not resolve before the folder's name is durable)
@@ -259,25 +263,28 @@ export class LocalBlobStore implements BlobStore {
       settle(error as Error);
       throw error;
     }
-    return { key, size };
+    return info;
   }
 
-  private async putStreaming(source: Readable): Promise<BlobInfo> {
+  private async putStreaming(source: Readable, set: DigestSet): Promise<PutInfo> {
     const tmp = join(this.tmpDir, temporaryName());
-    const hash = createHash('sha256');
+    // hashed on a worker thread once the body is large (digests.ts)
+    const digests = new StreamDigests(set);
     let size = 0;
     const meter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
-        hash.update(chunk);
         size += chunk.length;
-        cb(null, chunk);
+        const behind = digests.update(chunk);
+        if (behind) behind.then(() => cb(null, chunk), cb);
+        else cb(null, chunk);
       },
     });
     try {
       // flush: the bytes are on disk (fsync before the close) before the name points at them
       // (replacing a stored copy, which is never trusted by its size: it may be damaged)
       await pipeline(source, meter, createWriteStream(tmp, { mode: PRIVATE_FILE, flush: true }));
-      const key = hash.digest('hex');
+      const computed = await digests.digest();
+      const key = computed.sha256!;
       const target = this.pathOf(key);
       const folder = join(target, '..');
       let dir = this.ensureDir(folder);
@@ -294,8 +301,9 @@ export class LocalBlobStore implements BlobStore {
       }
       // the new name in its folder, and the folder's own name if this put made it
       await Promise.all([this.syncs.sync(folder), dir.durable]);
-      return { key, size };
+      return withChecksums({ key, size }, computed);
     } catch (error) {
+      digests.drop();
       await rm(tmp, { force: true });
       throw error;
     }

@@ -25,7 +25,6 @@
  * process starting up removes those a killed process left at once (`sweepAbandoned`). A blob
  * whose bytes do not match its key is copied to `quarantine/<key>.<ms>` and removed (`quarantine`).
  */
-import { createHash } from 'node:crypto';
 import { DependencyUnavailableError } from '@burrow/contracts';
 import type { Readable } from 'node:stream';
 // The client is loaded when a store connects, not by every process that imports this library.
@@ -41,7 +40,10 @@ import {
   isBlobKey,
   type ListedBlob,
   listLimit,
+  type PutInfo,
+  type PutOptions,
 } from './port.js';
+import { StreamDigests, withChecksums } from './digests.js';
 import { abandoned, temporaryName } from './temporary.js';
 import { verifyBlob } from './verify.js';
 
@@ -173,8 +175,9 @@ export class MinioBlobStore implements BlobStore {
     return store;
   }
 
-  async put(source: Readable): Promise<BlobInfo> {
-    const hash = createHash('sha256');
+  async put(source: Readable, options: PutOptions = {}): Promise<PutInfo> {
+    // hashed on a worker thread once the body is large (digests.ts)
+    const digests = new StreamDigests({ sha256: true, checksums: options.checksums === true });
     let size = 0;
     let chunks: Buffer[] = [];
     let buffered = 0;
@@ -231,13 +234,15 @@ export class MinioBlobStore implements BlobStore {
       for await (const chunk of source) {
         const buf = toBuffer(chunk);
         if (buf.length === 0) continue;
-        hash.update(buf);
+        const behind = digests.update(buf);
+        if (behind) await behind;
         size += buf.length;
         chunks.push(buf);
         buffered += buf.length;
         if (buffered >= partSizeFor(etags.length + 1)) await startPart();
       }
-      const key = hash.digest('hex');
+      const computed = await digests.digest();
+      const key = computed.sha256!;
 
       if (uploadId === null) {
         // Small blob: everything is in memory already (less than one part); upload it directly
@@ -248,7 +253,7 @@ export class MinioBlobStore implements BlobStore {
             'Content-Type': 'application/octet-stream',
           }),
         );
-        return { key, size };
+        return withChecksums({ key, size }, computed);
       }
 
       if (buffered > 0) await startPart();
@@ -258,8 +263,9 @@ export class MinioBlobStore implements BlobStore {
       completed = true;
       await reach(this.copy(tmp!, key, size));
       await reach(this.client.removeObject(this.bucket, tmp!));
-      return { key, size };
+      return withChecksums({ key, size }, computed);
     } catch (error) {
+      digests.drop();
       chunks = [];
       if (upload.inflight) await upload.inflight;
       if (uploadId !== null && tmp !== null) {

@@ -20,6 +20,26 @@ export interface BlobInfo {
   size: number;
 }
 
+/** What WebDAV's clients verify transfers with, and a zip entry carries: computed by a put that asks. */
+export interface BlobChecksums {
+  /** lowercase hex */
+  sha1: string;
+  /** lowercase hex */
+  md5: string;
+  /** unsigned */
+  crc32: number;
+}
+
+export interface PutOptions {
+  /** compute SHA-1, MD5 and CRC-32 of the bytes too, in the same pass as the sha256 */
+  checksums?: boolean;
+}
+
+export interface PutInfo extends BlobInfo {
+  /** present when the put was asked for them */
+  checksums?: BlobChecksums;
+}
+
 export interface ByteRange {
   start: number;
   /** inclusive */
@@ -49,7 +69,8 @@ export interface BlobPage {
 export const BLOB_LIST_MAX = 1000;
 
 export interface BlobStore {
-  put(source: Readable): Promise<BlobInfo>;
+  /** Streams `source` in (see the header); with `checksums`, its SHA-1, MD5 and CRC-32 computed on the way. */
+  put(source: Readable, options?: PutOptions): Promise<PutInfo>;
   /** Throws BlobNotFoundError when absent. */
   get(key: string, range?: ByteRange): Promise<Readable>;
   stat(key: string): Promise<BlobInfo | null>;

@@ -1,8 +1,9 @@
 /**
  * An upload's bytes go from the request straight into the blob store: hashed (sha256, by the blob
  * store), measured, CRC-32'd (zip entries need it before their data) and SHA-1'd and MD5'd (the
- * checksums ownCloud's clients and rclone verify transfers with) as they pass, with back-pressure,
- * never buffered whole; the last three on a worker thread once the body is large (checksums.ts).
+ * checksums ownCloud's clients and rclone verify transfers with, computed by the blob store in the
+ * same pass as its sha256: on a worker thread once the body is large, libs/blobs/src/digests.ts),
+ * with back-pressure, never buffered whole.
  * A client that disconnects half way aborts the put: no blob is left (the blob store removes its
  * temporary data) and nothing is committed.
  *
@@ -18,7 +19,6 @@ import type { BlobWriter } from '@burrow/blobs';
 import { badRequest, DomainError, type FileChecksums, quotaExceeded, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import type { Request } from 'express';
 import { finished, Transform } from 'node:stream';
-import { UploadChecksums } from './checksums.js';
 
 export interface IngestedBlob {
   blob: string;
@@ -48,7 +48,6 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
     throw new DomainError(415, { reason: `Content-Encoding ${coding} is not supported: upload the file's own bytes` });
   const limit = options.limit ?? Infinity;
   let size = 0;
-  const sums = new UploadChecksums();
   const head: Buffer[] = [];
   let headBytes = 0;
   const meter = new Transform({
@@ -65,10 +64,7 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
         head.push(Buffer.from(part));
         headBytes += part.length;
       }
-      // the checksum worker is behind: the next chunk waits (and the request with it)
-      const behind = sums.update(chunk);
-      if (behind) behind.then(() => callback(null, chunk), callback);
-      else callback(null, chunk);
+      callback(null, chunk);
     },
   });
   // The put reports the meter's error (a quota passed); the put may first await (the free-space
@@ -80,14 +76,9 @@ export async function ingest(req: Request, blobs: BlobWriter, options: IngestOpt
     if (error) meter.destroy(error);
   });
   req.pipe(meter);
-  let info;
-  try {
-    info = await blobs.put(meter);
-  } catch (error) {
-    sums.drop();
-    throw error;
-  }
-  const { sha1, md5, crc32 } = await sums.digest();
+  const info = await blobs.put(meter, { checksums: true });
+  if (!info.checksums) throw new Error('the blob store did not compute the checksums it was asked for');
+  const { sha1, md5, crc32 } = info.checksums;
   return {
     blob: info.key,
     size,

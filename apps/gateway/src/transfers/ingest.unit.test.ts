@@ -3,7 +3,7 @@
  * the blob back), whatever the chunks they arrived in, with its size, CRC-32, SHA-1 and MD5 (the
  * checksums WebDAV serves), through a real blob store; a large body's on a worker thread.
  */
-import { LocalBlobStore } from '@burrow/blobs';
+import { LocalBlobStore, OFF_THREAD_BYTES } from '@burrow/blobs';
 import { UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import express from 'express';
 import assert from 'node:assert/strict';
@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { OFF_THREAD_BYTES } from './checksums.js';
 import { EMPTY_CHECKSUMS, ingest } from './ingest.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'burrow-ingest-'));

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { BLOB_LIST_MAX, BlobNotFoundError, type BlobStore, type ListedBlob, verifyBlob } from '@burrow/blobs';
 import type { ChildStoreSpec } from './blob-put-child.js';
@@ -213,6 +214,27 @@ export function blobStoreContract(name: string, factory: BlobStoreFactory | null
         assert.equal(got.length, end - start + 1, `length of range ${start}-${end}`);
         assert.ok(got.equals(bytesAt(seed, start, end - start + 1)), `content of range ${start}-${end}`);
       }
+    });
+
+    it('computes SHA-1, MD5 and CRC-32 in the same pass when asked (small and multi-MB bodies), and only then', async () => {
+      const checksums = (bytes: Buffer) => ({
+        sha1: createHash('sha1').update(bytes).digest('hex'),
+        md5: createHash('md5').update(bytes).digest('hex'),
+        crc32: crc32(bytes) >>> 0,
+      });
+      const small = Buffer.from(`checksums ${nonce()}`.repeat(100));
+      const asked = await store.put(Readable.from([small.subarray(0, 5), small.subarray(5)]), { checksums: true });
+      assert.deepEqual(asked, { key: sha256(small), size: small.length, checksums: checksums(small) });
+      assert.deepEqual(await store.put(Readable.from([small])), { key: sha256(small), size: small.length });
+      const empty = await store.put(Readable.from([]), { checksums: true });
+      assert.deepEqual(empty.checksums, checksums(Buffer.alloc(0)));
+
+      const size = 3 * MiB + 77;
+      const seed = randomBytes(4).readUInt32LE();
+      const bytes = bytesAt(seed, 0, size);
+      const large = await store.put(generated(seed, size).stream, { checksums: true });
+      assert.deepEqual(large, { key: sha256(bytes), size, checksums: checksums(bytes) });
+      assert.equal((await drain(await store.get(large.key))).sha, large.key);
     });
 
     it('serves byte ranges of a small blob (first, middle, last, whole)', async () => {

@@ -1,50 +1,62 @@
 /**
- * An upload's SHA-1, MD5 and CRC-32 (ingest.ts), computed beside the bytes' way to the blob store.
+ * A put's digests (sha256, and SHA-1, MD5 and CRC-32 when asked), computed beside the bytes' way
+ * into the store (local.ts, minio.ts).
  *
  * Why a worker thread: a large upload is bound by the gateway's main thread (it reads the socket,
- * hashes, and hands the bytes to the file or to MinIO), and these three checksums were 2.3-2.7 CPU
- * ms of every MiB on it, about a third of what the main thread spent per MiB (issue 37,
+ * hashes, and hands the bytes to the file or to MinIO), and the four digests were ~3.6 CPU ms of
+ * every MiB on it, about half of what the main thread spent per MiB (issue 37,
  * docs/performance.md). On a worker they run on another core while the main thread goes on.
  *
- * Small bodies stay on the main thread: a message to a worker and its answer cost more than
- * hashing a few KiB. So the chunks of an upload are only kept (references, no copy) until
- * `OFF_THREAD_BYTES` have arrived: a body that ends before is hashed in one go at its end; one
- * that passes it (declared length or chunked, the same) is handed to a worker with what was kept.
+ * Only a put that asks for the checksums goes to a worker (its sha256 with them: one copy, one
+ * job); a put's sha256 alone is cheap enough where it is. Small bodies stay on the main thread: a
+ * message to a worker and its answer cost more than hashing a few KiB. So the chunks of a put are
+ * only kept (references, no copy) until `OFF_THREAD_BYTES` have arrived: a body that ends before
+ * is hashed in one go at its end; one that passes it (declared length or chunked, the same) is
+ * handed to a worker with what was kept.
  * The bytes go in batches of `BATCH_BYTES`, one copy each, moved to the worker without a second
- * one; at most `WINDOW_BYTES` of one upload are with its worker unhashed: past that the upload waits
- * (its request is paused by the stream's back-pressure), so a slow worker never makes the gateway
+ * one; at most `WINDOW_BYTES` of one put are with its worker unhashed: past that the put waits
+ * (its source is paused by the stream's back-pressure), so a slow worker never makes the process
  * hold a body in memory.
  *
- * The pool is one per process, started at the first large upload, half the cores (1-8 workers);
- * an upload stays on one worker (its hashes' state is there). A worker that dies fails the uploads
- * it was hashing (their clients get an error, nothing is committed) and is replaced at the next one.
+ * The pool is one per process, started at the first large put, half the cores (1-8 workers); a
+ * put stays on one worker (its hashes' state is there). A worker that dies fails the puts it was
+ * hashing (nothing is stored under a name it did not compute; their clients get an error) and is
+ * replaced at the next one.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
-import type { ChecksumReply, ChecksumRequest } from './checksum-worker.js';
+import type { DigestReply, DigestRequest, Digests, DigestSet } from './digest-worker.js';
+import type { BlobInfo, PutInfo } from './port.js';
+
+export type { Digests, DigestSet } from './digest-worker.js';
 
 /** Bodies past this many bytes are hashed on a worker thread. */
 export const OFF_THREAD_BYTES = 256 * 1024;
 /** Bytes per message to the worker. */
 export const BATCH_BYTES = 128 * 1024;
-/** The most bytes of one upload sent to its worker and not yet hashed. */
+/** The most bytes of one put sent to its worker and not yet hashed. */
 export const WINDOW_BYTES = 512 * 1024;
 
-export interface UploadSums {
-  sha1: string;
-  md5: string;
-  crc32: number;
-}
-
-/** One upload's checksums: on the main thread while it is small, on a worker once it is not. */
-export class UploadChecksums {
+/**
+ * One put's digests: on the main thread while it is small, on a worker once it is not. A put that
+ * wants its sha256 alone hashes on the main thread as it goes: at ~0.9 ms per MiB the hand-over
+ * would cost about what it saves (a lone 16 MiB put into the local store ran ~20% slower with it).
+ */
+export class StreamDigests {
   private kept: Buffer[] = [];
   private keptBytes = 0;
   private job: WorkerJob | null = null;
+  /** sha256 alone: hashed here as the bytes pass */
+  private readonly inline: Hash | null;
 
-  constructor(private readonly workers: ChecksumWorkers = checksumWorkers) {}
+  constructor(
+    private readonly set: DigestSet,
+    private readonly workers: DigestWorkers = digestWorkers,
+  ) {
+    this.inline = set.checksums ? null : createHash('sha256');
+  }
 
   /** Whether the bytes went to a worker (tests). */
   get offThread(): boolean {
@@ -56,11 +68,15 @@ export class UploadChecksums {
    * the worker is behind; send no more until it resolves.
    */
   update(chunk: Buffer): Promise<void> | undefined {
+    if (this.inline) {
+      if (this.set.sha256) this.inline.update(chunk);
+      return undefined;
+    }
     if (this.job) return this.job.update(chunk);
     this.kept.push(chunk);
     this.keptBytes += chunk.length;
     if (this.keptBytes <= OFF_THREAD_BYTES) return undefined;
-    this.job = this.workers.start();
+    this.job = this.workers.start(this.set);
     const kept = this.kept;
     this.kept = [];
     let wait: Promise<void> | undefined;
@@ -68,22 +84,19 @@ export class UploadChecksums {
     return wait;
   }
 
-  /** The checksums of every byte given, once the last one was. */
-  async digest(): Promise<UploadSums> {
-    if (this.job) return this.job.end();
-    const sha1 = createHash('sha1');
-    const md5 = createHash('md5');
-    let crc = 0;
-    for (const chunk of this.kept) {
-      sha1.update(chunk);
-      md5.update(chunk);
-      crc = crc32(chunk, crc);
+  /** The digests of every byte given, once the last one was. */
+  async digest(): Promise<Digests> {
+    if (this.inline) {
+      const sha256 = this.set.sha256 ? this.inline.digest('hex') : undefined;
+      return { sha256, sha1: undefined, md5: undefined, crc32: undefined };
     }
+    if (this.job) return this.job.end();
+    const digests = digestsOf(this.kept, this.set);
     this.kept = [];
-    return { sha1: sha1.digest('hex'), md5: md5.digest('hex'), crc32: crc >>> 0 };
+    return digests;
   }
 
-  /** The upload failed: forget it (its worker drops what it holds). */
+  /** The put failed: forget it (its worker drops what it holds). */
   drop(): void {
     this.kept = [];
     this.job?.drop();
@@ -95,7 +108,33 @@ interface Deferred<T> {
   reject(error: Error): void;
 }
 
-/** One upload on a worker: batches, the window, the answer. */
+/** The digests of `chunks`, here and now (small bodies). */
+export function digestsOf(chunks: readonly Uint8Array[], set: DigestSet): Digests {
+  const sha256 = set.sha256 ? createHash('sha256') : null;
+  const sha1 = set.checksums ? createHash('sha1') : null;
+  const md5 = set.checksums ? createHash('md5') : null;
+  let crc = 0;
+  for (const chunk of chunks) {
+    sha256?.update(chunk);
+    sha1?.update(chunk);
+    md5?.update(chunk);
+    if (set.checksums) crc = crc32(chunk, crc);
+  }
+  return {
+    sha256: sha256?.digest('hex'),
+    sha1: sha1?.digest('hex'),
+    md5: md5?.digest('hex'),
+    crc32: set.checksums ? crc >>> 0 : undefined,
+  };
+}
+
+/** The put's answer, with the checksums it was asked for. */
+export function withChecksums(info: BlobInfo, digests: Digests): PutInfo {
+  if (digests.sha1 === undefined) return info;
+  return { ...info, checksums: { sha1: digests.sha1, md5: digests.md5!, crc32: digests.crc32! } };
+}
+
+/** One put on a worker: batches, the window, the answer. */
 export class WorkerJob {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -104,13 +143,13 @@ export class WorkerJob {
   /** the most `inFlight` was (tests: the window holds) */
   maxInFlight = 0;
   private waiter: Deferred<void> | null = null;
-  private answer: Deferred<UploadSums> | null = null;
+  private answer: Deferred<Digests> | null = null;
   private failed: Error | null = null;
   private ended = false;
 
   constructor(
     readonly id: number,
-    private readonly send: (message: ChecksumRequest, transfer?: ArrayBuffer[]) => void,
+    private readonly send: (message: DigestRequest, transfer?: ArrayBuffer[]) => void,
     private readonly forget: () => void,
   ) {}
 
@@ -123,11 +162,11 @@ export class WorkerJob {
     return new Promise<void>((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
-  end(): Promise<UploadSums> {
+  end(): Promise<Digests> {
     if (this.failed) return Promise.reject(this.failed);
     this.post();
     this.ended = true;
-    return new Promise<UploadSums>((resolve, reject) => {
+    return new Promise<Digests>((resolve, reject) => {
       this.answer = { resolve, reject };
       this.send({ id: this.id, op: 'end' });
     });
@@ -135,7 +174,7 @@ export class WorkerJob {
 
   drop(): void {
     if (this.failed || this.answer) return;
-    this.fail(new Error('the upload was dropped'));
+    this.fail(new Error('the put was dropped'));
     this.send({ id: this.id, op: 'drop' });
   }
 
@@ -153,7 +192,7 @@ export class WorkerJob {
   }
 
   /** The worker's answers. */
-  settle(reply: ChecksumReply): void {
+  settle(reply: DigestReply): void {
     if ('hashed' in reply) {
       this.inFlight -= reply.hashed;
       if (this.waiter && this.inFlight <= WINDOW_BYTES) {
@@ -164,8 +203,8 @@ export class WorkerJob {
       return;
     }
     this.forget();
-    if ('sums' in reply) this.answer?.resolve(reply.sums);
-    else this.fail(new Error(`checksums failed: ${reply.error}`));
+    if ('digests' in reply) this.answer?.resolve(reply.digests);
+    else this.fail(new Error(`digests failed: ${reply.error}`));
   }
 
   fail(error: Error): void {
@@ -183,15 +222,15 @@ interface PoolWorker {
   jobs: Map<number, WorkerJob>;
 }
 
-/** The process's checksum workers (see the header). */
-export class ChecksumWorkers {
+/** The process's digest workers (see the header). */
+export class DigestWorkers {
   private readonly workers: PoolWorker[] = [];
   private ids = 0;
 
   constructor(readonly size = Math.max(1, Math.min(8, Math.floor(availableParallelism() / 2)))) {}
 
-  /** A new upload, on the worker with the fewest uploads (a new worker while the pool is not full). */
-  start(): WorkerJob {
+  /** A new put, on the worker with the fewest puts (a new worker while the pool is not full). */
+  start(set: DigestSet): WorkerJob {
     const idle = this.workers.find((w) => w.jobs.size === 0);
     const w =
       idle ??
@@ -209,19 +248,20 @@ export class ChecksumWorkers {
     );
     if (w.jobs.size === 0) w.worker.ref();
     w.jobs.set(id, job);
+    w.worker.postMessage({ id, op: 'start', set } satisfies DigestRequest);
     return job;
   }
 
-  /** Ends every worker (tests: a worker that dies fails its uploads). */
+  /** Ends every worker (tests: a worker that dies fails its puts). */
   async terminate(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.worker.terminate()));
   }
 
   private spawn(): PoolWorker {
-    const worker = new Worker(new URL('./checksum-worker.js', import.meta.url));
+    const worker = new Worker(new URL('./digest-worker.js', import.meta.url));
     worker.unref();
     const w: PoolWorker = { worker, jobs: new Map() };
-    worker.on('message', (reply: ChecksumReply) => w.jobs.get(reply.id)?.settle(reply));
+    worker.on('message', (reply: DigestReply) => w.jobs.get(reply.id)?.settle(reply));
     const died = (error: Error) => {
       const i = this.workers.indexOf(w);
       if (i >= 0) this.workers.splice(i, 1);
@@ -230,11 +270,11 @@ export class ChecksumWorkers {
       for (const job of jobs) job.fail(error);
     };
     worker.on('error', died);
-    worker.on('exit', (code) => died(new Error(`a checksum worker exited (${code})`)));
+    worker.on('exit', (code) => died(new Error(`a digest worker exited (${code})`)));
     this.workers.push(w);
     return w;
   }
 }
 
 /** The process's pool. */
-export const checksumWorkers = new ChecksumWorkers();
+export const digestWorkers = new DigestWorkers();
