@@ -252,6 +252,11 @@ export class DigestWorkers {
     return job;
   }
 
+  /** Puts with a worker now (tests: a failed put leaves none behind). */
+  get busy(): number {
+    return this.workers.reduce((n, w) => n + w.jobs.size, 0);
+  }
+
   /** Ends every worker (tests: a worker that dies fails its puts). */
   async terminate(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.worker.terminate()));

@@ -7,8 +7,13 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   BATCH_BYTES,
+  digestWorkers,
   DigestWorkers,
   type DigestSet,
   OFF_THREAD_BYTES,
@@ -16,6 +21,7 @@ import {
   WINDOW_BYTES,
   type WorkerJob,
 } from './digests.js';
+import { LocalBlobStore } from './local.js';
 
 const workers = new DigestWorkers(2);
 after(() => workers.terminate());
@@ -103,6 +109,25 @@ describe('put digests', () => {
       await pool.terminate();
     }
   });
+
+  for (const checksums of [true, false]) {
+    it(`a put whose body fails half way stores nothing and leaves nothing with the workers (checksums: ${checksums})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'burrow-digests-'));
+      try {
+        const store = new LocalBlobStore(dir);
+        const source = new Readable({ read() {} });
+        const put = store.put(source, { checksums });
+        for (let i = 0; i < 8; i++) source.push(randomBytes(128 * 1024));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        source.destroy(new Error('the client went away'));
+        await assert.rejects(put, /the client went away/);
+        assert.equal(digestWorkers.busy, 0, 'no put left with a worker');
+        assert.deepEqual((await store.list()).blobs, [], 'nothing stored');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it('a dropped put refuses more bytes and leaves its worker free for others', async () => {
     const sums = new StreamDigests(ALL, workers);
