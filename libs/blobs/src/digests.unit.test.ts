@@ -115,11 +115,15 @@ describe('put digests', () => {
       const dir = mkdtempSync(join(tmpdir(), 'burrow-digests-'));
       try {
         const store = new LocalBlobStore(dir);
-        const source = new Readable({ read() {} });
+        // a body that fails once 1 MiB of it was read (the store reads it only once its folders exist)
+        let reads = 0;
+        const source = new Readable({
+          read() {
+            if (reads++ < 8) this.push(randomBytes(128 * 1024));
+            else this.destroy(new Error('the client went away'));
+          },
+        });
         const put = store.put(source, { checksums });
-        for (let i = 0; i < 8; i++) source.push(randomBytes(128 * 1024));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        source.destroy(new Error('the client went away'));
         await assert.rejects(put, /the client went away/);
         assert.equal(digestWorkers.busy, 0, 'no put left with a worker');
         assert.deepEqual((await store.list()).blobs, [], 'nothing stored');

@@ -28,7 +28,7 @@ import {
   retryOnConflict,
 } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
-import { SNIFF_BYTES } from '../previews/image-format.js';
+import { SNIFF_BYTES, sniffImage } from '../previews/image-format.js';
 import type { StorageContext } from '../shared/context.js';
 import { ensureUsage, undoUsage, usageHead } from '../usage/usage.js';
 import { fileDecider } from './file.js';
@@ -119,6 +119,10 @@ export async function commitVersion(
   const fileId = fileIdOf(device.deviceId, path);
   const stream = Streams.file(fileId);
   const now = ctx.clock.now();
+  // the head says "not an image" only if it holds what the sniff looks at (the commit checked its length)
+  const head = content.head && content.head.length >= Math.min(content.size, SNIFF_BYTES) ? content.head : undefined;
+  // no image: the commit itself decides the blob's previews (none), no previewer round (issue 37)
+  const noImage = head !== undefined && sniffImage(head) === null;
   const data = {
     fileId,
     deviceId: device.deviceId,
@@ -132,6 +136,7 @@ export async function commitVersion(
     mtime: content.mtime ?? now,
     ctime: content.ctime ?? content.mtime ?? now,
     at: now,
+    ...(noImage ? { image: false as const } : {}),
   };
   const committed = await retryOnConflict('file', async () => {
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
@@ -145,8 +150,6 @@ export async function commitVersion(
     // the ledger's total with this entry (about: a head that moved meanwhile was read again by the entry)
     return { version: (events[0].data as { version: number }).version, position, used: usage.total + content.size };
   });
-  // the head says "not an image" only if it holds what the sniff looks at (the commit checked its length)
-  const head = content.head && content.head.length >= Math.min(content.size, SNIFF_BYTES) ? content.head : undefined;
-  ctx.previews.committed(content.blob, head);
+  if (!noImage) ctx.previews.committed(content.blob, head);
   return { data, ...committed };
 }

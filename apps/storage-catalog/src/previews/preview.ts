@@ -24,7 +24,11 @@ export type RecordPreviews = Command<
   'RecordPreviews',
   { blob: string; at: number } & ({ previews: PreviewsGenerated['data']['previews'] } | { reason: string })
 >;
-export type DiscardPreviews = Command<'DiscardPreviews', { blob: string; at: number }>;
+/**
+ * `recorded`: the read models hold a decision for the blob (a commit that knew it is no image
+ * decides it there, with nothing on this stream), so the discard is recorded even on an empty stream.
+ */
+export type DiscardPreviews = Command<'DiscardPreviews', { blob: string; at: number; recorded?: boolean }>;
 export type PreviewCommand = StartPreviews | RecordPreviews | DiscardPreviews;
 
 /** Whether a claim made at `startedAt` still holds at `at`. */
@@ -53,7 +57,7 @@ export const previewDecider: Decider<PreviewState, PreviewCommand, PreviewEvent>
           ? [{ type: 'PreviewsGenerated', data: { blob, previews: command.previews, at } }]
           : [{ type: 'PreviewsFailed', data: { blob, reason: command.reason, at } }];
       case 'DiscardPreviews':
-        return state.status === 'none' && state.attempts === 0
+        return state.status === 'none' && state.attempts === 0 && !command.recorded
           ? []
           : [{ type: 'PreviewsDiscarded', data: { blob, at } }];
     }

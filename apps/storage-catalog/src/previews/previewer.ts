@@ -9,10 +9,12 @@
  * `scanDelaySeconds` (another replica's commits are that replica's to do first).
  *
  * For each blob: its first bytes decide (JPEG, PNG, GIF, WebP; anything else is recorded as "not
- * an image" and never read again); an upload's commit hands them over (`committed(blob, head)`: the
- * gateway saw them go by), so a blob that is not an image is not read back from the store at all; an image is claimed on its stream (`PreviewsStarted`, so two
- * replicas do not decode it twice), rendered (render.ts), each preview put into the blob store,
- * and `PreviewsGenerated` appended. An image that cannot be decoded is recorded as failed
+ * an image" and never read again). An upload's commit has them (the gateway saw them go by): when
+ * they are no image's, the commit itself records it (`image: false` on its `FileVersionCommitted`,
+ * the read model decides the blob there) and the previewer never hears of the blob; an image's
+ * commit hands them over (`committed(blob, head)`). An image is claimed on its stream
+ * (`PreviewsStarted`, so two replicas do not decode it twice), rendered (render.ts), each preview
+ * put into the blob store, and `PreviewsGenerated` appended. An image that cannot be decoded is recorded as failed
  * (`PreviewsFailed`, never retried); so is one too big to decode in memory, and one that several
  * claims left without a result (it killed the previewer, or the previewer kept dying). A storage
  * failure is not the image's fault: nothing is recorded, and the blob is tried again later.
@@ -26,7 +28,7 @@ import { handleCommand, loadAggregate } from '@burrow/eventsourcing';
 import { Readable } from 'node:stream';
 import { previewsCollection } from '../read-models/catalog.documents.js';
 import type { StorageContext } from '../shared/context.js';
-import { SNIFF_BYTES, sniffImage } from './image-format.js';
+import { NOT_AN_IMAGE, SNIFF_BYTES, sniffImage } from './image-format.js';
 import { claimHolds, type PreviewCommand, previewDecider } from './preview.js';
 import { readAll, renderPreviews, UnreadableImage } from './render.js';
 
@@ -183,11 +185,7 @@ export class Previewer {
    * the stream already had a result (another replica, or a claim's end, got there first).
    */
   private async notImage(blob: string, at: number): Promise<PreviewOutcome> {
-    const { events } = await this.command(
-      blob,
-      { type: 'RecordPreviews', blob, at, reason: 'not an image (JPEG, PNG, GIF or WebP)' },
-      false,
-    );
+    const { events } = await this.command(blob, { type: 'RecordPreviews', blob, at, reason: NOT_AN_IMAGE }, false);
     return events.length > 0 ? 'not-image' : 'decided';
   }
 

@@ -263,28 +263,31 @@ describe('previews', () => {
     const picture = await commit('Pictures/a.jpg', photo, photo.subarray(0, UPLOAD_HEAD_BYTES));
     for (const blob of [notImage, short]) {
       assert.deepEqual(await previewsOf(t, blob), {});
-      assert.equal((await previewsCollection(t.docs).get(blob))?.reason, 'not an image (JPEG, PNG, GIF or WebP)');
-      assert.deepEqual(await previewEvents(t, blob), ['PreviewsFailed']);
+      const doc = await previewsCollection(t.docs).get(blob);
+      assert.deepEqual(
+        [doc?.failed, doc?.pending, doc?.reason],
+        [true, false, 'not an image (JPEG, PNG, GIF or WebP)'],
+      );
+      assert.deepEqual(
+        await previewEvents(t, blob),
+        [],
+        'the commit decided it: no previewer round, no event of its own',
+      );
       assert.ok(!reads.includes(blob), 'never read back');
     }
+    const committed = async (path: string) => {
+      const file = await filesCollection(t.docs).findOne({ userId: user.userId, path });
+      const events = await t.store.readStream(Streams.file(file!._id));
+      return events.find((e) => e.type === 'FileVersionCommitted')?.data as { image?: false };
+    };
+    assert.equal((await committed('notes/a.txt')).image, false, 'the commit records that it is no image');
+    assert.equal((await committed('Pictures/a.jpg')).image, undefined, 'an image is left to the previewer');
     assert.deepEqual(Object.keys(await previewsOf(t, picture)).sort(), ['25', '48']);
     assert.ok(reads.includes(picture), 'an image is read to be rendered');
-    // decided already (the same bytes uploaded again): the head's decision appends nothing more,
-    // and is taken from the blob's stream without asking the read model first
-    const docReads: string[] = [];
-    const collection = t.docs.collection.bind(t.docs);
-    t.docs.collection = ((name: string) => {
-      const c = collection(name);
-      if (name !== 'previews') return c;
-      return new Proxy(c, {
-        get: (target, prop) =>
-          prop === 'get' ? (id: string) => (docReads.push(id), target.get(id)) : Reflect.get(target, prop, target),
-      });
-    }) as typeof t.docs.collection;
-    assert.equal(await t.previewer.process(notImage, text.subarray(0, UPLOAD_HEAD_BYTES)), 'decided');
-    assert.deepEqual(docReads, []);
-    assert.deepEqual(await previewEvents(t, notImage), ['PreviewsFailed']);
-    t.docs.collection = collection;
+    // the same bytes committed again: decided already, nothing more is recorded
+    assert.equal(await commit('notes/again.txt', text, text.subarray(0, UPLOAD_HEAD_BYTES)), notImage);
+    assert.deepEqual(await previewEvents(t, notImage), []);
+    assert.equal(await t.previewer.process(notImage), 'decided', 'never looked at again');
 
     // a head that is not the blob's first bytes (fewer than it has, or not base64) is refused: the sniff could be wrong
     const png = await image(64, 64).png().toBuffer();

@@ -43,6 +43,7 @@ import {
   versionsCollection,
 } from './catalog.documents.js';
 import { countDeadProperties, storedPropertyBytes } from './dead-property-usage.js';
+import { NOT_AN_IMAGE } from '../previews/image-format.js';
 
 const PAGE = 1000;
 
@@ -120,17 +121,25 @@ async function eachPage<T extends { _id: string; [key: string]: unknown }>(
   }
 }
 
-/** The blob's previews as they stand; a blob seen for the first time joins the previewer's work list. */
-async function previewsOf(docs: DocumentStore, blob: string, at: number): Promise<Previews> {
-  const known = await previewsCollection(docs).get(blob);
+/**
+ * The blob's previews as they stand; a blob seen for the first time joins the previewer's work
+ * list, unless its commit knew it is no image (`image: false`): then it is decided here, as the
+ * previewer would have decided it.
+ */
+async function previewsOf(docs: DocumentStore, d: FileVersionData): Promise<Previews> {
+  const known = await previewsCollection(docs).get(d.blob);
   if (known) return known.previews;
-  await previewsCollection(docs).upsert({ _id: blob, previews: {}, failed: false, pending: true, since: at });
+  await previewsCollection(docs).upsert(
+    d.image === false
+      ? { _id: d.blob, previews: {}, failed: true, reason: NOT_AN_IMAGE, pending: false, since: d.at }
+      : { _id: d.blob, previews: {}, failed: false, pending: true, since: d.at },
+  );
   return {};
 }
 
 async function applyCommitted(docs: DocumentStore, d: FileVersionData): Promise<void> {
   const files = filesCollection(docs);
-  const previews = await previewsOf(docs, d.blob, d.at);
+  const previews = await previewsOf(docs, d);
   const versions = versionsCollection(docs);
   await versions.upsert({
     _id: versionId(d.fileId, d.version),

@@ -126,11 +126,14 @@ export class BlobReaper {
       }
       report.reaped += 1;
       report.reaped_bytes += blob.size;
-      // what was decided about its previews goes with it (a no-op for a blob never committed)
+      // what was decided about its previews goes with it (a no-op for a blob never committed; a
+      // decision its commit made, "no image", is in the read model only)
+      const recorded = (await previewsCollection(this.ctx.docs).get(blob.key)) !== null;
       await handleCommand(this.ctx.store, Streams.preview(blob.key), previewDecider, {
         type: 'DiscardPreviews',
         blob: blob.key,
         at: this.ctx.clock.now(),
+        recorded,
       });
     } catch (error) {
       if (report.failed.length < FAILURES_LISTED)

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { type BlobStore, MinioBlobStore } from '@burrow/blobs';
 import { Client } from 'minio';
-import { PARTNER_BACKUPS_KEPT, Streams } from '@burrow/contracts';
+import { PARTNER_BACKUPS_KEPT, Streams, UPLOAD_HEAD_BYTES } from '@burrow/contracts';
 import { appendEvents } from '@burrow/eventsourcing';
 import { readConfig } from '@burrow/runtime';
 import sharp from 'sharp';
@@ -333,6 +333,32 @@ for (const [name, makeStore] of [
         'PreviewsStarted',
         'PreviewsGenerated',
       ]);
+    });
+
+    it('a blob its commit decided is no image: that decision, in the read model only, goes with it', async () => {
+      const [user] = await partnerWithUsers(1, { previews: true });
+      const text = Buffer.from(`no image at all ${Math.random()}`);
+      const { key, size } = await t.blobs.put(Readable.from([text]));
+      await t.files.commit({
+        userId: user.userId,
+        device: 'laptop',
+        path: 'notes.txt',
+        blob: key,
+        size,
+        crc32: crc32(text) >>> 0,
+        head: text.subarray(0, UPLOAD_HEAD_BYTES).toString('base64'),
+      });
+      await t.runner.catchUp();
+      assert.deepEqual(
+        [(await previewsCollection(t.docs).get(key))?.pending, (await t.store.readStream(Streams.preview(key))).length],
+        [false, 0],
+        'decided by the commit, nothing on the preview stream',
+      );
+      await purgeFiles(user, ['notes.txt']);
+      assert.equal((await reaperOf(t, 2 * HOUR_MS).run()).reaped, 1);
+      await t.runner.catchUp();
+      assert.equal(await t.blobs.exists(key), false);
+      assert.equal(await previewsCollection(t.docs).get(key), null, 'its decision went with it');
     });
 
     it(

@@ -82,6 +82,13 @@ export interface FileVersionData {
    * user's stored bytes do not change with either event, only the devices' do.
    */
   moved_from?: { deviceId: string; path: string };
+  /**
+   * `false`: the uploader's first bytes say the content is no image (JPEG, PNG, GIF or WebP), so
+   * the commit decides its previews (none) and the previewer never looks at it. Absent: not known
+   * at the commit (a copy, an import, versions committed before this was recorded): the previewer
+   * decides, reading the first bytes if it must.
+   */
+  image?: false;
 }
 
 export type FileVersionCommitted = Event<'FileVersionCommitted', FileVersionData>;
