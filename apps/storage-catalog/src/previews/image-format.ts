@@ -4,9 +4,6 @@
  */
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
-/** Why a blob has no previews when its first bytes are no image's (the commit or the previewer records it). */
-export const NOT_AN_IMAGE = 'not an image (JPEG, PNG, GIF or WebP)';
-
 /** How many first bytes `sniffImage` needs. */
 export const SNIFF_BYTES = 12;
 

@@ -26,9 +26,9 @@ import { BlobNotFoundError } from '@burrow/blobs';
 import { deferDurability } from '@burrow/event-store';
 import { handleCommand, loadAggregate } from '@burrow/eventsourcing';
 import { Readable } from 'node:stream';
-import { previewsCollection } from '../read-models/catalog.documents.js';
+import { NOT_AN_IMAGE, previewsCollection } from '../read-models/catalog.documents.js';
 import type { StorageContext } from '../shared/context.js';
-import { NOT_AN_IMAGE, SNIFF_BYTES, sniffImage } from './image-format.js';
+import { SNIFF_BYTES, sniffImage } from './image-format.js';
 import { claimHolds, type PreviewCommand, previewDecider } from './preview.js';
 import { readAll, renderPreviews, UnreadableImage } from './render.js';
 

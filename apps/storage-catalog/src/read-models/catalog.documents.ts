@@ -108,5 +108,8 @@ export const foldersCollection = (docs: DocumentStore) => docs.collection<Folder
 export const versionsCollection = (docs: DocumentStore) => docs.collection<VersionDoc>('versions');
 export const previewsCollection = (docs: DocumentStore) => docs.collection<PreviewDoc>('previews');
 
+/** Why a blob has no previews when its first bytes are no image's (its commit or the previewer records it). */
+export const NOT_AN_IMAGE = 'not an image (JPEG, PNG, GIF or WebP)';
+
 export const folderId = (deviceId: string, path: string) => `${deviceId}:${path}`;
 export const versionId = (fileId: string, version: number) => `${fileId}:${version}`;

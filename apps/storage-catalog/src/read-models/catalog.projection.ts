@@ -35,6 +35,7 @@ import {
   folderId,
   type FolderDoc,
   foldersCollection,
+  NOT_AN_IMAGE,
   PREVIEW_BLOB_FIELDS,
   type Previews,
   previewsCollection,
@@ -43,7 +44,6 @@ import {
   versionsCollection,
 } from './catalog.documents.js';
 import { countDeadProperties, storedPropertyBytes } from './dead-property-usage.js';
-import { NOT_AN_IMAGE } from '../previews/image-format.js';
 
 const PAGE = 1000;
 
