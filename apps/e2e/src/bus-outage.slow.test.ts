@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import { partnerApi } from './harness/client.js';
 import { startMultiProcess } from './harness/multi-process.js';
 import { natsServerBinary, startPrivateNats } from './harness/private-nats.js';
+import { eventually } from './scenarios/accounts-fixtures.js';
 
 const OUTAGE_MS = 26_000;
 const RECOVERY_MS = 5_000;
@@ -83,16 +84,17 @@ describe(
             t.diagnostic(`gateway ${i + 1} served again ${Date.now() - upAt} ms after NATS returned`);
           }
           // /ping needs the connection its request goes out on; `connected` is every bus connection
-          // of the process, each reconnecting on its own schedule: wait for the last, in the window
-          let health2 = await api.raw.get('/healthz');
-          while (health2.body.bus?.connected !== true && Date.now() - upAt < RECOVERY_MS) {
-            await new Promise((r) => setTimeout(r, 100));
-            health2 = await api.raw.get('/healthz');
-          }
-          assert.equal(
-            health2.body.bus?.connected,
-            true,
-            `every bus connection of the first gateway back within ${RECOVERY_MS} ms of NATS returning`,
+          // of the process, each reconnecting on its own schedule: the last one, within the window
+          await eventually(
+            async () => {
+              const health2 = await api.raw.get('/healthz');
+              assert.equal(
+                health2.body.bus?.connected,
+                true,
+                `every bus connection of the first gateway back within ${RECOVERY_MS} ms of NATS returning`,
+              );
+            },
+            Math.max(0, upAt + RECOVERY_MS - Date.now()),
           );
 
           // every process lost the bus and got it back, and said so

@@ -23,14 +23,13 @@
  * hashing (nothing is stored under a name it did not compute; their clients get an error) and is
  * replaced at the next one.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { crc32 } from 'node:zlib';
-import type { DigestReply, DigestRequest, Digests, DigestSet } from './digest-worker.js';
+import type { DigestReply, DigestRequest } from './digest-worker.js';
+import { type Digests, type DigestSet, type Hashers, hashers } from './hashers.js';
 import type { BlobInfo, PutInfo } from './port.js';
 
-export type { Digests, DigestSet } from './digest-worker.js';
+export type { Digests, DigestSet } from './hashers.js';
 
 /** Bodies past this many bytes are hashed on a worker thread. */
 export const OFF_THREAD_BYTES = 256 * 1024;
@@ -49,13 +48,13 @@ export class StreamDigests {
   private keptBytes = 0;
   private job: WorkerJob | null = null;
   /** sha256 alone: hashed here as the bytes pass */
-  private readonly inline: Hash | null;
+  private readonly inline: Hashers | null;
 
   constructor(
     private readonly set: DigestSet,
     private readonly workers: DigestWorkers = digestWorkers,
   ) {
-    this.inline = set.checksums ? null : createHash('sha256');
+    this.inline = set.checksums ? null : hashers(set);
   }
 
   /** Whether the bytes went to a worker (tests). */
@@ -69,7 +68,7 @@ export class StreamDigests {
    */
   update(chunk: Buffer): Promise<void> | undefined {
     if (this.inline) {
-      if (this.set.sha256) this.inline.update(chunk);
+      this.inline.update(chunk);
       return undefined;
     }
     if (this.job) return this.job.update(chunk);
@@ -86,10 +85,7 @@ export class StreamDigests {
 
   /** The digests of every byte given, once the last one was. */
   async digest(): Promise<Digests> {
-    if (this.inline) {
-      const sha256 = this.set.sha256 ? this.inline.digest('hex') : undefined;
-      return { sha256, sha1: undefined, md5: undefined, crc32: undefined };
-    }
+    if (this.inline) return this.inline.digest();
     if (this.job) return this.job.end();
     const digests = digestsOf(this.kept, this.set);
     this.kept = [];
@@ -110,22 +106,9 @@ interface Deferred<T> {
 
 /** The digests of `chunks`, here and now (small bodies). */
 export function digestsOf(chunks: readonly Uint8Array[], set: DigestSet): Digests {
-  const sha256 = set.sha256 ? createHash('sha256') : null;
-  const sha1 = set.checksums ? createHash('sha1') : null;
-  const md5 = set.checksums ? createHash('md5') : null;
-  let crc = 0;
-  for (const chunk of chunks) {
-    sha256?.update(chunk);
-    sha1?.update(chunk);
-    md5?.update(chunk);
-    if (set.checksums) crc = crc32(chunk, crc);
-  }
-  return {
-    sha256: sha256?.digest('hex'),
-    sha1: sha1?.digest('hex'),
-    md5: md5?.digest('hex'),
-    crc32: set.checksums ? crc >>> 0 : undefined,
-  };
+  const h = hashers(set);
+  for (const chunk of chunks) h.update(chunk);
+  return h.digest();
 }
 
 /** The put's answer, with the checksums it was asked for. */
@@ -142,7 +125,8 @@ export class WorkerJob {
   inFlight = 0;
   /** the most `inFlight` was (tests: the window holds) */
   maxInFlight = 0;
-  private waiter: Deferred<void> | null = null;
+  /** resolved once the worker is back within the window (one for every caller that asked meanwhile) */
+  private waiter: (Deferred<void> & { promise: Promise<void> }) | null = null;
   private answer: Deferred<Digests> | null = null;
   private failed: Error | null = null;
   private ended = false;
@@ -159,7 +143,12 @@ export class WorkerJob {
     this.pendingBytes += chunk.length;
     if (this.pendingBytes >= BATCH_BYTES) this.post();
     if (this.inFlight <= WINDOW_BYTES) return undefined;
-    return new Promise<void>((resolve, reject) => (this.waiter = { resolve, reject }));
+    if (!this.waiter) {
+      let deferred!: Deferred<void>;
+      const promise = new Promise<void>((resolve, reject) => (deferred = { resolve, reject }));
+      this.waiter = { ...deferred, promise };
+    }
+    return this.waiter.promise;
   }
 
   end(): Promise<Digests> {
