@@ -162,12 +162,14 @@ export async function startGateway(infra: Infrastructure, options: GatewayOption
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
-      metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
-      metrics.duration.observe({ method: req.method, route }, seconds);
-      log.debug(
-        { method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Math.round(seconds * 1000) },
-        'request',
-      );
+      metrics.observeRequest(req.method, route, res.statusCode, seconds);
+      // the access line's fields (the path parsed and redacted) only when it is written
+      if (log.isLevelEnabled('debug')) {
+        log.debug(
+          { method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Math.round(seconds * 1000) },
+          'request',
+        );
+      }
     });
     next();
   });

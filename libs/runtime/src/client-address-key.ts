@@ -26,7 +26,22 @@ function ipv6Groups(address: string): number[] {
 }
 
 export function clientAddressKey(address: string | undefined): string {
-  const raw = unmapIPv4((typeof address === 'string' ? address : '').trim().toLowerCase().split('%')[0]);
+  const given = typeof address === 'string' ? address : '';
+  let key = keys.get(given);
+  if (key === undefined) {
+    key = keyOf(given);
+    // a pure function of the address, asked several times per request by the same few clients
+    if (keys.size >= KEYS_REMEMBERED) keys.clear();
+    keys.set(given, key);
+  }
+  return key;
+}
+
+const KEYS_REMEMBERED = 10_000;
+const keys = new Map<string, string>();
+
+function keyOf(address: string): string {
+  const raw = unmapIPv4(address.trim().toLowerCase().split('%')[0]);
   if (isIPv4(raw)) return raw;
   if (isIPv6(raw))
     return `${ipv6Groups(raw)

@@ -10,7 +10,7 @@ import {
   PARTNER_CREDENTIALS_FIELD,
   unauthorized,
 } from '@burrow/contracts';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { BusHook } from '@burrow/runtime';
 import type { AccountsContext } from '../context.js';
 import { CredentialCheck, credentialsCurrent } from '../logins/credential-check.js';
@@ -82,8 +82,17 @@ const partnerPasswordHash = async (ctx: AccountsContext, partnerId: string): Pro
   (await partnersCollection(ctx.docs).get(partnerId))?.passwordHash || null;
 
 /** A digest of the partner's password hash that reveals nothing usable about it. */
-const partnerStamp = (passwordHash: string) =>
-  createHash('sha256').update('burrow-partner-stamp\0').update(passwordHash).digest('base64url').slice(0, 22);
+const partnerStamp = (passwordHash: string): string => {
+  let stamp = stamps.get(passwordHash);
+  if (stamp === undefined) {
+    stamp = hash('sha256', `burrow-partner-stamp\0${passwordHash}`, 'base64url').slice(0, 22);
+    if (stamps.size >= PARTNER_IDS) stamps.clear();
+    stamps.set(passwordHash, stamp);
+  }
+  return stamp;
+};
+/** The stamps of the hashes seen (every request of a partner checks its stamp; a pure function of the hash) */
+const stamps = new Map<string, string>();
 
 /**
  * Every accounts bus handler, before it runs: a request that carries a partner's credentials

@@ -13,6 +13,7 @@ import { type CanActivate, createParamDecorator, type ExecutionContext, Inject, 
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { basicCredentials } from '../http/basic-auth.js';
+import { clientAddress } from '../http/client-address.js';
 import { IN_CALL_KEY, PartnerInCall } from './partner-in-call.js';
 import { RPC } from '../http/tokens.js';
 
@@ -54,7 +55,7 @@ export class PartnerGuard implements CanActivate {
 function partnerCredentials(req: Request): AuthenticatePartnerRequest {
   const credentials = basicCredentials(req);
   if (!credentials) throw unauthorized('partner credentials required (HTTP Basic)');
-  return { ...credentials, address: req.ip ?? req.socket.remoteAddress ?? '' };
+  return { ...credentials, address: clientAddress(req) };
 }
 
 /**
