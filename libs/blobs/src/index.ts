@@ -5,3 +5,4 @@ export * from './temporary.js';
 export * from './verify.js';
 export * from './folder-syncs.js';
 export * from './digests.js';
+export { FileReadStream, READ_CHUNK_BYTES, readBuffers, recycleReadBuffer } from './read-buffers.js';

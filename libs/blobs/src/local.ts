@@ -34,7 +34,7 @@
  * is moved to `quarantine/<key>.<ms>` (`quarantine`), where it stays for the operator.
  */
 import { randomUUID } from 'node:crypto';
-import { close, createReadStream, createWriteStream, fstat, open as openFile, type Stats } from 'node:fs';
+import { close, createWriteStream, fstat, open as openFile, type Stats } from 'node:fs';
 import { link, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -54,6 +54,7 @@ import {
 import { type DigestSet, digestsOf, StreamDigests, withChecksums } from './digests.js';
 import { FolderSyncs } from './folder-syncs.js';
 import { readInOneGo } from './small-read.js';
+import { FileReadStream } from './read-buffers.js';
 import { isMissing, listBlobs, sweepAbandoned, sweepTemporary } from './local-walks.js';
 import { SmallPuts } from './small-puts.js';
 import { temporaryName } from './temporary.js';
@@ -352,7 +353,8 @@ export class LocalBlobStore implements BlobStore {
       : stats.size > 0
         ? { start: 0, end: stats.size - 1 }
         : {};
-    return { stream: createReadStream('', { fd, highWaterMark: READ_HIGH_WATER_MARK, ...bounds }), stats };
+    // read into buffers used again (read-buffers.ts): a download's chunks cost no new memory each
+    return { stream: new FileReadStream(fd, bounds), stats };
   }
 
   async stat(key: string): Promise<BlobInfo | null> {

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { recycleReadBuffer } from './read-buffers.js';
 import { type BlobFingerprint, BlobNotFoundError, type BlobReader, type ByteRange, type CheckedRead } from './port.js';
 
 /** The stored bytes of `key` do not hash to it. */
@@ -22,7 +23,11 @@ export class CorruptBlobError extends Error {
 /** The sha256 (hex) of everything `stream` yields. */
 export async function sha256Of(stream: Readable): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of stream) hash.update(chunk as Buffer);
+  for await (const chunk of stream) {
+    hash.update(chunk as Buffer);
+    // hashed: nobody needs the bytes (read-buffers.ts)
+    recycleReadBuffer(chunk as Buffer);
+  }
   return hash.digest('hex');
 }
 

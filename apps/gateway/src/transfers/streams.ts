@@ -2,8 +2,10 @@
  * Writing to a response with back-pressure, and never hanging on a client that went away: every
  * wait also ends when the response closes. `copyExactly` checks the byte count too, so a blob that
  * is shorter or longer than the catalog says is an error (the caller then destroys the connection)
- * rather than a wrong body with a right-looking length.
+ * rather than a wrong body with a right-looking length. A chunk written out is given back to the
+ * blob store's read buffers once the socket has taken it (`recycleReadBuffer`).
  */
+import { recycleReadBuffer } from '@burrow/blobs';
 import type { Readable, Writable } from 'node:stream';
 
 export class ClientGoneError extends Error {
@@ -87,7 +89,11 @@ export function copyExactly(source: Readable, out: Writable, length: number): Pr
       copied += chunk.length;
       if (copied > length) return settle(new ShortBlobError(length, copied));
       if (gone(out)) return settle(new ClientGoneError());
-      if (!out.write(chunk)) source.pause();
+      // once written out, a chunk of the blob store's read is nobody's: its buffer reads the next (read-buffers.ts)
+      const written = out.write(chunk, (error) => {
+        if (!error) recycleReadBuffer(chunk);
+      });
+      if (!written) source.pause();
     };
     const onGone = () => settle(new ClientGoneError());
     const detach = attach([

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { readBuffers, recycleReadBuffer } from '@burrow/blobs';
 import { ClientGoneError, copyExactly, ShortBlobError } from './streams.js';
 
 const chunks = (sizes: number[]) => sizes.map((n, i) => Buffer.alloc(n, i + 1));
@@ -56,5 +57,28 @@ describe('copyExactly', () => {
     source.write(Buffer.alloc(10));
     source.destroy(new Error('EIO'));
     await assert.rejects(copy, /EIO/);
+  });
+
+  it('gives a chunk of a blob read back to the read buffers once the sink has taken it, not before', async () => {
+    // the pool emptied first, so what it holds afterwards is what the copy gave back
+    const held: Buffer[] = [];
+    while (readBuffers.idle > 0) held.push(readBuffers.take());
+    const lent = [readBuffers.take().fill(7), readBuffers.take().fill(9)];
+    const idleWhileWriting: number[] = [];
+    const got: Buffer[] = [];
+    const out = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, callback) {
+        idleWhileWriting.push(readBuffers.idle);
+        got.push(Buffer.from(chunk));
+        setImmediate(callback);
+      },
+    });
+    await copyExactly(Readable.from(lent), out, lent[0].length * 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(idleWhileWriting, [0, 1], 'the first chunk was back only once the sink had it');
+    assert.equal(readBuffers.idle, 2);
+    assert.ok(Buffer.concat(got).equals(Buffer.concat([Buffer.alloc(lent[0].length, 7), Buffer.alloc(lent[0].length, 9)])));
+    for (const b of held) recycleReadBuffer(b);
   });
 });

@@ -6,6 +6,7 @@
  * memory), then the tail. Any failure rejects before `out` is ended, so the caller can destroy
  * the connection: a client never receives a short archive that looks complete.
  */
+import { recycleReadBuffer } from '@burrow/blobs';
 import type { Readable, Writable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { newWalkState, walk, type ZipItem } from './layout.js';
@@ -69,9 +70,15 @@ class Output {
     });
   }
 
-  async write(buf: Buffer): Promise<void> {
+  /** Writes `buf`; `recycle`: chunks of blob reads given back once it is written out (read-buffers.ts). */
+  async write(buf: Buffer, recycle?: Buffer): Promise<void> {
     this.check();
-    if (!this.out.write(buf)) await this.waitForEvent();
+    const written = recycle
+      ? this.out.write(buf, (error) => {
+          if (!error) recycleReadBuffer(recycle);
+        })
+      : this.out.write(buf);
+    if (!written) await this.waitForEvent();
     this.check();
   }
 
@@ -85,14 +92,19 @@ class Output {
   async pass(buf: Buffer): Promise<void> {
     if (buf.length < COALESCE / 4) return this.queue(buf);
     await this.flush();
-    await this.write(buf);
+    await this.write(buf, buf);
   }
 
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
+    const pending = this.pending;
     this.pending = [];
+    const bytes = this.pendingBytes;
     this.pendingBytes = 0;
+    if (pending.length === 1) return this.write(pending[0], pending[0]);
+    const buf = Buffer.concat(pending, bytes);
+    // copied: the chunks are nobody's now
+    for (const chunk of pending) recycleReadBuffer(chunk);
     await this.write(buf);
   }
 
