@@ -12,6 +12,8 @@ export interface GroupCommitHost {
   db(): SqliteDatabase;
   statement(sql: string): SqliteStatement;
   currentRevision(stream: string): number | null;
+  /** an append of this connection committed: `stream` is now at `revision` (told in commit order) */
+  committed(stream: string, revision: number): void;
   /** `full` durability: durable appends wait for the store's WAL sync */
   syncsWal(): boolean;
   /** resolves once a WAL sync that started after this call is done */
@@ -80,6 +82,7 @@ export class GroupCommit {
     queueMicrotask(() => process.nextTick(this.endBurst));
     const result = this.host.db().transaction(() => this.appendTx(stream, events, expected), 'immediate');
     this.transactions += 1;
+    this.host.committed(stream, result.revision);
     return result;
   }
 
@@ -127,6 +130,10 @@ export class GroupCommit {
       for (const append of group) append.reject(error);
       return;
     }
+    group.forEach((append, i) => {
+      const outcome = outcomes[i];
+      if ('ok' in outcome) this.host.committed(append.stream, outcome.ok.revision);
+    });
     let synced: Promise<void> | null = null;
     if (this.host.syncsWal() && group.some((append, i) => append.durable && 'ok' in outcomes[i])) {
       try {

@@ -37,6 +37,7 @@ import {
 } from './port.js';
 import { withAppend } from './deferring.js';
 import { GroupCommit } from './sqlite-group-commit.js';
+import { RememberedRevisions } from './sqlite-revisions.js';
 import { makePrivate, useWal, whileBusy } from './sqlite-file.js';
 
 interface Row {
@@ -197,11 +198,16 @@ export class SqliteEventStore implements EventStore {
     ).r;
   }
 
+  /** Streams' newest revisions, answered without a query while current (sqlite-revisions.ts). */
+  private readonly revisions = new RememberedRevisions((sql) => this.statement(sql));
+
   /** The group commit of appends (sqlite-group-commit.ts). */
   private readonly group = new GroupCommit({
     db: () => this.db,
     statement: (sql) => this.statement(sql),
     currentRevision: (stream) => this.currentRevision(stream),
+    // committed by this connection: what it remembers of the stream is its new revision
+    committed: (stream, revision) => this.revisions.set(stream, revision),
     syncsWal: () => this.syncsWal,
     walSynced: () => this.walSynced(),
     announce: (position, durable) => this.announce(position, durable),
@@ -359,7 +365,7 @@ export class SqliteEventStore implements EventStore {
 
   async streamRevision(stream: string): Promise<number | null> {
     this.group.flush();
-    return this.currentRevision(stream);
+    return this.revisions.of(stream, () => this.currentRevision(stream));
   }
 
   async headPosition(): Promise<number> {

@@ -552,3 +552,61 @@ describe('SqliteEventStore group commit', () => {
       await closed;
     }));
 });
+
+describe('SqliteEventStore streamRevision, remembered', () => {
+  const event = (type: string) => [{ type, data: {} }];
+
+  it('answers what another connection to the file committed at once, and what its own appends committed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-revisions-'));
+    const file = join(dir, 'events.sqlite');
+    const a = SqliteEventStore.open(file);
+    const b = SqliteEventStore.open(file);
+    try {
+      assert.equal(await a.streamRevision('s'), null, 'no stream yet (remembered as none)');
+      await b.append('s', event('A'), 'no_stream');
+      assert.equal(await a.streamRevision('s'), 0, "the other connection's commit is seen at once");
+      assert.equal(await a.streamRevision('s'), 0, 'and again, remembered');
+      await a.append('s', event('B'), 0);
+      assert.equal(await a.streamRevision('s'), 1, 'its own append');
+      assert.equal(await b.streamRevision('s'), 1);
+      await b.append('s', event('C'), 1);
+      await b.append('t', event('A'), 'no_stream');
+      assert.equal(await a.streamRevision('s'), 2);
+      assert.equal(await a.streamRevision('t'), 0);
+    } finally {
+      await a.close();
+      await b.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('after a group commit with a refused append, each stream is at the revision its events reach', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'burrow-revisions-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    try {
+      await store.append('x', event('A'), 'no_stream');
+      assert.equal(await store.streamRevision('x'), 0);
+      assert.equal(await store.streamRevision('y'), null);
+      const outcomes = await Promise.allSettled([
+        store.append('x', event('B'), 0),
+        store.append('x', event('C'), 0), // refused: B is revision 1
+        store.append('y', event('A'), 'no_stream'),
+        store.append('y', event('B'), 5), // refused
+        store.append('x', event('D'), 1),
+      ]);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled'],
+      );
+      for (const stream of ['x', 'y']) {
+        const events = await store.readStream(stream);
+        assert.equal(await store.streamRevision(stream), events[events.length - 1].revision, stream);
+      }
+      assert.equal(await store.streamRevision('x'), 2);
+      assert.equal(await store.streamRevision('y'), 0);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
