@@ -14,7 +14,8 @@ export async function get(call: DavCall): Promise<void> {
   const { target, res } = call;
   if (target.device === null) await readRoot(call);
   else {
-    const stat = await readPath(call, target);
+    // the resource alone: a download has no use for the quota figures
+    const stat = await readPath(call, target, undefined, { figures: false });
     if (stat.kind === 'file') {
       const f = stat.file;
       return sendBlob(

@@ -61,7 +61,7 @@ export function folderResource(
   user: string,
   device: string,
   folder: FolderStat,
-  quota: Quota,
+  quota: Quota | undefined,
   locks: DavLock[],
 ): DavResource {
   const path = folder.path.replace(/\/$/, '');
@@ -103,14 +103,23 @@ export function fileResource(
 export const readRoot = (call: DavCall) =>
   call.rpc.call<StorageRoot>(Subjects.storage.root, { userId: call.user.userId });
 
-/** A device's folder or file; `members` asks for a page of a folder's members too. */
-export function readPath(call: DavCall, target: DavTarget, members?: { cursor?: string }): Promise<PathStat> {
+/**
+ * A device's folder or file; `members` asks for a page of a folder's members too, `figures: false`
+ * leaves the quota figures out (what a PROPFIND's quota properties need, and nothing else).
+ */
+export function readPath(
+  call: DavCall,
+  target: DavTarget,
+  members?: { cursor?: string },
+  options: { figures?: boolean } = {},
+): Promise<PathStat> {
   const path = target.slash && target.path ? `${target.path}/` : target.path;
   return call.rpc.call<PathStat>(Subjects.storage.stat, {
     userId: call.user.userId,
     device: target.device,
     path,
     ...(members ? { members } : {}),
+    ...(options.figures === false ? { figures: false } : {}),
   });
 }
 

@@ -73,9 +73,7 @@ export class FoldersHandlers {
     const device = await resolveDeviceToRead(this.ctx, req.userId, req.device);
     const found = await resolvePath(this.ctx.docs, device.deviceId, req.path);
     if (!found) throw notFound(`no file or folder ${req.path}`);
-    const quota = await userQuota(this.ctx, req.userId);
-    const used = await storedBytesToRead(this.ctx, req.userId);
-    const figures = { quota: { used, available: quota === null ? null : Math.max(0, quota - used) } };
+    const figures = req.figures === false ? {} : { quota: await quotaFigures(this.ctx, req.userId) };
     if (found.kind === 'file')
       return { kind: 'file', file: toFileStat(found.doc), props: propsOf(found.doc), ...figures };
     const folder = toFolderStat(found.path, found.doc);
@@ -133,4 +131,11 @@ export class FoldersHandlers {
       return events;
     });
   }
+}
+
+/** The user's stored bytes and what is left of the quota (PROPFIND's quota properties). */
+async function quotaFigures(ctx: StorageContext, userId: string): Promise<{ used: number; available: number | null }> {
+  const quota = await userQuota(ctx, userId);
+  const used = await storedBytesToRead(ctx, userId);
+  return { used, available: quota === null ? null : Math.max(0, quota - used) };
 }

@@ -125,6 +125,14 @@ describe('stat', () => {
       assert.equal(file.kind, 'file');
       assert.equal(file.kind === 'file' && file.file.size, 5);
       assert.deepEqual(file.quota, { used: 5, available: 1_000_000_000 - 5 });
+      // a caller that needs the resource alone (a WebDAV GET) asks without the figures
+      const bare = await t.folders.stat({ userId: user.userId, device: 'laptop', path: 'x/y.txt', figures: false });
+      assert.equal(bare.kind === 'file' && bare.file.size, 5);
+      assert.equal('quota' in bare, false, 'no quota figures');
+      await expectError(
+        t.folders.stat({ userId: user.userId, device: 'laptop', path: 'x/missing.txt', figures: false }),
+        404,
+      );
       assert.equal((await t.folders.stat({ userId: user.userId, device: 'laptop', path: 'x' })).kind, 'folder');
       assert.equal((await t.folders.stat({ userId: user.userId, device: 'laptop', path: 'x/' })).kind, 'folder');
       await expectError(t.folders.stat({ userId: user.userId, device: 'laptop', path: 'x/y.txt/' }), 404);

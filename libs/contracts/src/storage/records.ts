@@ -111,7 +111,10 @@ export type PathStat = (
       folder: FolderStat;
       members?: { dirs: FolderStat[]; files: (FileEntry & { props: DeadProperties })[]; next: string | null };
     }
-) & { quota: { used: number; available: number | null } };
+) & {
+  /** the user's stored bytes and what is left of the quota (absent when the request said `figures: false`) */
+  quota?: { used: number; available: number | null };
+};
 
 /** A COPY or MOVE step: whether the destination existed before, and where to go on (null: done). */
 export interface TransferReply {

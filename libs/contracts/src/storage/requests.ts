@@ -125,6 +125,11 @@ export interface FileVersionsRequest extends DevicePath, IncarnationBound {}
 export interface StatRequest extends DevicePath {
   /** also a page of a folder's members (subfolders first, then files, each by name) */
   members?: { cursor?: string; limit?: number };
+  /**
+   * false: without the user's quota figures (`PathStat.quota`), for a caller that only needs the
+   * resource (a WebDAV GET): they cost a read of the usage ledger and of the user's plan. Default true.
+   */
+  figures?: boolean;
 }
 
 /** COPY or MOVE within the user's storage (paths as in StatRequest; neither may be a device root). */
