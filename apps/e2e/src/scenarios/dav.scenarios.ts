@@ -315,6 +315,16 @@ export function davScenarios({ target }: ScenarioContext) {
       .expect(207);
     assert.match(quota.text, /<D:quota-used-bytes>\d+<\/D:quota-used-bytes>/);
     assert.match(quota.text, /<D:quota-available-bytes>\d+<\/D:quota-available-bytes>/);
+    // in a device, every collection listed carries the figures when they are asked for, and only then
+    const QUOTA_PROPS =
+      '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/><D:displayname/></D:prop></D:propfind>';
+    const listed = await alice.dav.request('PROPFIND', `${base}/`).set('Depth', '1').send(QUOTA_PROPS).expect(207);
+    const collections = listed.text.split('<D:response>').filter((r) => r.includes('<D:href>') && r.includes('/</D:href>'));
+    assert.ok(collections.length >= 2, 'the device folder and its folder');
+    for (const r of collections) assert.match(r, /<D:quota-used-bytes>\d+<\/D:quota-used-bytes>/);
+    const allprop = await alice.dav.request('PROPFIND', `${base}/`).set('Depth', '1').expect(207);
+    assert.doesNotMatch(allprop.text, /quota-used-bytes/, 'allprop leaves the quota out (RFC 4331)');
+    assert.match(allprop.text, /<D:displayname>/);
   });
 
   it("checksums as ownCloud clients read them: oc:checksums (SHA1 and MD5) in PROPFIND, OC-Checksum on GET; a client's PROPPATCH of them is accepted, Burrow's kept", async () => {

@@ -35,6 +35,15 @@ function resourceXml(r: DavResource, request: PropRequest, names: PropertyNames)
   );
 }
 
+/**
+ * Does the response show a quota property? Only then are the quota figures read (the user's plan
+ * and stored bytes): allprop leaves them out (RFC 4331 §3), propname names them.
+ */
+const QUOTA_KEYS = [clark(DAV, 'quota-used-bytes'), clark(DAV, 'quota-available-bytes')];
+const showsQuota = (request: PropRequest) =>
+  request.kind === 'propname' ||
+  (request.kind === 'prop' ? request.keys : request.include).some((key) => QUOTA_KEYS.includes(key));
+
 /** Does the response show lockdiscovery (and so the owners of the locks it lists)? */
 const showsLocks = (request: PropRequest) =>
   request.kind === 'allprop' || (request.kind === 'prop' && request.keys.includes(clark(DAV, 'lockdiscovery')));
@@ -73,19 +82,21 @@ export async function propfind(call: DavCall, body: string): Promise<void> {
     out.end();
     return;
   }
-  let stat = await readPath(call, target, depth === '1' ? {} : undefined);
+  let stat = await readPath(call, target, depth === '1' ? {} : undefined, { figures: showsQuota(request) });
   out.start();
   if (stat.kind === 'file') {
     await write(fileResource(target.user, target.device, stat.file, stat.props, locks));
     out.end();
     return;
   }
-  await write(folderResource(target.user, target.device, stat.folder, stat.quota, locks));
+  // read once: the figures are the user's, the same for every folder listed
+  const quota = stat.quota;
+  await write(folderResource(target.user, target.device, stat.folder, quota, locks));
   while (stat.kind === 'folder' && stat.members) {
-    for (const d of stat.members.dirs) await write(folderResource(target.user, target.device, d, stat.quota, locks));
+    for (const d of stat.members.dirs) await write(folderResource(target.user, target.device, d, quota, locks));
     for (const f of stat.members.files) await write(fileResource(target.user, target.device, f, f.props, locks));
     if (!stat.members.next) break;
-    stat = await readPath(call, { ...target, slash: true }, { cursor: stat.members.next });
+    stat = await readPath(call, { ...target, slash: true }, { cursor: stat.members.next }, { figures: false });
   }
   out.end();
 }
