@@ -94,10 +94,14 @@ describe('FileReadStream', () => {
   it('a chunk nobody gives back stays the reader’s: later reads never write into it', async () => {
     const bytes = randomBytes(READ_CHUNK_BYTES);
     const kept: Buffer[] = [];
-    for await (const chunk of new FileReadStream(file(bytes), { start: 0, end: bytes.length - 1 }) as AsyncIterable<Buffer>)
+    for await (const chunk of new FileReadStream(file(bytes), {
+      start: 0,
+      end: bytes.length - 1,
+    }) as AsyncIterable<Buffer>)
       kept.push(chunk);
     // other reads, giving their buffers back
-    for (let i = 0; i < 4; i++) await drain(new FileReadStream(file(randomBytes(2 * MiB)), { start: 0, end: 2 * MiB - 1 }));
+    for (let i = 0; i < 4; i++)
+      await drain(new FileReadStream(file(randomBytes(2 * MiB)), { start: 0, end: 2 * MiB - 1 }));
     assert.ok(Buffer.concat(kept).equals(bytes));
   });
 

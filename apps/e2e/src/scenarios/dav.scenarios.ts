@@ -319,7 +319,9 @@ export function davScenarios({ target }: ScenarioContext) {
     const QUOTA_PROPS =
       '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-used-bytes/><D:displayname/></D:prop></D:propfind>';
     const listed = await alice.dav.request('PROPFIND', `${base}/`).set('Depth', '1').send(QUOTA_PROPS).expect(207);
-    const collections = listed.text.split('<D:response>').filter((r) => r.includes('<D:href>') && r.includes('/</D:href>'));
+    const collections = listed.text
+      .split('<D:response>')
+      .filter((r) => r.includes('<D:href>') && r.includes('/</D:href>'));
     assert.ok(collections.length >= 2, 'the device folder and its folder');
     for (const r of collections) assert.match(r, /<D:quota-used-bytes>\d+<\/D:quota-used-bytes>/);
     const allprop = await alice.dav.request('PROPFIND', `${base}/`).set('Depth', '1').expect(207);

@@ -78,7 +78,9 @@ describe('copyExactly', () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(idleWhileWriting, [0, 1], 'the first chunk was back only once the sink had it');
     assert.equal(readBuffers.idle, 2);
-    assert.ok(Buffer.concat(got).equals(Buffer.concat([Buffer.alloc(lent[0].length, 7), Buffer.alloc(lent[0].length, 9)])));
+    assert.ok(
+      Buffer.concat(got).equals(Buffer.concat([Buffer.alloc(lent[0].length, 7), Buffer.alloc(lent[0].length, 9)])),
+    );
     for (const b of held) recycleReadBuffer(b);
   });
 });
