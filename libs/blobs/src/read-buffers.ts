@@ -30,12 +30,15 @@ class ReadBuffers {
   private readonly lent = new WeakSet<ArrayBufferLike>();
   /** buffers given back and used again (tests, diagnostics) */
   reused = 0;
+  /** buffers lent and not given back (tests: a consumer gave back what it got); never given back, they stay counted */
+  outstanding = 0;
 
   take(): Buffer {
     const reused = this.free.pop();
     if (reused) this.reused++;
     const buffer = reused ?? Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
     this.lent.add(buffer.buffer);
+    this.outstanding++;
     return buffer;
   }
 
@@ -44,6 +47,7 @@ class ReadBuffers {
     const memory = chunk.buffer;
     if (!this.lent.has(memory)) return;
     this.lent.delete(memory);
+    this.outstanding--;
     if (this.free.length < FREE_BUFFERS) this.free.push(Buffer.from(memory, 0, READ_CHUNK_BYTES));
   }
 

@@ -2,11 +2,20 @@
  * Writing to a response with back-pressure, and never hanging on a client that went away: every
  * wait also ends when the response closes. `copyExactly` checks the byte count too, so a blob that
  * is shorter or longer than the catalog says is an error (the caller then destroys the connection)
- * rather than a wrong body with a right-looking length. A chunk written out is given back to the
- * blob store's read buffers once the socket has taken it (`recycleReadBuffer`).
+ * rather than a wrong body with a right-looking length. A chunk written to an HTTP response is
+ * given back to the blob store's read buffers once the socket has taken it (`recycleReadBuffer`).
  */
 import { recycleReadBuffer } from '@burrow/blobs';
+import { ServerResponse } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Whether a chunk written to `out` is nobody's once its write's callback has run, so a blob read's
+ * buffer may be given back then: true of an HTTP response (its socket has handed the bytes to the
+ * kernel, or to TLS, which encrypts them into buffers of its own), not of a Writable in general,
+ * which may keep the chunk itself (a test's collector does).
+ */
+export const keepsNoChunks = (out: Writable): boolean => out instanceof ServerResponse;
 
 export class ClientGoneError extends Error {
   constructor() {
@@ -71,6 +80,7 @@ export function copyExactly(source: Readable, out: Writable, length: number): Pr
     source.destroy();
     return Promise.reject(new ClientGoneError());
   }
+  const giveBack = keepsNoChunks(out);
   return new Promise<void>((resolve, reject) => {
     let copied = 0;
     let settled = false;
@@ -89,10 +99,12 @@ export function copyExactly(source: Readable, out: Writable, length: number): Pr
       copied += chunk.length;
       if (copied > length) return settle(new ShortBlobError(length, copied));
       if (gone(out)) return settle(new ClientGoneError());
-      // once written out, a chunk of the blob store's read is nobody's: its buffer reads the next (read-buffers.ts)
-      const written = out.write(chunk, (error) => {
-        if (!error) recycleReadBuffer(chunk);
-      });
+      // once the socket has it, a chunk of the blob store's read is nobody's: its buffer reads the next (read-buffers.ts)
+      const written = giveBack
+        ? out.write(chunk, (error) => {
+            if (!error) recycleReadBuffer(chunk);
+          })
+        : out.write(chunk);
       if (!written) source.pause();
     };
     const onGone = () => settle(new ClientGoneError());

@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { readBuffers, recycleReadBuffer } from '@burrow/blobs';
+import { FileReadStream, READ_CHUNK_BYTES, readBuffers } from '@burrow/blobs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withServer } from '../testing/http-serve.js';
 import { ClientGoneError, copyExactly, ShortBlobError } from './streams.js';
 
 const chunks = (sizes: number[]) => sizes.map((n, i) => Buffer.alloc(n, i + 1));
@@ -59,28 +64,32 @@ describe('copyExactly', () => {
     await assert.rejects(copy, /EIO/);
   });
 
-  it('gives a chunk of a blob read back to the read buffers once the sink has taken it, not before', async () => {
-    // the pool emptied first, so what it holds afterwards is what the copy gave back
-    const held: Buffer[] = [];
-    while (readBuffers.idle > 0) held.push(readBuffers.take());
-    const lent = [readBuffers.take().fill(7), readBuffers.take().fill(9)];
-    const idleWhileWriting: number[] = [];
-    const got: Buffer[] = [];
-    const out = new Writable({
-      highWaterMark: 1,
-      write(chunk: Buffer, _encoding, callback) {
-        idleWhileWriting.push(readBuffers.idle);
-        got.push(Buffer.from(chunk));
-        setImmediate(callback);
+  it('gives a blob read’s chunks back once an HTTP response’s socket has them; a sink that keeps chunks gets them for good', async () => {
+    const bytes = randomBytes(3 * READ_CHUNK_BYTES + 11);
+    const path = join(mkdtempSync(join(tmpdir(), 'copy-')), 'blob');
+    writeFileSync(path, bytes);
+    const read = () => new FileReadStream(openSync(path, 'r'), { start: 0, end: bytes.length - 1 });
+
+    // a Writable that keeps what it is given: nothing is given back, so nothing it holds is read into
+    const before = readBuffers.outstanding;
+    const kept = sink();
+    await copyExactly(read(), kept.out, bytes.length);
+    await copyExactly(read(), sink().out, bytes.length);
+    assert.ok(kept.bytes().equals(bytes));
+    assert.equal(readBuffers.outstanding - before, 6, 'three full chunks a copy, none given back');
+
+    // an HTTP response: every full chunk is given back, and read into again by the next download
+    await withServer(
+      (_req, res) => void copyExactly(read(), res, bytes.length).then(() => res.end()),
+      async (download) => {
+        const outstanding = readBuffers.outstanding;
+        const reused = readBuffers.reused;
+        const [a, b] = await Promise.all([download(), download()]);
+        assert.ok(a.equals(bytes) && b.equals(bytes), 'both downloads whole and right');
+        assert.ok((await download()).equals(bytes));
+        assert.equal(readBuffers.outstanding, outstanding, 'every full chunk given back');
+        assert.ok(readBuffers.reused - reused >= 3, 'and read into again');
       },
-    });
-    await copyExactly(Readable.from(lent), out, lent[0].length * 2);
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(idleWhileWriting, [0, 1], 'the first chunk was back only once the sink had it');
-    assert.equal(readBuffers.idle, 2);
-    assert.ok(
-      Buffer.concat(got).equals(Buffer.concat([Buffer.alloc(lent[0].length, 7), Buffer.alloc(lent[0].length, 9)])),
     );
-    for (const b of held) recycleReadBuffer(b);
   });
 });

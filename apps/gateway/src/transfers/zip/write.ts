@@ -7,6 +7,7 @@
  * the connection: a client never receives a short archive that looks complete.
  */
 import { recycleReadBuffer } from '@burrow/blobs';
+import { keepsNoChunks } from '../streams.js';
 import type { Readable, Writable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { newWalkState, walk, type ZipItem } from './layout.js';
@@ -29,7 +30,11 @@ class Output {
   private source: Readable | null = null;
   private ending = false;
 
+  /** chunks written to `out` are nobody's once written (an HTTP response): blob reads' buffers go back */
+  private readonly giveBack: boolean;
+
   constructor(private readonly out: Writable) {
+    this.giveBack = keepsNoChunks(out);
     out.on('drain', this.wakeUp);
     out.on('finish', this.wakeUp);
     out.on('close', this.onClose);
@@ -70,12 +75,12 @@ class Output {
     });
   }
 
-  /** Writes `buf`; `recycle`: chunks of blob reads given back once it is written out (read-buffers.ts). */
-  async write(buf: Buffer, recycle?: Buffer): Promise<void> {
+  /** Writes `buf`; `giveBack`: it is a blob read's chunk, given back once written out (read-buffers.ts). */
+  async write(buf: Buffer, giveBack = false): Promise<void> {
     this.check();
-    const written = recycle
+    const written = giveBack
       ? this.out.write(buf, (error) => {
-          if (!error) recycleReadBuffer(recycle);
+          if (!error) recycleReadBuffer(buf);
         })
       : this.out.write(buf);
     if (!written) await this.waitForEvent();
@@ -88,23 +93,23 @@ class Output {
     if (this.pendingBytes >= COALESCE) await this.flush();
   }
 
-  /** Small chunks (tiny files) join the headers around them; large ones go out as they are. */
+  /**
+   * Small chunks (tiny files) join the headers around them; large ones go out as they are, and,
+   * written to an HTTP response, a blob read's chunk is given back to the read buffers once the
+   * socket has it (streams.ts `keepsNoChunks`; only full 1 MiB chunks are lent, so a queued small
+   * one never is).
+   */
   async pass(buf: Buffer): Promise<void> {
     if (buf.length < COALESCE / 4) return this.queue(buf);
     await this.flush();
-    await this.write(buf, buf);
+    await this.write(buf, this.giveBack);
   }
 
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const pending = this.pending;
+    const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
-    const bytes = this.pendingBytes;
     this.pendingBytes = 0;
-    if (pending.length === 1) return this.write(pending[0], pending[0]);
-    const buf = Buffer.concat(pending, bytes);
-    // copied: the chunks are nobody's now
-    for (const chunk of pending) recycleReadBuffer(chunk);
     await this.write(buf);
   }
 

@@ -16,6 +16,7 @@ import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { planZip, writeZip, type ZipEntries, ZipError, type ZipFileEntry, type ZipRange } from './index.js';
 import { dosDateTime } from './records.js';
+import { withServer } from '../../testing/http-serve.js';
 import { bufferEntry, Collector, fromArray, type OpenCall, run, toolAvailable } from '../../testing/zip-fixtures.js';
 
 const MTIME = 1_700_000_000; // 2023-11-14T22:13:20Z
@@ -603,5 +604,59 @@ describe('zip writer: over a real HTTP response', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('writeZip and the blob store’s read buffers', () => {
+  /** Two files of full and part chunks, read from their files by the blob store's own stream. */
+  async function pooledEntries(): Promise<{ entries: () => ZipEntries; files: [string, Buffer][] }> {
+    const { FileReadStream } = await import('@burrow/blobs');
+    const { openSync } = await import('node:fs');
+    const files: [string, Buffer][] = [
+      ['a.bin', pseudoRandom(2 * 1024 * 1024 + 5, 1)],
+      ['b.bin', pseudoRandom(1024 * 1024, 2)],
+    ];
+    for (const [path, content] of files) writeFileSync(join(tmp, `pooled-${path}`), content);
+    const entries = () =>
+      fromArray(
+        files.map(([path, content]) => ({
+          ...bufferEntry(path, content, MTIME),
+          open: async (start: number, end: number) =>
+            new FileReadStream(openSync(join(tmp, `pooled-${path}`), 'r'), { start, end }),
+        })),
+      );
+    return { entries, files };
+  }
+
+  it('into a sink that keeps what it is given, gives nothing back: the archive is intact', async () => {
+    const { readBuffers } = await import('@burrow/blobs');
+    const { entries, files } = await pooledEntries();
+    const outstanding = readBuffers.outstanding;
+    const archive = await zipBytes(entries());
+    // later reads must not write into the chunks the collector holds
+    await zipBytes(entries());
+    assert.ok(archive.equals(await zipBytes(entriesOf(files))), 'the same archive as from buffers');
+    assert.equal(
+      readBuffers.outstanding - outstanding,
+      2 * 3,
+      'three full chunks for each of the two archives, kept by the sink',
+    );
+  });
+
+  it('into an HTTP response, gives each full chunk back once the socket has it: the client gets the same archive', async () => {
+    const { readBuffers } = await import('@burrow/blobs');
+    const { entries, files } = await pooledEntries();
+    await withServer(
+      (_req, res) => void writeZip(entries(), res).then(() => res.end()),
+      async (fetchArchive) => {
+        const outstanding = readBuffers.outstanding;
+        const reused = readBuffers.reused;
+        const [first, second] = [await fetchArchive(), await fetchArchive()];
+        const expected = await zipBytes(entriesOf(files));
+        assert.ok(first.equals(expected) && second.equals(expected), 'the same archive both times');
+        assert.equal(readBuffers.outstanding, outstanding, 'every full chunk given back');
+        assert.ok(readBuffers.reused - reused >= 3, 'and read into again');
+      },
+    );
   });
 });
