@@ -1,4 +1,4 @@
-import type { EventStore } from './port.js';
+import type { AppendResult, EventStore, StreamWrite } from './port.js';
 
 /**
  * A store's view whose appends take effect without waiting for their own flush to disk (the store
@@ -14,5 +14,16 @@ export function withAppend(store: EventStore, append: EventStore['append']): Eve
     storeId: () => store.storeId(),
     ping: () => store.ping(),
     close: () => store.close(),
+  };
+}
+
+/** `withAppend` for a store whose appends are writes (one, or several streams' all or nothing): the view has both. */
+export function withWrites(
+  store: EventStore,
+  appendWrites: (writes: StreamWrite[]) => Promise<AppendResult[]>,
+): EventStore {
+  return {
+    ...withAppend(store, async (stream, events, expected) => (await appendWrites([{ stream, events, expected }]))[0]),
+    appendAtomically: appendWrites,
   };
 }

@@ -31,6 +31,13 @@ export interface AppendResult {
   position: number;
 }
 
+/** One stream's part of an atomic append over several streams (`EventStore.appendAtomically`). */
+export interface StreamWrite {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+}
+
 export interface ReadOptions {
   fromRevision?: number;
   maxCount?: number;
@@ -66,6 +73,16 @@ export interface Subscription {
 
 export interface EventStore {
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams (each at most once) in one transaction, all or nothing: each write
+   * keeps its own expected-revision check, and a check that fails (WrongExpectedRevisionError,
+   * naming that write's stream) appends none of them. Durable, visible and announced as `append`
+   * is; the results in the order of `writes`. For a write over several streams that would
+   * otherwise be a multi-step process (steps, a commit point, recovery). Absent on stores that
+   * cannot do it in one transaction (KurrentDB through its Node client): such writes stay
+   * multi-step processes.
+   */
+  appendAtomically?(writes: StreamWrite[]): Promise<AppendResult[]>;
   /**
    * A view of this store whose appends need not wait for the disk: each is committed and visible
    * at once, in order, and becomes durable no later than the next durable append to this store.
@@ -105,6 +122,14 @@ export class WrongExpectedRevisionError extends Error {
     super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedRevisionError';
   }
+}
+
+/** Throws unless `writes` is an append a store may take: at least one write, each with events, each stream once. */
+export function checkWrites(writes: readonly StreamWrite[]): void {
+  if (writes.length === 0 || writes.some((w) => w.events.length === 0))
+    throw new Error('append needs at least one event');
+  if (writes.length > 1 && new Set(writes.map((w) => w.stream)).size !== writes.length)
+    throw new Error('an atomic append writes to each stream once');
 }
 
 /** `store.deferringDurability()` where the store offers it, else the store itself (always durable). */

@@ -6,24 +6,37 @@
  */
 import { DependencyUnavailableError } from '@burrow/contracts';
 import type pg from 'pg';
-import { type AppendResult, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from './port.js';
+import {
+  type AppendResult,
+  checkWrites,
+  type ExpectedRevision,
+  type NewEvent,
+  type StreamWrite,
+  WrongExpectedRevisionError,
+} from './port.js';
 import { APPEND_BATCH } from './postgres-schema.js';
 
 /** bounds on one group: its events and its bytes of JSON (the lock is held while it is written) */
 const GROUP_MAX_EVENTS = 2000;
 const GROUP_MAX_BYTES = 8 * 1024 * 1024;
 
-/** An append waiting for its group. */
-interface PendingAppend {
+/** One stream's part of an append, as the batch function takes it. */
+interface PendingWrite {
   stream: string;
   code: number;
   expected: ExpectedRevision;
   types: string[];
   data: string[];
   metadata: string[];
+}
+
+/** An append (one write, or several streams' all or nothing) waiting for its group. */
+interface PendingAppend {
+  writes: PendingWrite[];
+  events: number;
   bytes: number;
   durable: boolean;
-  resolve(result: AppendResult): void;
+  resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
 
@@ -65,30 +78,38 @@ export class PostgresGroupCommit {
   ) {}
 
   /** Queues an append for the next group; resolves once its group is committed (and flushed, when `durable`). */
-  append(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    let code: number;
+  async append(
+    stream: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    durable: boolean,
+  ): Promise<AppendResult> {
+    return (await this.appendWrites([{ stream, events, expected }], durable))[0];
+  }
+
+  /** Queues writes to several streams, all or nothing, for the next group (`EventStore.appendAtomically`). */
+  appendWrites(writes: StreamWrite[], durable: boolean): Promise<AppendResult[]> {
+    let pending: PendingWrite[];
     try {
-      code = expectedCode(expected);
+      checkWrites(writes);
+      pending = writes.map(({ stream, events, expected }) => ({
+        stream,
+        code: expectedCode(expected),
+        expected,
+        types: events.map((e) => e.type),
+        data: events.map((e) => JSON.stringify(e.data)),
+        metadata: events.map((e) => JSON.stringify(e.metadata ?? {})),
+      }));
     } catch (error) {
       return Promise.reject(error);
     }
-    const data = events.map((e) => JSON.stringify(e.data));
-    const metadata = events.map((e) => JSON.stringify(e.metadata ?? {}));
-    const bytes = data.reduce((sum, d) => sum + d.length, 0) + metadata.reduce((sum, m) => sum + m.length, 0);
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({
-        stream,
-        code,
-        expected,
-        types: events.map((e) => e.type),
-        data,
-        metadata,
-        bytes,
-        durable,
-        resolve,
-        reject,
-      });
+    const events = pending.reduce((sum, w) => sum + w.types.length, 0);
+    const bytes = pending.reduce(
+      (sum, w) => sum + w.data.reduce((a, d) => a + d.length, 0) + w.metadata.reduce((a, m) => a + m.length, 0),
+      0,
+    );
+    return new Promise<AppendResult[]>((resolve, reject) => {
+      this.queue.push({ writes: pending, events, bytes, durable, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -103,9 +124,8 @@ export class PostgresGroupCommit {
         let take = 0;
         while (take < this.queue.length) {
           const next = this.queue[take];
-          if (take > 0 && (events + next.types.length > GROUP_MAX_EVENTS || bytes + next.bytes > GROUP_MAX_BYTES))
-            break;
-          events += next.types.length;
+          if (take > 0 && (events + next.events > GROUP_MAX_EVENTS || bytes + next.bytes > GROUP_MAX_BYTES)) break;
+          events += next.events;
           bytes += next.bytes;
           take++;
         }
@@ -124,18 +144,20 @@ export class PostgresGroupCommit {
       o_last_position: string | null;
       o_actual: string | null;
     }[];
+    const writes = group.flatMap((a) => a.writes);
     try {
       ({ rows } = await this.pool.query({
-        name: 'burrow-append-batch',
-        text: `SELECT o_item, o_last_revision, o_last_position, o_actual FROM ${APPEND_BATCH}($1, $2, $3, $4, $5, $6, $7)`,
+        name: 'burrow-append-batch-writes',
+        text: `SELECT o_item, o_last_revision, o_last_position, o_actual FROM ${APPEND_BATCH}($1, $2, $3, $4, $5, $6, $7, $8)`,
         values: [
-          group.map((a) => a.stream),
-          group.map((a) => a.code),
-          group.map((a) => a.types.length),
-          group.flatMap((a) => a.types),
-          group.flatMap((a) => a.data),
-          group.flatMap((a) => a.metadata),
+          writes.map((w) => w.stream),
+          writes.map((w) => w.code),
+          writes.map((w) => w.types.length),
+          writes.flatMap((w) => w.types),
+          writes.flatMap((w) => w.data),
+          writes.flatMap((w) => w.metadata),
           group.some((a) => a.durable),
+          group.map((a) => a.writes.length),
         ],
       }));
     } catch (error) {
@@ -150,21 +172,24 @@ export class PostgresGroupCommit {
     }
     // Committed (and, when any append of the group asked for it, flushed) before anyone hears of it.
     let head = 0;
-    for (const row of rows) {
-      const a = group[row.o_item - 1];
-      if (row.o_last_position === null) {
-        a.reject(
-          new WrongExpectedRevisionError(
-            a.stream,
-            a.expected,
-            row.o_actual === null || row.o_actual === 'no_stream' ? 'no_stream' : Number(row.o_actual),
-          ),
-        );
+    rows.sort((x, y) => x.o_item - y.o_item); // one per write, in the writes' order
+    let first = 0; // the row of each append's first write
+    for (const a of group) {
+      const own = rows.slice(first, first + a.writes.length);
+      first += a.writes.length;
+      const wrong = own.findIndex((row) => row.o_actual !== null);
+      if (wrong >= 0 || own.some((row) => row.o_last_position === null)) {
+        const w = a.writes[Math.max(wrong, 0)];
+        const actual = wrong < 0 || own[wrong].o_actual === 'no_stream' ? 'no_stream' : Number(own[wrong].o_actual);
+        a.reject(new WrongExpectedRevisionError(w.stream, w.expected, actual));
         continue;
       }
-      const position = Number(row.o_last_position);
-      if (position > head) head = position;
-      a.resolve({ revision: Number(row.o_last_revision), position });
+      const results = own.map((row) => ({
+        revision: Number(row.o_last_revision),
+        position: Number(row.o_last_position),
+      }));
+      head = Math.max(head, results[results.length - 1].position);
+      a.resolve(results);
     }
     if (head > 0) this.committed(head);
   }

@@ -64,48 +64,67 @@ BEGIN
   RETURN QUERY SELECT coalesce(current_revision, -1) + n, head + n;
 END
 $fn$;
--- Several appends in one transaction (group commit): append k writes p_counts[k] events, taken in
--- order from the flat arrays. One row per append: its last revision and position, or (a wrong
--- expected revision) NULLs and the stream's actual revision in o_actual; the others still commit.
+-- Several appends in one transaction (group commit): write k appends p_counts[k] events to
+-- p_streams[k], taken in order from the flat arrays; append j is made of the next p_writes[j]
+-- writes (one stream each), all or nothing. One row per write: its last revision and position,
+-- or NULLs when its append failed, with the stream's actual revision in o_actual for a write whose
+-- expected revision was wrong (NULL for the other writes of that append); the other appends still
+-- commit.
 CREATE OR REPLACE FUNCTION ${APPEND_BATCH}(
-  p_streams text[], p_expected bigint[], p_counts integer[], p_types text[], p_data text[], p_metadata text[], p_durable boolean
+  p_streams text[], p_expected bigint[], p_counts integer[], p_types text[], p_data text[], p_metadata text[],
+  p_durable boolean, p_writes integer[]
 ) RETURNS TABLE (o_item integer, o_last_revision bigint, o_last_position bigint, o_actual text) LANGUAGE plpgsql AS $fn$
 DECLARE
-  current_revision bigint;
   head bigint;
+  j integer;
   k integer;
+  first integer := 1;
   n integer;
   offs integer := 0;
   expected bigint;
+  current_revisions bigint[];
+  wrong boolean[];
+  failed boolean;
 BEGIN
   IF NOT p_durable THEN
     PERFORM set_config('synchronous_commit', 'off', true);
   END IF;
   PERFORM pg_advisory_xact_lock((${APPEND_LOCK_CLASS}::bigint << 32) | '${EVENTS}'::regclass::oid::bigint);
   SELECT coalesce(max(e.position), 0) INTO head FROM ${EVENTS} e;
-  FOR k IN 1 .. cardinality(p_streams) LOOP
-    n := p_counts[k];
-    expected := p_expected[k];
-    SELECT max(e.revision) INTO current_revision FROM ${EVENTS} e WHERE e.stream = p_streams[k];
-    o_item := k;
-    IF (expected = -1
-        OR (expected = -2 AND current_revision IS NULL)
-        OR (expected = -3 AND current_revision IS NOT NULL)
-        OR (expected >= 0 AND current_revision = expected)) IS NOT TRUE THEN
-      o_last_revision := NULL;
-      o_last_position := NULL;
-      o_actual := coalesce(current_revision::text, 'no_stream');
-    ELSE
-      INSERT INTO ${EVENTS} (position, stream, revision, type, data, metadata)
-        SELECT head + i, p_streams[k], coalesce(current_revision, -1) + i, p_types[offs + i], p_data[offs + i]::json, p_metadata[offs + i]::json
-        FROM generate_series(1, n) AS i;
-      head := head + n;
-      o_last_revision := coalesce(current_revision, -1) + n;
-      o_last_position := head;
-      o_actual := NULL;
-    END IF;
-    offs := offs + n;
-    RETURN NEXT;
+  FOR j IN 1 .. cardinality(p_writes) LOOP
+    -- every write of the append checked before any is inserted (its streams are distinct)
+    current_revisions := '{}';
+    wrong := '{}';
+    failed := false;
+    FOR k IN first .. first + p_writes[j] - 1 LOOP
+      expected := p_expected[k];
+      current_revisions[k - first + 1] := (SELECT max(e.revision) FROM ${EVENTS} e WHERE e.stream = p_streams[k]);
+      wrong[k - first + 1] := (expected = -1
+        OR (expected = -2 AND current_revisions[k - first + 1] IS NULL)
+        OR (expected = -3 AND current_revisions[k - first + 1] IS NOT NULL)
+        OR (expected >= 0 AND current_revisions[k - first + 1] = expected)) IS NOT TRUE;
+      failed := failed OR wrong[k - first + 1];
+    END LOOP;
+    FOR k IN first .. first + p_writes[j] - 1 LOOP
+      n := p_counts[k];
+      o_item := k;
+      IF failed THEN
+        o_last_revision := NULL;
+        o_last_position := NULL;
+        o_actual := CASE WHEN wrong[k - first + 1] THEN coalesce(current_revisions[k - first + 1]::text, 'no_stream') END;
+      ELSE
+        INSERT INTO ${EVENTS} (position, stream, revision, type, data, metadata)
+          SELECT head + i, p_streams[k], coalesce(current_revisions[k - first + 1], -1) + i, p_types[offs + i], p_data[offs + i]::json, p_metadata[offs + i]::json
+          FROM generate_series(1, n) AS i;
+        head := head + n;
+        o_last_revision := coalesce(current_revisions[k - first + 1], -1) + n;
+        o_last_position := head;
+        o_actual := NULL;
+      END IF;
+      offs := offs + n;
+      RETURN NEXT;
+    END LOOP;
+    first := first + p_writes[j];
   END LOOP;
   PERFORM pg_notify('${CHANNEL}', head::text);
   RETURN;

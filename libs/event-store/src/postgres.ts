@@ -46,9 +46,10 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
+  type StreamWrite,
   type SubscriptionHandlers,
 } from './port.js';
-import { withAppend } from './deferring.js';
+import { withWrites } from './deferring.js';
 import { asUnavailable, PostgresGroupCommit } from './postgres-group-commit.js';
 import { CHANNEL, COLUMNS, EVENTS, MIGRATION, MIGRATION_LOCK, SCHEMA_VERSION, STORE } from './postgres-schema.js';
 
@@ -273,8 +274,13 @@ export class PostgresEventStore implements EventStore {
     return this.group.append(stream, events, expected, true);
   }
 
+  /** The writes go in the next group as one append: checked together, inserted together or not at all. */
+  async appendAtomically(writes: StreamWrite[]): Promise<AppendResult[]> {
+    return this.group.appendWrites(writes, true);
+  }
+
   deferringDurability(): EventStore {
-    return withAppend(this, (stream, events, expected) => this.group.append(stream, events, expected, false));
+    return withWrites(this, (writes) => this.group.appendWrites(writes, false));
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {

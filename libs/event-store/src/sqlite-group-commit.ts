@@ -5,7 +5,13 @@
  * promise chains they start; it ends after their promise jobs (see `commitNow`).
  */
 import type { SqliteDatabase, SqliteStatement } from '@burrow/sqlite';
-import { type AppendResult, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from './port.js';
+import {
+  type AppendResult,
+  type ExpectedRevision,
+  type NewEvent,
+  type StreamWrite,
+  WrongExpectedRevisionError,
+} from './port.js';
 
 /** What the group commit needs of its store. */
 export interface GroupCommitHost {
@@ -21,15 +27,17 @@ export interface GroupCommitHost {
   announce(position: number, durable: boolean): void;
 }
 
+/** An append (one write, or several streams' all or nothing) waiting for the end of its burst. */
 interface QueuedAppend {
-  stream: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
+  writes: StreamWrite[];
   /** acknowledged after the WAL sync (else at the commit: the deferred view) */
   durable: boolean;
-  resolve(result: AppendResult): void;
+  resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
+
+/** The position of an append's last event (its writes are inserted in order, in one transaction). */
+export const lastPosition = (results: AppendResult[]): number => results[results.length - 1].position;
 
 export class GroupCommit {
   /** appends called and not yet committed, in call order (see `flush`) */
@@ -70,6 +78,16 @@ export class GroupCommit {
     return { revision, position };
   }
 
+  /** Every write of one append, inside the caller's transaction or savepoint: a failing check throws, and the caller rolls back the ones before it. */
+  private writesTx(writes: StreamWrite[]): AppendResult[] {
+    return writes.map((w) => this.appendTx(w.stream, w.events, w.expected));
+  }
+
+  /** The connection committed these writes: it remembers their streams' new revisions. */
+  private tellCommitted(writes: StreamWrite[], results: AppendResult[]): void {
+    writes.forEach((w, i) => this.host.committed(w.stream, results[i].revision));
+  }
+
   /**
    * The first append of a burst: committed now, alone (what a lone append costs: no wait, no
    * queue). The burst ends after the promise jobs this turn has queued, and those they queue,
@@ -77,26 +95,27 @@ export class GroupCommit {
    * append one callback sets off after this one joins the queue, and no later turn of the event
    * loop waits for it.
    */
-  commitNow(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+  commitNow(writes: StreamWrite[]): AppendResult[] {
     this.inBurst = true;
     queueMicrotask(() => process.nextTick(this.endBurst));
-    const result = this.host.db().transaction(() => this.appendTx(stream, events, expected), 'immediate');
+    const results = this.host.db().transaction(() => this.writesTx(writes), 'immediate');
     this.transactions += 1;
-    this.host.committed(stream, result.revision);
-    return result;
+    this.tellCommitted(writes, results);
+    return results;
   }
 
   /** Queues an append for the `flush` at the end of the burst (or before a read): settled as the store's `appendSynced` says. */
-  commitSoon(stream: string, events: NewEvent[], expected: ExpectedRevision, durable: boolean): Promise<AppendResult> {
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queued.push({ stream, events, expected, durable, resolve, reject });
+  commitSoon(writes: StreamWrite[], durable: boolean): Promise<AppendResult[]> {
+    return new Promise<AppendResult[]>((resolve, reject) => {
+      this.queued.push({ writes, durable, resolve, reject });
     });
   }
 
   /**
    * Commits every queued append in one IMMEDIATE transaction (one lock, one set of WAL frames: the
-   * events' pages and `sqlite_sequence` written once for the group). Each append runs in a
-   * savepoint: a revision check that fails rolls back that append alone and rejects its promise;
+   * events' pages and `sqlite_sequence` written once for the group). Each append (every write
+   * of an atomic one) runs in a savepoint: a revision check that fails rolls back that append alone
+   * and rejects its promise;
    * the others commit. Appends to one stream in one group are checked in call order, each against
    * the revisions the ones before it wrote, as if committed one by one. An error that ends the
    * whole transaction (the disk full: SQLite rolls it back) or a failed COMMIT rejects every
@@ -111,13 +130,13 @@ export class GroupCommit {
     if (group.length === 0) return;
     this.queued = [];
     const db = this.host.db();
-    let outcomes: ({ ok: AppendResult } | { error: unknown })[];
+    let outcomes: ({ ok: AppendResult[] } | { error: unknown })[];
     try {
       outcomes = db.transaction(() => {
-        if (group.length === 1) return [{ ok: this.appendTx(group[0].stream, group[0].events, group[0].expected) }];
-        return group.map(({ stream, events, expected }) => {
+        if (group.length === 1) return [{ ok: this.writesTx(group[0].writes) }];
+        return group.map(({ writes }) => {
           try {
-            return { ok: db.transaction(() => this.appendTx(stream, events, expected)) };
+            return { ok: db.transaction(() => this.writesTx(writes)) };
           } catch (error) {
             // SQLite ended the whole transaction (some errors do): nothing of the group stays
             if (!db.inTransaction) throw error;
@@ -132,7 +151,7 @@ export class GroupCommit {
     }
     group.forEach((append, i) => {
       const outcome = outcomes[i];
-      if ('ok' in outcome) this.host.committed(append.stream, outcome.ok.revision);
+      if ('ok' in outcome) this.tellCommitted(append.writes, outcome.ok);
     });
     let synced: Promise<void> | null = null;
     if (this.host.syncsWal() && group.some((append, i) => append.durable && 'ok' in outcomes[i])) {
@@ -151,11 +170,11 @@ export class GroupCommit {
         // committed), but another process told of it must not act on an append that a power
         // loss can still roll back before its writer was answered.
         synced.then(() => {
-          this.host.announce(outcome.ok.position, true);
+          this.host.announce(lastPosition(outcome.ok), true);
           append.resolve(outcome.ok);
         }, append.reject);
       } else {
-        this.host.announce(outcome.ok.position, append.durable);
+        this.host.announce(lastPosition(outcome.ok), append.durable);
         append.resolve(outcome.ok);
       }
     });

@@ -26,6 +26,7 @@ import { close as closeFd, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   type AppendResult,
+  checkWrites,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
@@ -33,10 +34,11 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
+  type StreamWrite,
   type SubscriptionHandlers,
 } from './port.js';
-import { withAppend } from './deferring.js';
-import { GroupCommit } from './sqlite-group-commit.js';
+import { withWrites } from './deferring.js';
+import { GroupCommit, lastPosition } from './sqlite-group-commit.js';
 import { RememberedRevisions } from './sqlite-revisions.js';
 import { makePrivate, useWal, whileBusy } from './sqlite-file.js';
 
@@ -219,7 +221,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    return this.appendSynced(stream, events, expected, true);
+    return (await this.appendSynced([{ stream, events, expected }], true))[0];
+  }
+
+  async appendAtomically(writes: StreamWrite[]): Promise<AppendResult[]> {
+    return this.appendSynced(writes, true);
   }
 
   /**
@@ -231,20 +237,14 @@ export class SqliteEventStore implements EventStore {
    * write-ahead log is one ordered file and SQLite recovers a prefix of its commits, so the next
    * synced commit, of this process or another sharing the file, makes a deferred one durable too.
    */
-  private async appendSynced(
-    stream: string,
-    events: NewEvent[],
-    expected: ExpectedRevision,
-    durable: boolean,
-  ): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event');
-    if (this.group.inBurst) return this.group.commitSoon(stream, events, expected, durable);
-    const result = this.group.commitNow(stream, events, expected);
-    // Announced only once durable: a subscriber woken now would still find the event (it is
-    // committed), but another process told of it must not act on an append that a power loss can
-    // still roll back before its writer was answered.
+  private async appendSynced(writes: StreamWrite[], durable: boolean): Promise<AppendResult[]> {
+    checkWrites(writes);
+    if (this.group.inBurst) return this.group.commitSoon(writes, durable);
+    const result = this.group.commitNow(writes);
+    // Announced once durable: a subscriber woken now would find it (committed), but another process
+    // told of it must not act on an append a power loss can still roll back before its writer heard.
     if (durable && this.syncsWal) await this.walSynced();
-    this.announce(result.position, durable);
+    this.announce(lastPosition(result), durable);
     return result;
   }
 
@@ -347,7 +347,7 @@ export class SqliteEventStore implements EventStore {
   private walFd: number | null = null;
 
   deferringDurability(): EventStore {
-    return withAppend(this, (stream, events, expected) => this.appendSynced(stream, events, expected, false));
+    return withWrites(this, (writes) => this.appendSynced(writes, false));
   }
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {

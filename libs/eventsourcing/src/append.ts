@@ -2,7 +2,7 @@
  * The one path by which events are appended: it stamps every event's metadata with the schema
  * version (and, for multi-step writes, the process that wrote it), so no caller forgets to.
  */
-import type { AppendResult, EventStore, ExpectedRevision } from '@burrow/event-store';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '@burrow/event-store';
 
 /** Version of the event payload shapes; bump it with an upcaster when a payload changes. */
 export const SCHEMA_VERSION = 1;
@@ -26,13 +26,14 @@ export function appendEvents(
   expected: ExpectedRevision,
   metadata: AppendMetadata = {},
 ): Promise<AppendResult> {
-  return store.append(
-    stream,
-    events.map((e) => ({
-      type: e.type,
-      data: e.data as Record<string, unknown>,
-      metadata: { schemaVersion: SCHEMA_VERSION, ...metadata },
-    })),
-    expected,
-  );
+  return store.append(stream, stampEvents(events, metadata), expected);
+}
+
+/** The events as the store takes them, their metadata stamped (for `appendAtomically`'s writes). */
+export function stampEvents(events: readonly DomainEvent[], metadata: AppendMetadata = {}): NewEvent[] {
+  return events.map((e) => ({
+    type: e.type,
+    data: e.data as Record<string, unknown>,
+    metadata: { schemaVersion: SCHEMA_VERSION, ...metadata },
+  }));
 }

@@ -38,24 +38,26 @@ export async function ledgerHead(store: EventStore, stream: string): Promise<Led
   return { total: (last?.data.total as number | undefined) ?? 0, revision: last ? last.revision : null };
 }
 
+/**
+ * The entry `write` makes on `head`, checked against its limit (a positive delta past it throws
+ * the refusal): appended expecting `head.revision`, so a head that moved meanwhile fails the append.
+ */
+export function ledgerEntry(head: LedgerHead, write: LedgerWrite): LedgerEntryAppended {
+  if (write.delta > 0 && write.limit !== undefined && write.limit !== null && head.total + write.delta > write.limit) {
+    throw write.refusal?.() ?? new Error('ledger limit exceeded');
+  }
+  return {
+    type: 'BytesAllocated',
+    data: { delta: write.delta, total: head.total + write.delta, ref: write.ref, reason: write.reason },
+  };
+}
+
 /** Appends one entry; a zero delta appends nothing. */
 export function appendToLedger(store: EventStore, stream: string, write: LedgerWrite): Promise<void> {
   if (write.delta === 0) return Promise.resolve();
   return retryOnConflict('ledger', async () => {
     const head = await ledgerHead(store, stream);
-    if (
-      write.delta > 0 &&
-      write.limit !== undefined &&
-      write.limit !== null &&
-      head.total + write.delta > write.limit
-    ) {
-      throw write.refusal?.() ?? new Error('ledger limit exceeded');
-    }
-    const entry: LedgerEntryAppended = {
-      type: 'BytesAllocated',
-      data: { delta: write.delta, total: head.total + write.delta, ref: write.ref, reason: write.reason },
-    };
-    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream');
+    await appendEvents(store, stream, [ledgerEntry(head, write)], head.revision ?? 'no_stream');
   });
 }
 
@@ -116,14 +118,7 @@ export function ensureLedgerEntry(store: EventStore, stream: string, w: EntryWri
   return retryOnConflict('ledger', async (attempt) => {
     const head = attempt === 1 && known ? known : await ledgerHead(store, stream);
     if (mayHaveEntry(head, w.after) && (await findEntry(store, stream, w.ref, w.after))) return;
-    if (w.delta > 0 && w.limit !== undefined && w.limit !== null && head.total + w.delta > w.limit) {
-      throw w.refusal?.() ?? new Error('ledger limit exceeded');
-    }
-    const entry: LedgerEntryAppended = {
-      type: 'BytesAllocated',
-      data: { delta: w.delta, total: head.total + w.delta, ref: w.ref, reason: w.reason },
-    };
-    await appendEvents(store, stream, [entry], head.revision ?? 'no_stream', { processId: w.ref });
+    await appendEvents(store, stream, [ledgerEntry(head, w)], head.revision ?? 'no_stream', { processId: w.ref });
   });
 }
 

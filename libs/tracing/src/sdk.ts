@@ -176,6 +176,19 @@ export async function createTracing(
             'burrow.event_store.events': Array.isArray(args[1]) ? args[1].length : 0,
           }),
         },
+        // one append over several streams (all or nothing): the streams it wrote, the events in all
+        appendAtomically: {
+          name: 'event-store append',
+          attributes: (args) => {
+            const writes = Array.isArray(args[0]) ? (args[0] as { stream: string; events: unknown[] }[]) : [];
+            return {
+              ...attributes,
+              'burrow.event_store.stream': writes.map((w) => w.stream).join(' '),
+              'burrow.event_store.events': writes.reduce((sum, w) => sum + w.events.length, 0),
+              'burrow.event_store.streams': writes.length,
+            };
+          },
+        },
         readStream: { name: 'event-store readStream', attributes: stream },
         streamRevision: { name: 'event-store streamRevision', attributes: stream },
         headPosition: { name: 'event-store headPosition', attributes: () => attributes },

@@ -8,7 +8,13 @@
  * makes the process's start and the usage entry before it durable too, and the end record after
  * it becomes durable with the next durable append (a power loss before that: recovery completes
  * the process again).
+ *
+ * Where the event store appends to several streams in one transaction (SQLite, PostgreSQL:
+ * `appendAtomically`), the commit is that one append instead (`commitAtomically`, issue 37): the
+ * usage entry and the version, all or nothing, one transaction and one fsync, no process to record
+ * or recover. The workflow stays for KurrentDB, whose Node client cannot.
  */
+import { randomUUID } from 'node:crypto';
 import {
   type DeadProperties,
   type FileChecksums,
@@ -16,16 +22,20 @@ import {
   fileIdOf,
   type FileVersionData,
   Streams,
+  quotaExceeded,
   withChecksums,
 } from '@burrow/contracts';
+import type { StreamWrite } from '@burrow/event-store';
 import {
   appendEvents,
   claimRevision,
   defineWorkflow,
   type DomainEvent,
   type LedgerHead,
+  ledgerEntry,
   loadAggregate,
   retryOnConflict,
+  stampEvents,
 } from '@burrow/eventsourcing';
 import type { DeviceState } from '../devices/device.js';
 import { SNIFF_BYTES, sniffImage } from '../previews/image-format.js';
@@ -89,6 +99,48 @@ export const commitFileProcess = (ctx: StorageContext) =>
     },
   });
 
+/**
+ * The commit in one append over both streams, where the store can (`appendAtomically`: SQLite,
+ * PostgreSQL): the usage entry on the head just read and the version on the file's revision, all
+ * or nothing. No process to record, settle or complete: a crash leaves both or neither. Either
+ * stream moved since it was read: WrongExpectedRevisionError, and the caller reads both again
+ * (the quota is checked on the head the entry is appended on, so it stays exact). Its position.
+ */
+async function commitAtomically(
+  ctx: StorageContext,
+  w: {
+    userId: string;
+    stream: string;
+    revision: number | null;
+    events: DomainEvent[];
+    usage: LedgerHead;
+    path: string;
+    size: number;
+    quota: number | null;
+  },
+): Promise<number> {
+  const { appendAtomically } = ctx.store;
+  if (!appendAtomically) throw new Error('the event store cannot append to several streams at once');
+  const writes: StreamWrite[] = [];
+  if (w.size > 0) {
+    const entry = ledgerEntry(w.usage, {
+      delta: w.size,
+      ref: `commit:${randomUUID()}`,
+      reason: `commit ${w.path}`,
+      limit: w.quota,
+      refusal: () => quotaExceeded(),
+    });
+    writes.push({
+      stream: Streams.usage(w.userId),
+      events: stampEvents([entry]),
+      expected: w.usage.revision ?? 'no_stream',
+    });
+  }
+  writes.push({ stream: w.stream, events: stampEvents(w.events), expected: w.revision ?? 'no_stream' });
+  const results = await appendAtomically.call(ctx.store, writes);
+  return results[results.length - 1].position;
+}
+
 /** What a new version is made of: bytes already in the blob store (an upload, or a COPY's source). */
 export interface NewVersion {
   size: number;
@@ -142,13 +194,28 @@ export async function commitVersion(
     const { state, revision } = await loadAggregate(ctx.store, stream, fileDecider);
     const events = fileDecider.decide({ type: 'CommitVersion', data, props: content.props }, state);
     const usage = await usageHead(ctx.store, device.userId);
+    const version = (events[0].data as { version: number }).version;
+    if (ctx.store.appendAtomically) {
+      const position = await commitAtomically(ctx, {
+        userId: device.userId,
+        stream,
+        revision,
+        events,
+        usage,
+        path,
+        size: content.size,
+        quota,
+      });
+      await ctx.runner.waitFor(position);
+      return { version, position, used: usage.total + content.size };
+    }
     const { position } = await ctx.processes.run(
       commitFileProcess(ctx),
       { fileId, userId: device.userId, revision, usageFrom: usage.revision },
       { events, path, size: content.size, quota, usage },
     );
     // the ledger's total with this entry (about: a head that moved meanwhile was read again by the entry)
-    return { version: (events[0].data as { version: number }).version, position, used: usage.total + content.size };
+    return { version, position, used: usage.total + content.size };
   });
   if (!noImage) ctx.previews.committed(content.blob, head);
   return { data, ...committed };

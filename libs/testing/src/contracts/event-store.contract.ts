@@ -15,6 +15,7 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '@burrow/event-store';
+import { atomicAppendContract } from './event-store-atomic.contract.js';
 import { rejection, sleep, uniqueId, waitFor } from './util.js';
 
 export interface EventStoreFixture {
@@ -251,6 +252,11 @@ export function eventStoreContract(name: string, factory: EventStoreFactory | nu
         );
       });
     });
+
+    atomicAppendContract(
+      () => store,
+      () => id,
+    );
 
     describe('expected revisions', () => {
       it("'no_stream' creates a stream and fails on an existing one without writing", async () => {
