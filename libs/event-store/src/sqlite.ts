@@ -389,7 +389,7 @@ export class SqliteEventStore implements EventStore {
     const params: Record<string, unknown> = {};
     prefixes.forEach((p, i) => (params[`p${i}`] = p));
     const select = this.db.prepare(
-      `SELECT * FROM events WHERE position > @after ${filterSql} ORDER BY position LIMIT ${BATCH}`,
+      `SELECT * FROM events WHERE position > @after AND position <= @upto ${filterSql} ORDER BY position LIMIT ${BATCH}`,
     );
     const head = this.db.prepare('SELECT MAX(position) AS p FROM events');
     let stopped = false;
@@ -401,13 +401,13 @@ export class SqliteEventStore implements EventStore {
       while (!stopped && !this.closed) {
         const appendsSeen = this.appends;
         this.group.flush();
-        // Read the head first: every event at or below it is committed, so after delivering the
-        // matching ones we may report the head as our checkpoint even if nothing matched.
-        const { h, rows } = this.db.transaction(() => {
-          const h = (head.get() as { p: number | null }).p ?? 0;
-          const rows = select.all({ ...params, after: position }) as Row[];
-          return { h, rows };
-        });
+        // The head first, then what matches at or below it, each statement its own snapshot: every
+        // event at or below a head once read is committed (positions are given under the write lock,
+        // in commit order), and one committed after is above it, read next time, never skipped. So
+        // the head is our checkpoint once those are delivered, even if nothing matched; nothing new
+        // (a wake for another's append already read): no query.
+        const h = (head.get() as { p: number | null }).p ?? 0;
+        const rows = h > position ? (select.all({ ...params, after: position, upto: h }) as Row[]) : [];
         for (const row of rows) {
           if (stopped) return;
           await handlers.onEvent(toRecorded(row));
