@@ -28,7 +28,7 @@ import {
   type SessionForgotten,
 } from '@burrow/contracts';
 import { type Broadcasts, replicaId, SESSION_MEMO_TTL_MS } from '@burrow/runtime';
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** at most this many remembered (the oldest forgotten first) */
 const LIMIT = 10_000;
@@ -48,7 +48,7 @@ export interface SessionMemoOptions {
 
 export class SessionMemo {
   private readonly entries = new Map<string, Remembered>();
-  private readonly key = randomBytes(32);
+  private readonly key = randomBytes(32).toString('base64');
   private readonly ttlMs: number;
   private readonly now: () => number;
   /** bumped by every forget: a check begun before one is not remembered */
@@ -111,7 +111,9 @@ export class SessionMemo {
     address: string,
     check: () => Promise<AuthenticatedUser>,
   ): Promise<AuthenticatedUser> {
-    const key = `b\0${createHmac('sha256', this.key).update(`${login}\0${address}\0`).update(password).digest('base64url')}`;
+    // one SHA-256 of an unambiguous encoding under this process's random key (an HMAC cost two;
+    // as accounts' credential cache): the key is never shown, so a digest tells nobody anything
+    const key = `b\0${hash('sha256', JSON.stringify([this.key, login, address, password]), 'base64url')}`;
     return this.remembered(key, undefined, check);
   }
 
