@@ -361,22 +361,32 @@ async function uploadWorkload(label, count, size, concurrency, target) {
 // ---- latency of sequential small PUTs over one connection ---------------------------------------
 const davPath = (path) => `/dav/${encodeURIComponent(USER.username)}/${DEVICE}/${path}`;
 
-/** `count` PUTs one after another over one connection; ms per PUT (sorted). */
-async function sequential(count, put) {
+/**
+ * `count` PUTs one after another over one connection to the server `pid`: ms per PUT (sorted),
+ * and its CPU ms per PUT, all threads (once it is idle again) and the main thread's alone.
+ */
+async function sequential(count, pid, put) {
   freshConnections(1);
   const times = [];
+  const before = cpuMsOf(pid);
+  const beforeMain = cpuMsOf(pid, true);
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     await put(i, randomBytes(SMALL));
     times.push(performance.now() - started);
   }
-  return times.sort((a, b) => a - b);
+  const mainMs = cpuMsOf(pid, true) - beforeMain;
+  const cpuMs = (await cpuWhenIdle(pid)) - before;
+  return Object.assign(
+    times.sort((a, b) => a - b),
+    { cpuPerPut: cpuMs / count, mainPerPut: mainMs / count },
+  );
 }
 
 async function latency() {
   const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
   const runs = {
-    'storage interface PUT': await sequential(SEQUENTIAL, (i, body) =>
+    'storage interface PUT': await sequential(SEQUENTIAL, server.pid, (i, body) =>
       expect(
         201,
         call('PUT', storagePath(`seq/f${String(i).padStart(6, '0')}.bin`), {
@@ -387,10 +397,10 @@ async function latency() {
         'sequential upload',
       ),
     ),
-    'WebDAV PUT           ': await sequential(SEQUENTIAL, (i, body) =>
+    'WebDAV PUT           ': await sequential(SEQUENTIAL, server.pid, (i, body) =>
       expect(201, call('PUT', davPath(`dav-seq-${i}.bin`), { auth: USER, body }), 'sequential WebDAV upload'),
     ),
-    'bare Node server     ': await sequential(SEQUENTIAL, (i, body) =>
+    'bare Node server     ': await sequential(SEQUENTIAL, bare.pid, (i, body) =>
       expect(201, call('PUT', `/seq${i}`, { body, to: bare.port }), 'sequential bare upload'),
     ),
   };
@@ -398,10 +408,10 @@ async function latency() {
   console.log(
     `\nLatency: ${SEQUENTIAL} PUTs of ${SMALL / 1024} KiB one after another over one connection (load ${loadavg()[0].toFixed(1)})`,
   );
-  console.log('path                    median ms   p90 ms   median / bare');
+  console.log('path                    median ms   p90 ms   median / bare   CPU ms/PUT   main thread ms/PUT');
   for (const [name, t] of Object.entries(runs)) {
     console.log(
-      `${name} ${at(t, 0.5).toFixed(2).padStart(11)} ${at(t, 0.9).toFixed(2).padStart(8)} ${(at(t, 0.5) / bareMedian).toFixed(2).padStart(15)}`,
+      `${name} ${at(t, 0.5).toFixed(2).padStart(11)} ${at(t, 0.9).toFixed(2).padStart(8)} ${(at(t, 0.5) / bareMedian).toFixed(2).padStart(15)} ${t.cpuPerPut.toFixed(2).padStart(12)} ${t.mainPerPut.toFixed(2).padStart(20)}`,
     );
   }
   console.log('target (issue 37): median <= 2x the bare server');
