@@ -32,7 +32,7 @@ import {
   type UserPurgeHoldChanged,
 } from '@burrow/contracts';
 import { MemoryDocumentStore } from '@burrow/documents';
-import { SqliteEventStore } from '@burrow/event-store';
+import { type EventStore, SqliteEventStore } from '@burrow/event-store';
 import {
   appendEvents,
   type DomainEvent,
@@ -99,6 +99,22 @@ export interface TestStorageOptions {
   previews?: PreviewerOptions | boolean;
   /** what one user's WebDAV dead properties may take (default: the service's defaults) */
   deadProperties?: DeadPropertyLimits;
+  /**
+   * false: the handlers' store offers no `appendAtomically`, as KurrentDB's adapter does not, so
+   * file commits run the CommitFile workflow (default: SQLite's, which does)
+   */
+  atomicAppends?: boolean;
+}
+
+/** The store as an adapter without `appendAtomically` shows it (every other call its own). */
+function withoutAtomicAppends(store: EventStore): EventStore {
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property === 'appendAtomically') return undefined;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** The purge settings of a partner (accounts' enterprise settings). */
@@ -193,7 +209,7 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
   });
   const blobs = options.blobs ?? new LocalBlobStore(join(dir, 'blobs'));
   const ctx: StorageContext = {
-    store,
+    store: options.atomicAppends === false ? withoutAtomicAppends(store) : store,
     docs,
     runner,
     processes,
