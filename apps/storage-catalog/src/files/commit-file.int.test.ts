@@ -9,8 +9,6 @@
 import { DomainError } from '@burrow/contracts';
 import { processStream } from '@burrow/eventsourcing';
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
 import { after, afterEach, describe, it } from 'node:test';
 import {
   cleanUpTestStorage,
@@ -41,18 +39,7 @@ for (const atomic of [true, false]) {
     }
 
     /** A commit of `path` whose version says `size` bytes (the catalog takes the size the gateway measured). */
-    async function commit(user: TestUser, path: string, size: number) {
-      const bytes = Buffer.from(path);
-      const { key } = await t.blobs.put(Readable.from([bytes]));
-      return t.files.commit({
-        userId: user.userId,
-        device: 'laptop',
-        path,
-        blob: key,
-        size,
-        crc32: crc32(bytes) >>> 0,
-      });
-    }
+    const commit = (user: TestUser, path: string, size: number) => t.upload(user, 'laptop', path, path, { size });
 
     it('numbers versions in order and adds each to the usage ledger; leaves a process only when it is a workflow', async () => {
       const user = await start();

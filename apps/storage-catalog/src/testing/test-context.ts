@@ -168,7 +168,14 @@ export interface TestStorage {
   // ---- what users do, through the handlers
   registerDevice(user: TestUser, device: string): Promise<DeviceInfo>;
   /** puts `content` into the blob store and commits it as the next version of the file */
-  upload(user: TestUser, device: string, path: string, content: string | Buffer): Promise<FileVersionInfo>;
+  /** `size`: what the commit says the version holds, as if the gateway had measured it (default: the content's) */
+  upload(
+    user: TestUser,
+    device: string,
+    path: string,
+    content: string | Buffer,
+    options?: { size?: number },
+  ): Promise<FileVersionInfo>;
   /** a file, or a folder (path ending with `/`) */
   deletePath(user: TestUser, device: string, path: string): Promise<void>;
   removeDevice(user: TestUser, device: string): Promise<void>;
@@ -336,10 +343,17 @@ export async function startTestStorage(options: TestStorageOptions = {}): Promis
         sysplatform: 'linux',
         client_revision: 100,
       }),
-    async upload(user, device, path, content) {
+    async upload(user, device, path, content, options = {}) {
       const bytes = Buffer.from(content);
       const { key, size } = await blobs.put(Readable.from([bytes]));
-      return files.commit({ userId: user.userId, device, path, blob: key, size, crc32: crc32(bytes) >>> 0 });
+      return files.commit({
+        userId: user.userId,
+        device,
+        path,
+        blob: key,
+        size: options.size ?? size,
+        crc32: crc32(bytes) >>> 0,
+      });
     },
     async deletePath(user, device, path) {
       await files.delete({ userId: user.userId, device, path });
