@@ -67,6 +67,8 @@ for (const atomic of [true, false]) {
           );
         }
       }
+      // the workflow's end record is a deferred append: the read models see it once caught up
+      await t.runner.catchUp();
       assert.deepEqual(await t.recovery().pending(), [], 'nothing left for recovery');
     });
 

@@ -26,6 +26,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Catch, type RpcExceptionFilter } from '@nestjs/common';
 import { firstValueFrom, throwError } from 'rxjs';
+import { waitFor } from './util.js';
 
 export interface TransportFactory {
   server(queue: string): CustomTransportStrategy;
@@ -202,7 +203,12 @@ function contractWith(
         const replies = await Promise.all(
           Array.from({ length: 20 }, (_, i) => rpc.call<{ handledBy: string; i: number }>(`${prefix}.echo`, { i })),
         );
-        // three subscribers in two groups: every request reached one member of "svc" and the one of "other"
+        // three subscribers in two groups: every request reached one member of "svc" and the one of
+        // "other"; a call resolves with the first reply, so the other group's copies may still be
+        // on their way (on NATS): wait for them, then count
+        await waitFor(() => received.length >= 40, 'both groups handled every request', {
+          state: () => received.length,
+        });
         assert.equal(received.length, 40);
         assert.equal(replies.length, 20);
         assert.deepEqual(
