@@ -10,7 +10,7 @@
  * the process again).
  *
  * Where the event store appends to several streams in one transaction (SQLite, PostgreSQL:
- * `appendAtomically`), the commit is that one append instead (`commitAtomically`, issue 37): the
+ * `appendAtomically`), the commit is that one append instead (`atomicCommitWrites`, issue 37): the
  * usage entry and the version, all or nothing, one transaction and one fsync, no process to record
  * or recover. The workflow stays for KurrentDB, whose Node client cannot.
  */
@@ -100,45 +100,37 @@ export const commitFileProcess = (ctx: StorageContext) =>
   });
 
 /**
- * The commit in one append over both streams, where the store can (`appendAtomically`: SQLite,
- * PostgreSQL): the usage entry on the head just read and the version on the file's revision, all
- * or nothing. No process to record, settle or complete: a crash leaves both or neither. Either
- * stream moved since it was read: WrongExpectedRevisionError, and the caller reads both again
- * (the quota is checked on the head the entry is appended on, so it stays exact). Its position.
+ * The commit as one append over both streams, for a store that can (`appendAtomically`: SQLite,
+ * PostgreSQL): the usage entry on the head just read (refused past the quota) and the version on
+ * the file's revision, all or nothing. No process to record, settle or complete: a crash leaves
+ * both or neither. Either stream moved since it was read: WrongExpectedRevisionError, and the
+ * caller reads both again (the quota is checked on the head the entry is appended on: exact).
  */
-async function commitAtomically(
-  ctx: StorageContext,
-  w: {
-    userId: string;
-    stream: string;
-    revision: number | null;
-    events: DomainEvent[];
-    usage: LedgerHead;
-    path: string;
-    size: number;
-    quota: number | null;
-  },
-): Promise<number> {
-  const { appendAtomically } = ctx.store;
-  if (!appendAtomically) throw new Error('the event store cannot append to several streams at once');
-  const writes: StreamWrite[] = [];
-  if (w.size > 0) {
-    const entry = ledgerEntry(w.usage, {
-      delta: w.size,
-      ref: `commit:${randomUUID()}`,
-      reason: `commit ${w.path}`,
-      limit: w.quota,
-      refusal: () => quotaExceeded(),
-    });
-    writes.push({
-      stream: Streams.usage(w.userId),
-      events: stampEvents([entry]),
-      expected: w.usage.revision ?? 'no_stream',
-    });
-  }
-  writes.push({ stream: w.stream, events: stampEvents(w.events), expected: w.revision ?? 'no_stream' });
-  const results = await appendAtomically.call(ctx.store, writes);
-  return results[results.length - 1].position;
+function atomicCommitWrites(w: {
+  userId: string;
+  stream: string;
+  revision: number | null;
+  events: DomainEvent[];
+  usage: LedgerHead;
+  path: string;
+  size: number;
+  quota: number | null;
+}): StreamWrite[] {
+  const version: StreamWrite = { stream: w.stream, events: stampEvents(w.events), expected: w.revision ?? 'no_stream' };
+  if (w.size === 0) return [version];
+  const entry = ledgerEntry(w.usage, {
+    delta: w.size,
+    ref: `commit:${randomUUID()}`,
+    reason: `commit ${w.path}`,
+    limit: w.quota,
+    refusal: () => quotaExceeded(),
+  });
+  const usage: StreamWrite = {
+    stream: Streams.usage(w.userId),
+    events: stampEvents([entry]),
+    expected: w.usage.revision ?? 'no_stream',
+  };
+  return [usage, version];
 }
 
 /** What a new version is made of: bytes already in the blob store (an upload, or a COPY's source). */
@@ -196,7 +188,7 @@ export async function commitVersion(
     const usage = await usageHead(ctx.store, device.userId);
     const version = (events[0].data as { version: number }).version;
     if (ctx.store.appendAtomically) {
-      const position = await commitAtomically(ctx, {
+      const writes = atomicCommitWrites({
         userId: device.userId,
         stream,
         revision,
@@ -206,6 +198,8 @@ export async function commitVersion(
         size: content.size,
         quota,
       });
+      const results = await ctx.store.appendAtomically(writes);
+      const position = results[results.length - 1].position;
       await ctx.runner.waitFor(position);
       return { version, position, used: usage.total + content.size };
     }
