@@ -103,7 +103,20 @@ describe('read-model database outage (multi-process, a private FerretDB)', { ski
       const ready = await fetch(`${target.url}/readyz`);
       assert.equal(ready.status, 503, 'not ready while the read models cannot be updated');
 
-      await new Promise((r) => setTimeout(r, 4000));
+      // the outage lasts until every service's replica reports its read-model store down
+      await eventually(
+        "each service's replicas to report the read-model store down",
+        async () => {
+          const res = await fetch(`${target.url}/readyz`);
+          const body = (await res.json()) as { replicas?: Record<string, { ok: boolean; reason?: string }[]> };
+          lastReady = `${res.status} ${JSON.stringify(body)}`;
+          return ['accounts', 'billing', 'storage-catalog'].every((service) => {
+            const replicas = body.replicas?.[service] ?? [];
+            return replicas.length > 0 && replicas.every((r) => !r.ok && /read-model store/.test(r.reason ?? ''));
+          });
+        },
+        () => lastReady,
+      );
       await ferret.start();
       await eventually(
         'readiness to come back',
