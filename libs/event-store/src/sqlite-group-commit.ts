@@ -5,6 +5,7 @@
  * promise chains they start; it ends after their promise jobs (see `commitNow`).
  */
 import type { SqliteDatabase, SqliteStatement } from '@burrow/sqlite';
+import type { EventRow } from './sqlite-revisions.js';
 import {
   type AppendResult,
   type ExpectedRevision,
@@ -18,8 +19,8 @@ export interface GroupCommitHost {
   db(): SqliteDatabase;
   statement(sql: string): SqliteStatement;
   currentRevision(stream: string): number | null;
-  /** an append of this connection committed: `stream` is now at `revision` (told in commit order) */
-  committed(stream: string, revision: number): void;
+  /** an append of this connection committed: `stream` is now at `revision`, `newest` its event there (told in commit order) */
+  committed(stream: string, revision: number, newest: EventRow | undefined): void;
   /** `full` durability: durable appends wait for the store's WAL sync */
   syncsWal(): boolean;
   /** resolves once a WAL sync that started after this call is done */
@@ -46,6 +47,8 @@ export class GroupCommit {
   inBurst = false;
   /** append transactions committed */
   transactions = 0;
+  /** each write's newest event, as its row, until its commit is told (`tellCommitted`) */
+  private readonly newestRows = new WeakMap<AppendResult, EventRow>();
 
   constructor(private readonly host: GroupCommitHost) {}
 
@@ -70,12 +73,19 @@ export class GroupCommit {
     let revision = current ?? -1;
     let position = 0;
     const now = Date.now();
+    let data = '';
+    let metadata = '';
     for (const e of events) {
       revision += 1;
-      const info = insert.run(stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata ?? {}), now);
-      position = Number(info.lastInsertRowid);
+      data = JSON.stringify(e.data);
+      metadata = JSON.stringify(e.metadata ?? {});
+      position = Number(insert.run(stream, revision, e.type, data, metadata, now).lastInsertRowid);
     }
-    return { revision, position };
+    const result = { revision, position };
+    const last = events[events.length - 1];
+    if (last)
+      this.newestRows.set(result, { position, stream, revision, type: last.type, data, metadata, recorded_at: now });
+    return result;
   }
 
   /** Every write of one append, inside the caller's transaction or savepoint: a failing check throws, and the caller rolls back the ones before it. */
@@ -85,7 +95,7 @@ export class GroupCommit {
 
   /** The connection committed these writes: it remembers their streams' new revisions. */
   private tellCommitted(writes: StreamWrite[], results: AppendResult[]): void {
-    writes.forEach((w, i) => this.host.committed(w.stream, results[i].revision));
+    writes.forEach((w, i) => this.host.committed(w.stream, results[i].revision, this.newestRows.get(results[i])));
   }
 
   /**

@@ -39,18 +39,10 @@ import {
 } from './port.js';
 import { withWrites } from './deferring.js';
 import { GroupCommit, lastPosition } from './sqlite-group-commit.js';
-import { RememberedRevisions } from './sqlite-revisions.js';
+import { type EventRow, RememberedRevisions, toRecorded } from './sqlite-revisions.js';
 import { makePrivate, useWal, whileBusy } from './sqlite-file.js';
 
-interface Row {
-  position: number;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  recorded_at: number;
-}
+type Row = EventRow;
 
 const BATCH = 500;
 /** A subscription catching up gives the event loop a turn at least this often (see `subscribeToAll`). */
@@ -130,6 +122,7 @@ export class SqliteEventStore implements EventStore {
         .run(randomUUID(), Date.now()),
     );
     this.id = (this.db.prepare('SELECT id FROM store_identity').get() as { id: string }).id;
+    this.revisions.watch(); // from here on, another connection's commit is seen
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.deferredAnnounceMs = Math.min(options.deferredAnnounceMs ?? 25, this.pollIntervalMs);
   }
@@ -209,7 +202,7 @@ export class SqliteEventStore implements EventStore {
     statement: (sql) => this.statement(sql),
     currentRevision: (stream) => this.currentRevision(stream),
     // committed by this connection: what it remembers of the stream is its new revision
-    committed: (stream, revision) => this.revisions.set(stream, revision),
+    committed: (stream, revision, newest) => this.revisions.set(stream, revision, newest),
     syncsWal: () => this.syncsWal,
     walSynced: () => this.walSynced(),
     announce: (position, durable) => this.announce(position, durable),
@@ -352,6 +345,8 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(stream: string, options: ReadOptions = {}): Promise<RecordedEvent[]> {
     this.group.flush();
+    const remembered = this.revisions.read(stream, options);
+    if (remembered) return remembered.map(toRecorded);
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision;
     const where = from === undefined ? '' : backwards ? 'AND revision <= @from' : 'AND revision >= @from';
@@ -360,6 +355,7 @@ export class SqliteEventStore implements EventStore {
     const rows = this.statement(
       `SELECT * FROM events WHERE stream = @stream ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT @limit`,
     ).all(params) as Row[];
+    this.revisions.readFromTable(stream, options, rows);
     return rows.map(toRecorded);
   }
 
@@ -485,16 +481,4 @@ export class SqliteEventStore implements EventStore {
     this.walFd = null;
     if (fd !== null) await new Promise<void>((resolve) => closeFd(fd, () => resolve()));
   }
-}
-
-function toRecorded(row: Row): RecordedEvent {
-  return {
-    stream: row.stream,
-    revision: row.revision,
-    position: row.position,
-    type: row.type,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
-    recordedAt: row.recorded_at,
-  };
 }
