@@ -72,6 +72,22 @@ for (const atomic of [true, false]) {
       assert.deepEqual(await t.recovery().pending(), [], 'nothing left for recovery');
     });
 
+    it('commits of one new path at once: each is a version of its own, in order, none lost (the "no such file" hint was wrong for all but one)', async () => {
+      const user = await start();
+      const sizes = [1, 2, 3, 4, 5, 6];
+      const outcomes = await Promise.all(sizes.map((size) => commit(user, 'new.txt', size)));
+      assert.deepEqual(
+        outcomes.map((o) => o.version).sort((a, b) => a - b),
+        [0, 1, 2, 3, 4, 5],
+      );
+      const versions = await t.files.versions({ userId: user.userId, device: 'laptop', path: 'new.txt' });
+      assert.deepEqual(
+        versions.map((v) => v.version).sort((a, b) => a - b),
+        [0, 1, 2, 3, 4, 5],
+      );
+      assert.equal(await t.usage(user.userId), 21, 'the ledger counts every version once');
+    });
+
     it('commits racing for the last bytes of the quota: exactly those that fit are stored, never more, the others refused with 507', async () => {
       const user = await start(TEST_PLANS.small.plan_id);
       await commit(user, 'big.bin', GB - 250 * MB);

@@ -185,7 +185,9 @@ export class FilesHandlers {
       head,
     };
     const quota = await userQuota(this.ctx, req.userId);
-    const { data, version, position, used } = await commitVersion(this.ctx, device, path, content, quota);
+    const { data, version, position, used } = await commitVersion(this.ctx, device, path, content, quota, {
+      absent: !before,
+    });
     const remaining = quota === null ? null : Math.max(0, quota - used);
     return {
       ...data,
