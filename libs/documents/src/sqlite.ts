@@ -41,6 +41,7 @@ import { NUMBERS, SORT_KEYS, TrackedPathFlags } from './sqlite-flags.js';
 import { dropSqliteIndex, duplicateKey, ensureSqliteIndex, type TableInfo } from './sqlite-indexes.js';
 import { type Plan, planFilter } from './sqlite-plan.js';
 import { extract, quote, SIMPLE_PATH, TABLE_PREFIX, tableOf } from './sqlite-sql.js';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, WalCheckpoints } from './wal-checkpoints.js';
 
 export interface SqliteDocumentStoreOptions {
   /** `normal` (default): fsync at WAL checkpoints only; read models are rebuilt from the event log anyway */
@@ -49,6 +50,11 @@ export interface SqliteDocumentStoreOptions {
   cacheMiB?: number;
   /** default: the process's (`sqliteDriver()`) */
   driver?: SqliteDriver;
+  /**
+   * Who checkpoints the WAL: `connection` (default), SQLite in the commit that passes 1,000
+   * pages; `worker`, a thread of the process shortly after commits (wal-checkpoints.ts)
+   */
+  checkpoints?: 'connection' | 'worker';
 }
 
 export class SqliteDocumentStore implements DocumentStore {
@@ -62,6 +68,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly numberPaths: TrackedPathFlags;
   /** commits are transactions of this process's connection */
   readonly localCommits = true;
+  /** the WAL's checkpoints on a worker thread (`checkpoints: 'worker'`), else null */
+  readonly walCheckpoints: WalCheckpoints | null = null;
 
   private constructor(file: string, options: SqliteDocumentStoreOptions) {
     if (file !== ':memory:') {
@@ -75,6 +83,10 @@ export class SqliteDocumentStore implements DocumentStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
       this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? 32)}`);
+      if (options.checkpoints === 'worker' && file !== ':memory:') {
+        this.db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+        this.walCheckpoints = new WalCheckpoints(file, this.db.driver);
+      }
       this.db.exec(`
         CREATE TABLE IF NOT EXISTS _checkpoints (name TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS _indexes (collection TEXT NOT NULL, fields TEXT NOT NULL, is_unique INTEGER NOT NULL, PRIMARY KEY (collection, fields));
@@ -187,7 +199,9 @@ export class SqliteDocumentStore implements DocumentStore {
     state: Record<string, unknown>,
     writes: Write[],
   ): Promise<CommitResult> {
-    return this.db.transaction(() => this.commitTx(name, expectedVersion, state, writes), 'immediate');
+    const result = this.db.transaction(() => this.commitTx(name, expectedVersion, state, writes), 'immediate');
+    this.walCheckpoints?.committed();
+    return result;
   }
 
   /** Inserts or replaces; DuplicateKeyError when a unique index refuses it (the statement alone is undone). */
@@ -437,6 +451,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    await this.walCheckpoints?.close();
     this.statements.clear();
     if (this.db.open) this.db.close();
   }

@@ -69,14 +69,16 @@ export function openReadModels(
   onReplaced: (reason: string) => void,
 ): SqliteDocumentStore {
   const file = readModelsFile(dataDir, service);
+  // checkpoints on a worker thread, not in a commit on the main thread (wal-checkpoints.ts)
+  const options = { checkpoints: 'worker' } as const;
   try {
-    return SqliteDocumentStore.open(file);
+    return SqliteDocumentStore.open(file, options);
   } catch (error) {
     const code = String((error as { code?: unknown }).code);
     if (!/^SQLITE_(NOTADB|CORRUPT)/.test(code)) throw error;
     onReplaced(`${code}: ${(error as Error).message}`);
     removeDatabaseFile(file);
-    return SqliteDocumentStore.open(file);
+    return SqliteDocumentStore.open(file, options);
   }
 }
 
