@@ -76,6 +76,8 @@ const thread = new CheckpointThread();
 export class WalCheckpoints {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** a checkpoint was asked for: the worker may hold a connection to the file */
+  private asked = false;
   /** checkpoints the worker ran for this file, and the last one's counts (tests, metrics) */
   runs = 0;
   last: Outcome | null = null;
@@ -100,6 +102,7 @@ export class WalCheckpoints {
   /** A checkpoint now, on the worker; resolves with SQLite's counts (frames in the log, and copied). */
   async checkpoint(): Promise<Outcome> {
     if (this.closed) throw new Error('the store is closed');
+    this.asked = true;
     try {
       const outcome = await thread.request({ op: 'checkpoint', file: this.file, driver: this.driver });
       this.runs += 1;
@@ -117,6 +120,7 @@ export class WalCheckpoints {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await thread.request({ op: 'close', file: this.file }).catch(() => undefined);
+    // a store that never asked leaves the thread alone (it may not even be started)
+    if (this.asked) await thread.request({ op: 'close', file: this.file }).catch(() => undefined);
   }
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ReadOptions } from './port.js';
 import { SqliteEventStore } from './sqlite.js';
+import { REMEMBERED_EVENT_CHARS } from './sqlite-revisions.js';
 
 /** A store's own connection, to change the table behind what it remembers (its own writes leave `data_version` as it is). */
 const connectionOf = (store: SqliteEventStore) => (store as unknown as { db: { exec(sql: string): void } }).db;
@@ -85,6 +86,15 @@ describe('SqliteEventStore: the newest event, remembered', () => {
         (await store.readStream('s', { fromRevision: 0 })).map((e) => e.data),
         [{ n: 2 }],
       );
+    }));
+
+  it('a large event is not remembered: its reads ask the table', () =>
+    withStores(1, async ([store]) => {
+      const big = 'x'.repeat(REMEMBERED_EVENT_CHARS);
+      await store.append('s', [{ type: 'A', data: { big, n: 1 } }], 'no_stream');
+      connectionOf(store).exec(`UPDATE events SET data = json_set(data, '$.n', 2) WHERE stream = 's'`);
+      const [head] = await store.readStream('s', { direction: 'backwards', maxCount: 1 });
+      assert.equal(head.data.n, 2);
     }));
 
   it("another connection's append is seen at once, by every read", () =>

@@ -44,6 +44,8 @@ export function toRecorded(row: EventRow): RecordedEvent {
 const REMEMBERED = 100_000;
 /** Newest events remembered at most (their JSON is held: a few hundred bytes each). */
 const REMEMBERED_EVENTS = 10_000;
+/** An event whose JSON is longer is not remembered (the reads it serves are of small ones: at most ~40 MiB held). */
+export const REMEMBERED_EVENT_CHARS = 4096;
 
 export class RememberedRevisions {
   private readonly revisions = new Map<string, number | null>();
@@ -88,7 +90,7 @@ export class RememberedRevisions {
   set(stream: string, revision: number | null, newest?: EventRow): void {
     if (this.revisions.size >= REMEMBERED && !this.revisions.has(stream)) this.revisions.clear();
     this.revisions.set(stream, revision);
-    if (newest === undefined) {
+    if (newest === undefined || newest.data.length + newest.metadata.length > REMEMBERED_EVENT_CHARS) {
       this.newest.delete(stream);
       return;
     }
